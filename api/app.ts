@@ -1,0 +1,21 @@
+import Koa from 'koa';
+import type { AppState } from './context.js';
+import type { ApiDeps } from './deps.js';
+import { errorHandler } from './middleware/error-handler.js';
+import { requestContext } from './middleware/request-context.js';
+import { healthRoutes } from './routes/health.js';
+import { publicQrImageRoutes } from './routes/public-qr-image.js';
+import { qrRoutes } from './routes/qrs.js';
+
+/** The Koa application: request id and log line, the one error middleware, then one router per resource. */
+export function createApp(deps: ApiDeps): Koa<AppState> {
+  const app = new Koa<AppState>({ proxy: process.env.TRUST_PROXY === '1' });
+  app.silent = true; // errors are logged once, by the error middleware
+  app.use(requestContext(deps.logger));
+  app.use(errorHandler());
+  for (const router of [healthRoutes(deps), qrRoutes(deps), publicQrImageRoutes(deps)]) {
+    app.use(router.routes());
+    app.use(router.allowedMethods());
+  }
+  return app;
+}

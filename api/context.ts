@@ -1,0 +1,13 @@
+import type { DefaultState } from 'koa';
+import type { RouterContext } from '@koa/router';
+import type { Logger } from '../shared/logger.js';
+import type { ApiKeyPrincipal } from '../shared/repositories/api-keys.js';
+
+/** What middleware puts on `ctx.state` for the handlers after it. */
+export interface AppState extends DefaultState {
+  requestId: string;
+  log: Logger;
+  apiKey?: ApiKeyPrincipal;
+}
+
+export type AppContext = RouterContext<AppState>;

@@ -1,0 +1,26 @@
+import type { Redis } from 'ioredis';
+import type { Config } from '../shared/config.js';
+import type { Db } from '../shared/db.js';
+import type { Logger } from '../shared/logger.js';
+import type { Producers } from '../shared/queues.js';
+import type { SatCatalogs } from '../shared/sat/catalogs.js';
+import type { ViewContext } from '../shared/qr/qr-transaction-view.js';
+
+/** What the API needs from the outside world; tests build their own. */
+export interface ApiDeps {
+  config: Readonly<Config>;
+  db: Db;
+  redis: Redis;
+  producers: Producers;
+  catalogs: SatCatalogs;
+  logger: Logger;
+}
+
+export function viewContext(deps: ApiDeps): ViewContext {
+  return {
+    catalogs: deps.catalogs,
+    publicBaseUrl: deps.config.publicBaseUrl,
+    qrHmacKey: deps.config.qrHmacKey,
+    urlSigningKey: deps.config.urlSigningKey,
+  };
+}

@@ -1,0 +1,15 @@
+// Procfile `web:` — the HTTP API alone (workers run in `worker:`).
+import { exitOnStartupError, onShutdown, openRuntime } from '../shared/runtime.js';
+import { closeServer, startApi } from './server.js';
+
+try {
+  const runtime = await openRuntime({ migrate: false });
+  const server = await startApi(runtime);
+  runtime.logger.info({ port: runtime.config.port }, 'api listening');
+  onShutdown(async () => {
+    await closeServer(server);
+    await runtime.close();
+  });
+} catch (err) {
+  exitOnStartupError(err);
+}

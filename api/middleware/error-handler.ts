@@ -1,0 +1,67 @@
+import type { Middleware } from 'koa';
+import { AppError, isAppError } from '../../shared/errors.js';
+import type { AppState } from '../context.js';
+
+interface HttpLikeError {
+  status?: number;
+  statusCode?: number;
+  type?: string;
+  expose?: boolean;
+  message?: string;
+}
+
+/** Errors thrown by the body parser (co-body / raw-body) and Koa itself, as our error object. */
+function fromHttpError(err: HttpLikeError): AppError | undefined {
+  const status = err.status ?? err.statusCode;
+  if (!status || status < 400 || status >= 500) return undefined;
+  switch (err.type) {
+    case 'entity.parse.failed':
+      return new AppError(400, 'malformed_json', 'The request body is not valid JSON.');
+    case 'entity.too.large':
+      return new AppError(413, 'payload_too_large', 'The request body is larger than the service accepts.');
+    case 'encoding.unsupported':
+    case 'charset.unsupported':
+      return new AppError(415, 'unsupported_media_type', 'The request body encoding is not supported; send UTF-8 JSON.');
+    case 'request.size.invalid':
+    case 'request.aborted':
+      return new AppError(400, 'malformed_request', 'The request body was incomplete.');
+    default:
+      return new AppError(status, status === 404 ? 'not_found' : 'bad_request', err.expose && err.message ? err.message : 'The request could not be processed.');
+  }
+}
+
+/**
+ * The one error middleware: every 4xx/5xx of every route answers
+ * `{ error: { code, message, details, request_id } }`. Unexpected errors are logged once, with the
+ * request id, and their message is hidden from the client.
+ */
+export function errorHandler(): Middleware<AppState> {
+  return async (ctx, next) => {
+    let error: AppError | undefined;
+    try {
+      await next();
+      if (ctx.status === 404 && ctx.body === undefined) {
+        error = new AppError(404, 'route_not_found', `No route for ${ctx.method} ${ctx.path}.`);
+      } else if (ctx.status === 405 && ctx.body === undefined) {
+        error = new AppError(405, 'method_not_allowed', `${ctx.method} is not allowed on ${ctx.path}.`);
+      }
+    } catch (err) {
+      error = isAppError(err) ? err : fromHttpError(err as HttpLikeError);
+      if (!error || error.status >= 500) {
+        ctx.state.log.error({ err }, 'request failed');
+      }
+      error ??= new AppError(500, 'internal_error', 'Internal error', { expose: false, cause: err });
+    }
+    if (!error) return;
+    ctx.status = error.status;
+    for (const [name, value] of Object.entries(error.headers)) ctx.set(name, value);
+    ctx.body = {
+      error: {
+        code: error.code,
+        message: error.expose ? error.message : 'An unexpected error occurred; quote the request_id to support.',
+        details: error.details,
+        request_id: ctx.state.requestId,
+      },
+    };
+  };
+}

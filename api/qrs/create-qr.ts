@@ -1,0 +1,123 @@
+import { AppError, type ErrorDetail } from '../../shared/errors.js';
+import { newId } from '../../shared/ids.js';
+import { requestFingerprint } from '../../shared/idempotency/request-fingerprint.js';
+import {
+  cacheRecord, claimKey, findRecord, readCachedRecord, type IdempotencyRecord, type IdempotencyScope,
+} from '../../shared/idempotency/idempotency-store.js';
+import { jobId } from '../../shared/jobs.js';
+import type { ApiKeyPrincipal } from '../../shared/repositories/api-keys.js';
+import { findQrTransaction, insertQrTransaction } from '../../shared/repositories/qr-transactions.js';
+import { buildQrTransactionRecord } from '../../shared/qr/build-qr-transaction.js';
+import { checkQrRules } from '../../shared/qr/check-qr-rules.js';
+import { qrContent, newQrToken, signQrToken } from '../../shared/qr/qr-link.js';
+import { parseQrCreateRequest } from '../../shared/qr/parse-qr-request.js';
+import { qrTransactionView, type QrTransactionView } from '../../shared/qr/qr-transaction-view.js';
+import { isIanaTimeZone, localDateTime } from '../../shared/time-zone.js';
+import { viewContext, type ApiDeps } from '../deps.js';
+import { renderQr } from './render-qr.js';
+
+const SCOPE = 'qr.create';
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+export interface CreateQrInput {
+  body: unknown;
+  timeZone: string;
+  idempotencyKey: string;
+}
+
+export interface CreateQrResult {
+  view: QrTransactionView;
+  replayed: boolean;
+}
+
+function checkHeaders(input: CreateQrInput): void {
+  const details: ErrorDetail[] = [];
+  if (!input.timeZone) details.push({ field: 'X-TIME-ZONE', code: 'required', message: 'X-TIME-ZONE header is required (an IANA time zone such as America/Mexico_City).' });
+  else if (!isIanaTimeZone(input.timeZone)) details.push({ field: 'X-TIME-ZONE', code: 'invalid_time_zone', message: `"${input.timeZone}" is not an IANA time zone.` });
+  if (!input.idempotencyKey) details.push({ field: 'idempotency-key', code: 'required', message: 'idempotency-key header is required (a UUID).' });
+  else if (!UUID.test(input.idempotencyKey)) details.push({ field: 'idempotency-key', code: 'invalid_format', message: 'idempotency-key must be a UUID.' });
+  if (details.length > 0) throw new AppError(400, 'validation_failed', 'The request has invalid or missing headers.', { details });
+}
+
+function reusedKey(): AppError {
+  return new AppError(409, 'idempotency_key_reused', 'This idempotency-key was already used with a different request body; use a new key for a new sale.');
+}
+
+async function replay(deps: ApiDeps, principal: ApiKeyPrincipal, record: IdempotencyRecord, fingerprint: string): Promise<CreateQrResult> {
+  if (record.fingerprint !== fingerprint) throw reusedKey();
+  const stored = await findQrTransaction(deps.db, principal.merchantId, principal.mode, record.resourceId);
+  if (!stored) throw new AppError(409, 'idempotency_key_reused', 'This idempotency-key belongs to a transaction of another environment.');
+  return { view: qrTransactionView(stored, viewContext(deps)), replayed: true };
+}
+
+function checkMerchant(principal: ApiKeyPrincipal, storeUid: string, now: Date): void {
+  if (storeUid !== principal.merchantId && storeUid !== principal.externalMerchantId) {
+    throw new AppError(404, 'store_not_found', `store_uid "${storeUid}" does not name this API key's merchant.`, {
+      details: [{ field: 'store_uid', code: 'not_found', message: 'Use the merchantId or the externalMerchantId of the API key\'s merchant.' }],
+    });
+  }
+  if (principal.merchantStatus !== 'ACTIVE') throw new AppError(422, 'merchant_inactive', 'The merchant is INACTIVE and cannot generate QRs.');
+  if (!principal.csdValidTo) throw new AppError(422, 'csd_not_configured', 'The merchant has no CSD configured; upload it with POST /v1/qrs/merchants/{merchantId}/invoice-mode.');
+  if (principal.csdValidTo.getTime() <= now.getTime()) throw new AppError(422, 'csd_expired', 'The merchant\'s CSD has expired; renew it before generating QRs.');
+}
+
+/**
+ * POST /v1/qrs: validate, check the idempotency record, render the QR (worker), then write the
+ * idempotency record and the transaction in one database transaction. Nothing is written when
+ * any step fails; concurrent requests with one key wait on the key's row and answer the same.
+ */
+export async function createQr(deps: ApiDeps, principal: ApiKeyPrincipal, input: CreateQrInput, now: Date = new Date()): Promise<CreateQrResult> {
+  checkHeaders(input);
+  const fingerprint = requestFingerprint(input.body, { 'x-time-zone': input.timeZone });
+  const scope: IdempotencyScope = { merchantId: principal.merchantId, scope: SCOPE, key: input.idempotencyKey.toLowerCase() };
+
+  const known = (await readCachedRecord(deps.redis, scope)) ?? (await findRecord(deps.db, scope));
+  if (known) return replay(deps, principal, known, fingerprint);
+
+  const request = parseQrCreateRequest(input.body, now);
+  checkMerchant(principal, request.store_uid, now);
+  const issuedLocal = localDateTime(now, input.timeZone);
+  const violations = checkQrRules(request, { catalogs: deps.catalogs, onDate: issuedLocal.slice(0, 10) });
+  if (violations.length > 0) {
+    throw new AppError(422, 'rule_violation', 'The request breaks SAT catalog or arithmetic rules.', { details: violations });
+  }
+
+  const qrId = newId('transaction');
+  const token = newQrToken();
+  const content = qrContent(deps.config.publicBaseUrl, signQrToken(token, deps.config.qrHmacKey));
+  const png = await renderQr(deps, qrId, content);
+
+  const record = buildQrTransactionRecord({
+    request, qrId, token, png, principal, idempotencyKey: input.idempotencyKey.toLowerCase(), timeZone: input.timeZone, issuedLocal, now,
+  });
+  const outcome = await deps.db.transaction(async (trx) => {
+    const claim = await claimKey(trx, scope, { fingerprint, resourceId: qrId });
+    if (!claim.claimed) return claim.existing;
+    await insertQrTransaction(trx, record);
+    return undefined;
+  });
+  if (outcome) return replay(deps, principal, outcome, fingerprint);
+
+  await cacheRecord(deps.redis, scope, { fingerprint, resourceId: qrId }, deps.config.idempotencyCacheSeconds);
+  await scheduleExpiry(deps, qrId, record.transaction.expires_at, now);
+  return {
+    view: qrTransactionView({ ...record, storeName: principal.merchantName, issuerRfc: principal.issuerRfc, issuerName: principal.issuerName }, viewContext(deps)),
+    replayed: false,
+  };
+}
+
+/** The delayed expiry job; when Redis refuses it, the periodic sweep still expires the QR. */
+async function scheduleExpiry(deps: ApiDeps, qrId: string, expiresAt: Date, now: Date): Promise<void> {
+  try {
+    await deps.producers.add('expire-qr', { qrId }, {
+      jobId: jobId.expireQr(qrId),
+      delay: Math.max(0, expiresAt.getTime() - now.getTime()),
+      attempts: 5,
+      backoff: { type: 'exponential', delay: 1000 },
+      removeOnComplete: true,
+      removeOnFail: 1000,
+    });
+  } catch (err) {
+    deps.logger.warn({ err, qr_id: qrId }, 'expiry job not scheduled; the sweep will expire this QR');
+  }
+}

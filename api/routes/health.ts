@@ -1,0 +1,43 @@
+import { Router } from '@koa/router';
+import { QUEUES } from '../../shared/jobs.js';
+import type { AppState } from '../context.js';
+import type { ApiDeps } from '../deps.js';
+
+type Check = { ok: true; latency_ms: number } | { ok: false; error: string };
+
+async function timed(fn: () => Promise<unknown>, timeoutMs: number): Promise<Check> {
+  const started = performance.now();
+  let timer: NodeJS.Timeout | undefined;
+  try {
+    await Promise.race([
+      fn(),
+      new Promise((_, reject) => { timer = setTimeout(() => reject(new Error(`no answer within ${timeoutMs} ms`)), timeoutMs); }),
+    ]);
+    return { ok: true, latency_ms: Math.round((performance.now() - started) * 100) / 100 };
+  } catch (err) {
+    return { ok: false, error: err instanceof Error ? err.message : String(err) };
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/** GET /health: PostgreSQL, Redis and queue depths; 503 when a dependency is down. */
+export function healthRoutes(deps: ApiDeps): Router<AppState> {
+  const router = new Router<AppState>();
+  router.get('/health', async (ctx) => {
+    const [postgres, redis] = await Promise.all([
+      timed(() => deps.db.raw('select 1'), 2000),
+      timed(() => deps.redis.ping(), 2000),
+    ]);
+    const queues: Record<string, Record<string, number>> = {};
+    if (redis.ok) {
+      await Promise.all(Object.values(QUEUES).map(async (name) => {
+        queues[name] = await deps.producers.queue(name).getJobCounts('waiting', 'active', 'delayed', 'failed', 'completed');
+      })).catch(() => undefined);
+    }
+    const ok = postgres.ok && redis.ok;
+    ctx.status = ok ? 200 : 503;
+    ctx.body = { status: ok ? 'ok' : 'unavailable', postgres, redis, queues };
+  });
+  return router;
+}

@@ -1,0 +1,26 @@
+import { Router } from '@koa/router';
+import { AppError } from '../../shared/errors.js';
+import { verifyImageUrl } from '../../shared/qr/signed-image-url.js';
+import type { AppState } from '../context.js';
+import type { ApiDeps } from '../deps.js';
+
+/** qr_url: the QR PNG without credentials, for a signed, unexpired URL only. */
+export function publicQrImageRoutes(deps: ApiDeps): Router<AppState> {
+  const router = new Router<AppState>();
+  router.get('/v1/public/qrs/:qrId/image.png', async (ctx) => {
+    const qrId = ctx.params.qrId ?? '';
+    const check = verifyImageUrl(qrId, ctx.query.exp, ctx.query.sig, deps.config.urlSigningKey);
+    if (!check.ok) {
+      throw check.reason === 'expired'
+        ? new AppError(410, 'url_expired', 'This QR image URL has expired.')
+        : new AppError(403, 'invalid_signature', 'This QR image URL is not valid.');
+    }
+    const row = (await deps.db('qr_transactions').where({ id: qrId }).first('qr_png', 'expires_at')) as { qr_png: Buffer; expires_at: Date } | undefined;
+    if (!row) throw new AppError(404, 'not_found', 'No such QR image.');
+    const maxAge = Math.max(0, Math.floor((row.expires_at.getTime() - Date.now()) / 1000));
+    ctx.set('Cache-Control', `private, max-age=${Math.min(maxAge, 86_400)}`);
+    ctx.type = 'image/png';
+    ctx.body = row.qr_png;
+  });
+  return router;
+}

@@ -1,0 +1,36 @@
+import { Router } from '@koa/router';
+import { AppError } from '../../shared/errors.js';
+import { findQrTransaction } from '../../shared/repositories/qr-transactions.js';
+import { qrTransactionView } from '../../shared/qr/qr-transaction-view.js';
+import type { AppState } from '../context.js';
+import { viewContext, type ApiDeps } from '../deps.js';
+import { apiKeyAuth } from '../middleware/api-key-auth.js';
+import { jsonBody } from '../middleware/json-body.js';
+import { createQr } from '../qrs/create-qr.js';
+
+/** POST /v1/qrs and GET /v1/qrs/{qrId}, authenticated by X-API-Key. */
+export function qrRoutes(deps: ApiDeps): Router<AppState> {
+  const router = new Router<AppState>({ prefix: '/v1/qrs' });
+  const auth = apiKeyAuth(deps.db);
+
+  router.post('/', auth, jsonBody(deps.config.jsonBodyLimit), async (ctx) => {
+    const principal = ctx.state.apiKey!;
+    const result = await createQr(deps, principal, {
+      body: ctx.request.body,
+      timeZone: ctx.get('X-TIME-ZONE'),
+      idempotencyKey: ctx.get('idempotency-key'),
+    });
+    if (result.replayed) ctx.set('Idempotent-Replayed', 'true');
+    ctx.status = 201;
+    ctx.body = result.view;
+  });
+
+  router.get('/:qrId', auth, async (ctx) => {
+    const principal = ctx.state.apiKey!;
+    const record = await findQrTransaction(deps.db, principal.merchantId, principal.mode, ctx.params.qrId ?? '');
+    if (!record) throw new AppError(404, 'transaction_not_found', `No QR transaction ${ctx.params.qrId} for this API key.`);
+    ctx.body = qrTransactionView(record, viewContext(deps));
+  });
+
+  return router;
+}

@@ -1,0 +1,23 @@
+import type { Server } from 'node:http';
+import { satCatalogs } from '../shared/sat/catalogs.js';
+import type { Runtime } from '../shared/runtime.js';
+import { createApp } from './app.js';
+
+/** Starts the HTTP API on the runtime's connections; resolves once it listens. */
+export async function startApi(runtime: Runtime, port = runtime.config.port, host = runtime.config.host): Promise<Server> {
+  const app = createApp({ ...runtime, catalogs: satCatalogs() });
+  const server = app.listen(port, host);
+  server.keepAliveTimeout = 65_000;
+  await new Promise<void>((resolve, reject) => {
+    server.once('listening', resolve);
+    server.once('error', reject);
+  });
+  return server;
+}
+
+export function closeServer(server: Server): Promise<void> {
+  return new Promise((resolve) => {
+    server.close(() => resolve());
+    server.closeIdleConnections();
+  });
+}

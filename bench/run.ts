@@ -1,0 +1,102 @@
+// `npm run bench`: POST /v1/qrs over HTTP on loopback with API and workers running (separate processes,
+// as in production), against the bare ceiling of a Koa route that only parses and validates the same
+// body; plus the QR render alone. Uses its own database and queue prefix; prints a table and JSON.
+import { fork, type ChildProcess } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import autocannon from 'autocannon';
+import { bootstrapAccount } from '../cli/bootstrap.js';
+import { loadConfig } from '../shared/config.js';
+import { ensureDatabase } from '../shared/db.js';
+import knexFactory from 'knex';
+import { knexConfig } from '../shared/db.js';
+import { sampleSale } from '../test/fixtures/sample-sale.js';
+import { benchRenderQr } from './render-qr.js';
+
+const DURATION = Number(process.env.BENCH_SECONDS ?? 10);
+const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 50);
+const DATABASE_URL = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/autofactura_bench';
+const PORT = Number(process.env.BENCH_PORT ?? 3917);
+const env = {
+  ...process.env, NODE_ENV: 'development', DATABASE_URL, QUEUE_PREFIX: `afbench${process.pid}`, LOG_LEVEL: 'warn',
+  PORT: String(PORT), PUBLIC_BASE_URL: 'https://factura.example.test', EXPIRY_SWEEP_MS: '3600000',
+};
+
+function start(script: string, extraEnv: Record<string, string> = {}): ChildProcess {
+  return fork(new URL(script, import.meta.url).pathname, [], { env: { ...env, ...extraEnv }, execArgv: ['--import', 'tsx'], stdio: 'inherit' });
+}
+
+async function waitHealthy(url: string): Promise<void> {
+  for (let i = 0; i < 100; i++) {
+    try {
+      if ((await fetch(url)).ok) return;
+    } catch {
+      // not listening yet
+    }
+    await new Promise((r) => setTimeout(r, 200));
+  }
+  throw new Error(`${url} never became healthy`);
+}
+
+interface Figures { requestsPerSecond: number; p50: number; p99: number; non2xx: number; errors: number; total: number }
+
+async function load(url: string, headers: () => Record<string, string>, body: string): Promise<Figures> {
+  const result = await autocannon({
+    url, method: 'POST', connections: CONNECTIONS, duration: DURATION,
+    requests: [{ method: 'POST', setupRequest: (req) => ({ ...req, headers: { ...headers(), 'content-type': 'application/json' }, body }) }],
+  });
+  return {
+    requestsPerSecond: Math.round(result.requests.average),
+    p50: result.latency.p50,
+    p99: result.latency.p99,
+    non2xx: result.non2xx,
+    errors: result.errors,
+    total: result.requests.total,
+  };
+}
+
+async function main(): Promise<void> {
+  await ensureDatabase(DATABASE_URL);
+  const db = knexFactory(knexConfig(DATABASE_URL));
+  await db.raw('DROP SCHEMA IF EXISTS public CASCADE; CREATE SCHEMA public;');
+  await db.migrate.latest();
+  const account = await bootstrapAccount(db, loadConfig(env), 'bench');
+  await db.destroy();
+
+  const body = JSON.stringify(sampleSale(account.storeUid, new Date(Date.now() + 86_400_000)));
+
+  const bare = start('./bare-server.ts', { PORT: String(PORT + 1) });
+  await new Promise((r) => bare.once('message', r));
+  const ceiling = await load(`http://127.0.0.1:${PORT + 1}/v1/qrs`, () => ({}), body);
+  bare.kill('SIGTERM');
+
+  const workers = start('../workers/main.ts');
+  const api = start('../api/main.ts');
+  try {
+    await waitHealthy(`http://127.0.0.1:${PORT}/health`);
+    const headers = () => ({ 'X-API-Key': account.apiKey, 'X-TIME-ZONE': 'America/Mexico_City', 'idempotency-key': randomUUID() });
+    await load(`http://127.0.0.1:${PORT}/v1/qrs`, headers, body); // warm-up: JIT, pools, catalogs
+    const qrs = await load(`http://127.0.0.1:${PORT}/v1/qrs`, headers, body);
+    api.kill('SIGTERM');
+    workers.kill('SIGTERM');
+    const render = await benchRenderQr({ seconds: 3 });
+    const ratio = Math.round((qrs.requestsPerSecond / ceiling.requestsPerSecond) * 1000) / 10;
+    const rows = [
+      ['bare Koa parse+validate (ceiling)', `${ceiling.requestsPerSecond}/s`, `${ceiling.p50} ms`, `${ceiling.p99} ms`, `${ceiling.non2xx}`],
+      ['POST /v1/qrs (API + workers)', `${qrs.requestsPerSecond}/s`, `${qrs.p50} ms`, `${qrs.p99} ms`, `${qrs.non2xx}`],
+    ];
+    process.stdout.write(`\n${CONNECTIONS} connections, ${DURATION} s each, loopback, ${new Date().toISOString()}\n`);
+    process.stdout.write(`${'route'.padEnd(38)}${'rate'.padStart(10)}${'p50'.padStart(10)}${'p99'.padStart(10)}${'non-2xx'.padStart(10)}\n`);
+    for (const r of rows) process.stdout.write(`${r[0]!.padEnd(38)}${r[1]!.padStart(10)}${r[2]!.padStart(10)}${r[3]!.padStart(10)}${r[4]!.padStart(10)}\n`);
+    process.stdout.write(`POST /v1/qrs / ceiling: ${ratio} % (target >= 30 %), p99 ${qrs.p99} ms (target < 100 ms)\n`);
+    process.stdout.write(`QR render alone: ${render.pngPerSecond} PNG/s (qrcode.toDataURL: ${render.baselineToDataUrlPerSecond}/s, qrcode.create matrix only: ${render.matrixOnlyPerSecond}/s)\n`);
+    process.stdout.write(`${JSON.stringify({ ceiling, qrs, ratioPercent: ratio, render })}\n`);
+  } finally {
+    api.kill('SIGTERM');
+    workers.kill('SIGTERM');
+  }
+}
+
+main().then(() => process.exit(0), (err: unknown) => {
+  process.stderr.write(`${err instanceof Error ? err.stack : String(err)}\n`);
+  process.exit(1);
+});

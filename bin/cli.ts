@@ -1,0 +1,65 @@
+// `npm run cli -- <verb>`: operator commands. Run with no verb for help.
+import { parseArgs } from 'node:util';
+import { bootstrapAccount } from '../cli/bootstrap.js';
+import { checkPostgres, ServiceUnreachable } from '../shared/check-services.js';
+import { config } from '../shared/config.js';
+import { closeDb, db, migrateLatest } from '../shared/db.js';
+import { createAccessToken } from '../shared/repositories/access-tokens.js';
+
+const HELP = `usage: npm run cli -- <verb> [options]
+  migrate                                  create the database if missing and apply migrations
+  bootstrap --account NAME [--json]        create or reuse a development account with an issuer (EKU9003173C9),
+                                           an ACTIVE merchant with the SAT test CSD, a new API key and access token
+  token create --account NAME [--json]     issue a new bearer access token for an account
+`;
+
+async function main(argv: string[]): Promise<number> {
+  const { values, positionals } = parseArgs({
+    args: argv,
+    allowPositionals: true,
+    options: { account: { type: 'string' }, json: { type: 'boolean', default: false }, help: { type: 'boolean', default: false } },
+  });
+  const verb = positionals.join(' ');
+  if (values.help || verb === '') {
+    process.stdout.write(HELP);
+    return verb === '' && !values.help ? 2 : 0;
+  }
+  const cfg = config();
+  await checkPostgres(cfg.databaseUrl);
+  await migrateLatest(db());
+  const print = (value: object) => process.stdout.write(values.json ? `${JSON.stringify(value)}\n` : `${JSON.stringify(value, null, 2)}\n`);
+  switch (verb) {
+    case 'migrate':
+      process.stdout.write('database is up to date\n');
+      return 0;
+    case 'bootstrap': {
+      if (!values.account) throw new UsageError('bootstrap needs --account NAME');
+      print(await bootstrapAccount(db(), cfg, values.account));
+      return 0;
+    }
+    case 'token create': {
+      if (!values.account) throw new UsageError('token create needs --account NAME');
+      const account = (await db()('accounts').where({ name: values.account }).first('id')) as { id: string } | undefined;
+      if (!account) throw new UsageError(`no account named ${values.account}`);
+      const token = await createAccessToken(db(), account.id, cfg.accessTokenTtlSeconds);
+      print({ accessToken: token.token, expiresAt: token.expiresAt.toISOString() });
+      return 0;
+    }
+    default:
+      throw new UsageError(`unknown verb "${verb}"\n${HELP}`);
+  }
+}
+
+class UsageError extends Error {}
+
+main(process.argv.slice(2)).then(
+  async (code) => {
+    await closeDb();
+    process.exit(code);
+  },
+  async (err: unknown) => {
+    await closeDb().catch(() => undefined);
+    process.stderr.write(`${err instanceof UsageError || err instanceof ServiceUnreachable ? err.message : err instanceof Error ? err.stack : String(err)}\n`);
+    process.exit(err instanceof UsageError ? 2 : 1);
+  },
+);

@@ -1,0 +1,91 @@
+/**
+ * The one place that reads the environment. Every value has a development default so that
+ * `npm start` works on a fresh machine; production must set the secrets (checked at boot).
+ */
+export interface Config {
+  env: 'development' | 'test' | 'production';
+  port: number;
+  host: string;
+  publicBaseUrl: string;
+  databaseUrl: string;
+  redisUrl: string;
+  /** Prefix of every BullMQ key, so test runs and environments never share queues. */
+  queuePrefix: string;
+  logLevel: string;
+  /** HMAC key that signs the `m` parameter of qr_content. */
+  qrHmacKey: string;
+  /** HMAC key that signs public image URLs (qr_url). */
+  urlSigningKey: string;
+  /** 32-byte key (hex or base64) encrypting CSD private keys and passwords at rest. */
+  encryptionKey: string;
+  /** Largest accepted JSON body. */
+  jsonBodyLimit: string;
+  /** How long POST /v1/qrs waits for the render worker before answering 503. */
+  renderTimeoutMs: number;
+  /** How long the Redis idempotency cache keeps an entry (PostgreSQL keeps the record for good). */
+  idempotencyCacheSeconds: number;
+  /** Interval of the expiry sweep that catches QRs whose delayed job was lost. */
+  expirySweepMs: number;
+  accessTokenTtlSeconds: number;
+  workerConcurrency: number;
+}
+
+const DEV_SECRETS = {
+  qrHmacKey: 'dev-only-qr-hmac-key-change-me-in-production',
+  urlSigningKey: 'dev-only-url-signing-key-change-me-in-production',
+  encryptionKey: '0000000000000000000000000000000000000000000000000000000000000000',
+};
+
+function int(name: string, fallback: number, env: NodeJS.ProcessEnv): number {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  const value = Number(raw);
+  if (!Number.isInteger(value) || value < 0) throw new Error(`config: ${name} must be a non-negative integer, got "${raw}"`);
+  return value;
+}
+
+function str(name: string, fallback: string, env: NodeJS.ProcessEnv): string {
+  const raw = env[name];
+  return raw === undefined || raw === '' ? fallback : raw;
+}
+
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Config> {
+  const mode = env.NODE_ENV === 'production' ? 'production' : env.NODE_ENV === 'test' ? 'test' : 'development';
+  const port = int('PORT', 3000, env);
+  const config: Config = {
+    env: mode,
+    port,
+    host: str('HOST', '0.0.0.0', env),
+    publicBaseUrl: str('PUBLIC_BASE_URL', `http://localhost:${port}`, env).replace(/\/+$/, ''),
+    databaseUrl: str('DATABASE_URL', `postgres://postgres@127.0.0.1:5432/${mode === 'test' ? 'autofactura_test' : 'autofactura'}`, env),
+    redisUrl: str('REDIS_URL', 'redis://127.0.0.1:6379/0', env),
+    queuePrefix: str('QUEUE_PREFIX', (mode === 'test' ? 'aftest' : 'af'), env),
+    logLevel: str('LOG_LEVEL', (mode === 'test' ? 'silent' : 'info'), env),
+    qrHmacKey: str('QR_HMAC_KEY', DEV_SECRETS.qrHmacKey, env),
+    urlSigningKey: str('URL_SIGNING_KEY', DEV_SECRETS.urlSigningKey, env),
+    encryptionKey: str('ENCRYPTION_KEY', DEV_SECRETS.encryptionKey, env),
+    jsonBodyLimit: str('JSON_BODY_LIMIT', '256kb', env),
+    renderTimeoutMs: int('RENDER_TIMEOUT_MS', 5000, env),
+    idempotencyCacheSeconds: int('IDEMPOTENCY_CACHE_SECONDS', 86_400, env),
+    expirySweepMs: int('EXPIRY_SWEEP_MS', 60_000, env),
+    accessTokenTtlSeconds: int('ACCESS_TOKEN_TTL_SECONDS', 3600, env),
+    workerConcurrency: int('WORKER_CONCURRENCY', 50, env),
+  };
+  if (mode === 'production') {
+    for (const key of ['qrHmacKey', 'urlSigningKey', 'encryptionKey'] as const) {
+      if (config[key] === DEV_SECRETS[key]) throw new Error(`config: ${key} must be set in production`);
+    }
+  }
+  if (!/^[0-9a-f]{64}$/i.test(config.encryptionKey) && Buffer.from(config.encryptionKey, 'base64').length !== 32) {
+    throw new Error('config: ENCRYPTION_KEY must be 32 bytes, as 64 hex characters or base64');
+  }
+  return Object.freeze(config);
+}
+
+let current: Readonly<Config> | undefined;
+
+/** The process-wide configuration, read once. */
+export function config(): Readonly<Config> {
+  current ??= loadConfig();
+  return current;
+}

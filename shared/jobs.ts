@@ -1,0 +1,38 @@
+/**
+ * The one list of queues, job names and payload types. Payloads carry ids and short values,
+ * never images, XML, certificates or passwords.
+ */
+export const QUEUES = {
+  render: 'render',
+  expiry: 'expiry',
+} as const;
+
+export type QueueName = (typeof QUEUES)[keyof typeof QUEUES];
+
+export interface RenderQrPayload {
+  qrId: string;
+  /** The deep link to encode: printed on paper anyway, so not a secret. */
+  content: string;
+}
+/** Base64 PNG; the API stores it with the transaction in one database transaction. */
+export type RenderQrResult = { png: string };
+
+export interface ExpireQrPayload {
+  qrId: string;
+}
+
+export type SweepExpiredPayload = Record<string, never>;
+
+export interface JobTypes {
+  'render-qr': { queue: typeof QUEUES.render; data: RenderQrPayload; result: RenderQrResult };
+  'expire-qr': { queue: typeof QUEUES.expiry; data: ExpireQrPayload; result: { expired: boolean } };
+  'sweep-expired-qrs': { queue: typeof QUEUES.expiry; data: SweepExpiredPayload; result: { expired: number } };
+}
+
+export type JobName = keyof JobTypes;
+
+/** Predictable job ids where a duplicate must not happen (BullMQ refuses ':' in custom ids). */
+export const jobId = {
+  expireQr: (qrId: string) => `expire-qr.${qrId}`,
+  sweepExpired: 'sweep-expired-qrs',
+} as const;

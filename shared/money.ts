@@ -1,0 +1,31 @@
+import { Decimal } from 'decimal.js';
+
+// One Decimal flavour for the whole service: enough precision for numeric(15,6)
+// products and SAT's half-up rounding.
+export const Money = Decimal.clone({ precision: 40, rounding: Decimal.ROUND_HALF_UP });
+
+/** Reads a JSON number or a numeric column (string) exactly as written. */
+export function dec(value: number | string | Decimal): Decimal {
+  return new Money(typeof value === 'number' ? String(value) : value);
+}
+
+/** Number of decimals a value was written with (1.50 -> 1 for JSON numbers, "1.500000" -> 6). */
+export function decimalPlaces(value: number | string): number {
+  return new Money(typeof value === 'number' ? String(value) : value).decimalPlaces();
+}
+
+/** Digits before the decimal point, ignoring sign. */
+export function integerDigits(value: number | string): number {
+  const d = new Money(typeof value === 'number' ? String(value) : value).abs().floor();
+  return d.isZero() ? 1 : d.toFixed(0).length;
+}
+
+/** Serializes a decimal as a JSON number with at most 6 decimals (numeric(15,6) never needs more). */
+export function toJsonNumber(value: Decimal | string | number): number {
+  return Number(dec(value).toDecimalPlaces(6).toString());
+}
+
+/** Fixed 6-decimal text, the form numeric(15,6) columns and SAT rates are written in. */
+export function toFixed6(value: Decimal | string | number): string {
+  return dec(value).toFixed(6);
+}

@@ -1,0 +1,87 @@
+import { toFixed6 } from '../money.js';
+import type { ApiKeyPrincipal } from '../repositories/api-keys.js';
+import type { QrConceptRow, QrConceptTaxRow, QrTransactionRecord } from '../repositories/qr-transactions.js';
+import type { QrCreateRequest } from './qr-request.js';
+
+export interface BuildQrInput {
+  request: QrCreateRequest;
+  qrId: string;
+  token: string;
+  png: Buffer;
+  principal: ApiKeyPrincipal;
+  idempotencyKey: string;
+  timeZone: string;
+  issuedLocal: string;
+  now: Date;
+}
+
+/**
+ * The rows of a new QR transaction, written exactly as PostgreSQL will return them
+ * (numeric(15,6) as 6-decimal text) so the 201 answer equals every later read.
+ */
+export function buildQrTransactionRecord(input: BuildQrInput): Omit<QrTransactionRecord, 'storeName' | 'issuerRfc' | 'issuerName'> {
+  const { request: r, qrId } = input;
+  const concepts: QrConceptRow[] = [];
+  const taxes: QrConceptTaxRow[] = [];
+  r.operation_data.forEach((c, position) => {
+    concepts.push({
+      transaction_id: qrId,
+      position,
+      sku: c.sku ?? null,
+      description: c.description,
+      amount: toFixed6(c.amount),
+      quantity: toFixed6(c.quantity),
+      discount: c.discount === undefined ? null : toFixed6(c.discount),
+      unit_price: toFixed6(c.unit_price),
+      sat_unit_key: c.sat_unit_key,
+      sat_product_service_key: c.sat_product_service_key,
+      sat_tax_object_key: c.sat_tax_object_key,
+    });
+    (c.taxes ?? []).forEach((t, taxPosition) => {
+      taxes.push({
+        transaction_id: qrId,
+        concept_position: position,
+        position: taxPosition,
+        type: t.type,
+        tax: t.tax,
+        factor: t.factor,
+        rate: t.rate ?? null,
+        taxable_base: toFixed6(t.taxable_base),
+        amount: t.amount === undefined ? null : toFixed6(t.amount),
+      });
+    });
+  });
+  return {
+    transaction: {
+      id: qrId,
+      merchant_id: input.principal.merchantId,
+      mode: input.principal.mode,
+      store_uid: r.store_uid,
+      sale_id: r.sale_id,
+      idempotency_key: input.idempotencyKey,
+      operation: r.operation,
+      amount: toFixed6(r.amount),
+      subtotal: toFixed6(r.subtotal),
+      currency: r.currency,
+      exchange_rate: r.exchange_rate === undefined || r.exchange_rate === null ? null : toFixed6(r.exchange_rate),
+      sat_payment_method: r.sat_payment_method,
+      sat_payment_form: r.sat_payment_form,
+      type_of_receipt: r.type_of_receipt,
+      export_code: r.export_code,
+      status: 'PENDING',
+      related_cfdis: r.related_cfdis ?? null,
+      global_info: r.global_info ?? null,
+      metadata: r.metadata ?? null,
+      token: input.token,
+      time_zone: input.timeZone,
+      issued_local: input.issuedLocal,
+      qr_png: input.png,
+      created_at: input.now,
+      updated_at: input.now,
+      scanned_at: null,
+      expires_at: new Date(r.expires_at),
+    },
+    concepts,
+    taxes,
+  };
+}

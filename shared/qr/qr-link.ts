@@ -1,0 +1,46 @@
+import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
+
+/**
+ * The deep link printed in the QR: `{base}/q?v=1&t=<token>&m=<mac>`.
+ * `t` is 128 random bits (it says nothing about the merchant or the amount); `m` is
+ * HMAC-SHA256(key, "v1." + t) truncated to 128 bits. Short values keep the QR symbol small.
+ */
+export const QR_LINK_VERSION = '1';
+const MAC_BYTES = 16;
+
+export interface QrLinkParams {
+  v: string;
+  t: string;
+  m: string;
+}
+
+export function newQrToken(): string {
+  return randomBytes(16).toString('base64url');
+}
+
+function mac(token: string, version: string, key: string): Buffer {
+  return createHmac('sha256', key).update(`v${version}.${token}`).digest().subarray(0, MAC_BYTES);
+}
+
+export function signQrToken(token: string, key: string): QrLinkParams {
+  return { v: QR_LINK_VERSION, t: token, m: mac(token, QR_LINK_VERSION, key).toString('base64url') };
+}
+
+export function qrContent(publicBaseUrl: string, params: QrLinkParams): string {
+  return `${publicBaseUrl}/q?v=${params.v}&t=${params.t}&m=${params.m}`;
+}
+
+export type QrLinkCheck = { ok: true; token: string } | { ok: false; reason: 'unsupported_version' | 'malformed' | 'bad_signature' };
+
+/** Verifies the three parameters in constant time; never throws on hostile input. */
+export function verifyQrLink(params: Partial<Record<keyof QrLinkParams, unknown>>, key: string): QrLinkCheck {
+  const { v, t, m } = params;
+  if (v !== QR_LINK_VERSION) return { ok: false, reason: 'unsupported_version' };
+  if (typeof t !== 'string' || typeof m !== 'string' || !/^[A-Za-z0-9_-]{22}$/.test(t) || !/^[A-Za-z0-9_-]{22}$/.test(m)) {
+    return { ok: false, reason: 'malformed' };
+  }
+  const presented = Buffer.from(m, 'base64url');
+  const expected = mac(t, v, key);
+  if (presented.length !== expected.length || !timingSafeEqual(presented, expected)) return { ok: false, reason: 'bad_signature' };
+  return { ok: true, token: t };
+}

@@ -1,0 +1,83 @@
+import { toJsonNumber } from '../money.js';
+import type { SatCatalogs } from '../sat/catalogs.js';
+import type { QrTransactionRecord } from '../repositories/qr-transactions.js';
+import { qrContent, signQrToken } from './qr-link.js';
+import { signedImageUrl } from './signed-image-url.js';
+
+/** Everything needed to turn a stored transaction into the spec's "QR transaction" object. */
+export interface ViewContext {
+  catalogs: SatCatalogs;
+  publicBaseUrl: string;
+  qrHmacKey: string;
+  urlSigningKey: string;
+}
+
+function num(value: string | null): number | null {
+  return value === null ? null : toJsonNumber(value);
+}
+
+/** The spec's QR transaction, identical for POST /v1/qrs (and its replays) and GET /v1/qrs/{qrId}. */
+export function qrTransactionView(record: QrTransactionRecord, ctx: ViewContext) {
+  const t = record.transaction;
+  const desc = ctx.catalogs.description.bind(ctx.catalogs);
+  const taxesOf = (position: number) => record.taxes.filter((x) => x.concept_position === position);
+  return {
+    qr_id: t.id,
+    store_uid: t.store_uid,
+    store_name: record.storeName,
+    sale_id: t.sale_id,
+    idempotency_key: t.idempotency_key,
+    operation: t.operation,
+    issuer_rfc: record.issuerRfc,
+    issuer_name: record.issuerName,
+    amount: toJsonNumber(t.amount),
+    subtotal: toJsonNumber(t.subtotal),
+    currency: t.currency,
+    exchange_rate: num(t.exchange_rate),
+    sat_payment_method: t.sat_payment_method,
+    sat_payment_method_desc: desc('c_MetodoPago', t.sat_payment_method) ?? null,
+    sat_payment_form: t.sat_payment_form,
+    sat_payment_form_desc: desc('c_FormaPago', t.sat_payment_form) ?? null,
+    type_of_receipt: t.type_of_receipt,
+    type_of_receipt_desc: desc('c_TipoDeComprobante', t.type_of_receipt) ?? null,
+    export_code: t.export_code,
+    export_code_desc: desc('c_Exportacion', t.export_code) ?? null,
+    status: t.status,
+    related_cfdis: t.related_cfdis,
+    global_info: t.global_info,
+    operation_data: record.concepts.map((c) => ({
+      sku: c.sku,
+      description: c.description,
+      amount: toJsonNumber(c.amount),
+      quantity: toJsonNumber(c.quantity),
+      discount: num(c.discount),
+      unit_price: toJsonNumber(c.unit_price),
+      sat_unit_key: c.sat_unit_key,
+      sat_unit_desc: desc('c_ClaveUnidad', c.sat_unit_key) ?? null,
+      sat_product_service_key: c.sat_product_service_key,
+      sat_product_service_desc: desc('c_ClaveProdServ', c.sat_product_service_key) ?? null,
+      sat_tax_object_key: c.sat_tax_object_key,
+      sat_tax_object_desc: desc('c_ObjetoImp', c.sat_tax_object_key) ?? null,
+      taxes: taxesOf(c.position).map((x) => ({
+        type: x.type,
+        tax: x.tax,
+        factor: x.factor,
+        rate: x.rate,
+        taxable_base: toJsonNumber(x.taxable_base),
+        amount: num(x.amount),
+      })),
+    })),
+    metadata: t.metadata,
+    invoice: null,
+    customer: null,
+    qr_base64: `data:image/png;base64,${t.qr_png.toString('base64')}`,
+    qr_url: signedImageUrl(ctx.publicBaseUrl, t.id, t.expires_at, ctx.urlSigningKey),
+    qr_content: qrContent(ctx.publicBaseUrl, signQrToken(t.token, ctx.qrHmacKey)),
+    created_at: t.created_at.toISOString(),
+    updated_at: t.updated_at.toISOString(),
+    scanned_at: t.scanned_at ? t.scanned_at.toISOString() : null,
+    expires_at: t.expires_at.toISOString(),
+  };
+}
+
+export type QrTransactionView = ReturnType<typeof qrTransactionView>;

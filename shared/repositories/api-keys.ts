@@ -1,0 +1,75 @@
+import type { Db, Trx } from '../db.js';
+import { newId } from '../ids.js';
+import { issueSecret, lookupPrefix, secretMatches } from '../crypto/secret-token.js';
+
+export type KeyMode = 'development' | 'production';
+
+const LABEL: Record<KeyMode, string> = { development: 'sk_test', production: 'sk_live' };
+
+/** Who an API key speaks for: its merchant, with what the QR routes need of it, read in one query. */
+export interface ApiKeyPrincipal {
+  keyId: string;
+  mode: KeyMode;
+  merchantId: string;
+  accountId: string;
+  externalMerchantId: string;
+  merchantName: string;
+  merchantStatus: 'ACTIVE' | 'INACTIVE';
+  issuerRfc: string;
+  issuerName: string;
+  csdValidTo: Date | null;
+}
+
+interface PrincipalRow {
+  key_id: string;
+  key_hash: Buffer;
+  mode: KeyMode;
+  merchant_id: string;
+  account_id: string;
+  external_merchant_id: string;
+  name: string;
+  status: 'ACTIVE' | 'INACTIVE';
+  rfc: string;
+  business_name: string;
+  csd_valid_to: Date | null;
+}
+
+/** The merchant behind a presented API key, or undefined for a missing, unknown or revoked key. */
+export async function findApiKeyPrincipal(db: Db, presented: string): Promise<ApiKeyPrincipal | undefined> {
+  const mode: KeyMode | undefined = presented.startsWith(`${LABEL.production}_`)
+    ? 'production'
+    : presented.startsWith(`${LABEL.development}_`) ? 'development' : undefined;
+  if (!mode) return undefined;
+  const prefix = lookupPrefix(presented, LABEL[mode]);
+  if (!prefix) return undefined;
+  const row = (await db('api_keys as k')
+    .join('merchants as m', 'm.id', 'k.merchant_id')
+    .join('issuers as i', 'i.id', 'm.issuer_id')
+    .leftJoin('merchant_csds as c', 'c.merchant_id', 'm.id')
+    .where({ 'k.prefix': prefix, 'k.mode': mode })
+    .whereNull('k.revoked_at')
+    .first(
+      'k.id as key_id', 'k.key_hash', 'k.mode', 'm.id as merchant_id', 'm.account_id', 'm.external_merchant_id',
+      'm.name', 'm.status', 'i.rfc', 'i.business_name', 'c.valid_to as csd_valid_to',
+    )) as PrincipalRow | undefined;
+  if (!row || !secretMatches(presented, row.key_hash)) return undefined;
+  return {
+    keyId: row.key_id,
+    mode: row.mode,
+    merchantId: row.merchant_id,
+    accountId: row.account_id,
+    externalMerchantId: row.external_merchant_id,
+    merchantName: row.name,
+    merchantStatus: row.status,
+    issuerRfc: row.rfc,
+    issuerName: row.business_name,
+    csdValidTo: row.csd_valid_to,
+  };
+}
+
+/** Creates a key and returns its secret, which is never stored and cannot be shown again. */
+export async function createApiKey(trx: Db | Trx, merchantId: string, mode: KeyMode): Promise<string> {
+  const issued = issueSecret(LABEL[mode]);
+  await trx('api_keys').insert({ id: newId('apiKey'), merchant_id: merchantId, mode, prefix: issued.prefix, key_hash: issued.hash });
+  return issued.secret;
+}

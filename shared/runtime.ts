@@ -1,0 +1,67 @@
+import { config, type Config } from './config.js';
+import { checkPostgres, checkRedis, ServiceUnreachable } from './check-services.js';
+import { closeDb, db, migrateLatest, type Db } from './db.js';
+import { logger, type Logger } from './logger.js';
+import { createProducers, type Producers } from './queues.js';
+import { connectFailFast } from './redis.js';
+import type { Redis } from 'ioredis';
+
+/** The connections a process holds, opened in order and closed in reverse on shutdown. */
+export interface Runtime {
+  config: Readonly<Config>;
+  db: Db;
+  redis: Redis;
+  producers: Producers;
+  logger: Logger;
+  close(): Promise<void>;
+}
+
+export async function openRuntime(options: { migrate: boolean }): Promise<Runtime> {
+  const cfg = config();
+  await checkPostgres(cfg.databaseUrl);
+  await checkRedis(cfg.redisUrl);
+  const database = db();
+  if (options.migrate) {
+    const applied = await migrateLatest(database);
+    if (applied.length > 0) logger.info({ migrations: applied }, 'migrations applied');
+  }
+  const redis = await connectFailFast(cfg.redisUrl);
+  const producers = await createProducers(redis);
+  return {
+    config: cfg, db: database, redis, producers, logger,
+    async close() {
+      await producers.close();
+      redis.disconnect();
+      await closeDb();
+    },
+  };
+}
+
+/** For entry points: a ServiceUnreachable is one line on stderr and exit code 1, never a stack trace. */
+export function exitOnStartupError(err: unknown): never {
+  if (err instanceof ServiceUnreachable) {
+    process.stderr.write(`${err.message}\n`);
+  } else {
+    logger.fatal({ err }, 'startup failed');
+  }
+  process.exit(1);
+}
+
+/** SIGTERM/SIGINT: stop taking work, let running work finish, close connections, exit. */
+export function onShutdown(close: () => Promise<void>): void {
+  let closing = false;
+  const handler = (signal: string) => {
+    if (closing) return;
+    closing = true;
+    logger.info({ signal }, 'shutting down');
+    close().then(
+      () => process.exit(0),
+      (err: unknown) => {
+        logger.error({ err }, 'shutdown failed');
+        process.exit(1);
+      },
+    );
+  };
+  process.once('SIGTERM', () => handler('SIGTERM'));
+  process.once('SIGINT', () => handler('SIGINT'));
+}

@@ -1,0 +1,36 @@
+/** IANA time zones (X-TIME-ZONE) and wall-clock times in them, via the runtime's ICU data. */
+const formatters = new Map<string, Intl.DateTimeFormat | null>();
+
+function formatter(zone: string): Intl.DateTimeFormat | null {
+  let f = formatters.get(zone);
+  if (f === undefined) {
+    // Names only: ICU also accepts raw offsets such as "+06:00", which are not IANA zones.
+    if (!/^[A-Za-z][A-Za-z0-9_+-]*(\/[A-Za-z0-9_+-]+)*$/.test(zone) || zone.length > 64) {
+      f = null;
+    } else {
+      try {
+        f = new Intl.DateTimeFormat('en-CA', {
+          timeZone: zone, year: 'numeric', month: '2-digit', day: '2-digit',
+          hour: '2-digit', minute: '2-digit', second: '2-digit', hourCycle: 'h23',
+        });
+      } catch {
+        f = null;
+      }
+    }
+    if (formatters.size < 1000) formatters.set(zone, f);
+  }
+  return f;
+}
+
+export function isIanaTimeZone(zone: string): boolean {
+  return formatter(zone) !== null;
+}
+
+/** `YYYY-MM-DDTHH:mm:ss` as a clock in `zone` shows `at` (the form of CFDI's Fecha). */
+export function localDateTime(at: Date, zone: string): string {
+  const f = formatter(zone);
+  if (!f) throw new RangeError(`not an IANA time zone: ${zone}`);
+  const parts: Record<string, string> = {};
+  for (const p of f.formatToParts(at)) parts[p.type] = p.value;
+  return `${parts.year}-${parts.month}-${parts.day}T${parts.hour}:${parts.minute}:${parts.second}`;
+}

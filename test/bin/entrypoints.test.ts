@@ -1,0 +1,68 @@
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
+import { expect } from 'chai';
+import { call } from '../helpers/http.js';
+
+const run = promisify(execFile);
+const root = new URL('../../', import.meta.url).pathname;
+
+async function node(script: string, args: string[], env: Record<string, string> = {}) {
+  try {
+    const { stdout, stderr } = await run(process.execPath, ['--import', 'tsx', script, ...args], {
+      cwd: root, env: { ...process.env, LOG_LEVEL: 'silent', ...env }, timeout: 30_000,
+    });
+    return { code: 0, stdout, stderr };
+  } catch (err) {
+    const e = err as { code: number; stdout: string; stderr: string };
+    return { code: e.code, stdout: e.stdout, stderr: e.stderr };
+  }
+}
+
+describe('entry points', () => {
+  it('the API exits with one clear line when PostgreSQL is unreachable', async () => {
+    const res = await node('api/main.ts', [], { DATABASE_URL: 'postgres://postgres@127.0.0.1:1/none' });
+    expect(res.code).to.equal(1);
+    const lines = res.stderr.trim().split('\n');
+    expect(lines).to.have.length(1);
+    expect(lines[0]).to.match(/^PostgreSQL is not reachable at 127\.0\.0\.1:1 .*pg_ctlcluster/);
+  });
+
+  it('the workers exit with one clear line when Redis is unreachable', async () => {
+    const res = await node('workers/main.ts', [], { REDIS_URL: 'redis://127.0.0.1:1/0' });
+    expect(res.code).to.equal(1);
+    const lines = res.stderr.trim().split('\n');
+    expect(lines).to.have.length(1);
+    expect(lines[0]).to.match(/^Redis is not reachable at 127\.0\.0\.1:1 .*redis-server/);
+  });
+
+  it('cli bootstrap prints one JSON object, twice for the same account, with working API keys', async () => {
+    const name = `cli-${process.pid}-${Date.now()}`;
+    const first = await node('bin/cli.ts', ['bootstrap', '--json', '--account', name]);
+    const second = await node('bin/cli.ts', ['bootstrap', '--json', '--account', name]);
+    expect(first.code, first.stderr).to.equal(0);
+    expect(second.code, second.stderr).to.equal(0);
+    const a = JSON.parse(first.stdout);
+    const b = JSON.parse(second.stdout);
+    for (const field of ['accessToken', 'groupId', 'issuerId', 'merchantId', 'storeUid', 'apiKey']) expect(a[field], field).to.be.a('string');
+    expect(a.groupId).to.match(/^grp_/);
+    expect(a.issuerId).to.match(/^inv_data_/);
+    expect(a.merchantId).to.match(/^mer_/);
+    expect(b.merchantId).to.equal(a.merchantId);
+    expect(b.apiKey).to.not.equal(a.apiKey);
+    for (const key of [a.apiKey, b.apiKey]) {
+      const res = await call('GET', '/v1/qrs/tra_unknown', { headers: { 'X-API-Key': key } });
+      expect(res.status).to.equal(404);
+    }
+  });
+
+  it('cli token create issues a token for an existing account and refuses an unknown one', async () => {
+    const name = `cli-token-${process.pid}-${Date.now()}`;
+    expect((await node('bin/cli.ts', ['bootstrap', '--json', '--account', name])).code).to.equal(0);
+    const ok = await node('bin/cli.ts', ['token', 'create', '--json', '--account', name]);
+    expect(ok.code).to.equal(0);
+    expect(JSON.parse(ok.stdout).accessToken).to.match(/^at_/);
+    const missing = await node('bin/cli.ts', ['token', 'create', '--account', 'nobody-here']);
+    expect(missing.code).to.equal(2);
+    expect(missing.stderr).to.include('no account named nobody-here');
+  });
+});

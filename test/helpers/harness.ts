@@ -1,0 +1,81 @@
+import type { Server } from 'node:http';
+import { Writable } from 'node:stream';
+import { pino } from 'pino';
+import { createApp } from '../../api/app.js';
+import type { ApiDeps } from '../../api/deps.js';
+import { bootstrapAccount, type BootstrapResult } from '../../cli/bootstrap.js';
+import { config } from '../../shared/config.js';
+import { closeDb, db, ensureDatabase, migrateLatest } from '../../shared/db.js';
+import { createProducers, type Producers } from '../../shared/queues.js';
+import { connectFailFast } from '../../shared/redis.js';
+import { satCatalogs } from '../../shared/sat/catalogs.js';
+import { startWorkers, type RunningWorkers } from '../../workers/index.js';
+import type { Redis } from 'ioredis';
+
+/**
+ * One real stack per test run: PostgreSQL (fresh schema), Redis, BullMQ workers and the API on
+ * an ephemeral loopback port. Logs are captured in memory so tests can read what was logged.
+ */
+export interface Harness {
+  baseUrl: string;
+  deps: ApiDeps;
+  producers: Producers;
+  redis: Redis;
+  logs: string[];
+  bootstrap(name?: string): Promise<BootstrapResult>;
+  close(): Promise<void>;
+}
+
+let current: Harness | undefined;
+let counter = 0;
+
+export function harness(): Harness {
+  if (!current) throw new Error('the test harness is not running (test/setup.ts starts it)');
+  return current;
+}
+
+export async function startHarness(): Promise<Harness> {
+  const cfg = config();
+  await ensureDatabase(cfg.databaseUrl);
+  await db().raw('DROP SCHEMA IF EXISTS public CASCADE; CREATE SCHEMA public;');
+  await migrateLatest(db());
+
+  const logs: string[] = [];
+  const sink = new Writable({
+    write(chunk: Buffer, _enc, done) {
+      logs.push(chunk.toString('utf8'));
+      done();
+    },
+  });
+  const logger = pino({ level: 'info' }, sink);
+  const redis = await connectFailFast(cfg.redisUrl);
+  const producers = await createProducers(redis);
+  const workers: RunningWorkers = await startWorkers({ config: cfg, db: db(), logger, producers });
+  const deps: ApiDeps = { config: cfg, db: db(), redis, producers, catalogs: satCatalogs(), logger };
+  const server: Server = createApp(deps).listen(0, '127.0.0.1');
+  await new Promise<void>((resolve) => server.once('listening', resolve));
+  const address = server.address();
+  if (!address || typeof address === 'string') throw new Error('no port');
+
+  current = {
+    baseUrl: `http://127.0.0.1:${address.port}`,
+    deps,
+    producers,
+    redis,
+    logs,
+    bootstrap: (name?: string) => bootstrapAccount(db(), cfg, name ?? `test-${process.pid}-${++counter}`),
+    async close() {
+      await new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      });
+      await workers.close();
+      for (const name of ['render', 'expiry'] as const) await producers.queue(name).obliterate({ force: true }).catch(() => undefined);
+      await producers.close();
+      redis.disconnect();
+      await closeDb();
+      current = undefined;
+    },
+  };
+  return current;
+}

@@ -1,0 +1,25 @@
+import { harness } from './harness.js';
+
+export interface Answer<T = any> {
+  status: number;
+  headers: Headers;
+  body: T;
+}
+
+/** A real HTTP request to the harness API (no in-process shortcuts). */
+export async function call<T = any>(
+  method: string,
+  path: string,
+  options: { headers?: Record<string, string>; body?: unknown; rawBody?: string | Buffer } = {},
+): Promise<Answer<T>> {
+  const headers: Record<string, string> = { ...(options.headers ?? {}) };
+  let body: string | Buffer | undefined = options.rawBody;
+  if (options.body !== undefined) {
+    body = JSON.stringify(options.body);
+    headers['content-type'] ??= 'application/json';
+  }
+  const res = await fetch(`${harness().baseUrl}${path}`, { method, headers, body });
+  const type = res.headers.get('content-type') ?? '';
+  const parsed = type.includes('json') ? await res.json() : Buffer.from(await res.arrayBuffer());
+  return { status: res.status, headers: res.headers, body: parsed as T };
+}

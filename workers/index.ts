@@ -1,0 +1,64 @@
+import { Worker, type ConnectionOptions, type Job } from 'bullmq';
+import type { Config } from '../shared/config.js';
+import type { Db } from '../shared/db.js';
+import { QUEUES, jobId, type ExpireQrPayload, type QueueName, type RenderQrPayload } from '../shared/jobs.js';
+import type { Logger } from '../shared/logger.js';
+import type { Producers } from '../shared/queues.js';
+import { redisOptions } from '../shared/redis.js';
+import { expireQrJob } from './expire-qr.js';
+import { renderQrJob } from './render-qr.js';
+import { sweepExpiredQrsJob } from './sweep-expired-qrs.js';
+
+export interface WorkerDeps {
+  config: Readonly<Config>;
+  db: Db;
+  logger: Logger;
+  producers: Producers;
+}
+
+export interface RunningWorkers {
+  workers: Worker[];
+  close(): Promise<void>;
+}
+
+/** Every job handler, registered in one place: queue -> job name -> handler. */
+function processorFor(queue: QueueName, deps: WorkerDeps) {
+  return async (job: Job): Promise<unknown> => {
+    switch (`${queue}/${job.name}`) {
+      case `${QUEUES.render}/render-qr`:
+        return renderQrJob(job.data as RenderQrPayload);
+      case `${QUEUES.expiry}/expire-qr`:
+        return expireQrJob(deps.db, job.data as ExpireQrPayload);
+      case `${QUEUES.expiry}/sweep-expired-qrs`:
+        return sweepExpiredQrsJob(deps.db);
+      default:
+        throw new Error(`no handler for job ${job.name} on queue ${queue}`);
+    }
+  };
+}
+
+export async function startWorkers(deps: WorkerDeps): Promise<RunningWorkers> {
+  const connection = redisOptions('blocking', deps.config.redisUrl) as ConnectionOptions;
+  const workers = Object.values(QUEUES).map((queue) => {
+    const worker = new Worker(queue, processorFor(queue, deps), {
+      connection,
+      prefix: deps.config.queuePrefix,
+      concurrency: deps.config.workerConcurrency,
+    });
+    worker.on('error', (err) => deps.logger.error({ err, queue }, 'worker error'));
+    worker.on('failed', (job, err) => deps.logger.warn({ err, queue, job_id: job?.id, job: job?.name }, 'job failed'));
+    return worker;
+  });
+  await Promise.all(workers.map((w) => w.waitUntilReady()));
+  await deps.producers.queue(QUEUES.expiry).upsertJobScheduler(
+    jobId.sweepExpired,
+    { every: deps.config.expirySweepMs },
+    { name: 'sweep-expired-qrs', data: {}, opts: { removeOnComplete: true, removeOnFail: 100 } },
+  );
+  return {
+    workers,
+    async close() {
+      await Promise.all(workers.map((w) => w.close()));
+    },
+  };
+}
