@@ -14,6 +14,8 @@ interface HttpLikeError {
 function fromHttpError(err: HttpLikeError): AppError | undefined {
   const status = err.status ?? err.statusCode;
   if (!status || status < 400 || status >= 500) return undefined;
+  // koa-body 8 rethrows JSON.parse's SyntaxError with status 400 and no `type`.
+  if (err instanceof SyntaxError) return new AppError(400, 'malformed_json', 'The request body is not valid JSON.');
   switch (err.type) {
     case 'entity.parse.failed':
       return new AppError(400, 'malformed_json', 'The request body is not valid JSON.');

@@ -239,6 +239,18 @@ describe('POST /v1/qrs', () => {
       ]);
     });
 
+    it('refuses a catalog key that is no longer in force', async () => {
+      const body = qrBody(account.storeUid);
+      body.operation_data[0]!.sat_product_service_key = '15101506'; // Gasolina, valid until 2020-01-15
+      const res = await postQr(account, body);
+      expectError(res, 422, 'rule_violation');
+      expect(res.body.error.details).to.deep.include({
+        field: 'operation_data[0].sat_product_service_key', code: 'catalog_key_not_in_force',
+        message: res.body.error.details[0].message,
+      });
+      expect(res.body.error.details[0].message).to.match(/2020-01-15/);
+    });
+
     it('refuses amounts that do not add up', async () => {
       const body = qrBody(account.storeUid, { amount: 302.33 });
       body.operation_data[0]!.amount = 216;

@@ -1,16 +1,10 @@
 import { expect } from 'chai';
-import jsQR from 'jsqr';
-import sharp from 'sharp';
 import type { BootstrapResult } from '../../cli/bootstrap.js';
 import { verifyQrLink } from '../../shared/qr/qr-link.js';
 import { harness } from '../helpers/harness.js';
 import { call } from '../helpers/http.js';
+import { decodeQrPng } from '../helpers/decode-qr.js';
 import { postQr, qrBody } from '../helpers/qr-body.js';
-
-async function decodePng(png: Buffer): Promise<string | undefined> {
-  const { data, info } = await sharp(png).ensureAlpha().raw().toBuffer({ resolveWithObject: true });
-  return jsQR(new Uint8ClampedArray(data.buffer, data.byteOffset, data.length), info.width, info.height)?.data;
-}
 
 /** qr_url names the public host; the test server listens on loopback. */
 function local(url: string): string {
@@ -28,14 +22,14 @@ describe('QR images and links', () => {
 
   it('qr_base64 is a PNG a camera decodes to exactly qr_content', async () => {
     const png = Buffer.from(qr.qr_base64.replace(/^data:image\/png;base64,/, ''), 'base64');
-    expect(await decodePng(png)).to.equal(qr.qr_content);
+    expect(await decodeQrPng(png)).to.equal(qr.qr_content);
   });
 
   it('qr_url serves the same PNG without credentials', async () => {
     const res = await call('GET', local(qr.qr_url));
     expect(res.status).to.equal(200);
     expect(res.headers.get('content-type')).to.equal('image/png');
-    expect(await decodePng(res.body)).to.equal(qr.qr_content);
+    expect(await decodeQrPng(res.body)).to.equal(qr.qr_content);
   });
 
   it('refuses a tampered or expired qr_url', async () => {

@@ -7,7 +7,7 @@ import { createApp } from '../../api/app.js';
 import type { BootstrapResult } from '../../cli/bootstrap.js';
 import { createProducers, type Producers } from '../../shared/queues.js';
 import { harness } from '../helpers/harness.js';
-import { qrBody, qrHeaders } from '../helpers/qr-body.js';
+import { postQr, qrBody, qrHeaders } from '../helpers/qr-body.js';
 
 /** An API whose render queue lives under its own prefix, so the test decides who (if anyone) works it. */
 async function isolatedApi(prefix: string): Promise<{ url: string; producers: Producers; server: Server }> {
@@ -69,7 +69,6 @@ describe('POST /v1/qrs when rendering fails', () => {
       expect(res.body.error.code).to.equal('qr_render_failed');
       await nothingWritten(key);
       // The same key works once rendering works again.
-      const { postQr } = await import('../helpers/qr-body.js');
       expect((await postQr(account, qrBody(account.storeUid), key)).status).to.equal(201);
     } finally {
       await worker.close();

@@ -18,7 +18,7 @@ export async function call<T = any>(
     body = JSON.stringify(options.body);
     headers['content-type'] ??= 'application/json';
   }
-  const res = await fetch(`${harness().baseUrl}${path}`, { method, headers, body });
+  const res = await fetch(`${harness().baseUrl}${path}`, { method, headers, body: typeof body === 'string' || body === undefined ? body : new Uint8Array(body) });
   const type = res.headers.get('content-type') ?? '';
   const parsed = type.includes('json') ? await res.json() : Buffer.from(await res.arrayBuffer());
   return { status: res.status, headers: res.headers, body: parsed as T };
