@@ -4,6 +4,7 @@ import type { ApiDeps } from './deps.js';
 import { errorHandler } from './middleware/error-handler.js';
 import { requestContext } from './middleware/request-context.js';
 import { healthRoutes } from './routes/health.js';
+import { openApiRoutes } from './routes/openapi.js';
 import { publicQrImageRoutes } from './routes/public-qr-image.js';
 import { qrRoutes } from './routes/qrs.js';
 
@@ -13,7 +14,7 @@ export function createApp(deps: ApiDeps): Koa<AppState> {
   app.silent = true; // errors are logged once, by the error middleware
   app.use(requestContext(deps.logger));
   app.use(errorHandler());
-  for (const router of [healthRoutes(deps), qrRoutes(deps), publicQrImageRoutes(deps)]) {
+  for (const router of [healthRoutes(deps), openApiRoutes(deps), qrRoutes(deps), publicQrImageRoutes(deps)]) {
     app.use(router.routes());
     app.use(router.allowedMethods());
   }
