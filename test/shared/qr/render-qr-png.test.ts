@@ -43,7 +43,7 @@ describe('QR PNG rendering', () => {
       const text = link();
       const ours = encodeQrMatrix(text, 'M');
       // Our encoder writes one byte-mode segment; qrcode would otherwise mix in numeric segments.
-      const theirs = QRCode.create([{ data: text, mode: 'byte' }], { errorCorrectionLevel: 'M' });
+      const theirs = QRCode.create([{ data: Buffer.from(text, 'utf8'), mode: 'byte' }], { errorCorrectionLevel: 'M' });
       expect(ours.version).to.equal(theirs.version);
       if (ours.mask !== theirs.maskPattern) continue; // mask scoring differs slightly; both masks are valid
       compared++;
