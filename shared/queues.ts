@@ -1,4 +1,5 @@
-import { Queue, QueueEvents, type ConnectionOptions, type JobsOptions } from 'bullmq';
+import type { EventEmitter } from 'node:events';
+import { Job, Queue, QueueEvents, type ConnectionOptions, type JobsOptions } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { config } from './config.js';
 import { QUEUES, type JobName, type JobTypes, type QueueName } from './jobs.js';
@@ -49,4 +50,45 @@ export async function createProducers(connection: Redis, prefix: string = config
       await Promise.all([...queues.values()].map((q) => q.close()));
     },
   };
+}
+
+export class JobTimeout extends Error {}
+export class JobFailed extends Error {}
+
+/**
+ * The result of a job, delivered by QueueEvents, or JobTimeout after `timeoutMs`. Unlike
+ * Job.waitUntilFinished it costs no extra Redis call per job and cannot leave an unhandled rejection
+ * when Redis drops mid-wait (that crashes the process). The state is read from Redis only at the
+ * timeout, to catch a completion whose event arrived before the listener.
+ */
+export function awaitJobResult<R>(events: QueueEvents, queue: Queue, job: Job, timeoutMs: number): Promise<R> {
+  const id = job.id;
+  if (!id) return Promise.reject(new Error('job has no id'));
+  // Per-job event names (`completed:<id>`) are emitted by QueueEvents but not in its typed event map.
+  const emitter = events as unknown as EventEmitter;
+  return new Promise<R>((resolve, reject) => {
+    const onCompleted = ({ returnvalue }: { returnvalue: unknown }) => settle(() => resolve(returnvalue as R));
+    const onFailed = ({ failedReason }: { failedReason: string }) => settle(() => reject(new JobFailed(failedReason)));
+    const timer = setTimeout(() => {
+      Job.fromId(queue, id).then(
+        (fresh) => settle(() => {
+          if (fresh?.finishedOn && !fresh.failedReason) resolve(fresh.returnvalue as R);
+          else if (fresh?.failedReason) reject(new JobFailed(fresh.failedReason));
+          else reject(new JobTimeout(`job ${id} did not finish within ${timeoutMs} ms`));
+        }),
+        (err: unknown) => settle(() => reject(err)),
+      );
+    }, timeoutMs);
+    let settled = false;
+    function settle(fn: () => void): void {
+      if (settled) return;
+      settled = true;
+      clearTimeout(timer);
+      emitter.off(`completed:${id}`, onCompleted);
+      emitter.off(`failed:${id}`, onFailed);
+      fn();
+    }
+    emitter.on(`completed:${id}`, onCompleted);
+    emitter.on(`failed:${id}`, onFailed);
+  });
 }

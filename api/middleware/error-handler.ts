@@ -12,6 +12,8 @@ interface HttpLikeError {
 
 /** Errors thrown by the body parser (co-body / raw-body) and Koa itself, as our error object. */
 function fromHttpError(err: HttpLikeError): AppError | undefined {
+  // raw-body reports a client that went away mid-body as a 500; it is the client's doing, not ours.
+  if (err.type === 'stream.not.readable') return new AppError(400, 'malformed_request', 'The request body was incomplete.');
   const status = err.status ?? err.statusCode;
   if (!status || status < 400 || status >= 500) return undefined;
   // koa-body 8 rethrows JSON.parse's SyntaxError with status 400 and no `type`.

@@ -2,11 +2,11 @@ import { AppError, type ErrorDetail } from '../../shared/errors.js';
 import { newId } from '../../shared/ids.js';
 import { requestFingerprint } from '../../shared/idempotency/request-fingerprint.js';
 import {
-  cacheRecord, claimKey, findRecord, readCachedRecord, type IdempotencyRecord, type IdempotencyScope,
+  cacheRecord, findRecord, readCachedRecord, type IdempotencyRecord, type IdempotencyScope,
 } from '../../shared/idempotency/idempotency-store.js';
 import { jobId } from '../../shared/jobs.js';
 import type { ApiKeyPrincipal } from '../../shared/repositories/api-keys.js';
-import { findQrTransaction, insertQrTransaction } from '../../shared/repositories/qr-transactions.js';
+import { findQrTransaction, recordQrTransaction } from '../../shared/repositories/qr-transactions.js';
 import { buildQrTransactionRecord } from '../../shared/qr/build-qr-transaction.js';
 import { checkQrRules } from '../../shared/qr/check-qr-rules.js';
 import { qrContent, newQrToken, signQrToken } from '../../shared/qr/qr-link.js';
@@ -62,18 +62,37 @@ function checkMerchant(principal: ApiKeyPrincipal, storeUid: string, now: Date):
 }
 
 /**
- * POST /v1/qrs: validate, check the idempotency record, render the QR (worker), then write the
- * idempotency record and the transaction in one database transaction. Nothing is written when
- * any step fails; concurrent requests with one key wait on the key's row and answer the same.
+ * POST /v1/qrs. A key already used answers its transaction (Redis cache, else PostgreSQL); a new key
+ * is validated, rendered (worker) and written with its idempotency record in one statement. Nothing is
+ * written when any step fails; concurrent requests with one key wait on the key's row and answer the same.
  */
 export async function createQr(deps: ApiDeps, principal: ApiKeyPrincipal, input: CreateQrInput, now: Date = new Date()): Promise<CreateQrResult> {
   checkHeaders(input);
   const fingerprint = requestFingerprint(input.body, { 'x-time-zone': input.timeZone });
   const scope: IdempotencyScope = { merchantId: principal.merchantId, scope: SCOPE, key: input.idempotencyKey.toLowerCase() };
 
-  const known = (await readCachedRecord(deps.redis, scope)) ?? (await findRecord(deps.db, scope));
-  if (known) return replay(deps, principal, known, fingerprint);
+  const cached = await readCachedRecord(deps.redis, scope);
+  if (cached) return replay(deps, principal, cached, fingerprint);
 
+  // Optimistic for a new key: PostgreSQL is asked only when the write finds the key taken, or when this
+  // attempt fails; either way an existing transaction is the answer, whatever this body's checks say today.
+  let created: CreateQrResult | 'key_taken';
+  try {
+    created = await createNew(deps, principal, input, scope, fingerprint, now);
+  } catch (err) {
+    const known = err instanceof AppError ? await findRecord(deps.db, scope).catch(() => undefined) : undefined;
+    if (known) return replay(deps, principal, known, fingerprint);
+    throw err;
+  }
+  if (created !== 'key_taken') return created;
+  const winner = await findRecord(deps.db, scope);
+  if (!winner) throw new Error('idempotency record vanished after a conflict');
+  return replay(deps, principal, winner, fingerprint);
+}
+
+async function createNew(
+  deps: ApiDeps, principal: ApiKeyPrincipal, input: CreateQrInput, scope: IdempotencyScope, fingerprint: string, now: Date,
+): Promise<CreateQrResult | 'key_taken'> {
   const request = parseQrCreateRequest(input.body, now);
   checkMerchant(principal, request.store_uid, now);
   const issuedLocal = localDateTime(now, input.timeZone);
@@ -88,15 +107,9 @@ export async function createQr(deps: ApiDeps, principal: ApiKeyPrincipal, input:
   const png = await renderQr(deps, qrId, content);
 
   const record = buildQrTransactionRecord({
-    request, qrId, token, png, principal, idempotencyKey: input.idempotencyKey.toLowerCase(), timeZone: input.timeZone, issuedLocal, now,
+    request, qrId, token, png, principal, idempotencyKey: scope.key, timeZone: input.timeZone, issuedLocal, now,
   });
-  const outcome = await deps.db.transaction(async (trx) => {
-    const claim = await claimKey(trx, scope, { fingerprint, resourceId: qrId });
-    if (!claim.claimed) return claim.existing;
-    await insertQrTransaction(trx, record);
-    return undefined;
-  });
-  if (outcome) return replay(deps, principal, outcome, fingerprint);
+  if (!(await recordQrTransaction(deps.db, record, { scope: SCOPE, fingerprint }))) return 'key_taken';
 
   await cacheRecord(deps.redis, scope, { fingerprint, resourceId: qrId }, deps.config.idempotencyCacheSeconds);
   await scheduleExpiry(deps, qrId, record.transaction.expires_at, now);

@@ -1,5 +1,6 @@
 import { AppError } from '../../shared/errors.js';
-import type { RenderQrResult } from '../../shared/jobs.js';
+import { QUEUES, type RenderQrResult } from '../../shared/jobs.js';
+import { awaitJobResult, JobFailed, JobTimeout } from '../../shared/queues.js';
 import type { ApiDeps } from '../deps.js';
 
 /**
@@ -16,14 +17,16 @@ export async function renderQr(deps: ApiDeps, qrId: string, content: string): Pr
   }
   let result: RenderQrResult;
   try {
-    result = (await job.waitUntilFinished(deps.producers.renderEvents, deps.config.renderTimeoutMs)) as RenderQrResult;
+    result = await awaitJobResult<RenderQrResult>(deps.producers.renderEvents, deps.producers.queue(QUEUES.render), job, deps.config.renderTimeoutMs);
   } catch (cause) {
-    const timedOut = cause instanceof Error && /timed out/i.test(cause.message);
-    if (timedOut) {
+    if (cause instanceof JobTimeout) {
       await job.remove().catch(() => undefined);
       throw new AppError(503, 'qr_render_timeout', 'The QR image was not rendered in time; retry with the same idempotency-key.', { cause, expose: true, headers: { 'Retry-After': '1' } });
     }
-    throw new AppError(500, 'qr_render_failed', 'The QR image could not be rendered; retry with the same idempotency-key.', { cause, expose: true });
+    if (cause instanceof JobFailed) {
+      throw new AppError(500, 'qr_render_failed', 'The QR image could not be rendered; retry with the same idempotency-key.', { cause, expose: true });
+    }
+    throw new AppError(503, 'service_unavailable', 'The job queue became unavailable; retry with the same idempotency-key.', { cause, expose: true, headers: { 'Retry-After': '1' } });
   }
   return Buffer.from(result.png, 'base64');
 }

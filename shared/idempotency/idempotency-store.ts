@@ -1,5 +1,5 @@
 import type { Redis } from 'ioredis';
-import type { Db, Trx } from '../db.js';
+import { runPrepared, type Db, type PreparedStatement } from '../db.js';
 
 /**
  * Idempotency records: PostgreSQL is the truth (a primary key on merchant, scope and key makes
@@ -40,30 +40,16 @@ export async function cacheRecord(redis: Redis, s: IdempotencyScope, record: Ide
   }
 }
 
-export async function findRecord(db: Db | Trx, s: IdempotencyScope): Promise<IdempotencyRecord | undefined> {
-  const row = (await db('idempotency_keys')
-    .where({ merchant_id: s.merchantId, scope: s.scope, key: s.key })
-    .first('fingerprint', 'resource_id')) as { fingerprint: string; resource_id: string } | undefined;
+const FIND_RECORD: PreparedStatement = {
+  name: 'idempotency_find_v1',
+  text: 'SELECT fingerprint, resource_id FROM idempotency_keys WHERE merchant_id = $1 AND scope = $2 AND key = $3',
+};
+
+export async function findRecord(db: Db, s: IdempotencyScope): Promise<IdempotencyRecord | undefined> {
+  const [row] = await runPrepared<{ fingerprint: string; resource_id: string }>(db, FIND_RECORD, [s.merchantId, s.scope, s.key]);
   return row ? { fingerprint: row.fingerprint, resourceId: row.resource_id } : undefined;
 }
 
-/**
- * Claims the key inside the caller's transaction. When another transaction holds the same key,
- * PostgreSQL makes this statement wait until that one commits or rolls back; then it returns
- * the winner's record (claimed=false) or claims the key itself.
- */
-export async function claimKey(
-  trx: Trx,
-  s: IdempotencyScope,
-  record: IdempotencyRecord,
-): Promise<{ claimed: true } | { claimed: false; existing: IdempotencyRecord }> {
-  const inserted = await trx('idempotency_keys')
-    .insert({ merchant_id: s.merchantId, scope: s.scope, key: s.key, fingerprint: record.fingerprint, resource_id: record.resourceId })
-    .onConflict(['merchant_id', 'scope', 'key'])
-    .ignore()
-    .returning('key');
-  if (inserted.length > 0) return { claimed: true };
-  const existing = await findRecord(trx, s);
-  if (!existing) throw new Error('idempotency record vanished after a conflict');
-  return { claimed: false, existing };
-}
+/** The statement that claims a key, for writers that claim it in the same statement as their resource. */
+export const CLAIM_KEY_SQL = `INSERT INTO idempotency_keys (merchant_id, scope, key, fingerprint, resource_id)
+  VALUES ($1, $2, $3, $4, $5) ON CONFLICT (merchant_id, scope, key) DO NOTHING RETURNING resource_id`;

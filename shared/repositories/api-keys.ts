@@ -1,4 +1,4 @@
-import type { Db, Trx } from '../db.js';
+import { runPrepared, type Db, type PreparedStatement, type Trx } from '../db.js';
 import { newId } from '../ids.js';
 import { issueSecret, lookupPrefix, secretMatches } from '../crypto/secret-token.js';
 
@@ -34,6 +34,19 @@ interface PrincipalRow {
   csd_valid_to: Date | null;
 }
 
+/** Every API request runs this, so it is a prepared statement. */
+const FIND_PRINCIPAL: PreparedStatement = {
+  name: 'api_key_principal_v1',
+  text: `SELECT k.id AS key_id, k.key_hash, k.mode, m.id AS merchant_id, m.account_id, m.external_merchant_id,
+      m.name, m.status, i.rfc, i.business_name, c.valid_to AS csd_valid_to
+    FROM api_keys k
+    JOIN merchants m ON m.id = k.merchant_id
+    JOIN issuers i ON i.id = m.issuer_id
+    LEFT JOIN merchant_csds c ON c.merchant_id = m.id
+    WHERE k.prefix = $1 AND k.mode = $2 AND k.revoked_at IS NULL
+    LIMIT 1`,
+};
+
 /** The merchant behind a presented API key, or undefined for a missing, unknown or revoked key. */
 export async function findApiKeyPrincipal(db: Db, presented: string): Promise<ApiKeyPrincipal | undefined> {
   const mode: KeyMode | undefined = presented.startsWith(`${LABEL.production}_`)
@@ -42,16 +55,7 @@ export async function findApiKeyPrincipal(db: Db, presented: string): Promise<Ap
   if (!mode) return undefined;
   const prefix = lookupPrefix(presented, LABEL[mode]);
   if (!prefix) return undefined;
-  const row = (await db('api_keys as k')
-    .join('merchants as m', 'm.id', 'k.merchant_id')
-    .join('issuers as i', 'i.id', 'm.issuer_id')
-    .leftJoin('merchant_csds as c', 'c.merchant_id', 'm.id')
-    .where({ 'k.prefix': prefix, 'k.mode': mode })
-    .whereNull('k.revoked_at')
-    .first(
-      'k.id as key_id', 'k.key_hash', 'k.mode', 'm.id as merchant_id', 'm.account_id', 'm.external_merchant_id',
-      'm.name', 'm.status', 'i.rfc', 'i.business_name', 'c.valid_to as csd_valid_to',
-    )) as PrincipalRow | undefined;
+  const [row] = await runPrepared<PrincipalRow>(db, FIND_PRINCIPAL, [prefix, mode]);
   if (!row || !secretMatches(presented, row.key_hash)) return undefined;
   return {
     keyId: row.key_id,

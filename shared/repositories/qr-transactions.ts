@@ -1,4 +1,5 @@
-import type { Db, Trx } from '../db.js';
+import { runPrepared, type Db, type PreparedStatement } from '../db.js';
+import { CLAIM_KEY_SQL } from '../idempotency/idempotency-store.js';
 import type { KeyMode } from './api-keys.js';
 import type { GlobalInfo, RelatedCfdis, TaxFactor, TaxType } from '../qr/qr-request.js';
 
@@ -76,17 +77,62 @@ function jsonOrNull(value: unknown): string | null {
   return value === null || value === undefined ? null : JSON.stringify(value);
 }
 
-/** Writes the transaction, its concepts and taxes: three statements, inside the caller's transaction. */
-export async function insertQrTransaction(trx: Trx, record: Omit<QrTransactionRecord, 'storeName' | 'issuerRfc' | 'issuerName'>): Promise<void> {
+const TRANSACTION_COLUMNS = [
+  'id', 'merchant_id', 'mode', 'store_uid', 'sale_id', 'idempotency_key', 'operation', 'amount', 'subtotal', 'currency',
+  'exchange_rate', 'sat_payment_method', 'sat_payment_form', 'type_of_receipt', 'export_code', 'status', 'related_cfdis',
+  'global_info', 'metadata', 'token', 'time_zone', 'issued_local', 'qr_png', 'created_at', 'updated_at', 'expires_at',
+] as const satisfies readonly (keyof QrTransactionRow)[];
+
+const JSONB_COLUMNS = new Set<string>(['related_cfdis', 'global_info', 'metadata']);
+const FIRST = 6; // $1..$5 claim the idempotency key
+const placeholders = TRANSACTION_COLUMNS.map((c, i) => `$${FIRST + i}${JSONB_COLUMNS.has(c) ? '::jsonb' : ''}`).join(', ');
+const CONCEPTS = `$${FIRST + TRANSACTION_COLUMNS.length}`;
+const TAXES = `$${FIRST + TRANSACTION_COLUMNS.length + 1}`;
+
+/**
+ * Claims the idempotency key and writes the transaction, its concepts and their taxes in one
+ * statement (one round trip, atomic). When the key is taken, nothing is written; a concurrent
+ * holder of the key makes the statement wait until it commits or rolls back.
+ */
+const RECORD_QR: PreparedStatement = {
+  name: 'qr_record_v1',
+  text: `WITH claim AS (${CLAIM_KEY_SQL}),
+  t AS (
+    INSERT INTO qr_transactions (${TRANSACTION_COLUMNS.join(', ')})
+    SELECT ${placeholders} FROM claim RETURNING id
+  ),
+  c AS (
+    INSERT INTO qr_concepts (transaction_id, position, sku, description, amount, quantity, discount, unit_price,
+      sat_unit_key, sat_product_service_key, sat_tax_object_key)
+    SELECT t.id, x.position, x.sku, x.description, x.amount, x.quantity, x.discount, x.unit_price,
+      x.sat_unit_key, x.sat_product_service_key, x.sat_tax_object_key
+    FROM t, jsonb_to_recordset(${CONCEPTS}::jsonb) AS x(position int, sku text, description text, amount numeric,
+      quantity numeric, discount numeric, unit_price numeric, sat_unit_key text, sat_product_service_key text, sat_tax_object_key text)
+  ),
+  ct AS (
+    INSERT INTO qr_concept_taxes (transaction_id, concept_position, position, type, tax, factor, rate, taxable_base, amount)
+    SELECT t.id, x.concept_position, x.position, x.type, x.tax, x.factor, x.rate, x.taxable_base, x.amount
+    FROM t, jsonb_to_recordset(${TAXES}::jsonb) AS x(concept_position int, position int, type text, tax text, factor text,
+      rate text, taxable_base numeric, amount numeric)
+  )
+  SELECT count(*)::int AS created FROM t`,
+};
+
+export type NewQrTransaction = Omit<QrTransactionRecord, 'storeName' | 'issuerRfc' | 'issuerName'>;
+
+/** Writes a new transaction under its idempotency key; false (and nothing written) when the key was taken. */
+export async function recordQrTransaction(
+  db: Db, record: NewQrTransaction, claim: { scope: string; fingerprint: string },
+): Promise<boolean> {
   const t = record.transaction;
-  await trx('qr_transactions').insert({
-    ...t,
-    related_cfdis: jsonOrNull(t.related_cfdis),
-    global_info: jsonOrNull(t.global_info),
-    metadata: jsonOrNull(t.metadata),
-  });
-  await trx('qr_concepts').insert(record.concepts);
-  if (record.taxes.length > 0) await trx('qr_concept_taxes').insert(record.taxes);
+  const values = [
+    t.merchant_id, claim.scope, t.idempotency_key, claim.fingerprint, t.id,
+    ...TRANSACTION_COLUMNS.map((c) => (JSONB_COLUMNS.has(c) ? jsonOrNull(t[c]) : t[c])),
+    JSON.stringify(record.concepts.map(({ transaction_id: _, ...c }) => c)),
+    JSON.stringify(record.taxes.map(({ transaction_id: _, ...x }) => x)),
+  ];
+  const [row] = await runPrepared<{ created: number }>(db, RECORD_QR, values);
+  return row?.created === 1;
 }
 
 /** One transaction of one merchant in one mode, or undefined (another merchant's is as unknown as a missing one). */

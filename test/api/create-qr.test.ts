@@ -135,6 +135,19 @@ describe('POST /v1/qrs', () => {
       expectError(await postQr(account, qrBody(account.storeUid), key), 409, 'idempotency_key_reused');
     });
 
+    it('after Redis lost the key, answers the transaction even when the same body would now be refused', async () => {
+      const other = await harness().bootstrap();
+      const body = qrBody(other.storeUid);
+      const key = randomUUID();
+      const first = await postQr(other, body, key);
+      await harness().redis.del(...(await harness().redis.keys(`idem:*:${other.merchantId}:*`)));
+      await harness().deps.db('merchants').where({ id: other.merchantId }).update({ status: 'INACTIVE' });
+      const again = await postQr(other, body, key);
+      expect(again.status).to.equal(201);
+      expect(again.body).to.deep.equal(first.body);
+      expectError(await postQr(other, qrBody(other.storeUid)), 422, 'merchant_inactive');
+    });
+
     it('scopes keys to the merchant: another merchant may use the same key', async () => {
       const other = await harness().bootstrap();
       const key = randomUUID();
