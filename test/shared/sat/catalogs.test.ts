@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect } from 'chai';
@@ -12,6 +12,8 @@ describe('SAT catalogs', () => {
 
   it('ship as built from ../shared/sat/catalogs by the script (data/sat is up to date)', function () {
     this.timeout(60_000);
+    // The SAT sources live outside the repository (../shared/sat, see its README); without them there is nothing to compare.
+    if (!existsSync('../shared/sat/catalogs')) this.skip();
     const out = mkdtempSync(join(tmpdir(), 'catalogs-'));
     try {
       execFileSync(process.execPath, ['--import', 'tsx', 'scripts/build-catalogs.ts', '../shared/sat/catalogs', out], { stdio: 'pipe' });
