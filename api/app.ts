@@ -1,12 +1,23 @@
 import Koa from 'koa';
+import type { Router } from '@koa/router';
 import type { AppState } from './context.js';
 import type { ApiDeps } from './deps.js';
 import { errorHandler } from './middleware/error-handler.js';
 import { requestContext } from './middleware/request-context.js';
+import { authRoutes } from './routes/auth.js';
 import { healthRoutes } from './routes/health.js';
+import { issuerRoutes } from './routes/issuers.js';
 import { openApiRoutes } from './routes/openapi.js';
 import { publicQrImageRoutes } from './routes/public-qr-image.js';
 import { qrRoutes } from './routes/qrs.js';
+
+/**
+ * Every router, in matching order. Management routers come before qrRoutes: its GET /v1/qrs/:qrId
+ * would otherwise claim /v1/qrs/issuers.
+ */
+export function apiRouters(deps: ApiDeps): Router<AppState>[] {
+  return [healthRoutes(deps), openApiRoutes(deps), authRoutes(deps), issuerRoutes(deps), qrRoutes(deps), publicQrImageRoutes(deps)];
+}
 
 /** The Koa application: request id and log line, the one error middleware, then one router per resource. */
 export function createApp(deps: ApiDeps): Koa<AppState> {
@@ -14,7 +25,7 @@ export function createApp(deps: ApiDeps): Koa<AppState> {
   app.silent = true; // errors are logged once, by the error middleware
   app.use(requestContext(deps.logger));
   app.use(errorHandler());
-  for (const router of [healthRoutes(deps), openApiRoutes(deps), qrRoutes(deps), publicQrImageRoutes(deps)]) {
+  for (const router of apiRouters(deps)) {
     app.use(router.routes());
     app.use(router.allowedMethods());
   }

@@ -8,6 +8,8 @@ export interface AppState extends DefaultState {
   requestId: string;
   log: Logger;
   apiKey?: ApiKeyPrincipal;
+  /** Set by bearer authentication: the account every management route is scoped to. */
+  accountId?: string;
 }
 
 export type AppContext = RouterContext<AppState>;

@@ -2,6 +2,8 @@
  * The machine-readable contract (OpenAPI 3.1), built from the very schema objects ajv validates with,
  * so the document cannot drift from what the API accepts. Served at GET /openapi.json.
  */
+import { tokenRequestSchema, tokenResponseSchema } from '../shared/auth/token-request-schema.js';
+import { createIssuerSchema, issuerSchema } from '../shared/issuers/issuer-schema.js';
 import { qrCreateRequestSchema } from '../shared/qr/qr-request-schema.js';
 
 const errorSchema = {
@@ -30,6 +32,12 @@ const errorResponse = (description: string) => ({
 });
 
 const apiKey = [{ ApiKey: [] }];
+const bearer = [{ Bearer: [] }];
+const json = (ref: string) => ({ 'application/json': { schema: { $ref: `#/components/schemas/${ref}` } } });
+const pageQuery = [
+  { name: 'page', in: 'query', schema: { type: 'integer', minimum: 0, default: 0 } },
+  { name: 'size', in: 'query', schema: { type: 'integer', minimum: 1, maximum: 100, default: 20 } },
+];
 
 export function openApiDocument(publicBaseUrl: string) {
   return {
@@ -37,10 +45,62 @@ export function openApiDocument(publicBaseUrl: string) {
     info: { title: 'Self-invoicing QR service', version: '1.0.0' },
     servers: [{ url: publicBaseUrl }],
     components: {
-      securitySchemes: { ApiKey: { type: 'apiKey', in: 'header', name: 'X-API-Key' } },
-      schemas: { QrCreateRequest: qrCreateRequestSchema, Error: errorSchema },
+      securitySchemes: {
+        ApiKey: { type: 'apiKey', in: 'header', name: 'X-API-Key' },
+        Bearer: { type: 'http', scheme: 'bearer', description: 'An access token from POST /v1/auth/token' },
+      },
+      schemas: {
+        QrCreateRequest: qrCreateRequestSchema, Error: errorSchema, TokenRequest: tokenRequestSchema, TokenResponse: tokenResponseSchema,
+        CreateIssuerRequest: createIssuerSchema, Issuer: issuerSchema,
+      },
     },
     paths: {
+      '/v1/auth/token': {
+        post: {
+          summary: 'OAuth 2.0 client credentials: a bearer access token for the management API',
+          requestBody: {
+            required: true,
+            content: { ...json('TokenRequest'), 'application/x-www-form-urlencoded': { schema: { $ref: '#/components/schemas/TokenRequest' } } },
+          },
+          responses: {
+            200: { description: 'The token (Cache-Control: no-store)', content: json('TokenResponse') },
+            400: errorResponse('Missing credentials or a grant type other than client_credentials'),
+            401: errorResponse('Unknown client or wrong secret (invalid_client)'),
+          },
+        },
+      },
+      '/v1/qrs/issuers': {
+        post: {
+          summary: 'Create an issuer',
+          security: bearer,
+          requestBody: { required: true, content: json('CreateIssuerRequest') },
+          responses: {
+            201: { description: 'The issuer', content: json('Issuer') },
+            400: errorResponse('Invalid fields: RFC, regime for the person type, zip, e-mail, idCif'),
+            401: errorResponse('Token invalid, expired or revoked'),
+            404: errorResponse('Group not found in the account'),
+            409: errorResponse('The group already has an issuer with this RFC'),
+          },
+        },
+        get: {
+          summary: 'List issuers (page envelope)',
+          security: bearer,
+          parameters: [
+            { name: 'groupId', in: 'query', schema: { type: 'string' } },
+            { name: 'filter', in: 'query', schema: { type: 'string' }, description: 'part of the name, alias or RFC' },
+            ...pageQuery,
+          ],
+          responses: { 200: { description: 'Page of Issuer' }, 400: errorResponse('Bad paging'), 401: errorResponse('Token invalid'), 404: errorResponse('Group not found') },
+        },
+      },
+      '/v1/qrs/issuers/{issuerId}': {
+        get: {
+          summary: 'Read an issuer',
+          security: bearer,
+          parameters: [{ name: 'issuerId', in: 'path', required: true, schema: { type: 'string' } }],
+          responses: { 200: { description: 'The issuer', content: json('Issuer') }, 401: errorResponse('Token invalid'), 404: errorResponse('Issuer not found') },
+        },
+      },
       '/v1/qrs': {
         post: {
           summary: 'Generate a self-invoicing QR for a sale',
@@ -92,6 +152,7 @@ export function openApiDocument(publicBaseUrl: string) {
         },
       },
       '/health': { get: { summary: 'PostgreSQL, Redis and queue state', responses: { 200: { description: 'All up' }, 503: { description: 'A dependency is down' } } } },
+      '/openapi.json': { get: { summary: 'This document', responses: { 200: { description: 'OpenAPI 3.1' } } } },
     },
   };
 }

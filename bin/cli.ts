@@ -4,20 +4,23 @@ import { bootstrapAccount } from '../cli/bootstrap.js';
 import { checkPostgres, ServiceUnreachable } from '../shared/check-services.js';
 import { config } from '../shared/config.js';
 import { closeDb, db, migrateLatest } from '../shared/db.js';
-import { createAccessToken } from '../shared/repositories/access-tokens.js';
+import { createAccessToken, revokeAccessTokens } from '../shared/repositories/access-tokens.js';
+import { findAccountByName } from '../shared/repositories/accounts.js';
 
 const HELP = `usage: npm run cli -- <verb> [options]
   migrate                                  create the database if missing and apply migrations
   bootstrap --account NAME [--json]        create or reuse a development account with an issuer (EKU9003173C9),
                                            an ACTIVE merchant with the SAT test CSD, a new API key and access token
   token create --account NAME [--json]     issue a new bearer access token for an account
+  token revoke --account NAME              revoke every live access token of an account
+  token revoke --token TOKEN               revoke one access token
 `;
 
 async function main(argv: string[]): Promise<number> {
   const { values, positionals } = parseArgs({
     args: argv,
     allowPositionals: true,
-    options: { account: { type: 'string' }, json: { type: 'boolean', default: false }, help: { type: 'boolean', default: false } },
+    options: { account: { type: 'string' }, token: { type: 'string' }, json: { type: 'boolean', default: false }, help: { type: 'boolean', default: false } },
   });
   const verb = positionals.join(' ');
   if (values.help || verb === '') {
@@ -39,10 +42,24 @@ async function main(argv: string[]): Promise<number> {
     }
     case 'token create': {
       if (!values.account) throw new UsageError('token create needs --account NAME');
-      const account = (await db()('accounts').where({ name: values.account }).first('id')) as { id: string } | undefined;
+      const account = await findAccountByName(db(), values.account);
       if (!account) throw new UsageError(`no account named ${values.account}`);
-      const token = await createAccessToken(db(), account.id, cfg.accessTokenTtlSeconds);
+      const token = await createAccessToken(db(), account.accountId, cfg.accessTokenTtlSeconds);
       print({ accessToken: token.token, expiresAt: token.expiresAt.toISOString() });
+      return 0;
+    }
+    case 'token revoke': {
+      let revoked: number;
+      if (values.token) {
+        revoked = await revokeAccessTokens(db(), { token: values.token });
+      } else if (values.account) {
+        const account = await findAccountByName(db(), values.account);
+        if (!account) throw new UsageError(`no account named ${values.account}`);
+        revoked = await revokeAccessTokens(db(), { accountId: account.accountId });
+      } else {
+        throw new UsageError('token revoke needs --account NAME or --token TOKEN');
+      }
+      print({ revoked });
       return 0;
     }
     default:

@@ -4,16 +4,20 @@ import { AppError } from '../../shared/errors.js';
 import type { AppState } from '../context.js';
 
 /**
- * JSON bodies only: 415 for another content type, 400 for malformed JSON, 413 over `limit`
- * (the last two come from the parser and are shaped by the error middleware).
+ * JSON bodies (and, with `form`, application/x-www-form-urlencoded ones): 415 for another content type,
+ * 400 for malformed JSON, 413 over `limit` (the last two come from the parser and are shaped by the
+ * error middleware).
  */
-export function jsonBody(limit: string): Middleware<AppState> {
-  const parse = koaBody({ json: true, jsonLimit: limit, jsonStrict: true, urlencoded: false, text: false, multipart: false });
+export function jsonBody(limit: string, options: { form?: boolean } = {}): Middleware<AppState> {
+  const parse = koaBody({
+    json: true, jsonLimit: limit, jsonStrict: true, urlencoded: options.form === true, formLimit: limit, text: false, multipart: false,
+  });
+  const accepted = options.form ? ['application/json', 'application/x-www-form-urlencoded'] : ['application/json'];
   return async (ctx, next) => {
-    const type = ctx.is('application/json');
-    if (type === null) throw new AppError(400, 'body_required', 'A JSON request body is required.');
+    const type = ctx.is(accepted);
+    if (type === null) throw new AppError(400, 'body_required', 'A request body is required.');
     if (type === false) {
-      throw new AppError(415, 'unsupported_media_type', 'Content-Type must be application/json.');
+      throw new AppError(415, 'unsupported_media_type', `Content-Type must be ${accepted.join(' or ')}.`);
     }
     await parse(ctx, next);
   };

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { expect } from 'chai';
 import type { BootstrapResult } from '../../cli/bootstrap.js';
 import { harness } from '../helpers/harness.js';
-import { call } from '../helpers/http.js';
+import { call, expectError } from '../helpers/http.js';
 import { postQr, qrBody, qrHeaders } from '../helpers/qr-body.js';
 
 async function countTransactions(merchantId: string): Promise<number> {
@@ -10,13 +10,6 @@ async function countTransactions(merchantId: string): Promise<number> {
   return Number(row?.count ?? 0);
 }
 
-function expectError(res: { status: number; body: any; headers: Headers }, status: number, code: string) {
-  expect(res.status, JSON.stringify(res.body)).to.equal(status);
-  expect(res.body.error.code).to.equal(code);
-  expect(res.body.error.message).to.be.a('string').that.is.not.empty;
-  expect(res.body.error.details).to.be.an('array');
-  expect(res.body.error.request_id).to.equal(res.headers.get('x-request-id'));
-}
 
 describe('POST /v1/qrs', () => {
   let account: BootstrapResult;

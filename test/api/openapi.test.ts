@@ -1,5 +1,7 @@
 import { expect } from 'chai';
+import { apiRouters } from '../../api/app.js';
 import { qrCreateRequestSchema } from '../../shared/qr/qr-request-schema.js';
+import { harness } from '../helpers/harness.js';
 import { call } from '../helpers/http.js';
 
 describe('GET /openapi.json', () => {
@@ -9,5 +11,15 @@ describe('GET /openapi.json', () => {
     expect(res.body.openapi).to.equal('3.1.0');
     expect(res.body.components.schemas.QrCreateRequest).to.deep.equal(JSON.parse(JSON.stringify(qrCreateRequestSchema)));
     expect(Object.keys(res.body.paths['/v1/qrs'].post.responses)).to.include.members(['201', '400', '401', '404', '409', '422']);
+  });
+
+  it('documents every route the routers know', async () => {
+    const { paths } = (await call('GET', '/openapi.json')).body as { paths: Record<string, Record<string, unknown>> };
+    const routes = apiRouters(harness().deps).flatMap((router) => router.stack
+      .filter((layer) => layer.methods.length > 0)
+      .flatMap((layer) => layer.methods.filter((m) => m !== 'HEAD').map((m) => `${m.toLowerCase()} ${String(layer.path).replace(/:(\w+)/g, '{$1}').replace(/(.)\/$/, '$1')}`)));
+    expect(routes).to.include.members(['post /v1/qrs', 'get /v1/qrs/{qrId}', 'post /v1/qrs/issuers', 'post /v1/auth/token']);
+    const documented = Object.entries(paths).flatMap(([path, ops]) => Object.keys(ops).map((m) => `${m} ${path}`));
+    expect(documented).to.include.members(routes);
   });
 });

@@ -1,3 +1,4 @@
+import { expect } from 'chai';
 import { harness } from './harness.js';
 
 export interface Answer<T = any> {
@@ -22,4 +23,13 @@ export async function call<T = any>(
   const type = res.headers.get('content-type') ?? '';
   const parsed = type.includes('json') ? await res.json() : Buffer.from(await res.arrayBuffer());
   return { status: res.status, headers: res.headers, body: parsed as T };
+}
+
+/** The spec's error object, with the request id echoed in X-Request-Id. */
+export function expectError(res: { status: number; body: any; headers: Headers }, status: number, code: string): void {
+  expect(res.status, JSON.stringify(res.body)).to.equal(status);
+  expect(res.body.error.code).to.equal(code);
+  expect(res.body.error.message).to.be.a('string').that.is.not.empty;
+  expect(res.body.error.details).to.be.an('array');
+  expect(res.body.error.request_id).to.equal(res.headers.get('x-request-id'));
 }

@@ -1,0 +1,55 @@
+import { Router } from '@koa/router';
+import { tokenRequestSchema, type TokenRequest } from '../../shared/auth/token-request-schema.js';
+import { AppError } from '../../shared/errors.js';
+import { createAccessToken } from '../../shared/repositories/access-tokens.js';
+import { findAccountByClientCredentials } from '../../shared/repositories/accounts.js';
+import { validator } from '../../shared/validation/ajv.js';
+import type { AppState } from '../context.js';
+import type { ApiDeps } from '../deps.js';
+import { jsonBody } from '../middleware/json-body.js';
+
+const validateTokenRequest = validator<TokenRequest>(tokenRequestSchema);
+
+/** client_secret_basic: `Authorization: Basic base64(client_id:client_secret)` (RFC 6749 §2.3.1). */
+function basicCredentials(header: string): { id: string; secret: string } | undefined {
+  const encoded = /^Basic +(\S+)$/i.exec(header)?.[1];
+  if (!encoded) return undefined;
+  const decoded = Buffer.from(encoded, 'base64').toString('utf8');
+  const colon = decoded.indexOf(':');
+  if (colon < 1) return undefined;
+  return { id: decodeURIComponent(decoded.slice(0, colon)), secret: decodeURIComponent(decoded.slice(colon + 1)) };
+}
+
+/** POST /v1/auth/token: OAuth 2.0 client credentials for the management API's bearer tokens. */
+export function authRoutes(deps: ApiDeps): Router<AppState> {
+  const router = new Router<AppState>({ prefix: '/v1/auth' });
+  router.post('/token', jsonBody(deps.config.jsonBodyLimit, { form: true }), async (ctx) => {
+    const request = validateTokenRequest(ctx.request.body);
+    if (request.grant_type !== 'client_credentials') {
+      throw new AppError(400, 'unsupported_grant_type', 'Only grant_type=client_credentials is supported.', {
+        details: [{ field: 'grant_type', code: 'invalid_value', message: 'Use client_credentials.' }],
+      });
+    }
+    const basic = basicCredentials(ctx.get('Authorization'));
+    const id = basic?.id ?? request.client_id;
+    const secret = basic?.secret ?? request.client_secret;
+    if (!id || !secret) {
+      throw new AppError(400, 'validation_failed', 'Client credentials are required (form/JSON fields or HTTP Basic).', {
+        details: [
+          ...(id ? [] : [{ field: 'client_id', code: 'required', message: 'client_id is required.' }]),
+          ...(secret ? [] : [{ field: 'client_secret', code: 'required', message: 'client_secret is required.' }]),
+        ],
+      });
+    }
+    const account = await findAccountByClientCredentials(deps.db, id, secret);
+    if (!account) {
+      throw new AppError(401, 'invalid_client', 'Unknown client_id or wrong client_secret.', { headers: { 'WWW-Authenticate': 'Basic realm="token"' } });
+    }
+    const issued = await createAccessToken(deps.db, account.accountId, deps.config.accessTokenTtlSeconds);
+    // RFC 6749 §5.1: token responses must not be cached.
+    ctx.set('Cache-Control', 'no-store');
+    ctx.set('Pragma', 'no-cache');
+    ctx.body = { access_token: issued.token, token_type: 'Bearer', expires_in: deps.config.accessTokenTtlSeconds };
+  });
+  return router;
+}

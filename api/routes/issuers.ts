@@ -1,0 +1,67 @@
+import { Router } from '@koa/router';
+import { AppError } from '../../shared/errors.js';
+import { checkIssuerTaxData } from '../../shared/issuers/check-issuer.js';
+import { createIssuerSchema, type CreateIssuerRequest } from '../../shared/issuers/issuer-schema.js';
+import { issuerView } from '../../shared/issuers/issuer-view.js';
+import { pageOf, parsePageRequest } from '../../shared/pagination.js';
+import { findIssuer, groupBelongsTo, insertIssuer, listIssuers } from '../../shared/repositories/issuers.js';
+import { validator } from '../../shared/validation/ajv.js';
+import type { AppState } from '../context.js';
+import type { ApiDeps } from '../deps.js';
+import { bearerAuth } from '../middleware/bearer-auth.js';
+import { jsonBody } from '../middleware/json-body.js';
+
+const validateCreate = validator<CreateIssuerRequest>(createIssuerSchema);
+
+function groupNotFound(groupId: string): AppError {
+  return new AppError(404, 'group_not_found', `No group ${groupId} in this account.`, {
+    details: [{ field: 'groupId', code: 'not_found', message: 'The group does not exist or belongs to another account.' }],
+  });
+}
+
+function singleQueryValue(value: string | string[] | undefined): string | undefined {
+  return Array.isArray(value) ? value[0] : value;
+}
+
+/** /v1/qrs/issuers: the taxpayers (RFC) an account invoices as, scoped to the bearer token's account. */
+export function issuerRoutes(deps: ApiDeps): Router<AppState> {
+  const router = new Router<AppState>({ prefix: '/v1/qrs/issuers' });
+  router.use(bearerAuth(deps.db));
+
+  router.post('/', jsonBody(deps.config.jsonBodyLimit), async (ctx) => {
+    const accountId = ctx.state.accountId!;
+    const request = validateCreate(ctx.request.body);
+    const checked = checkIssuerTaxData(request, deps.catalogs, new Date().toISOString().slice(0, 10));
+    if ('details' in checked) throw new AppError(400, 'validation_failed', 'The issuer has invalid fields.', { details: checked.details });
+    if (!(await groupBelongsTo(deps.db, accountId, request.groupId))) throw groupNotFound(request.groupId);
+    const row = await insertIssuer(deps.db, {
+      account_id: accountId, group_id: request.groupId, alias: request.alias, rfc: checked.rfc, id_cif: request.idCif,
+      business_name: request.businessName.trim(), email: request.email, zip: request.zip, tax_regime_code: request.taxRegimeCode,
+    });
+    if (!row) {
+      throw new AppError(409, 'issuer_already_exists', `The group already has an issuer with RFC ${checked.rfc}.`, {
+        details: [{ field: 'taxId', code: 'duplicate', message: 'One issuer per RFC in a group.' }],
+      });
+    }
+    ctx.status = 201;
+    ctx.body = issuerView(row, deps.catalogs);
+  });
+
+  router.get('/', async (ctx) => {
+    const accountId = ctx.state.accountId!;
+    const page = parsePageRequest(ctx.query);
+    const groupId = singleQueryValue(ctx.query.groupId);
+    const filter = singleQueryValue(ctx.query.filter)?.trim().slice(0, 100);
+    if (groupId && !(await groupBelongsTo(deps.db, accountId, groupId))) throw groupNotFound(groupId);
+    const { rows, total } = await listIssuers(deps.db, accountId, { groupId, filter }, page);
+    ctx.body = pageOf(rows.map((r) => issuerView(r, deps.catalogs)), total, page);
+  });
+
+  router.get('/:issuerId', async (ctx) => {
+    const row = await findIssuer(deps.db, ctx.state.accountId!, ctx.params.issuerId ?? '');
+    if (!row) throw new AppError(404, 'issuer_not_found', `No issuer ${ctx.params.issuerId} in this account.`);
+    ctx.body = issuerView(row, deps.catalogs);
+  });
+
+  return router;
+}

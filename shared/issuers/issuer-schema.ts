@@ -1,0 +1,49 @@
+/** JSON Schemas of the issuer operations, used by ajv and by the OpenAPI document. */
+export interface CreateIssuerRequest {
+  groupId: string;
+  alias: string;
+  taxId: string;
+  idCif: string;
+  businessName: string;
+  email: string;
+  zip: string;
+  taxRegimeCode: string;
+}
+
+export const createIssuerSchema = {
+  $id: 'CreateIssuerRequest',
+  type: 'object',
+  additionalProperties: false,
+  required: ['groupId', 'alias', 'taxId', 'idCif', 'businessName', 'email', 'zip', 'taxRegimeCode'],
+  properties: {
+    groupId: { type: 'string', minLength: 1, maxLength: 100 },
+    alias: { type: 'string', minLength: 1, maxLength: 100 },
+    taxId: { type: 'string', minLength: 12, maxLength: 13 },
+    // The idCIF printed on the tax-status certificate (CSF): 11 digits.
+    idCif: { type: 'string', pattern: '^[0-9]{11}$' },
+    // CFDI 4.0 Emisor/@Nombre: at most 254 characters.
+    businessName: { type: 'string', minLength: 1, maxLength: 254 },
+    email: { type: 'string', format: 'email', maxLength: 254 },
+    zip: { type: 'string', pattern: '^[0-9]{5}$' },
+    taxRegimeCode: { type: 'string', pattern: '^[0-9]{3}$' },
+  },
+} as const;
+
+export const issuerSchema = {
+  $id: 'Issuer',
+  type: 'object',
+  required: ['invoiceDataId', 'groupId', 'alias', 'taxId', 'idCif', 'businessName', 'email', 'zip', 'taxRegime', 'status'],
+  properties: {
+    invoiceDataId: { type: 'string' },
+    groupId: { type: 'string' },
+    alias: { type: 'string' },
+    taxId: { type: 'string' },
+    idCif: { type: 'string' },
+    businessName: { type: 'string' },
+    email: { type: 'string' },
+    zip: { type: 'string' },
+    taxRegime: { type: 'object', properties: { code: { type: 'string' }, description: { type: 'string' } } },
+    invoiceLogoUrl: { type: ['string', 'null'] },
+    status: { type: 'string', enum: ['ACTIVE', 'INACTIVE'] },
+  },
+} as const;

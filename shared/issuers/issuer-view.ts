@@ -1,0 +1,19 @@
+import type { IssuerRow } from '../repositories/issuers.js';
+import type { SatCatalogs } from '../sat/catalogs.js';
+
+/** The spec's Issuer. */
+export function issuerView(row: IssuerRow, catalogs: SatCatalogs) {
+  return {
+    invoiceDataId: row.id,
+    groupId: row.group_id,
+    alias: row.alias,
+    taxId: row.rfc,
+    idCif: row.id_cif,
+    businessName: row.business_name,
+    email: row.email,
+    zip: row.zip,
+    taxRegime: { code: row.tax_regime_code, description: catalogs.description('c_RegimenFiscal', row.tax_regime_code) ?? '' },
+    invoiceLogoUrl: row.invoice_logo_url,
+    status: row.status,
+  };
+}

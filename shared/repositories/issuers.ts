@@ -1,0 +1,61 @@
+import type { Db } from '../db.js';
+import { newId } from '../ids.js';
+import type { PageRequest } from '../pagination.js';
+
+export interface IssuerRow {
+  id: string;
+  account_id: string;
+  group_id: string;
+  alias: string;
+  rfc: string;
+  id_cif: string;
+  business_name: string;
+  email: string;
+  zip: string;
+  tax_regime_code: string;
+  status: 'ACTIVE' | 'INACTIVE';
+  invoice_logo_url: string | null;
+  created_at: Date;
+  updated_at: Date;
+}
+
+export type NewIssuer = Pick<IssuerRow, 'account_id' | 'group_id' | 'alias' | 'rfc' | 'id_cif' | 'business_name' | 'email' | 'zip' | 'tax_regime_code'>;
+
+export async function groupBelongsTo(db: Db, accountId: string, groupId: string): Promise<boolean> {
+  return (await db('groups').where({ id: groupId, account_id: accountId }).first('id')) !== undefined;
+}
+
+/**
+ * Inserts an issuer; undefined when the group already has one with this RFC. The unique constraint on
+ * (group_id, rfc) decides, so two concurrent creates cannot both succeed.
+ */
+export async function insertIssuer(db: Db, issuer: NewIssuer): Promise<IssuerRow | undefined> {
+  const rows = (await db('issuers')
+    .insert({ id: newId('issuer'), ...issuer, status: 'ACTIVE' })
+    .onConflict(['group_id', 'rfc'])
+    .ignore()
+    .returning('*')) as IssuerRow[];
+  return rows[0];
+}
+
+/** One issuer of the account, or undefined (another account's issuer is as unknown as a missing one). */
+export async function findIssuer(db: Db, accountId: string, issuerId: string): Promise<IssuerRow | undefined> {
+  return (await db('issuers').where({ id: issuerId, account_id: accountId }).first()) as IssuerRow | undefined;
+}
+
+/** The account's issuers, optionally of one group, whose name, alias or RFC contains `filter`, oldest first. */
+export async function listIssuers(
+  db: Db, accountId: string, query: { groupId?: string; filter?: string }, page: PageRequest,
+): Promise<{ rows: IssuerRow[]; total: number }> {
+  const base = db('issuers').where({ account_id: accountId });
+  if (query.groupId) base.andWhere({ group_id: query.groupId });
+  if (query.filter) {
+    const like = `%${query.filter.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+    base.andWhere((w) => w.whereILike('business_name', like).orWhereILike('alias', like).orWhereILike('rfc', like));
+  }
+  const [count, rows] = await Promise.all([
+    base.clone().count<{ count: string }[]>('* as count'),
+    base.clone().orderBy([{ column: 'created_at' }, { column: 'id' }]).limit(page.size).offset(page.page * page.size),
+  ]);
+  return { rows: rows as IssuerRow[], total: Number(count[0]?.count ?? 0) };
+}
