@@ -101,6 +101,19 @@ export function openApiDocument(publicBaseUrl: string) {
           responses: { 200: { description: 'The issuer', content: json('Issuer') }, 401: errorResponse('Token invalid'), 404: errorResponse('Issuer not found') },
         },
       },
+      '/v1/qrs/issuers/{issuerId}/synchronize': {
+        post: {
+          summary: 'Synchronize the issuer with its CSF at SAT (background job with retries)',
+          security: bearer,
+          parameters: [{ name: 'issuerId', in: 'path', required: true, schema: { type: 'string' } }],
+          responses: {
+            202: { description: '{ issuerId, jobId, status, requestedAt }: the new synchronization, or the one already waiting or running' },
+            401: errorResponse('Token invalid'),
+            404: errorResponse('Issuer not found'),
+            503: errorResponse('Job queue unavailable'),
+          },
+        },
+      },
       '/v1/qrs': {
         post: {
           summary: 'Generate a self-invoicing QR for a sale',

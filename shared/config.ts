@@ -28,6 +28,14 @@ export interface Config {
   expirySweepMs: number;
   accessTokenTtlSeconds: number;
   workerConcurrency: number;
+  /** Base URL of the CSF adapter (see shared/csf/http-csf-client.ts); empty outside production = the built-in fake. */
+  csfBaseUrl: string;
+  /** Per-attempt timeout of a CSF call. */
+  csfTimeoutMs: number;
+  /** Attempts of an issuer synchronization before it is FAILED. */
+  csfAttempts: number;
+  /** First retry delay; each next one doubles, with ±50 % jitter. */
+  csfBackoffMs: number;
 }
 
 const DEV_SECRETS = {
@@ -70,11 +78,16 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Confi
     expirySweepMs: int('EXPIRY_SWEEP_MS', 60_000, env),
     accessTokenTtlSeconds: int('ACCESS_TOKEN_TTL_SECONDS', 3600, env),
     workerConcurrency: int('WORKER_CONCURRENCY', 50, env),
+    csfBaseUrl: str('CSF_BASE_URL', '', env).replace(/\/+$/, ''),
+    csfTimeoutMs: int('CSF_TIMEOUT_MS', 10_000, env),
+    csfAttempts: Math.max(1, int('CSF_ATTEMPTS', 5, env)),
+    csfBackoffMs: int('CSF_BACKOFF_MS', 2000, env),
   };
   if (mode === 'production') {
     for (const key of ['qrHmacKey', 'urlSigningKey', 'encryptionKey'] as const) {
       if (config[key] === DEV_SECRETS[key]) throw new Error(`config: ${key} must be set in production`);
     }
+    if (!config.csfBaseUrl) throw new Error('config: CSF_BASE_URL must be set in production (the fake CSF service is for development)');
   }
   if (!/^[0-9a-f]{64}$/i.test(config.encryptionKey) && Buffer.from(config.encryptionKey, 'base64').length !== 32) {
     throw new Error('config: ENCRYPTION_KEY must be 32 bytes, as 64 hex characters or base64');

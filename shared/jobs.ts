@@ -5,6 +5,7 @@
 export const QUEUES = {
   render: 'render',
   expiry: 'expiry',
+  csfSync: 'csf-sync',
 } as const;
 
 export type QueueName = (typeof QUEUES)[keyof typeof QUEUES];
@@ -23,10 +24,16 @@ export interface ExpireQrPayload {
 
 export type SweepExpiredPayload = Record<string, never>;
 
+export interface SyncIssuerPayload {
+  issuerId: string;
+}
+export type SyncIssuerResult = { businessName: string; taxRegimeCode: string; zip: string };
+
 export interface JobTypes {
   'render-qr': { queue: typeof QUEUES.render; data: RenderQrPayload; result: RenderQrResult };
   'expire-qr': { queue: typeof QUEUES.expiry; data: ExpireQrPayload; result: { expired: boolean } };
   'sweep-expired-qrs': { queue: typeof QUEUES.expiry; data: SweepExpiredPayload; result: { expired: number } };
+  'sync-issuer': { queue: typeof QUEUES.csfSync; data: SyncIssuerPayload; result: SyncIssuerResult };
 }
 
 export type JobName = keyof JobTypes;
@@ -35,4 +42,6 @@ export type JobName = keyof JobTypes;
 export const jobId = {
   expireQr: (qrId: string) => `expire-qr.${qrId}`,
   sweepExpired: 'sweep-expired-qrs',
+  /** Deduplication id: one synchronization per issuer waiting or running at a time. */
+  syncIssuer: (issuerId: string) => `sync-issuer.${issuerId}`,
 } as const;

@@ -17,6 +17,7 @@ const QUEUE_OF: { [N in JobName]: JobTypes[N]['queue'] } = {
   'render-qr': QUEUES.render,
   'expire-qr': QUEUES.expiry,
   'sweep-expired-qrs': QUEUES.expiry,
+  'sync-issuer': QUEUES.csfSync,
 };
 
 export function queueOf(name: JobName): QueueName {

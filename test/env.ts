@@ -4,3 +4,7 @@ process.env.QUEUE_PREFIX ??= `aftest${process.pid}`;
 process.env.PUBLIC_BASE_URL ??= 'https://factura.example.test';
 process.env.LOG_LEVEL ??= 'silent';
 process.env.EXPIRY_SWEEP_MS ??= '3600000';
+// CSF synchronization: short timeouts and backoff so retry paths run in milliseconds.
+process.env.CSF_TIMEOUT_MS ??= '300';
+process.env.CSF_ATTEMPTS ??= '3';
+process.env.CSF_BACKOFF_MS ??= '20';

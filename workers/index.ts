@@ -1,19 +1,25 @@
 import { Worker, type ConnectionOptions, type Job } from 'bullmq';
 import type { Config } from '../shared/config.js';
 import type { Db } from '../shared/db.js';
-import { QUEUES, jobId, type ExpireQrPayload, type QueueName, type RenderQrPayload } from '../shared/jobs.js';
+import type { CsfClient } from '../shared/csf/csf-client.js';
+import { csfClientFromConfig } from '../shared/csf/csf-client-from-config.js';
+import { QUEUES, jobId, type ExpireQrPayload, type QueueName, type RenderQrPayload, type SyncIssuerPayload } from '../shared/jobs.js';
 import type { Logger } from '../shared/logger.js';
 import type { Producers } from '../shared/queues.js';
 import { redisOptions } from '../shared/redis.js';
 import { expireQrJob } from './expire-qr.js';
 import { renderQrJob } from './render-qr.js';
+import { satCatalogs } from '../shared/sat/catalogs.js';
 import { sweepExpiredQrsJob } from './sweep-expired-qrs.js';
+import { syncIssuerJob, type SyncIssuerDeps } from './sync-issuer.js';
 
 export interface WorkerDeps {
   config: Readonly<Config>;
   db: Db;
   logger: Logger;
   producers: Producers;
+  /** Defaults to csfClientFromConfig(config). */
+  csf?: CsfClient;
 }
 
 export interface RunningWorkers {
@@ -22,7 +28,7 @@ export interface RunningWorkers {
 }
 
 /** Every job handler, registered in one place: queue -> job name -> handler. */
-function processorFor(queue: QueueName, deps: WorkerDeps) {
+function processorFor(queue: QueueName, deps: WorkerDeps, sync: SyncIssuerDeps) {
   return async (job: Job): Promise<unknown> => {
     switch (`${queue}/${job.name}`) {
       case `${QUEUES.render}/render-qr`:
@@ -31,6 +37,8 @@ function processorFor(queue: QueueName, deps: WorkerDeps) {
         return expireQrJob(deps.db, job.data as ExpireQrPayload);
       case `${QUEUES.expiry}/sweep-expired-qrs`:
         return sweepExpiredQrsJob(deps.db);
+      case `${QUEUES.csfSync}/sync-issuer`:
+        return syncIssuerJob(sync, job as Job<SyncIssuerPayload>);
       default:
         throw new Error(`no handler for job ${job.name} on queue ${queue}`);
     }
@@ -39,8 +47,10 @@ function processorFor(queue: QueueName, deps: WorkerDeps) {
 
 export async function startWorkers(deps: WorkerDeps): Promise<RunningWorkers> {
   const connection = redisOptions('blocking', deps.config.redisUrl) as ConnectionOptions;
+  const csf = deps.csf ? { client: deps.csf, close: async () => undefined } : await csfClientFromConfig(deps.config);
+  const sync: SyncIssuerDeps = { db: deps.db, csf: csf.client, catalogs: satCatalogs() };
   const workers = Object.values(QUEUES).map((queue) => {
-    const worker = new Worker(queue, processorFor(queue, deps), {
+    const worker = new Worker(queue, processorFor(queue, deps, sync), {
       connection,
       prefix: deps.config.queuePrefix,
       concurrency: deps.config.workerConcurrency,
@@ -59,6 +69,7 @@ export async function startWorkers(deps: WorkerDeps): Promise<RunningWorkers> {
     workers,
     async close() {
       await Promise.all(workers.map((w) => w.close()));
+      await csf.close();
     },
   };
 }

@@ -5,6 +5,7 @@ import { createIssuerSchema, type CreateIssuerRequest } from '../../shared/issue
 import { issuerView } from '../../shared/issuers/issuer-view.js';
 import { pageOf, parsePageRequest } from '../../shared/pagination.js';
 import { findIssuer, groupBelongsTo, insertIssuer, listIssuers } from '../../shared/repositories/issuers.js';
+import { synchronizeIssuer } from '../issuers/synchronize-issuer.js';
 import { validator } from '../../shared/validation/ajv.js';
 import type { AppState } from '../context.js';
 import type { ApiDeps } from '../deps.js';
@@ -17,6 +18,10 @@ function groupNotFound(groupId: string): AppError {
   return new AppError(404, 'group_not_found', `No group ${groupId} in this account.`, {
     details: [{ field: 'groupId', code: 'not_found', message: 'The group does not exist or belongs to another account.' }],
   });
+}
+
+function issuerNotFound(issuerId: string | undefined): AppError {
+  return new AppError(404, 'issuer_not_found', `No issuer ${issuerId ?? ''} in this account.`);
 }
 
 function singleQueryValue(value: string | string[] | undefined): string | undefined {
@@ -59,8 +64,15 @@ export function issuerRoutes(deps: ApiDeps): Router<AppState> {
 
   router.get('/:issuerId', async (ctx) => {
     const row = await findIssuer(deps.db, ctx.state.accountId!, ctx.params.issuerId ?? '');
-    if (!row) throw new AppError(404, 'issuer_not_found', `No issuer ${ctx.params.issuerId} in this account.`);
+    if (!row) throw issuerNotFound(ctx.params.issuerId);
     ctx.body = issuerView(row, deps.catalogs);
+  });
+
+  router.post('/:issuerId/synchronize', async (ctx) => {
+    const row = await findIssuer(deps.db, ctx.state.accountId!, ctx.params.issuerId ?? '');
+    if (!row) throw issuerNotFound(ctx.params.issuerId);
+    ctx.status = 202;
+    ctx.body = await synchronizeIssuer(deps, row.id);
   });
 
   return router;

@@ -15,5 +15,14 @@ export function issuerView(row: IssuerRow, catalogs: SatCatalogs) {
     taxRegime: { code: row.tax_regime_code, description: catalogs.description('c_RegimenFiscal', row.tax_regime_code) ?? '' },
     invoiceLogoUrl: row.invoice_logo_url,
     status: row.status,
+    // Not in the spec's Issuer: the last CSF synchronization, null until one is requested.
+    synchronization: row.sync_status === null ? null : {
+      status: row.sync_status,
+      jobId: row.sync_job_id,
+      attempts: row.sync_attempts,
+      error: row.sync_error,
+      requestedAt: row.sync_requested_at?.toISOString() ?? null,
+      finishedAt: row.sync_finished_at?.toISOString() ?? null,
+    },
   };
 }

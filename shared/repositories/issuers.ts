@@ -15,9 +15,17 @@ export interface IssuerRow {
   tax_regime_code: string;
   status: 'ACTIVE' | 'INACTIVE';
   invoice_logo_url: string | null;
+  sync_status: SyncStatus | null;
+  sync_job_id: string | null;
+  sync_attempts: number;
+  sync_error: string | null;
+  sync_requested_at: Date | null;
+  sync_finished_at: Date | null;
   created_at: Date;
   updated_at: Date;
 }
+
+export type SyncStatus = 'PENDING' | 'RUNNING' | 'RETRY_SCHEDULED' | 'SUCCEEDED' | 'FAILED';
 
 export type NewIssuer = Pick<IssuerRow, 'account_id' | 'group_id' | 'alias' | 'rfc' | 'id_cif' | 'business_name' | 'email' | 'zip' | 'tax_regime_code'>;
 
@@ -58,4 +66,39 @@ export async function listIssuers(
     base.clone().orderBy([{ column: 'created_at' }, { column: 'id' }]).limit(page.size).offset(page.page * page.size),
   ]);
   return { rows: rows as IssuerRow[], total: Number(count[0]?.count ?? 0) };
+}
+
+/** Any issuer by id, for workers (the job was authorized when it was enqueued). */
+export async function findIssuerById(db: Db, issuerId: string): Promise<IssuerRow | undefined> {
+  return (await db('issuers').where({ id: issuerId }).first()) as IssuerRow | undefined;
+}
+
+/**
+ * A synchronization was enqueued as `jobId`. Skipped when the worker already recorded this job
+ * (it may start before the API gets here).
+ */
+export async function recordSyncRequested(db: Db, issuerId: string, jobId: string, now: Date): Promise<void> {
+  await db('issuers').where({ id: issuerId }).andWhereRaw('sync_job_id IS DISTINCT FROM ?', [jobId]).update({
+    sync_status: 'PENDING', sync_job_id: jobId, sync_attempts: 0, sync_error: null, sync_requested_at: now, sync_finished_at: null,
+  });
+}
+
+export interface SyncProgress {
+  jobId: string;
+  status: SyncStatus;
+  attempts: number;
+  error?: string | null;
+  finishedAt?: Date | null;
+  /** On success: what SAT's CSF says now. */
+  changes?: { businessName: string; taxRegimeCode: string; zip: string };
+  now: Date;
+}
+
+export async function recordSyncProgress(db: Db, issuerId: string, p: SyncProgress): Promise<void> {
+  await db('issuers').where({ id: issuerId }).update({
+    sync_status: p.status, sync_job_id: p.jobId, sync_attempts: p.attempts, sync_error: p.error ?? null,
+    sync_finished_at: p.finishedAt ?? null,
+    sync_requested_at: db.raw('coalesce(sync_requested_at, ?)', [p.now]),
+    ...(p.changes ? { business_name: p.changes.businessName, tax_regime_code: p.changes.taxRegimeCode, zip: p.changes.zip, updated_at: p.now } : {}),
+  });
 }

@@ -1,3 +1,4 @@
+import { QUEUES } from '../../shared/jobs.js';
 import { expect } from 'chai';
 import { pino } from 'pino';
 import { createApp } from '../../api/app.js';
@@ -14,7 +15,7 @@ describe('GET /health', () => {
     expect(res.body.status).to.equal('ok');
     expect(res.body.postgres.ok).to.equal(true);
     expect(res.body.redis.ok).to.equal(true);
-    expect(res.body.queues).to.have.all.keys('render', 'expiry');
+    expect(res.body.queues).to.have.all.keys(...Object.values(QUEUES));
     expect(res.body.queues.render).to.have.property('waiting');
   });
 

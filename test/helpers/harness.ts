@@ -10,6 +10,8 @@ import { createProducers, type Producers } from '../../shared/queues.js';
 import { connectFailFast } from '../../shared/redis.js';
 import { satCatalogs } from '../../shared/sat/catalogs.js';
 import { startWorkers, type RunningWorkers } from '../../workers/index.js';
+import { startFakeCsfServer, type FakeCsfServer } from '../../fakes/csf-server.js';
+import { httpCsfClient } from '../../shared/csf/http-csf-client.js';
 import type { Redis } from 'ioredis';
 
 /**
@@ -22,6 +24,8 @@ export interface Harness {
   producers: Producers;
   redis: Redis;
   logs: string[];
+  /** The fake CSF service the workers call over HTTP; tests script its answers. */
+  csf: FakeCsfServer;
   bootstrap(name?: string): Promise<BootstrapResult>;
   close(): Promise<void>;
 }
@@ -50,7 +54,8 @@ export async function startHarness(): Promise<Harness> {
   const logger = pino({ level: 'info' }, sink);
   const redis = await connectFailFast(cfg.redisUrl);
   const producers = await createProducers(redis);
-  const workers: RunningWorkers = await startWorkers({ config: cfg, db: db(), logger, producers });
+  const csf = await startFakeCsfServer();
+  const workers: RunningWorkers = await startWorkers({ config: cfg, db: db(), logger, producers, csf: httpCsfClient(csf.url, cfg.csfTimeoutMs) });
   const deps: ApiDeps = { config: cfg, db: db(), redis, producers, catalogs: satCatalogs(), logger };
   const server: Server = createApp(deps).listen(0, '127.0.0.1');
   await new Promise<void>((resolve) => server.once('listening', resolve));
@@ -63,6 +68,7 @@ export async function startHarness(): Promise<Harness> {
     producers,
     redis,
     logs,
+    csf,
     bootstrap: (name?: string) => bootstrapAccount(db(), cfg, name ?? `test-${process.pid}-${++counter}`),
     async close() {
       await new Promise<void>((resolve) => {
@@ -70,7 +76,8 @@ export async function startHarness(): Promise<Harness> {
         server.closeAllConnections();
       });
       await workers.close();
-      for (const name of ['render', 'expiry'] as const) await producers.queue(name).obliterate({ force: true }).catch(() => undefined);
+      await csf.close();
+      for (const name of ['render', 'expiry', 'csf-sync'] as const) await producers.queue(name).obliterate({ force: true }).catch(() => undefined);
       await producers.close();
       redis.disconnect();
       await closeDb();

@@ -1,0 +1,42 @@
+import { randomBytes } from 'node:crypto';
+import { AppError } from '../../shared/errors.js';
+import { jobId } from '../../shared/jobs.js';
+import { findIssuerById, recordSyncRequested, type SyncStatus } from '../../shared/repositories/issuers.js';
+import type { ApiDeps } from '../deps.js';
+
+export interface SyncAccepted {
+  issuerId: string;
+  jobId: string;
+  status: SyncStatus;
+  requestedAt: string | null;
+}
+
+/**
+ * Enqueues a CSF synchronization, or joins the one already waiting or running for this issuer
+ * (BullMQ deduplication by issuer): two clicks never start two syncs.
+ */
+export async function synchronizeIssuer(deps: ApiDeps, issuerId: string): Promise<SyncAccepted> {
+  const candidate = `${jobId.syncIssuer(issuerId)}.${randomBytes(6).toString('hex')}`;
+  let job;
+  try {
+    job = await deps.producers.add('sync-issuer', { issuerId }, {
+      jobId: candidate,
+      deduplication: { id: jobId.syncIssuer(issuerId) },
+      attempts: deps.config.csfAttempts,
+      backoff: { type: 'exponential', delay: deps.config.csfBackoffMs, jitter: 0.5 },
+      removeOnComplete: { count: 1000 },
+      removeOnFail: { count: 1000 },
+    });
+  } catch (cause) {
+    throw new AppError(503, 'service_unavailable', 'The job queue is unavailable; retry shortly.', { cause, expose: true, headers: { 'Retry-After': '1' } });
+  }
+  const id = job.id ?? candidate;
+  if (id === candidate) await recordSyncRequested(deps.db, issuerId, id, new Date());
+  const row = await findIssuerById(deps.db, issuerId);
+  return {
+    issuerId,
+    jobId: id,
+    status: row?.sync_job_id === id && row.sync_status ? row.sync_status : 'PENDING',
+    requestedAt: row?.sync_requested_at?.toISOString() ?? null,
+  };
+}

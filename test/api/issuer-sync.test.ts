@@ -1,0 +1,100 @@
+import { Job, QueueEvents } from 'bullmq';
+import { expect } from 'chai';
+import type { BootstrapResult } from '../../cli/bootstrap.js';
+import { QUEUES } from '../../shared/jobs.js';
+import { harness } from '../helpers/harness.js';
+import { call, expectError } from '../helpers/http.js';
+
+const RFC = 'EKU9003173C9';
+
+describe('POST /v1/qrs/issuers/{issuerId}/synchronize (CSF)', () => {
+  let events: QueueEvents;
+  before(async () => {
+    const { config } = harness().deps;
+    events = new QueueEvents(QUEUES.csfSync, { connection: { url: config.redisUrl }, prefix: config.queuePrefix });
+    await events.waitUntilReady();
+  });
+  after(() => events.close());
+
+  const as = (a: BootstrapResult) => ({ Authorization: `Bearer ${a.accessToken}` });
+  const sync = (a: BootstrapResult) => call('POST', `/v1/qrs/issuers/${a.issuerId}/synchronize`, { headers: as(a) });
+  const issuer = async (a: BootstrapResult) => (await call('GET', `/v1/qrs/issuers/${a.issuerId}`, { headers: as(a) })).body;
+
+  /** Waits for the job's final outcome (completed, or failed after its last attempt): an event, not a sleep. */
+  async function settled(jobId: string): Promise<void> {
+    const job = await Job.fromId(harness().producers.queue(QUEUES.csfSync), jobId);
+    expect(job, `job ${jobId}`).to.not.equal(undefined);
+    await job!.waitUntilFinished(events, 10_000).catch(() => undefined);
+  }
+
+  function callsFor(from: number) {
+    return harness().csf.calls.slice(from).filter((c) => c.rfc === RFC).length;
+  }
+
+  it('answers 202 at once and updates legal name, regime and zip from SAT', async () => {
+    const account = await harness().bootstrap();
+    harness().csf.script(RFC, { kind: 'ok', data: { legalName: 'ESCUELA  KEMPER URGATE NUEVA ', zip: '42502' } });
+    const res = await sync(account);
+    expect(res.status).to.equal(202);
+    expect(res.body).to.include({ issuerId: account.issuerId, status: 'PENDING' });
+    await settled(res.body.jobId);
+    const after = await issuer(account);
+    expect(after).to.deep.include({ businessName: 'ESCUELA KEMPER URGATE NUEVA', zip: '42502', taxRegime: { code: '601', description: 'General de Ley Personas Morales' } });
+    expect(after.synchronization).to.deep.include({ status: 'SUCCEEDED', jobId: res.body.jobId, attempts: 1, error: null });
+    expect(after.synchronization.finishedAt).to.be.a('string');
+  });
+
+  it('retries a 5xx and a timeout with backoff, then succeeds', async () => {
+    const account = await harness().bootstrap();
+    const from = harness().csf.calls.length;
+    harness().csf.script(RFC, { kind: 'status', status: 503 }, { kind: 'slow', ms: 1000 }, { kind: 'ok' });
+    const res = await sync(account);
+    await settled(res.body.jobId);
+    expect((await issuer(account)).synchronization).to.deep.include({ status: 'SUCCEEDED', attempts: 3 });
+    expect(callsFor(from)).to.equal(3);
+  });
+
+  it('ends FAILED with the reason after the last attempt when the answers are garbage', async () => {
+    const account = await harness().bootstrap();
+    const before = await issuer(account);
+    harness().csf.script(RFC, { kind: 'garbage' }, { kind: 'garbage' }, { kind: 'garbage' });
+    const res = await sync(account);
+    await settled(res.body.jobId);
+    const after = await issuer(account);
+    expect(after.synchronization).to.deep.include({ status: 'FAILED', attempts: 3 });
+    expect(after.synchronization.error).to.match(/unreadable answer/);
+    expect(after.businessName).to.equal(before.businessName);
+  });
+
+  it('does not retry when SAT does not know the RFC and idCIF', async () => {
+    const account = await harness().bootstrap();
+    const from = harness().csf.calls.length;
+    harness().csf.script(RFC, { kind: 'status', status: 404 });
+    const res = await sync(account);
+    await settled(res.body.jobId);
+    expect((await issuer(account)).synchronization).to.deep.include({ status: 'FAILED', attempts: 1 });
+    expect(callsFor(from)).to.equal(1);
+  });
+
+  it('joins the synchronization already running instead of starting another', async () => {
+    const account = await harness().bootstrap();
+    const from = harness().csf.calls.length;
+    harness().csf.script(RFC, { kind: 'slow', ms: 200 });
+    const [a, b] = [await sync(account), await sync(account)];
+    expect(a.status).to.equal(202);
+    expect(b.status).to.equal(202);
+    expect(b.body.jobId).to.equal(a.body.jobId);
+    await settled(a.body.jobId);
+    expect(callsFor(from)).to.equal(1);
+    const again = await sync(account);
+    expect(again.body.jobId).to.not.equal(a.body.jobId);
+    await settled(again.body.jobId);
+  });
+
+  it('is scoped to the account: another account\'s issuer is 404 and nothing is enqueued', async () => {
+    const [mine, theirs] = [await harness().bootstrap(), await harness().bootstrap()];
+    const res = await call('POST', `/v1/qrs/issuers/${mine.issuerId}/synchronize`, { headers: as(theirs) });
+    expectError(res, 404, 'issuer_not_found');
+    expect((await issuer(mine)).synchronization).to.equal(null);
+  });
+});
