@@ -7,6 +7,7 @@ import { requestContext } from './middleware/request-context.js';
 import { authRoutes } from './routes/auth.js';
 import { healthRoutes } from './routes/health.js';
 import { issuerRoutes } from './routes/issuers.js';
+import { merchantRoutes } from './routes/merchants.js';
 import { openApiRoutes } from './routes/openapi.js';
 import { publicQrImageRoutes } from './routes/public-qr-image.js';
 import { qrRoutes } from './routes/qrs.js';
@@ -16,7 +17,7 @@ import { qrRoutes } from './routes/qrs.js';
  * would otherwise claim /v1/qrs/issuers.
  */
 export function apiRouters(deps: ApiDeps): Router<AppState>[] {
-  return [healthRoutes(deps), openApiRoutes(deps), authRoutes(deps), issuerRoutes(deps), qrRoutes(deps), publicQrImageRoutes(deps)];
+  return [healthRoutes(deps), openApiRoutes(deps), authRoutes(deps), issuerRoutes(deps), merchantRoutes(deps), qrRoutes(deps), publicQrImageRoutes(deps)];
 }
 
 /** The Koa application: request id and log line, the one error middleware, then one router per resource. */

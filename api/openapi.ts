@@ -4,6 +4,7 @@
  */
 import { tokenRequestSchema, tokenResponseSchema } from '../shared/auth/token-request-schema.js';
 import { createIssuerSchema, issuerSchema } from '../shared/issuers/issuer-schema.js';
+import { createMerchantSchema, updateMerchantSchema } from '../shared/merchants/merchant-schema.js';
 import { qrCreateRequestSchema } from '../shared/qr/qr-request-schema.js';
 
 const errorSchema = {
@@ -52,6 +53,7 @@ export function openApiDocument(publicBaseUrl: string) {
       schemas: {
         QrCreateRequest: qrCreateRequestSchema, Error: errorSchema, TokenRequest: tokenRequestSchema, TokenResponse: tokenResponseSchema,
         CreateIssuerRequest: createIssuerSchema, Issuer: issuerSchema,
+        CreateMerchantRequest: createMerchantSchema, UpdateMerchantRequest: updateMerchantSchema,
       },
     },
     paths: {
@@ -114,6 +116,7 @@ export function openApiDocument(publicBaseUrl: string) {
           },
         },
       },
+      ...merchantPaths(),
       '/v1/qrs': {
         post: {
           summary: 'Generate a self-invoicing QR for a sale',
@@ -166,6 +169,44 @@ export function openApiDocument(publicBaseUrl: string) {
       },
       '/health': { get: { summary: 'PostgreSQL, Redis and queue state', responses: { 200: { description: 'All up' }, 503: { description: 'A dependency is down' } } } },
       '/openapi.json': { get: { summary: 'This document', responses: { 200: { description: 'OpenAPI 3.1' } } } },
+    },
+  };
+}
+
+function merchantPaths() {
+  const id = [{ name: 'merchantId', in: 'path', required: true, schema: { type: 'string' } }];
+  const common = { 401: errorResponse('Token invalid, expired or revoked'), 404: errorResponse('Merchant (or issuer) not in the account') };
+  const merchant = { description: 'The Merchant' };
+  return {
+    '/v1/qrs/merchants': {
+      post: {
+        summary: 'Create a merchant (point of sale)', security: bearer,
+        requestBody: { required: true, content: json('CreateMerchantRequest') },
+        responses: { 201: merchant, 400: errorResponse('Invalid fields'), ...common },
+      },
+      get: {
+        summary: 'List merchants of an issuer (page of MerchantSummary)', security: bearer,
+        parameters: [{ name: 'issuerId', in: 'query', required: true, schema: { type: 'string' } }, { name: 'filter', in: 'query', schema: { type: 'string' } }, ...pageQuery],
+        responses: { 200: { description: 'Page envelope of MerchantSummary' }, 400: errorResponse('issuerId missing or bad paging'), ...common },
+      },
+    },
+    '/v1/qrs/merchants/{merchantId}': {
+      get: { summary: 'Read a merchant', security: bearer, parameters: id, responses: { 200: merchant, ...common } },
+      put: {
+        summary: 'Update a merchant (partial; issuerId cannot change)', security: bearer, parameters: id,
+        requestBody: { required: true, content: json('UpdateMerchantRequest') },
+        responses: { 200: merchant, 400: errorResponse('Invalid fields, or issuerId'), ...common },
+      },
+    },
+    '/v1/qrs/merchants/{merchantId}/status/active': { put: { summary: 'Activate', security: bearer, parameters: id, responses: { 200: merchant, ...common } } },
+    '/v1/qrs/merchants/{merchantId}/status/inactive': {
+      put: { summary: 'Deactivate: no new QRs, no invoicing; transactions stay readable', security: bearer, parameters: id, responses: { 200: merchant, ...common } },
+    },
+    '/v1/qrs/merchants/{merchantId}/api-key/regenerate': {
+      put: {
+        summary: 'Replace the API key; the old one fails from the next request', security: bearer, parameters: id,
+        responses: { 200: { description: '{ merchantId, apiKey, mode }: the new key, shown once (Cache-Control: no-store)' }, ...common },
+      },
     },
   };
 }

@@ -77,3 +77,14 @@ export async function createApiKey(trx: Db | Trx, merchantId: string, mode: KeyM
   await trx('api_keys').insert({ id: newId('apiKey'), merchant_id: merchantId, mode, prefix: issued.prefix, key_hash: issued.hash });
   return issued.secret;
 }
+
+/**
+ * Replaces every live key of the merchant in `mode` with a new one, in one transaction: the old keys
+ * fail from the next request on (nothing caches them). Returns the new secret, shown once.
+ */
+export async function regenerateApiKey(db: Db, merchantId: string, mode: KeyMode): Promise<string> {
+  return db.transaction(async (trx) => {
+    await trx('api_keys').where({ merchant_id: merchantId, mode }).whereNull('revoked_at').update({ revoked_at: trx.fn.now() });
+    return createApiKey(trx, merchantId, mode);
+  });
+}

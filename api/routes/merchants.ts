@@ -1,0 +1,95 @@
+import { Router } from '@koa/router';
+import { AppError } from '../../shared/errors.js';
+import {
+  createMerchantSchema, updateMerchantSchema, type CreateMerchantRequest, type UpdateMerchantRequest,
+} from '../../shared/merchants/merchant-schema.js';
+import { merchantSummaryView, merchantView } from '../../shared/merchants/merchant-view.js';
+import { pageOf, parsePageRequest } from '../../shared/pagination.js';
+import { regenerateApiKey, type KeyMode } from '../../shared/repositories/api-keys.js';
+import { findIssuer } from '../../shared/repositories/issuers.js';
+import { findMerchant, insertMerchant, listMerchants, updateMerchant } from '../../shared/repositories/merchants.js';
+import { validator } from '../../shared/validation/ajv.js';
+import type { AppState } from '../context.js';
+import type { ApiDeps } from '../deps.js';
+import { bearerAuth } from '../middleware/bearer-auth.js';
+import { jsonBody } from '../middleware/json-body.js';
+
+const validateCreate = validator<CreateMerchantRequest>(createMerchantSchema);
+const validateUpdate = validator<UpdateMerchantRequest>(updateMerchantSchema);
+
+export function merchantNotFound(merchantId: string | undefined): AppError {
+  return new AppError(404, 'merchant_not_found', `No merchant ${merchantId ?? ''} in this account.`);
+}
+
+function issuerNotFound(issuerId: string): AppError {
+  return new AppError(404, 'issuer_not_found', `No issuer ${issuerId} in this account.`, {
+    details: [{ field: 'issuerId', code: 'not_found', message: 'The issuer does not exist or belongs to another account.' }],
+  });
+}
+
+/** /v1/qrs/merchants: points of sale, scoped to the bearer token's account. */
+export function merchantRoutes(deps: ApiDeps): Router<AppState> {
+  const router = new Router<AppState>({ prefix: '/v1/qrs/merchants' });
+  router.use(bearerAuth(deps.db));
+  const body = jsonBody(deps.config.jsonBodyLimit);
+
+  router.post('/', body, async (ctx) => {
+    const accountId = ctx.state.accountId!;
+    const { issuerId, ...fields } = validateCreate(ctx.request.body);
+    if (!(await findIssuer(deps.db, accountId, issuerId))) throw issuerNotFound(issuerId);
+    ctx.status = 201;
+    ctx.body = merchantView(await insertMerchant(deps.db, accountId, issuerId, fields));
+  });
+
+  router.get('/', async (ctx) => {
+    const accountId = ctx.state.accountId!;
+    const page = parsePageRequest(ctx.query);
+    const issuerId = [ctx.query.issuerId].flat()[0];
+    if (!issuerId) {
+      throw new AppError(400, 'validation_failed', 'issuerId is required.', { details: [{ field: 'issuerId', code: 'required', message: 'issuerId is required.' }] });
+    }
+    if (!(await findIssuer(deps.db, accountId, issuerId))) throw issuerNotFound(issuerId);
+    const filter = [ctx.query.filter].flat()[0]?.trim().slice(0, 100);
+    const { rows, total } = await listMerchants(deps.db, accountId, issuerId, filter, page);
+    ctx.body = pageOf(rows.map(merchantSummaryView), total, page);
+  });
+
+  router.get('/:merchantId', async (ctx) => {
+    const row = await findMerchant(deps.db, ctx.state.accountId!, ctx.params.merchantId ?? '');
+    if (!row) throw merchantNotFound(ctx.params.merchantId);
+    ctx.body = merchantView(row);
+  });
+
+  router.put('/:merchantId', body, async (ctx) => {
+    const raw = ctx.request.body as Record<string, unknown> | undefined;
+    if (raw && typeof raw === 'object' && 'issuerId' in raw) {
+      throw new AppError(400, 'validation_failed', 'A merchant cannot move to another issuer.', {
+        details: [{ field: 'issuerId', code: 'not_updatable', message: 'issuerId is set at creation; create a new merchant under the other issuer.' }],
+      });
+    }
+    const fields = validateUpdate(raw);
+    const row = await updateMerchant(deps.db, ctx.state.accountId!, ctx.params.merchantId ?? '', fields);
+    if (!row) throw merchantNotFound(ctx.params.merchantId);
+    ctx.body = merchantView(row);
+  });
+
+  for (const status of ['active', 'inactive'] as const) {
+    router.put(`/:merchantId/status/${status}`, async (ctx) => {
+      const row = await updateMerchant(deps.db, ctx.state.accountId!, ctx.params.merchantId ?? '', { status: status === 'active' ? 'ACTIVE' : 'INACTIVE' });
+      if (!row) throw merchantNotFound(ctx.params.merchantId);
+      ctx.body = merchantView(row);
+    });
+  }
+
+  router.put('/:merchantId/api-key/regenerate', async (ctx) => {
+    const row = await findMerchant(deps.db, ctx.state.accountId!, ctx.params.merchantId ?? '');
+    if (!row) throw merchantNotFound(ctx.params.merchantId);
+    // Production keys come with the production invoice mode (issue #5); until then keys are development keys.
+    const mode: KeyMode = 'development';
+    const apiKey = await regenerateApiKey(deps.db, row.id, mode);
+    ctx.set('Cache-Control', 'no-store');
+    ctx.body = { merchantId: row.id, apiKey, mode };
+  });
+
+  return router;
+}
