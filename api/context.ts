@@ -2,6 +2,7 @@ import type { DefaultState } from 'koa';
 import type { RouterContext } from '@koa/router';
 import type { Logger } from '../shared/logger.js';
 import type { ApiKeyPrincipal } from '../shared/repositories/api-keys.js';
+import type { MultipartForm } from './middleware/multipart-body.js';
 
 /** What middleware puts on `ctx.state` for the handlers after it. */
 export interface AppState extends DefaultState {
@@ -10,6 +11,8 @@ export interface AppState extends DefaultState {
   apiKey?: ApiKeyPrincipal;
   /** Set by bearer authentication: the account every management route is scoped to. */
   accountId?: string;
+  /** Set by multipartBody. */
+  form?: MultipartForm;
 }
 
 export type AppContext = RouterContext<AppState>;

@@ -177,6 +177,31 @@ function merchantPaths() {
   const id = [{ name: 'merchantId', in: 'path', required: true, schema: { type: 'string' } }];
   const common = { 401: errorResponse('Token invalid, expired or revoked'), 404: errorResponse('Merchant (or issuer) not in the account') };
   const merchant = { description: 'The Merchant' };
+  const csdUpload = (summary: string) => ({
+    summary, security: bearer, parameters: id,
+    requestBody: {
+      required: true,
+      content: {
+        'multipart/form-data': {
+          schema: {
+            type: 'object',
+            required: ['csdDataRequest.cerFile', 'csdDataRequest.keyFile', 'csdDataRequest.password'],
+            properties: {
+              'csdDataRequest.cerFile': { type: 'string', format: 'binary' },
+              'csdDataRequest.keyFile': { type: 'string', format: 'binary' },
+              'csdDataRequest.password': { type: 'string', format: 'password' },
+              'csdDataRequest.serialNumberPrefix': { type: 'string', maxLength: 25 },
+            },
+          },
+        },
+      },
+    },
+    responses: {
+      200: { description: 'InvoiceModeResponse (replaced)' }, 201: { description: 'InvoiceModeResponse (new)' },
+      400: errorResponse('invalid_csd with details: wrong password, key mismatch, expired or not yet valid, FIEL, RFC of another taxpayer'),
+      413: errorResponse('A file over 64 KB'), 415: errorResponse('Not multipart/form-data'), ...common,
+    },
+  });
   return {
     '/v1/qrs/merchants': {
       post: {
@@ -201,6 +226,14 @@ function merchantPaths() {
     '/v1/qrs/merchants/{merchantId}/status/active': { put: { summary: 'Activate', security: bearer, parameters: id, responses: { 200: merchant, ...common } } },
     '/v1/qrs/merchants/{merchantId}/status/inactive': {
       put: { summary: 'Deactivate: no new QRs, no invoicing; transactions stay readable', security: bearer, parameters: id, responses: { 200: merchant, ...common } },
+    },
+    '/v1/qrs/merchants/{merchantId}/invoice-mode': {
+      post: csdUpload('Save the CSD (.cer, .key, password); 201 when new, 200 when it replaced one'),
+      put: csdUpload('Renew the CSD; 201 when there was none, 200 when it replaced one'),
+      get: {
+        summary: 'The configured invoice mode (InvoiceModeResponse, no secrets)', security: bearer, parameters: id,
+        responses: { 200: { description: 'InvoiceModeResponse' }, ...common },
+      },
     },
     '/v1/qrs/merchants/{merchantId}/api-key/regenerate': {
       put: {

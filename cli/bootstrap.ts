@@ -1,10 +1,11 @@
 import { readFileSync } from 'node:fs';
 import type { Config } from '../shared/config.js';
-import { encrypt, parseEncryptionKey } from '../shared/crypto/encrypt-at-rest.js';
+import { parseEncryptionKey } from '../shared/crypto/encrypt-at-rest.js';
 import { issueSecret } from '../shared/crypto/secret-token.js';
 import { readCsd } from '../shared/csd/read-csd.js';
 import type { Db, Trx } from '../shared/db.js';
 import { newId } from '../shared/ids.js';
+import { findCsdSummary, saveMerchantCsd } from '../shared/repositories/merchant-csds.js';
 import { createAccessToken } from '../shared/repositories/access-tokens.js';
 import { createApiKey } from '../shared/repositories/api-keys.js';
 
@@ -72,15 +73,12 @@ export async function bootstrapAccount(db: Db, config: Readonly<Config>, name: s
       status: 'ACTIVE',
     }));
     await trx('merchants').where({ id: merchant.id }).update({ status: 'ACTIVE', updated_at: trx.fn.now() });
-    await trx('merchant_csds')
-      .insert({
-        merchant_id: merchant.id, mode: 'development', certificate_der: cer,
-        private_key_encrypted: encrypt(key, encryptionKey), password_encrypted: encrypt(Buffer.from(TEST_CSD_PASSWORD), encryptionKey),
-        certificate_number: csd.certificateNumber, rfc: csd.rfc, valid_from: csd.validFrom, valid_to: csd.validTo,
-        cer_file_name: 'EKU9003173C9.cer', key_file_name: 'EKU9003173C9.key', serial_number_prefix: 'DEV',
-      })
-      .onConflict('merchant_id')
-      .ignore();
+    if (!(await findCsdSummary(trx, merchant.id))) {
+      await saveMerchantCsd(trx, merchant.id, {
+        cer, key, password: TEST_CSD_PASSWORD, cerFileName: 'EKU9003173C9.cer', keyFileName: 'EKU9003173C9.key',
+        serialNumberPrefix: 'DEV', businessCode: STORE_UID, mode: 'development',
+      }, csd, encryptionKey);
+    }
 
     const token = await createAccessToken(trx, account.id, config.accessTokenTtlSeconds);
     const apiKey = await createApiKey(trx, merchant.id, 'development');

@@ -89,3 +89,8 @@ export async function runPrepared<Row>(database: Db, statement: PreparedStatemen
     await client.releaseConnection(connection);
   }
 }
+
+/** A user's search text as an ILIKE "contains" pattern, its own % and _ taken literally. */
+export function containsPattern(text: string): string {
+  return `%${text.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+}

@@ -13,6 +13,9 @@ import type { AppState } from '../context.js';
 import type { ApiDeps } from '../deps.js';
 import { bearerAuth } from '../middleware/bearer-auth.js';
 import { jsonBody } from '../middleware/json-body.js';
+import { multipartBody } from '../middleware/multipart-body.js';
+import { invoiceModeView, saveInvoiceMode } from '../merchants/invoice-mode.js';
+import { findCsdSummary } from '../../shared/repositories/merchant-csds.js';
 
 const validateCreate = validator<CreateMerchantRequest>(createMerchantSchema);
 const validateUpdate = validator<UpdateMerchantRequest>(updateMerchantSchema);
@@ -80,6 +83,26 @@ export function merchantRoutes(deps: ApiDeps): Router<AppState> {
       ctx.body = merchantView(row);
     });
   }
+
+  // CSD files are a few KB; 64 KB leaves room and bounds what we hold in memory.
+  const csdForm = multipartBody({ maxFileBytes: 64 * 1024, maxFiles: 2 });
+  // POST saves and PUT renews; both answer 201 when the merchant had no CSD and 200 when one was replaced.
+  for (const method of ['post', 'put'] as const) {
+    router[method]('/:merchantId/invoice-mode', csdForm, async (ctx) => {
+      const merchant = await findMerchant(deps.db, ctx.state.accountId!, ctx.params.merchantId ?? '');
+      if (!merchant) throw merchantNotFound(ctx.params.merchantId);
+      const { replaced, view } = await saveInvoiceMode(deps, merchant, ctx.state.form!);
+      ctx.status = replaced ? 200 : 201;
+      ctx.body = view;
+    });
+  }
+  router.get('/:merchantId/invoice-mode', async (ctx) => {
+    const merchant = await findMerchant(deps.db, ctx.state.accountId!, ctx.params.merchantId ?? '');
+    if (!merchant) throw merchantNotFound(ctx.params.merchantId);
+    const csd = await findCsdSummary(deps.db, merchant.id);
+    if (!csd) throw new AppError(404, 'invoice_mode_not_configured', 'This merchant has no CSD yet; upload it with POST invoice-mode.');
+    ctx.body = invoiceModeView(csd);
+  });
 
   router.put('/:merchantId/api-key/regenerate', async (ctx) => {
     const row = await findMerchant(deps.db, ctx.state.accountId!, ctx.params.merchantId ?? '');

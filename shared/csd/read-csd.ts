@@ -10,7 +10,7 @@ export interface CsdInfo {
 }
 
 export class CsdError extends Error {
-  constructor(readonly code: 'csd_unreadable' | 'csd_not_a_csd' | 'csd_wrong_password', message: string) {
+  constructor(readonly code: 'csd_unreadable' | 'csd_not_a_csd' | 'csd_wrong_password' | 'csd_key_mismatch', message: string) {
     super(message);
     this.name = 'CsdError';
   }
@@ -27,6 +27,7 @@ export function readCsd(cer: Buffer, key: Buffer, password: string): CsdInfo {
   } catch (err) {
     const message = err instanceof Error ? err.message : String(err);
     if (/pass|decrypt/i.test(message)) throw new CsdError('csd_wrong_password', 'The private key could not be opened with that password.');
+    if (/does not belong/i.test(message)) throw new CsdError('csd_key_mismatch', 'The private key does not belong to the certificate.');
     throw new CsdError('csd_unreadable', `The certificate and key could not be read as a pair: ${message}`);
   }
   if (!credential.isCsd()) throw new CsdError('csd_not_a_csd', 'The certificate is not a CSD (it looks like a FIEL / e.firma).');

@@ -1,4 +1,4 @@
-import type { Db } from '../db.js';
+import { containsPattern, type Db } from '../db.js';
 import { newId } from '../ids.js';
 import type { PageRequest } from '../pagination.js';
 
@@ -58,7 +58,7 @@ export async function listIssuers(
   const base = db('issuers').where({ account_id: accountId });
   if (query.groupId) base.andWhere({ group_id: query.groupId });
   if (query.filter) {
-    const like = `%${query.filter.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+    const like = containsPattern(query.filter);
     base.andWhere((w) => w.whereILike('business_name', like).orWhereILike('alias', like).orWhereILike('rfc', like));
   }
   const [count, rows] = await Promise.all([

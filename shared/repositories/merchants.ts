@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import type { Db } from '../db.js';
+import { containsPattern, type Db } from '../db.js';
 import { newId } from '../ids.js';
 import type { Address, BillingProfile, LogoAnimation, MerchantFields, MerchantStatus } from '../merchants/merchant-schema.js';
 import type { PageRequest } from '../pagination.js';
@@ -69,7 +69,7 @@ export async function updateMerchant(db: Db, accountId: string, merchantId: stri
 
 export async function listMerchants(db: Db, accountId: string, issuerId: string, filter: string | undefined, page: PageRequest): Promise<{ rows: MerchantRow[]; total: number }> {
   const base = db('merchants').where({ account_id: accountId, issuer_id: issuerId });
-  if (filter) base.andWhereILike('name', `%${filter.replace(/[\\%_]/g, (c) => `\\${c}`)}%`);
+  if (filter) base.andWhereILike('name', containsPattern(filter));
   const [count, rows] = await Promise.all([
     base.clone().count<{ count: string }[]>('* as count'),
     base.clone().orderBy([{ column: 'created_at' }, { column: 'id' }]).limit(page.size).offset(page.page * page.size),

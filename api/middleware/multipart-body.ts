@@ -1,0 +1,66 @@
+import { Writable } from 'node:stream';
+import type { Middleware } from 'koa';
+import { koaBody } from 'koa-body';
+import { AppError } from '../../shared/errors.js';
+import type { AppState } from '../context.js';
+
+export interface UploadedFile {
+  fileName: string;
+  data: Buffer;
+}
+
+export interface MultipartForm {
+  fields: Record<string, string>;
+  files: Record<string, UploadedFile>;
+}
+
+/**
+ * multipart/form-data into `ctx.state.form`. Files stay in memory and never touch the disk (CSD private
+ * keys pass through here). Over `maxFileBytes` is 413; malformed or too many parts is 400; another
+ * content type is 415.
+ */
+export function multipartBody(options: { maxFileBytes: number; maxFiles: number }): Middleware<AppState> {
+  return async (ctx, next) => {
+    const type = ctx.is('multipart/form-data');
+    if (type === null) throw new AppError(400, 'body_required', 'A multipart/form-data body is required.');
+    if (type === false) throw new AppError(415, 'unsupported_media_type', 'Content-Type must be multipart/form-data.');
+    const chunks = new Map<string, Buffer[]>();
+    const parse = koaBody({
+      multipart: true, json: false, urlencoded: false, text: false,
+      formidable: {
+        maxFileSize: options.maxFileBytes,
+        maxTotalFileSize: options.maxFileBytes * options.maxFiles,
+        maxFiles: options.maxFiles,
+        maxFields: 20,
+        maxFieldsSize: 64 * 1024,
+        allowEmptyFiles: false,
+        minFileSize: 1,
+        fileWriteStreamHandler: (file) => {
+          const parts: Buffer[] = [];
+          if (file) chunks.set((file as unknown as { newFilename: string }).newFilename, parts);
+          return new Writable({ write(chunk: Buffer, _enc, done) { parts.push(chunk); done(); } });
+        },
+      },
+      onError: (err) => {
+        const httpCode = (err as { httpCode?: number }).httpCode;
+        if (httpCode === 413 || /maxFileSize|maxTotalFileSize|exceeded/i.test(err.message)) {
+          throw new AppError(413, 'payload_too_large', `A file is larger than ${options.maxFileBytes} bytes.`);
+        }
+        throw new AppError(400, 'malformed_request', `The multipart body could not be read: ${err.message}`);
+      },
+    });
+    await parse(ctx, async () => {
+      const form: MultipartForm = { fields: {}, files: {} };
+      for (const [name, value] of Object.entries((ctx.request.body ?? {}) as Record<string, unknown>)) {
+        form.fields[name] = String(Array.isArray(value) ? value[0] : value);
+      }
+      for (const [name, value] of Object.entries(ctx.request.files ?? {})) {
+        const file = Array.isArray(value) ? value[0] : value;
+        if (!file) continue;
+        form.files[name] = { fileName: file.originalFilename ?? name, data: Buffer.concat(chunks.get(file.newFilename) ?? []) };
+      }
+      ctx.state.form = form;
+      await next();
+    });
+  };
+}
