@@ -168,6 +168,13 @@ export function openApiDocument(publicBaseUrl: string) {
         },
       },
       '/health': { get: { summary: 'PostgreSQL, Redis and queue state', responses: { 200: { description: 'All up' }, 503: { description: 'A dependency is down' } } } },
+      '/v1/public/files/{kind}/{owner}/{name}': {
+        get: {
+          summary: 'A public stored file (logos)',
+          parameters: ['kind', 'owner', 'name'].map((name) => ({ name, in: 'path', required: true, schema: { type: 'string' } })),
+          responses: { 200: { description: 'The file, immutable' }, 404: errorResponse('No such file') },
+        },
+      },
       '/openapi.json': { get: { summary: 'This document', responses: { 200: { description: 'OpenAPI 3.1' } } } },
     },
   };
@@ -226,6 +233,26 @@ function merchantPaths() {
     '/v1/qrs/merchants/{merchantId}/status/active': { put: { summary: 'Activate', security: bearer, parameters: id, responses: { 200: merchant, ...common } } },
     '/v1/qrs/merchants/{merchantId}/status/inactive': {
       put: { summary: 'Deactivate: no new QRs, no invoicing; transactions stay readable', security: bearer, parameters: id, responses: { 200: merchant, ...common } },
+    },
+    '/v1/qrs/merchants/{merchantId}/logos': {
+      post: {
+        summary: 'Upload logos (decoded and re-encoded: invoice logo PNG ≤ 600×300, app logo WebP ≤ 512×512)', security: bearer, parameters: id,
+        requestBody: {
+          required: true,
+          content: {
+            'multipart/form-data': {
+              schema: {
+                type: 'object',
+                properties: {
+                  invoiceLogo: { type: 'string', format: 'binary' }, appLogo: { type: 'string', format: 'binary' },
+                  logoAnimation: { type: 'string', enum: ['NONE', 'BOUNCE'] },
+                },
+              },
+            },
+          },
+        },
+        responses: { 200: merchant, 400: errorResponse('Not an image, too many pixels, bad logoAnimation'), 413: errorResponse('A file over 2 MB'), ...common },
+      },
     },
     '/v1/qrs/merchants/{merchantId}/invoice-mode': {
       post: csdUpload('Save the CSD (.cer, .key, password); 201 when new, 200 when it replaced one'),

@@ -15,6 +15,8 @@ import { bearerAuth } from '../middleware/bearer-auth.js';
 import { jsonBody } from '../middleware/json-body.js';
 import { multipartBody } from '../middleware/multipart-body.js';
 import { invoiceModeView, saveInvoiceMode } from '../merchants/invoice-mode.js';
+import { uploadLogos } from '../merchants/upload-logos.js';
+import { LOGO_LIMITS } from '../../shared/images/normalize-logo.js';
 import { findCsdSummary } from '../../shared/repositories/merchant-csds.js';
 
 const validateCreate = validator<CreateMerchantRequest>(createMerchantSchema);
@@ -102,6 +104,12 @@ export function merchantRoutes(deps: ApiDeps): Router<AppState> {
     const csd = await findCsdSummary(deps.db, merchant.id);
     if (!csd) throw new AppError(404, 'invoice_mode_not_configured', 'This merchant has no CSD yet; upload it with POST invoice-mode.');
     ctx.body = invoiceModeView(csd);
+  });
+
+  router.post('/:merchantId/logos', multipartBody({ maxFileBytes: LOGO_LIMITS.maxBytes, maxFiles: 2 }), async (ctx) => {
+    const merchant = await findMerchant(deps.db, ctx.state.accountId!, ctx.params.merchantId ?? '');
+    if (!merchant) throw merchantNotFound(ctx.params.merchantId);
+    ctx.body = merchantView(await uploadLogos(deps, merchant, ctx.state.form!));
   });
 
   router.put('/:merchantId/api-key/regenerate', async (ctx) => {

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { containsPattern, type Db } from '../db.js';
+import { containsPattern, type Db, type Trx } from '../db.js';
 import { newId } from '../ids.js';
 import type { Address, BillingProfile, LogoAnimation, MerchantFields, MerchantStatus } from '../merchants/merchant-schema.js';
 import type { PageRequest } from '../pagination.js';
@@ -75,4 +75,20 @@ export async function listMerchants(db: Db, accountId: string, issuerId: string,
     base.clone().orderBy([{ column: 'created_at' }, { column: 'id' }]).limit(page.size).offset(page.page * page.size),
   ]);
   return { rows: rows as MerchantRow[], total: Number(count[0]?.count ?? 0) };
+}
+
+export interface LogoChanges {
+  invoice?: { url: string; fileName: string };
+  app?: { url: string; fileName: string };
+  logoAnimation?: LogoAnimation;
+}
+
+export async function updateMerchantLogos(db: Db | Trx, merchantId: string, changes: LogoChanges): Promise<MerchantRow | undefined> {
+  const [row] = (await db('merchants').where({ id: merchantId }).update({
+    ...(changes.invoice ? { invoice_logo_url: changes.invoice.url, invoice_logo_file_name: changes.invoice.fileName } : {}),
+    ...(changes.app ? { app_logo_url: changes.app.url, app_logo_file_name: changes.app.fileName } : {}),
+    ...(changes.logoAnimation ? { logo_animation: changes.logoAnimation } : {}),
+    updated_at: db.fn.now(),
+  }).returning('*')) as MerchantRow[];
+  return row;
 }
