@@ -102,6 +102,30 @@ export function openApiDocument(publicBaseUrl: string) {
           parameters: [{ name: 'issuerId', in: 'path', required: true, schema: { type: 'string' } }],
           responses: { 200: { description: 'The issuer', content: json('Issuer') }, 401: errorResponse('Token invalid'), 404: errorResponse('Issuer not found') },
         },
+        put: {
+          summary: 'Update an issuer (multipart: groupId, alias, email, taxRegimeCode required; status, logo optional)',
+          security: bearer,
+          parameters: [{ name: 'issuerId', in: 'path', required: true, schema: { type: 'string' } }],
+          requestBody: {
+            required: true,
+            content: {
+              'multipart/form-data': {
+                schema: {
+                  type: 'object',
+                  required: ['groupId', 'alias', 'email', 'taxRegimeCode'],
+                  properties: {
+                    groupId: { type: 'string' }, alias: { type: 'string' }, email: { type: 'string', format: 'email' },
+                    taxRegimeCode: { type: 'string' }, status: { type: 'string', enum: ['ACTIVE', 'INACTIVE'] }, logo: { type: 'string', format: 'binary' },
+                  },
+                },
+              },
+            },
+          },
+          responses: {
+            200: { description: 'The issuer', content: json('Issuer') }, 400: errorResponse('Invalid fields or logo'), 401: errorResponse('Token invalid'),
+            404: errorResponse('Issuer or group not found'), 409: errorResponse('The target group already has an issuer with this RFC'),
+          },
+        },
       },
       '/v1/qrs/issuers/{issuerId}/synchronize': {
         post: {

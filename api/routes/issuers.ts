@@ -6,6 +6,9 @@ import { issuerView } from '../../shared/issuers/issuer-view.js';
 import { pageOf, parsePageRequest } from '../../shared/pagination.js';
 import { findIssuer, groupBelongsTo, insertIssuer, listIssuers } from '../../shared/repositories/issuers.js';
 import { synchronizeIssuer } from '../issuers/synchronize-issuer.js';
+import { updateIssuerFromForm } from '../issuers/update-issuer.js';
+import { multipartBody } from '../middleware/multipart-body.js';
+import { LOGO_LIMITS } from '../../shared/images/normalize-logo.js';
 import { validator } from '../../shared/validation/ajv.js';
 import type { AppState } from '../context.js';
 import type { ApiDeps } from '../deps.js';
@@ -66,6 +69,12 @@ export function issuerRoutes(deps: ApiDeps): Router<AppState> {
     const row = await findIssuer(deps.db, ctx.state.accountId!, ctx.params.issuerId ?? '');
     if (!row) throw issuerNotFound(ctx.params.issuerId);
     ctx.body = issuerView(row, deps.catalogs);
+  });
+
+  router.put('/:issuerId', multipartBody({ maxFileBytes: LOGO_LIMITS.maxBytes, maxFiles: 1 }), async (ctx) => {
+    const row = await findIssuer(deps.db, ctx.state.accountId!, ctx.params.issuerId ?? '');
+    if (!row) throw issuerNotFound(ctx.params.issuerId);
+    ctx.body = issuerView(await updateIssuerFromForm(deps, row, ctx.state.form!), deps.catalogs);
   });
 
   router.post('/:issuerId/synchronize', async (ctx) => {

@@ -1,4 +1,4 @@
-import { containsPattern, type Db } from '../db.js';
+import { containsPattern, type Db, type Trx } from '../db.js';
 import { newId } from '../ids.js';
 import type { PageRequest } from '../pagination.js';
 
@@ -101,4 +101,18 @@ export async function recordSyncProgress(db: Db, issuerId: string, p: SyncProgre
     sync_requested_at: db.raw('coalesce(sync_requested_at, ?)', [p.now]),
     ...(p.changes ? { business_name: p.changes.businessName, tax_regime_code: p.changes.taxRegimeCode, zip: p.changes.zip, updated_at: p.now } : {}),
   });
+}
+
+export type IssuerUpdate = Partial<Pick<IssuerRow, 'group_id' | 'alias' | 'email' | 'tax_regime_code' | 'status' | 'invoice_logo_url'>>;
+
+/** Applies the update; 'rfc_taken' when the target group already has an issuer with this RFC (unique constraint). */
+export async function updateIssuer(db: Db | Trx, issuerId: string, update: IssuerUpdate): Promise<IssuerRow | 'rfc_taken'> {
+  try {
+    const [row] = (await db('issuers').where({ id: issuerId }).update({ ...update, updated_at: db.fn.now() }).returning('*')) as IssuerRow[];
+    if (!row) throw new Error(`issuer ${issuerId} vanished`);
+    return row;
+  } catch (err) {
+    if ((err as { code?: string }).code === '23505') return 'rfc_taken';
+    throw err;
+  }
 }

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { expect } from 'chai';
+import sharp from 'sharp';
 import type { BootstrapResult } from '../../cli/bootstrap.js';
 import { harness } from '../helpers/harness.js';
 import { call, expectError } from '../helpers/http.js';
@@ -102,5 +103,44 @@ describe('issuers (/v1/qrs/issuers)', () => {
   it('does not let /v1/qrs/{qrId} capture the issuer routes, nor issuers capture QR ids', async () => {
     expect((await call('GET', '/v1/qrs/issuers', { headers: as(account) })).status).to.equal(200);
     expectError(await call('GET', '/v1/qrs/tra_unknown', { headers: { 'X-API-Key': account.apiKey } }), 404, 'transaction_not_found');
+  });
+});
+
+describe('PUT /v1/qrs/issuers/{issuerId} (multipart)', () => {
+  let account: BootstrapResult;
+  before(async () => {
+    account = await harness().bootstrap();
+  });
+
+  async function put(parts: Record<string, string | Buffer>, who = account, issuerId = account.issuerId) {
+    const form = new FormData();
+    for (const [name, value] of Object.entries(parts)) {
+      if (typeof value === 'string') form.append(name, value);
+      else form.append(name, new Blob([new Uint8Array(value)]), 'logo.png');
+    }
+    const res = await fetch(`${harness().baseUrl}/v1/qrs/issuers/${issuerId}`, { method: 'PUT', headers: { Authorization: `Bearer ${who.accessToken}` }, body: form });
+    return { status: res.status, headers: res.headers, body: (await res.json()) as any };
+  }
+  const base = () => ({ groupId: account.groupId, alias: 'Renombrada', email: 'nuevo@example.mx', taxRegimeCode: '601' });
+
+  it('updates alias, e-mail, regime, status and logo: 200 with the Issuer', async () => {
+    const logo = await sharp({ create: { width: 800, height: 800, channels: 3, background: '#123456' } }).png().toBuffer();
+    const res = await put({ ...base(), status: 'INACTIVE', logo });
+    expect(res.status, JSON.stringify(res.body)).to.equal(200);
+    expect(res.body).to.include({ alias: 'Renombrada', email: 'nuevo@example.mx', status: 'INACTIVE', taxId: 'EKU9003173C9' });
+    expect(res.body.invoiceLogoUrl).to.match(/\/v1\/public\/files\/logos\//);
+    expect((await call('GET', new URL(res.body.invoiceLogoUrl).pathname)).status).to.equal(200);
+  });
+
+  it('validates the form (400), the group (404) and the account (404)', async () => {
+    const missing = await put({ alias: 'x' });
+    expectError(missing, 400, 'validation_failed');
+    expect(missing.body.error.details.map((d: { field: string }) => d.field)).to.include.members(['groupId', 'email', 'taxRegimeCode']);
+    const badRegime = await put({ ...base(), taxRegimeCode: '612' });
+    expect(badRegime.body.error.details[0]).to.include({ field: 'taxRegimeCode', code: 'tax_regime_not_allowed' });
+    expect((await put({ ...base(), logo: Buffer.from('not an image') })).body.error.details[0]).to.include({ field: 'logo', code: 'invalid_image' });
+    const other = await harness().bootstrap();
+    expectError(await put({ ...base(), groupId: other.groupId }), 404, 'group_not_found');
+    expectError(await put(base(), other), 404, 'issuer_not_found');
   });
 });

@@ -1,0 +1,79 @@
+import { AppError, type ErrorDetail } from '../../shared/errors.js';
+import { InvalidImage, LOGO_TARGETS, normalizeLogo } from '../../shared/images/normalize-logo.js';
+import { checkIssuerTaxData } from '../../shared/issuers/check-issuer.js';
+import { groupBelongsTo, updateIssuer, type IssuerRow } from '../../shared/repositories/issuers.js';
+import { fileUrl, postgresFileStore } from '../../shared/storage/file-store.js';
+import { validator } from '../../shared/validation/ajv.js';
+import type { ApiDeps } from '../deps.js';
+import type { MultipartForm } from '../middleware/multipart-body.js';
+
+interface IssuerUpdateFields {
+  groupId: string;
+  alias: string;
+  email: string;
+  taxRegimeCode: string;
+  status?: 'ACTIVE' | 'INACTIVE';
+}
+
+const validateFields = validator<IssuerUpdateFields>({
+  $id: 'UpdateIssuerForm',
+  type: 'object',
+  additionalProperties: false,
+  required: ['groupId', 'alias', 'email', 'taxRegimeCode'],
+  properties: {
+    groupId: { type: 'string', minLength: 1, maxLength: 100 },
+    alias: { type: 'string', minLength: 1, maxLength: 100 },
+    email: { type: 'string', format: 'email', maxLength: 254 },
+    taxRegimeCode: { type: 'string', pattern: '^[0-9]{3}$' },
+    status: { type: 'string', enum: ['ACTIVE', 'INACTIVE'] },
+  },
+});
+
+/**
+ * PUT /v1/qrs/issuers/{issuerId} (multipart): the form fields, an optional logo decoded and
+ * re-encoded like merchant logos; the logo file and the issuer row are written in one transaction.
+ */
+export async function updateIssuerFromForm(deps: ApiDeps, issuer: IssuerRow, form: MultipartForm): Promise<IssuerRow> {
+  const unknownFiles = Object.keys(form.files).filter((name) => name !== 'logo');
+  if (unknownFiles.length > 0) {
+    throw new AppError(400, 'validation_failed', 'Unknown file fields.', {
+      details: unknownFiles.map((field) => ({ field, code: 'unknown_field', message: `${field} is not a field of this request.` })),
+    });
+  }
+  const fields = validateFields(form.fields);
+  const details: ErrorDetail[] = [];
+  const checked = checkIssuerTaxData({ taxId: issuer.rfc, taxRegimeCode: fields.taxRegimeCode }, deps.catalogs, new Date().toISOString().slice(0, 10));
+  if ('details' in checked) details.push(...checked.details);
+  let logo: Awaited<ReturnType<typeof normalizeLogo>> | undefined;
+  if (form.files.logo) {
+    try {
+      logo = await normalizeLogo(form.files.logo.data, LOGO_TARGETS.invoice);
+    } catch (err) {
+      if (!(err instanceof InvalidImage)) throw err;
+      details.push({ field: 'logo', code: err.code, message: err.message });
+    }
+  }
+  if (details.length > 0) throw new AppError(400, 'validation_failed', 'The issuer has invalid fields.', { details });
+  if (!(await groupBelongsTo(deps.db, issuer.account_id, fields.groupId))) {
+    throw new AppError(404, 'group_not_found', `No group ${fields.groupId} in this account.`, {
+      details: [{ field: 'groupId', code: 'not_found', message: 'The group does not exist or belongs to another account.' }],
+    });
+  }
+  const updated = await deps.db.transaction(async (trx) => {
+    const logoUrl = logo
+      ? fileUrl(deps.config.publicBaseUrl, await postgresFileStore(trx).put(`logos/${issuer.id}`, { contentType: logo.contentType, data: logo.data }, logo.extension))
+      : undefined;
+    const row = await updateIssuer(trx, issuer.id, {
+      group_id: fields.groupId, alias: fields.alias, email: fields.email, tax_regime_code: fields.taxRegimeCode,
+      ...(fields.status ? { status: fields.status } : {}), ...(logoUrl ? { invoice_logo_url: logoUrl } : {}),
+    });
+    // Thrown inside the transaction so the logo written above is rolled back with it.
+    if (row === 'rfc_taken') {
+      throw new AppError(409, 'issuer_already_exists', `Group ${fields.groupId} already has an issuer with RFC ${issuer.rfc}.`, {
+        details: [{ field: 'groupId', code: 'duplicate', message: 'One issuer per RFC in a group.' }],
+      });
+    }
+    return row;
+  });
+  return updated;
+}
