@@ -31,7 +31,12 @@ export async function synchronizeIssuer(deps: ApiDeps, issuerId: string): Promis
     throw new AppError(503, 'service_unavailable', 'The job queue is unavailable; retry shortly.', { cause, expose: true, headers: { 'Retry-After': '1' } });
   }
   const id = job.id ?? candidate;
-  if (id === candidate) await recordSyncRequested(deps.db, issuerId, id, new Date());
+  if (id === candidate) {
+    const requestedAt = new Date();
+    await recordSyncRequested(deps.db, issuerId, id, requestedAt);
+    // The state at acceptance; the worker may already be running it (GET the issuer to follow it).
+    return { issuerId, jobId: id, status: 'PENDING', requestedAt: requestedAt.toISOString() };
+  }
   const row = await findIssuerById(deps.db, issuerId);
   return {
     issuerId,
