@@ -8,6 +8,7 @@ import { authRoutes } from './routes/auth.js';
 import { healthRoutes } from './routes/health.js';
 import { issuerRoutes } from './routes/issuers.js';
 import { merchantRoutes } from './routes/merchants.js';
+import { productRoutes } from './routes/products.js';
 import { openApiRoutes } from './routes/openapi.js';
 import { publicFileRoutes } from './routes/public-files.js';
 import { publicQrImageRoutes } from './routes/public-qr-image.js';
@@ -18,7 +19,7 @@ import { qrRoutes } from './routes/qrs.js';
  * would otherwise claim /v1/qrs/issuers.
  */
 export function apiRouters(deps: ApiDeps): Router<AppState>[] {
-  return [healthRoutes(deps), openApiRoutes(deps), authRoutes(deps), issuerRoutes(deps), merchantRoutes(deps), qrRoutes(deps), publicQrImageRoutes(deps), publicFileRoutes(deps)];
+  return [healthRoutes(deps), openApiRoutes(deps), authRoutes(deps), issuerRoutes(deps), merchantRoutes(deps), productRoutes(deps), qrRoutes(deps), publicQrImageRoutes(deps), publicFileRoutes(deps)];
 }
 
 /** The Koa application: request id and log line, the one error middleware, then one router per resource. */

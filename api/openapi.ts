@@ -5,6 +5,7 @@
 import { tokenRequestSchema, tokenResponseSchema } from '../shared/auth/token-request-schema.js';
 import { createIssuerSchema, issuerSchema } from '../shared/issuers/issuer-schema.js';
 import { createMerchantSchema, updateMerchantSchema } from '../shared/merchants/merchant-schema.js';
+import { createMerchantProductSchema, updateMerchantProductSchema } from '../shared/products/product-schema.js';
 import { qrCreateRequestSchema } from '../shared/qr/qr-request-schema.js';
 
 const errorSchema = {
@@ -54,6 +55,7 @@ export function openApiDocument(publicBaseUrl: string) {
         QrCreateRequest: qrCreateRequestSchema, Error: errorSchema, TokenRequest: tokenRequestSchema, TokenResponse: tokenResponseSchema,
         CreateIssuerRequest: createIssuerSchema, Issuer: issuerSchema,
         CreateMerchantRequest: createMerchantSchema, UpdateMerchantRequest: updateMerchantSchema,
+        CreateMerchantProductRequest: createMerchantProductSchema, UpdateMerchantProductRequest: updateMerchantProductSchema,
       },
     },
     paths: {
@@ -284,6 +286,29 @@ function merchantPaths() {
       get: {
         summary: 'The configured invoice mode (InvoiceModeResponse, no secrets)', security: bearer, parameters: id,
         responses: { 200: { description: 'InvoiceModeResponse' }, ...common },
+      },
+    },
+    '/v1/qrs/merchants/{merchantId}/products': {
+      post: {
+        summary: 'Add products to the catalog (all or none)', security: bearer, parameters: id,
+        requestBody: { required: true, content: json('CreateMerchantProductRequest') },
+        responses: { 201: { description: 'The created MerchantProductResponse list' }, 400: errorResponse('Invalid fields or SAT keys'), 409: errorResponse('A sku already exists'), ...common },
+      },
+      get: {
+        summary: 'List products (page envelope), search by sku or description', security: bearer,
+        parameters: [...id, { name: 'search', in: 'query', schema: { type: 'string' } }, ...pageQuery],
+        responses: { 200: { description: 'Page of MerchantProductResponse' }, ...common },
+      },
+    },
+    '/v1/qrs/merchants/{merchantId}/products/{productId}': {
+      get: {
+        summary: 'Read a product', security: bearer, parameters: [...id, { name: 'productId', in: 'path', required: true, schema: { type: 'string' } }],
+        responses: { 200: { description: 'MerchantProductResponse' }, ...common },
+      },
+      put: {
+        summary: 'Update a product (any subset of fields)', security: bearer, parameters: [...id, { name: 'productId', in: 'path', required: true, schema: { type: 'string' } }],
+        requestBody: { required: true, content: json('UpdateMerchantProductRequest') },
+        responses: { 200: { description: 'MerchantProductResponse' }, 400: errorResponse('Invalid fields or SAT keys'), 409: errorResponse('sku taken'), ...common },
       },
     },
     '/v1/qrs/merchants/{merchantId}/api-key/regenerate': {

@@ -9,6 +9,7 @@ export const ID_PREFIX = {
   transaction: 'tra_',
   apiKey: 'key_',
   accessToken: 'tok_',
+  product: 'prd_',
 } as const;
 
 export type IdKind = keyof typeof ID_PREFIX;

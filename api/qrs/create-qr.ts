@@ -11,6 +11,8 @@ import { buildQrTransactionRecord } from '../../shared/qr/build-qr-transaction.j
 import { checkQrRules } from '../../shared/qr/check-qr-rules.js';
 import { qrContent, newQrToken, signQrToken } from '../../shared/qr/qr-link.js';
 import { parseQrCreateRequest } from '../../shared/qr/parse-qr-request.js';
+import { resolveConceptKeys, skusToResolve } from '../../shared/qr/resolve-concept-keys.js';
+import { productKeysBySku } from '../../shared/repositories/products.js';
 import { qrTransactionView, type QrTransactionView } from '../../shared/qr/qr-transaction-view.js';
 import { isIanaTimeZone, localDateTime } from '../../shared/time-zone.js';
 import { viewContext, type ApiDeps } from '../deps.js';
@@ -93,8 +95,12 @@ export async function createQr(deps: ApiDeps, principal: ApiKeyPrincipal, input:
 async function createNew(
   deps: ApiDeps, principal: ApiKeyPrincipal, input: CreateQrInput, scope: IdempotencyScope, fingerprint: string, now: Date,
 ): Promise<CreateQrResult | 'key_taken'> {
-  const request = parseQrCreateRequest(input.body, now);
-  checkMerchant(principal, request.store_uid, now);
+  const draft = parseQrCreateRequest(input.body, now);
+  checkMerchant(principal, draft.store_uid, now);
+  const skus = skusToResolve(draft);
+  const resolved = resolveConceptKeys(draft, await productKeysBySku(deps.db, principal.merchantId, skus));
+  if ('details' in resolved) throw new AppError(400, 'validation_failed', 'The request has invalid or missing fields.', { details: resolved.details });
+  const { request } = resolved;
   const issuedLocal = localDateTime(now, input.timeZone);
   const violations = checkQrRules(request, { catalogs: deps.catalogs, onDate: issuedLocal.slice(0, 10) });
   if (violations.length > 0) {

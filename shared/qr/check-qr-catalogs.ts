@@ -21,7 +21,12 @@ const NO_IVA_TRANSFER_OBJECTS = new Set(['06', '07', '08']);
 const IVA = '002';
 const IEPS = '003';
 
-function catalogKey(ctx: RuleContext, out: ErrorDetail[], field: string, catalog: CatalogName, key: string): boolean {
+/** A field path under `field`, which is empty for a top-level object. */
+function at(field: string, name: string): string {
+  return field === '' ? name : `${field}.${name}`;
+}
+
+export function catalogKey(ctx: RuleContext, out: ErrorDetail[], field: string, catalog: CatalogName, key: string): boolean {
   const result = ctx.catalogs.check(catalog, key, ctx.onDate);
   if (result.ok) return true;
   out.push(result.reason === 'unknown'
@@ -30,46 +35,49 @@ function catalogKey(ctx: RuleContext, out: ErrorDetail[], field: string, catalog
   return false;
 }
 
-function checkTax(ctx: RuleContext, out: ErrorDetail[], field: string, tax: QrTaxInput): void {
-  if (!catalogKey(ctx, out, `${field}.tax`, 'c_Impuesto', tax.tax)) return;
+/** A tax as far as the catalogs go: a QR tax carries amounts too, a catalog product's tax does not. */
+export type TaxRateInput = Pick<QrTaxInput, 'type' | 'tax' | 'factor' | 'rate'> & { amount?: number };
+
+function checkTax(ctx: RuleContext, out: ErrorDetail[], field: string, tax: TaxRateInput, withAmounts: boolean): void {
+  if (!catalogKey(ctx, out, at(field, 'tax'), 'c_Impuesto', tax.tax)) return;
   if (!ctx.catalogs.taxAllows(tax.tax, tax.type)) {
-    out.push({ field: `${field}.type`, code: 'tax_type_not_allowed', message: `Tax ${tax.tax} (${ctx.catalogs.description('c_Impuesto', tax.tax)}) cannot be a ${tax.type}.` });
+    out.push({ field: at(field, 'type'), code: 'tax_type_not_allowed', message: `Tax ${tax.tax} (${ctx.catalogs.description('c_Impuesto', tax.tax)}) cannot be a ${tax.type}.` });
     return;
   }
   if (tax.factor === 'Exento') {
     if (tax.type === 'Retencion') {
-      out.push({ field: `${field}.factor`, code: 'factor_not_allowed', message: 'An exempt factor is only allowed on transfers (Traslado).' });
-    } else if ((tax.rate !== undefined && Number(tax.rate) !== 0) || (tax.amount !== undefined && tax.amount !== 0)) {
+      out.push({ field: at(field, 'factor'), code: 'factor_not_allowed', message: 'An exempt factor is only allowed on transfers (Traslado).' });
+    } else if ((tax.rate !== undefined && Number(tax.rate) !== 0) || (withAmounts && tax.amount !== undefined && tax.amount !== 0)) {
       out.push({ field, code: 'exempt_with_amount', message: 'An exempt tax (factor Exento) carries no rate and no amount.' });
     }
     return;
   }
   if (!ctx.catalogs.factorAllowed(tax.tax, tax.factor, tax.type, ctx.onDate)) {
-    out.push({ field: `${field}.factor`, code: 'factor_not_allowed', message: `Factor ${tax.factor} is not allowed for tax ${tax.tax} as ${tax.type} (c_TasaOCuota).` });
+    out.push({ field: at(field, 'factor'), code: 'factor_not_allowed', message: `Factor ${tax.factor} is not allowed for tax ${tax.tax} as ${tax.type} (c_TasaOCuota).` });
     return;
   }
   if (tax.rate === undefined) {
-    out.push({ field: `${field}.rate`, code: 'rate_required', message: `rate is required for factor ${tax.factor} (six decimals, e.g. "0.160000").` });
+    out.push({ field: at(field, 'rate'), code: 'rate_required', message: `rate is required for factor ${tax.factor} (six decimals, e.g. "0.160000").` });
   } else if (!ctx.catalogs.rateAllowed(tax.tax, tax.factor, tax.type, tax.rate, ctx.onDate)) {
-    out.push({ field: `${field}.rate`, code: 'rate_not_allowed', message: `Rate ${tax.rate} is not in c_TasaOCuota for tax ${tax.tax}, factor ${tax.factor}, ${tax.type}.` });
+    out.push({ field: at(field, 'rate'), code: 'rate_not_allowed', message: `Rate ${tax.rate} is not in c_TasaOCuota for tax ${tax.tax}, factor ${tax.factor}, ${tax.type}.` });
   }
-  if (tax.amount === undefined) {
-    out.push({ field: `${field}.amount`, code: 'tax_amount_required', message: `amount is required for factor ${tax.factor}.` });
+  if (withAmounts && tax.amount === undefined) {
+    out.push({ field: at(field, 'amount'), code: 'tax_amount_required', message: `amount is required for factor ${tax.factor}.` });
   }
 }
 
-function checkTaxObject(out: ErrorDetail[], field: string, object: string, taxes: readonly QrTaxInput[]): void {
+function checkTaxObject(out: ErrorDetail[], field: string, object: string, taxes: readonly TaxRateInput[]): void {
   if (NO_TAXES_OBJECTS.has(object) && taxes.length > 0) {
-    out.push({ field: `${field}.taxes`, code: 'taxes_not_allowed', message: `Tax object ${object} carries no taxes; remove them or use tax object 02.` });
+    out.push({ field: at(field, 'taxes'), code: 'taxes_not_allowed', message: `Tax object ${object} carries no taxes; remove them or use tax object 02.` });
   }
   if (TAXES_REQUIRED_OBJECTS.has(object) && !taxes.some((t) => t.type === 'Traslado' || t.type === 'Retencion')) {
-    out.push({ field: `${field}.taxes`, code: 'taxes_required', message: `Tax object ${object} requires at least one tax.` });
+    out.push({ field: at(field, 'taxes'), code: 'taxes_required', message: `Tax object ${object} requires at least one tax.` });
   }
   if (NO_IVA_TRANSFER_OBJECTS.has(object) && taxes.some((t) => t.type === 'Traslado' && t.tax === IVA)) {
-    out.push({ field: `${field}.taxes`, code: 'iva_transfer_not_allowed', message: `Tax object ${object} means IVA is not transferred.` });
+    out.push({ field: at(field, 'taxes'), code: 'iva_transfer_not_allowed', message: `Tax object ${object} means IVA is not transferred.` });
   }
   if (object === '07' && !taxes.some((t) => t.type === 'Traslado' && t.tax === IEPS)) {
-    out.push({ field: `${field}.taxes`, code: 'taxes_required', message: 'Tax object 07 requires the IEPS transfer.' });
+    out.push({ field: at(field, 'taxes'), code: 'taxes_required', message: 'Tax object 07 requires the IEPS transfer.' });
   }
 }
 
@@ -97,14 +105,35 @@ export function checkQrCatalogs(request: QrCreateRequest, ctx: RuleContext): Err
     }
   }
   request.operation_data.forEach((concept, i) => {
-    const field = `operation_data[${i}]`;
-    catalogKey(ctx, out, `${field}.sat_unit_key`, 'c_ClaveUnidad', concept.sat_unit_key);
-    catalogKey(ctx, out, `${field}.sat_product_service_key`, 'c_ClaveProdServ', concept.sat_product_service_key);
-    const taxes = concept.taxes ?? [];
-    if (catalogKey(ctx, out, `${field}.sat_tax_object_key`, 'c_ObjetoImp', concept.sat_tax_object_key)) {
-      checkTaxObject(out, field, concept.sat_tax_object_key, taxes);
-    }
-    taxes.forEach((tax, j) => checkTax(ctx, out, `${field}.taxes[${j}]`, tax));
+    out.push(...checkConceptKeys(ctx, `operation_data[${i}]`, {
+      unitKey: concept.sat_unit_key, productKey: concept.sat_product_service_key, taxObjectKey: concept.sat_tax_object_key, taxes: concept.taxes ?? [],
+    }, { names: QR_CONCEPT_FIELDS, withAmounts: true }));
   });
+  return out;
+}
+
+export interface ConceptKeys {
+  unitKey: string;
+  productKey: string;
+  taxObjectKey: string;
+  taxes: readonly TaxRateInput[];
+}
+
+export interface ConceptFieldNames {
+  unitKey: string;
+  productKey: string;
+  taxObjectKey: string;
+}
+
+const QR_CONCEPT_FIELDS: ConceptFieldNames = { unitKey: 'sat_unit_key', productKey: 'sat_product_service_key', taxObjectKey: 'sat_tax_object_key' };
+
+/** The SAT keys of a concept (a QR's, or a catalog product's) and its taxes against the catalogs. */
+export function checkConceptKeys(ctx: RuleContext, field: string, c: ConceptKeys, options: { names: ConceptFieldNames; withAmounts: boolean }): ErrorDetail[] {
+  const out: ErrorDetail[] = [];
+  const { names } = options;
+  catalogKey(ctx, out, at(field, names.unitKey), 'c_ClaveUnidad', c.unitKey);
+  catalogKey(ctx, out, at(field, names.productKey), 'c_ClaveProdServ', c.productKey);
+  if (catalogKey(ctx, out, at(field, names.taxObjectKey), 'c_ObjetoImp', c.taxObjectKey)) checkTaxObject(out, field, c.taxObjectKey, c.taxes);
+  c.taxes.forEach((tax, j) => checkTax(ctx, out, at(field, `taxes[${j}]`), tax, options.withAmounts));
   return out;
 }

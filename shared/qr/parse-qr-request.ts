@@ -1,15 +1,15 @@
 import { AppError, type ErrorDetail } from '../errors.js';
 import { validator } from '../validation/ajv.js';
-import type { QrCreateRequest } from './qr-request.js';
+import type { QrCreateDraft } from './qr-request.js';
 import { QR_LIMITS, qrCreateRequestSchema } from './qr-request-schema.js';
 
-const validateShape = validator<QrCreateRequest>(qrCreateRequestSchema);
+const validateShape = validator<QrCreateDraft>(qrCreateRequestSchema);
 
 /**
  * The 400-class checks of POST /v1/qrs: the JSON schema, then the rules a schema cannot say
  * (conditional exchange_rate, expiry window relative to now).
  */
-export function parseQrCreateRequest(body: unknown, now: Date): QrCreateRequest {
+export function parseQrCreateRequest(body: unknown, now: Date): QrCreateDraft {
   const request = validateShape(body);
   const details: ErrorDetail[] = [];
   if (request.currency !== 'MXN' && (request.exchange_rate === undefined || request.exchange_rate === null)) {

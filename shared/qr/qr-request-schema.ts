@@ -30,7 +30,8 @@ const taxSchema = {
 const conceptSchema = {
   type: 'object',
   additionalProperties: false,
-  required: ['description', 'amount', 'quantity', 'unit_price', 'sat_unit_key', 'sat_product_service_key', 'sat_tax_object_key'],
+  // The SAT keys may be left out when `sku` names a product of the merchant's catalog (resolve-concept-keys.ts).
+  required: ['description', 'amount', 'quantity', 'unit_price'],
   properties: {
     sku: { type: 'string', minLength: 1, maxLength: 100 },
     description: { type: 'string', minLength: 1, maxLength: 1000 },

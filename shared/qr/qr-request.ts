@@ -60,3 +60,10 @@ export interface QrCreateRequest {
   metadata?: Record<string, string> | null;
   operation_data: QrConceptInput[];
 }
+
+/** The SAT keys a concept may leave out when its `sku` names a product of the merchant's catalog. */
+export type ConceptKeyField = 'sat_unit_key' | 'sat_product_service_key' | 'sat_tax_object_key';
+export type QrConceptDraft = Omit<QrConceptInput, ConceptKeyField> & Partial<Pick<QrConceptInput, ConceptKeyField>>;
+
+/** The body as validated by the schema, before product keys are filled in (resolve-concept-keys.ts). */
+export type QrCreateDraft = Omit<QrCreateRequest, 'operation_data'> & { operation_data: QrConceptDraft[] };

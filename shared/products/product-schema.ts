@@ -1,0 +1,64 @@
+/** Product catalog requests (the spec names the operations, not the shapes): JSON Schemas for ajv and OpenAPI. */
+export interface ProductTax {
+  type: 'Traslado' | 'Retencion';
+  tax: string;
+  factor: 'Tasa' | 'Cuota' | 'Exento';
+  rate?: string;
+}
+
+export interface ProductFields {
+  sku: string;
+  description: string;
+  unitPrice: number;
+  satUnitKey: string;
+  satProductServiceKey: string;
+  satTaxObjectKey: string;
+  taxes?: ProductTax[];
+}
+
+export const PRODUCT_LIMITS = { maxPerRequest: 100, maxTaxes: 10 } as const;
+
+const productTaxSchema = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['type', 'tax', 'factor'],
+  properties: {
+    type: { type: 'string', enum: ['Traslado', 'Retencion'] },
+    tax: { type: 'string', pattern: '^[0-9]{3}$' },
+    factor: { type: 'string', enum: ['Tasa', 'Cuota', 'Exento'] },
+    rate: { type: 'string', pattern: '^[0-9]{1,3}\\.[0-9]{6}$' },
+  },
+} as const;
+
+const productProperties = {
+  sku: { type: 'string', minLength: 1, maxLength: 100 },
+  description: { type: 'string', minLength: 1, maxLength: 1000 },
+  unitPrice: { type: 'number', minimum: 0, 'x-decimal': true },
+  satUnitKey: { type: 'string', minLength: 1, maxLength: 3 },
+  satProductServiceKey: { type: 'string', pattern: '^[0-9]{8}$' },
+  satTaxObjectKey: { type: 'string', pattern: '^[0-9]{2}$' },
+  taxes: { type: 'array', maxItems: PRODUCT_LIMITS.maxTaxes, items: productTaxSchema },
+} as const;
+
+export const createMerchantProductSchema = {
+  $id: 'CreateMerchantProductRequest',
+  description: 'A list of products; all are created or none.',
+  type: 'array',
+  minItems: 1,
+  maxItems: PRODUCT_LIMITS.maxPerRequest,
+  items: {
+    type: 'object',
+    additionalProperties: false,
+    required: ['sku', 'description', 'unitPrice', 'satUnitKey', 'satProductServiceKey', 'satTaxObjectKey'],
+    properties: productProperties,
+  },
+} as const;
+
+export const updateMerchantProductSchema = {
+  $id: 'UpdateMerchantProductRequest',
+  description: 'Any subset of the product fields.',
+  type: 'object',
+  additionalProperties: false,
+  minProperties: 1,
+  properties: productProperties,
+} as const;

@@ -1,0 +1,23 @@
+import { toJsonNumber } from '../money.js';
+import type { ProductRow } from '../repositories/products.js';
+import type { SatCatalogs } from '../sat/catalogs.js';
+
+/** MerchantProductResponse. */
+export function productView(row: ProductRow, catalogs: SatCatalogs) {
+  return {
+    productId: row.id,
+    merchantId: row.merchant_id,
+    sku: row.sku,
+    description: row.description,
+    unitPrice: toJsonNumber(row.unit_price),
+    satUnitKey: row.sat_unit_key,
+    satUnitDesc: catalogs.description('c_ClaveUnidad', row.sat_unit_key) ?? null,
+    satProductServiceKey: row.sat_product_service_key,
+    satProductServiceDesc: catalogs.description('c_ClaveProdServ', row.sat_product_service_key) ?? null,
+    satTaxObjectKey: row.sat_tax_object_key,
+    satTaxObjectDesc: catalogs.description('c_ObjetoImp', row.sat_tax_object_key) ?? null,
+    taxes: row.taxes,
+    createdAt: row.created_at.toISOString(),
+    updatedAt: row.updated_at.toISOString(),
+  };
+}
