@@ -202,6 +202,7 @@ export function openApiDocument(publicBaseUrl: string) {
         },
       },
       '/openapi.json': { get: { summary: 'This document', responses: { 200: { description: 'OpenAPI 3.1' } } } },
+      '/docs': { get: { summary: 'This document as an HTML reference page', responses: { 200: { description: 'HTML' } } } },
     },
   };
 }

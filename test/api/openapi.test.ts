@@ -22,4 +22,14 @@ describe('GET /openapi.json', () => {
     const documented = Object.entries(paths).flatMap(([path, ops]) => Object.keys(ops).map((m) => `${m} ${path}`));
     expect(documented).to.include.members(routes);
   });
+
+  it('renders the reference page at /docs with every documented route and no third-party requests', async () => {
+    const doc = (await call('GET', '/openapi.json')).body as { paths: Record<string, Record<string, unknown>> };
+    const res = await call('GET', '/docs');
+    expect(res.status).to.equal(200);
+    expect(res.headers.get('content-type')).to.match(/^text\/html/);
+    const html = (res.body as Buffer).toString('utf8');
+    for (const path of Object.keys(doc.paths)) expect(html, path).to.include(`<code>${path}</code>`);
+    expect(html).to.not.match(/<script|https?:\/\/(?!localhost)[a-z]/i);
+  });
 });
