@@ -1,6 +1,6 @@
-// The QR render alone, per core: our encoder (PNG and matrix only) against the qrcode package's
-// toDataURL at the same size and its matrix (qrcode.create). Part of `npm run bench`; runnable alone:
-// `npx tsx bench/render-qr.ts`.
+// The QR render alone, on one core: our encoder (PNG, and matrix only) against the qrcode package's
+// toDataURL at the same size and its matrix alone (QRCode.create). Part of `npm run bench`; runnable
+// alone: `npx tsx bench/render-qr.ts`. See docs/qr-render.md.
 import { randomBytes } from 'node:crypto';
 import { pathToFileURL } from 'node:url';
 import QRCode from 'qrcode';
@@ -14,28 +14,35 @@ export interface RenderFigures {
   baselineCreatePerSecond: number;
 }
 
-/** A fresh deep link per iteration, shaped like qr_content (no caching can help). */
-function links(count: number): string[] {
-  return Array.from({ length: count }, () => `https://factura.example.mx/q?v=1&t=${randomBytes(16).toString('base64url')}&m=${randomBytes(16).toString('base64url')}`);
+/** Shaped like qr_content: 43-character token, 22-character MAC. */
+function deepLink(): string {
+  return `https://factura.example.mx/q?v=1&t=${randomBytes(32).toString('base64url')}&m=${randomBytes(16).toString('base64url')}`;
 }
 
+/**
+ * Calls per second of `run` over `seconds`, the first fifth of it as warm-up (JIT). Texts are made
+ * up front (randomBytes would otherwise be timed) and all differ, so nothing can be cached.
+ */
 async function rate(seconds: number, run: (text: string) => unknown): Promise<number> {
-  const texts = links(1024);
-  for (let i = 0; i < 50; i++) await run(texts[i]!); // warm-up
-  const until = performance.now() + seconds * 1000;
-  const started = performance.now();
+  const texts = Array.from({ length: 4096 }, deepLink);
   let n = 0;
-  while (performance.now() < until) {
-    await run(texts[n % texts.length]!);
-    n++;
-  }
+  const next = async (): Promise<void> => {
+    const result = run(texts[n++ % texts.length]!);
+    if (result instanceof Promise) await result; // only toDataURL is asynchronous
+  };
+  const warmUntil = performance.now() + seconds * 200;
+  while (performance.now() < warmUntil) await next();
+  n = 0;
+  const started = performance.now();
+  const until = started + seconds * 800;
+  while (performance.now() < until) await next();
   return Math.round(n / ((performance.now() - started) / 1000));
 }
 
 export async function benchRenderQr(options: { seconds: number }): Promise<RenderFigures> {
   const each = options.seconds / 4;
   return {
-    pngPerSecond: await rate(each, (t) => renderQrPng(t)),
+    pngPerSecond: await rate(each, (t) => renderQrPng(t, { size: 424, margin: 4, errorCorrectionLevel: 'M' })),
     matrixOnlyPerSecond: await rate(each, (t) => encodeQrMatrix(t, 'M')),
     baselineToDataUrlPerSecond: await rate(each, (t) => QRCode.toDataURL(t, { width: 424, margin: 4, errorCorrectionLevel: 'M' })),
     baselineCreatePerSecond: await rate(each, (t) => QRCode.create(t, { errorCorrectionLevel: 'M' })),
@@ -43,9 +50,12 @@ export async function benchRenderQr(options: { seconds: number }): Promise<Rende
 }
 
 if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
-  const figures = await benchRenderQr({ seconds: 8 });
-  process.stdout.write(`our renderQrPng (424 px, 1-bit PNG)   ${figures.pngPerSecond}/s\n`);
-  process.stdout.write(`our encodeQrMatrix (matrix only)      ${figures.matrixOnlyPerSecond}/s\n`);
-  process.stdout.write(`qrcode.toDataURL (424 px)             ${figures.baselineToDataUrlPerSecond}/s\n`);
-  process.stdout.write(`qrcode.create (matrix only)           ${figures.baselineCreatePerSecond}/s\n`);
+  const f = await benchRenderQr({ seconds: 2 });
+  const rows: [string, number][] = [
+    ['renderQrPng (424 px, 1-bit PNG)', f.pngPerSecond],
+    ['encodeQrMatrix (matrix only)', f.matrixOnlyPerSecond],
+    ['qrcode.toDataURL (424 px)', f.baselineToDataUrlPerSecond],
+    ['qrcode.create (matrix only)', f.baselineCreatePerSecond],
+  ];
+  for (const [name, perSecond] of rows) process.stdout.write(`${name.padEnd(34)}${String(perSecond).padStart(8)}/s\n`);
 }
