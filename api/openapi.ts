@@ -33,6 +33,7 @@ const errorResponse = (description: string) => ({
   content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } },
 });
 
+const pathParams = (...names: string[]) => names.map((name) => ({ name, in: 'path', required: true, schema: { type: 'string' } }));
 const apiKey = [{ ApiKey: [] }];
 const bearer = [{ Bearer: [] }];
 const json = (ref: string) => ({ 'application/json': { schema: { $ref: `#/components/schemas/${ref}` } } });
@@ -101,13 +102,13 @@ export function openApiDocument(publicBaseUrl: string) {
         get: {
           summary: 'Read an issuer',
           security: bearer,
-          parameters: [{ name: 'issuerId', in: 'path', required: true, schema: { type: 'string' } }],
+          parameters: pathParams('issuerId'),
           responses: { 200: { description: 'The issuer', content: json('Issuer') }, 401: errorResponse('Token invalid'), 404: errorResponse('Issuer not found') },
         },
         put: {
           summary: 'Update an issuer (multipart: groupId, alias, email, taxRegimeCode required; status, logo optional)',
           security: bearer,
-          parameters: [{ name: 'issuerId', in: 'path', required: true, schema: { type: 'string' } }],
+          parameters: pathParams('issuerId'),
           requestBody: {
             required: true,
             content: {
@@ -133,7 +134,7 @@ export function openApiDocument(publicBaseUrl: string) {
         post: {
           summary: 'Synchronize the issuer with its CSF at SAT (background job with retries)',
           security: bearer,
-          parameters: [{ name: 'issuerId', in: 'path', required: true, schema: { type: 'string' } }],
+          parameters: pathParams('issuerId'),
           responses: {
             202: { description: '{ issuerId, jobId, status, requestedAt }: the new synchronization, or the one already waiting or running' },
             401: errorResponse('Token invalid'),
@@ -170,7 +171,7 @@ export function openApiDocument(publicBaseUrl: string) {
         get: {
           summary: 'Read a QR transaction',
           security: apiKey,
-          parameters: [{ name: 'qrId', in: 'path', required: true, schema: { type: 'string' } }],
+          parameters: pathParams('qrId'),
           responses: {
             200: { description: 'The full QR transaction' },
             401: errorResponse('API key invalid or missing'),
@@ -182,7 +183,7 @@ export function openApiDocument(publicBaseUrl: string) {
         get: {
           summary: 'The QR image, through a signed URL (qr_url)',
           parameters: [
-            { name: 'qrId', in: 'path', required: true, schema: { type: 'string' } },
+            ...pathParams('qrId'),
             { name: 'exp', in: 'query', required: true, schema: { type: 'integer' } },
             { name: 'sig', in: 'query', required: true, schema: { type: 'string' } },
           ],
@@ -197,7 +198,7 @@ export function openApiDocument(publicBaseUrl: string) {
       '/v1/public/files/{kind}/{owner}/{name}': {
         get: {
           summary: 'A public stored file (logos)',
-          parameters: ['kind', 'owner', 'name'].map((name) => ({ name, in: 'path', required: true, schema: { type: 'string' } })),
+          parameters: pathParams('kind', 'owner', 'name'),
           responses: { 200: { description: 'The file, immutable' }, 404: errorResponse('No such file') },
         },
       },
@@ -208,7 +209,8 @@ export function openApiDocument(publicBaseUrl: string) {
 }
 
 function merchantPaths() {
-  const id = [{ name: 'merchantId', in: 'path', required: true, schema: { type: 'string' } }];
+  const id = pathParams('merchantId');
+  const productId = pathParams('merchantId', 'productId');
   const common = { 401: errorResponse('Token invalid, expired or revoked'), 404: errorResponse('Merchant (or issuer) not in the account') };
   const merchant = { description: 'The Merchant' };
   const csdUpload = (summary: string) => ({
@@ -303,11 +305,11 @@ function merchantPaths() {
     },
     '/v1/qrs/merchants/{merchantId}/products/{productId}': {
       get: {
-        summary: 'Read a product', security: bearer, parameters: [...id, { name: 'productId', in: 'path', required: true, schema: { type: 'string' } }],
+        summary: 'Read a product', security: bearer, parameters: productId,
         responses: { 200: { description: 'MerchantProductResponse' }, ...common },
       },
       put: {
-        summary: 'Update a product (any subset of fields)', security: bearer, parameters: [...id, { name: 'productId', in: 'path', required: true, schema: { type: 'string' } }],
+        summary: 'Update a product (any subset of fields)', security: bearer, parameters: productId,
         requestBody: { required: true, content: json('UpdateMerchantProductRequest') },
         responses: { 200: { description: 'MerchantProductResponse' }, 400: errorResponse('Invalid fields or SAT keys'), 409: errorResponse('sku taken'), ...common },
       },

@@ -38,3 +38,9 @@ export function parsePageRequest(query: Record<string, unknown>): PageRequest {
 export function pageOf<T>(content: T[], totalElements: number, request: PageRequest): Page<T> {
   return { content, totalElements, totalPages: Math.ceil(totalElements / request.size), number: request.page, size: request.size };
 }
+
+/** One text query parameter (the first when repeated), trimmed and bounded; undefined when absent or empty. */
+export function queryText(query: Record<string, string | string[] | undefined>, name: string, maxLength = 100): string | undefined {
+  const value = [query[name]].flat()[0]?.trim().slice(0, maxLength);
+  return value ? value : undefined;
+}

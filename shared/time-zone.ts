@@ -34,3 +34,11 @@ export function localDateTime(at: Date, zone: string): string {
   for (const p of f.formatToParts(at)) parts[p.type] = p.value;
   return `${parts.year}-${parts.month}-${parts.day}T${parts.hour}:${parts.minute}:${parts.second}`;
 }
+
+/**
+ * Today's calendar date (YYYY-MM-DD) in central Mexico, the date catalog validity is judged on when no
+ * document time zone applies (management checks, CSF synchronization). UTC would move the date six hours early.
+ */
+export function satToday(now: Date = new Date()): string {
+  return localDateTime(now, 'America/Mexico_City').slice(0, 10);
+}

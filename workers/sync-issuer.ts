@@ -5,6 +5,7 @@ import type { Db } from '../shared/db.js';
 import type { SyncIssuerPayload, SyncIssuerResult } from '../shared/jobs.js';
 import { findIssuerById, recordSyncProgress } from '../shared/repositories/issuers.js';
 import type { SatCatalogs } from '../shared/sat/catalogs.js';
+import { satToday } from '../shared/time-zone.js';
 
 export interface SyncIssuerDeps {
   db: Db;
@@ -27,7 +28,7 @@ export async function syncIssuerJob(deps: SyncIssuerDeps, job: Job<SyncIssuerPay
   let failure: { reason: string; retryable: boolean };
   try {
     const csf = await deps.csf.fetch(issuer.rfc, issuer.id_cif);
-    const outcome = issuerChangesFromCsf({ rfc: issuer.rfc, taxRegimeCode: issuer.tax_regime_code }, csf, deps.catalogs, new Date().toISOString().slice(0, 10));
+    const outcome = issuerChangesFromCsf({ rfc: issuer.rfc, taxRegimeCode: issuer.tax_regime_code }, csf, deps.catalogs, satToday());
     if (outcome.ok) {
       const now = new Date();
       await recordSyncProgress(deps.db, issuer.id, { jobId, status: 'SUCCEEDED', attempts: attempt, finishedAt: now, changes: outcome.changes, now });

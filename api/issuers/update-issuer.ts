@@ -1,33 +1,16 @@
 import { AppError, type ErrorDetail } from '../../shared/errors.js';
-import { InvalidImage, LOGO_TARGETS, normalizeLogo } from '../../shared/images/normalize-logo.js';
+import { LOGO_TARGETS, normalizeLogoField, type NormalizedLogo } from '../../shared/images/normalize-logo.js';
+import { satToday } from '../../shared/time-zone.js';
+import { groupNotFound } from '../account-resources.js';
 import { checkIssuerTaxData } from '../../shared/issuers/check-issuer.js';
+import { updateIssuerFormSchema, type UpdateIssuerForm } from '../../shared/issuers/issuer-schema.js';
 import { groupBelongsTo, updateIssuer, type IssuerRow } from '../../shared/repositories/issuers.js';
 import { fileUrl, postgresFileStore } from '../../shared/storage/file-store.js';
 import { validator } from '../../shared/validation/ajv.js';
 import type { ApiDeps } from '../deps.js';
 import type { MultipartForm } from '../middleware/multipart-body.js';
 
-interface IssuerUpdateFields {
-  groupId: string;
-  alias: string;
-  email: string;
-  taxRegimeCode: string;
-  status?: 'ACTIVE' | 'INACTIVE';
-}
-
-const validateFields = validator<IssuerUpdateFields>({
-  $id: 'UpdateIssuerForm',
-  type: 'object',
-  additionalProperties: false,
-  required: ['groupId', 'alias', 'email', 'taxRegimeCode'],
-  properties: {
-    groupId: { type: 'string', minLength: 1, maxLength: 100 },
-    alias: { type: 'string', minLength: 1, maxLength: 100 },
-    email: { type: 'string', format: 'email', maxLength: 254 },
-    taxRegimeCode: { type: 'string', pattern: '^[0-9]{3}$' },
-    status: { type: 'string', enum: ['ACTIVE', 'INACTIVE'] },
-  },
-});
+const validateFields = validator<UpdateIssuerForm>(updateIssuerFormSchema);
 
 /**
  * PUT /v1/qrs/issuers/{issuerId} (multipart): the form fields, an optional logo decoded and
@@ -42,23 +25,16 @@ export async function updateIssuerFromForm(deps: ApiDeps, issuer: IssuerRow, for
   }
   const fields = validateFields(form.fields);
   const details: ErrorDetail[] = [];
-  const checked = checkIssuerTaxData({ taxId: issuer.rfc, taxRegimeCode: fields.taxRegimeCode }, deps.catalogs, new Date().toISOString().slice(0, 10));
+  const checked = checkIssuerTaxData({ taxId: issuer.rfc, taxRegimeCode: fields.taxRegimeCode }, deps.catalogs, satToday());
   if ('details' in checked) details.push(...checked.details);
-  let logo: Awaited<ReturnType<typeof normalizeLogo>> | undefined;
+  let logo: NormalizedLogo | undefined;
   if (form.files.logo) {
-    try {
-      logo = await normalizeLogo(form.files.logo.data, LOGO_TARGETS.invoice);
-    } catch (err) {
-      if (!(err instanceof InvalidImage)) throw err;
-      details.push({ field: 'logo', code: err.code, message: err.message });
-    }
+    const result = await normalizeLogoField('logo', form.files.logo.data, LOGO_TARGETS.invoice);
+    if ('detail' in result) details.push(result.detail);
+    else logo = result.logo;
   }
   if (details.length > 0) throw new AppError(400, 'validation_failed', 'The issuer has invalid fields.', { details });
-  if (!(await groupBelongsTo(deps.db, issuer.account_id, fields.groupId))) {
-    throw new AppError(404, 'group_not_found', `No group ${fields.groupId} in this account.`, {
-      details: [{ field: 'groupId', code: 'not_found', message: 'The group does not exist or belongs to another account.' }],
-    });
-  }
+  if (!(await groupBelongsTo(deps.db, issuer.account_id, fields.groupId))) throw groupNotFound(fields.groupId);
   const updated = await deps.db.transaction(async (trx) => {
     const logoUrl = logo
       ? fileUrl(deps.config.publicBaseUrl, await postgresFileStore(trx).put(`logos/${issuer.id}`, { contentType: logo.contentType, data: logo.data }, logo.extension))

@@ -1,5 +1,5 @@
 import { AppError, type ErrorDetail } from '../../shared/errors.js';
-import { InvalidImage, LOGO_TARGETS, normalizeLogo } from '../../shared/images/normalize-logo.js';
+import { LOGO_TARGETS, normalizeLogoField } from '../../shared/images/normalize-logo.js';
 import { LOGO_ANIMATIONS, type LogoAnimation } from '../../shared/merchants/merchant-schema.js';
 import { updateMerchantLogos, type MerchantRow } from '../../shared/repositories/merchants.js';
 import { fileUrl, postgresFileStore } from '../../shared/storage/file-store.js';
@@ -25,12 +25,9 @@ export async function uploadLogos(deps: ApiDeps, merchant: MerchantRow, form: Mu
   for (const [field, kind] of Object.entries(FILE_FIELDS) as [keyof typeof FILE_FIELDS, 'invoice' | 'app'][]) {
     const file = form.files[field];
     if (!file) continue;
-    try {
-      images.push({ kind, fileName: file.fileName, ...(await normalizeLogo(file.data, LOGO_TARGETS[kind])) });
-    } catch (err) {
-      if (!(err instanceof InvalidImage)) throw err;
-      details.push({ field, code: err.code, message: err.message });
-    }
+    const result = await normalizeLogoField(field, file.data, LOGO_TARGETS[kind]);
+    if ('detail' in result) details.push(result.detail);
+    else images.push({ kind, fileName: file.fileName, ...result.logo });
   }
   if (details.length === 0 && images.length === 0 && animation === undefined) {
     details.push({ field: 'invoiceLogo', code: 'required', message: 'Send invoiceLogo, appLogo or logoAnimation.' });

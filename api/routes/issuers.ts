@@ -3,8 +3,10 @@ import { AppError } from '../../shared/errors.js';
 import { checkIssuerTaxData } from '../../shared/issuers/check-issuer.js';
 import { createIssuerSchema, type CreateIssuerRequest } from '../../shared/issuers/issuer-schema.js';
 import { issuerView } from '../../shared/issuers/issuer-view.js';
-import { pageOf, parsePageRequest } from '../../shared/pagination.js';
-import { findIssuer, groupBelongsTo, insertIssuer, listIssuers } from '../../shared/repositories/issuers.js';
+import { pageOf, parsePageRequest, queryText } from '../../shared/pagination.js';
+import { satToday } from '../../shared/time-zone.js';
+import { accountIssuer, groupNotFound } from '../account-resources.js';
+import { groupBelongsTo, insertIssuer, listIssuers } from '../../shared/repositories/issuers.js';
 import { synchronizeIssuer } from '../issuers/synchronize-issuer.js';
 import { updateIssuerFromForm } from '../issuers/update-issuer.js';
 import { multipartBody } from '../middleware/multipart-body.js';
@@ -17,20 +19,6 @@ import { jsonBody } from '../middleware/json-body.js';
 
 const validateCreate = validator<CreateIssuerRequest>(createIssuerSchema);
 
-function groupNotFound(groupId: string): AppError {
-  return new AppError(404, 'group_not_found', `No group ${groupId} in this account.`, {
-    details: [{ field: 'groupId', code: 'not_found', message: 'The group does not exist or belongs to another account.' }],
-  });
-}
-
-function issuerNotFound(issuerId: string | undefined): AppError {
-  return new AppError(404, 'issuer_not_found', `No issuer ${issuerId ?? ''} in this account.`);
-}
-
-function singleQueryValue(value: string | string[] | undefined): string | undefined {
-  return Array.isArray(value) ? value[0] : value;
-}
-
 /** /v1/qrs/issuers: the taxpayers (RFC) an account invoices as, scoped to the bearer token's account. */
 export function issuerRoutes(deps: ApiDeps): Router<AppState> {
   const router = new Router<AppState>({ prefix: '/v1/qrs/issuers' });
@@ -39,7 +27,7 @@ export function issuerRoutes(deps: ApiDeps): Router<AppState> {
   router.post('/', jsonBody(deps.config.jsonBodyLimit), async (ctx) => {
     const accountId = ctx.state.accountId!;
     const request = validateCreate(ctx.request.body);
-    const checked = checkIssuerTaxData(request, deps.catalogs, new Date().toISOString().slice(0, 10));
+    const checked = checkIssuerTaxData(request, deps.catalogs, satToday());
     if ('details' in checked) throw new AppError(400, 'validation_failed', 'The issuer has invalid fields.', { details: checked.details });
     if (!(await groupBelongsTo(deps.db, accountId, request.groupId))) throw groupNotFound(request.groupId);
     const row = await insertIssuer(deps.db, {
@@ -58,28 +46,24 @@ export function issuerRoutes(deps: ApiDeps): Router<AppState> {
   router.get('/', async (ctx) => {
     const accountId = ctx.state.accountId!;
     const page = parsePageRequest(ctx.query);
-    const groupId = singleQueryValue(ctx.query.groupId);
-    const filter = singleQueryValue(ctx.query.filter)?.trim().slice(0, 100);
+    const groupId = queryText(ctx.query, 'groupId');
+    const filter = queryText(ctx.query, 'filter');
     if (groupId && !(await groupBelongsTo(deps.db, accountId, groupId))) throw groupNotFound(groupId);
     const { rows, total } = await listIssuers(deps.db, accountId, { groupId, filter }, page);
     ctx.body = pageOf(rows.map((r) => issuerView(r, deps.catalogs)), total, page);
   });
 
   router.get('/:issuerId', async (ctx) => {
-    const row = await findIssuer(deps.db, ctx.state.accountId!, ctx.params.issuerId ?? '');
-    if (!row) throw issuerNotFound(ctx.params.issuerId);
-    ctx.body = issuerView(row, deps.catalogs);
+    ctx.body = issuerView(await accountIssuer(deps, ctx), deps.catalogs);
   });
 
   router.put('/:issuerId', multipartBody({ maxFileBytes: LOGO_LIMITS.maxBytes, maxFiles: 1 }), async (ctx) => {
-    const row = await findIssuer(deps.db, ctx.state.accountId!, ctx.params.issuerId ?? '');
-    if (!row) throw issuerNotFound(ctx.params.issuerId);
+    const row = await accountIssuer(deps, ctx);
     ctx.body = issuerView(await updateIssuerFromForm(deps, row, ctx.state.form!), deps.catalogs);
   });
 
   router.post('/:issuerId/synchronize', async (ctx) => {
-    const row = await findIssuer(deps.db, ctx.state.accountId!, ctx.params.issuerId ?? '');
-    if (!row) throw issuerNotFound(ctx.params.issuerId);
+    const row = await accountIssuer(deps, ctx);
     ctx.status = 202;
     ctx.body = await synchronizeIssuer(deps, row.id);
   });

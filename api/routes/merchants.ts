@@ -4,10 +4,11 @@ import {
   createMerchantSchema, updateMerchantSchema, type CreateMerchantRequest, type UpdateMerchantRequest,
 } from '../../shared/merchants/merchant-schema.js';
 import { merchantSummaryView, merchantView } from '../../shared/merchants/merchant-view.js';
-import { pageOf, parsePageRequest } from '../../shared/pagination.js';
+import { pageOf, parsePageRequest, queryText } from '../../shared/pagination.js';
+import { accountMerchant, issuerNotFound, merchantNotFound } from '../account-resources.js';
 import { regenerateApiKey, type KeyMode } from '../../shared/repositories/api-keys.js';
 import { findIssuer } from '../../shared/repositories/issuers.js';
-import { findMerchant, insertMerchant, listMerchants, updateMerchant } from '../../shared/repositories/merchants.js';
+import { insertMerchant, listMerchants, updateMerchant } from '../../shared/repositories/merchants.js';
 import { validator } from '../../shared/validation/ajv.js';
 import type { AppState } from '../context.js';
 import type { ApiDeps } from '../deps.js';
@@ -22,16 +23,6 @@ import { findCsdSummary } from '../../shared/repositories/merchant-csds.js';
 const validateCreate = validator<CreateMerchantRequest>(createMerchantSchema);
 const validateUpdate = validator<UpdateMerchantRequest>(updateMerchantSchema);
 
-export function merchantNotFound(merchantId: string | undefined): AppError {
-  return new AppError(404, 'merchant_not_found', `No merchant ${merchantId ?? ''} in this account.`);
-}
-
-function issuerNotFound(issuerId: string): AppError {
-  return new AppError(404, 'issuer_not_found', `No issuer ${issuerId} in this account.`, {
-    details: [{ field: 'issuerId', code: 'not_found', message: 'The issuer does not exist or belongs to another account.' }],
-  });
-}
-
 /** /v1/qrs/merchants: points of sale, scoped to the bearer token's account. */
 export function merchantRoutes(deps: ApiDeps): Router<AppState> {
   const router = new Router<AppState>({ prefix: '/v1/qrs/merchants' });
@@ -41,7 +32,7 @@ export function merchantRoutes(deps: ApiDeps): Router<AppState> {
   router.post('/', body, async (ctx) => {
     const accountId = ctx.state.accountId!;
     const { issuerId, ...fields } = validateCreate(ctx.request.body);
-    if (!(await findIssuer(deps.db, accountId, issuerId))) throw issuerNotFound(issuerId);
+    if (!(await findIssuer(deps.db, accountId, issuerId))) throw issuerNotFound(issuerId, 'issuerId');
     ctx.status = 201;
     ctx.body = merchantView(await insertMerchant(deps.db, accountId, issuerId, fields));
   });
@@ -49,19 +40,18 @@ export function merchantRoutes(deps: ApiDeps): Router<AppState> {
   router.get('/', async (ctx) => {
     const accountId = ctx.state.accountId!;
     const page = parsePageRequest(ctx.query);
-    const issuerId = [ctx.query.issuerId].flat()[0];
+    const issuerId = queryText(ctx.query, 'issuerId');
     if (!issuerId) {
       throw new AppError(400, 'validation_failed', 'issuerId is required.', { details: [{ field: 'issuerId', code: 'required', message: 'issuerId is required.' }] });
     }
-    if (!(await findIssuer(deps.db, accountId, issuerId))) throw issuerNotFound(issuerId);
-    const filter = [ctx.query.filter].flat()[0]?.trim().slice(0, 100);
+    if (!(await findIssuer(deps.db, accountId, issuerId))) throw issuerNotFound(issuerId, 'issuerId');
+    const filter = queryText(ctx.query, 'filter');
     const { rows, total } = await listMerchants(deps.db, accountId, issuerId, filter, page);
     ctx.body = pageOf(rows.map(merchantSummaryView), total, page);
   });
 
   router.get('/:merchantId', async (ctx) => {
-    const row = await findMerchant(deps.db, ctx.state.accountId!, ctx.params.merchantId ?? '');
-    if (!row) throw merchantNotFound(ctx.params.merchantId);
+    const row = await accountMerchant(deps, ctx);
     ctx.body = merchantView(row);
   });
 
@@ -91,30 +81,26 @@ export function merchantRoutes(deps: ApiDeps): Router<AppState> {
   // POST saves and PUT renews; both answer 201 when the merchant had no CSD and 200 when one was replaced.
   for (const method of ['post', 'put'] as const) {
     router[method]('/:merchantId/invoice-mode', csdForm, async (ctx) => {
-      const merchant = await findMerchant(deps.db, ctx.state.accountId!, ctx.params.merchantId ?? '');
-      if (!merchant) throw merchantNotFound(ctx.params.merchantId);
+      const merchant = await accountMerchant(deps, ctx);
       const { replaced, view } = await saveInvoiceMode(deps, merchant, ctx.state.form!);
       ctx.status = replaced ? 200 : 201;
       ctx.body = view;
     });
   }
   router.get('/:merchantId/invoice-mode', async (ctx) => {
-    const merchant = await findMerchant(deps.db, ctx.state.accountId!, ctx.params.merchantId ?? '');
-    if (!merchant) throw merchantNotFound(ctx.params.merchantId);
+    const merchant = await accountMerchant(deps, ctx);
     const csd = await findCsdSummary(deps.db, merchant.id);
     if (!csd) throw new AppError(404, 'invoice_mode_not_configured', 'This merchant has no CSD yet; upload it with POST invoice-mode.');
     ctx.body = invoiceModeView(csd);
   });
 
   router.post('/:merchantId/logos', multipartBody({ maxFileBytes: LOGO_LIMITS.maxBytes, maxFiles: 2 }), async (ctx) => {
-    const merchant = await findMerchant(deps.db, ctx.state.accountId!, ctx.params.merchantId ?? '');
-    if (!merchant) throw merchantNotFound(ctx.params.merchantId);
+    const merchant = await accountMerchant(deps, ctx);
     ctx.body = merchantView(await uploadLogos(deps, merchant, ctx.state.form!));
   });
 
   router.put('/:merchantId/api-key/regenerate', async (ctx) => {
-    const row = await findMerchant(deps.db, ctx.state.accountId!, ctx.params.merchantId ?? '');
-    if (!row) throw merchantNotFound(ctx.params.merchantId);
+    const row = await accountMerchant(deps, ctx);
     // Production keys come with the production invoice mode (issue #5); until then keys are development keys.
     const mode: KeyMode = 'development';
     const apiKey = await regenerateApiKey(deps.db, row.id, mode);

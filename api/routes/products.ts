@@ -1,19 +1,19 @@
 import { Router } from '@koa/router';
 import { AppError, type ErrorDetail } from '../../shared/errors.js';
-import { pageOf, parsePageRequest } from '../../shared/pagination.js';
+import { pageOf, parsePageRequest, queryText } from '../../shared/pagination.js';
+import { satToday } from '../../shared/time-zone.js';
 import { checkProduct } from '../../shared/products/check-product.js';
 import {
   createMerchantProductSchema, updateMerchantProductSchema, type ProductFields,
 } from '../../shared/products/product-schema.js';
 import { productView } from '../../shared/products/product-view.js';
-import { findMerchant } from '../../shared/repositories/merchants.js';
 import { findProduct, insertProducts, listProducts, updateProduct } from '../../shared/repositories/products.js';
 import { validator } from '../../shared/validation/ajv.js';
-import type { AppContext, AppState } from '../context.js';
+import type { AppState } from '../context.js';
 import type { ApiDeps } from '../deps.js';
 import { bearerAuth } from '../middleware/bearer-auth.js';
 import { jsonBody } from '../middleware/json-body.js';
-import { merchantNotFound } from './merchants.js';
+import { accountMerchant } from '../account-resources.js';
 
 const validateCreate = validator<ProductFields[]>(createMerchantProductSchema);
 const validateUpdate = validator<Partial<ProductFields>>(updateMerchantProductSchema);
@@ -29,23 +29,16 @@ export function productRoutes(deps: ApiDeps): Router<AppState> {
   const router = new Router<AppState>({ prefix: '/v1/qrs/merchants/:merchantId/products' });
   router.use(bearerAuth(deps.db));
   const body = jsonBody(deps.config.jsonBodyLimit);
-  const today = () => new Date().toISOString().slice(0, 10);
-
-  async function merchantOf(ctx: AppContext) {
-    const merchant = await findMerchant(deps.db, ctx.state.accountId!, ctx.params.merchantId ?? '');
-    if (!merchant) throw merchantNotFound(ctx.params.merchantId);
-    return merchant;
-  }
 
   router.post('/', body, async (ctx) => {
-    const merchant = await merchantOf(ctx);
+    const merchant = await accountMerchant(deps, ctx);
     const products = validateCreate(ctx.request.body);
     const details: ErrorDetail[] = [];
     const seen = new Map<string, number>();
     products.forEach((p, i) => {
       if (seen.has(p.sku)) details.push({ field: `[${i}].sku`, code: 'duplicate', message: `sku "${p.sku}" appears twice in the request.` });
       seen.set(p.sku, i);
-      details.push(...checkProduct(p, `[${i}]`, { catalogs: deps.catalogs, onDate: today() }));
+      details.push(...checkProduct(p, `[${i}]`, { catalogs: deps.catalogs, onDate: satToday() }));
     });
     if (details.length > 0) throw new AppError(400, 'validation_failed', 'Some products are invalid; none was created.', { details });
     const result = await insertProducts(deps.db, merchant.id, products);
@@ -55,22 +48,22 @@ export function productRoutes(deps: ApiDeps): Router<AppState> {
   });
 
   router.get('/', async (ctx) => {
-    const merchant = await merchantOf(ctx);
+    const merchant = await accountMerchant(deps, ctx);
     const page = parsePageRequest(ctx.query);
-    const search = [ctx.query.search].flat()[0]?.trim().slice(0, 100);
+    const search = queryText(ctx.query, 'search');
     const { rows, total } = await listProducts(deps.db, merchant.id, search, page);
     ctx.body = pageOf(rows.map((r) => productView(r, deps.catalogs)), total, page);
   });
 
   router.get('/:productId', async (ctx) => {
-    const merchant = await merchantOf(ctx);
+    const merchant = await accountMerchant(deps, ctx);
     const row = await findProduct(deps.db, merchant.id, ctx.params.productId ?? '');
     if (!row) throw new AppError(404, 'product_not_found', `No product ${ctx.params.productId} for this merchant.`);
     ctx.body = productView(row, deps.catalogs);
   });
 
   router.put('/:productId', body, async (ctx) => {
-    const merchant = await merchantOf(ctx);
+    const merchant = await accountMerchant(deps, ctx);
     const existing = await findProduct(deps.db, merchant.id, ctx.params.productId ?? '');
     if (!existing) throw new AppError(404, 'product_not_found', `No product ${ctx.params.productId} for this merchant.`);
     const fields = validateUpdate(ctx.request.body);
@@ -79,7 +72,7 @@ export function productRoutes(deps: ApiDeps): Router<AppState> {
       sku: existing.sku, description: existing.description, unitPrice: 0,
       satUnitKey: fields.satUnitKey ?? existing.sat_unit_key, satProductServiceKey: fields.satProductServiceKey ?? existing.sat_product_service_key,
       satTaxObjectKey: fields.satTaxObjectKey ?? existing.sat_tax_object_key, taxes: fields.taxes ?? existing.taxes,
-    }, '', { catalogs: deps.catalogs, onDate: today() });
+    }, '', { catalogs: deps.catalogs, onDate: satToday() });
     if (details.length > 0) throw new AppError(400, 'validation_failed', 'The product has invalid fields.', { details });
     const row = await updateProduct(deps.db, merchant.id, existing.id, fields);
     if (row === 'sku_taken') throw skuTaken([fields.sku ?? ''], () => 'sku');

@@ -4,6 +4,7 @@
  * so that what we serve is our own clean file.
  */
 import sharp, { type Metadata } from 'sharp';
+import type { ErrorDetail } from '../errors.js';
 
 export const LOGO_LIMITS = {
   maxBytes: 2 * 1024 * 1024,
@@ -36,7 +37,23 @@ export const LOGO_TARGETS = {
   app: { width: 512, height: 512, format: 'webp' },
 } as const satisfies Record<string, LogoTarget>;
 
-export async function normalizeLogo(input: Buffer, target: LogoTarget): Promise<{ data: Buffer; contentType: string; extension: string }> {
+export interface NormalizedLogo {
+  data: Buffer;
+  contentType: string;
+  extension: string;
+}
+
+/** normalizeLogo for an upload field: the logo, or the field-level detail that refuses it. */
+export async function normalizeLogoField(field: string, input: Buffer, target: LogoTarget): Promise<{ logo: NormalizedLogo } | { detail: ErrorDetail }> {
+  try {
+    return { logo: await normalizeLogo(input, target) };
+  } catch (err) {
+    if (!(err instanceof InvalidImage)) throw err;
+    return { detail: { field, code: err.code, message: err.message } };
+  }
+}
+
+export async function normalizeLogo(input: Buffer, target: LogoTarget): Promise<NormalizedLogo> {
   if (input.length > LOGO_LIMITS.maxBytes) throw new InvalidImage('image_too_large', `The image is larger than ${LOGO_LIMITS.maxBytes} bytes.`);
   let meta: Metadata;
   try {

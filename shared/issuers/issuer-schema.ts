@@ -10,22 +10,47 @@ export interface CreateIssuerRequest {
   taxRegimeCode: string;
 }
 
+const issuerProperties = {
+  groupId: { type: 'string', minLength: 1, maxLength: 100 },
+  alias: { type: 'string', minLength: 1, maxLength: 100 },
+  taxId: { type: 'string', minLength: 12, maxLength: 13 },
+  // The idCIF printed on the tax-status certificate (CSF): 11 digits.
+  idCif: { type: 'string', pattern: '^[0-9]{11}$' },
+  // CFDI 4.0 Emisor/@Nombre: at most 254 characters.
+  businessName: { type: 'string', minLength: 1, maxLength: 254 },
+  email: { type: 'string', format: 'email', maxLength: 254 },
+  zip: { type: 'string', pattern: '^[0-9]{5}$' },
+  taxRegimeCode: { type: 'string', pattern: '^[0-9]{3}$' },
+} as const;
+
 export const createIssuerSchema = {
   $id: 'CreateIssuerRequest',
   type: 'object',
   additionalProperties: false,
   required: ['groupId', 'alias', 'taxId', 'idCif', 'businessName', 'email', 'zip', 'taxRegimeCode'],
+  properties: issuerProperties,
+} as const;
+
+/** The text fields of PUT /v1/qrs/issuers/{issuerId} (multipart; the optional `logo` file is apart). */
+export interface UpdateIssuerForm {
+  groupId: string;
+  alias: string;
+  email: string;
+  taxRegimeCode: string;
+  status?: 'ACTIVE' | 'INACTIVE';
+}
+
+export const updateIssuerFormSchema = {
+  $id: 'UpdateIssuerForm',
+  type: 'object',
+  additionalProperties: false,
+  required: ['groupId', 'alias', 'email', 'taxRegimeCode'],
   properties: {
-    groupId: { type: 'string', minLength: 1, maxLength: 100 },
-    alias: { type: 'string', minLength: 1, maxLength: 100 },
-    taxId: { type: 'string', minLength: 12, maxLength: 13 },
-    // The idCIF printed on the tax-status certificate (CSF): 11 digits.
-    idCif: { type: 'string', pattern: '^[0-9]{11}$' },
-    // CFDI 4.0 Emisor/@Nombre: at most 254 characters.
-    businessName: { type: 'string', minLength: 1, maxLength: 254 },
-    email: { type: 'string', format: 'email', maxLength: 254 },
-    zip: { type: 'string', pattern: '^[0-9]{5}$' },
-    taxRegimeCode: { type: 'string', pattern: '^[0-9]{3}$' },
+    groupId: issuerProperties.groupId,
+    alias: issuerProperties.alias,
+    email: issuerProperties.email,
+    taxRegimeCode: issuerProperties.taxRegimeCode,
+    status: { type: 'string', enum: ['ACTIVE', 'INACTIVE'] },
   },
 } as const;
 

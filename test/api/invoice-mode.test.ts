@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { expect } from 'chai';
 import type { BootstrapResult } from '../../cli/bootstrap.js';
 import { harness } from '../helpers/harness.js';
-import { expectError } from '../helpers/http.js';
+import { callForm, expectError } from '../helpers/http.js';
 
 const file = (path: string) => readFileSync(new URL(path, import.meta.url));
 const EKU = { cer: file('../../data/sat/test-csd/EKU9003173C9.cer'), key: file('../../data/sat/test-csd/EKU9003173C9.key') };
@@ -22,13 +22,12 @@ describe('merchant invoice mode (CSD upload)', () => {
   });
 
   async function upload(method: 'POST' | 'PUT', parts: { cer?: Buffer; key?: Buffer; password?: string; prefix?: string }, id = merchantId, who = account) {
-    const form = new FormData();
-    if (parts.cer) form.append('csdDataRequest.cerFile', new Blob([new Uint8Array(parts.cer)]), 'mi-certificado.cer');
-    if (parts.key) form.append('csdDataRequest.keyFile', new Blob([new Uint8Array(parts.key)]), 'mi-llave.key');
-    if (parts.password !== undefined) form.append('csdDataRequest.password', parts.password);
-    if (parts.prefix !== undefined) form.append('csdDataRequest.serialNumberPrefix', parts.prefix);
-    const res = await fetch(`${harness().baseUrl}/v1/qrs/merchants/${id}/invoice-mode`, { method, headers: { Authorization: `Bearer ${who.accessToken}` }, body: form });
-    return { status: res.status, headers: res.headers, body: (await res.json()) as any };
+    return callForm(method, `/v1/qrs/merchants/${id}/invoice-mode`, who.accessToken, {
+      'csdDataRequest.cerFile': parts.cer && { data: parts.cer, fileName: 'mi-certificado.cer' },
+      'csdDataRequest.keyFile': parts.key && { data: parts.key, fileName: 'mi-llave.key' },
+      'csdDataRequest.password': parts.password,
+      'csdDataRequest.serialNumberPrefix': parts.prefix,
+    });
   }
   const stored = () => harness().deps.db('merchant_csds').where({ merchant_id: merchantId }).first();
 

@@ -3,7 +3,7 @@ import { expect } from 'chai';
 import sharp from 'sharp';
 import type { BootstrapResult } from '../../cli/bootstrap.js';
 import { harness } from '../helpers/harness.js';
-import { call, expectError } from '../helpers/http.js';
+import { call, callForm, expectError } from '../helpers/http.js';
 
 const KEMPER = { taxId: 'EKU9003173C9', businessName: 'ESCUELA KEMPER URGATE', taxRegimeCode: '601' };
 const XOCHILT = { taxId: 'CACX7605101P8', businessName: 'XOCHILT CASAS CHAVEZ', taxRegimeCode: '612' };
@@ -113,13 +113,8 @@ describe('PUT /v1/qrs/issuers/{issuerId} (multipart)', () => {
   });
 
   async function put(parts: Record<string, string | Buffer>, who = account, issuerId = account.issuerId) {
-    const form = new FormData();
-    for (const [name, value] of Object.entries(parts)) {
-      if (typeof value === 'string') form.append(name, value);
-      else form.append(name, new Blob([new Uint8Array(value)]), 'logo.png');
-    }
-    const res = await fetch(`${harness().baseUrl}/v1/qrs/issuers/${issuerId}`, { method: 'PUT', headers: { Authorization: `Bearer ${who.accessToken}` }, body: form });
-    return { status: res.status, headers: res.headers, body: (await res.json()) as any };
+    const form = Object.fromEntries(Object.entries(parts).map(([name, v]) => [name, typeof v === 'string' ? v : { data: v, fileName: 'logo.png' }]));
+    return callForm('PUT', `/v1/qrs/issuers/${issuerId}`, who.accessToken, form);
   }
   const base = () => ({ groupId: account.groupId, alias: 'Renombrada', email: 'nuevo@example.mx', taxRegimeCode: '601' });
 

@@ -4,16 +4,11 @@ import sharp from 'sharp';
 import type { BootstrapResult } from '../../cli/bootstrap.js';
 import { encodeGray1Png } from '../../shared/qr/png-gray1.js';
 import { harness } from '../helpers/harness.js';
-import { call, expectError } from '../helpers/http.js';
+import { call, callForm, expectError } from '../helpers/http.js';
 
 async function upload(account: BootstrapResult, parts: Record<string, Buffer | string>, merchantId = account.merchantId) {
-  const form = new FormData();
-  for (const [name, value] of Object.entries(parts)) {
-    if (typeof value === 'string') form.append(name, value);
-    else form.append(name, new Blob([new Uint8Array(value)]), `${name}.bin`);
-  }
-  const res = await fetch(`${harness().baseUrl}/v1/qrs/merchants/${merchantId}/logos`, { method: 'POST', headers: { Authorization: `Bearer ${account.accessToken}` }, body: form });
-  return { status: res.status, headers: res.headers, body: (await res.json()) as any };
+  const form = Object.fromEntries(Object.entries(parts).map(([name, v]) => [name, typeof v === 'string' ? v : { data: v, fileName: `${name}.bin` }]));
+  return callForm('POST', `/v1/qrs/merchants/${merchantId}/logos`, account.accessToken, form);
 }
 
 /** A PNG whose header claims 30,000 × 30,000 pixels (900 M) while the file is tiny: a decompression bomb's shape. */

@@ -33,3 +33,20 @@ export function expectError(res: { status: number; body: any; headers: Headers }
   expect(res.body.error.details).to.be.an('array');
   expect(res.body.error.request_id).to.equal(res.headers.get('x-request-id'));
 }
+
+export interface FormPart {
+  data: Buffer;
+  fileName: string;
+}
+
+/** A multipart/form-data request with a bearer token: strings become fields, FormParts files. */
+export async function callForm<T = any>(method: string, path: string, token: string, parts: Record<string, string | FormPart | undefined>): Promise<Answer<T>> {
+  const form = new FormData();
+  for (const [name, part] of Object.entries(parts)) {
+    if (part === undefined) continue;
+    if (typeof part === 'string') form.append(name, part);
+    else form.append(name, new Blob([new Uint8Array(part.data)]), part.fileName);
+  }
+  const res = await fetch(`${harness().baseUrl}${path}`, { method, headers: { Authorization: `Bearer ${token}` }, body: form });
+  return { status: res.status, headers: res.headers, body: (await res.json()) as T };
+}

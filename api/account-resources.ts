@@ -1,0 +1,42 @@
+/**
+ * The management routes' not-found answers and the loaders that give them. A resource of another
+ * account is as unknown as a missing one: 404, never 403, never data.
+ */
+import { AppError } from '../shared/errors.js';
+import { findIssuer, type IssuerRow } from '../shared/repositories/issuers.js';
+import { findMerchant, type MerchantRow } from '../shared/repositories/merchants.js';
+import type { AppContext } from './context.js';
+import type { ApiDeps } from './deps.js';
+
+const notInAccount = 'It does not exist or belongs to another account.';
+
+export function groupNotFound(groupId: string): AppError {
+  return new AppError(404, 'group_not_found', `No group ${groupId} in this account.`, {
+    details: [{ field: 'groupId', code: 'not_found', message: notInAccount }],
+  });
+}
+
+/** `field`: the body or query field that named the issuer, when it was not the path. */
+export function issuerNotFound(issuerId: string | undefined, field?: string): AppError {
+  return new AppError(404, 'issuer_not_found', `No issuer ${issuerId ?? ''} in this account.`, {
+    details: field ? [{ field, code: 'not_found', message: notInAccount }] : [],
+  });
+}
+
+export function merchantNotFound(merchantId: string | undefined): AppError {
+  return new AppError(404, 'merchant_not_found', `No merchant ${merchantId ?? ''} in this account.`);
+}
+
+/** The issuer named by the `:issuerId` path parameter, in the token's account. */
+export async function accountIssuer(deps: ApiDeps, ctx: AppContext): Promise<IssuerRow> {
+  const row = await findIssuer(deps.db, ctx.state.accountId!, ctx.params.issuerId ?? '');
+  if (!row) throw issuerNotFound(ctx.params.issuerId);
+  return row;
+}
+
+/** The merchant named by the `:merchantId` path parameter, in the token's account. */
+export async function accountMerchant(deps: ApiDeps, ctx: AppContext): Promise<MerchantRow> {
+  const row = await findMerchant(deps.db, ctx.state.accountId!, ctx.params.merchantId ?? '');
+  if (!row) throw merchantNotFound(ctx.params.merchantId);
+  return row;
+}
