@@ -1,0 +1,28 @@
+import type { XmlElement } from './xml-element.js';
+
+// Tabs and line breaks are escaped so a parser hands back the same value (attribute-value
+// normalization would otherwise turn them into spaces before the seal is checked).
+const ATTRIBUTE_ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', '\t': '&#9;', '\n': '&#10;', '\r': '&#13;' };
+
+export function escapeAttribute(value: string): string {
+  return value.replace(/[&<>"\t\n\r]/g, (c) => ATTRIBUTE_ESCAPES[c] ?? c);
+}
+
+function write(node: XmlElement, out: string[]): void {
+  out.push('<', node.name);
+  for (const [key, value] of node.attributes) out.push(' ', key, '="', escapeAttribute(value), '"');
+  if (node.children.length === 0) {
+    out.push('/>');
+    return;
+  }
+  out.push('>');
+  for (const c of node.children) write(c, out);
+  out.push('</', node.name, '>');
+}
+
+/** UTF-8 XML document, no insignificant whitespace (what is sealed is exactly what is sent). */
+export function serializeXml(root: XmlElement): string {
+  const out: string[] = ['<?xml version="1.0" encoding="UTF-8"?>\n'];
+  write(root, out);
+  return out.join('');
+}

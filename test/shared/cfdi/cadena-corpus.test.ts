@@ -1,0 +1,80 @@
+import { expect } from 'chai';
+import { execFile } from 'node:child_process';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { buildCfdi } from '../../../shared/cfdi/build-cfdi.js';
+import { cadenaOriginal } from '../../../shared/cfdi/cadena-original.js';
+import { checkCfdiAmounts } from '../../../shared/cfdi/check-cfdi-amounts.js';
+import { parseXml } from '../../../shared/cfdi/parse-xml.js';
+import { sealCfdi, verifyCfdiSeal } from '../../../shared/cfdi/seal-cfdi.js';
+import { serializeXml } from '../../../shared/cfdi/serialize-xml.js';
+import { generateCfdiInput } from '../../fixtures/cfdi/generate-cfdi-input.js';
+import { testSigner } from '../../fixtures/cfdi/test-signer.js';
+import { inParallel, satCadena, xsdInvalid } from '../../helpers/sat-tools.js';
+
+const run = promisify(execFile);
+const CORPUS = 220;
+
+describe('cadena original and seal over a generated corpus, refereed by SAT\'s XSLT, XSD and openssl', function () {
+  this.timeout(120_000);
+  const dir = mkdtempSync(join(tmpdir(), 'cfdi-corpus-'));
+  const files: string[] = [];
+  const ours = new Map<string, string>();
+
+  before(() => {
+    const signer = testSigner();
+    for (let seed = 0; seed < CORPUS; seed++) {
+      const { comprobante } = buildCfdi(generateCfdiInput(seed));
+      const { cadena } = sealCfdi(comprobante, signer);
+      const file = `cfdi-${seed}.xml`;
+      writeFileSync(join(dir, file), serializeXml(comprobante));
+      files.push(file);
+      ours.set(file, cadena);
+    }
+  });
+
+  it('covers what the issue asks for', () => {
+    const all = files.map((f) => readFileSync(join(dir, f), 'utf8')).join('\n');
+    for (const needle of ['TasaOCuota="0.160000"', 'TasaOCuota="0.080000"', 'TasaOCuota="0.000000"', 'TipoFactor="Exento"', 'Impuesto="003" TipoFactor="Tasa"',
+      'TipoFactor="Cuota"', '<cfdi:Retencion Base', 'Impuesto="001"', 'Descuento=', 'Moneda="USD" TipoCambio="17.4521"', '<cfdi:InformacionGlobal', '<cfdi:CfdiRelacionados']) {
+      expect(all, needle).to.contain(needle);
+    }
+  });
+
+  it('our cadena equals xsltproc running cadenaoriginal_4_0.xslt, byte for byte, for every document', async () => {
+    const sat = await inParallel(files, 4, (f) => satCadena(join(dir, f)));
+    const differing = files.filter((f, i) => sat[i] !== ours.get(f));
+    expect(differing).to.deep.equal([]);
+  });
+
+  it('the cadena read back from the serialized XML is the one that was sealed', () => {
+    for (const f of files) expect(cadenaOriginal(parseXml(readFileSync(join(dir, f), 'utf8')))).to.equal(ours.get(f));
+  });
+
+  it('every document validates against SAT\'s XSD bundle', async () => {
+    expect(await xsdInvalid(files.map((f) => join(dir, f)))).to.equal('');
+  });
+
+  it('every seal verifies, and passes Anexo 20\'s arithmetic self-check', () => {
+    for (const f of files) {
+      const parsed = parseXml(readFileSync(join(dir, f), 'utf8'));
+      expect(verifyCfdiSeal(parsed), f).to.equal(true);
+      expect(checkCfdiAmounts(parsed), f).to.deep.equal([]);
+    }
+  });
+
+  it('openssl verifies the seal against the cadena with the certificate\'s public key', async () => {
+    const certificate = join(dir, 'csd.cer.pem');
+    writeFileSync(certificate, `-----BEGIN CERTIFICATE-----\n${testSigner().certificateBase64.replace(/(.{64})/g, '$1\n')}\n-----END CERTIFICATE-----\n`);
+    await run('openssl', ['x509', '-in', certificate, '-pubkey', '-noout', '-out', join(dir, 'csd.pub.pem')]);
+    for (const f of files.slice(0, 5)) {
+      const seal = /Sello="([^"]+)"/.exec(readFileSync(join(dir, f), 'utf8'))![1]!;
+      writeFileSync(join(dir, `${f}.sig`), Buffer.from(seal, 'base64'));
+      writeFileSync(join(dir, `${f}.txt`), ours.get(f)!);
+      const { stdout } = await run('openssl', ['dgst', '-sha256', '-verify', join(dir, 'csd.pub.pem'), '-signature', join(dir, `${f}.sig`), join(dir, `${f}.txt`)]);
+      expect(stdout.trim()).to.equal('Verified OK');
+    }
+  });
+});
