@@ -1,0 +1,114 @@
+import { expect } from 'chai';
+import { X509Certificate, createVerify } from 'node:crypto';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { startFakePacServer, type FakePacServer } from '../../../fakes/pac-server.js';
+import { buildCfdi } from '../../../shared/cfdi/build-cfdi.js';
+import { tfdCadenaOriginal } from '../../../shared/cfdi/cadena-original.js';
+import type { CfdiInput } from '../../../shared/cfdi/cfdi-input.js';
+import { parseXml } from '../../../shared/cfdi/parse-xml.js';
+import { sealCfdi } from '../../../shared/cfdi/seal-cfdi.js';
+import { serializeXml } from '../../../shared/cfdi/serialize-xml.js';
+import { attribute, descendants } from '../../../shared/cfdi/xml-element.js';
+import { PacRefused, PacUnavailable, type PacClient } from '../../../shared/pac/pac-client.js';
+import { swPacClient } from '../../../shared/pac/sw-pac-client.js';
+import { localDateTime } from '../../../shared/time-zone.js';
+import { generateCfdiInput } from '../../fixtures/cfdi/generate-cfdi-input.js';
+import { testSigner } from '../../fixtures/cfdi/test-signer.js';
+import { xsdInvalid } from '../../helpers/sat-tools.js';
+
+function sealed(overrides: Partial<CfdiInput> = {}, seed = 2): string {
+  const input: CfdiInput = { ...generateCfdiInput(seed), issuedLocal: localDateTime(new Date(), 'America/Mexico_City'), ...overrides };
+  const { comprobante } = buildCfdi(input);
+  sealCfdi(comprobante, testSigner());
+  return serializeXml(comprobante);
+}
+
+async function refusal(promise: Promise<unknown>): Promise<PacRefused> {
+  try {
+    await promise;
+  } catch (err) {
+    if (err instanceof PacRefused) return err;
+    throw err;
+  }
+  throw new Error('expected a PAC refusal');
+}
+
+async function unavailable(promise: Promise<unknown>): Promise<PacUnavailable> {
+  try {
+    await promise;
+  } catch (err) {
+    if (err instanceof PacUnavailable) return err;
+    throw err;
+  }
+  throw new Error('expected PacUnavailable');
+}
+
+describe('SW-format PAC client against the fake PAC over HTTP', () => {
+  let pac: FakePacServer;
+  let client: PacClient;
+  before(async () => {
+    pac = await startFakePacServer();
+    client = swPacClient(pac.url, pac.token, 400);
+  });
+  after(() => pac.close());
+
+  it('stamps a sealed CFDI: TFD 1.1 with a UUID, valid against SAT\'s XSD, SelloSAT verifiable with the PAC\'s certificate', async () => {
+    const stamp = await client.stamp(sealed());
+    expect(stamp.uuid).to.match(/^[0-9A-F]{8}-[0-9A-F]{4}-[0-9A-F]{4}-[0-9A-F]{4}-[0-9A-F]{12}$/);
+    expect(stamp.previouslyStamped).to.equal(false);
+    const dir = mkdtempSync(join(tmpdir(), 'pac-'));
+    writeFileSync(join(dir, 'stamped.xml'), stamp.xml);
+    expect(await xsdInvalid([join(dir, 'stamped.xml')])).to.equal('');
+    const tfd = descendants(parseXml(stamp.xml), ['cfdi:Complemento', 'tfd:TimbreFiscalDigital'])[0]!;
+    expect(attribute(tfd, 'UUID')).to.equal(stamp.uuid);
+    const verified = createVerify('RSA-SHA256').update(tfdCadenaOriginal(tfd), 'utf8').verify(new X509Certificate(pac.certificate).publicKey, attribute(tfd, 'SelloSAT')!, 'base64');
+    expect(verified).to.equal(true);
+  });
+
+  it('the same sealed document sent again returns the earlier stamp, not a second one', async () => {
+    const xml = sealed({}, 3);
+    const first = await client.stamp(xml);
+    const again = await client.stamp(xml);
+    expect(again.uuid).to.equal(first.uuid);
+    expect(again.previouslyStamped).to.equal(true);
+  });
+
+  it('a stamp whose answer was lost is found by re-sending the document', async () => {
+    const xml = sealed({}, 4);
+    pac.script({ kind: 'stamp-and-hang' });
+    await unavailable(client.stamp(xml));
+    const retry = await client.stamp(xml);
+    expect(retry.previouslyStamped).to.equal(true);
+    expect(pac.calls.filter((c) => c.uuid === retry.uuid).map((c) => c.outcome)).to.deep.equal(['stamped, no answer', 'previously stamped']);
+  });
+
+  it('refuses a receptor whose name or zip is not what SAT has for that RFC, with the PAC\'s code', async () => {
+    const name = await refusal(client.stamp(sealed({ receptor: { rfc: 'URE180429TM6', name: 'UNIVERSIDAD ROBOTICA', taxRegime: '601', postalCode: '86991', cfdiUse: 'G03' } }, 5)));
+    expect(name.pacCode).to.equal('CFDI40145');
+    const zip = await refusal(client.stamp(sealed({ receptor: { rfc: 'URE180429TM6', name: 'UNIVERSIDAD ROBOTICA ESPAÑOLA', taxRegime: '601', postalCode: '86000', cfdiUse: 'G03' } }, 5)));
+    expect(zip.pacCode).to.equal('CFDI40147');
+  });
+
+  it('refuses a broken seal, a Fecha older than 72 hours, and a document that fails the XSD', async () => {
+    const tampered = sealed({}, 6).replace(/Total="([0-9.]+)"/, 'Total="1.00"');
+    expect((await refusal(client.stamp(tampered))).pacCode).to.equal('CFDI40102');
+    const old = sealed({ issuedLocal: localDateTime(new Date(Date.now() - 73 * 3600_000), 'America/Mexico_City') }, 6);
+    expect((await refusal(client.stamp(old))).pacCode).to.equal('401');
+    const badUse = sealed({}, 7).replace(/UsoCFDI="[A-Z0-9]+"/, 'UsoCFDI="ZZZ"');
+    expect((await refusal(client.stamp(badUse))).pacCode).to.equal('CFDI40101');
+  });
+
+  it('a 5xx, an unreadable answer and a PAC that never answers are temporary (PacUnavailable)', async () => {
+    pac.script({ kind: 'status', status: 503 }, { kind: 'garbage' }, { kind: 'hang' });
+    expect((await unavailable(client.stamp(sealed({}, 8)))).message).to.contain('503');
+    expect((await unavailable(client.stamp(sealed({}, 8)))).message).to.contain('unreadable');
+    expect((await unavailable(client.stamp(sealed({}, 8)))).message).to.contain('400 ms');
+  });
+
+  it('a wrong token or a closed port is PacUnavailable, not a refusal', async () => {
+    await unavailable(swPacClient(pac.url, 'wrong', 400).stamp(sealed({}, 9)));
+    await unavailable(swPacClient('http://127.0.0.1:9', pac.token, 400).stamp(sealed({}, 9)));
+  });
+});
