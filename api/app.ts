@@ -12,6 +12,8 @@ import { productRoutes } from './routes/products.js';
 import { openApiRoutes } from './routes/openapi.js';
 import { publicFileRoutes } from './routes/public-files.js';
 import { publicQrImageRoutes } from './routes/public-qr-image.js';
+import { publicBuyerRoutes } from './routes/public-buyer.js';
+import { invoiceRoutes } from './routes/invoices.js';
 import { qrRoutes } from './routes/qrs.js';
 
 /**
@@ -19,7 +21,7 @@ import { qrRoutes } from './routes/qrs.js';
  * would otherwise claim /v1/qrs/issuers.
  */
 export function apiRouters(deps: ApiDeps): Router<AppState>[] {
-  return [healthRoutes(deps), openApiRoutes(deps), authRoutes(deps), issuerRoutes(deps), merchantRoutes(deps), productRoutes(deps), qrRoutes(deps), publicQrImageRoutes(deps), publicFileRoutes(deps)];
+  return [healthRoutes(deps), openApiRoutes(deps), authRoutes(deps), issuerRoutes(deps), merchantRoutes(deps), productRoutes(deps), invoiceRoutes(deps), qrRoutes(deps), publicQrImageRoutes(deps), publicBuyerRoutes(deps), publicFileRoutes(deps)];
 }
 
 /** The Koa application: request id and log line, the one error middleware, then one router per resource. */

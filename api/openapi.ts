@@ -7,6 +7,20 @@ import { createIssuerSchema, issuerSchema } from '../shared/issuers/issuer-schem
 import { createMerchantSchema, updateMerchantSchema } from '../shared/merchants/merchant-schema.js';
 import { createMerchantProductSchema, updateMerchantProductSchema } from '../shared/products/product-schema.js';
 import { qrCreateRequestSchema } from '../shared/qr/qr-request-schema.js';
+import { confirmRequestSchema } from '../shared/invoices/customer-schema.js';
+
+const invoiceFileSchema = (kind: string) => ({
+  type: 'object',
+  required: ['uuid', 'file_name', 'content_type', 'content'],
+  properties: {
+    uuid: { type: 'string', description: 'Fiscal folio (CFDI UUID)' },
+    file_name: { type: 'string', description: `<UUID>.${kind}` },
+    content_type: { type: 'string', description: kind === 'xml' ? 'application/xml' : 'application/pdf' },
+    content: { type: 'string', contentEncoding: 'base64', description: `The ${kind.toUpperCase()} in Base64` },
+  },
+});
+
+const qrLinkQuery = ['v', 't', 'm'].map((name) => ({ name, in: 'query', required: true, schema: { type: 'string' }, description: `The \`${name}\` parameter of qr_content` }));
 
 const errorSchema = {
   type: 'object',
@@ -57,6 +71,7 @@ export function openApiDocument(publicBaseUrl: string) {
         CreateIssuerRequest: createIssuerSchema, Issuer: issuerSchema,
         CreateMerchantRequest: createMerchantSchema, UpdateMerchantRequest: updateMerchantSchema,
         CreateMerchantProductRequest: createMerchantProductSchema, UpdateMerchantProductRequest: updateMerchantProductSchema,
+        ConfirmQrRequest: confirmRequestSchema, InvoiceXmlResponse: invoiceFileSchema('xml'), InvoicePdfResponse: invoiceFileSchema('pdf'),
       },
     },
     paths: {
@@ -177,6 +192,68 @@ export function openApiDocument(publicBaseUrl: string) {
             401: errorResponse('API key invalid or missing'),
             404: errorResponse('Transaction not found'),
           },
+        },
+      },
+      '/v1/qrs/invoices/uuid/{uuid}/xml': {
+        get: {
+          summary: 'The stamped CFDI XML by fiscal UUID, in Base64 (InvoiceXmlResponse)',
+          security: [...apiKey, ...bearer],
+          parameters: pathParams('uuid'),
+          responses: { 200: { description: 'The XML', content: json('InvoiceXmlResponse') }, 401: errorResponse('No valid API key or token'), 404: errorResponse('No such invoice for these credentials') },
+        },
+      },
+      '/v1/qrs/invoices/uuid/{uuid}/pdf': {
+        get: {
+          summary: 'The CFDI\'s printed PDF by fiscal UUID, in Base64 (InvoicePdfResponse)',
+          security: [...apiKey, ...bearer],
+          parameters: pathParams('uuid'),
+          responses: {
+            200: { description: 'The PDF', content: json('InvoicePdfResponse') }, 401: errorResponse('No valid API key or token'),
+            404: errorResponse('No such invoice for these credentials'), 503: errorResponse('The PDF is still being rendered (Retry-After)'),
+          },
+        },
+      },
+      '/v1/public/qrs/resolve': {
+        get: {
+          summary: 'Buyer: what to review (the first resolve moves PENDING to SCANNED)',
+          parameters: qrLinkQuery,
+          responses: {
+            200: { description: 'Merchant, issuer, concepts, taxes, totals, expiry and the state of any confirmation' },
+            400: errorResponse('Bad signature or version'), 404: errorResponse('Unknown QR'), 409: errorResponse('Already invoiced (with `invoice` links)'),
+            410: errorResponse('Expired or cancelled'), 422: errorResponse('Store or issuer inactive'), 429: errorResponse('Rate limited'),
+          },
+        },
+      },
+      '/v1/public/qrs/preview': {
+        post: {
+          summary: 'Buyer: check the tax data and see the totals for this buyer, without confirming',
+          requestBody: { required: true, content: json('ConfirmQrRequest') },
+          responses: { 200: { description: '`customer` as it will be written and `totals`' }, 400: errorResponse('Invalid body'), 422: errorResponse('Tax data to correct, per field') },
+        },
+      },
+      '/v1/public/qrs/confirm': {
+        post: {
+          summary: 'Buyer: confirm once; the CFDI is sealed and stamped in the background',
+          requestBody: { required: true, content: json('ConfirmQrRequest') },
+          responses: {
+            202: { description: 'Accepted: `status` STAMPING; poll /v1/public/qrs/status' }, 400: errorResponse('Invalid body or link'),
+            409: errorResponse('Already confirmed with other data, or already invoiced'), 410: errorResponse('Expired or cancelled'),
+            422: errorResponse('Tax data to correct, per field (`source` service)'), 429: errorResponse('Rate limited'),
+          },
+        },
+      },
+      '/v1/public/qrs/status': {
+        get: {
+          summary: 'Buyer: the QR status and its confirmation (STAMPING, REFUSED with the fields to correct, ACTIVE with the invoice links)',
+          parameters: qrLinkQuery,
+          responses: { 200: { description: 'Status' }, 400: errorResponse('Bad link'), 404: errorResponse('Unknown QR') },
+        },
+      },
+      '/v1/public/invoices/{file}': {
+        get: {
+          summary: 'Buyer: the invoice XML or PDF through its signed link (xml_url, pdf_url); `download=1` to save it',
+          parameters: [...pathParams('file'), { name: 'sig', in: 'query', required: true, schema: { type: 'string' } }],
+          responses: { 200: { description: 'application/xml or application/pdf' }, 403: errorResponse('Bad signature'), 503: errorResponse('PDF not rendered yet') },
         },
       },
       '/v1/public/qrs/{qrId}/image.png': {

@@ -36,6 +36,23 @@ export interface Config {
   csfAttempts: number;
   /** First retry delay; each next one doubles, with ±50 % jitter. */
   csfBackoffMs: number;
+  /** Base URL of the PAC (SW Sapien stamp v4 format); empty outside production = the built-in fake PAC. */
+  pacBaseUrl: string;
+  /** Bearer token for the PAC (SW's long-lived token). A secret: never logged. */
+  pacToken: string;
+  /** Per-call timeout of a stamp request. */
+  pacTimeoutMs: number;
+  /** Attempts of a stamp job on timeouts and 5xx before it waits for the reconciliation sweep. */
+  pacAttempts: number;
+  /** First retry delay of a stamp job; each next one doubles. */
+  pacBackoffMs: number;
+  /** SMTP server for invoice e-mails (smtp://user:pass@host:port); empty outside production = the built-in fake. */
+  smtpUrl: string;
+  mailFrom: string;
+  smtpTimeoutMs: number;
+  /** Public buyer routes: requests per minute per client IP, and per QR token. */
+  publicRatePerIp: number;
+  publicRatePerToken: number;
 }
 
 const DEV_SECRETS = {
@@ -82,12 +99,24 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Confi
     csfTimeoutMs: int('CSF_TIMEOUT_MS', 10_000, env),
     csfAttempts: Math.max(1, int('CSF_ATTEMPTS', 5, env)),
     csfBackoffMs: int('CSF_BACKOFF_MS', 2000, env),
+    pacBaseUrl: str('PAC_BASE_URL', '', env).replace(/\/+$/, ''),
+    pacToken: str('PAC_TOKEN', '', env),
+    pacTimeoutMs: int('PAC_TIMEOUT_MS', 30_000, env),
+    pacAttempts: Math.max(1, int('PAC_ATTEMPTS', 8, env)),
+    pacBackoffMs: int('PAC_BACKOFF_MS', 2000, env),
+    smtpUrl: str('SMTP_URL', '', env),
+    mailFrom: str('MAIL_FROM', 'Facturación <facturas@localhost>', env),
+    smtpTimeoutMs: int('SMTP_TIMEOUT_MS', 15_000, env),
+    publicRatePerIp: int('PUBLIC_RATE_PER_IP', 120, env),
+    publicRatePerToken: int('PUBLIC_RATE_PER_TOKEN', 60, env),
   };
   if (mode === 'production') {
     for (const key of ['qrHmacKey', 'urlSigningKey', 'encryptionKey'] as const) {
       if (config[key] === DEV_SECRETS[key]) throw new Error(`config: ${key} must be set in production`);
     }
     if (!config.csfBaseUrl) throw new Error('config: CSF_BASE_URL must be set in production (the fake CSF service is for development)');
+    if (!config.pacBaseUrl || !config.pacToken) throw new Error('config: PAC_BASE_URL and PAC_TOKEN must be set in production (the fake PAC is for development)');
+    if (!config.smtpUrl) throw new Error('config: SMTP_URL must be set in production (the fake SMTP server is for development)');
   }
   if (!/^[0-9a-f]{64}$/i.test(config.encryptionKey) && Buffer.from(config.encryptionKey, 'base64').length !== 32) {
     throw new Error('config: ENCRYPTION_KEY must be 32 bytes, as 64 hex characters or base64');

@@ -3,6 +3,10 @@ export interface ErrorDetail {
   field: string;
   code: string;
   message: string;
+  /** Who refused (buyer routes): our own checks, the PAC, or SAT. */
+  source?: 'service' | 'pac' | 'sat';
+  /** The PAC's raw code, when the PAC refused (e.g. CFDI40145). */
+  pac_code?: string;
 }
 
 /**
@@ -15,12 +19,14 @@ export class AppError extends Error {
   readonly details: ErrorDetail[];
   readonly headers: Record<string, string>;
   readonly expose: boolean;
+  /** Further members of the error object for this error (e.g. an invoiced QR's `invoice` links). */
+  readonly extra: Record<string, unknown>;
 
   constructor(
     status: number,
     code: string,
     message: string,
-    options: { details?: ErrorDetail[]; headers?: Record<string, string>; cause?: unknown; expose?: boolean } = {},
+    options: { details?: ErrorDetail[]; headers?: Record<string, string>; cause?: unknown; expose?: boolean; extra?: Record<string, unknown> } = {},
   ) {
     super(message, options.cause === undefined ? undefined : { cause: options.cause });
     this.name = 'AppError';
@@ -29,6 +35,7 @@ export class AppError extends Error {
     this.details = options.details ?? [];
     this.headers = options.headers ?? {};
     this.expose = options.expose ?? status < 500;
+    this.extra = options.extra ?? {};
   }
 }
 

@@ -10,6 +10,7 @@ export const ID_PREFIX = {
   apiKey: 'key_',
   accessToken: 'tok_',
   product: 'prd_',
+  invoice: 'cfd_',
 } as const;
 
 export type IdKind = keyof typeof ID_PREFIX;

@@ -6,6 +6,9 @@ export const QUEUES = {
   render: 'render',
   expiry: 'expiry',
   csfSync: 'csf-sync',
+  stamp: 'stamp',
+  pdf: 'pdf',
+  email: 'email',
 } as const;
 
 export type QueueName = (typeof QUEUES)[keyof typeof QUEUES];
@@ -29,11 +32,20 @@ export interface SyncIssuerPayload {
 }
 export type SyncIssuerResult = { businessName: string; taxRegimeCode: string; zip: string };
 
+export interface InvoicePayload {
+  invoiceId: string;
+}
+
+export type StampInvoiceResult = { outcome: 'stamped' | 'already-stamped' | 'refused' | 'not-stamping'; uuid?: string };
+
 export interface JobTypes {
   'render-qr': { queue: typeof QUEUES.render; data: RenderQrPayload; result: RenderQrResult };
   'expire-qr': { queue: typeof QUEUES.expiry; data: ExpireQrPayload; result: { expired: boolean } };
   'sweep-expired-qrs': { queue: typeof QUEUES.expiry; data: SweepExpiredPayload; result: { expired: number } };
   'sync-issuer': { queue: typeof QUEUES.csfSync; data: SyncIssuerPayload; result: SyncIssuerResult };
+  'stamp-invoice': { queue: typeof QUEUES.stamp; data: InvoicePayload; result: StampInvoiceResult };
+  'render-invoice-pdf': { queue: typeof QUEUES.pdf; data: InvoicePayload; result: { pdfFileKey: string } };
+  'email-invoice': { queue: typeof QUEUES.email; data: InvoicePayload & { to?: string }; result: { messageId: string } };
 }
 
 export type JobName = keyof JobTypes;
@@ -44,4 +56,7 @@ export const jobId = {
   sweepExpired: 'sweep-expired-qrs',
   /** Deduplication id: one synchronization per issuer waiting or running at a time. */
   syncIssuer: (issuerId: string) => `sync-issuer.${issuerId}`,
+  /** One stamp job per invoice: a re-enqueue while it waits or runs is a no-op. */
+  stampInvoice: (invoiceId: string) => `stamp.${invoiceId}`,
+  renderInvoicePdf: (invoiceId: string) => `pdf.${invoiceId}`,
 } as const;

@@ -18,6 +18,9 @@ const QUEUE_OF: { [N in JobName]: JobTypes[N]['queue'] } = {
   'expire-qr': QUEUES.expiry,
   'sweep-expired-qrs': QUEUES.expiry,
   'sync-issuer': QUEUES.csfSync,
+  'stamp-invoice': QUEUES.stamp,
+  'render-invoice-pdf': QUEUES.pdf,
+  'email-invoice': QUEUES.email,
 };
 
 export function queueOf(name: JobName): QueueName {

@@ -8,3 +8,10 @@ process.env.EXPIRY_SWEEP_MS ??= '3600000';
 process.env.CSF_TIMEOUT_MS ??= '300';
 process.env.CSF_ATTEMPTS ??= '3';
 process.env.CSF_BACKOFF_MS ??= '20';
+// Stamping: short PAC timeouts and backoff so retry paths run in milliseconds.
+process.env.PAC_TIMEOUT_MS ??= '800';
+process.env.PAC_ATTEMPTS ??= '4';
+process.env.PAC_BACKOFF_MS ??= '20';
+process.env.SMTP_TIMEOUT_MS ??= '1000';
+process.env.PUBLIC_RATE_PER_IP ??= '100000';
+process.env.PUBLIC_RATE_PER_TOKEN ??= '100000';

@@ -12,6 +12,11 @@ import { renderQrJob } from './render-qr.js';
 import { satCatalogs } from '../shared/sat/catalogs.js';
 import { sweepExpiredQrsJob } from './sweep-expired-qrs.js';
 import { syncIssuerJob, type SyncIssuerDeps } from './sync-issuer.js';
+import type { PacClient } from '../shared/pac/pac-client.js';
+import { pacClientFromConfig } from '../shared/pac/pac-client-from-config.js';
+import { postgresFileStore } from '../shared/storage/file-store.js';
+import type { InvoicePayload } from '../shared/jobs.js';
+import { stampInvoiceJob, type StampDeps } from './stamp-invoice.js';
 
 export interface WorkerDeps {
   config: Readonly<Config>;
@@ -20,6 +25,8 @@ export interface WorkerDeps {
   producers: Producers;
   /** Defaults to csfClientFromConfig(config). */
   csf?: CsfClient;
+  /** Defaults to pacClientFromConfig(config). */
+  pac?: PacClient;
 }
 
 export interface RunningWorkers {
@@ -28,7 +35,7 @@ export interface RunningWorkers {
 }
 
 /** Every job handler, registered in one place: queue -> job name -> handler. */
-function processorFor(queue: QueueName, deps: WorkerDeps, sync: SyncIssuerDeps) {
+function processorFor(queue: QueueName, deps: WorkerDeps, sync: SyncIssuerDeps, stamp: StampDeps) {
   return async (job: Job): Promise<unknown> => {
     switch (`${queue}/${job.name}`) {
       case `${QUEUES.render}/render-qr`:
@@ -39,6 +46,8 @@ function processorFor(queue: QueueName, deps: WorkerDeps, sync: SyncIssuerDeps) 
         return sweepExpiredQrsJob(deps.db);
       case `${QUEUES.csfSync}/sync-issuer`:
         return syncIssuerJob(sync, job as Job<SyncIssuerPayload>);
+      case `${QUEUES.stamp}/stamp-invoice`:
+        return stampInvoiceJob(stamp, job as Job<InvoicePayload>);
       default:
         throw new Error(`no handler for job ${job.name} on queue ${queue}`);
     }
@@ -49,8 +58,12 @@ export async function startWorkers(deps: WorkerDeps): Promise<RunningWorkers> {
   const connection = redisOptions('blocking', deps.config.redisUrl) as ConnectionOptions;
   const csf = deps.csf ? { client: deps.csf, close: async () => undefined } : await csfClientFromConfig(deps.config);
   const sync: SyncIssuerDeps = { db: deps.db, csf: csf.client, catalogs: satCatalogs() };
+  const pac = deps.pac ? { client: deps.pac, close: async () => undefined } : await pacClientFromConfig(deps.config);
+  const stamp: StampDeps = {
+    db: deps.db, pac: pac.client, files: postgresFileStore(deps.db), catalogs: satCatalogs(), producers: deps.producers, encryptionKey: deps.config.encryptionKey,
+  };
   const workers = Object.values(QUEUES).map((queue) => {
-    const worker = new Worker(queue, processorFor(queue, deps, sync), {
+    const worker = new Worker(queue, processorFor(queue, deps, sync, stamp), {
       connection,
       prefix: deps.config.queuePrefix,
       concurrency: deps.config.workerConcurrency,
@@ -70,6 +83,7 @@ export async function startWorkers(deps: WorkerDeps): Promise<RunningWorkers> {
     async close() {
       await Promise.all(workers.map((w) => w.close()));
       await csf.close();
+      await pac.close();
     },
   };
 }

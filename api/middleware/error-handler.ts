@@ -65,6 +65,7 @@ export function errorHandler(): Middleware<AppState> {
         message: error.expose ? error.message : 'An unexpected error occurred; quote the request_id to support.',
         details: error.details,
         request_id: ctx.state.requestId,
+        ...error.extra,
       },
     };
   };

@@ -79,6 +79,7 @@ export function buildQrTransactionRecord(input: BuildQrInput): Omit<QrTransactio
       created_at: input.now,
       updated_at: input.now,
       scanned_at: null,
+      confirmed_at: null,
       expires_at: new Date(r.expires_at),
     },
     concepts,

@@ -1,6 +1,8 @@
 import { toJsonNumber } from '../money.js';
 import type { SatCatalogs } from '../sat/catalogs.js';
 import type { QrTransactionRecord } from '../repositories/qr-transactions.js';
+import type { InvoiceRow } from '../repositories/invoices.js';
+import { customerView, invoiceView } from '../invoices/invoice-view.js';
 import { qrContent, signQrToken } from './qr-link.js';
 import { signedImageUrl } from './signed-image-url.js';
 
@@ -17,7 +19,8 @@ function num(value: string | null): number | null {
 }
 
 /** The spec's QR transaction, identical for POST /v1/qrs (and its replays) and GET /v1/qrs/{qrId}. */
-export function qrTransactionView(record: QrTransactionRecord, ctx: ViewContext) {
+export function qrTransactionView(record: QrTransactionRecord, ctx: ViewContext, invoice?: InvoiceRow) {
+  const stamped = invoice?.status === 'ACTIVE' ? invoice : undefined;
   const t = record.transaction;
   const desc = ctx.catalogs.description.bind(ctx.catalogs);
   const taxesOf = (position: number) => record.taxes.filter((x) => x.concept_position === position);
@@ -68,8 +71,8 @@ export function qrTransactionView(record: QrTransactionRecord, ctx: ViewContext)
       })),
     })),
     metadata: t.metadata,
-    invoice: null,
-    customer: null,
+    invoice: stamped ? invoiceView(stamped, ctx) : null,
+    customer: stamped ? customerView(stamped) : null,
     qr_base64: `data:image/png;base64,${t.qr_png.toString('base64')}`,
     qr_url: signedImageUrl(ctx.publicBaseUrl, t.id, t.expires_at, ctx.urlSigningKey),
     qr_content: qrContent(ctx.publicBaseUrl, signQrToken(t.token, ctx.qrHmacKey)),

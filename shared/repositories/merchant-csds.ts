@@ -1,6 +1,6 @@
 import type { Db, Trx } from '../db.js';
 import type { CsdInfo } from '../csd/read-csd.js';
-import { encrypt } from '../crypto/encrypt-at-rest.js';
+import { decrypt, encrypt } from '../crypto/encrypt-at-rest.js';
 import type { KeyMode } from './api-keys.js';
 
 export interface CsdUpload {
@@ -48,4 +48,26 @@ export async function findCsdSummary(db: Db | Trx, merchantId: string): Promise<
   return (await db('merchant_csds').where({ merchant_id: merchantId }).first(
     'merchant_id', 'cer_file_name', 'key_file_name', 'serial_number_prefix', 'business_code', 'certificate_number', 'rfc', 'valid_from', 'valid_to', 'mode',
   )) as CsdSummaryRow | undefined;
+}
+
+export interface CsdMaterial {
+  certificateDer: Buffer;
+  privateKeyDer: Buffer;
+  password: string;
+  /** Changes whenever the CSD is replaced: a cached signer is reopened then. */
+  updatedAt: Date;
+}
+
+/** The merchant's CSD decrypted for sealing (workers only; never logged, never returned by the API). */
+export async function loadCsdMaterial(db: Db, merchantId: string, encryptionKey: Buffer): Promise<CsdMaterial | undefined> {
+  const row = (await db('merchant_csds').where({ merchant_id: merchantId }).first(
+    'certificate_der', 'private_key_encrypted', 'password_encrypted', 'updated_at',
+  )) as { certificate_der: Buffer; private_key_encrypted: Buffer; password_encrypted: Buffer; updated_at: Date } | undefined;
+  if (!row) return undefined;
+  return {
+    certificateDer: row.certificate_der,
+    privateKeyDer: decrypt(row.private_key_encrypted, encryptionKey),
+    password: decrypt(row.password_encrypted, encryptionKey).toString('utf8'),
+    updatedAt: row.updated_at,
+  };
 }

@@ -34,6 +34,7 @@ export interface QrTransactionRow {
   updated_at: Date;
   scanned_at: Date | null;
   expires_at: Date;
+  confirmed_at: Date | null;
 }
 
 export interface QrConceptRow {
@@ -159,6 +160,8 @@ export async function expireQrTransactions(db: Db, options: { qrId?: string; lim
     .select('id')
     .whereIn('status', ['PENDING', 'SCANNED'])
     .where('expires_at', '<=', db.fn.now())
+    // A QR whose confirmation is being stamped does not expire under the buyer (see invoices migration).
+    .whereNull('confirmed_at')
     .limit(options.limit ?? 1000)
     .forUpdate()
     .skipLocked();

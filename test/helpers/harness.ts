@@ -12,6 +12,9 @@ import { satCatalogs } from '../../shared/sat/catalogs.js';
 import { startWorkers, type RunningWorkers } from '../../workers/index.js';
 import { startFakeCsfServer, type FakeCsfServer } from '../../fakes/csf-server.js';
 import { httpCsfClient } from '../../shared/csf/http-csf-client.js';
+import { startFakePacServer, type FakePacServer } from '../../fakes/pac-server.js';
+import { swPacClient } from '../../shared/pac/sw-pac-client.js';
+import { QUEUES } from '../../shared/jobs.js';
 import type { Redis } from 'ioredis';
 
 /**
@@ -26,6 +29,8 @@ export interface Harness {
   logs: string[];
   /** The fake CSF service the workers call over HTTP; tests script its answers. */
   csf: FakeCsfServer;
+  /** The fake PAC the stamp worker calls over HTTP; tests script its answers. */
+  pac: FakePacServer;
   bootstrap(name?: string): Promise<BootstrapResult>;
   close(): Promise<void>;
 }
@@ -55,7 +60,10 @@ export async function startHarness(): Promise<Harness> {
   const redis = await connectFailFast(cfg.redisUrl);
   const producers = await createProducers(redis);
   const csf = await startFakeCsfServer();
-  const workers: RunningWorkers = await startWorkers({ config: cfg, db: db(), logger, producers, csf: httpCsfClient(csf.url, cfg.csfTimeoutMs) });
+  const pac = await startFakePacServer();
+  const workers: RunningWorkers = await startWorkers({
+    config: cfg, db: db(), logger, producers, csf: httpCsfClient(csf.url, cfg.csfTimeoutMs), pac: swPacClient(pac.url, pac.token, cfg.pacTimeoutMs),
+  });
   const deps: ApiDeps = { config: cfg, db: db(), redis, producers, catalogs: satCatalogs(), logger };
   const server: Server = createApp(deps).listen(0, '127.0.0.1');
   await new Promise<void>((resolve) => server.once('listening', resolve));
@@ -69,6 +77,7 @@ export async function startHarness(): Promise<Harness> {
     redis,
     logs,
     csf,
+    pac,
     bootstrap: (name?: string) => bootstrapAccount(db(), cfg, name ?? `test-${process.pid}-${++counter}`),
     async close() {
       await new Promise<void>((resolve) => {
@@ -77,7 +86,8 @@ export async function startHarness(): Promise<Harness> {
       });
       await workers.close();
       await csf.close();
-      for (const name of ['render', 'expiry', 'csf-sync'] as const) await producers.queue(name).obliterate({ force: true }).catch(() => undefined);
+      await pac.close();
+      for (const name of Object.values(QUEUES)) await producers.queue(name).obliterate({ force: true }).catch(() => undefined);
       await producers.close();
       redis.disconnect();
       await closeDb();

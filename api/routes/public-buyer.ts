@@ -1,0 +1,109 @@
+import { Router } from '@koa/router';
+import { AppError } from '../../shared/errors.js';
+import { newId } from '../../shared/ids.js';
+import { buyerSaleView, confirmationView, totalsView } from '../../shared/invoices/buyer-sale-view.js';
+import { checkCustomer } from '../../shared/invoices/check-customer.js';
+import { confirmRequestSchema, type ConfirmRequest } from '../../shared/invoices/customer-schema.js';
+import { previewSale } from '../../shared/invoices/seal-sale.js';
+import { jobId } from '../../shared/jobs.js';
+import { latestInvoice, recordConfirmation } from '../../shared/repositories/invoices.js';
+import { expeditionPlace, type Sale } from '../../shared/repositories/sales.js';
+import { satToday } from '../../shared/time-zone.js';
+import { validator } from '../../shared/validation/ajv.js';
+import { ensureInvoiceable, saleFromLink } from '../buyer/open-sale.js';
+import type { AppState } from '../context.js';
+import { viewContext, type ApiDeps } from '../deps.js';
+import { jsonBody } from '../middleware/json-body.js';
+import { rateLimit } from '../middleware/rate-limit.js';
+
+const validateConfirm = validator<ConfirmRequest>(confirmRequestSchema);
+
+function parties(sale: Sale) {
+  return { issuer: { rfc: sale.issuer.rfc, name: sale.issuer.name, taxRegime: sale.issuer.taxRegime }, expeditionPlace: expeditionPlace(sale), folio: '0', issuedLocal: '' };
+}
+
+/**
+ * The buyer's routes. No merchant credentials: the signed QR link is the capability. Rate-limited per
+ * client IP and per QR token (PUBLIC_RATE_PER_IP / PUBLIC_RATE_PER_TOKEN per minute).
+ */
+export function publicBuyerRoutes(deps: ApiDeps): Router<AppState> {
+  const router = new Router<AppState>({ prefix: '/v1/public/qrs' });
+  const token = (ctx: { query: Record<string, unknown>; request: { body?: unknown } }): string | undefined => {
+    const t = ctx.query.t ?? (ctx.request.body as { t?: unknown } | undefined)?.t;
+    return typeof t === 'string' ? t.slice(0, 64) : undefined;
+  };
+  const limited = rateLimit(deps.redis, [
+    { scope: 'ip', perMinute: deps.config.publicRatePerIp, key: (ctx) => ctx.ip },
+    { scope: 'qr', perMinute: deps.config.publicRatePerToken, key: (ctx) => token(ctx) },
+  ]);
+  const body = jsonBody(deps.config.jsonBodyLimit);
+
+  /** Review. The first resolve moves PENDING to SCANNED. */
+  router.get('/resolve', limited, async (ctx) => {
+    const sale = await saleFromLink(deps, ctx.query);
+    await ensureInvoiceable(deps, sale);
+    const t = sale.record.transaction;
+    if (t.status === 'PENDING') {
+      const [scanned] = (await deps.db('qr_transactions').where({ id: t.id, status: 'PENDING' })
+        .update({ status: 'SCANNED', scanned_at: deps.db.fn.now(), updated_at: deps.db.fn.now() }, ['status', 'scanned_at'])) as { status: 'SCANNED'; scanned_at: Date }[];
+      if (scanned) Object.assign(t, scanned);
+    }
+    const totals = previewSale(sale.record, undefined, parties(sale), deps.catalogs);
+    ctx.body = buyerSaleView(sale, totals, await latestInvoice(deps.db, t.id), viewContext(deps));
+  });
+
+  /** Dry run of confirm: the same checks, and the totals for this buyer (withholdings may apply). */
+  router.post('/preview', limited, body, async (ctx) => {
+    const request = validateConfirm(ctx.request.body);
+    const sale = await saleFromLink(deps, request);
+    await ensureInvoiceable(deps, sale);
+    const checked = checkCustomer(request.customer, { catalogs: deps.catalogs, expeditionPlace: expeditionPlace(sale), onDate: satToday() });
+    if (checked.findings.length > 0) throw new AppError(422, 'customer_invalid', 'Some tax data needs correcting.', { details: checked.findings });
+    ctx.body = { customer: checked.customer, totals: totalsView(previewSale(sale.record, checked.customer, parties(sale), deps.catalogs)) };
+  });
+
+  /** The one confirming action: 202 while the CFDI is stamped; poll GET /status. */
+  router.post('/confirm', limited, body, async (ctx) => {
+    const request = validateConfirm(ctx.request.body);
+    const sale = await saleFromLink(deps, request);
+    await ensureInvoiceable(deps, sale);
+    const checked = checkCustomer(request.customer, { catalogs: deps.catalogs, expeditionPlace: expeditionPlace(sale), onDate: satToday() });
+    if (checked.findings.length > 0) throw new AppError(422, 'customer_invalid', 'Some tax data needs correcting.', { details: checked.findings });
+
+    const invoiceId = newId('invoice');
+    const outcome = await recordConfirmation(deps.db, {
+      invoiceId, transactionId: sale.record.transaction.id, merchantId: sale.merchant.id, customer: checked.customer,
+    });
+    if (!outcome.ok) {
+      switch (outcome.reason) {
+        case 'expired': throw new AppError(410, 'qr_expired', 'This QR has expired; ask the store for a new one.');
+        case 'cancelled': throw new AppError(410, 'qr_cancelled', 'This QR was cancelled by the store.');
+        case 'not_found': throw new AppError(404, 'qr_not_found', 'This QR is not known; ask the store for a new one.');
+        default: {
+          // A double click or a second device with the same data gets the same answer as the first.
+          const same = outcome.invoice && JSON.stringify(outcome.invoice.customer) === JSON.stringify(checked.customer);
+          if (!same) throw new AppError(409, 'already_confirmed', 'This sale was already confirmed for invoicing.', { extra: { confirmation: confirmationView(outcome.invoice, viewContext(deps)) } });
+          ctx.status = 202;
+          ctx.body = confirmationView(outcome.invoice, viewContext(deps));
+          return;
+        }
+      }
+    }
+    // The invoice row is durable; if this enqueue is lost the stamping sweep picks it up.
+    await deps.producers.add('stamp-invoice', { invoiceId }, {
+      jobId: jobId.stampInvoice(invoiceId), attempts: deps.config.pacAttempts, backoff: { type: 'exponential', delay: deps.config.pacBackoffMs },
+      removeOnComplete: { age: 3600, count: 1000 }, removeOnFail: true,
+    }).catch((err: unknown) => ctx.state.log.warn({ err, invoice_id: invoiceId }, 'stamp job not queued; the sweep will'));
+    ctx.status = 202;
+    ctx.body = confirmationView(outcome.invoice, viewContext(deps));
+  });
+
+  /** Where the confirmation stands (the page polls this). */
+  router.get('/status', limited, async (ctx) => {
+    const sale = await saleFromLink(deps, ctx.query);
+    const latest = await latestInvoice(deps.db, sale.record.transaction.id);
+    ctx.body = { status: sale.record.transaction.status, expires_at: sale.record.transaction.expires_at.toISOString(), confirmation: confirmationView(latest, viewContext(deps)) };
+  });
+
+  return router;
+}

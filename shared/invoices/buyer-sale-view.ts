@@ -1,0 +1,50 @@
+import type { DocumentTotals } from '../cfdi/anexo20-amounts.js';
+import { toJsonNumber } from '../money.js';
+import { qrTransactionView, type ViewContext } from '../qr/qr-transaction-view.js';
+import type { InvoiceRow } from '../repositories/invoices.js';
+import type { Sale } from '../repositories/sales.js';
+import { invoiceView } from './invoice-view.js';
+
+export function totalsView(totals: DocumentTotals) {
+  return {
+    subtotal: toJsonNumber(totals.subtotal), discount: toJsonNumber(totals.discount), transferred_taxes: toJsonNumber(totals.transferred),
+    withheld_taxes: toJsonNumber(totals.withheld), total: toJsonNumber(totals.total),
+  };
+}
+
+/** Where the buyer's confirmation stands: stamping, refused (with what to correct) or stamped. */
+export function confirmationView(invoice: InvoiceRow | undefined, ctx: ViewContext) {
+  if (!invoice) return null;
+  return {
+    status: invoice.status,
+    error: invoice.status === 'REFUSED' ? invoice.refusal : null,
+    invoice: invoice.status === 'ACTIVE' ? invoiceView(invoice, ctx) : null,
+  };
+}
+
+/**
+ * What the buyer reviews: who sells and invoices, the concepts with SAT's descriptions, taxes, totals,
+ * currency and expiry. Nothing else of the merchant's (no metadata, keys, sale or store ids).
+ */
+export function buyerSaleView(sale: Sale, totals: DocumentTotals, latest: InvoiceRow | undefined, ctx: ViewContext) {
+  const full = qrTransactionView(sale.record, ctx);
+  return {
+    status: full.status,
+    expires_at: full.expires_at,
+    scanned_at: full.scanned_at,
+    merchant: {
+      name: sale.merchant.name, app_logo_url: sale.merchant.appLogoUrl, logo_animation: sale.merchant.logoAnimation,
+      support: { email: sale.merchant.contactEmail, phone: sale.merchant.contactPhone },
+    },
+    issuer: { rfc: sale.issuer.rfc, name: sale.issuer.name },
+    currency: full.currency,
+    exchange_rate: full.exchange_rate,
+    sat_payment_method: full.sat_payment_method,
+    sat_payment_method_desc: full.sat_payment_method_desc,
+    sat_payment_form: full.sat_payment_form,
+    sat_payment_form_desc: full.sat_payment_form_desc,
+    operation_data: full.operation_data.map(({ sku: _sku, ...concept }) => concept),
+    totals: totalsView(totals),
+    confirmation: confirmationView(latest, ctx),
+  };
+}

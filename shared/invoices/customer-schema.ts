@@ -1,0 +1,46 @@
+/** The buyer's tax data (spec "customer", plus the e-mail and a foreign buyer's residence) and the buyer routes' bodies. */
+export const customerSchema = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['rfc', 'name', 'tax_regime', 'postal_code', 'cfdi_use', 'email'],
+  properties: {
+    rfc: { type: 'string', minLength: 12, maxLength: 13, description: 'RFC; XAXX010101000 (público en general) and XEXX010101000 (foreign) follow Anexo 20.' },
+    name: { type: 'string', minLength: 1, maxLength: 254, pattern: '^[^|]+$', description: 'Legal name exactly as on the tax-status certificate, without the company-type suffix (SA DE CV).' },
+    tax_regime: { type: 'string', pattern: '^[0-9]{3}$', description: 'c_RegimenFiscal key' },
+    postal_code: { type: 'string', pattern: '^[0-9]{5}$', description: 'Fiscal postal code' },
+    cfdi_use: { type: 'string', pattern: '^[A-Z0-9]{3,4}$', description: 'c_UsoCFDI key' },
+    email: { type: 'string', format: 'email', maxLength: 254 },
+    tax_residence: { type: 'string', pattern: '^[A-Z]{3}$', description: 'c_Pais of a foreign buyer (required with XEXX010101000)' },
+  },
+} as const;
+
+export interface Customer {
+  rfc: string;
+  name: string;
+  tax_regime: string;
+  postal_code: string;
+  cfdi_use: string;
+  email: string;
+  tax_residence?: string;
+}
+
+const qrParams = {
+  v: { type: 'string', maxLength: 4 },
+  t: { type: 'string', maxLength: 64 },
+  m: { type: 'string', maxLength: 64 },
+} as const;
+
+export const confirmRequestSchema = {
+  $id: 'ConfirmQrRequest',
+  type: 'object',
+  additionalProperties: false,
+  required: ['v', 't', 'm', 'customer'],
+  properties: { ...qrParams, customer: customerSchema },
+} as const;
+
+export interface ConfirmRequest {
+  v: string;
+  t: string;
+  m: string;
+  customer: Customer;
+}

@@ -1,0 +1,137 @@
+import type { Db, Trx } from '../db.js';
+import type { Customer } from '../invoices/customer-schema.js';
+import type { ErrorDetail } from '../errors.js';
+
+export type InvoiceStatus = 'STAMPING' | 'REFUSED' | 'ACTIVE';
+
+export interface InvoiceRefusal {
+  code: string;
+  message: string;
+  details: ErrorDetail[];
+}
+
+export interface InvoiceRow {
+  id: string;
+  transaction_id: string;
+  merchant_id: string;
+  status: InvoiceStatus;
+  series: string | null;
+  folio: string;
+  customer: Customer;
+  issued_local: string | null;
+  sealed_xml: string | null;
+  uuid: string | null;
+  stamped_at: Date | null;
+  subtotal: string | null;
+  discount: string | null;
+  total: string | null;
+  xml_file_key: string | null;
+  pdf_file_key: string | null;
+  refusal: InvoiceRefusal | null;
+  email_sent_at: Date | null;
+  created_at: Date;
+  updated_at: Date;
+}
+
+export type ConfirmOutcome =
+  | { ok: true; invoice: InvoiceRow }
+  | { ok: false; reason: 'not_found' | 'expired' | 'cancelled' | 'invoiced' | 'already_confirmed'; invoice?: InvoiceRow };
+
+const UNIQUE_VIOLATION = '23505';
+
+/**
+ * Accepts a buyer's confirmation in one transaction: locks the QR, checks it is still open, takes the
+ * merchant's next folio, writes the invoice as STAMPING and marks the QR confirmed (so it does not
+ * expire while stamping). Two confirmations at once: the row lock serializes them and the unique index
+ * (one non-refused invoice per transaction) is the final word.
+ */
+export async function recordConfirmation(
+  db: Db, input: { invoiceId: string; transactionId: string; merchantId: string; customer: Customer },
+): Promise<ConfirmOutcome> {
+  try {
+    return await db.transaction(async (trx) => {
+      const qr = (await trx('qr_transactions').where({ id: input.transactionId }).forUpdate()
+        .first('status', 'expires_at', 'confirmed_at')) as { status: string; expires_at: Date; confirmed_at: Date | null } | undefined;
+      if (!qr) return { ok: false, reason: 'not_found' } as const;
+      if (qr.status === 'INVOICED') return { ok: false, reason: 'invoiced', invoice: await liveInvoice(trx, input.transactionId) } as const;
+      if (qr.status === 'CANCELLED') return { ok: false, reason: 'cancelled' } as const;
+      if (qr.confirmed_at) return { ok: false, reason: 'already_confirmed', invoice: await liveInvoice(trx, input.transactionId) } as const;
+      if (qr.status === 'EXPIRED' || qr.expires_at.getTime() <= Date.now()) return { ok: false, reason: 'expired' } as const;
+      const [folio] = (await trx('merchant_folios').insert({ merchant_id: input.merchantId, last_folio: 1 })
+        .onConflict('merchant_id').merge({ last_folio: trx.raw('merchant_folios.last_folio + 1') }).returning('last_folio')) as { last_folio: string }[];
+      const [invoice] = (await trx('invoices').insert({
+        id: input.invoiceId, transaction_id: input.transactionId, merchant_id: input.merchantId, status: 'STAMPING',
+        // Serie: the merchant's serialNumberPrefix (kept with its CSD) at the time of confirming.
+        series: trx.raw('(SELECT serial_number_prefix FROM merchant_csds WHERE merchant_id = ?)', [input.merchantId]), folio: folio!.last_folio, customer: JSON.stringify(input.customer),
+      }).returning('*')) as InvoiceRow[];
+      await trx('qr_transactions').where({ id: input.transactionId }).update({
+        status: 'SCANNED', scanned_at: trx.raw('coalesce(scanned_at, now())'), confirmed_at: trx.fn.now(), updated_at: trx.fn.now(),
+      });
+      return { ok: true, invoice: invoice! } as const;
+    });
+  } catch (err) {
+    if ((err as { code?: string }).code === UNIQUE_VIOLATION) return { ok: false, reason: 'already_confirmed', invoice: await liveInvoice(db, input.transactionId) };
+    throw err;
+  }
+}
+
+/** The transaction's invoice that is stamping or stamped, if any. */
+export async function liveInvoice(db: Db | Trx, transactionId: string): Promise<InvoiceRow | undefined> {
+  return (await db('invoices').where({ transaction_id: transactionId }).whereNot({ status: 'REFUSED' }).first()) as InvoiceRow | undefined;
+}
+
+/** The latest confirmation of a transaction, whatever its outcome (the buyer's status page shows it). */
+export async function latestInvoice(db: Db, transactionId: string): Promise<InvoiceRow | undefined> {
+  return (await db('invoices').where({ transaction_id: transactionId }).orderBy('created_at', 'desc').first()) as InvoiceRow | undefined;
+}
+
+export async function findInvoice(db: Db, invoiceId: string): Promise<InvoiceRow | undefined> {
+  return (await db('invoices').where({ id: invoiceId }).first()) as InvoiceRow | undefined;
+}
+
+/** Keeps the sealed document before it goes to the PAC, so every retry sends the very same bytes. */
+export async function saveSealedDocument(db: Db, invoiceId: string, sealedXml: string, issuedLocal: string): Promise<void> {
+  await db('invoices').where({ id: invoiceId, status: 'STAMPING' }).update({ sealed_xml: sealedXml, issued_local: issuedLocal, updated_at: db.fn.now() });
+}
+
+/** The stamp's outcome, the invoice and its QR together (INVOICED), or nothing when already recorded. */
+export async function recordStamp(
+  db: Db, invoiceId: string,
+  stamp: { uuid: string; stampedAt: Date; xmlFileKey: string; subtotal: string; discount: string; total: string },
+): Promise<boolean> {
+  return db.transaction(async (trx) => {
+    const updated = (await trx('invoices').where({ id: invoiceId, status: 'STAMPING' }).update({
+      status: 'ACTIVE', uuid: stamp.uuid, stamped_at: stamp.stampedAt, xml_file_key: stamp.xmlFileKey,
+      subtotal: stamp.subtotal, discount: stamp.discount, total: stamp.total, updated_at: trx.fn.now(),
+    }, ['transaction_id'])) as { transaction_id: string }[];
+    if (updated.length === 0) return false;
+    await trx('qr_transactions').where({ id: updated[0]!.transaction_id }).update({ status: 'INVOICED', updated_at: trx.fn.now() });
+    return true;
+  });
+}
+
+/** A refusal ends this confirmation; the QR is open again (and may now expire) for a corrected one. */
+export async function recordRefusal(db: Db, invoiceId: string, refusal: InvoiceRefusal): Promise<void> {
+  await db.transaction(async (trx) => {
+    const updated = (await trx('invoices').where({ id: invoiceId, status: 'STAMPING' })
+      .update({ status: 'REFUSED', refusal: JSON.stringify(refusal), updated_at: trx.fn.now() }, ['transaction_id'])) as { transaction_id: string }[];
+    if (updated.length === 0) return;
+    await trx('qr_transactions').where({ id: updated[0]!.transaction_id }).update({ confirmed_at: null, updated_at: trx.fn.now() });
+  });
+}
+
+export async function attachPdf(db: Db, invoiceId: string, pdfFileKey: string): Promise<void> {
+  await db('invoices').where({ id: invoiceId }).update({ pdf_file_key: pdfFileKey, updated_at: db.fn.now() });
+}
+
+export async function markEmailSent(db: Db, invoiceId: string): Promise<void> {
+  await db('invoices').where({ id: invoiceId }).update({ email_sent_at: db.fn.now(), updated_at: db.fn.now() });
+}
+
+/** A stamped invoice by fiscal UUID, seen by one merchant or by every merchant of one account. */
+export async function findInvoiceByUuid(db: Db, uuid: string, scope: { merchantId: string } | { accountId: string }): Promise<InvoiceRow | undefined> {
+  const query = db('invoices as i').join('merchants as m', 'm.id', 'i.merchant_id').where('i.uuid', uuid.toUpperCase()).whereNot('i.status', 'STAMPING').whereNot('i.status', 'REFUSED');
+  if ('merchantId' in scope) query.where('i.merchant_id', scope.merchantId);
+  else query.where('m.account_id', scope.accountId);
+  return (await query.first('i.*')) as InvoiceRow | undefined;
+}

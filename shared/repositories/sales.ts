@@ -1,0 +1,55 @@
+import type { Db } from '../db.js';
+import type { Address } from '../merchants/merchant-schema.js';
+import type { QrConceptRow, QrConceptTaxRow, QrTransactionRecord, QrTransactionRow } from './qr-transactions.js';
+
+/** A transaction with what invoicing it needs: its merchant (point of sale) and issuer as they are now. */
+export interface Sale {
+  record: QrTransactionRecord;
+  merchant: {
+    id: string; name: string; status: string; address: Address | null; appLogoUrl: string | null; invoiceLogoUrl: string | null;
+    contactEmail: string | null; contactPhone: string | null; logoAnimation: string;
+  };
+  issuer: { rfc: string; name: string; taxRegime: string; zip: string; status: string };
+}
+
+interface SaleRow extends QrTransactionRow {
+  m_name: string; m_status: string; m_address: Address | null; m_app_logo_url: string | null; m_invoice_logo_url: string | null;
+  m_contact_email: string | null; m_contact_phone: string | null; m_logo_animation: string;
+  i_rfc: string; i_name: string; i_regime: string; i_zip: string; i_status: string;
+}
+
+/** By internal id (workers) or by the QR's token (the buyer's routes). */
+export async function findSale(db: Db, by: { id: string } | { token: string }): Promise<Sale | undefined> {
+  const row = (await db('qr_transactions as t')
+    .join('merchants as m', 'm.id', 't.merchant_id')
+    .join('issuers as i', 'i.id', 'm.issuer_id')
+    .where('id' in by ? { 't.id': by.id } : { 't.token': by.token })
+    .first(
+      't.*', 'm.name as m_name', 'm.status as m_status', 'm.address as m_address', 'm.app_logo_url as m_app_logo_url',
+      'm.invoice_logo_url as m_invoice_logo_url', 'm.contact_email as m_contact_email', 'm.contact_phone_number as m_contact_phone',
+      'm.logo_animation as m_logo_animation', 'i.rfc as i_rfc', 'i.business_name as i_name', 'i.tax_regime_code as i_regime',
+      'i.zip as i_zip', 'i.status as i_status',
+    )) as SaleRow | undefined;
+  if (!row) return undefined;
+  const {
+    m_name, m_status, m_address, m_app_logo_url, m_invoice_logo_url, m_contact_email, m_contact_phone, m_logo_animation,
+    i_rfc, i_name, i_regime, i_zip, i_status, ...transaction
+  } = row;
+  const [concepts, taxes] = await Promise.all([
+    db<QrConceptRow>('qr_concepts').where({ transaction_id: transaction.id }).orderBy('position'),
+    db<QrConceptTaxRow>('qr_concept_taxes').where({ transaction_id: transaction.id }).orderBy(['concept_position', 'position']),
+  ]);
+  return {
+    record: { transaction, concepts, taxes, storeName: m_name, issuerRfc: i_rfc, issuerName: i_name },
+    merchant: {
+      id: transaction.merchant_id, name: m_name, status: m_status, address: m_address, appLogoUrl: m_app_logo_url, invoiceLogoUrl: m_invoice_logo_url,
+      contactEmail: m_contact_email, contactPhone: m_contact_phone, logoAnimation: m_logo_animation,
+    },
+    issuer: { rfc: i_rfc, name: i_name, taxRegime: i_regime, zip: i_zip, status: i_status },
+  };
+}
+
+/** Where the sale was made: the store's fiscal zip, or the issuer's when the store has no address. */
+export function expeditionPlace(sale: Sale): string {
+  return sale.merchant.address?.zipCode ?? sale.issuer.zip;
+}

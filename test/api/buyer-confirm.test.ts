@@ -1,0 +1,168 @@
+import { expect } from 'chai';
+import type { QueueEvents } from 'bullmq';
+import type { BootstrapResult } from '../../cli/bootstrap.js';
+import { parseXml } from '../../shared/cfdi/parse-xml.js';
+import { attribute, child } from '../../shared/cfdi/xml-element.js';
+import { signQrToken, newQrToken } from '../../shared/qr/qr-link.js';
+import { expireQrTransactions } from '../../shared/repositories/qr-transactions.js';
+import { postgresFileStore } from '../../shared/storage/file-store.js';
+import { BUYER, confirm, linkQuery, newQrLink, queueEvents, stamped, type QrLink } from '../helpers/buyer.js';
+import { harness } from '../helpers/harness.js';
+import { call, expectError } from '../helpers/http.js';
+
+describe('buyer flow: resolve, confirm, stamp', () => {
+  let account: BootstrapResult;
+  let events: QueueEvents;
+  before(async () => {
+    account = await harness().bootstrap();
+    events = await queueEvents('stamp');
+  });
+  after(() => events.close());
+
+  const detail = async (qrId: string) => (await call('GET', `/v1/qrs/${qrId}`, { headers: { 'X-API-Key': account.apiKey } })).body;
+  const invoices = (qrId: string) => harness().deps.db('invoices').where({ transaction_id: qrId }).orderBy('created_at');
+
+  it('resolve shows what the buyer reviews and moves PENDING to SCANNED once', async () => {
+    const link = await newQrLink(account);
+    const res = await call('GET', `/v1/public/qrs/resolve?${linkQuery(link)}`);
+    expect(res.status).to.equal(200);
+    expect(res.body).to.include({ status: 'SCANNED', currency: 'MXN' });
+    expect(res.body.issuer).to.deep.equal({ rfc: 'EKU9003173C9', name: 'ESCUELA KEMPER URGATE' });
+    expect(res.body.totals).to.deep.equal({ subtotal: 262, discount: 0, transferred_taxes: 40.32, withheld_taxes: 0, total: 302.32 });
+    expect(res.body.operation_data[0]).to.include({ description: 'Gasolina regular', sat_unit_desc: 'Litro' });
+    expect(res.body).to.not.have.any.keys('metadata', 'idempotency_key', 'sale_id', 'qr_base64');
+    const first = await detail(link.qrId);
+    expect(first.status).to.equal('SCANNED');
+    expect(first.scanned_at).to.equal(res.body.scanned_at);
+    const again = await call('GET', `/v1/public/qrs/resolve?${linkQuery(link)}`);
+    expect(again.body.scanned_at).to.equal(first.scanned_at);
+  });
+
+  it('resolve refuses a tampered link (400), an unknown token (404) and an expired QR (410)', async () => {
+    const link = await newQrLink(account);
+    expectError(await call('GET', `/v1/public/qrs/resolve?${linkQuery({ ...link, m: `${link.m.slice(0, -2)}AA` })}`), 400, 'invalid_signature');
+    expectError(await call('GET', `/v1/public/qrs/resolve?${linkQuery({ ...link, v: '9' })}`), 400, 'unsupported_version');
+    const unknown = signQrToken(newQrToken(), harness().deps.config.qrHmacKey);
+    expectError(await call('GET', `/v1/public/qrs/resolve?${new URLSearchParams({ ...unknown })}`), 404, 'qr_not_found');
+    await harness().deps.db('qr_transactions').where({ id: link.qrId }).update({ status: 'EXPIRED' });
+    expectError(await call('GET', `/v1/public/qrs/resolve?${linkQuery(link)}`), 410, 'qr_expired');
+  });
+
+  it('confirm refuses bad tax data field by field and writes nothing', async () => {
+    const link = await newQrLink(account);
+    const res = await confirm(link, { rfc: 'URE180429TM7', name: 'Universidad Robotica Española SA de CV', tax_regime: '605', cfdi_use: 'D01' });
+    expectError(res, 422, 'customer_invalid');
+    const codes = (res.body.error.details as { field: string; code: string; source: string }[]).map((d) => `${d.field}:${d.code}:${d.source}`);
+    expect(codes).to.include.members(['customer.rfc:rfc_check_digit:service']);
+    const company = await confirm(link, { name: 'Universidad Robotica Española SA de CV', tax_regime: '605', cfdi_use: 'D01' });
+    const companyCodes = (company.body.error.details as { field: string; code: string }[]).map((d) => `${d.field}:${d.code}`);
+    expect(companyCodes).to.include.members(['customer.name:name_has_company_suffix', 'customer.tax_regime:tax_regime_not_allowed', 'customer.cfdi_use:cfdi_use_not_allowed']);
+    expectError(await confirm(link, { postal_code: '8699' }), 400, 'validation_failed');
+    expect(await invoices(link.qrId)).to.have.length(0);
+  });
+
+  it('confirm answers 202, the worker seals and stamps, and the transaction is INVOICED with invoice and customer', async () => {
+    const link = await newQrLink(account);
+    const res = await confirm(link, { name: 'universidad  robotica española' });
+    expect(res.status).to.equal(202);
+    expect(res.body).to.include({ status: 'STAMPING', invoice: null });
+    expect(await stamped(events, link.qrId)).to.include({ outcome: 'stamped' });
+
+    const qr = await detail(link.qrId);
+    expect(qr.status).to.equal('INVOICED');
+    expect(qr.customer).to.deep.equal({ rfc: BUYER.rfc, name: BUYER.name, tax_regime: '601', postal_code: '86991' });
+    expect(qr.invoice).to.include({ status: 'ACTIVE', total: 302.32, subtotal: 262 });
+    expect(qr.invoice.uuid).to.match(/^[0-9A-F-]{36}$/);
+    expect(qr.invoice.xml_url).to.match(/\/v1\/public\/invoices\/.+\.xml\?sig=/);
+
+    const row = (await invoices(link.qrId))[0];
+    const xml = (await postgresFileStore(harness().deps.db).get(row.xml_file_key))!.data.toString('utf8');
+    const doc = parseXml(xml);
+    expect(attribute(doc, 'Folio')).to.equal(String(row.folio));
+    expect(attribute(child(doc, 'cfdi:Receptor')!, 'Nombre')).to.equal(BUYER.name);
+    expect(attribute(doc, 'Total')).to.equal('302.32');
+
+    const status = await call('GET', `/v1/public/qrs/status?${linkQuery(link)}`);
+    expect(status.body.status).to.equal('INVOICED');
+    expect(status.body.confirmation.invoice.uuid).to.equal(qr.invoice.uuid);
+    const resolved = await call('GET', `/v1/public/qrs/resolve?${linkQuery(link)}`);
+    expectError(resolved, 409, 'qr_already_invoiced');
+    expect(resolved.body.error.invoice.uuid).to.equal(qr.invoice.uuid);
+  });
+
+  it('ten confirmations at once (double click, two devices) make one CFDI', async () => {
+    const link = await newQrLink(account);
+    const answers = await Promise.all(Array.from({ length: 10 }, (_, i) => confirm(link, i % 2 === 0 ? {} : { email: 'otro@example.test' })));
+    expect(answers.filter((a) => a.status === 202).length).to.be.greaterThanOrEqual(1);
+    expect(answers.every((a) => a.status === 202 || a.body.error?.code === 'already_confirmed')).to.equal(true);
+    await stamped(events, link.qrId);
+    const rows = await invoices(link.qrId);
+    expect(rows).to.have.length(1);
+    expect(rows[0].status).to.equal('ACTIVE');
+    expect(harness().pac.calls.filter((c) => c.uuid === rows[0].uuid)).to.have.length(1);
+  });
+
+  it('a PAC that times out twice and then answers stamps once', async () => {
+    const link = await newQrLink(account);
+    harness().pac.script({ kind: 'hang' }, { kind: 'status', status: 502 });
+    expect((await confirm(link)).status).to.equal(202);
+    expect(await stamped(events, link.qrId)).to.include({ outcome: 'stamped' });
+    const [row] = await invoices(link.qrId);
+    expect(row.status).to.equal('ACTIVE');
+    expect((await detail(link.qrId)).status).to.equal('INVOICED');
+  });
+
+  it('a stamp whose answer was lost is recovered on retry with the same UUID, not stamped twice', async () => {
+    const link = await newQrLink(account);
+    harness().pac.script({ kind: 'stamp-and-hang' });
+    expect((await confirm(link)).status).to.equal(202);
+    await stamped(events, link.qrId);
+    const [row] = await invoices(link.qrId);
+    expect(harness().pac.calls.filter((c) => c.uuid === row.uuid).map((c) => c.outcome)).to.deep.equal(['stamped, no answer', 'previously stamped']);
+  });
+
+  it('a PAC refusal of the buyer\'s name comes back at the field; the QR stays SCANNED and a corrected confirm succeeds', async () => {
+    const link = await newQrLink(account);
+    expect((await confirm(link, { name: 'UNIVERSIDAD ROBOTICA' })).status).to.equal(202);
+    expect(await stamped(events, link.qrId)).to.include({ outcome: 'refused' });
+    const status = (await call('GET', `/v1/public/qrs/status?${linkQuery(link)}`)).body;
+    expect(status.status).to.equal('SCANNED');
+    expect(status.confirmation.status).to.equal('REFUSED');
+    expect(status.confirmation.error.details).to.deep.equal([{
+      field: 'customer.name', code: 'legal_name_mismatch', source: 'pac', pac_code: 'CFDI40145',
+      message: 'The name does not match the one SAT has for this RFC: write it exactly as on the tax-status certificate.',
+    }]);
+    expect((await confirm(link)).status).to.equal(202);
+    expect(await stamped(events, link.qrId)).to.include({ outcome: 'stamped' });
+    expect((await invoices(link.qrId)).map((r) => r.status)).to.deep.equal(['REFUSED', 'ACTIVE']);
+  });
+
+  it('a QR whose confirmation is being stamped does not expire; it ends INVOICED', async () => {
+    const link = await newQrLink(account);
+    harness().pac.script({ kind: 'hang' });
+    expect((await confirm(link)).status).to.equal(202);
+    await harness().deps.db('qr_transactions').where({ id: link.qrId }).update({ expires_at: new Date(Date.now() - 1000) });
+    expect(await expireQrTransactions(harness().deps.db, { qrId: link.qrId })).to.deep.equal([]);
+    await stamped(events, link.qrId);
+    expect((await detail(link.qrId)).status).to.equal('INVOICED');
+  });
+
+  it('confirming an expired QR is 410 and writes nothing', async () => {
+    const link = await newQrLink(account);
+    await harness().deps.db('qr_transactions').where({ id: link.qrId }).update({ expires_at: new Date(Date.now() - 1000) });
+    expectError(await confirm(link), 410, 'qr_expired');
+    expect(await invoices(link.qrId)).to.have.length(0);
+  });
+
+  it('preview shows the totals for this buyer: a RESICO issuer withholds 1.25 % ISR from a company', async () => {
+    const resico = await harness().bootstrap();
+    await harness().deps.db('issuers').where({ id: resico.issuerId }).update({ tax_regime_code: '626' });
+    const link = await newQrLink(resico);
+    const company = await confirm(link, {}, 'preview');
+    expect(company.status).to.equal(200);
+    // ISR 1.25 % of the two taxed concepts (215 + 37): 2.69 + 0.46 = 3.15 withheld.
+    expect(company.body.totals).to.deep.equal({ subtotal: 262, discount: 0, transferred_taxes: 40.32, withheld_taxes: 3.15, total: 299.17 });
+    const person = await confirm(link, { rfc: 'CACX7605101P8', name: 'XOCHILT CASAS CHAVEZ', tax_regime: '612', postal_code: '36257', cfdi_use: 'G03' }, 'preview');
+    expect(person.body.totals.withheld_taxes).to.equal(0);
+  });
+});

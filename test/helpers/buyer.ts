@@ -1,0 +1,51 @@
+import { QueueEvents } from 'bullmq';
+import type { BootstrapResult } from '../../cli/bootstrap.js';
+import { jobId } from '../../shared/jobs.js';
+import type { Customer } from '../../shared/invoices/customer-schema.js';
+import { harness } from './harness.js';
+import { call } from './http.js';
+import { postQr, qrBody } from './qr-body.js';
+
+/** A buyer SAT's fake PAC knows: name, zip and regime as registered. */
+export const BUYER: Customer = {
+  rfc: 'URE180429TM6', name: 'UNIVERSIDAD ROBOTICA ESPAÑOLA', tax_regime: '601', postal_code: '86991', cfdi_use: 'G03', email: 'compras@example.test',
+};
+
+export interface QrLink {
+  v: string;
+  t: string;
+  m: string;
+  qrId: string;
+}
+
+/** A new QR for the sample sale, as the three link parameters the buyer's phone reads. */
+export async function newQrLink(account: BootstrapResult, overrides: Parameters<typeof qrBody>[1] = {}): Promise<QrLink> {
+  const res = await postQr(account, qrBody(account.storeUid, overrides));
+  if (res.status !== 201) throw new Error(`QR not created: ${res.status} ${JSON.stringify(res.body)}`);
+  const url = new URL(res.body.qr_content as string);
+  return { v: url.searchParams.get('v')!, t: url.searchParams.get('t')!, m: url.searchParams.get('m')!, qrId: res.body.qr_id as string };
+}
+
+export function linkQuery(link: QrLink): string {
+  return new URLSearchParams({ v: link.v, t: link.t, m: link.m }).toString();
+}
+
+export function confirm(link: QrLink, customer: Partial<Customer> = {}, path = 'confirm') {
+  return call('POST', `/v1/public/qrs/${path}`, { body: { v: link.v, t: link.t, m: link.m, customer: { ...BUYER, ...customer } } });
+}
+
+/** Waits for the stamp job of the transaction's latest confirmation to finish (it is kept for an hour). */
+export async function stamped(events: QueueEvents, qrId: string): Promise<unknown> {
+  const invoice = await harness().deps.db('invoices').where({ transaction_id: qrId }).orderBy('created_at', 'desc').first('id');
+  if (!invoice) throw new Error(`no confirmation for ${qrId}`);
+  const job = await harness().producers.queue('stamp').getJob(jobId.stampInvoice(invoice.id as string));
+  if (!job) throw new Error(`no stamp job for ${invoice.id}`);
+  return job.waitUntilFinished(events, 15_000);
+}
+
+export async function queueEvents(queue: string): Promise<QueueEvents> {
+  const cfg = harness().deps.config;
+  const events = new QueueEvents(queue, { connection: { url: cfg.redisUrl }, prefix: cfg.queuePrefix });
+  await events.waitUntilReady();
+  return events;
+}

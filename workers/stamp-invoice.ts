@@ -1,0 +1,111 @@
+/**
+ * stamp-invoice: seal (once, or again when the sealed document nears SAT's 72-hour window) and send
+ * to the PAC. Retrying is safe: the same sealed bytes go again and the PAC answers with the stamp it
+ * already made. Timeouts and 5xx are thrown for BullMQ to retry with backoff; a refusal is recorded for
+ * the buyer and ends the job; success stores the XML, marks the QR INVOICED and queues the PDF.
+ */
+import type { Job } from 'bullmq';
+import { UnrecoverableError } from 'bullmq';
+import { csdSigner, type CsdSigner } from '../shared/cfdi/seal-cfdi.js';
+import { parseXml } from '../shared/cfdi/parse-xml.js';
+import { attribute } from '../shared/cfdi/xml-element.js';
+import { parseEncryptionKey } from '../shared/crypto/encrypt-at-rest.js';
+import type { Db } from '../shared/db.js';
+import { refusalFromPac } from '../shared/invoices/refusal-from-pac.js';
+import { sealSale } from '../shared/invoices/seal-sale.js';
+import { jobId, type InvoicePayload, type StampInvoiceResult } from '../shared/jobs.js';
+import { PacRefused, type PacClient } from '../shared/pac/pac-client.js';
+import type { Producers } from '../shared/queues.js';
+import { findInvoice, recordRefusal, recordStamp, saveSealedDocument, type InvoiceRow } from '../shared/repositories/invoices.js';
+import { loadCsdMaterial } from '../shared/repositories/merchant-csds.js';
+import { expeditionPlace, findSale } from '../shared/repositories/sales.js';
+import type { SatCatalogs } from '../shared/sat/catalogs.js';
+import type { FileStore } from '../shared/storage/file-store.js';
+import { localDateTime } from '../shared/time-zone.js';
+
+export interface StampDeps {
+  db: Db;
+  pac: PacClient;
+  files: FileStore;
+  catalogs: SatCatalogs;
+  producers: Producers;
+  encryptionKey: string;
+}
+
+/** SAT refuses a Fecha older than 72 hours; past this age the document is rebuilt with a new one and re-sealed. */
+export const RESEAL_AFTER_HOURS = 70;
+
+// Opening an encrypted PKCS#8 key costs milliseconds; a signer is reused until the merchant's CSD changes.
+const signers = new Map<string, { updatedAt: number; signer: CsdSigner }>();
+
+async function signerFor(deps: StampDeps, merchantId: string): Promise<CsdSigner> {
+  const material = await loadCsdMaterial(deps.db, merchantId, parseEncryptionKey(deps.encryptionKey));
+  if (!material) throw new UnrecoverableError(`merchant ${merchantId} has no CSD`);
+  const cached = signers.get(merchantId);
+  if (cached && cached.updatedAt === material.updatedAt.getTime()) return cached.signer;
+  const signer = csdSigner(material.certificateDer, material.privateKeyDer, material.password);
+  signers.set(merchantId, { updatedAt: material.updatedAt.getTime(), signer });
+  return signer;
+}
+
+function hoursBetweenLocal(earlier: string, later: string): number {
+  return (Date.parse(`${later}Z`) - Date.parse(`${earlier}Z`)) / 3_600_000;
+}
+
+/** The sealed document to send: the stored one while fresh, else a newly built and sealed one. */
+async function sealedDocument(deps: StampDeps, invoice: InvoiceRow, now: Date): Promise<string | { refused: true }> {
+  const sale = await findSale(deps.db, { id: invoice.transaction_id });
+  if (!sale) throw new UnrecoverableError(`transaction ${invoice.transaction_id} is gone`);
+  const nowLocal = localDateTime(now, sale.record.transaction.time_zone);
+  if (invoice.sealed_xml && invoice.issued_local && hoursBetweenLocal(invoice.issued_local, nowLocal) < RESEAL_AFTER_HOURS) return invoice.sealed_xml;
+  const signer = await signerFor(deps, invoice.merchant_id);
+  const sealed = sealSale(sale.record, invoice.customer, {
+    issuer: { rfc: sale.issuer.rfc, name: sale.issuer.name, taxRegime: sale.issuer.taxRegime },
+    expeditionPlace: expeditionPlace(sale), series: invoice.series ?? undefined, folio: invoice.folio, issuedLocal: nowLocal,
+  }, signer, deps.catalogs);
+  if (!sealed.ok) {
+    await recordRefusal(deps.db, invoice.id, {
+      code: 'invoice_arithmetic', message: 'The sale cannot be invoiced as recorded: its amounts break Anexo 20\'s rules.',
+      details: sealed.findings.map((f) => ({ field: f.path, code: f.code, message: f.message, source: 'service' as const, pac_code: f.satCode })),
+    });
+    return { refused: true };
+  }
+  await saveSealedDocument(deps.db, invoice.id, sealed.xml, nowLocal);
+  return sealed.xml;
+}
+
+export async function stampInvoiceJob(deps: StampDeps, job: Job<InvoicePayload>, now: () => Date = () => new Date()): Promise<StampInvoiceResult> {
+  const invoice = await findInvoice(deps.db, job.data.invoiceId);
+  if (!invoice) throw new UnrecoverableError(`invoice ${job.data.invoiceId} does not exist`);
+  if (invoice.status === 'ACTIVE') {
+    // Stamped by an earlier run whose PDF job may not have been queued: queueing again is a no-op if it was.
+    if (!invoice.pdf_file_key) await enqueuePdf(deps, invoice.id);
+    return { outcome: 'already-stamped', uuid: invoice.uuid ?? undefined };
+  }
+  if (invoice.status !== 'STAMPING') return { outcome: 'not-stamping' };
+
+  const sealed = await sealedDocument(deps, invoice, now());
+  if (typeof sealed !== 'string') return { outcome: 'refused' };
+  let stamp;
+  try {
+    stamp = await deps.pac.stamp(sealed);
+  } catch (err) {
+    if (!(err instanceof PacRefused)) throw err;
+    await recordRefusal(deps.db, invoice.id, refusalFromPac(err.pacCode, err.message));
+    return { outcome: 'refused' };
+  }
+  const comprobante = parseXml(stamp.xml);
+  const xmlFileKey = await deps.files.put('invoices', { contentType: 'application/xml', data: Buffer.from(stamp.xml, 'utf8') }, 'xml');
+  await recordStamp(deps.db, invoice.id, {
+    uuid: stamp.uuid, stampedAt: new Date(`${stamp.stampedAt}-06:00`), xmlFileKey,
+    subtotal: attribute(comprobante, 'SubTotal') ?? '0', discount: attribute(comprobante, 'Descuento') ?? '0', total: attribute(comprobante, 'Total') ?? '0',
+  });
+  await enqueuePdf(deps, invoice.id);
+  return { outcome: 'stamped', uuid: stamp.uuid };
+}
+
+async function enqueuePdf(deps: StampDeps, invoiceId: string): Promise<void> {
+  await deps.producers.add('render-invoice-pdf', { invoiceId }, {
+    jobId: jobId.renderInvoicePdf(invoiceId), attempts: 5, backoff: { type: 'exponential', delay: 1000 }, removeOnComplete: true, removeOnFail: 100,
+  });
+}
