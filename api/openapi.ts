@@ -7,7 +7,7 @@ import { createIssuerSchema, issuerSchema } from '../shared/issuers/issuer-schem
 import { createMerchantSchema, updateMerchantSchema } from '../shared/merchants/merchant-schema.js';
 import { createMerchantProductSchema, updateMerchantProductSchema } from '../shared/products/product-schema.js';
 import { qrCreateRequestSchema } from '../shared/qr/qr-request-schema.js';
-import { confirmRequestSchema } from '../shared/invoices/customer-schema.js';
+import { confirmRequestSchema, emailRequestSchema } from '../shared/invoices/customer-schema.js';
 
 const invoiceFileSchema = (kind: string) => ({
   type: 'object',
@@ -71,7 +71,7 @@ export function openApiDocument(publicBaseUrl: string) {
         CreateIssuerRequest: createIssuerSchema, Issuer: issuerSchema,
         CreateMerchantRequest: createMerchantSchema, UpdateMerchantRequest: updateMerchantSchema,
         CreateMerchantProductRequest: createMerchantProductSchema, UpdateMerchantProductRequest: updateMerchantProductSchema,
-        ConfirmQrRequest: confirmRequestSchema, InvoiceXmlResponse: invoiceFileSchema('xml'), InvoicePdfResponse: invoiceFileSchema('pdf'),
+        ConfirmQrRequest: confirmRequestSchema, EmailInvoiceRequest: emailRequestSchema, InvoiceXmlResponse: invoiceFileSchema('xml'), InvoicePdfResponse: invoiceFileSchema('pdf'),
       },
     },
     paths: {
@@ -240,6 +240,13 @@ export function openApiDocument(publicBaseUrl: string) {
             409: errorResponse('Already confirmed with other data, or already invoiced'), 410: errorResponse('Expired or cancelled'),
             422: errorResponse('Tax data to correct, per field (`source` service)'), 429: errorResponse('Rate limited'),
           },
+        },
+      },
+      '/v1/public/qrs/email': {
+        post: {
+          summary: 'Buyer: send the invoice (XML and PDF) by e-mail again, to the confirmation\'s address or another',
+          requestBody: { required: true, content: json('EmailInvoiceRequest') },
+          responses: { 202: { description: 'Queued' }, 400: errorResponse('Invalid body or link'), 409: errorResponse('Invoice not ready'), 429: errorResponse('Rate limited') },
         },
       },
       '/v1/public/qrs/status': {

@@ -50,6 +50,8 @@ export interface Config {
   smtpUrl: string;
   mailFrom: string;
   smtpTimeoutMs: number;
+  /** First retry delay of an invoice e-mail; each next one doubles. */
+  emailBackoffMs: number;
   /** Public buyer routes: requests per minute per client IP, and per QR token. */
   publicRatePerIp: number;
   publicRatePerToken: number;
@@ -107,6 +109,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Confi
     smtpUrl: str('SMTP_URL', '', env),
     mailFrom: str('MAIL_FROM', 'Facturación <facturas@localhost>', env),
     smtpTimeoutMs: int('SMTP_TIMEOUT_MS', 15_000, env),
+    emailBackoffMs: int('EMAIL_BACKOFF_MS', 5000, env),
     publicRatePerIp: int('PUBLIC_RATE_PER_IP', 120, env),
     publicRatePerToken: int('PUBLIC_RATE_PER_TOKEN', 60, env),
   };

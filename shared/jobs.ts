@@ -59,4 +59,5 @@ export const jobId = {
   /** One stamp job per invoice: a re-enqueue while it waits or runs is a no-op. */
   stampInvoice: (invoiceId: string) => `stamp.${invoiceId}`,
   renderInvoicePdf: (invoiceId: string) => `pdf.${invoiceId}`,
+  emailInvoice: (invoiceId: string) => `email.${invoiceId}`,
 } as const;

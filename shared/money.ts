@@ -29,3 +29,11 @@ export function toJsonNumber(value: Decimal | string | number): number {
 export function toFixed6(value: Decimal | string | number): string {
   return dec(value).toFixed(6);
 }
+
+/** An amount as a person reads it: thousands separated, at least `decimals` decimals ("1,160.00"). */
+export function formatAmount(value: Decimal | string | number, decimals = 2): string {
+  const d = dec(value);
+  const [integer = '0', fraction] = d.toFixed(Math.max(decimals, d.decimalPlaces())).split('.');
+  const grouped = integer.replace(/\B(?=(\d{3})+(?!\d))/g, ',');
+  return fraction ? `${grouped}.${fraction}` : grouped;
+}

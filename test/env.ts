@@ -13,5 +13,6 @@ process.env.PAC_TIMEOUT_MS ??= '800';
 process.env.PAC_ATTEMPTS ??= '4';
 process.env.PAC_BACKOFF_MS ??= '20';
 process.env.SMTP_TIMEOUT_MS ??= '1000';
+process.env.EMAIL_BACKOFF_MS ??= '20';
 process.env.PUBLIC_RATE_PER_IP ??= '100000';
 process.env.PUBLIC_RATE_PER_TOKEN ??= '100000';

@@ -17,6 +17,10 @@ import { pacClientFromConfig } from '../shared/pac/pac-client-from-config.js';
 import { postgresFileStore } from '../shared/storage/file-store.js';
 import type { InvoicePayload } from '../shared/jobs.js';
 import { stampInvoiceJob, type StampDeps } from './stamp-invoice.js';
+import { renderInvoicePdfJob, type PdfDeps } from './render-invoice-pdf.js';
+import { emailInvoiceJob, type EmailDeps } from './email-invoice.js';
+import type { Mailer } from '../shared/email/invoice-mailer.js';
+import { mailerFromConfig } from '../shared/email/mailer-from-config.js';
 
 export interface WorkerDeps {
   config: Readonly<Config>;
@@ -27,6 +31,8 @@ export interface WorkerDeps {
   csf?: CsfClient;
   /** Defaults to pacClientFromConfig(config). */
   pac?: PacClient;
+  /** Defaults to mailerFromConfig(config). */
+  mailer?: Mailer;
 }
 
 export interface RunningWorkers {
@@ -35,7 +41,14 @@ export interface RunningWorkers {
 }
 
 /** Every job handler, registered in one place: queue -> job name -> handler. */
-function processorFor(queue: QueueName, deps: WorkerDeps, sync: SyncIssuerDeps, stamp: StampDeps) {
+interface JobDeps {
+  sync: SyncIssuerDeps;
+  stamp: StampDeps;
+  pdf: PdfDeps;
+  email: EmailDeps;
+}
+
+function processorFor(queue: QueueName, deps: WorkerDeps, { sync, stamp, pdf, email }: JobDeps) {
   return async (job: Job): Promise<unknown> => {
     switch (`${queue}/${job.name}`) {
       case `${QUEUES.render}/render-qr`:
@@ -48,6 +61,10 @@ function processorFor(queue: QueueName, deps: WorkerDeps, sync: SyncIssuerDeps, 
         return syncIssuerJob(sync, job as Job<SyncIssuerPayload>);
       case `${QUEUES.stamp}/stamp-invoice`:
         return stampInvoiceJob(stamp, job as Job<InvoicePayload>);
+      case `${QUEUES.pdf}/render-invoice-pdf`:
+        return renderInvoicePdfJob(pdf, job as Job<InvoicePayload>);
+      case `${QUEUES.email}/email-invoice`:
+        return emailInvoiceJob(email, job as Job<InvoicePayload & { to?: string }>);
       default:
         throw new Error(`no handler for job ${job.name} on queue ${queue}`);
     }
@@ -62,8 +79,12 @@ export async function startWorkers(deps: WorkerDeps): Promise<RunningWorkers> {
   const stamp: StampDeps = {
     db: deps.db, pac: pac.client, files: postgresFileStore(deps.db), catalogs: satCatalogs(), producers: deps.producers, encryptionKey: deps.config.encryptionKey,
   };
+  const pdf: PdfDeps = { db: deps.db, files: stamp.files, catalogs: stamp.catalogs, producers: deps.producers, publicBaseUrl: deps.config.publicBaseUrl, emailBackoffMs: deps.config.emailBackoffMs,
+  };
+  const mail = deps.mailer ? { mailer: deps.mailer, close: async () => undefined } : await mailerFromConfig(deps.config);
+  const email: EmailDeps = { db: deps.db, files: stamp.files, mailer: mail.mailer, publicBaseUrl: deps.config.publicBaseUrl, urlSigningKey: deps.config.urlSigningKey };
   const workers = Object.values(QUEUES).map((queue) => {
-    const worker = new Worker(queue, processorFor(queue, deps, sync, stamp), {
+    const worker = new Worker(queue, processorFor(queue, deps, { sync, stamp, pdf, email }), {
       connection,
       prefix: deps.config.queuePrefix,
       concurrency: deps.config.workerConcurrency,
@@ -84,6 +105,7 @@ export async function startWorkers(deps: WorkerDeps): Promise<RunningWorkers> {
       await Promise.all(workers.map((w) => w.close()));
       await csf.close();
       await pac.close();
+      await mail.close();
     },
   };
 }

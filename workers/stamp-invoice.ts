@@ -106,6 +106,6 @@ export async function stampInvoiceJob(deps: StampDeps, job: Job<InvoicePayload>,
 
 async function enqueuePdf(deps: StampDeps, invoiceId: string): Promise<void> {
   await deps.producers.add('render-invoice-pdf', { invoiceId }, {
-    jobId: jobId.renderInvoicePdf(invoiceId), attempts: 5, backoff: { type: 'exponential', delay: 1000 }, removeOnComplete: true, removeOnFail: 100,
+    jobId: jobId.renderInvoicePdf(invoiceId), attempts: 5, backoff: { type: 'exponential', delay: 1000 }, removeOnComplete: { age: 3600, count: 1000 }, removeOnFail: 100,
   });
 }

@@ -3,10 +3,10 @@ import { AppError } from '../../shared/errors.js';
 import { newId } from '../../shared/ids.js';
 import { buyerSaleView, confirmationView, totalsView } from '../../shared/invoices/buyer-sale-view.js';
 import { checkCustomer } from '../../shared/invoices/check-customer.js';
-import { confirmRequestSchema, type ConfirmRequest } from '../../shared/invoices/customer-schema.js';
+import { confirmRequestSchema, emailRequestSchema, type ConfirmRequest, type EmailRequest } from '../../shared/invoices/customer-schema.js';
 import { previewSale } from '../../shared/invoices/seal-sale.js';
 import { jobId } from '../../shared/jobs.js';
-import { latestInvoice, recordConfirmation } from '../../shared/repositories/invoices.js';
+import { latestInvoice, liveInvoice, recordConfirmation } from '../../shared/repositories/invoices.js';
 import { expeditionPlace, type Sale } from '../../shared/repositories/sales.js';
 import { satToday } from '../../shared/time-zone.js';
 import { validator } from '../../shared/validation/ajv.js';
@@ -17,6 +17,7 @@ import { jsonBody } from '../middleware/json-body.js';
 import { rateLimit } from '../middleware/rate-limit.js';
 
 const validateConfirm = validator<ConfirmRequest>(confirmRequestSchema);
+const validateEmail = validator<EmailRequest>(emailRequestSchema);
 
 function parties(sale: Sale) {
   return { issuer: { rfc: sale.issuer.rfc, name: sale.issuer.name, taxRegime: sale.issuer.taxRegime }, expeditionPlace: expeditionPlace(sale), folio: '0', issuedLocal: '' };
@@ -96,6 +97,19 @@ export function publicBuyerRoutes(deps: ApiDeps): Router<AppState> {
     }).catch((err: unknown) => ctx.state.log.warn({ err, invoice_id: invoiceId }, 'stamp job not queued; the sweep will'));
     ctx.status = 202;
     ctx.body = confirmationView(outcome.invoice, viewContext(deps));
+  });
+
+  /** "Send to my e-mail": the invoice again, to the buyer's address or another one. */
+  router.post('/email', limited, body, async (ctx) => {
+    const request = validateEmail(ctx.request.body);
+    const sale = await saleFromLink(deps, request);
+    const invoice = await liveInvoice(deps.db, sale.record.transaction.id);
+    if (!invoice || invoice.status !== 'ACTIVE' || !invoice.pdf_file_key) throw new AppError(409, 'invoice_not_ready', 'The invoice is not ready yet; try again in a moment.');
+    await deps.producers.add('email-invoice', { invoiceId: invoice.id, to: request.email ?? invoice.customer.email }, {
+      attempts: 6, backoff: { type: 'exponential', delay: deps.config.emailBackoffMs }, removeOnComplete: { age: 3600, count: 1000 }, removeOnFail: 100,
+    });
+    ctx.status = 202;
+    ctx.body = { status: 'QUEUED', to: request.email ?? invoice.customer.email };
   });
 
   /** Where the confirmation stands (the page polls this). */

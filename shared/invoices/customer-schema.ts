@@ -44,3 +44,18 @@ export interface ConfirmRequest {
   m: string;
   customer: Customer;
 }
+
+export const emailRequestSchema = {
+  $id: 'EmailInvoiceRequest',
+  type: 'object',
+  additionalProperties: false,
+  required: ['v', 't', 'm'],
+  properties: { ...qrParams, email: { type: 'string', format: 'email', maxLength: 254, description: 'Defaults to the e-mail given at confirmation' } },
+} as const;
+
+export interface EmailRequest {
+  v: string;
+  t: string;
+  m: string;
+  email?: string;
+}

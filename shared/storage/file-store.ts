@@ -35,3 +35,9 @@ export function postgresFileStore(db: Db): FileStore {
 export function fileUrl(publicBaseUrl: string, key: string): string {
   return `${publicBaseUrl}/v1/public/files/${key}`;
 }
+
+/** The storage key behind a URL made by fileUrl(), or undefined for any other URL. */
+export function fileKeyFromUrl(publicBaseUrl: string, url: string | null): string | undefined {
+  const prefix = `${publicBaseUrl}/v1/public/files/`;
+  return url?.startsWith(prefix) ? url.slice(prefix.length) : undefined;
+}

@@ -15,6 +15,8 @@ import { httpCsfClient } from '../../shared/csf/http-csf-client.js';
 import { startFakePacServer, type FakePacServer } from '../../fakes/pac-server.js';
 import { swPacClient } from '../../shared/pac/sw-pac-client.js';
 import { QUEUES } from '../../shared/jobs.js';
+import { startFakeSmtpServer, type FakeSmtpServer } from '../../fakes/smtp-server.js';
+import { smtpMailer } from '../../shared/email/smtp-mailer.js';
 import type { Redis } from 'ioredis';
 
 /**
@@ -31,6 +33,8 @@ export interface Harness {
   csf: FakeCsfServer;
   /** The fake PAC the stamp worker calls over HTTP; tests script its answers. */
   pac: FakePacServer;
+  /** The fake SMTP server the e-mail worker delivers to. */
+  smtp: FakeSmtpServer;
   bootstrap(name?: string): Promise<BootstrapResult>;
   close(): Promise<void>;
 }
@@ -61,8 +65,10 @@ export async function startHarness(): Promise<Harness> {
   const producers = await createProducers(redis);
   const csf = await startFakeCsfServer();
   const pac = await startFakePacServer();
+  const smtp = await startFakeSmtpServer();
+  const mailer = smtpMailer({ url: smtp.url, from: cfg.mailFrom, timeoutMs: cfg.smtpTimeoutMs });
   const workers: RunningWorkers = await startWorkers({
-    config: cfg, db: db(), logger, producers, csf: httpCsfClient(csf.url, cfg.csfTimeoutMs), pac: swPacClient(pac.url, pac.token, cfg.pacTimeoutMs),
+    config: cfg, db: db(), logger, producers, csf: httpCsfClient(csf.url, cfg.csfTimeoutMs), pac: swPacClient(pac.url, pac.token, cfg.pacTimeoutMs), mailer,
   });
   const deps: ApiDeps = { config: cfg, db: db(), redis, producers, catalogs: satCatalogs(), logger };
   const server: Server = createApp(deps).listen(0, '127.0.0.1');
@@ -78,6 +84,7 @@ export async function startHarness(): Promise<Harness> {
     logs,
     csf,
     pac,
+    smtp,
     bootstrap: (name?: string) => bootstrapAccount(db(), cfg, name ?? `test-${process.pid}-${++counter}`),
     async close() {
       await new Promise<void>((resolve) => {
@@ -87,6 +94,8 @@ export async function startHarness(): Promise<Harness> {
       await workers.close();
       await csf.close();
       await pac.close();
+      mailer.close();
+      await smtp.close();
       for (const name of Object.values(QUEUES)) await producers.queue(name).obliterate({ force: true }).catch(() => undefined);
       await producers.close();
       redis.disconnect();

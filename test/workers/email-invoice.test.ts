@@ -1,0 +1,65 @@
+import { expect } from 'chai';
+import type { QueueEvents } from 'bullmq';
+import type { BootstrapResult } from '../../cli/bootstrap.js';
+import { jobId } from '../../shared/jobs.js';
+import { confirm, newQrLink, queueEvents, stamped, type QrLink } from '../helpers/buyer.js';
+import { harness } from '../helpers/harness.js';
+import { call } from '../helpers/http.js';
+
+describe('invoice e-mail', () => {
+  let account: BootstrapResult;
+  let events: Record<'stamp' | 'pdf' | 'email', QueueEvents>;
+  before(async () => {
+    account = await harness().bootstrap();
+    events = { stamp: await queueEvents('stamp'), pdf: await queueEvents('pdf'), email: await queueEvents('email') };
+  });
+  after(async () => {
+    await Promise.all(Object.values(events).map((e) => e.close()));
+  });
+
+  async function invoiced(link: QrLink): Promise<{ id: string; uuid: string }> {
+    await confirm(link, { email: `buyer-${link.qrId}@example.test` });
+    await stamped(events.stamp, link.qrId);
+    return harness().deps.db('invoices').where({ transaction_id: link.qrId, status: 'ACTIVE' }).first('id', 'uuid');
+  }
+
+  async function delivered(invoiceId: string): Promise<void> {
+    // The PDF job queues the e-mail job: once it has finished, the e-mail job exists.
+    await (await harness().producers.queue('pdf').getJob(jobId.renderInvoicePdf(invoiceId)))!.waitUntilFinished(events.pdf, 15_000);
+    const job = await harness().producers.queue('email').getJob(jobId.emailInvoice(invoiceId));
+    await job!.waitUntilFinished(events.email, 15_000);
+  }
+
+  it('sends the XML and the PDF to the buyer once the PDF is rendered', async () => {
+    const link = await newQrLink(account);
+    const invoice = await invoiced(link);
+    await delivered(invoice.id);
+    const mail = harness().smtp.messages.find((m) => m.to.includes(`buyer-${link.qrId}@example.test`));
+    expect(mail, 'message delivered').to.not.equal(undefined);
+    expect(mail!.attachment(`${invoice.uuid}.xml`)!.toString('utf8')).to.contain(`UUID="${invoice.uuid}"`);
+    expect(mail!.attachment(`${invoice.uuid}.pdf`)!.subarray(0, 5).toString()).to.equal('%PDF-');
+    expect(mail!.body('text/plain')).to.contain('302.32');
+    const row = await harness().deps.db('invoices').where({ id: invoice.id }).first('email_sent_at');
+    expect(row.email_sent_at).to.be.instanceOf(Date);
+  });
+
+  it('a mail server refusing for now is retried; the invoice is unaffected', async () => {
+    harness().smtp.failNext(2, { code: 451 });
+    const link = await newQrLink(account);
+    const invoice = await invoiced(link);
+    expect((await call('GET', `/v1/qrs/${link.qrId}`, { headers: { 'X-API-Key': account.apiKey } })).body.status).to.equal('INVOICED');
+    await delivered(invoice.id);
+    expect(harness().smtp.messages.some((m) => m.to.includes(`buyer-${link.qrId}@example.test`))).to.equal(true);
+  });
+
+  it('the buyer asks for it again at another address', async () => {
+    const link = await newQrLink(account);
+    const invoice = await invoiced(link);
+    await delivered(invoice.id);
+    const before = harness().smtp.messages.length;
+    const res = await call('POST', '/v1/public/qrs/email', { body: { v: link.v, t: link.t, m: link.m, email: 'contador@example.test' } });
+    expect(res.status).to.equal(202);
+    const [mail] = (await harness().smtp.waitForMessages(before + 1, 10_000)).slice(before);
+    expect(mail!.to).to.deep.equal(['contador@example.test']);
+  });
+});

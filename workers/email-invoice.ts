@@ -1,0 +1,46 @@
+/**
+ * email-invoice: the XML and the PDF to the buyer's e-mail (or, on request, another address). A server
+ * that refuses for now is retried with backoff; a permanent refusal ends the job. Either way the
+ * invoice itself is untouched: it is valid whether or not the mail arrives.
+ */
+import { UnrecoverableError, type Job } from 'bullmq';
+import type { Db } from '../shared/db.js';
+import { invoiceMail } from '../shared/email/invoice-mail.js';
+import { MailRejected, type Mailer } from '../shared/email/invoice-mailer.js';
+import { invoiceFileUrl } from '../shared/invoices/invoice-links.js';
+import type { InvoicePayload } from '../shared/jobs.js';
+import { formatAmount } from '../shared/money.js';
+import { findInvoice, markEmailSent } from '../shared/repositories/invoices.js';
+import { findSale } from '../shared/repositories/sales.js';
+import type { FileStore } from '../shared/storage/file-store.js';
+
+export interface EmailDeps {
+  db: Db;
+  files: FileStore;
+  mailer: Mailer;
+  publicBaseUrl: string;
+  urlSigningKey: string;
+}
+
+export async function emailInvoiceJob(deps: EmailDeps, job: Job<InvoicePayload & { to?: string }>): Promise<{ messageId: string }> {
+  const invoice = await findInvoice(deps.db, job.data.invoiceId);
+  if (!invoice?.uuid || !invoice.xml_file_key || !invoice.pdf_file_key) throw new UnrecoverableError(`invoice ${job.data.invoiceId} has no files yet`);
+  const sale = await findSale(deps.db, { id: invoice.transaction_id });
+  const [xml, pdf] = await Promise.all([deps.files.get(invoice.xml_file_key), deps.files.get(invoice.pdf_file_key)]);
+  if (!sale || !xml || !pdf) throw new UnrecoverableError(`invoice ${invoice.id}: sale or files missing`);
+  const mail = invoiceMail({
+    to: job.data.to ?? invoice.customer.email, uuid: invoice.uuid, series: invoice.series ?? undefined, folio: invoice.folio,
+    issuerName: sale.issuer.name, issuerRfc: sale.issuer.rfc,
+    total: formatAmount(invoice.total ?? '0'),
+    currency: sale.record.transaction.currency, storeName: sale.merchant.name, supportEmail: sale.merchant.contactEmail ?? undefined,
+    xml: xml.data, pdf: pdf.data, viewUrl: invoiceFileUrl(deps.publicBaseUrl, invoice.uuid, 'pdf', deps.urlSigningKey),
+  });
+  try {
+    const sent = await deps.mailer.send(mail);
+    if (!job.data.to) await markEmailSent(deps.db, invoice.id);
+    return sent;
+  } catch (err) {
+    if (err instanceof MailRejected) throw new UnrecoverableError(`the mail server refused ${mail.to}: ${err.message}`);
+    throw err;
+  }
+}

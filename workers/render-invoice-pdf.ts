@@ -1,0 +1,44 @@
+/**
+ * render-invoice-pdf: the printed representation of a stamped CFDI, drawn from the stamped XML itself
+ * (the source of truth) with the merchant's invoice logo; stored, then the e-mail to the buyer is queued.
+ */
+import { UnrecoverableError, type Job } from 'bullmq';
+import type { Db } from '../shared/db.js';
+import { jobId, type InvoicePayload } from '../shared/jobs.js';
+import { invoicePdfDataFromXml } from '../shared/pdf/invoice-pdf-data.js';
+import { renderInvoicePdf } from '../shared/pdf/render-invoice-pdf.js';
+import type { Producers } from '../shared/queues.js';
+import { attachPdf, findInvoice } from '../shared/repositories/invoices.js';
+import type { SatCatalogs } from '../shared/sat/catalogs.js';
+import { fileKeyFromUrl, type FileStore } from '../shared/storage/file-store.js';
+
+export interface PdfDeps {
+  db: Db;
+  files: FileStore;
+  catalogs: SatCatalogs;
+  producers: Producers;
+  publicBaseUrl: string;
+  emailBackoffMs: number;
+}
+
+export async function renderInvoicePdfJob(deps: PdfDeps, job: Job<InvoicePayload>): Promise<{ pdfFileKey: string }> {
+  const invoice = await findInvoice(deps.db, job.data.invoiceId);
+  if (!invoice?.xml_file_key) throw new UnrecoverableError(`invoice ${job.data.invoiceId} is not stamped`);
+  let pdfFileKey = invoice.pdf_file_key;
+  if (!pdfFileKey) {
+    const xml = await deps.files.get(invoice.xml_file_key);
+    if (!xml) throw new UnrecoverableError(`the XML of invoice ${invoice.id} is missing from storage`);
+    const merchant = (await deps.db('merchants').where({ id: invoice.merchant_id }).first('invoice_logo_url')) as { invoice_logo_url: string | null } | undefined;
+    const logoKey = fileKeyFromUrl(deps.publicBaseUrl, merchant?.invoice_logo_url ?? null);
+    const logo = logoKey ? (await deps.files.get(logoKey))?.data : undefined;
+    const pdf = await renderInvoicePdf(invoicePdfDataFromXml(xml.data.toString('utf8'), deps.catalogs), { logo });
+    pdfFileKey = await deps.files.put('invoices', { contentType: 'application/pdf', data: pdf }, 'pdf');
+    await attachPdf(deps.db, invoice.id, pdfFileKey);
+  }
+  if (!invoice.email_sent_at) {
+    await deps.producers.add('email-invoice', { invoiceId: invoice.id }, {
+      jobId: jobId.emailInvoice(invoice.id), attempts: 6, backoff: { type: 'exponential', delay: deps.emailBackoffMs }, removeOnComplete: { age: 3600, count: 1000 }, removeOnFail: 100,
+    });
+  }
+  return { pdfFileKey };
+}
