@@ -46,6 +46,8 @@ export interface Config {
   pacAttempts: number;
   /** First retry delay of a stamp job; each next one doubles. */
   pacBackoffMs: number;
+  /** Interval of the sweep that re-queues confirmations left STAMPING (and how old they must be). */
+  stampSweepMs: number;
   /** SMTP server for invoice e-mails (smtp://user:pass@host:port); empty outside production = the built-in fake. */
   smtpUrl: string;
   mailFrom: string;
@@ -106,6 +108,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Confi
     pacTimeoutMs: int('PAC_TIMEOUT_MS', 30_000, env),
     pacAttempts: Math.max(1, int('PAC_ATTEMPTS', 8, env)),
     pacBackoffMs: int('PAC_BACKOFF_MS', 2000, env),
+    stampSweepMs: int('STAMP_SWEEP_MS', 60_000, env),
     smtpUrl: str('SMTP_URL', '', env),
     mailFrom: str('MAIL_FROM', 'Facturación <facturas@localhost>', env),
     smtpTimeoutMs: int('SMTP_TIMEOUT_MS', 15_000, env),

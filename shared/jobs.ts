@@ -44,6 +44,7 @@ export interface JobTypes {
   'sweep-expired-qrs': { queue: typeof QUEUES.expiry; data: SweepExpiredPayload; result: { expired: number } };
   'sync-issuer': { queue: typeof QUEUES.csfSync; data: SyncIssuerPayload; result: SyncIssuerResult };
   'stamp-invoice': { queue: typeof QUEUES.stamp; data: InvoicePayload; result: StampInvoiceResult };
+  'sweep-stamping': { queue: typeof QUEUES.stamp; data: Record<string, never>; result: { requeued: number } };
   'render-invoice-pdf': { queue: typeof QUEUES.pdf; data: InvoicePayload; result: { pdfFileKey: string } };
   'email-invoice': { queue: typeof QUEUES.email; data: InvoicePayload & { to?: string }; result: { messageId: string } };
 }
@@ -58,6 +59,7 @@ export const jobId = {
   syncIssuer: (issuerId: string) => `sync-issuer.${issuerId}`,
   /** One stamp job per invoice: a re-enqueue while it waits or runs is a no-op. */
   stampInvoice: (invoiceId: string) => `stamp.${invoiceId}`,
+  sweepStamping: 'sweep-stamping',
   renderInvoicePdf: (invoiceId: string) => `pdf.${invoiceId}`,
   emailInvoice: (invoiceId: string) => `email.${invoiceId}`,
 } as const;

@@ -19,6 +19,7 @@ const QUEUE_OF: { [N in JobName]: JobTypes[N]['queue'] } = {
   'sweep-expired-qrs': QUEUES.expiry,
   'sync-issuer': QUEUES.csfSync,
   'stamp-invoice': QUEUES.stamp,
+  'sweep-stamping': QUEUES.stamp,
   'render-invoice-pdf': QUEUES.pdf,
   'email-invoice': QUEUES.email,
 };

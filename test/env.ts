@@ -16,3 +16,4 @@ process.env.SMTP_TIMEOUT_MS ??= '1000';
 process.env.EMAIL_BACKOFF_MS ??= '20';
 process.env.PUBLIC_RATE_PER_IP ??= '100000';
 process.env.PUBLIC_RATE_PER_TOKEN ??= '100000';
+process.env.STAMP_SWEEP_MS ??= '3600000';

@@ -17,6 +17,7 @@ import { pacClientFromConfig } from '../shared/pac/pac-client-from-config.js';
 import { postgresFileStore } from '../shared/storage/file-store.js';
 import type { InvoicePayload } from '../shared/jobs.js';
 import { stampInvoiceJob, type StampDeps } from './stamp-invoice.js';
+import { sweepStampingJob } from './sweep-stamping.js';
 import { renderInvoicePdfJob, type PdfDeps } from './render-invoice-pdf.js';
 import { emailInvoiceJob, type EmailDeps } from './email-invoice.js';
 import type { Mailer } from '../shared/email/invoice-mailer.js';
@@ -61,6 +62,8 @@ function processorFor(queue: QueueName, deps: WorkerDeps, { sync, stamp, pdf, em
         return syncIssuerJob(sync, job as Job<SyncIssuerPayload>);
       case `${QUEUES.stamp}/stamp-invoice`:
         return stampInvoiceJob(stamp, job as Job<InvoicePayload>);
+      case `${QUEUES.stamp}/sweep-stamping`:
+        return sweepStampingJob(deps.db, deps.producers, deps.config);
       case `${QUEUES.pdf}/render-invoice-pdf`:
         return renderInvoicePdfJob(pdf, job as Job<InvoicePayload>);
       case `${QUEUES.email}/email-invoice`:
@@ -98,6 +101,11 @@ export async function startWorkers(deps: WorkerDeps): Promise<RunningWorkers> {
     jobId.sweepExpired,
     { every: deps.config.expirySweepMs },
     { name: 'sweep-expired-qrs', data: {}, opts: { removeOnComplete: true, removeOnFail: 100 } },
+  );
+  await deps.producers.queue(QUEUES.stamp).upsertJobScheduler(
+    jobId.sweepStamping,
+    { every: deps.config.stampSweepMs },
+    { name: 'sweep-stamping', data: {}, opts: { removeOnComplete: true, removeOnFail: 100 } },
   );
   return {
     workers,

@@ -5,7 +5,7 @@ import { buyerSaleView, confirmationView, totalsView } from '../../shared/invoic
 import { checkCustomer } from '../../shared/invoices/check-customer.js';
 import { confirmRequestSchema, emailRequestSchema, type ConfirmRequest, type EmailRequest } from '../../shared/invoices/customer-schema.js';
 import { previewSale } from '../../shared/invoices/seal-sale.js';
-import { jobId } from '../../shared/jobs.js';
+import { enqueueStamp } from '../../shared/invoices/enqueue-stamp.js';
 import { latestInvoice, liveInvoice, recordConfirmation } from '../../shared/repositories/invoices.js';
 import { expeditionPlace, type Sale } from '../../shared/repositories/sales.js';
 import { satToday } from '../../shared/time-zone.js';
@@ -91,10 +91,7 @@ export function publicBuyerRoutes(deps: ApiDeps): Router<AppState> {
       }
     }
     // The invoice row is durable; if this enqueue is lost the stamping sweep picks it up.
-    await deps.producers.add('stamp-invoice', { invoiceId }, {
-      jobId: jobId.stampInvoice(invoiceId), attempts: deps.config.pacAttempts, backoff: { type: 'exponential', delay: deps.config.pacBackoffMs },
-      removeOnComplete: { age: 3600, count: 1000 }, removeOnFail: true,
-    }).catch((err: unknown) => ctx.state.log.warn({ err, invoice_id: invoiceId }, 'stamp job not queued; the sweep will'));
+    await enqueueStamp(deps.producers, deps.config, invoiceId).catch((err: unknown) => ctx.state.log.warn({ err, invoice_id: invoiceId }, 'stamp job not queued; the sweep will'));
     ctx.status = 202;
     ctx.body = confirmationView(outcome.invoice, viewContext(deps));
   });

@@ -5,6 +5,8 @@ import { parseXml } from '../../shared/cfdi/parse-xml.js';
 import { attribute, child } from '../../shared/cfdi/xml-element.js';
 import { signQrToken, newQrToken } from '../../shared/qr/qr-link.js';
 import { expireQrTransactions } from '../../shared/repositories/qr-transactions.js';
+import { newId } from '../../shared/ids.js';
+import { recordConfirmation } from '../../shared/repositories/invoices.js';
 import { postgresFileStore } from '../../shared/storage/file-store.js';
 import { BUYER, confirm, linkQuery, newQrLink, queueEvents, stamped, type QrLink } from '../helpers/buyer.js';
 import { harness } from '../helpers/harness.js';
@@ -144,6 +146,18 @@ describe('buyer flow: resolve, confirm, stamp', () => {
     await harness().deps.db('qr_transactions').where({ id: link.qrId }).update({ expires_at: new Date(Date.now() - 1000) });
     expect(await expireQrTransactions(harness().deps.db, { qrId: link.qrId })).to.deep.equal([]);
     await stamped(events, link.qrId);
+    expect((await detail(link.qrId)).status).to.equal('INVOICED');
+  });
+
+  it('a confirmation whose stamp job was never queued is re-queued by the sweep from PostgreSQL and stamped', async () => {
+    const link = await newQrLink(account);
+    // What a failed enqueue after the commit leaves behind: the confirmation row, no job.
+    const outcome = await recordConfirmation(harness().deps.db, { invoiceId: newId('invoice'), transactionId: link.qrId, merchantId: account.merchantId, customer: BUYER });
+    expect(outcome.ok).to.equal(true);
+    await harness().deps.db('invoices').where({ transaction_id: link.qrId }).update({ updated_at: new Date(Date.now() - 2 * 3600_000) });
+    const sweep = await harness().producers.add('sweep-stamping', {}, { removeOnComplete: true });
+    expect(await sweep.waitUntilFinished(events, 10_000)).to.deep.equal({ requeued: 1 });
+    expect(await stamped(events, link.qrId)).to.include({ outcome: 'stamped' });
     expect((await detail(link.qrId)).status).to.equal('INVOICED');
   });
 
