@@ -11,6 +11,7 @@ import knexFactory from 'knex';
 import { knexConfig } from '../shared/db.js';
 import { sampleSale } from '../test/fixtures/sample-sale.js';
 import { benchRenderQr } from './render-qr.js';
+import { benchCfdiSteps } from './cfdi-steps.js';
 
 const DURATION = Number(process.env.BENCH_SECONDS ?? 10);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 50);
@@ -84,6 +85,7 @@ async function main(): Promise<void> {
     api.kill('SIGTERM');
     workers.kill('SIGTERM');
     const render = await benchRenderQr({ seconds: 3 });
+    const cfdi = await benchCfdiSteps();
     const ratio = Math.round((qrs.requestsPerSecond / ceiling.requestsPerSecond) * 1000) / 10;
     const rows = [
       ['bare Koa parse+validate (ceiling)', `${ceiling.requestsPerSecond}/s`, `${ceiling.p50} ms`, `${ceiling.p99} ms`, `${ceiling.non2xx}`],
@@ -95,7 +97,8 @@ async function main(): Promise<void> {
     for (const r of rows) process.stdout.write(`${r[0]!.padEnd(38)}${r[1]!.padStart(10)}${r[2]!.padStart(10)}${r[3]!.padStart(10)}${r[4]!.padStart(10)}\n`);
     process.stdout.write(`POST /v1/qrs / ceiling: ${ratio} % (target >= 30 %), p99 ${qrs.p99} ms (target < 100 ms)\n`);
     process.stdout.write(`QR render alone: ${render.pngPerSecond} PNG/s, matrix only ${render.matrixOnlyPerSecond}/s (qrcode.toDataURL: ${render.baselineToDataUrlPerSecond}/s, qrcode.create: ${render.baselineCreatePerSecond}/s)\n`);
-    process.stdout.write(`${JSON.stringify({ ceiling, qrs, light, ratioPercent: ratio, render })}\n`);
+    process.stdout.write(`CFDI steps per document (ms): build ${cfdi.buildMs}, cadena ${cfdi.cadenaMs}, seal ${cfdi.sealMs}, fake PAC ${cfdi.pacMs} (with 300 ms latency: ${cfdi.pacSlowMs}), PDF ${cfdi.pdfMs} (${cfdi.pdfPerSecond} PDF/s)\n`);
+    process.stdout.write(`${JSON.stringify({ ceiling, qrs, light, ratioPercent: ratio, render, cfdi })}\n`);
   } finally {
     api.kill('SIGTERM');
     workers.kill('SIGTERM');

@@ -1,0 +1,68 @@
+// The stamping pipeline's steps on one core, per document: build the CFDI, its cadena original, the
+// seal, the fake PAC round trip over HTTP (its XSD check by xmllint included), and the PDF. Part of
+// `npm run bench`; runnable alone: `npx tsx bench/cfdi-steps.ts`.
+import { pathToFileURL } from 'node:url';
+import { readFileSync } from 'node:fs';
+import { startFakePacServer } from '../fakes/pac-server.js';
+import { buildCfdi } from '../shared/cfdi/build-cfdi.js';
+import { cadenaOriginal } from '../shared/cfdi/cadena-original.js';
+import { csdSigner, sealCfdi } from '../shared/cfdi/seal-cfdi.js';
+import { serializeXml } from '../shared/cfdi/serialize-xml.js';
+import { swPacClient } from '../shared/pac/sw-pac-client.js';
+import { invoicePdfDataFromXml } from '../shared/pdf/invoice-pdf-data.js';
+import { renderInvoicePdf } from '../shared/pdf/render-invoice-pdf.js';
+import { satCatalogs } from '../shared/sat/catalogs.js';
+import { localDateTime } from '../shared/time-zone.js';
+import { generateCfdiInput } from '../test/fixtures/cfdi/generate-cfdi-input.js';
+
+export interface CfdiStepFigures {
+  buildMs: number;
+  cadenaMs: number;
+  sealMs: number;
+  pacMs: number;
+  pacSlowMs: number;
+  pdfMs: number;
+  pdfPerSecond: number;
+}
+
+async function perCall(count: number, run: (i: number) => unknown): Promise<number> {
+  for (let i = 0; i < Math.min(20, count); i++) await run(i);
+  const start = process.hrtime.bigint();
+  for (let i = 0; i < count; i++) await run(i);
+  return Math.round(Number(process.hrtime.bigint() - start) / 1e3 / count) / 1e3;
+}
+
+export async function benchCfdiSteps(): Promise<CfdiStepFigures> {
+  const dir = new URL('../data/sat/test-csd/', import.meta.url);
+  const signer = csdSigner(readFileSync(new URL('EKU9003173C9.cer', dir)), readFileSync(new URL('EKU9003173C9.key', dir)), '12345678a');
+  const inputs = Array.from({ length: 200 }, (_, i) => ({ ...generateCfdiInput(i), issuedLocal: localDateTime(new Date(), 'America/Mexico_City') }));
+  const buildMs = await perCall(2000, (i) => buildCfdi(inputs[i % 200]!));
+  const built = inputs.map((input) => buildCfdi(input).comprobante);
+  const cadenaMs = await perCall(2000, (i) => cadenaOriginal(built[i % 200]!));
+  const sealMs = await perCall(500, (i) => sealCfdi(built[i % 200]!, signer));
+  const pac = await startFakePacServer();
+  const client = swPacClient(pac.url, pac.token, 10_000);
+  const sealed = inputs.map((input, i) => {
+    const { comprobante } = buildCfdi({ ...input, folio: `bench-${Date.now()}-${i}` });
+    sealCfdi(comprobante, signer);
+    return serializeXml(comprobante);
+  });
+  const stamped: string[] = [];
+  const pacMs = await perCall(100, async (i) => stamped.push((await client.stamp(sealed[i % 200]!)).xml));
+  pac.latencyMs = 300;
+  const pacSlowMs = await perCall(5, async (i) => client.stamp(sealed[(i + 150) % 200]!));
+  await pac.close();
+  const catalogs = satCatalogs();
+  const pdfMs = await perCall(50, (i) => renderInvoicePdf(invoicePdfDataFromXml(stamped[i % stamped.length]!, catalogs), {}));
+  return { buildMs, cadenaMs, sealMs, pacMs, pacSlowMs, pdfMs, pdfPerSecond: Math.round(1000 / pdfMs) };
+}
+
+if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
+  benchCfdiSteps().then((f) => {
+    process.stdout.write(`${JSON.stringify(f)}\n`);
+    process.exit(0);
+  }, (err: unknown) => {
+    process.stderr.write(`${String(err)}\n`);
+    process.exit(1);
+  });
+}
