@@ -3,7 +3,7 @@ import { AppError } from '../../shared/errors.js';
 import { newId } from '../../shared/ids.js';
 import { buyerSaleView, confirmationView, totalsView } from '../../shared/invoices/buyer-sale-view.js';
 import { checkCustomer } from '../../shared/invoices/check-customer.js';
-import { confirmRequestSchema, emailRequestSchema, type ConfirmRequest, type EmailRequest } from '../../shared/invoices/customer-schema.js';
+import { confirmRequestSchema, emailRequestSchema, type ConfirmRequest, type Customer, type EmailRequest } from '../../shared/invoices/customer-schema.js';
 import { previewSale } from '../../shared/invoices/seal-sale.js';
 import { enqueueStamp } from '../../shared/invoices/enqueue-stamp.js';
 import { latestInvoice, liveInvoice, recordConfirmation } from '../../shared/repositories/invoices.js';
@@ -21,6 +21,16 @@ const validateEmail = validator<EmailRequest>(emailRequestSchema);
 
 function parties(sale: Sale) {
   return { issuer: { rfc: sale.issuer.rfc, name: sale.issuer.name, taxRegime: sale.issuer.taxRegime }, expeditionPlace: expeditionPlace(sale), folio: '0', issuedLocal: '' };
+}
+
+/** What preview and confirm both do first: a valid body, an invoiceable QR, the buyer's data checked (422 per field). */
+async function checkedConfirmation(deps: ApiDeps, body: unknown): Promise<{ sale: Sale; customer: Customer }> {
+  const request = validateConfirm(body);
+  const sale = await saleFromLink(deps, request);
+  await ensureInvoiceable(deps, sale);
+  const checked = checkCustomer(request.customer, { catalogs: deps.catalogs, expeditionPlace: expeditionPlace(sale), onDate: satToday() });
+  if (checked.findings.length > 0) throw new AppError(422, 'customer_invalid', 'Some tax data needs correcting.', { details: checked.findings });
+  return { sale, customer: checked.customer };
 }
 
 /**
@@ -55,25 +65,17 @@ export function publicBuyerRoutes(deps: ApiDeps): Router<AppState> {
 
   /** Dry run of confirm: the same checks, and the totals for this buyer (withholdings may apply). */
   router.post('/preview', limited, body, async (ctx) => {
-    const request = validateConfirm(ctx.request.body);
-    const sale = await saleFromLink(deps, request);
-    await ensureInvoiceable(deps, sale);
-    const checked = checkCustomer(request.customer, { catalogs: deps.catalogs, expeditionPlace: expeditionPlace(sale), onDate: satToday() });
-    if (checked.findings.length > 0) throw new AppError(422, 'customer_invalid', 'Some tax data needs correcting.', { details: checked.findings });
-    ctx.body = { customer: checked.customer, totals: totalsView(previewSale(sale.record, checked.customer, parties(sale), deps.catalogs)) };
+    const { sale, customer } = await checkedConfirmation(deps, ctx.request.body);
+    ctx.body = { customer, totals: totalsView(previewSale(sale.record, customer, parties(sale), deps.catalogs)) };
   });
 
   /** The one confirming action: 202 while the CFDI is stamped; poll GET /status. */
   router.post('/confirm', limited, body, async (ctx) => {
-    const request = validateConfirm(ctx.request.body);
-    const sale = await saleFromLink(deps, request);
-    await ensureInvoiceable(deps, sale);
-    const checked = checkCustomer(request.customer, { catalogs: deps.catalogs, expeditionPlace: expeditionPlace(sale), onDate: satToday() });
-    if (checked.findings.length > 0) throw new AppError(422, 'customer_invalid', 'Some tax data needs correcting.', { details: checked.findings });
+    const { sale, customer } = await checkedConfirmation(deps, ctx.request.body);
 
     const invoiceId = newId('invoice');
     const outcome = await recordConfirmation(deps.db, {
-      invoiceId, transactionId: sale.record.transaction.id, merchantId: sale.merchant.id, customer: checked.customer,
+      invoiceId, transactionId: sale.record.transaction.id, merchantId: sale.merchant.id, customer,
     });
     if (!outcome.ok) {
       switch (outcome.reason) {
@@ -82,7 +84,7 @@ export function publicBuyerRoutes(deps: ApiDeps): Router<AppState> {
         case 'not_found': throw new AppError(404, 'qr_not_found', 'This QR is not known; ask the store for a new one.');
         default: {
           // A double click or a second device with the same data gets the same answer as the first.
-          const same = outcome.invoice && JSON.stringify(outcome.invoice.customer) === JSON.stringify(checked.customer);
+          const same = outcome.invoice && JSON.stringify(outcome.invoice.customer) === JSON.stringify(customer);
           if (!same) throw new AppError(409, 'already_confirmed', 'This sale was already confirmed for invoicing.', { extra: { confirmation: confirmationView(outcome.invoice, viewContext(deps)) } });
           ctx.status = 202;
           ctx.body = confirmationView(outcome.invoice, viewContext(deps));

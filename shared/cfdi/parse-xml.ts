@@ -24,11 +24,12 @@ function toElement(node: DomElement): XmlElement {
 /** Parses an XML document into our element form; text content is dropped (CFDI carries none). */
 export function parseXml(xml: string): XmlElement {
   const problems: string[] = [];
+  // Files PACs return often start with a UTF-8 byte order mark, which a decoded string keeps.
   const doc = new DOMParser({
     onError: (level, message) => {
       if (level !== 'warning') problems.push(message);
     },
-  }).parseFromString(xml, 'text/xml');
+  }).parseFromString(xml.replace(/^\uFEFF/, ''), 'text/xml');
   const root = doc.documentElement;
   if (problems.length > 0 || !root) throw new XmlParseError(`not well-formed XML: ${problems[0] ?? 'no root element'}`);
   return toElement(root);

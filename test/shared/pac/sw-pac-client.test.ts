@@ -25,25 +25,19 @@ function sealed(overrides: Partial<CfdiInput> = {}, seed = 2): string {
   return serializeXml(comprobante);
 }
 
-async function refusal(promise: Promise<unknown>): Promise<PacRefused> {
+/** The error `promise` rejects with, which must be of `type`. */
+async function rejection<E extends Error>(promise: Promise<unknown>, type: new (...args: never[]) => E): Promise<E> {
   try {
     await promise;
   } catch (err) {
-    if (err instanceof PacRefused) return err;
+    if (err instanceof type) return err;
     throw err;
   }
-  throw new Error('expected a PAC refusal');
+  throw new Error(`expected ${type.name}`);
 }
 
-async function unavailable(promise: Promise<unknown>): Promise<PacUnavailable> {
-  try {
-    await promise;
-  } catch (err) {
-    if (err instanceof PacUnavailable) return err;
-    throw err;
-  }
-  throw new Error('expected PacUnavailable');
-}
+const refusal = (promise: Promise<unknown>) => rejection(promise, PacRefused);
+const unavailable = (promise: Promise<unknown>) => rejection(promise, PacUnavailable);
 
 describe('SW-format PAC client against the fake PAC over HTTP', () => {
   let pac: FakePacServer;
