@@ -14,6 +14,7 @@ import { publicFileRoutes } from './routes/public-files.js';
 import { publicQrImageRoutes } from './routes/public-qr-image.js';
 import { publicBuyerRoutes } from './routes/public-buyer.js';
 import { invoiceRoutes } from './routes/invoices.js';
+import { buyerPageRoutes } from './routes/buyer-page.js';
 import { qrRoutes } from './routes/qrs.js';
 
 /**
@@ -21,7 +22,7 @@ import { qrRoutes } from './routes/qrs.js';
  * would otherwise claim /v1/qrs/issuers.
  */
 export function apiRouters(deps: ApiDeps): Router<AppState>[] {
-  return [healthRoutes(deps), openApiRoutes(deps), authRoutes(deps), issuerRoutes(deps), merchantRoutes(deps), productRoutes(deps), invoiceRoutes(deps), qrRoutes(deps), publicQrImageRoutes(deps), publicBuyerRoutes(deps), publicFileRoutes(deps)];
+  return [healthRoutes(deps), openApiRoutes(deps), authRoutes(deps), issuerRoutes(deps), merchantRoutes(deps), productRoutes(deps), invoiceRoutes(deps), qrRoutes(deps), publicQrImageRoutes(deps), publicBuyerRoutes(deps), publicFileRoutes(deps), buyerPageRoutes(deps)];
 }
 
 /** The Koa application: request id and log line, the one error middleware, then one router per resource. */

@@ -1,8 +1,10 @@
 import type { Redis } from 'ioredis';
 import type { Config } from '../shared/config.js';
+import type { CsfClient } from '../shared/csf/csf-client.js';
 import type { Db } from '../shared/db.js';
 import type { Logger } from '../shared/logger.js';
 import type { Producers } from '../shared/queues.js';
+import type { FileStore } from '../shared/storage/file-store.js';
 import type { SatCatalogs } from '../shared/sat/catalogs.js';
 import type { ViewContext } from '../shared/qr/qr-transaction-view.js';
 
@@ -14,6 +16,9 @@ export interface ApiDeps {
   producers: Producers;
   catalogs: SatCatalogs;
   logger: Logger;
+  /** SAT's tax-status certificates: the buyer's page prefills from them. */
+  csf: CsfClient;
+  files: FileStore;
 }
 
 export function viewContext(deps: ApiDeps): ViewContext {

@@ -256,6 +256,41 @@ export function openApiDocument(publicBaseUrl: string) {
           responses: { 200: { description: 'Status' }, 400: errorResponse('Bad link'), 404: errorResponse('Unknown QR') },
         },
       },
+      '/v1/public/qrs/code/{code}': {
+        get: {
+          summary: 'Buyer: the `qr_content` link of the sale a ticket\'s `short_code` names (any case, with or without the dash). Limited per IP (`PUBLIC_CODE_RATE_PER_IP`, 10 a minute)',
+          parameters: pathParams('code'),
+          responses: {
+            200: { description: '{ qr_content }' }, 400: errorResponse('`invalid_short_code`: not 10 symbols of the code alphabet'),
+            404: errorResponse('`short_code_not_found`'), 429: errorResponse('Rate limited'),
+          },
+        },
+      },
+      '/v1/public/qrs/csf': {
+        post: {
+          summary: 'Buyer: prefill the tax data from the tax-status certificate (CSF). multipart/form-data with the link\'s `v`, `t`, `m` and the file `document` (the CSF PDF or a photo of its QR, up to 8 MB, never stored). The QR (or, as a fallback, the PDF text) gives RFC and idCIF; SAT\'s current data is answered: `rfc`, `name`, `postal_code`, `status`, `tax_regimes` [{code, description}] (only this RFC\'s), `read_from` (qr | text)',
+          requestBody: { required: true, content: { 'multipart/form-data': { schema: { type: 'object', required: ['v', 't', 'm', 'document'], properties: { v: { type: 'string' }, t: { type: 'string' }, m: { type: 'string' }, document: { type: 'string', format: 'binary' } } } } } },
+          responses: {
+            200: { description: 'The data to prefill' }, 400: errorResponse('Bad link or no document'), 404: errorResponse('`csf_not_found`: SAT does not know this RFC and idCIF'),
+            409: errorResponse('Already invoiced'), 410: errorResponse('Expired or cancelled'), 413: errorResponse('File too large'),
+            422: errorResponse('`csf_unreadable`: not a PDF or image, or no CSF found in it'), 429: errorResponse('Rate limited'), 503: errorResponse('`csf_unavailable`: SAT\'s service is not answering'),
+          },
+        },
+      },
+      '/q': {
+        get: {
+          summary: 'The buyer\'s self-invoicing page (HTML, Spanish): qr_content links here. With `v`, `t`, `m`: the sale, the tax-data form and the invoice; with `code`: the ticket\'s short code, 303 to its link; alone: where to type the code. States that stop the buyer have their own page and status (400 bad link, 404 unknown, 409 invoiced, 410 expired or cancelled, 422 store inactive, 429)',
+          parameters: [...qrLinkQuery.map((p) => ({ ...p, required: false })), { name: 'code', in: 'query', required: false, schema: { type: 'string' }, description: 'Short code printed on the ticket' }],
+          responses: { 200: { description: 'text/html' }, 303: { description: 'To the sale of a short code' }, 400: { description: 'text/html: bad link' }, 404: { description: 'text/html: unknown QR or code' }, 409: { description: 'text/html: already invoiced, with the links' }, 410: { description: 'text/html: expired or cancelled' }, 422: { description: 'text/html: store inactive' }, 429: { description: 'text/html: too many attempts' } },
+        },
+      },
+      '/q/assets/{name}': {
+        get: {
+          summary: 'The page\'s stylesheet and script (immutable under their content hash `h`)',
+          parameters: pathParams('name'),
+          responses: { 200: { description: 'text/css or text/javascript' }, 404: errorResponse('No such asset') },
+        },
+      },
       '/v1/public/invoices/{file}': {
         get: {
           summary: 'Buyer: the invoice XML or PDF through its signed link (xml_url, pdf_url); `download=1` to save it',

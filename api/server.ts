@@ -1,12 +1,16 @@
 import type { Server } from 'node:http';
+import { csfClientFromConfig } from '../shared/csf/csf-client-from-config.js';
+import { fileStoreFromConfig } from '../shared/storage/file-store.js';
 import { satCatalogs } from '../shared/sat/catalogs.js';
 import type { Runtime } from '../shared/runtime.js';
 import { createApp } from './app.js';
 
 /** Starts the HTTP API on the runtime's connections; resolves once it listens. */
 export async function startApi(runtime: Runtime, port = runtime.config.port, host = runtime.config.host): Promise<Server> {
-  const app = createApp({ ...runtime, catalogs: satCatalogs() });
+  const csf = await csfClientFromConfig(runtime.config);
+  const app = createApp({ ...runtime, catalogs: satCatalogs(), csf: csf.client, files: fileStoreFromConfig(runtime.config, runtime.db) });
   const server = app.listen(port, host);
+  server.once('close', () => void csf.close());
   server.keepAliveTimeout = 65_000;
   await new Promise<void>((resolve, reject) => {
     server.once('listening', resolve);

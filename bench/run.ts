@@ -3,6 +3,9 @@
 // body; plus the QR render alone. Uses its own database and queue prefix; prints a table and JSON.
 import { fork, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
+import { rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import autocannon from 'autocannon';
 import { bootstrapAccount } from '../cli/bootstrap.js';
 import { loadConfig } from '../shared/config.js';
@@ -12,14 +15,22 @@ import { knexConfig } from '../shared/db.js';
 import { sampleSale } from '../test/fixtures/sample-sale.js';
 import { benchRenderQr } from './render-qr.js';
 import { benchCfdiSteps } from './cfdi-steps.js';
+import { benchStampEndToEnd } from './stamp-e2e.js';
+import { startFakePacServer } from '../fakes/pac-server.js';
 
 const DURATION = Number(process.env.BENCH_SECONDS ?? 10);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 50);
 const DATABASE_URL = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/autofactura_bench';
 const PORT = Number(process.env.BENCH_PORT ?? 3917);
+const STAMP_COUNT = Number(process.env.BENCH_STAMPS ?? 100);
+// Buyers confirming at once; the fake PAC runs one xmllint per stamp, which bounds what 2 cores can do.
+const STAMP_CONCURRENCY = Number(process.env.BENCH_STAMP_CONCURRENCY ?? 10);
 const env = {
   ...process.env, NODE_ENV: 'development', DATABASE_URL, QUEUE_PREFIX: `afbench${process.pid}`, LOG_LEVEL: 'warn',
   PORT: String(PORT), PUBLIC_BASE_URL: 'https://factura.example.test', EXPIRY_SWEEP_MS: '3600000',
+  FILE_STORE_DIR: join(tmpdir(), `afbench-files-${process.pid}`),
+  // Every simulated buyer comes from 127.0.0.1: the per-IP limits of the public routes would stop the run.
+  PUBLIC_RATE_PER_IP: '100000000', PUBLIC_RATE_PER_TOKEN: '100000000',
 };
 
 /** BENCH_PROFILE=1 writes a V8 CPU profile of each process to bench/profiles/ (open in Chrome DevTools). */
@@ -73,7 +84,9 @@ async function main(): Promise<void> {
   const ceiling = await load(`http://127.0.0.1:${PORT + 1}/v1/qrs`, () => ({}), body);
   bare.kill('SIGTERM');
 
-  const workers = start('../workers/main.ts');
+  // The fake PAC in this process, so the stamping run can change its latency; workers reach it over HTTP.
+  const pac = await startFakePacServer();
+  const workers = start('../workers/main.ts', { PAC_BASE_URL: pac.url, PAC_TOKEN: pac.token });
   const api = start('../api/main.ts');
   try {
     await waitHealthy(`http://127.0.0.1:${PORT}/health`);
@@ -82,6 +95,14 @@ async function main(): Promise<void> {
     const qrs = await load(`http://127.0.0.1:${PORT}/v1/qrs`, headers, body);
     // Latency below saturation: 10 connections (autocannon's fixed-rate mode sends in bursts).
     const light = await load(`http://127.0.0.1:${PORT}/v1/qrs`, headers, body, 10);
+    const stampDb = knexFactory(knexConfig(DATABASE_URL));
+    const stampRun = (latencyMs: number, count: number) => benchStampEndToEnd({
+      baseUrl: `http://127.0.0.1:${PORT}`, db: stampDb, pac, apiKey: account.apiKey, storeUid: account.storeUid, count, concurrency: STAMP_CONCURRENCY, latencyMs,
+    });
+    await stampRun(0, 10); // warm-up: the worker's CSD, the PAC's schema cache, JIT
+    const stampFast = await stampRun(0, STAMP_COUNT);
+    const stampSlow = await stampRun(300, STAMP_COUNT);
+    await stampDb.destroy();
     api.kill('SIGTERM');
     workers.kill('SIGTERM');
     const render = await benchRenderQr({ seconds: 3 });
@@ -98,10 +119,15 @@ async function main(): Promise<void> {
     process.stdout.write(`POST /v1/qrs / ceiling: ${ratio} % (target >= 30 %), p99 ${qrs.p99} ms (target < 100 ms)\n`);
     process.stdout.write(`QR render alone: ${render.pngPerSecond} PNG/s, matrix only ${render.matrixOnlyPerSecond}/s (qrcode.toDataURL: ${render.baselineToDataUrlPerSecond}/s, qrcode.create: ${render.baselineCreatePerSecond}/s)\n`);
     process.stdout.write(`CFDI steps per document (ms): build ${cfdi.buildMs}, cadena ${cfdi.cadenaMs}, seal ${cfdi.sealMs}, fake PAC ${cfdi.pacMs} (with 300 ms latency: ${cfdi.pacSlowMs}), PDF ${cfdi.pdfMs} (${cfdi.pdfPerSecond} PDF/s)\n`);
-    process.stdout.write(`${JSON.stringify({ ceiling, qrs, light, ratioPercent: ratio, render, cfdi })}\n`);
+    for (const s of [stampFast, stampSlow]) {
+      process.stdout.write(`Stamping end to end, fake PAC +${s.latencyMs} ms: ${s.invoices} confirmations → INVOICED in ${s.seconds} s = ${s.perSecond} CFDI/s (confirm to INVOICED p50 ${s.p50Ms} ms, p99 ${s.p99Ms} ms)\n`);
+    }
+    process.stdout.write(`${JSON.stringify({ ceiling, qrs, light, ratioPercent: ratio, render, cfdi, stampFast, stampSlow })}\n`);
   } finally {
     api.kill('SIGTERM');
     workers.kill('SIGTERM');
+    await pac.close();
+    await rm(env.FILE_STORE_DIR, { recursive: true, force: true });
   }
 }
 

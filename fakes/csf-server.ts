@@ -10,7 +10,9 @@ export type FakeCsfAnswer =
   | { kind: 'ok'; data?: Partial<CsfData> }
   | { kind: 'status'; status: number }
   | { kind: 'garbage' }
-  | { kind: 'slow'; ms: number };
+  | { kind: 'slow'; ms: number }
+  /** The normal answer once `until` settles: a test keeps a call in flight for as long as it needs, without a timer. */
+  | { kind: 'held'; until: Promise<unknown> };
 
 export interface FakeCsfServer {
   url: string;
@@ -52,6 +54,13 @@ export async function startFakeCsfServer(port = 0): Promise<FakeCsfServer> {
       case 'slow': {
         const timer = setTimeout(() => json(200, taxpayers.get(rfc) ?? {}), answer.ms);
         res.on('close', () => clearTimeout(timer));
+        return;
+      }
+      case 'held': {
+        const send = () => {
+          if (!res.destroyed) json(200, taxpayers.get(rfc) ?? {});
+        };
+        void answer.until.then(send, send);
         return;
       }
       case 'ok': {

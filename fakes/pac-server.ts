@@ -10,6 +10,9 @@
 import { spawn } from 'node:child_process';
 import { createHash, randomUUID, createSign } from 'node:crypto';
 import { readFileSync } from 'node:fs';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import { checkCfdiAmounts } from '../shared/cfdi/check-cfdi-amounts.js';
 import { tfdCadenaOriginal } from '../shared/cfdi/cadena-original.js';
@@ -31,6 +34,8 @@ export type FakePacAnswer =
   | { kind: 'hang' }
   /** Stamps the document, then never answers: the client times out not knowing it succeeded. */
   | { kind: 'stamp-and-hang' }
+  /** Goes on as normal once `until` settles: a test keeps a stamp in flight for as long as it needs, without a timer. */
+  | { kind: 'held'; until: Promise<unknown> }
   | { kind: 'refuse'; code: string; message: string };
 
 export interface FakePacServer {
@@ -87,23 +92,87 @@ async function readBody(req: IncomingMessage): Promise<Buffer> {
   return Buffer.concat(chunks);
 }
 
-let xmllintAvailable: boolean | undefined;
+interface XsdCheck {
+  xml: string;
+  done: (error: string | undefined) => void;
+}
 
-/** SAT's XSD through xmllint; skipped (once reported) when xmllint is not installed. */
-async function xsdErrors(xml: string): Promise<string | undefined> {
-  if (xmllintAvailable === false) return undefined;
-  return new Promise((resolve) => {
-    const proc = spawn('xmllint', ['--noout', '--nonet', '--schema', XSD_BUNDLE, '-']);
-    let stderr = '';
-    proc.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-    proc.on('error', () => {
-      xmllintAvailable = false;
-      process.emitWarning('fake PAC: xmllint not found, XSD validation skipped (apt-get install libxml2-utils)');
-      resolve(undefined);
+/**
+ * SAT's XSD through xmllint (skipped, once reported, when it is not installed). Loading the 2 MB schema is
+ * most of xmllint's cost, so the documents that arrive while one run is going are checked together in the next.
+ */
+function xsdChecker(): (xml: string) => Promise<string | undefined> {
+  let available = true;
+  let running = false;
+  let waiting: XsdCheck[] = [];
+
+  async function checkBatch(batch: XsdCheck[]): Promise<void> {
+    const dir = await mkdtemp(join(tmpdir(), 'fake-pac-'));
+    try {
+      const paths = await Promise.all(batch.map(async (check, i) => {
+        const path = join(dir, `${i}.xml`);
+        await writeFile(path, check.xml);
+        return path;
+      }));
+      const stderr = await new Promise<string | undefined>((resolve) => {
+        const proc = spawn('xmllint', ['--noout', '--nonet', '--schema', XSD_BUNDLE, ...paths]);
+        let out = '';
+        proc.stderr.on('data', (d: Buffer) => (out += d.toString()));
+        proc.on('error', () => resolve(undefined));
+        proc.on('close', () => resolve(out));
+      });
+      if (stderr === undefined) {
+        available = false;
+        process.emitWarning('fake PAC: xmllint not found, XSD validation skipped (apt-get install libxml2-utils)');
+      }
+      batch.forEach((check, i) => {
+        const path = paths[i]!;
+        if (stderr === undefined || !stderr.includes(`${path} fails to validate`)) return check.done(undefined);
+        const lines = stderr.split('\n').filter((line) => line.startsWith(`${path}:`));
+        check.done((lines.find((line) => line.includes('error')) ?? lines[0] ?? 'fails to validate').slice(path.length + 1));
+      });
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  }
+
+  function next(): void {
+    if (running || waiting.length === 0) return;
+    running = true;
+    const batch = waiting;
+    waiting = [];
+    void checkBatch(batch)
+      .catch((err: unknown) => {
+        process.emitWarning(`fake PAC: XSD check could not run (${String(err)}), documents passed unchecked`);
+        batch.forEach((check) => check.done(undefined));
+      })
+      .finally(() => {
+        running = false;
+        next();
+      });
+  }
+
+  return (xml) => {
+    if (!available) return Promise.resolve(undefined);
+    return new Promise((done) => {
+      waiting.push({ xml, done });
+      next();
     });
-    proc.on('close', (code) => resolve(code === 0 ? undefined : stderr.split('\n').find((l) => l.includes('error')) ?? stderr.trim()));
-    proc.stdin.end(xml);
-  });
+  };
+}
+
+/** A sealed document is known by its seal. */
+function sealKey(seal: string): string {
+  return createHash('sha256').update(seal).digest('hex');
+}
+
+/** The key of the document in `xml`; undefined when it is not readable XML. */
+function documentKey(xml: string): string | undefined {
+  try {
+    return sealKey(attribute(parseXml(xml), 'Sello') ?? '');
+  } catch {
+    return undefined;
+  }
 }
 
 /** Fecha is wall-clock time at LugarExpedicion; Mexico's main zone (UTC−6, no DST since 2022) stands for all here. */
@@ -132,6 +201,23 @@ export async function startFakePacServer(options: { port?: number; latencyMs?: n
   const scripts: FakePacAnswer[] = [];
   const stamped = new Map<string, Record<string, string>>();
   const calls: FakePacServer['calls'] = [];
+  const turns = new Map<string, Promise<void>>();
+  const xsdErrors = xsdChecker();
+
+  /**
+   * Runs `work` once earlier work for the same sealed document has finished. A retry then finds the stamp of
+   * the request it retries (still in xmllint after its client gave up) instead of racing it to a second outcome.
+   */
+  function inTurn(key: string | undefined, work: () => Promise<void>): Promise<void> {
+    if (key === undefined) return work();
+    const turn = (turns.get(key) ?? Promise.resolve()).then(work);
+    const done = turn.catch(() => undefined);
+    turns.set(key, done);
+    void done.then(() => {
+      if (turns.get(key) === done) turns.delete(key);
+    });
+    return turn;
+  }
 
   function stamp(xml: string, now: Date): { data: Record<string, string>; previous: boolean } {
     let comprobante: XmlElement;
@@ -141,7 +227,7 @@ export async function startFakePacServer(options: { port?: number; latencyMs?: n
       throw new Refusal('301', `XML mal formado: ${err instanceof XmlParseError ? err.message : 'unreadable'}`);
     }
     const seal = attribute(comprobante, 'Sello') ?? '';
-    const key = createHash('sha256').update(seal).digest('hex');
+    const key = sealKey(seal);
     const earlier = stamped.get(key);
     if (earlier) return { data: earlier, previous: true };
     if (!verifyCfdiSeal(comprobante)) throw new Refusal('CFDI40102', 'El resultado de la digestión debe ser igual al resultado de desencriptar el sello.');
@@ -194,26 +280,33 @@ export async function startFakePacServer(options: { port?: number; latencyMs?: n
         case 'refuse':
           calls.push({ outcome: `refused ${scripted.code}` });
           return json(400, { status: 'error', message: `${scripted.code} - ${scripted.message}`, messageDetail: null });
+        case 'held':
+          await scripted.until;
+          break;
         default:
       }
       const xml = xmlFromMultipart(body, req.headers['content-type'] ?? '');
       if (!xml) return json(400, { status: 'error', message: '300 - No se encontró el XML en la petición.', messageDetail: null });
-      const invalid = await xsdErrors(xml);
-      if (invalid) {
-        calls.push({ outcome: 'refused XSD' });
-        return json(400, { status: 'error', message: `CFDI40101 - El XML no cumple con el esquema: ${invalid}`, messageDetail: invalid });
-      }
-      try {
-        const { data, previous } = stamp(xml, new Date());
-        calls.push({ uuid: data.uuid, outcome: previous ? 'previously stamped' : scripted?.kind === 'stamp-and-hang' ? 'stamped, no answer' : 'stamped' });
-        if (scripted?.kind === 'stamp-and-hang') return;
-        if (previous) return json(200, { status: 'error', message: '307. El comprobante contiene un timbre previo.', messageDetail: null, data });
-        return json(200, { status: 'success', data });
-      } catch (err) {
-        if (!(err instanceof Refusal)) throw err;
-        calls.push({ outcome: `refused ${err.code}` });
-        return json(400, { status: 'error', message: `${err.code} - ${err.message}`, messageDetail: null });
-      }
+      const key = documentKey(xml);
+      await inTurn(key, async () => {
+        // A document stamped before gets its stamp back (SW's 307); its schema was checked the first time.
+        const invalid = key !== undefined && stamped.has(key) ? undefined : await xsdErrors(xml);
+        if (invalid) {
+          calls.push({ outcome: 'refused XSD' });
+          return void json(400, { status: 'error', message: `CFDI40101 - El XML no cumple con el esquema: ${invalid}`, messageDetail: invalid });
+        }
+        try {
+          const { data, previous } = stamp(xml, new Date());
+          calls.push({ uuid: data.uuid, outcome: previous ? 'previously stamped' : scripted?.kind === 'stamp-and-hang' ? 'stamped, no answer' : 'stamped' });
+          if (scripted?.kind === 'stamp-and-hang') return;
+          if (previous) return void json(200, { status: 'error', message: '307. El comprobante contiene un timbre previo.', messageDetail: null, data });
+          json(200, { status: 'success', data });
+        } catch (err) {
+          if (!(err instanceof Refusal)) throw err;
+          calls.push({ outcome: `refused ${err.code}` });
+          json(400, { status: 'error', message: `${err.code} - ${err.message}`, messageDetail: null });
+        }
+      });
     })().catch(() => res.writeHead(500).end());
   });
   await new Promise<void>((resolve) => server.listen(options.port ?? 0, '127.0.0.1', resolve));

@@ -36,6 +36,8 @@ export interface Config {
   csfAttempts: number;
   /** First retry delay; each next one doubles, with ±50 % jitter. */
   csfBackoffMs: number;
+  /** How long the buyer's page waits while an uploaded CSF is read (PDF render and QR search). */
+  csfReadTimeoutMs: number;
   /** Base URL of the PAC (SW Sapien stamp v4 format); empty outside production = the built-in fake PAC. */
   pacBaseUrl: string;
   /** Bearer token for the PAC (SW's long-lived token). A secret: never logged. */
@@ -57,6 +59,12 @@ export interface Config {
   /** Public buyer routes: requests per minute per client IP, and per QR token. */
   publicRatePerIp: number;
   publicRatePerToken: number;
+  /** Short-code lookups per minute per client IP: low, since a code is guessed by trying. */
+  publicCodeRatePerIp: number;
+  /** Where files (logos, XML, PDF) live: a local directory, or PostgreSQL when machines share no disk. */
+  fileStore: 'disk' | 'postgres';
+  /** The directory of the disk store; every API and worker process of one deployment must see the same one. */
+  fileStoreDir: string;
 }
 
 const DEV_SECRETS = {
@@ -76,6 +84,11 @@ function int(name: string, fallback: number, env: NodeJS.ProcessEnv): number {
 function str(name: string, fallback: string, env: NodeJS.ProcessEnv): string {
   const raw = env[name];
   return raw === undefined || raw === '' ? fallback : raw;
+}
+
+function fileStoreKind(raw: string): Config['fileStore'] {
+  if (raw !== 'disk' && raw !== 'postgres') throw new Error(`config: FILE_STORE must be disk or postgres, got "${raw}"`);
+  return raw;
 }
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Config> {
@@ -103,6 +116,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Confi
     csfTimeoutMs: int('CSF_TIMEOUT_MS', 10_000, env),
     csfAttempts: Math.max(1, int('CSF_ATTEMPTS', 5, env)),
     csfBackoffMs: int('CSF_BACKOFF_MS', 2000, env),
+    csfReadTimeoutMs: int('CSF_READ_TIMEOUT_MS', 8000, env),
     pacBaseUrl: str('PAC_BASE_URL', '', env).replace(/\/+$/, ''),
     pacToken: str('PAC_TOKEN', '', env),
     pacTimeoutMs: int('PAC_TIMEOUT_MS', 30_000, env),
@@ -115,6 +129,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Confi
     emailBackoffMs: int('EMAIL_BACKOFF_MS', 5000, env),
     publicRatePerIp: int('PUBLIC_RATE_PER_IP', 120, env),
     publicRatePerToken: int('PUBLIC_RATE_PER_TOKEN', 60, env),
+    publicCodeRatePerIp: int('PUBLIC_CODE_RATE_PER_IP', 10, env),
+    fileStore: fileStoreKind(str('FILE_STORE', 'disk', env)),
+    fileStoreDir: str('FILE_STORE_DIR', 'var/files', env),
   };
   if (mode === 'production') {
     for (const key of ['qrHmacKey', 'urlSigningKey', 'encryptionKey'] as const) {

@@ -1,19 +1,28 @@
+import { tmpdir } from 'node:os';
 // Loaded first by mocha (see .mocharc.json): the environment every module's config() will read.
 process.env.NODE_ENV = 'test';
 process.env.QUEUE_PREFIX ??= `aftest${process.pid}`;
 process.env.PUBLIC_BASE_URL ??= 'https://factura.example.test';
 process.env.LOG_LEVEL ??= 'silent';
 process.env.EXPIRY_SWEEP_MS ??= '3600000';
-// CSF synchronization: short timeouts and backoff so retry paths run in milliseconds.
-process.env.CSF_TIMEOUT_MS ??= '300';
+// POST /v1/qrs waits for the QR image job; under load it has taken more than the 5 s default.
+process.env.RENDER_TIMEOUT_MS ??= '15000';
+// Budgets survive this machine's timers, which fire up to ~1.5 s late, and the fake PAC's xmllint run (1-5 s
+// under load); a test of a hanging service pays one budget. Backoff stays short so retry paths stay fast.
+process.env.CSF_TIMEOUT_MS ??= '5000';
 process.env.CSF_ATTEMPTS ??= '3';
 process.env.CSF_BACKOFF_MS ??= '20';
-// Stamping: short PAC timeouts and backoff so retry paths run in milliseconds.
-process.env.PAC_TIMEOUT_MS ??= '800';
+process.env.PAC_TIMEOUT_MS ??= '5000';
 process.env.PAC_ATTEMPTS ??= '4';
 process.env.PAC_BACKOFF_MS ??= '20';
-process.env.SMTP_TIMEOUT_MS ??= '1000';
+// smtp-server greets after its own 100 ms timer: up to 3 s late here.
+process.env.SMTP_TIMEOUT_MS ??= '10000';
 process.env.EMAIL_BACKOFF_MS ??= '20';
 process.env.PUBLIC_RATE_PER_IP ??= '100000';
 process.env.PUBLIC_RATE_PER_TOKEN ??= '100000';
+process.env.PUBLIC_CODE_RATE_PER_IP ??= '100000';
+// Reading an uploaded CSF runs pdftoppm and jsQR for real; a loaded CI machine needs more than a phone's budget.
+process.env.CSF_READ_TIMEOUT_MS ??= '15000';
 process.env.STAMP_SWEEP_MS ??= '3600000';
+// Each run keeps its files apart (the disk store is the default).
+process.env.FILE_STORE_DIR ??= `${tmpdir()}/aftest-files-${process.pid}`;

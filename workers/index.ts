@@ -14,7 +14,7 @@ import { sweepExpiredQrsJob } from './sweep-expired-qrs.js';
 import { syncIssuerJob, type SyncIssuerDeps } from './sync-issuer.js';
 import type { PacClient } from '../shared/pac/pac-client.js';
 import { pacClientFromConfig } from '../shared/pac/pac-client-from-config.js';
-import { postgresFileStore } from '../shared/storage/file-store.js';
+import { fileStoreFromConfig, type FileStore } from '../shared/storage/file-store.js';
 import type { InvoicePayload } from '../shared/jobs.js';
 import { stampInvoiceJob, type StampDeps } from './stamp-invoice.js';
 import { sweepStampingJob } from './sweep-stamping.js';
@@ -34,6 +34,8 @@ export interface WorkerDeps {
   pac?: PacClient;
   /** Defaults to mailerFromConfig(config). */
   mailer?: Mailer;
+  /** Defaults to fileStoreFromConfig(config). */
+  files?: FileStore;
 }
 
 export interface RunningWorkers {
@@ -80,7 +82,7 @@ export async function startWorkers(deps: WorkerDeps): Promise<RunningWorkers> {
   const sync: SyncIssuerDeps = { db: deps.db, csf: csf.client, catalogs: satCatalogs() };
   const pac = deps.pac ? { client: deps.pac, close: async () => undefined } : await pacClientFromConfig(deps.config);
   const stamp: StampDeps = {
-    db: deps.db, pac: pac.client, files: postgresFileStore(deps.db), catalogs: satCatalogs(), producers: deps.producers, encryptionKey: deps.config.encryptionKey,
+    db: deps.db, pac: pac.client, files: deps.files ?? fileStoreFromConfig(deps.config, deps.db), catalogs: satCatalogs(), producers: deps.producers, encryptionKey: deps.config.encryptionKey,
   };
   const pdf: PdfDeps = { db: deps.db, files: stamp.files, catalogs: stamp.catalogs, producers: deps.producers, publicBaseUrl: deps.config.publicBaseUrl, emailBackoffMs: deps.config.emailBackoffMs,
   };

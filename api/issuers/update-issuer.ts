@@ -5,7 +5,7 @@ import { groupNotFound } from '../account-resources.js';
 import { checkIssuerTaxData } from '../../shared/issuers/check-issuer.js';
 import { updateIssuerFormSchema, type UpdateIssuerForm } from '../../shared/issuers/issuer-schema.js';
 import { groupBelongsTo, updateIssuer, type IssuerRow } from '../../shared/repositories/issuers.js';
-import { fileUrl, postgresFileStore } from '../../shared/storage/file-store.js';
+import { fileUrl } from '../../shared/storage/file-store.js';
 import { validator } from '../../shared/validation/ajv.js';
 import type { ApiDeps } from '../deps.js';
 import type { MultipartForm } from '../middleware/multipart-body.js';
@@ -35,10 +35,11 @@ export async function updateIssuerFromForm(deps: ApiDeps, issuer: IssuerRow, for
   }
   if (details.length > 0) throw new AppError(400, 'validation_failed', 'The issuer has invalid fields.', { details });
   if (!(await groupBelongsTo(deps.db, issuer.account_id, fields.groupId))) throw groupNotFound(fields.groupId);
+  // The file first: if the row is not written, an unreferenced file under a random key is all that is left.
+  const logoUrl = logo
+    ? fileUrl(deps.config.publicBaseUrl, await deps.files.put(`logos/${issuer.id}`, { contentType: logo.contentType, data: logo.data }, logo.extension))
+    : undefined;
   const updated = await deps.db.transaction(async (trx) => {
-    const logoUrl = logo
-      ? fileUrl(deps.config.publicBaseUrl, await postgresFileStore(trx).put(`logos/${issuer.id}`, { contentType: logo.contentType, data: logo.data }, logo.extension))
-      : undefined;
     const row = await updateIssuer(trx, issuer.id, {
       group_id: fields.groupId, alias: fields.alias, email: fields.email, tax_regime_code: fields.taxRegimeCode,
       ...(fields.status ? { status: fields.status } : {}), ...(logoUrl ? { invoice_logo_url: logoUrl } : {}),

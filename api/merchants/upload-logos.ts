@@ -2,7 +2,7 @@ import { AppError, type ErrorDetail } from '../../shared/errors.js';
 import { LOGO_TARGETS, normalizeLogoField } from '../../shared/images/normalize-logo.js';
 import { LOGO_ANIMATIONS, type LogoAnimation } from '../../shared/merchants/merchant-schema.js';
 import { updateMerchantLogos, type MerchantRow } from '../../shared/repositories/merchants.js';
-import { fileUrl, postgresFileStore } from '../../shared/storage/file-store.js';
+import { fileUrl } from '../../shared/storage/file-store.js';
 import type { ApiDeps } from '../deps.js';
 import type { MultipartForm } from '../middleware/multipart-body.js';
 
@@ -34,13 +34,13 @@ export async function uploadLogos(deps: ApiDeps, merchant: MerchantRow, form: Mu
   }
   if (details.length > 0) throw new AppError(400, 'validation_failed', 'The logos could not be accepted.', { details });
 
+  // Files first: if the row is not written, unreferenced files under random keys are all that is left.
+  const changes: Parameters<typeof updateMerchantLogos>[2] = animation ? { logoAnimation: animation as LogoAnimation } : {};
+  for (const image of images) {
+    const key = await deps.files.put(`logos/${merchant.id}`, { contentType: image.contentType, data: image.data }, image.extension);
+    changes[image.kind] = { url: fileUrl(deps.config.publicBaseUrl, key), fileName: image.fileName };
+  }
   return deps.db.transaction(async (trx) => {
-    const files = postgresFileStore(trx);
-    const changes: Parameters<typeof updateMerchantLogos>[2] = animation ? { logoAnimation: animation as LogoAnimation } : {};
-    for (const image of images) {
-      const key = await files.put(`logos/${merchant.id}`, { contentType: image.contentType, data: image.data }, image.extension);
-      changes[image.kind] = { url: fileUrl(deps.config.publicBaseUrl, key), fileName: image.fileName };
-    }
     const row = await updateMerchantLogos(trx, merchant.id, changes);
     if (!row) throw new Error(`merchant ${merchant.id} vanished`);
     return row;

@@ -2,6 +2,7 @@ import type { Middleware } from 'koa';
 import type { Redis } from 'ioredis';
 import { AppError } from '../../shared/errors.js';
 import type { AppState } from '../context.js';
+import type { ApiDeps } from '../deps.js';
 
 export interface RateLimit {
   /** Counter family, e.g. `ip` or `qr`. */
@@ -37,4 +38,9 @@ export function rateLimit(redis: Redis, limits: RateLimit[]): Middleware<AppStat
     }
     await next();
   };
+}
+
+/** Short-code lookups (page and API share the counter): few per IP, since codes are found by guessing. */
+export function shortCodeRateLimit(deps: Pick<ApiDeps, 'redis' | 'config'>): Middleware<AppState> {
+  return rateLimit(deps.redis, [{ scope: 'code-ip', perMinute: deps.config.publicCodeRatePerIp, key: (ctx) => ctx.ip }]);
 }

@@ -6,11 +6,12 @@ import {
 } from '../../shared/idempotency/idempotency-store.js';
 import { jobId } from '../../shared/jobs.js';
 import type { ApiKeyPrincipal } from '../../shared/repositories/api-keys.js';
-import { findQrTransaction, recordQrTransaction } from '../../shared/repositories/qr-transactions.js';
+import { findQrTransaction, recordQrTransaction, SHORT_CODE_INDEX, type NewQrTransaction } from '../../shared/repositories/qr-transactions.js';
 import { buildQrTransactionRecord } from '../../shared/qr/build-qr-transaction.js';
 import { checkQrRules } from '../../shared/qr/check-qr-rules.js';
 import { qrContent, newQrToken, signQrToken } from '../../shared/qr/qr-link.js';
 import { parseQrCreateRequest } from '../../shared/qr/parse-qr-request.js';
+import { newShortCode } from '../../shared/qr/short-code.js';
 import { resolveConceptKeys, skusToResolve } from '../../shared/qr/resolve-concept-keys.js';
 import { productKeysBySku } from '../../shared/repositories/products.js';
 import { qrTransactionView, type QrTransactionView } from '../../shared/qr/qr-transaction-view.js';
@@ -113,9 +114,9 @@ async function createNew(
   const png = await renderQr(deps, qrId, content);
 
   const record = buildQrTransactionRecord({
-    request, qrId, token, png, principal, idempotencyKey: scope.key, timeZone: input.timeZone, issuedLocal, now,
+    request, qrId, token, shortCode: newShortCode(), png, principal, idempotencyKey: scope.key, timeZone: input.timeZone, issuedLocal, now,
   });
-  if (!(await recordQrTransaction(deps.db, record, { scope: SCOPE, fingerprint }))) return 'key_taken';
+  if (!(await recordWithFreshShortCode(deps, record, fingerprint))) return 'key_taken';
 
   await cacheRecord(deps.redis, scope, { fingerprint, resourceId: qrId }, deps.config.idempotencyCacheSeconds);
   await scheduleExpiry(deps, qrId, record.transaction.expires_at, now);
@@ -123,6 +124,22 @@ async function createNew(
     view: qrTransactionView({ ...record, storeName: principal.merchantName, issuerRfc: principal.issuerRfc, issuerName: principal.issuerName }, viewContext(deps)),
     replayed: false,
   };
+}
+
+/**
+ * Two sales drawing one short code is ~1 in 10^8 per QR with ten million on file: the statement then
+ * fails whole (the idempotency claim too), so draw again rather than answer 500.
+ */
+async function recordWithFreshShortCode(deps: ApiDeps, record: NewQrTransaction, fingerprint: string): Promise<boolean> {
+  for (let attempt = 1; ; attempt += 1) {
+    try {
+      return await recordQrTransaction(deps.db, record, { scope: SCOPE, fingerprint });
+    } catch (err) {
+      const e = err as { code?: string; constraint?: string };
+      if (attempt >= 3 || e.code !== '23505' || e.constraint !== SHORT_CODE_INDEX) throw err;
+      record.transaction.short_code = newShortCode();
+    }
+  }
 }
 
 /** The delayed expiry job; when Redis refuses it, the periodic sweep still expires the QR. */

@@ -3,7 +3,6 @@ import { AppError } from '../../shared/errors.js';
 import { invoiceFile } from '../../shared/invoices/invoice-file.js';
 import { verifyInvoiceFileUrl, type InvoiceFileKind } from '../../shared/invoices/invoice-links.js';
 import { findInvoiceByUuid } from '../../shared/repositories/invoices.js';
-import { postgresFileStore } from '../../shared/storage/file-store.js';
 import type { AppContext, AppState } from '../context.js';
 import type { ApiDeps } from '../deps.js';
 import { merchantOrAccountAuth } from '../middleware/merchant-or-account-auth.js';
@@ -20,7 +19,7 @@ function notReady(kind: InvoiceFileKind): AppError {
  */
 export function invoiceRoutes(deps: ApiDeps): Router<AppState> {
   const router = new Router<AppState>();
-  const files = postgresFileStore(deps.db);
+  const files = deps.files;
 
   const auth = merchantOrAccountAuth(deps.db);
   const download = (kind: InvoiceFileKind) => async (ctx: AppContext) => {

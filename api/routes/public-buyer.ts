@@ -1,7 +1,7 @@
 import { Router } from '@koa/router';
 import { AppError } from '../../shared/errors.js';
 import { newId } from '../../shared/ids.js';
-import { buyerSaleView, confirmationView, totalsView } from '../../shared/invoices/buyer-sale-view.js';
+import { confirmationView, totalsView } from '../../shared/invoices/buyer-sale-view.js';
 import { checkCustomer } from '../../shared/invoices/check-customer.js';
 import { confirmRequestSchema, emailRequestSchema, type ConfirmRequest, type Customer, type EmailRequest } from '../../shared/invoices/customer-schema.js';
 import { previewSale } from '../../shared/invoices/seal-sale.js';
@@ -11,17 +11,20 @@ import { expeditionPlace, type Sale } from '../../shared/repositories/sales.js';
 import { satToday } from '../../shared/time-zone.js';
 import { validator } from '../../shared/validation/ajv.js';
 import { ensureInvoiceable, saleFromLink } from '../buyer/open-sale.js';
+import { reviewSale, saleParties } from '../buyer/review-sale.js';
 import type { AppState } from '../context.js';
 import { viewContext, type ApiDeps } from '../deps.js';
 import { jsonBody } from '../middleware/json-body.js';
-import { rateLimit } from '../middleware/rate-limit.js';
+import { multipartBody } from '../middleware/multipart-body.js';
+import { prefillFromCsf } from '../buyer/prefill-from-csf.js';
+import { rateLimit, shortCodeRateLimit } from '../middleware/rate-limit.js';
+import { qrLinkForShortCode } from '../buyer/short-code-link.js';
 
 const validateConfirm = validator<ConfirmRequest>(confirmRequestSchema);
 const validateEmail = validator<EmailRequest>(emailRequestSchema);
 
-function parties(sale: Sale) {
-  return { issuer: { rfc: sale.issuer.rfc, name: sale.issuer.name, taxRegime: sale.issuer.taxRegime }, expeditionPlace: expeditionPlace(sale), folio: '0', issuedLocal: '' };
-}
+/** A CSF PDF is ~100 KB and a phone photo a few MB. */
+export const CSF_MAX_BYTES = 8 * 1024 * 1024;
 
 /** What preview and confirm both do first: a valid body, an invoiceable QR, the buyer's data checked (422 per field). */
 async function checkedConfirmation(deps: ApiDeps, body: unknown): Promise<{ sale: Sale; customer: Customer }> {
@@ -53,20 +56,13 @@ export function publicBuyerRoutes(deps: ApiDeps): Router<AppState> {
   router.get('/resolve', limited, async (ctx) => {
     const sale = await saleFromLink(deps, ctx.query);
     await ensureInvoiceable(deps, sale);
-    const t = sale.record.transaction;
-    if (t.status === 'PENDING') {
-      const [scanned] = (await deps.db('qr_transactions').where({ id: t.id, status: 'PENDING' })
-        .update({ status: 'SCANNED', scanned_at: deps.db.fn.now(), updated_at: deps.db.fn.now() }, ['status', 'scanned_at'])) as { status: 'SCANNED'; scanned_at: Date }[];
-      if (scanned) Object.assign(t, scanned);
-    }
-    const totals = previewSale(sale.record, undefined, parties(sale), deps.catalogs);
-    ctx.body = buyerSaleView(sale, totals, await latestInvoice(deps.db, t.id), viewContext(deps));
+    ctx.body = await reviewSale(deps, sale);
   });
 
   /** Dry run of confirm: the same checks, and the totals for this buyer (withholdings may apply). */
   router.post('/preview', limited, body, async (ctx) => {
     const { sale, customer } = await checkedConfirmation(deps, ctx.request.body);
-    ctx.body = { customer, totals: totalsView(previewSale(sale.record, customer, parties(sale), deps.catalogs)) };
+    ctx.body = { customer, totals: totalsView(previewSale(sale.record, customer, saleParties(sale), deps.catalogs)) };
   });
 
   /** The one confirming action: 202 while the CFDI is stamped; poll GET /status. */
@@ -109,6 +105,24 @@ export function publicBuyerRoutes(deps: ApiDeps): Router<AppState> {
     });
     ctx.status = 202;
     ctx.body = { status: 'QUEUED', to: request.email ?? invoice.customer.email };
+  });
+
+  /**
+   * Prefill from the buyer's tax-status certificate (PDF or photo, multipart field `document`, with the
+   * QR link's v, t and m as fields). Only for a sale that can still be invoiced; the file is not kept.
+   */
+  router.post('/csf', limited, multipartBody({ maxFileBytes: CSF_MAX_BYTES, maxFiles: 1 }), async (ctx) => {
+    const form = ctx.state.form!;
+    const sale = await saleFromLink(deps, form.fields);
+    await ensureInvoiceable(deps, sale);
+    const document = form.files.document;
+    if (!document) throw new AppError(400, 'document_required', 'Attach the tax-status certificate as the multipart field "document".', { details: [{ field: 'document', code: 'required', message: 'document is required.' }] });
+    ctx.body = await prefillFromCsf(deps, document.data);
+  });
+
+  /** The QR link of a short code typed from the ticket (for apps; the page redirects at /q?code=). */
+  router.get('/code/:code', shortCodeRateLimit(deps), async (ctx) => {
+    ctx.body = { qr_content: await qrLinkForShortCode(deps, ctx.params.code) };
   });
 
   /** Where the confirmation stands (the page polls this). */

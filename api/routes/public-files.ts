@@ -1,13 +1,12 @@
 import { Router } from '@koa/router';
 import { AppError } from '../../shared/errors.js';
-import { postgresFileStore } from '../../shared/storage/file-store.js';
 import type { AppState } from '../context.js';
 import type { ApiDeps } from '../deps.js';
 
 /** GET /v1/public/files/{folder...}/{name}: stored public files (logos), immutable under their random key. */
 export function publicFileRoutes(deps: ApiDeps): Router<AppState> {
   const router = new Router<AppState>({ prefix: '/v1/public/files' });
-  const files = postgresFileStore(deps.db);
+  const files = deps.files;
   router.get('/:kind/:owner/:name', async (ctx) => {
     const file = await files.get(`${ctx.params.kind}/${ctx.params.owner}/${ctx.params.name}`);
     if (!file) throw new AppError(404, 'file_not_found', 'No such file.');

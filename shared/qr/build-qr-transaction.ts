@@ -7,6 +7,7 @@ export interface BuildQrInput {
   request: QrCreateRequest;
   qrId: string;
   token: string;
+  shortCode: string;
   png: Buffer;
   principal: ApiKeyPrincipal;
   idempotencyKey: string;
@@ -73,6 +74,7 @@ export function buildQrTransactionRecord(input: BuildQrInput): Omit<QrTransactio
       global_info: r.global_info ?? null,
       metadata: r.metadata ?? null,
       token: input.token,
+      short_code: input.shortCode,
       time_zone: input.timeZone,
       issued_local: input.issuedLocal,
       qr_png: input.png,

@@ -4,6 +4,7 @@ import type { QrTransactionRecord } from '../repositories/qr-transactions.js';
 import type { InvoiceRow } from '../repositories/invoices.js';
 import { customerView, invoiceView } from '../invoices/invoice-view.js';
 import { qrContent, signQrToken } from './qr-link.js';
+import { formatShortCode } from './short-code.js';
 import { signedImageUrl } from './signed-image-url.js';
 
 /** Everything needed to turn a stored transaction into the spec's "QR transaction" object. */
@@ -76,6 +77,8 @@ export function qrTransactionView(record: QrTransactionRecord, ctx: ViewContext,
     qr_base64: `data:image/png;base64,${t.qr_png.toString('base64')}`,
     qr_url: signedImageUrl(ctx.publicBaseUrl, t.id, t.expires_at, ctx.urlSigningKey),
     qr_content: qrContent(ctx.publicBaseUrl, signQrToken(t.token, ctx.qrHmacKey)),
+    // Addition to the spec: print it under the QR; the buyer can type it at /q.
+    short_code: t.short_code === null ? null : formatShortCode(t.short_code),
     created_at: t.created_at.toISOString(),
     updated_at: t.updated_at.toISOString(),
     scanned_at: t.scanned_at ? t.scanned_at.toISOString() : null,

@@ -27,6 +27,8 @@ export interface QrTransactionRow {
   global_info: GlobalInfo | null;
   metadata: Record<string, string> | null;
   token: string;
+  /** The ticket's typed alternative to the QR (null for transactions made before short codes). */
+  short_code: string | null;
   time_zone: string;
   issued_local: string;
   qr_png: Buffer;
@@ -81,7 +83,7 @@ function jsonOrNull(value: unknown): string | null {
 const TRANSACTION_COLUMNS = [
   'id', 'merchant_id', 'mode', 'store_uid', 'sale_id', 'idempotency_key', 'operation', 'amount', 'subtotal', 'currency',
   'exchange_rate', 'sat_payment_method', 'sat_payment_form', 'type_of_receipt', 'export_code', 'status', 'related_cfdis',
-  'global_info', 'metadata', 'token', 'time_zone', 'issued_local', 'qr_png', 'created_at', 'updated_at', 'expires_at',
+  'global_info', 'metadata', 'token', 'short_code', 'time_zone', 'issued_local', 'qr_png', 'created_at', 'updated_at', 'expires_at',
 ] as const satisfies readonly (keyof QrTransactionRow)[];
 
 const JSONB_COLUMNS = new Set<string>(['related_cfdis', 'global_info', 'metadata']);
@@ -96,7 +98,7 @@ const TAXES = `$${FIRST + TRANSACTION_COLUMNS.length + 1}`;
  * holder of the key makes the statement wait until it commits or rolls back.
  */
 const RECORD_QR: PreparedStatement = {
-  name: 'qr_record_v1',
+  name: 'qr_record_v2',
   text: `WITH claim AS (${CLAIM_KEY_SQL}),
   t AS (
     INSERT INTO qr_transactions (${TRANSACTION_COLUMNS.join(', ')})
@@ -118,6 +120,15 @@ const RECORD_QR: PreparedStatement = {
   )
   SELECT count(*)::int AS created FROM t`,
 };
+
+/** The unique index that keeps one sale per short code (see the short codes migration). */
+export const SHORT_CODE_INDEX = 'qr_transactions_short_code_key';
+
+/** The signed-link token of the transaction a short code names, in any state; undefined when none does. */
+export async function tokenForShortCode(db: Db, shortCode: string): Promise<string | undefined> {
+  const row = (await db('qr_transactions').where({ short_code: shortCode }).first('token')) as { token: string } | undefined;
+  return row?.token;
+}
 
 export type NewQrTransaction = Omit<QrTransactionRecord, 'storeName' | 'issuerRfc' | 'issuerName'>;
 

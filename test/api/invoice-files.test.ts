@@ -18,7 +18,9 @@ describe('invoice files: XML and PDF for the merchant and the buyer', () => {
   let stampEvents: QueueEvents;
   let pdfEvents: QueueEvents;
   let invoice: { uuid: string; xml_url: string; pdf_url: string };
-  before(async () => {
+  before(async function () {
+    // A stamp job may go through all its attempts (see stamped()), then the PDF is rendered.
+    this.timeout(90_000);
     account = await harness().bootstrap();
     [stampEvents, pdfEvents] = await Promise.all([queueEvents('stamp'), queueEvents('pdf')]);
     const link = await newQrLink(account);
@@ -26,7 +28,7 @@ describe('invoice files: XML and PDF for the merchant and the buyer', () => {
     await stamped(stampEvents, link.qrId);
     const row = await harness().deps.db('invoices').where({ transaction_id: link.qrId }).first('id');
     const pdfJob = await harness().producers.queue('pdf').getJob(jobId.renderInvoicePdf(row.id));
-    await pdfJob!.waitUntilFinished(pdfEvents, 15_000);
+    await pdfJob!.waitUntilFinished(pdfEvents, 30_000);
     invoice = (await call('GET', `/v1/qrs/${link.qrId}`, { headers: { 'X-API-Key': account.apiKey } })).body.invoice;
   });
   after(async () => {

@@ -7,7 +7,9 @@ import { call, expectError } from '../helpers/http.js';
 
 const RFC = 'EKU9003173C9';
 
-describe('POST /v1/qrs/issuers/{issuerId}/synchronize (CSF)', () => {
+describe('POST /v1/qrs/issuers/{issuerId}/synchronize (CSF)', function () {
+  // A test may wait for a synchronization through all its attempts (see settled()).
+  this.timeout(60_000);
   let events: QueueEvents;
   before(async () => {
     const { config } = harness().deps;
@@ -24,7 +26,10 @@ describe('POST /v1/qrs/issuers/{issuerId}/synchronize (CSF)', () => {
   async function settled(jobId: string): Promise<void> {
     const job = await Job.fromId(harness().producers.queue(QUEUES.csfSync), jobId);
     expect(job, `job ${jobId}`).to.not.equal(undefined);
-    await job!.waitUntilFinished(events, 10_000).catch(() => undefined);
+    // A failed job ends the wait as well as a completed one; the bound allows every attempt to time out.
+    const { csfAttempts, csfTimeoutMs } = harness().deps.config;
+    await job!.waitUntilFinished(events, csfAttempts * csfTimeoutMs + 10_000).catch(() => undefined);
+    expect(await job!.getState(), `job ${jobId}`).to.be.oneOf(['completed', 'failed']);
   }
 
   function callsFor(from: number) {
@@ -47,7 +52,8 @@ describe('POST /v1/qrs/issuers/{issuerId}/synchronize (CSF)', () => {
   it('retries a 5xx and a timeout with backoff, then succeeds', async () => {
     const account = await harness().bootstrap();
     const from = harness().csf.calls.length;
-    harness().csf.script(RFC, { kind: 'status', status: 503 }, { kind: 'slow', ms: 1000 }, { kind: 'ok' });
+    // The second answer comes well after the client's timeout.
+    harness().csf.script(RFC, { kind: 'status', status: 503 }, { kind: 'slow', ms: 4 * harness().deps.config.csfTimeoutMs }, { kind: 'ok' });
     const res = await sync(account);
     await settled(res.body.jobId);
     expect((await issuer(account)).synchronization).to.deep.include({ status: 'SUCCEEDED', attempts: 3 });
@@ -79,8 +85,11 @@ describe('POST /v1/qrs/issuers/{issuerId}/synchronize (CSF)', () => {
   it('joins the synchronization already running instead of starting another', async () => {
     const account = await harness().bootstrap();
     const from = harness().csf.calls.length;
-    harness().csf.script(RFC, { kind: 'slow', ms: 200 });
-    const [a, b] = [await sync(account), await sync(account)];
+    // SAT's answer waits for the second request, so the first synchronization cannot have finished before it.
+    let release!: () => void;
+    harness().csf.script(RFC, { kind: 'held', until: new Promise<void>((resolve) => (release = resolve)) });
+    const a = await sync(account);
+    const b = await sync(account).finally(release);
     expect(a.status).to.equal(202);
     expect(b.status).to.equal(202);
     expect(b.body.jobId).to.equal(a.body.jobId);

@@ -10,9 +10,9 @@ import { harness } from '../helpers/harness.js';
 import { postQr, qrBody, qrHeaders } from '../helpers/qr-body.js';
 
 /** An API whose render queue lives under its own prefix, so the test decides who (if anyone) works it. */
-async function isolatedApi(prefix: string): Promise<{ url: string; producers: Producers; server: Server }> {
+async function isolatedApi(prefix: string, renderTimeoutMs: number): Promise<{ url: string; producers: Producers; server: Server }> {
   const producers = await createProducers(harness().redis, prefix);
-  const deps = { ...harness().deps, producers, config: { ...harness().deps.config, renderTimeoutMs: 500 }, logger: pino({ level: 'silent' }) };
+  const deps = { ...harness().deps, producers, config: { ...harness().deps.config, renderTimeoutMs }, logger: pino({ level: 'silent' }) };
   const server = createApp(deps).listen(0, '127.0.0.1');
   await new Promise((r) => server.once('listening', r));
   return { url: `http://127.0.0.1:${(server.address() as { port: number }).port}`, producers, server };
@@ -40,7 +40,8 @@ describe('POST /v1/qrs when rendering fails', () => {
   }
 
   it('answers 503 qr_render_timeout with Retry-After when no worker renders in time, and writes nothing', async () => {
-    const api = await isolatedApi(`norender${process.pid}`);
+    // Nothing ever renders here, so a short budget gives the same answer as a long one.
+    const api = await isolatedApi(`norender${process.pid}`, 500);
     try {
       const key = randomUUID();
       const res = await post(api.url, key);
@@ -58,11 +59,13 @@ describe('POST /v1/qrs when rendering fails', () => {
 
   it('answers 500 qr_render_failed when the render job fails, and writes nothing', async () => {
     const prefix = `badrender${process.pid}`;
-    const api = await isolatedApi(prefix);
+    // The budget must not run out before the failure is reported: this test is about the failure, not the timeout.
+    const api = await isolatedApi(prefix, harness().deps.config.renderTimeoutMs);
     const worker = new Worker('render', async () => { throw new Error('renderer crashed'); }, {
       connection: { url: harness().deps.config.redisUrl, maxRetriesPerRequest: null }, prefix,
     });
     try {
+      await worker.waitUntilReady();
       const key = randomUUID();
       const res = await post(api.url, key);
       expect(res.status).to.equal(500);

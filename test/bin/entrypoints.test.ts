@@ -5,11 +5,13 @@ import { call } from '../helpers/http.js';
 
 const run = promisify(execFile);
 const root = new URL('../../', import.meta.url).pathname;
+/** Loading a whole entry point (tsx, knex, BullMQ, sharp...) has taken 15-50 s on a loaded machine; a hung one is killed. */
+const PROCESS_TIMEOUT_MS = 120_000;
 
 async function node(script: string, args: string[], env: Record<string, string> = {}) {
   try {
     const { stdout, stderr } = await run(process.execPath, ['--import', 'tsx', script, ...args], {
-      cwd: root, env: { ...process.env, LOG_LEVEL: 'silent', ...env }, timeout: 30_000,
+      cwd: root, env: { ...process.env, LOG_LEVEL: 'silent', ...env }, timeout: PROCESS_TIMEOUT_MS,
     });
     return { code: 0, stdout, stderr };
   } catch (err) {
@@ -18,7 +20,9 @@ async function node(script: string, args: string[], env: Record<string, string> 
   }
 }
 
-describe('entry points', () => {
+describe('entry points', function () {
+  // The longest test runs three processes one after another.
+  this.timeout(3 * PROCESS_TIMEOUT_MS + 10_000);
   it('the API exits with one clear line when PostgreSQL is unreachable', async () => {
     const res = await node('api/main.ts', [], { DATABASE_URL: 'postgres://postgres@127.0.0.1:1/none' });
     expect(res.code).to.equal(1);

@@ -40,7 +40,9 @@ export async function stamped(events: QueueEvents, qrId: string): Promise<unknow
   if (!invoice) throw new Error(`no confirmation for ${qrId}`);
   const job = await harness().producers.queue('stamp').getJob(jobId.stampInvoice(invoice.id as string));
   if (!job) throw new Error(`no stamp job for ${invoice.id}`);
-  return job.waitUntilFinished(events, 15_000);
+  // The job's own outcome ends the wait; this only bounds it: every attempt timing out, plus some.
+  const { pacAttempts, pacTimeoutMs } = harness().deps.config;
+  return job.waitUntilFinished(events, pacAttempts * pacTimeoutMs + 10_000);
 }
 
 export async function queueEvents(queue: string): Promise<QueueEvents> {

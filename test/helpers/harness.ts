@@ -18,6 +18,8 @@ import { QUEUES } from '../../shared/jobs.js';
 import { startFakeSmtpServer, type FakeSmtpServer } from '../../fakes/smtp-server.js';
 import { smtpMailer } from '../../shared/email/smtp-mailer.js';
 import type { Redis } from 'ioredis';
+import { rm } from 'node:fs/promises';
+import { fileStoreFromConfig } from '../../shared/storage/file-store.js';
 
 /**
  * One real stack per test run: PostgreSQL (fresh schema), Redis, BullMQ workers and the API on
@@ -67,10 +69,11 @@ export async function startHarness(): Promise<Harness> {
   const pac = await startFakePacServer();
   const smtp = await startFakeSmtpServer();
   const mailer = smtpMailer({ url: smtp.url, from: cfg.mailFrom, timeoutMs: cfg.smtpTimeoutMs });
+  const files = fileStoreFromConfig(cfg, db());
   const workers: RunningWorkers = await startWorkers({
-    config: cfg, db: db(), logger, producers, csf: httpCsfClient(csf.url, cfg.csfTimeoutMs), pac: swPacClient(pac.url, pac.token, cfg.pacTimeoutMs), mailer,
+    config: cfg, db: db(), logger, producers, csf: httpCsfClient(csf.url, cfg.csfTimeoutMs), pac: swPacClient(pac.url, pac.token, cfg.pacTimeoutMs), mailer, files,
   });
-  const deps: ApiDeps = { config: cfg, db: db(), redis, producers, catalogs: satCatalogs(), logger };
+  const deps: ApiDeps = { config: cfg, db: db(), redis, producers, catalogs: satCatalogs(), logger, csf: httpCsfClient(csf.url, cfg.csfTimeoutMs), files };
   const server: Server = createApp(deps).listen(0, '127.0.0.1');
   await new Promise<void>((resolve) => server.once('listening', resolve));
   const address = server.address();
@@ -100,6 +103,7 @@ export async function startHarness(): Promise<Harness> {
       await producers.close();
       redis.disconnect();
       await closeDb();
+      await rm(cfg.fileStoreDir, { recursive: true, force: true });
       current = undefined;
     },
   };

@@ -6,7 +6,9 @@ import { confirm, newQrLink, queueEvents, stamped, type QrLink } from '../helper
 import { harness } from '../helpers/harness.js';
 import { call } from '../helpers/http.js';
 
-describe('invoice e-mail', () => {
+describe('invoice e-mail', function () {
+  // A test waits for a stamp job through all its attempts (see stamped()), then for the PDF and the e-mail.
+  this.timeout(90_000);
   let account: BootstrapResult;
   let events: Record<'stamp' | 'pdf' | 'email', QueueEvents>;
   before(async () => {
@@ -25,9 +27,9 @@ describe('invoice e-mail', () => {
 
   async function delivered(invoiceId: string): Promise<void> {
     // The PDF job queues the e-mail job: once it has finished, the e-mail job exists.
-    await (await harness().producers.queue('pdf').getJob(jobId.renderInvoicePdf(invoiceId)))!.waitUntilFinished(events.pdf, 15_000);
+    await (await harness().producers.queue('pdf').getJob(jobId.renderInvoicePdf(invoiceId)))!.waitUntilFinished(events.pdf, 30_000);
     const job = await harness().producers.queue('email').getJob(jobId.emailInvoice(invoiceId));
-    await job!.waitUntilFinished(events.email, 15_000);
+    await job!.waitUntilFinished(events.email, 30_000);
   }
 
   it('sends the XML and the PDF to the buyer once the PDF is rendered', async () => {
@@ -59,7 +61,7 @@ describe('invoice e-mail', () => {
     const before = harness().smtp.messages.length;
     const res = await call('POST', '/v1/public/qrs/email', { body: { v: link.v, t: link.t, m: link.m, email: 'contador@example.test' } });
     expect(res.status).to.equal(202);
-    const [mail] = (await harness().smtp.waitForMessages(before + 1, 10_000)).slice(before);
+    const [mail] = (await harness().smtp.waitForMessages(before + 1, 30_000)).slice(before);
     expect(mail!.to).to.deep.equal(['contador@example.test']);
   });
 });

@@ -1,0 +1,25 @@
+import { buyerSaleView } from '../../shared/invoices/buyer-sale-view.js';
+import { previewSale } from '../../shared/invoices/seal-sale.js';
+import { latestInvoice } from '../../shared/repositories/invoices.js';
+import { expeditionPlace, type Sale } from '../../shared/repositories/sales.js';
+import { viewContext, type ApiDeps } from '../deps.js';
+
+/** The issuer side of a preview: the totals do not depend on folio or date. */
+export function saleParties(sale: Sale) {
+  return { issuer: { rfc: sale.issuer.rfc, name: sale.issuer.name, taxRegime: sale.issuer.taxRegime }, expeditionPlace: expeditionPlace(sale), folio: '0', issuedLocal: '' };
+}
+
+/**
+ * What the buyer reviews of an invoiceable sale (see ensureInvoiceable), for the JSON resolve route and
+ * the buyer's page alike. The first review moves PENDING to SCANNED.
+ */
+export async function reviewSale(deps: ApiDeps, sale: Sale): Promise<ReturnType<typeof buyerSaleView>> {
+  const t = sale.record.transaction;
+  if (t.status === 'PENDING') {
+    const [scanned] = (await deps.db('qr_transactions').where({ id: t.id, status: 'PENDING' })
+      .update({ status: 'SCANNED', scanned_at: deps.db.fn.now(), updated_at: deps.db.fn.now() }, ['status', 'scanned_at'])) as { status: 'SCANNED'; scanned_at: Date }[];
+    if (scanned) Object.assign(t, scanned);
+  }
+  const totals = previewSale(sale.record, undefined, saleParties(sale), deps.catalogs);
+  return buyerSaleView(sale, totals, await latestInvoice(deps.db, t.id), viewContext(deps));
+}

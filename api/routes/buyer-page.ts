@@ -1,0 +1,95 @@
+import { Router } from '@koa/router';
+import type { Context } from 'koa';
+import { AppError } from '../../shared/errors.js';
+import { expeditionPlace, type Sale } from '../../shared/repositories/sales.js';
+import { buyerAsset } from '../../web/buyer-assets.js';
+import { localPath, renderCodePage, renderSalePage, renderStatePage, type StatePageKind, type Support } from '../../web/render-buyer-page.js';
+import { formCatalogs } from '../buyer/form-catalogs.js';
+import { ensureInvoiceable, saleFromLink } from '../buyer/open-sale.js';
+import { reviewSale } from '../buyer/review-sale.js';
+import { qrLinkForShortCode } from '../buyer/short-code-link.js';
+import type { AppState } from '../context.js';
+import type { ApiDeps } from '../deps.js';
+import { rateLimit, shortCodeRateLimit } from '../middleware/rate-limit.js';
+
+// The page holds no secrets but its URL does (the QR token): never leak it to another origin, never cache it.
+const PAGE_HEADERS = {
+  'Content-Security-Policy': "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; form-action 'self'; base-uri 'none'; frame-ancestors 'none'",
+  'Referrer-Policy': 'no-referrer',
+  'X-Content-Type-Options': 'nosniff',
+  'Cache-Control': 'no-store',
+};
+
+// The API's refusals as the page's states (same codes as ensureInvoiceable and saleFromLink).
+const STATE_OF_ERROR: Record<string, StatePageKind> = {
+  invalid_signature: 'bad_link', unsupported_version: 'bad_link', qr_not_found: 'not_found', qr_expired: 'expired',
+  qr_cancelled: 'cancelled', qr_already_invoiced: 'invoiced', store_inactive: 'store_inactive',
+  invalid_short_code: 'code_not_found', short_code_not_found: 'code_not_found', rate_limited: 'rate_limited',
+};
+
+function supportOf(sale: Sale): Support {
+  return { merchantName: sale.merchant.name, email: sale.merchant.contactEmail, phone: sale.merchant.contactPhone };
+}
+
+function html(ctx: Context, status: number, body: string): void {
+  ctx.set(PAGE_HEADERS);
+  ctx.status = status;
+  ctx.type = 'text/html; charset=utf-8';
+  ctx.body = body;
+}
+
+/**
+ * GET /q: the buyer's self-invoicing page (qr_content is a link to it). With v, t and m: the sale, or
+ * the page of the state that stops the buyer. With `code`: the typed short code, redirected to its link.
+ * Alone: where to type that code. Rate-limited like the buyer's API.
+ */
+export function buyerPageRoutes(deps: ApiDeps): Router<AppState> {
+  const router = new Router<AppState>();
+  const limited = rateLimit(deps.redis, [
+    { scope: 'ip', perMinute: deps.config.publicRatePerIp, key: (ctx) => ctx.ip },
+    { scope: 'qr', perMinute: deps.config.publicRatePerToken, key: (ctx) => (typeof ctx.query.t === 'string' ? ctx.query.t.slice(0, 64) : undefined) },
+  ]);
+
+  const codeLimited = shortCodeRateLimit(deps);
+
+  router.get('/q', async (ctx) => {
+    let sale: Sale | undefined;
+    try {
+      if (ctx.query.code !== undefined) {
+        await codeLimited(ctx, async () => undefined);
+        const link = await qrLinkForShortCode(deps, ctx.query.code);
+        ctx.set(PAGE_HEADERS);
+        ctx.redirect(localPath(link));
+        ctx.status = 303;
+        return;
+      }
+      if (ctx.query.v === undefined && ctx.query.t === undefined && ctx.query.m === undefined) {
+        html(ctx, 200, renderCodePage());
+        return;
+      }
+      await limited(ctx, async () => undefined);
+      sale = await saleFromLink(deps, ctx.query);
+      await ensureInvoiceable(deps, sale);
+      const view = await reviewSale(deps, sale);
+      const link = { v: String(ctx.query.v), t: String(ctx.query.t), m: String(ctx.query.m) };
+      html(ctx, 200, renderSalePage(view, { link, catalogs: formCatalogs(deps.catalogs), storeZip: expeditionPlace(sale), support: supportOf(sale) }));
+    } catch (err) {
+      const kind = err instanceof AppError ? STATE_OF_ERROR[err.code] : undefined;
+      if (!kind || !(err instanceof AppError)) throw err;
+      if (err.headers['Retry-After']) ctx.set('Retry-After', err.headers['Retry-After']);
+      const invoice = (err.extra.invoice ?? null) as { uuid: string; xml_url: string; pdf_url: string } | null;
+      html(ctx, err.status, renderStatePage(kind, { support: sale && supportOf(sale), invoice }));
+    }
+  });
+
+  router.get('/q/assets/:name', (ctx) => {
+    const asset = buyerAsset(ctx.params.name ?? '');
+    if (!asset) throw new AppError(404, 'not_found', 'No such asset.');
+    ctx.set('Cache-Control', ctx.query.h === asset.hash ? 'public, max-age=31536000, immutable' : 'no-cache');
+    ctx.set('X-Content-Type-Options', 'nosniff');
+    ctx.type = asset.type;
+    ctx.body = asset.body;
+  });
+
+  return router;
+}

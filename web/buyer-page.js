@@ -1,0 +1,358 @@
+// The buyer's page: fill once, review the final totals, confirm once, follow the stamping, get the invoice.
+// Plain browser JavaScript, no framework and no build step: the server renders the sale; this script only
+// drives the form against the buyer's JSON API (/v1/public/qrs/*) with the QR link's three parameters.
+(function () {
+  'use strict';
+  var dataNode = document.getElementById('page-data');
+  if (!dataNode) return;
+  var page = JSON.parse(dataNode.textContent);
+  var link = page.link;
+  var form = document.getElementById('tax-form');
+  var FIELDS = ['rfc', 'name', 'tax_regime', 'postal_code', 'cfdi_use', 'email', 'tax_residence'];
+  var GENERIC_RFC = 'XAXX010101000';
+  var FOREIGN_RFC = 'XEXX010101000';
+  var DRAFT_KEY = 'af-draft-' + link.t;
+  var REMEMBER_KEY = 'af-tax-data';
+
+  // What the API's field codes mean to a buyer, in plain Spanish.
+  var MESSAGES = {
+    rfc_invalid: 'Escribe un RFC válido: 12 caracteres si es empresa, 13 si es persona.',
+    rfc_check_digit: 'El último carácter del RFC no coincide (dígito verificador). Revísalo en tu constancia.',
+    rfc_not_registered: 'El SAT no tiene registrado este RFC. Revísalo en tu constancia.',
+    legal_name_mismatch: 'El nombre no coincide con el que el SAT tiene para este RFC. Escríbelo exactamente como en tu Constancia de Situación Fiscal.',
+    name_has_company_suffix: 'Escribe la razón social sin el régimen societario (por ejemplo, sin «SA DE CV»).',
+    name_not_allowed: 'Con el RFC genérico escribe tu nombre; «PUBLICO EN GENERAL» es solo para facturas globales.',
+    postal_code_mismatch: 'El código postal no coincide con el domicilio fiscal que el SAT tiene para este RFC.',
+    tax_regime_not_allowed: 'Este régimen fiscal no corresponde a este RFC.',
+    tax_regime_mismatch: 'El SAT no tiene este régimen fiscal registrado para este RFC. Elige el de tu constancia.',
+    tax_regime_unknown: 'Elige tu régimen fiscal de la lista.',
+    cfdi_use_not_allowed: 'Este uso de CFDI no está permitido para el régimen elegido.',
+    cfdi_use_unknown: 'Elige el uso del CFDI de la lista.',
+    tax_residence_required: 'Escribe tu país de residencia fiscal (clave de 3 letras, por ejemplo USA).',
+    tax_residence_not_allowed: 'El país de residencia solo se pide con el RFC de extranjero.'
+  };
+  var FIELD_MESSAGES = {
+    rfc: 'Escribe tu RFC (12 o 13 caracteres).',
+    name: 'Escribe tu nombre o razón social como aparece en tu constancia.',
+    tax_regime: 'Elige tu régimen fiscal.',
+    postal_code: 'Escribe los 5 dígitos del código postal de tu domicilio fiscal.',
+    cfdi_use: 'Elige el uso que darás a la factura.',
+    email: 'Escribe un correo electrónico válido.',
+    tax_residence: 'Escribe la clave de 3 letras de tu país (por ejemplo USA).'
+  };
+
+  function $(id) { return document.getElementById(id); }
+  function show(id) {
+    ['fill-step', 'review-step', 'progress-step', 'result-step'].forEach(function (s) { $(s).hidden = s !== id; });
+    var heading = $(id).querySelector('h2');
+    if (heading) heading.focus();
+  }
+  function input(name) { return form.elements.namedItem(name); }
+  function value(name) { var el = input(name); return el ? el.value.trim() : ''; }
+
+  // --- RFC: upper-cased and checked as typed (the server checks again) -------------------------------
+  var RFC_SHAPE = /^[A-ZÑ&]{3,4}[0-9]{6}[A-Z0-9]{3}$/;
+  var DIGITS = '0123456789ABCDEFGHIJKLMN&OPQRSTUVWXYZ Ñ';
+  function rfcCheckDigit(rfc) {
+    var padded = rfc.length === 12 ? ' ' + rfc : rfc;
+    var sum = 0;
+    for (var i = 0; i < 12; i++) sum += DIGITS.indexOf(padded.charAt(i)) * (13 - i);
+    var rest = sum % 11;
+    return rest === 0 ? '0' : rest === 1 ? 'A' : String(11 - rest);
+  }
+  function rfcProblem(rfc) {
+    if (rfc === '') return '';
+    if (!RFC_SHAPE.test(rfc)) return rfc.length < 12 ? '' : MESSAGES.rfc_invalid;
+    if (rfc === GENERIC_RFC || rfc === FOREIGN_RFC) return '';
+    return rfcCheckDigit(rfc) === rfc.charAt(rfc.length - 1) ? '' : MESSAGES.rfc_check_digit;
+  }
+  function personType(rfc) { return rfc.length === 12 ? 'legal' : rfc.length === 13 ? 'natural' : ''; }
+
+  // --- Lists filtered by the RFC's person type and the chosen regime (c_RegimenFiscal, c_UsoCFDI) -------
+  function fillSelect(select, options, placeholder) {
+    var keep = select.value;
+    select.textContent = '';
+    var first = document.createElement('option');
+    first.value = '';
+    first.textContent = placeholder;
+    select.appendChild(first);
+    options.forEach(function (o) {
+      var opt = document.createElement('option');
+      opt.value = o[0];
+      opt.textContent = o[0] + ' · ' + o[1];
+      select.appendChild(opt);
+    });
+    if (options.some(function (o) { return o[0] === keep; })) select.value = keep;
+    else if (options.length === 1) select.value = options[0][0];
+  }
+  var csfRegimes = null; // the regimes SAT lists for this RFC, once read from the CSF
+  function refreshRegimes() {
+    var rfc = value('rfc');
+    var type = personType(rfc);
+    var list = page.regimes.filter(function (r) {
+      if (rfc === GENERIC_RFC || rfc === FOREIGN_RFC) return r[0] === '616';
+      if (csfRegimes && csfRegimes.rfc === rfc) return csfRegimes.codes.indexOf(r[0]) >= 0;
+      return type === 'legal' ? r[3] : type === 'natural' ? r[2] : true;
+    });
+    fillSelect(input('tax_regime'), list, 'Elige tu régimen fiscal');
+    refreshUses();
+  }
+  function refreshUses() {
+    var rfc = value('rfc');
+    var regime = value('tax_regime');
+    var type = personType(rfc);
+    var list = page.uses.filter(function (u) {
+      if (rfc === GENERIC_RFC || rfc === FOREIGN_RFC) return u[0] === 'S01';
+      if (!regime) return false;
+      return u[4].indexOf(regime) >= 0 && (type === 'legal' ? u[3] : u[2]);
+    });
+    fillSelect(input('cfdi_use'), list, regime || rfc === GENERIC_RFC || rfc === FOREIGN_RFC ? 'Elige el uso del CFDI' : 'Primero elige tu régimen fiscal');
+    $('tax_residence-field').hidden = rfc !== FOREIGN_RFC;
+    if (rfc === GENERIC_RFC && !value('postal_code')) input('postal_code').value = page.storeZip;
+  }
+
+  // --- Errors next to their field ---------------------------------------------------------------------
+  function setFieldError(field, message) {
+    var el = input(field);
+    var slot = $('err-' + field);
+    if (!el || !slot) return false;
+    slot.textContent = message;
+    slot.hidden = !message;
+    if (message) el.setAttribute('aria-invalid', 'true'); else el.removeAttribute('aria-invalid');
+    return true;
+  }
+  function clearErrors() {
+    FIELDS.forEach(function (f) { setFieldError(f, ''); });
+    $('form-error').hidden = true;
+  }
+  function showFormError(message) {
+    $('form-error').textContent = message;
+    $('form-error').hidden = false;
+  }
+  function showApiError(error) {
+    clearErrors();
+    var first = null;
+    var unplaced = [];
+    (error.details || []).forEach(function (d) {
+      var field = String(d.field || '').replace(/^customer\./, '');
+      var message = MESSAGES[d.code] || FIELD_MESSAGES[field] || d.message;
+      if (setFieldError(field, message)) first = first || field;
+      else unplaced.push(d.message);
+    });
+    if (first) {
+      showFormError('Revisa los datos marcados' + (error.details.some(function (d) { return d.source === 'pac' || d.source === 'sat'; }) ? ': el SAT no los reconoce como están.' : '.'));
+      input(first).focus();
+    } else {
+      showFormError(humanError(error) + (unplaced.length ? ' ' + unplaced.join(' ') : ''));
+    }
+  }
+  function humanError(error) {
+    switch (error.code) {
+      case 'rate_limited': return 'Demasiados intentos seguidos. Espera un minuto e inténtalo de nuevo.';
+      case 'qr_expired': return 'Este código ya venció. Pide a la tienda un ticket nuevo.';
+      case 'qr_cancelled': return 'La tienda canceló este código.';
+      case 'invoice_refused': return 'No se pudo emitir la factura por un problema de la tienda. Contacta a la tienda; tus datos están bien.';
+      case 'network': return 'No hay conexión. Revisa tu internet e inténtalo de nuevo.';
+      default: return error.message || 'Algo salió mal. Inténtalo de nuevo.';
+    }
+  }
+
+  // --- The buyer's API -----------------------------------------------------------------------------
+  function api(method, path, body) {
+    var init = { method: method, headers: { Accept: 'application/json' }, credentials: 'same-origin' };
+    if (body instanceof FormData) init.body = body;
+    else if (body) { init.headers['Content-Type'] = 'application/json'; init.body = JSON.stringify(body); }
+    return fetch(path, init).then(function (res) {
+      return res.json().catch(function () { return {}; }).then(function (json) {
+        return { status: res.status, body: json };
+      });
+    }, function () { return { status: 0, body: { error: { code: 'network' } } }; });
+  }
+  function linkQuery() { return 'v=' + encodeURIComponent(link.v) + '&t=' + encodeURIComponent(link.t) + '&m=' + encodeURIComponent(link.m); }
+  function customer() {
+    var c = { rfc: value('rfc'), name: value('name').toUpperCase(), tax_regime: value('tax_regime'), postal_code: value('postal_code'), cfdi_use: value('cfdi_use'), email: value('email') };
+    if (c.rfc === FOREIGN_RFC) c.tax_residence = value('tax_residence').toUpperCase();
+    return c;
+  }
+
+  // --- Draft kept across reloads (this tab), and "remember me" on this phone ---------------------------
+  function saveDraft() {
+    var c = customer();
+    try {
+      sessionStorage.setItem(DRAFT_KEY, JSON.stringify(c));
+      if (input('remember').checked) localStorage.setItem(REMEMBER_KEY, JSON.stringify(c));
+      else localStorage.removeItem(REMEMBER_KEY);
+    } catch (e) { /* private mode: nothing kept, nothing lost */ }
+  }
+  function restore() {
+    var saved = null;
+    try {
+      saved = JSON.parse(sessionStorage.getItem(DRAFT_KEY) || 'null');
+      var remembered = JSON.parse(localStorage.getItem(REMEMBER_KEY) || 'null');
+      if (remembered) input('remember').checked = true;
+      saved = saved || remembered;
+    } catch (e) { saved = null; }
+    if (!saved) return;
+    input('rfc').value = saved.rfc || '';
+    refreshRegimes();
+    ['name', 'postal_code', 'email', 'tax_residence'].forEach(function (f) { if (saved[f]) input(f).value = saved[f]; });
+    if (saved.tax_regime) { input('tax_regime').value = saved.tax_regime; refreshUses(); }
+    if (saved.cfdi_use) input('cfdi_use').value = saved.cfdi_use;
+  }
+
+  // --- Money as the API answers it (numbers already rounded by the service; only formatted here) -------
+  function money(n) {
+    return Number(n).toLocaleString('es-MX', { minimumFractionDigits: 2, maximumFractionDigits: 6 }) + ' ' + page.currency;
+  }
+  function renderReview(c, totals) {
+    var who = $('review-customer');
+    who.textContent = '';
+    [['RFC', c.rfc], ['Nombre', c.name], ['Régimen', optionText('tax_regime')], ['Código postal', c.postal_code], ['Uso del CFDI', optionText('cfdi_use')], ['Correo', c.email]]
+      .forEach(function (row) {
+        var dt = document.createElement('dt'); dt.textContent = row[0];
+        var dd = document.createElement('dd'); dd.textContent = row[1];
+        who.appendChild(dt); who.appendChild(dd);
+      });
+    var sums = $('review-totals');
+    sums.textContent = '';
+    var rows = [['Subtotal', totals.subtotal]];
+    if (totals.discount) rows.push(['Descuento', -totals.discount]);
+    if (totals.transferred_taxes) rows.push(['Impuestos trasladados', totals.transferred_taxes]);
+    if (totals.withheld_taxes) rows.push(['Impuestos retenidos', -totals.withheld_taxes]);
+    rows.push(['Total', totals.total]);
+    rows.forEach(function (row) {
+      var dt = document.createElement('dt'); dt.textContent = row[0];
+      var dd = document.createElement('dd'); dd.textContent = money(row[1]);
+      sums.appendChild(dt); sums.appendChild(dd);
+    });
+    $('withholding-note').hidden = !totals.withheld_taxes;
+  }
+  function optionText(name) { var s = input(name); return s.selectedIndex > 0 ? s.options[s.selectedIndex].textContent : ''; }
+
+  // --- Steps ------------------------------------------------------------------------------------------
+  var busy = false;
+  function lock(button, on) { busy = on; button.disabled = on; button.setAttribute('aria-busy', on ? 'true' : 'false'); }
+
+  form.addEventListener('submit', function (e) {
+    e.preventDefault();
+    if (busy) return;
+    clearErrors();
+    saveDraft();
+    var button = $('continue');
+    lock(button, true);
+    api('POST', '/v1/public/qrs/preview', { v: link.v, t: link.t, m: link.m, customer: customer() }).then(function (res) {
+      lock(button, false);
+      if (res.status === 200) { renderReview(res.body.customer, res.body.totals); show('review-step'); }
+      else showApiError(res.body.error || {});
+    });
+  });
+  $('edit').addEventListener('click', function () { show('fill-step'); input('rfc').focus(); });
+  $('confirm').addEventListener('click', function () {
+    if (busy) return;
+    var button = $('confirm');
+    lock(button, true);
+    api('POST', '/v1/public/qrs/confirm', { v: link.v, t: link.t, m: link.m, customer: customer() }).then(function (res) {
+      lock(button, false);
+      if (res.status === 202) { follow(res.body); return; }
+      if (res.status === 409 && res.body.error && res.body.error.code === 'already_confirmed') { follow(res.body.error.confirmation); return; }
+      show('fill-step');
+      showApiError(res.body.error || {});
+    });
+  });
+
+  // Polls the status quickly at first (the fake PAC answers in well under a second), then more slowly.
+  function follow(confirmation) {
+    show('progress-step');
+    var started = Date.now();
+    function check(c) {
+      if (c && c.status === 'ACTIVE' && c.invoice) { showResult(c.invoice); return; }
+      if (c && c.status === 'REFUSED') { show('fill-step'); showApiError(c.error || {}); return; }
+      var elapsed = Date.now() - started;
+      if (elapsed > 120000) { $('progress-slow').hidden = false; }
+      setTimeout(function () {
+        api('GET', '/v1/public/qrs/status?' + linkQuery()).then(function (res) { check(res.status === 200 ? res.body.confirmation : null); });
+      }, elapsed < 5000 ? 300 : elapsed < 30000 ? 1000 : 3000);
+    }
+    check(confirmation);
+  }
+
+  function relative(url) { try { var u = new URL(url, location.href); return u.pathname + u.search; } catch (e) { return url; } }
+  function showResult(invoice) {
+    $('result-uuid').textContent = invoice.uuid;
+    $('view-pdf').href = relative(invoice.pdf_url);
+    $('download-pdf').href = relative(invoice.pdf_url) + '&download=1';
+    $('download-xml').href = relative(invoice.xml_url) + '&download=1';
+    if (value('email')) $('resend-email').value = value('email');
+    try { sessionStorage.removeItem(DRAFT_KEY); } catch (e) { /* nothing kept */ }
+    if (navigator.share) {
+      $('share').hidden = false;
+      $('share').onclick = function () {
+        navigator.share({ title: 'Mi factura ' + invoice.uuid, url: new URL(relative(invoice.pdf_url), location.href).href }).catch(function () { /* dismissed */ });
+      };
+    }
+    show('result-step');
+    window.dispatchEvent(new CustomEvent('invoice-ready', { detail: invoice.uuid }));
+  }
+  $('email-form').addEventListener('submit', function (e) {
+    e.preventDefault();
+    var button = $('send-email');
+    var note = $('email-note');
+    lock(button, true);
+    api('POST', '/v1/public/qrs/email', { v: link.v, t: link.t, m: link.m, email: $('resend-email').value.trim() }).then(function (res) {
+      lock(button, false);
+      note.textContent = res.status === 202 ? 'Listo: enviamos la factura a ' + res.body.to + '.' : humanError(res.body.error || {});
+    });
+  });
+
+  // --- Fill from the tax-status certificate (CSF): the service reads its QR and asks SAT ---------------
+  function readCsf(fileInput) {
+    var file = fileInput.files && fileInput.files[0];
+    if (!file) return;
+    var note = $('csf-note');
+    note.textContent = 'Leyendo tu constancia…';
+    var data = new FormData();
+    data.append('v', link.v); data.append('t', link.t); data.append('m', link.m);
+    data.append('document', file);
+    api('POST', '/v1/public/qrs/csf', data).then(function (res) {
+      fileInput.value = '';
+      if (res.status !== 200) {
+        var code = res.body.error && res.body.error.code;
+        note.textContent = code === 'csf_unreadable' ? 'No encontramos el código QR de una Constancia de Situación Fiscal en ese archivo. Prueba con el PDF que descargaste del SAT o con una foto más cercana y nítida del código QR.'
+          : code === 'csf_not_found' ? 'El SAT no encontró esa constancia. Llena tus datos a mano.'
+          : code === 'csf_unavailable' ? 'El servicio del SAT no responde ahora. Llena tus datos a mano o inténtalo en un momento.'
+          : code === 'payload_too_large' ? 'El archivo es demasiado grande (máximo 8 MB).'
+          : humanError(res.body.error || {});
+        return;
+      }
+      var c = res.body;
+      input('rfc').value = c.rfc;
+      input('name').value = c.name;
+      input('postal_code').value = c.postal_code;
+      csfRegimes = { rfc: c.rfc, codes: c.tax_regimes.map(function (r) { return r.code; }) };
+      refreshRegimes();
+      clearErrors();
+      saveDraft();
+      note.textContent = 'Listo: llenamos tus datos con los de tu constancia. Revisa el régimen y el uso del CFDI.';
+      input(c.tax_regimes.length === 1 ? 'cfdi_use' : 'tax_regime').focus();
+    });
+  }
+  ['csf-camera', 'csf-file'].forEach(function (id) { $(id).addEventListener('change', function () { readCsf($(id)); }); });
+
+  input('rfc').addEventListener('input', function () {
+    var el = input('rfc');
+    var at = el.selectionStart;
+    el.value = el.value.toUpperCase().replace(/\s/g, '');
+    try { el.setSelectionRange(at, at); } catch (e) { /* not a text input */ }
+    setFieldError('rfc', rfcProblem(el.value));
+    refreshRegimes();
+  });
+  input('name').addEventListener('blur', function () { input('name').value = input('name').value.toUpperCase(); });
+  input('tax_regime').addEventListener('change', refreshUses);
+  form.addEventListener('input', saveDraft);
+  form.addEventListener('change', saveDraft);
+
+  refreshRegimes();
+  restore();
+  if (page.confirmation && page.confirmation.status === 'STAMPING') follow(page.confirmation);
+  else if (page.confirmation && page.confirmation.status === 'REFUSED') showApiError(page.confirmation.error || {});
+})();
