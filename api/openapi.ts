@@ -7,6 +7,7 @@ import { createIssuerSchema, issuerSchema } from '../shared/issuers/issuer-schem
 import { createMerchantSchema, updateMerchantSchema } from '../shared/merchants/merchant-schema.js';
 import { createMerchantProductSchema, updateMerchantProductSchema } from '../shared/products/product-schema.js';
 import { qrCreateRequestSchema } from '../shared/qr/qr-request-schema.js';
+import { cancelInvoiceRequestSchema, invoiceCancellationSchema } from '../shared/cancellation/cancellation-schema.js';
 import { confirmRequestSchema, emailRequestSchema } from '../shared/invoices/customer-schema.js';
 
 const invoiceFileSchema = (kind: string) => ({
@@ -72,6 +73,7 @@ export function openApiDocument(publicBaseUrl: string) {
         CreateMerchantRequest: createMerchantSchema, UpdateMerchantRequest: updateMerchantSchema,
         CreateMerchantProductRequest: createMerchantProductSchema, UpdateMerchantProductRequest: updateMerchantProductSchema,
         ConfirmQrRequest: confirmRequestSchema, EmailInvoiceRequest: emailRequestSchema, InvoiceXmlResponse: invoiceFileSchema('xml'), InvoicePdfResponse: invoiceFileSchema('pdf'),
+        CancelInvoiceRequest: cancelInvoiceRequestSchema, InvoiceCancellation: invoiceCancellationSchema,
       },
     },
     paths: {
@@ -211,6 +213,38 @@ export function openApiDocument(publicBaseUrl: string) {
             200: { description: 'The PDF', content: json('InvoicePdfResponse') }, 401: errorResponse('No valid API key or token'),
             404: errorResponse('No such invoice for these credentials'), 503: errorResponse('The PDF is still being rendered (Retry-After)'),
           },
+        },
+      },
+      '/v1/qrs/invoices/{uuid}': {
+        delete: {
+          summary: 'Cancel a stamped CFDI by fiscal UUID: says whether SAT cancels at once or asks the receptor, then sends it to the PAC',
+          security: [...apiKey, ...bearer],
+          parameters: pathParams('uuid'),
+          requestBody: { required: true, content: json('CancelInvoiceRequest') },
+          responses: {
+            200: { description: 'Already cancelled under this same request', content: json('InvoiceCancellation') },
+            202: { description: 'Recorded and being sent (or already in process under this same request); follow it at …/cancellation', content: json('InvoiceCancellation') },
+            400: errorResponse('Invalid body: unknown motive, motive 01 without substitution_uuid, substitution_uuid with another motive'),
+            401: errorResponse('No valid API key or token'), 404: errorResponse('No such invoice for these credentials'),
+            409: errorResponse('cancellation_conflict: already cancelling or cancelled under another request'),
+            422: errorResponse('substitution_invalid (motive 01: the replacement is unknown, not stamped, of another issuer or not related with TipoRelacion 04), cancellation_period_over'),
+          },
+        },
+      },
+      '/v1/qrs/invoices/uuid/{uuid}/cancellation': {
+        get: {
+          summary: 'The latest cancellation request of a CFDI and where it stands',
+          security: [...apiKey, ...bearer],
+          parameters: pathParams('uuid'),
+          responses: { 200: { description: 'The request', content: json('InvoiceCancellation') }, 401: errorResponse('No valid API key or token'), 404: errorResponse('No such invoice, or no cancellation requested') },
+        },
+      },
+      '/v1/qrs/invoices/uuid/{uuid}/cancellation-acuse': {
+        get: {
+          summary: 'SAT\'s acknowledgement (acuse) of the cancellation request, in Base64 (same shape as InvoiceXmlResponse)',
+          security: [...apiKey, ...bearer],
+          parameters: pathParams('uuid'),
+          responses: { 200: { description: 'The acuse XML', content: json('InvoiceXmlResponse') }, 401: errorResponse('No valid API key or token'), 404: errorResponse('No such invoice, or no acuse yet') },
         },
       },
       '/v1/public/qrs/resolve': {

@@ -41,7 +41,7 @@ export async function benchCfdiSteps(): Promise<CfdiStepFigures> {
   const cadenaMs = await perCall(2000, (i) => cadenaOriginal(built[i % 200]!));
   const sealMs = await perCall(500, (i) => sealCfdi(built[i % 200]!, signer));
   const pac = await startFakePacServer();
-  const client = swPacClient(pac.url, pac.token, 10_000);
+  const client = swPacClient(pac.url, pac.token, 10_000, `${pac.url}/ConsultaCFDIService.svc`);
   const sealed = inputs.map((input, i) => {
     const { comprobante } = buildCfdi({ ...input, folio: `bench-${Date.now()}-${i}` });
     sealCfdi(comprobante, signer);

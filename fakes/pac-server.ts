@@ -5,21 +5,25 @@
  * arithmetic, Fecha no older than 72 hours, and the receptor's name, zip and regime against the
  * taxpayers it knows. It then adds a TimbreFiscalDigital 1.1 with a fresh UUID, sealed with its own test
  * certificate, and returns the earlier stamp (SW's "307") when the same sealed document comes again.
+ * It also cancels what it stamped (SW's cancel by CSD, with SAT's rule on when the receptor must accept)
+ * and answers for it as SAT's public status service (ConsultaCFDIService) would; tests play the receptor.
  * The development default (no PAC_BASE_URL outside production) and what tests script.
  */
 import { spawn } from 'node:child_process';
-import { createHash, randomUUID, createSign } from 'node:crypto';
+import { createHash, createPrivateKey, createPublicKey, createSign, randomUUID, X509Certificate } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createServer, type IncomingMessage, type Server } from 'node:http';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { Decimal } from 'decimal.js';
 import { checkCfdiAmounts } from '../shared/cfdi/check-cfdi-amounts.js';
 import { tfdCadenaOriginal } from '../shared/cfdi/cadena-original.js';
 import { parseXml, XmlParseError } from '../shared/cfdi/parse-xml.js';
 import { csdSigner, verifyCfdiSeal, type CsdSigner } from '../shared/cfdi/seal-cfdi.js';
-import { serializeXml } from '../shared/cfdi/serialize-xml.js';
+import { escapeAttribute, serializeXml } from '../shared/cfdi/serialize-xml.js';
 import { attribute, child, element, type XmlElement } from '../shared/cfdi/xml-element.js';
+import { textsByLocalName } from '../shared/pac/xml-texts.js';
 
 export interface RegisteredTaxpayer {
   rfc: string;
@@ -32,7 +36,7 @@ export type FakePacAnswer =
   | { kind: 'status'; status: number }
   | { kind: 'garbage' }
   | { kind: 'hang' }
-  /** Stamps the document, then never answers: the client times out not knowing it succeeded. */
+  /** Does the work (stamps, or cancels), then never answers: the client times out not knowing it succeeded. */
   | { kind: 'stamp-and-hang' }
   /** Goes on as normal once `until` settles: a test keeps a stamp in flight for as long as it needs, without a timer. */
   | { kind: 'held'; until: Promise<unknown> }
@@ -43,9 +47,19 @@ export interface FakePacServer {
   token: string;
   /** Answers for the next stamp calls, in order; afterwards the normal behaviour. */
   script(...answers: FakePacAnswer[]): void;
+  /** The same for the next cancel calls. */
+  scriptCancel(...answers: FakePacAnswer[]): void;
+  /** Moves a stamped CFDI's FechaTimbrado `hours` back, so SAT's rule sees an older invoice (the receptor must then accept). */
+  backdate(uuid: string, hours: number): void;
+  /**
+   * The receptor's answer to a cancellation `En proceso`: accept (Cancelado con aceptación), reject (stays
+   * Vigente, Solicitud rechazada), or none within the 3 business days (Cancelado, Plazo vencido).
+   */
+  receiverAnswers(uuid: string, answer: ReceiverAnswer): void;
   register(taxpayer: RegisteredTaxpayer): void;
   /** Added before every answer (benchmarks model a real PAC's latency with it). */
   latencyMs: number;
+  /** Each call and how it went: `stamped`, `refused CFDI40145`, `cancel 201 En proceso`, `cancel 202`, `cancel refused CA205`... */
   calls: { uuid?: string; outcome: string }[];
   /** The certificate that signs SelloSAT (DER). */
   certificate: Buffer;
@@ -58,6 +72,41 @@ const PAC_RFC = 'SPR190613I52';
 const XSD_BUNDLE = new URL('../data/sat/xsd/cfdi40-bundle.xsd', import.meta.url).pathname;
 const CERT_DIR = new URL('./pac-test-csd/', import.meta.url);
 const SEVENTY_TWO_HOURS_MS = 72 * 3600 * 1000;
+const HOUR_MS = 3600 * 1000;
+const DAY_MS = 24 * HOUR_MS;
+/** Mexico's main zone (UTC−6, no DST since 2022) stands for all here. */
+const MEXICO_CITY_OFFSET_MS = -6 * HOUR_MS;
+const STAMP_PATH = '/cfdi33/stamp/v4';
+const CANCEL_PATH = '/cfdi33/cancel/csd';
+const STATUS_PATH = '/ConsultaCFDIService.svc';
+/** c_MotivoCancelacion; 01 (errors, with a substitute) is the one that needs foliosustitucion. */
+const MOTIVES = ['01', '02', '03', '04'];
+/** Público en general and foreign receptors: nobody can accept, so SAT never asks. */
+const GENERIC_RECEPTORS = ['XAXX010101000', 'XEXX010101000'];
+
+export type ReceiverAnswer = 'accept' | 'reject' | 'no-answer';
+
+const RECEIVER_OUTCOMES: Record<ReceiverAnswer, { state: StampedCfdi['state']; cancellationStatus: string }> = {
+  accept: { state: 'Cancelado', cancellationStatus: 'Cancelado con aceptación' },
+  reject: { state: 'Vigente', cancellationStatus: 'Solicitud rechazada' },
+  // SAT cancels when the receptor lets the 3 business days pass without answering.
+  'no-answer': { state: 'Cancelado', cancellationStatus: 'Plazo vencido' },
+};
+
+/** What SAT knows of a stamped CFDI: what its cancellation rule and status service read. */
+interface StampedCfdi {
+  issuerRfc: string;
+  receptorRfc: string;
+  total: Decimal;
+  exchangeRate: Decimal;
+  type: string;
+  stampedAt: Date;
+  state: 'Vigente' | 'Cancelado';
+  /** '' until a cancellation is asked. */
+  cancellationStatus: string;
+  /** EsCancelable as judged when the cancellation was asked; SAT keeps reporting it. */
+  cancellable?: string;
+}
 
 /** SAT's public test taxpayers and the receptors the tests use; other RFCs are not checked. */
 const TAXPAYERS: RegisteredTaxpayer[] = [
@@ -84,6 +133,15 @@ function xmlFromMultipart(body: Buffer, contentType: string): string | undefined
     return part.slice(headerEnd + 4).replace(/\r\n$/, '');
   }
   return undefined;
+}
+
+function jsonObject(body: Buffer): Record<string, unknown> | undefined {
+  try {
+    const value: unknown = JSON.parse(body.toString('utf8'));
+    return typeof value === 'object' && value !== null ? (value as Record<string, unknown>) : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 async function readBody(req: IncomingMessage): Promise<Buffer> {
@@ -175,13 +233,89 @@ function documentKey(xml: string): string | undefined {
   }
 }
 
-/** Fecha is wall-clock time at LugarExpedicion; Mexico's main zone (UTC−6, no DST since 2022) stands for all here. */
+/** Fecha is wall-clock time at LugarExpedicion, read in Mexico City's zone. */
 function fechaAgeMs(fecha: string, now: Date): number {
   return now.getTime() - new Date(`${fecha}-06:00`).getTime();
 }
 
 function mexicoCityNow(now: Date): string {
-  return new Date(now.getTime() - 6 * 3600 * 1000).toISOString().slice(0, 19);
+  return new Date(now.getTime() + MEXICO_CITY_OFFSET_MS).toISOString().slice(0, 19);
+}
+
+/** The end of the business day (Mon–Fri in Mexico City; holidays not modelled) after the one of `at`. */
+function endOfNextBusinessDay(at: Date): Date {
+  // Shifted by the offset, the UTC fields read Mexico City's wall clock.
+  const local = new Date(at.getTime() + MEXICO_CITY_OFFSET_MS);
+  const day = new Date(Date.UTC(local.getUTCFullYear(), local.getUTCMonth(), local.getUTCDate() + 1));
+  while (day.getUTCDay() === 0 || day.getUTCDay() === 6) day.setUTCDate(day.getUTCDate() + 1);
+  return new Date(day.getTime() + DAY_MS - MEXICO_CITY_OFFSET_MS);
+}
+
+/**
+ * RMF 2.7.1.35: when a cancellation takes effect at once instead of waiting for the receptor. Egresos,
+ * traslados and nóminas; up to $1,000 MXN (except pagos); generic receptors; or asked by the end of the
+ * next business day after stamping.
+ */
+function cancellableWithoutAcceptance(cfdi: StampedCfdi, now: Date): boolean {
+  if (['E', 'T', 'N'].includes(cfdi.type)) return true;
+  if (cfdi.type !== 'P' && cfdi.total.times(cfdi.exchangeRate).lte(1000)) return true;
+  if (GENERIC_RECEPTORS.includes(cfdi.receptorRfc)) return true;
+  return now.getTime() < endOfNextBusinessDay(cfdi.stampedAt).getTime();
+}
+
+function cancellableText(cfdi: StampedCfdi, now: Date): string {
+  return cancellableWithoutAcceptance(cfdi, now) ? 'Cancelable sin aceptación' : 'Cancelable con aceptación';
+}
+
+/** SAT's acknowledgement of a cancellation request for one UUID. */
+function acuse(uuid: string, cfdi: StampedCfdi, satCode: string, now: Date): string {
+  return '<?xml version="1.0" encoding="utf-8"?><Acuse xmlns:xsd="http://www.w3.org/2001/XMLSchema" xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance"'
+    + ` Fecha="${mexicoCityNow(now)}" RfcEmisor="${escapeAttribute(cfdi.issuerRfc)}"><Folios xmlns="http://cancelacfd.sat.gob.mx">`
+    + `<UUID>${escapeAttribute(uuid)}</UUID><EstatusUUID>${satCode}</EstatusUUID><EstatusCancelacion>${escapeAttribute(cfdi.cancellationStatus)}</EstatusCancelacion></Folios></Acuse>`;
+}
+
+/** Whether `der` is a certificate of `rfc` whose key `keyDer` opens with `password`; SAT's test CSDs carry the RFC in the subject (x500UniqueIdentifier). */
+function csdMatches(rfc: string, certificateDer: Buffer, keyDer: Buffer, password: string): boolean {
+  try {
+    const certificate = new X509Certificate(certificateDer);
+    if (!certificate.subject.includes(rfc)) return false;
+    const key = createPrivateKey({ key: keyDer, format: 'der', type: 'pkcs8', passphrase: password });
+    const spki = { type: 'spki', format: 'der' } as const;
+    return createPublicKey(key).export(spki).equals(certificate.publicKey.export(spki));
+  } catch {
+    return false;
+  }
+}
+
+/** `?re=..&rr=..&tt=..&id=..`, split only before a known key: SAT reads the values raw and an RFC may hold `&`. */
+function qrExpression(expression: string): Map<string, string> {
+  const fields = new Map<string, string>();
+  for (const part of expression.replace(/^\?/, '').split(/&(?=(?:re|rr|tt|id|fe)=)/)) {
+    const eq = part.indexOf('=');
+    if (eq > 0) fields.set(part.slice(0, eq), part.slice(eq + 1));
+  }
+  return fields;
+}
+
+/** `tt` is the Total as the QR writes it (zero-padded, six decimals), so amounts compare as numbers. */
+function sameAmount(text: string | undefined, amount: Decimal): boolean {
+  try {
+    return new Decimal(text ?? '').eq(amount);
+  } catch {
+    return false;
+  }
+}
+
+function soapStatus(res: ServerResponse, fields: { CodigoEstatus: string; EsCancelable?: string; Estado: string; EstatusCancelacion?: string }): void {
+  const field = (name: keyof typeof fields) => {
+    const value = fields[name];
+    // SAT writes an unknown value as i:nil, an empty one as an empty element.
+    return value === undefined ? `<a:${name} i:nil="true"/>` : value === '' ? `<a:${name}/>` : `<a:${name}>${escapeAttribute(value)}</a:${name}>`;
+  };
+  res.writeHead(200, { 'content-type': 'text/xml; charset=utf-8' }).end('<s:Envelope xmlns:s="http://schemas.xmlsoap.org/soap/envelope/"><s:Body>'
+    + '<ConsultaResponse xmlns="http://tempuri.org/"><ConsultaResult xmlns:a="http://schemas.datacontract.org/2004/07/Sat.Cfdi.Negocio.ConsultaCfdi.Servicio" xmlns:i="http://www.w3.org/2001/XMLSchema-instance">'
+    + `${field('CodigoEstatus')}${field('EsCancelable')}${field('Estado')}${field('EstatusCancelacion')}<a:ValidacionEFOS>200</a:ValidacionEFOS>`
+    + '</ConsultaResult></ConsultaResponse></s:Body></s:Envelope>');
 }
 
 function checkReceptor(comprobante: XmlElement, taxpayers: Map<string, RegisteredTaxpayer>): void {
@@ -199,7 +333,9 @@ export async function startFakePacServer(options: { port?: number; latencyMs?: n
   const token = `fake-pac-${randomUUID()}`;
   const taxpayers = new Map(TAXPAYERS.map((t) => [t.rfc, t]));
   const scripts: FakePacAnswer[] = [];
+  const cancelScripts: FakePacAnswer[] = [];
   const stamped = new Map<string, Record<string, string>>();
+  const cfdis = new Map<string, StampedCfdi>();
   const calls: FakePacServer['calls'] = [];
   const turns = new Map<string, Promise<void>>();
   const xsdErrors = xsdChecker();
@@ -256,35 +392,117 @@ export async function startFakePacServer(options: { port?: number; latencyMs?: n
       fechaTimbrado: attribute(tfd, 'FechaTimbrado') ?? '',
     };
     stamped.set(key, data);
+    cfdis.set(uuid, {
+      issuerRfc: attribute(child(comprobante, 'cfdi:Emisor') ?? comprobante, 'Rfc') ?? '',
+      receptorRfc: attribute(child(comprobante, 'cfdi:Receptor') ?? comprobante, 'Rfc') ?? '',
+      total: new Decimal(attribute(comprobante, 'Total') ?? '0'),
+      exchangeRate: new Decimal(attribute(comprobante, 'TipoCambio') ?? '1'),
+      type: attribute(comprobante, 'TipoDeComprobante') ?? '',
+      stampedAt: now,
+      state: 'Vigente',
+      cancellationStatus: '',
+    });
     return { data, previous: false };
+  }
+
+  function stampedCfdi(uuid: string): StampedCfdi {
+    const cfdi = cfdis.get(uuid.toUpperCase());
+    if (!cfdi) throw new Error(`fake PAC: no CFDI stamped with UUID ${uuid}`);
+    return cfdi;
+  }
+
+  /** SW's cancel by CSD: the request's checks, then SAT's rule decides between at once and the receptor's acceptance. */
+  function cancel(body: Buffer, now: Date): { uuid: string; cfdi: StampedCfdi; satCode: string } {
+    const request = jsonObject(body);
+    if (!request) throw new Refusal('300', 'La petición no es un JSON válido.');
+    const text = (name: string) => {
+      const value = request[name];
+      return typeof value === 'string' ? value : '';
+    };
+    const uuid = text('uuid').toUpperCase();
+    const cfdi = cfdis.get(uuid);
+    if (!cfdi) throw new Refusal('CA205', 'UUID no existe');
+    if (text('rfc') !== cfdi.issuerRfc) throw new Refusal('CA203', 'UUID no corresponde al emisor');
+    const motive = text('motivo');
+    if (!MOTIVES.includes(motive)) throw new Refusal('CA301', 'Motivo de cancelación no válido: debe ser 01, 02, 03 o 04');
+    const substitute = text('foliosustitucion');
+    if (motive === '01' && !cfdis.has(substitute.toUpperCase())) throw new Refusal('CA302', 'El motivo 01 requiere el folio fiscal de un comprobante que sustituya al cancelado');
+    if (motive !== '01' && substitute) throw new Refusal('CA302', 'El folio de sustitución solo se admite con el motivo 01');
+    if (!csdMatches(cfdi.issuerRfc, Buffer.from(text('b64Cer'), 'base64'), Buffer.from(text('b64Key'), 'base64'), text('password'))) {
+      throw new Refusal('CA300', 'El certificado no pertenece al emisor, o la llave privada o su contraseña no corresponden al certificado');
+    }
+    if (cfdi.state === 'Cancelado') return { uuid, cfdi, satCode: '202' };
+    // A request already waiting for the receptor is acknowledged again, unchanged.
+    if (cfdi.cancellationStatus !== 'En proceso') {
+      const atOnce = cancellableWithoutAcceptance(cfdi, now);
+      cfdi.cancellable = cancellableText(cfdi, now);
+      cfdi.state = atOnce ? 'Cancelado' : 'Vigente';
+      cfdi.cancellationStatus = atOnce ? 'Cancelado sin aceptación' : 'En proceso';
+    }
+    return { uuid, cfdi, satCode: '201' };
+  }
+
+  function cancelAnswer(body: Buffer, lost: boolean, json: (status: number, payload: unknown) => void): void {
+    try {
+      const now = new Date();
+      const { uuid, cfdi, satCode } = cancel(body, now);
+      calls.push({ uuid, outcome: `cancel ${satCode === '201' ? `201 ${cfdi.cancellationStatus}` : satCode}${lost ? ', no answer' : ''}` });
+      if (lost) return;
+      json(200, { status: 'success', data: { acuse: acuse(uuid, cfdi, satCode, now), uuid: { [uuid]: satCode } } });
+    } catch (err) {
+      if (!(err instanceof Refusal)) throw err;
+      calls.push({ outcome: `cancel refused ${err.code}` });
+      json(400, { status: 'error', message: `${err.code} - ${err.message}`, messageDetail: null });
+    }
+  }
+
+  /** SAT's ConsultaCFDIService: a CFDI is found by its UUID, both RFCs and its total (compared as numbers). */
+  function statusAnswer(body: Buffer, res: ServerResponse): void {
+    const expression = textsByLocalName(body.toString('utf8'), ['expresionImpresa'])?.get('expresionImpresa');
+    if (expression === undefined) return void res.writeHead(400, { 'content-type': 'text/plain' }).end('Bad Request');
+    const fields = qrExpression(expression);
+    const cfdi = cfdis.get((fields.get('id') ?? '').toUpperCase());
+    if (!cfdi || fields.get('re') !== cfdi.issuerRfc || fields.get('rr') !== cfdi.receptorRfc || !sameAmount(fields.get('tt'), cfdi.total)) {
+      return soapStatus(res, { CodigoEstatus: 'N - 602: Comprobante no encontrado.', Estado: 'No Encontrado' });
+    }
+    soapStatus(res, {
+      CodigoEstatus: 'S - Comprobante obtenido satisfactoriamente.', EsCancelable: cfdi.cancellable ?? cancellableText(cfdi, new Date()),
+      Estado: cfdi.state, EstatusCancelacion: cfdi.cancellationStatus,
+    });
   }
 
   const server: Server = createServer((req, res) => {
     void (async () => {
       const body = await readBody(req);
       const json = (status: number, payload: unknown) => res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(payload));
-      if (req.method !== 'POST' || req.url !== '/cfdi33/stamp/v4') return json(404, { status: 'error', message: 'not found' });
-      if (req.headers.authorization !== `Bearer ${token}`) return json(401, { status: 'error', message: 'AU2000 - token inválido' });
+      const route = req.method === 'POST' ? req.url : undefined;
+      if (route !== STAMP_PATH && route !== CANCEL_PATH && route !== STATUS_PATH) return json(404, { status: 'error', message: 'not found' });
+      // SAT's status service is public; SW's API wants the account's token.
+      if (route !== STATUS_PATH && req.headers.authorization !== `Bearer ${token}`) return json(401, { status: 'error', message: 'AU2000 - token inválido' });
       if (fake.latencyMs > 0) await new Promise((resolve) => setTimeout(resolve, fake.latencyMs));
-      const scripted = scripts.shift();
+      if (route === STATUS_PATH) return statusAnswer(body, res);
+      const cancelling = route === CANCEL_PATH;
+      const prefix = cancelling ? 'cancel ' : '';
+      const scripted = (cancelling ? cancelScripts : scripts).shift();
       switch (scripted?.kind) {
         case 'status':
-          calls.push({ outcome: `status ${scripted.status}` });
+          calls.push({ outcome: `${prefix}status ${scripted.status}` });
           return json(scripted.status, { status: 'error', message: 'scripted' });
         case 'garbage':
-          calls.push({ outcome: 'garbage' });
+          calls.push({ outcome: `${prefix}garbage` });
           return res.writeHead(200, { 'content-type': 'text/html' }).end('<html>Bad Gateway</html>');
         case 'hang':
-          calls.push({ outcome: 'hang' });
+          calls.push({ outcome: `${prefix}hang` });
           return;
         case 'refuse':
-          calls.push({ outcome: `refused ${scripted.code}` });
+          calls.push({ outcome: `${prefix}refused ${scripted.code}` });
           return json(400, { status: 'error', message: `${scripted.code} - ${scripted.message}`, messageDetail: null });
         case 'held':
           await scripted.until;
           break;
         default:
       }
+      if (cancelling) return cancelAnswer(body, scripted?.kind === 'stamp-and-hang', json);
       const xml = xmlFromMultipart(body, req.headers['content-type'] ?? '');
       if (!xml) return json(400, { status: 'error', message: '300 - No se encontró el XML en la petición.', messageDetail: null });
       const key = documentKey(xml);
@@ -317,6 +535,16 @@ export async function startFakePacServer(options: { port?: number; latencyMs?: n
     token,
     latencyMs: options.latencyMs ?? 0,
     script: (...answers) => void scripts.push(...answers),
+    scriptCancel: (...answers) => void cancelScripts.push(...answers),
+    backdate: (uuid, hours) => {
+      const cfdi = stampedCfdi(uuid);
+      cfdi.stampedAt = new Date(cfdi.stampedAt.getTime() - hours * HOUR_MS);
+    },
+    receiverAnswers: (uuid, answer) => {
+      const cfdi = stampedCfdi(uuid);
+      if (cfdi.cancellationStatus !== 'En proceso') throw new Error(`fake PAC: ${uuid} is not waiting for the receptor (${cfdi.cancellationStatus || 'no cancellation asked'})`);
+      Object.assign(cfdi, RECEIVER_OUTCOMES[answer]);
+    },
     register: (taxpayer) => void taxpayers.set(taxpayer.rfc, taxpayer),
     calls,
     certificate,

@@ -48,6 +48,10 @@ export interface Config {
   pacAttempts: number;
   /** First retry delay of a stamp job; each next one doubles. */
   pacBackoffMs: number;
+  /** SAT's public CFDI status service (SOAP); outside production with the fake PAC, the fake's own. */
+  satStatusUrl: string;
+  /** Interval of the job that asks SAT about cancellations waiting for the receptor (and re-queues lost requests). */
+  cancellationPollMs: number;
   /** Interval of the sweep that re-queues confirmations left STAMPING (and how old they must be). */
   stampSweepMs: number;
   /** SMTP server for invoice e-mails (smtp://user:pass@host:port); empty outside production = the built-in fake. */
@@ -123,6 +127,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Confi
     pacAttempts: Math.max(1, int('PAC_ATTEMPTS', 8, env)),
     pacBackoffMs: int('PAC_BACKOFF_MS', 2000, env),
     stampSweepMs: int('STAMP_SWEEP_MS', 60_000, env),
+    satStatusUrl: str('SAT_STATUS_URL', 'https://consultaqr.facturaelectronica.sat.gob.mx/ConsultaCFDIService.svc', env),
+    cancellationPollMs: int('CANCELLATION_POLL_MS', 600_000, env),
     smtpUrl: str('SMTP_URL', '', env),
     mailFrom: str('MAIL_FROM', 'Facturación <facturas@localhost>', env),
     smtpTimeoutMs: int('SMTP_TIMEOUT_MS', 15_000, env),

@@ -11,6 +11,7 @@ export const ID_PREFIX = {
   accessToken: 'tok_',
   product: 'prd_',
   invoice: 'cfd_',
+  cancellation: 'can_',
 } as const;
 
 export type IdKind = keyof typeof ID_PREFIX;

@@ -9,6 +9,7 @@ export const QUEUES = {
   stamp: 'stamp',
   pdf: 'pdf',
   email: 'email',
+  cancel: 'cancel',
 } as const;
 
 export type QueueName = (typeof QUEUES)[keyof typeof QUEUES];
@@ -36,6 +37,11 @@ export interface InvoicePayload {
   invoiceId: string;
 }
 
+export interface CancelInvoicePayload {
+  cancellationId: string;
+}
+export type CancelInvoiceResult = { outcome: 'cancelled' | 'pending' | 'refused' | 'not-requested' };
+
 export type StampInvoiceResult = { outcome: 'stamped' | 'already-stamped' | 'refused' | 'not-stamping'; uuid?: string };
 
 export interface JobTypes {
@@ -47,6 +53,8 @@ export interface JobTypes {
   'sweep-stamping': { queue: typeof QUEUES.stamp; data: Record<string, never>; result: { requeued: number } };
   'render-invoice-pdf': { queue: typeof QUEUES.pdf; data: InvoicePayload; result: { pdfFileKey: string } };
   'email-invoice': { queue: typeof QUEUES.email; data: InvoicePayload & { to?: string }; result: { messageId: string } };
+  'cancel-invoice': { queue: typeof QUEUES.cancel; data: CancelInvoicePayload; result: CancelInvoiceResult };
+  'poll-cancellations': { queue: typeof QUEUES.cancel; data: Record<string, never>; result: { resolved: number; requeued: number } };
 }
 
 export type JobName = keyof JobTypes;
@@ -62,4 +70,7 @@ export const jobId = {
   sweepStamping: 'sweep-stamping',
   renderInvoicePdf: (invoiceId: string) => `pdf.${invoiceId}`,
   emailInvoice: (invoiceId: string) => `email.${invoiceId}`,
+  /** One job per cancellation request: a repeated DELETE or the poll's re-queue while it waits is a no-op. */
+  cancelInvoice: (cancellationId: string) => `cancel.${cancellationId}`,
+  pollCancellations: 'poll-cancellations',
 } as const;

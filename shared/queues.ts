@@ -22,6 +22,8 @@ const QUEUE_OF: { [N in JobName]: JobTypes[N]['queue'] } = {
   'sweep-stamping': QUEUES.stamp,
   'render-invoice-pdf': QUEUES.pdf,
   'email-invoice': QUEUES.email,
+  'cancel-invoice': QUEUES.cancel,
+  'poll-cancellations': QUEUES.cancel,
 };
 
 export function queueOf(name: JobName): QueueName {

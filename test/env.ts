@@ -24,5 +24,6 @@ process.env.PUBLIC_CODE_RATE_PER_IP ??= '100000';
 // Reading an uploaded CSF runs pdftoppm and jsQR for real; a loaded CI machine needs more than a phone's budget.
 process.env.CSF_READ_TIMEOUT_MS ??= '15000';
 process.env.STAMP_SWEEP_MS ??= '3600000';
+process.env.CANCELLATION_POLL_MS ??= '3600000';
 // Each run keeps its files apart (the disk store is the default).
 process.env.FILE_STORE_DIR ??= `${tmpdir()}/aftest-files-${process.pid}`;

@@ -22,6 +22,9 @@ import { renderInvoicePdfJob, type PdfDeps } from './render-invoice-pdf.js';
 import { emailInvoiceJob, type EmailDeps } from './email-invoice.js';
 import type { Mailer } from '../shared/email/invoice-mailer.js';
 import { mailerFromConfig } from '../shared/email/mailer-from-config.js';
+import { cancelInvoiceJob, type CancelDeps } from './cancel-invoice.js';
+import { pollCancellationsJob } from './poll-cancellations.js';
+import type { CancelInvoicePayload } from '../shared/jobs.js';
 
 export interface WorkerDeps {
   config: Readonly<Config>;
@@ -49,9 +52,10 @@ interface JobDeps {
   stamp: StampDeps;
   pdf: PdfDeps;
   email: EmailDeps;
+  cancel: CancelDeps;
 }
 
-function processorFor(queue: QueueName, deps: WorkerDeps, { sync, stamp, pdf, email }: JobDeps) {
+function processorFor(queue: QueueName, deps: WorkerDeps, { sync, stamp, pdf, email, cancel }: JobDeps) {
   return async (job: Job): Promise<unknown> => {
     switch (`${queue}/${job.name}`) {
       case `${QUEUES.render}/render-qr`:
@@ -70,6 +74,10 @@ function processorFor(queue: QueueName, deps: WorkerDeps, { sync, stamp, pdf, em
         return renderInvoicePdfJob(pdf, job as Job<InvoicePayload>);
       case `${QUEUES.email}/email-invoice`:
         return emailInvoiceJob(email, job as Job<InvoicePayload & { to?: string }>);
+      case `${QUEUES.cancel}/cancel-invoice`:
+        return cancelInvoiceJob(cancel, job as Job<CancelInvoicePayload>);
+      case `${QUEUES.cancel}/poll-cancellations`:
+        return pollCancellationsJob({ ...cancel, producers: deps.producers, config: deps.config });
       default:
         throw new Error(`no handler for job ${job.name} on queue ${queue}`);
     }
@@ -88,8 +96,9 @@ export async function startWorkers(deps: WorkerDeps): Promise<RunningWorkers> {
   };
   const mail = deps.mailer ? { mailer: deps.mailer, close: async () => undefined } : await mailerFromConfig(deps.config);
   const email: EmailDeps = { db: deps.db, files: stamp.files, mailer: mail.mailer, publicBaseUrl: deps.config.publicBaseUrl, urlSigningKey: deps.config.urlSigningKey };
+  const cancel: CancelDeps = { db: deps.db, pac: pac.client, files: stamp.files, encryptionKey: deps.config.encryptionKey };
   const workers = Object.values(QUEUES).map((queue) => {
-    const worker = new Worker(queue, processorFor(queue, deps, { sync, stamp, pdf, email }), {
+    const worker = new Worker(queue, processorFor(queue, deps, { sync, stamp, pdf, email, cancel }), {
       connection,
       prefix: deps.config.queuePrefix,
       concurrency: deps.config.workerConcurrency,
@@ -108,6 +117,11 @@ export async function startWorkers(deps: WorkerDeps): Promise<RunningWorkers> {
     jobId.sweepStamping,
     { every: deps.config.stampSweepMs },
     { name: 'sweep-stamping', data: {}, opts: { removeOnComplete: true, removeOnFail: 100 } },
+  );
+  await deps.producers.queue(QUEUES.cancel).upsertJobScheduler(
+    jobId.pollCancellations,
+    { every: deps.config.cancellationPollMs },
+    { name: 'poll-cancellations', data: {}, opts: { removeOnComplete: true, removeOnFail: 100 } },
   );
   return {
     workers,

@@ -10,7 +10,7 @@ const FILE_FIELDS = { invoiceLogo: 'invoice', appLogo: 'app' } as const;
 
 /**
  * POST /v1/qrs/merchants/{merchantId}/logos: every image is decoded and re-encoded before anything is
- * stored; the files and the merchant's new URLs are written in one transaction.
+ * stored; then the files are stored and the merchant's new URLs written in one transaction.
  */
 export async function uploadLogos(deps: ApiDeps, merchant: MerchantRow, form: MultipartForm): Promise<MerchantRow> {
   const details: ErrorDetail[] = [];

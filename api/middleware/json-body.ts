@@ -1,5 +1,5 @@
 import type { Middleware } from 'koa';
-import { koaBody } from 'koa-body';
+import { HttpMethodEnum, koaBody } from 'koa-body';
 import { AppError } from '../../shared/errors.js';
 import type { AppState } from '../context.js';
 
@@ -11,6 +11,8 @@ import type { AppState } from '../context.js';
 export function jsonBody(limit: string, options: { form?: boolean } = {}): Middleware<AppState> {
   const parse = koaBody({
     json: true, jsonLimit: limit, jsonStrict: true, urlencoded: options.form === true, formLimit: limit, text: false, multipart: false,
+    // DELETE /v1/qrs/invoices/{uuid} carries its motive in the body.
+    parsedMethods: [HttpMethodEnum.POST, HttpMethodEnum.PUT, HttpMethodEnum.PATCH, HttpMethodEnum.DELETE],
   });
   const accepted = options.form ? ['application/json', 'application/x-www-form-urlencoded'] : ['application/json'];
   return async (ctx, next) => {

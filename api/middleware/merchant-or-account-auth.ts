@@ -4,7 +4,7 @@ import type { AppState } from '../context.js';
 import { apiKeyAuth } from './api-key-auth.js';
 import { bearerAuth } from './bearer-auth.js';
 
-/** Invoice downloads: the merchant's X-API-Key, or its account's Bearer token (401 when neither is valid). */
+/** Invoice downloads and cancellation: the merchant's X-API-Key, or its account's Bearer token (401 when neither is valid). */
 export function merchantOrAccountAuth(db: Db): Middleware<AppState> {
   const byKey = apiKeyAuth(db);
   const byToken = bearerAuth(db);

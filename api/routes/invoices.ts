@@ -2,19 +2,28 @@ import { Router } from '@koa/router';
 import { AppError } from '../../shared/errors.js';
 import { invoiceFile } from '../../shared/invoices/invoice-file.js';
 import { verifyInvoiceFileUrl, type InvoiceFileKind } from '../../shared/invoices/invoice-links.js';
+import { cancelInvoiceRequestSchema, type CancelInvoiceRequest } from '../../shared/cancellation/cancellation-schema.js';
+import { cancellationView } from '../../shared/cancellation/cancellation-view.js';
+import { latestCancellation } from '../../shared/repositories/invoice-cancellations.js';
 import { findInvoiceByUuid } from '../../shared/repositories/invoices.js';
+import type { StoredFile } from '../../shared/storage/file-store.js';
+import { validator } from '../../shared/validation/ajv.js';
+import { cancelInvoice, type InvoiceScope } from '../invoices/cancel-invoice.js';
+import { jsonBody } from '../middleware/json-body.js';
 import type { AppContext, AppState } from '../context.js';
 import type { ApiDeps } from '../deps.js';
 import { merchantOrAccountAuth } from '../middleware/merchant-or-account-auth.js';
 
 const UUID = /^[0-9A-Fa-f]{8}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{12}$/;
 
+const validateCancel = validator<CancelInvoiceRequest>(cancelInvoiceRequestSchema);
+
 function notReady(kind: InvoiceFileKind): AppError {
   return new AppError(503, 'file_not_ready', `The ${kind.toUpperCase()} is being generated; try again in a few seconds.`, { headers: { 'Retry-After': '2' } });
 }
 
 /**
- * Invoice files. For the merchant (X-API-Key, or the account's Bearer token): InvoiceXmlResponse /
+ * Invoice files and cancellation. For the merchant (X-API-Key, or the account's Bearer token): InvoiceXmlResponse /
  * InvoicePdfResponse with the content in Base64. For the buyer: xml_url / pdf_url, signed, no credentials.
  */
 export function invoiceRoutes(deps: ApiDeps): Router<AppState> {
@@ -22,17 +31,49 @@ export function invoiceRoutes(deps: ApiDeps): Router<AppState> {
   const files = deps.files;
 
   const auth = merchantOrAccountAuth(deps.db);
-  const download = (kind: InvoiceFileKind) => async (ctx: AppContext) => {
+  const scopeOf = (ctx: AppContext): InvoiceScope => (ctx.state.apiKey ? { merchantId: ctx.state.apiKey.merchantId } : { accountId: ctx.state.accountId! });
+  const notFound = (uuid: string) => new AppError(404, 'invoice_not_found', `No invoice with UUID ${uuid} for these credentials.`);
+  const invoiceOf = async (ctx: AppContext) => {
     const uuid = ctx.params.uuid ?? '';
-    const scope = ctx.state.apiKey ? { merchantId: ctx.state.apiKey.merchantId } : { accountId: ctx.state.accountId! };
-    const invoice = UUID.test(uuid) ? await findInvoiceByUuid(deps.db, uuid, scope) : undefined;
-    if (!invoice) throw new AppError(404, 'invoice_not_found', `No invoice with UUID ${uuid} for these credentials.`);
+    const invoice = UUID.test(uuid) ? await findInvoiceByUuid(deps.db, uuid, scopeOf(ctx)) : undefined;
+    if (!invoice) throw notFound(uuid);
+    return invoice;
+  };
+  const fileAnswer = (uuid: string | null, fileName: string, file: StoredFile) => ({
+    uuid, file_name: fileName, content_type: file.contentType, content: file.data.toString('base64'),
+  });
+  const download = (kind: InvoiceFileKind) => async (ctx: AppContext) => {
+    const invoice = await invoiceOf(ctx);
     const found = await invoiceFile(files, invoice, kind);
     if (!found.ok) throw notReady(kind);
-    ctx.body = { uuid: invoice.uuid, file_name: found.fileName, content_type: found.file.contentType, content: found.file.data.toString('base64') };
+    ctx.body = fileAnswer(invoice.uuid, found.fileName, found.file);
   };
   router.get('/v1/qrs/invoices/uuid/:uuid/xml', auth, download('xml'));
   router.get('/v1/qrs/invoices/uuid/:uuid/pdf', auth, download('pdf'));
+
+  router.delete('/v1/qrs/invoices/:uuid', auth, jsonBody(deps.config.jsonBodyLimit), async (ctx) => {
+    const request = validateCancel(ctx.request.body);
+    const uuid = ctx.params.uuid ?? '';
+    if (!UUID.test(uuid)) throw notFound(uuid);
+    const answer = await cancelInvoice(deps, scopeOf(ctx), uuid, request);
+    ctx.status = answer.status;
+    ctx.body = answer.body;
+  });
+
+  router.get('/v1/qrs/invoices/uuid/:uuid/cancellation', auth, async (ctx) => {
+    const invoice = await invoiceOf(ctx);
+    const cancellation = await latestCancellation(deps.db, invoice.id);
+    if (!cancellation) throw new AppError(404, 'cancellation_not_found', 'No cancellation was requested for this invoice.');
+    ctx.body = cancellationView(invoice.uuid ?? '', invoice.status, cancellation);
+  });
+
+  router.get('/v1/qrs/invoices/uuid/:uuid/cancellation-acuse', auth, async (ctx) => {
+    const invoice = await invoiceOf(ctx);
+    const key = (await latestCancellation(deps.db, invoice.id))?.acuse_file_key;
+    const file = key ? await files.get(key) : undefined;
+    if (!file) throw new AppError(404, 'acuse_not_found', 'SAT has not acknowledged a cancellation of this invoice (yet).');
+    ctx.body = fileAnswer(invoice.uuid, `${invoice.uuid}-acuse-cancelacion.xml`, file);
+  });
 
   router.get('/v1/public/invoices/:file', async (ctx) => {
     const match = /^([0-9A-F-]{36})\.(xml|pdf)$/.exec(ctx.params.file ?? '');

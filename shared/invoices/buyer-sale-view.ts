@@ -1,7 +1,7 @@
 import type { DocumentTotals } from '../cfdi/anexo20-amounts.js';
 import { toJsonNumber } from '../money.js';
 import { qrTransactionView, type ViewContext } from '../qr/qr-transaction-view.js';
-import type { InvoiceRow } from '../repositories/invoices.js';
+import { isStamped, type InvoiceRow } from '../repositories/invoices.js';
 import type { Sale } from '../repositories/sales.js';
 import { invoiceView } from './invoice-view.js';
 
@@ -18,7 +18,7 @@ export function confirmationView(invoice: InvoiceRow | undefined, ctx: ViewConte
   return {
     status: invoice.status,
     error: invoice.status === 'REFUSED' ? invoice.refusal : null,
-    invoice: invoice.status === 'ACTIVE' ? invoiceView(invoice, ctx) : null,
+    invoice: isStamped(invoice) ? invoiceView(invoice, ctx) : null,
   };
 }
 

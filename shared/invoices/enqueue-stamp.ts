@@ -8,8 +8,13 @@ import type { Producers } from '../queues.js';
  * confirm route and by the sweep that re-queues confirmations whose job was lost or gave up.
  */
 export async function enqueueStamp(producers: Producers, config: Readonly<Config>, invoiceId: string): Promise<void> {
-  await producers.add('stamp-invoice', { invoiceId }, {
-    jobId: jobId.stampInvoice(invoiceId), attempts: config.pacAttempts, backoff: { type: 'exponential', delay: config.pacBackoffMs },
+  await producers.add('stamp-invoice', { invoiceId }, pacJobOptions(config, jobId.stampInvoice(invoiceId)));
+}
+
+/** Options of a job that calls the PAC: its own id, retries with exponential backoff; a sweep from PostgreSQL takes over after the last. */
+export function pacJobOptions(config: Readonly<Config>, id: string) {
+  return {
+    jobId: id, attempts: config.pacAttempts, backoff: { type: 'exponential', delay: config.pacBackoffMs },
     removeOnComplete: { age: 3600, count: 1000 }, removeOnFail: true,
-  });
+  };
 }

@@ -13,8 +13,52 @@ export interface PacStamp {
   previouslyStamped: boolean;
 }
 
+/** SAT's c_MotivoCancelacion. */
+export type CancellationMotive = '01' | '02' | '03' | '04';
+
+export interface PacCancelRequest {
+  uuid: string;
+  issuerRfc: string;
+  motive: CancellationMotive;
+  /** Required with motive 01: the CFDI that replaces this one (related to it with TipoRelacion 04). */
+  substitutionUuid?: string;
+  /** The merchant's CSD as uploaded: certificate (DER), encrypted PKCS#8 key (DER) and its password. Secrets: never logged. */
+  certificateDer: Buffer;
+  privateKeyDer: Buffer;
+  password: string;
+}
+
+export interface PacCancelAnswer {
+  /** SAT's acknowledgement of the request (XML), to keep and show. */
+  acuse: string;
+  /** SAT's code for this UUID in the acuse: 201 request accepted, 202 already cancelled. */
+  satCode: string;
+}
+
+/** What SAT's public CFDI status service (ConsultaCFDIService) tells about a stamped CFDI. */
+export interface SatCfdiStatus {
+  /** `Vigente`, `Cancelado` or `No Encontrado`. */
+  state: string;
+  /** `Cancelable sin aceptación`, `Cancelable con aceptación` or `No cancelable`. */
+  cancellable: string;
+  /** Empty while nothing was asked; then `En proceso`, `Cancelado sin aceptación`, `Cancelado con aceptación`, `Plazo vencido` or `Solicitud rechazada`. */
+  cancellationStatus: string;
+}
+
+export interface SatStatusQuery {
+  uuid: string;
+  issuerRfc: string;
+  receptorRfc: string;
+  /** The CFDI's Total attribute as written in it. */
+  total: string;
+}
+
 export interface PacClient {
   stamp(sealedXml: string): Promise<PacStamp>;
+  /** Asks SAT, through the PAC, to cancel a stamped CFDI. Temporary failures are PacUnavailable; refusals PacRefused. */
+  cancel(request: PacCancelRequest): Promise<PacCancelAnswer>;
+  /** SAT's current status of a CFDI: after a cancellation, whether it is done, waiting for the receptor, or rejected. */
+  status(query: SatStatusQuery): Promise<SatCfdiStatus>;
 }
 
 export class PacUnavailable extends Error {

@@ -1,14 +1,25 @@
 /**
- * PacClient speaking SW Sapien's ("SmarterWeb") public REST API, stamp version 4
- * (developers.sw.com.mx, "Stamp"): POST {base}/cfdi33/stamp/v4 with `Authorization: Bearer <token>` and
- * the sealed XML as the multipart field `xml`.
+ * PacClient speaking SW Sapien's ("SmarterWeb") public REST API (developers.sw.com.mx) and SAT's public
+ * CFDI status service. The fake PAC (fakes/pac-server.ts) speaks the same formats.
+ *
+ * Stamp v4: POST {base}/cfdi33/stamp/v4 with `Authorization: Bearer <token>` and the sealed XML as the
+ * multipart field `xml`.
  *   200 { status: "success", data: { cfdi, uuid, fechaTimbrado, noCertificadoSAT, ... } }
  *   400 { status: "error", message: "CFDI40145 - <text>", messageDetail }
  * A document stamped before comes back as status "error", message "307. El comprobante contiene un
  * timbre previo." with the earlier stamp in `data`: that is how a retry learns it already succeeded.
- * The fake PAC (fakes/pac-server.ts) speaks the same format.
+ *
+ * Cancel by CSD: POST {base}/cfdi33/cancel/csd, same token, JSON { uuid, password, rfc, motivo,
+ * foliosustitucion, b64Cer, b64Key }.
+ *   200 { status: "success", data: { acuse: "<xml>", uuid: { "<UUID>": "201" } } }
+ *   400 { status: "error", message: "CA205 - <text>" }
+ *
+ * Status: SAT's ConsultaCFDIService (SOAP 1.1, no credentials), asked with the CFDI's QR expression.
  */
-import { PacRefused, PacUnavailable, type PacClient, type PacStamp } from './pac-client.js';
+import {
+  PacRefused, PacUnavailable, type PacCancelAnswer, type PacClient, type PacStamp,
+} from './pac-client.js';
+import { textsByLocalName } from './xml-texts.js';
 
 interface SwStampData {
   cfdi?: unknown;
@@ -17,14 +28,20 @@ interface SwStampData {
   noCertificadoSAT?: unknown;
 }
 
-interface SwAnswer {
+interface SwCancelData {
+  acuse?: unknown;
+  uuid?: unknown;
+}
+
+interface SwAnswer<Data> {
   status?: unknown;
   message?: unknown;
   messageDetail?: unknown;
-  data?: SwStampData | null;
+  data?: Data | null;
 }
 
 const PREVIOUS_STAMP = /^307\b/;
+const SOAP_ACTION = '"http://tempuri.org/IConsultaCFDIService/Consulta"';
 
 function stampFrom(data: SwStampData | null | undefined, previouslyStamped: boolean): PacStamp {
   if (!data || typeof data.cfdi !== 'string' || typeof data.uuid !== 'string' || typeof data.fechaTimbrado !== 'string' || typeof data.noCertificadoSAT !== 'string') {
@@ -33,38 +50,106 @@ function stampFrom(data: SwStampData | null | undefined, previouslyStamped: bool
   return { uuid: data.uuid.toUpperCase(), xml: data.cfdi, stampedAt: data.fechaTimbrado, satCertificateNumber: data.noCertificadoSAT, previouslyStamped };
 }
 
-export function swPacClient(baseUrl: string, token: string, timeoutMs: number): PacClient {
+/** The acuse and SAT's code for `uuid` (SW keys the codes by UUID, in whatever case). */
+function cancelAnswerFrom(data: SwCancelData | null | undefined, uuid: string): PacCancelAnswer {
+  const codes = data && typeof data.uuid === 'object' && data.uuid !== null ? Object.entries(data.uuid as Record<string, unknown>) : [];
+  const satCode = codes.find(([key]) => key.toUpperCase() === uuid.toUpperCase())?.[1];
+  if (!data || typeof data.acuse !== 'string' || !data.acuse || typeof satCode !== 'string') {
+    throw new PacUnavailable('the PAC answered success without an acuse for the UUID');
+  }
+  return { acuse: data.acuse, satCode };
+}
+
+/**
+ * One HTTP call with a deadline. Whatever is not an answer of the service itself (no answer in time, no
+ * connection, 5xx, a rejected or throttled account) is PacUnavailable, to be retried; the caller reads the rest.
+ * Messages name the service and the HTTP status only: request bodies carry the CSD and its password.
+ */
+async function send(service: string, url: string, init: RequestInit, timeoutMs: number): Promise<{ status: number; text: string }> {
+  let res: Response;
+  let text: string;
+  try {
+    res = await fetch(url, { ...init, method: 'POST', signal: AbortSignal.timeout(timeoutMs) });
+    text = await res.text();
+  } catch (err) {
+    const timedOut = err instanceof Error && (err.name === 'TimeoutError' || err.name === 'AbortError');
+    throw new PacUnavailable(timedOut ? `no answer from ${service} within ${timeoutMs} ms` : `${service} unreachable: ${(err as Error).message}`);
+  }
+  if (res.status >= 500 || res.status === 401 || res.status === 403 || res.status === 429) throw new PacUnavailable(`${service} answered ${res.status}`);
+  return { status: res.status, text };
+}
+
+interface SwCall<Data> {
+  httpStatus: number;
+  answer: SwAnswer<Data>;
+  message: string;
+  /** status "success" with HTTP 200: `answer.data` is the result. */
+  ok: boolean;
+}
+
+/** SW's JSON answer to one call; what is not JSON is PacUnavailable. */
+async function callSw<Data>(url: string, init: RequestInit, timeoutMs: number): Promise<SwCall<Data>> {
+  const { status: httpStatus, text } = await send('the PAC', url, init, timeoutMs);
+  let answer: SwAnswer<Data>;
+  try {
+    answer = JSON.parse(text) as SwAnswer<Data>;
+  } catch {
+    throw new PacUnavailable(`unreadable answer from the PAC (HTTP ${httpStatus}, not JSON)`);
+  }
+  if (typeof answer !== 'object' || answer === null) throw new PacUnavailable('unreadable answer from the PAC');
+  const message = typeof answer.message === 'string' ? answer.message : '';
+  return { httpStatus, answer, message, ok: answer.status === 'success' && httpStatus === 200 };
+}
+
+/** A call that did not succeed: an "error" with HTTP 400 is the PAC's final refusal (`CODE - text`); anything else is temporary. */
+function failure(call: SwCall<unknown>): never {
+  if (call.answer.status === 'error' && call.httpStatus === 400) {
+    const [, code = 'PAC', text = call.message] = /^([A-Z0-9]+)\s*[-.]\s*(.*)$/s.exec(call.message) ?? [];
+    throw new PacRefused(code, text.trim() || call.message);
+  }
+  throw new PacUnavailable(`unexpected answer from the PAC (HTTP ${call.httpStatus})`);
+}
+
+/** CDATA ends at the first `]]>`, so one inside a value is split over two sections. */
+function cdata(text: string): string {
+  return `<![CDATA[${text.replaceAll(']]>', ']]]]><![CDATA[>')}]]>`;
+}
+
+export function swPacClient(baseUrl: string, token: string, timeoutMs: number, statusUrl: string): PacClient {
+  const headers = { authorization: `Bearer ${token}`, accept: 'application/json' };
   return {
     async stamp(sealedXml) {
       const form = new FormData();
       form.append('xml', new Blob([sealedXml], { type: 'application/xml' }), 'cfdi.xml');
-      let res: Response;
-      let text: string;
-      try {
-        res = await fetch(`${baseUrl}/cfdi33/stamp/v4`, {
-          method: 'POST', body: form, headers: { authorization: `Bearer ${token}`, accept: 'application/json' }, signal: AbortSignal.timeout(timeoutMs),
-        });
-        text = await res.text();
-      } catch (err) {
-        const timedOut = err instanceof Error && (err.name === 'TimeoutError' || err.name === 'AbortError');
-        throw new PacUnavailable(timedOut ? `no answer from the PAC within ${timeoutMs} ms` : `PAC unreachable: ${(err as Error).message}`);
-      }
-      if (res.status >= 500 || res.status === 401 || res.status === 403 || res.status === 429) throw new PacUnavailable(`the PAC answered ${res.status}`);
-      let answer: SwAnswer;
-      try {
-        answer = JSON.parse(text) as SwAnswer;
-      } catch {
-        throw new PacUnavailable(`unreadable answer from the PAC (HTTP ${res.status}, not JSON)`);
-      }
-      if (typeof answer !== 'object' || answer === null) throw new PacUnavailable('unreadable answer from the PAC');
-      const message = typeof answer.message === 'string' ? answer.message : '';
-      if (answer.status === 'success' && res.status === 200) return stampFrom(answer.data, false);
-      if (answer.status === 'error' && PREVIOUS_STAMP.test(message)) return stampFrom(answer.data, true);
-      if (answer.status === 'error' && res.status === 400) {
-        const [, code = 'PAC', text2 = message] = /^([A-Z0-9]+)\s*[-.]\s*(.*)$/s.exec(message) ?? [];
-        throw new PacRefused(code, text2.trim() || message);
-      }
-      throw new PacUnavailable(`unexpected answer from the PAC (HTTP ${res.status})`);
+      const call = await callSw<SwStampData>(`${baseUrl}/cfdi33/stamp/v4`, { body: form, headers }, timeoutMs);
+      if (call.ok) return stampFrom(call.answer.data, false);
+      if (call.answer.status === 'error' && PREVIOUS_STAMP.test(call.message)) return stampFrom(call.answer.data, true);
+      return failure(call);
+    },
+
+    async cancel(request) {
+      const body = JSON.stringify({
+        uuid: request.uuid, password: request.password, rfc: request.issuerRfc, motivo: request.motive,
+        foliosustitucion: request.substitutionUuid ?? '', b64Cer: request.certificateDer.toString('base64'), b64Key: request.privateKeyDer.toString('base64'),
+      });
+      const call = await callSw<SwCancelData>(`${baseUrl}/cfdi33/cancel/csd`, { body, headers: { ...headers, 'content-type': 'application/json' } }, timeoutMs);
+      if (call.ok) return cancelAnswerFrom(call.answer.data, request.uuid);
+      return failure(call);
+    },
+
+    async status(query) {
+      // SAT reads the values raw (no percent-encoding), so an RFC with & or Ñ goes as written.
+      const expression = `?re=${query.issuerRfc}&rr=${query.receptorRfc}&tt=${query.total}&id=${query.uuid}`;
+      const envelope = '<soapenv:Envelope xmlns:soapenv="http://schemas.xmlsoap.org/soap/envelope/" xmlns:tem="http://tempuri.org/"><soapenv:Header/>'
+        + `<soapenv:Body><tem:Consulta><tem:expresionImpresa>${cdata(expression)}</tem:expresionImpresa></tem:Consulta></soapenv:Body></soapenv:Envelope>`;
+      const service = 'SAT\'s status service';
+      const { status, text } = await send(service, statusUrl, {
+        body: envelope, headers: { 'content-type': 'text/xml; charset=utf-8', soapaction: SOAP_ACTION },
+      }, timeoutMs);
+      const texts = textsByLocalName(text, ['Estado', 'EsCancelable', 'EstatusCancelacion']);
+      const state = texts?.get('Estado');
+      if (status !== 200 || !state) throw new PacUnavailable(`unreadable answer from ${service} (HTTP ${status}${texts ? ', no Estado' : ', not XML'})`);
+      return { state, cancellable: texts?.get('EsCancelable') ?? '', cancellationStatus: texts?.get('EstatusCancelacion') ?? '' };
     },
   };
 }

@@ -1,7 +1,7 @@
 import { toJsonNumber } from '../money.js';
 import type { SatCatalogs } from '../sat/catalogs.js';
 import type { QrTransactionRecord } from '../repositories/qr-transactions.js';
-import type { InvoiceRow } from '../repositories/invoices.js';
+import { isStamped, type InvoiceRow } from '../repositories/invoices.js';
 import { customerView, invoiceView } from '../invoices/invoice-view.js';
 import { qrContent, signQrToken } from './qr-link.js';
 import { formatShortCode } from './short-code.js';
@@ -21,7 +21,7 @@ function num(value: string | null): number | null {
 
 /** The spec's QR transaction, identical for POST /v1/qrs (and its replays) and GET /v1/qrs/{qrId}. */
 export function qrTransactionView(record: QrTransactionRecord, ctx: ViewContext, invoice?: InvoiceRow) {
-  const stamped = invoice?.status === 'ACTIVE' ? invoice : undefined;
+  const stamped = isStamped(invoice) ? invoice : undefined;
   const t = record.transaction;
   const desc = ctx.catalogs.description.bind(ctx.catalogs);
   const taxesOf = (position: number) => record.taxes.filter((x) => x.concept_position === position);

@@ -2,7 +2,12 @@ import type { Db, Trx } from '../db.js';
 import type { Customer } from '../invoices/customer-schema.js';
 import type { ErrorDetail } from '../errors.js';
 
-export type InvoiceStatus = 'STAMPING' | 'REFUSED' | 'ACTIVE';
+export type InvoiceStatus = 'STAMPING' | 'REFUSED' | 'ACTIVE' | 'CANCELLING' | 'CANCELLATION_PENDING' | 'CANCELLED' | 'CANCELLATION_REJECTED';
+
+/** Stamped: it has a fiscal UUID, whether still valid or cancelled since. */
+export function isStamped(invoice: InvoiceRow | undefined): invoice is InvoiceRow {
+  return invoice !== undefined && invoice.status !== 'STAMPING' && invoice.status !== 'REFUSED';
+}
 
 export interface InvoiceRefusal {
   code: string;

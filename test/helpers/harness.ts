@@ -71,7 +71,7 @@ export async function startHarness(): Promise<Harness> {
   const mailer = smtpMailer({ url: smtp.url, from: cfg.mailFrom, timeoutMs: cfg.smtpTimeoutMs });
   const files = fileStoreFromConfig(cfg, db());
   const workers: RunningWorkers = await startWorkers({
-    config: cfg, db: db(), logger, producers, csf: httpCsfClient(csf.url, cfg.csfTimeoutMs), pac: swPacClient(pac.url, pac.token, cfg.pacTimeoutMs), mailer, files,
+    config: cfg, db: db(), logger, producers, csf: httpCsfClient(csf.url, cfg.csfTimeoutMs), pac: swPacClient(pac.url, pac.token, cfg.pacTimeoutMs, `${pac.url}/ConsultaCFDIService.svc`), mailer, files,
   });
   const deps: ApiDeps = { config: cfg, db: db(), redis, producers, catalogs: satCatalogs(), logger, csf: httpCsfClient(csf.url, cfg.csfTimeoutMs), files };
   const server: Server = createApp(deps).listen(0, '127.0.0.1');

@@ -5,6 +5,7 @@ import { startFakeSmtpServer, type FakeSmtpServer } from '../../../fakes/smtp-se
 import { invoiceMail } from '../../../shared/email/invoice-mail.js';
 import { MailRejected, MailUnavailable, type InvoiceMail, type Mailer } from '../../../shared/email/invoice-mailer.js';
 import { smtpMailer } from '../../../shared/email/smtp-mailer.js';
+import { rejection } from '../../helpers/rejection.js';
 
 /** smtp-server greets after its own 100 ms timer, which has fired up to 3 s late on a loaded machine. */
 const TIMEOUT_MS = 10_000;
@@ -27,16 +28,6 @@ const input = {
   pdf: Buffer.concat([Buffer.from('%PDF-1.7\n'), randomBytes(100_000)]),
   viewUrl: 'https://factura.example.test/f/abc?x=1&y=2',
 };
-
-async function failure<T extends Error>(type: new (...args: never[]) => T, promise: Promise<unknown>): Promise<T> {
-  try {
-    await promise;
-  } catch (err) {
-    if (err instanceof type) return err;
-    throw err;
-  }
-  throw new Error(`expected ${type.name}`);
-}
 
 /** A loopback port nobody listens on. */
 async function closedPort(): Promise<number> {
@@ -99,7 +90,7 @@ describe('SMTP mailer against the fake SMTP server', function () {
   it('a 451 reply is MailUnavailable with the code, and the next attempt goes through', async () => {
     const before = fake.messages.length;
     fake.failNext(1, { code: 451, message: 'Greylisted, try again later' });
-    const err = await failure(MailUnavailable, mailer.send(mail));
+    const err = await rejection(mailer.send(mail), MailUnavailable);
     expect(err.responseCode).to.equal(451);
     expect(err.message).to.include('Greylisted');
     expect(fake.messages.length).to.equal(before);
@@ -110,13 +101,13 @@ describe('SMTP mailer against the fake SMTP server', function () {
 
   it('a 451 after DATA is MailUnavailable too', async () => {
     fake.failNext(1, { code: 451, at: 'data' });
-    expect((await failure(MailUnavailable, mailer.send(mail))).responseCode).to.equal(451);
+    expect((await rejection(mailer.send(mail), MailUnavailable)).responseCode).to.equal(451);
   });
 
   it('a 550 (unknown recipient) is MailRejected with the code', async () => {
     const before = fake.messages.length;
     fake.failNext(1, { code: 550, message: 'No such user here' });
-    const err = await failure(MailRejected, mailer.send(mail));
+    const err = await rejection(mailer.send(mail), MailRejected);
     expect(err.responseCode).to.equal(550);
     expect(err.message).to.include('No such user here');
     expect(fake.messages.length).to.equal(before);
@@ -124,7 +115,7 @@ describe('SMTP mailer against the fake SMTP server', function () {
 
   it('a 550 after DATA is MailRejected', async () => {
     fake.failNext(1, { code: 550, at: 'data' });
-    expect((await failure(MailRejected, mailer.send(mail))).responseCode).to.equal(550);
+    expect((await rejection(mailer.send(mail), MailRejected)).responseCode).to.equal(550);
   });
 
   it('a server that never answers is MailUnavailable once timeoutMs has passed, and the pool recovers', async () => {
@@ -133,7 +124,7 @@ describe('SMTP mailer against the fake SMTP server', function () {
       const before = fake.messages.length;
       fake.failNext(1, { code: 'hang' });
       const started = Date.now();
-      const err = await failure(MailUnavailable, hanging.send(mail));
+      const err = await rejection(hanging.send(mail), MailUnavailable);
       const elapsed = Date.now() - started;
       expect(err.message).to.include(`within ${HANG_TIMEOUT_MS} ms`);
       // Not before the deadline, and long before the minutes nodemailer's own socket timeouts would take.
@@ -150,7 +141,7 @@ describe('SMTP mailer against the fake SMTP server', function () {
     // Waiting for this timeout instead would outlast the test's own (mocha) timeout.
     const refused = smtpMailer({ url: `smtp://127.0.0.1:${await closedPort()}`, from: 'facturas@example.test', timeoutMs: 60_000 });
     try {
-      const err = await failure(MailUnavailable, refused.send(mail));
+      const err = await rejection(refused.send(mail), MailUnavailable);
       expect(err.message).to.include('ECONNREFUSED');
       expect(err.responseCode).to.equal(undefined);
     } finally {

@@ -17,23 +17,13 @@ import { localDateTime } from '../../../shared/time-zone.js';
 import { generateCfdiInput } from '../../fixtures/cfdi/generate-cfdi-input.js';
 import { testSigner } from '../../fixtures/cfdi/test-signer.js';
 import { xsdInvalid } from '../../helpers/sat-tools.js';
+import { rejection } from '../../helpers/rejection.js';
 
 function sealed(overrides: Partial<CfdiInput> = {}, seed = 2): string {
   const input: CfdiInput = { ...generateCfdiInput(seed), issuedLocal: localDateTime(new Date(), 'America/Mexico_City'), ...overrides };
   const { comprobante } = buildCfdi(input);
   sealCfdi(comprobante, testSigner());
   return serializeXml(comprobante);
-}
-
-/** The error `promise` rejects with, which must be of `type`. */
-async function rejection<E extends Error>(promise: Promise<unknown>, type: new (...args: never[]) => E): Promise<E> {
-  try {
-    await promise;
-  } catch (err) {
-    if (err instanceof type) return err;
-    throw err;
-  }
-  throw new Error(`expected ${type.name}`);
 }
 
 const refusal = (promise: Promise<unknown>) => rejection(promise, PacRefused);
@@ -52,8 +42,8 @@ describe('SW-format PAC client against the fake PAC over HTTP', function () {
   let hanging: PacClient;
   before(async () => {
     pac = await startFakePacServer();
-    client = swPacClient(pac.url, pac.token, TIMEOUT_MS);
-    hanging = swPacClient(pac.url, pac.token, HANG_TIMEOUT_MS);
+    client = swPacClient(pac.url, pac.token, TIMEOUT_MS, `${pac.url}/ConsultaCFDIService.svc`);
+    hanging = swPacClient(pac.url, pac.token, HANG_TIMEOUT_MS, `${pac.url}/ConsultaCFDIService.svc`);
   });
   after(() => pac.close());
 
@@ -113,7 +103,7 @@ describe('SW-format PAC client against the fake PAC over HTTP', function () {
   });
 
   it('a wrong token or a closed port is PacUnavailable, not a refusal', async () => {
-    expect((await unavailable(swPacClient(pac.url, 'wrong', TIMEOUT_MS).stamp(sealed({}, 9)))).message).to.contain('401');
-    expect((await unavailable(swPacClient('http://127.0.0.1:9', pac.token, TIMEOUT_MS).stamp(sealed({}, 9)))).message).to.contain('unreachable');
+    expect((await unavailable(swPacClient(pac.url, 'wrong', TIMEOUT_MS, `${pac.url}/ConsultaCFDIService.svc`).stamp(sealed({}, 9)))).message).to.contain('401');
+    expect((await unavailable(swPacClient('http://127.0.0.1:9', pac.token, TIMEOUT_MS, 'http://127.0.0.1:9/ConsultaCFDIService.svc').stamp(sealed({}, 9)))).message).to.contain('unreachable');
   });
 });

@@ -1,0 +1,192 @@
+import { expect } from 'chai';
+import type { QueueEvents } from 'bullmq';
+import type { BootstrapResult } from '../../cli/bootstrap.js';
+import { jobId } from '../../shared/jobs.js';
+import { confirm, newQrLink, queueEvents, stamped } from '../helpers/buyer.js';
+import { harness } from '../helpers/harness.js';
+import { call, expectError } from '../helpers/http.js';
+import type { QrCreateRequest } from '../../shared/qr/qr-request.js';
+
+/** One service of $2,000 + IVA: over the $1,000 SAT cancels without asking the receptor. */
+const BIG_SALE: Partial<QrCreateRequest> = {
+  amount: 2320, subtotal: 2000,
+  operation_data: [{
+    description: 'Mantenimiento', amount: 2000, quantity: 1, unit_price: 2000, sat_unit_key: 'E48', sat_product_service_key: '72101500', sat_tax_object_key: '02',
+    taxes: [{ type: 'Traslado', tax: '002', factor: 'Tasa', rate: '0.160000', taxable_base: 2000, amount: 320 }],
+  }],
+};
+
+interface Stamped { uuid: string; qrId: string; invoiceId: string }
+
+describe('invoice cancellation: DELETE /v1/qrs/invoices/{uuid}', function () {
+  this.timeout(90_000);
+  let account: BootstrapResult;
+  let stampEvents: QueueEvents;
+  let cancelEvents: QueueEvents;
+
+  before(async () => {
+    account = await harness().bootstrap();
+    [stampEvents, cancelEvents] = await Promise.all([queueEvents('stamp'), queueEvents('cancel')]);
+  });
+  after(async () => {
+    await stampEvents.close();
+    await cancelEvents.close();
+  });
+
+  const asMerchant = () => ({ 'X-API-Key': account.apiKey });
+  const cancel = (uuid: string, body: unknown, headers: Record<string, string> = asMerchant()) => call('DELETE', `/v1/qrs/invoices/${uuid}`, { headers, body });
+  const db = () => harness().deps.db;
+
+  async function stampedInvoice(overrides: Partial<QrCreateRequest> = {}): Promise<Stamped> {
+    const link = await newQrLink(account, overrides);
+    expect((await confirm(link)).status).to.equal(202);
+    await stamped(stampEvents, link.qrId);
+    const row = await db()('invoices').where({ transaction_id: link.qrId }).first('id', 'uuid', 'status');
+    expect(row.status).to.equal('ACTIVE');
+    return { uuid: row.uuid, qrId: link.qrId, invoiceId: row.id };
+  }
+
+  /** An invoice stamped `hours` ago, as far as both the service and SAT (the fake PAC) know. */
+  async function age(invoice: Stamped, hours: number): Promise<void> {
+    await db()('invoices').where({ id: invoice.invoiceId }).update({ stamped_at: db().raw(`stamped_at - interval '${hours} hours'`) });
+    harness().pac.backdate(invoice.uuid, hours);
+  }
+
+  async function sent(invoice: Stamped): Promise<unknown> {
+    const row = await db()('invoice_cancellations').where({ invoice_id: invoice.invoiceId }).orderBy('requested_at', 'desc').first('id');
+    const job = await harness().producers.queue('cancel').getJob(jobId.cancelInvoice(row.id));
+    if (!job) throw new Error('no cancel job');
+    const { pacAttempts, pacTimeoutMs } = harness().deps.config;
+    return job.waitUntilFinished(cancelEvents, pacAttempts * pacTimeoutMs + 10_000);
+  }
+
+  async function poll(): Promise<unknown> {
+    const job = await harness().producers.add('poll-cancellations', {}, { removeOnComplete: true });
+    return job.waitUntilFinished(cancelEvents, 30_000);
+  }
+
+  const state = async (invoice: Stamped) => ({
+    invoice: (await db()('invoices').where({ id: invoice.invoiceId }).first('status')).status,
+    qr: (await db()('qr_transactions').where({ id: invoice.qrId }).first('status')).status,
+  });
+
+  it('cancels a small invoice at once: 202, then CANCELLED with its QR, the acuse downloadable, and a repeat changes nothing', async () => {
+    const invoice = await stampedInvoice();
+    const res = await cancel(invoice.uuid, { motive: '02' });
+    expect(res.status, JSON.stringify(res.body)).to.equal(202);
+    expect(res.body).to.include({ uuid: invoice.uuid, invoice_status: 'CANCELLING', status: 'REQUESTED', motive: '02', acceptance: 'NOT_REQUIRED', acceptance_reason: 'amount_up_to_1000' });
+    expect(await sent(invoice)).to.deep.equal({ outcome: 'cancelled' });
+    expect(await state(invoice)).to.deep.equal({ invoice: 'CANCELLED', qr: 'CANCELLED' });
+
+    const seen = await call('GET', `/v1/qrs/invoices/uuid/${invoice.uuid}/cancellation`, { headers: { Authorization: `Bearer ${account.accessToken}` } });
+    expect(seen.body).to.include({ invoice_status: 'CANCELLED', status: 'CANCELLED', acuse_available: true });
+    const acuse = await call('GET', `/v1/qrs/invoices/uuid/${invoice.uuid}/cancellation-acuse`, { headers: asMerchant() });
+    expect(acuse.status).to.equal(200);
+    expect(Buffer.from(acuse.body.content, 'base64').toString('utf8')).to.contain(invoice.uuid);
+    const transaction = await call('GET', `/v1/qrs/${invoice.qrId}`, { headers: asMerchant() });
+    expect(transaction.body.status).to.equal('CANCELLED');
+    expect(transaction.body.invoice.status).to.equal('CANCELLED');
+
+    const calls = harness().pac.calls.length;
+    const again = await cancel(invoice.uuid, { motive: '02' });
+    expect(again.status).to.equal(200);
+    expect(again.body).to.include({ status: 'CANCELLED', invoice_status: 'CANCELLED' });
+    expect(harness().pac.calls.length).to.equal(calls);
+    expectError(await cancel(invoice.uuid, { motive: '03' }), 409, 'cancellation_conflict');
+    // The buyer's link now says the sale was cancelled.
+    expect((await call('GET', `/v1/qrs/invoices/uuid/${invoice.uuid}/xml`, { headers: asMerchant() })).status).to.equal(200);
+  });
+
+  it('says SAT will ask the receptor for an older invoice over $1,000; it waits, then the receptor accepts', async () => {
+    const invoice = await stampedInvoice(BIG_SALE);
+    await age(invoice, 24 * 6);
+    const res = await cancel(invoice.uuid, { motive: '03' });
+    expect(res.status).to.equal(202);
+    expect(res.body).to.include({ acceptance: 'REQUIRED', acceptance_reason: 'receptor_must_accept' });
+    expect(await sent(invoice)).to.deep.equal({ outcome: 'pending' });
+    expect(await state(invoice)).to.deep.equal({ invoice: 'CANCELLATION_PENDING', qr: 'INVOICED' });
+    expect(await poll()).to.deep.equal({ resolved: 0, requeued: 0 });
+
+    harness().pac.receiverAnswers(invoice.uuid, 'accept');
+    expect(await poll()).to.deep.equal({ resolved: 1, requeued: 0 });
+    expect(await state(invoice)).to.deep.equal({ invoice: 'CANCELLED', qr: 'CANCELLED' });
+    const seen = await call('GET', `/v1/qrs/invoices/uuid/${invoice.uuid}/cancellation`, { headers: asMerchant() });
+    expect(seen.body).to.include({ status: 'CANCELLED', sat_status: 'Cancelado con aceptación' });
+  });
+
+  it('a receptor who rejects leaves the invoice valid (CANCELLATION_REJECTED), and it can be asked again', async () => {
+    const invoice = await stampedInvoice(BIG_SALE);
+    await age(invoice, 24 * 6);
+    await cancel(invoice.uuid, { motive: '02' });
+    await sent(invoice);
+    harness().pac.receiverAnswers(invoice.uuid, 'reject');
+    await poll();
+    expect(await state(invoice)).to.deep.equal({ invoice: 'CANCELLATION_REJECTED', qr: 'INVOICED' });
+    const again = await cancel(invoice.uuid, { motive: '02' });
+    expect(again.status).to.equal(202);
+    expect(again.body).to.include({ status: 'REQUESTED', invoice_status: 'CANCELLING' });
+    expect(await db()('invoice_cancellations').where({ invoice_id: invoice.invoiceId }).count({ n: '*' })).to.deep.equal([{ n: '2' }]);
+  });
+
+  it('refuses bad requests with 400, another merchant\'s invoice with 404, and writes nothing', async () => {
+    const invoice = await stampedInvoice();
+    expectError(await cancel(invoice.uuid, { motive: '05' }), 400, 'validation_failed');
+    const noSubstitute = await cancel(invoice.uuid, { motive: '01' });
+    expectError(noSubstitute, 400, 'validation_failed');
+    expect(noSubstitute.body.error.details[0]).to.include({ field: 'substitution_uuid', code: 'required' });
+    expectError(await cancel(invoice.uuid, { motive: '02', substitution_uuid: invoice.uuid }), 400, 'validation_failed');
+    expectError(await call('DELETE', `/v1/qrs/invoices/${invoice.uuid}`, { headers: asMerchant() }), 400, 'body_required');
+    const other = await harness().bootstrap();
+    expectError(await cancel(invoice.uuid, { motive: '02' }, { 'X-API-Key': other.apiKey }), 404, 'invoice_not_found');
+    expectError(await cancel('not-a-uuid', { motive: '02' }), 404, 'invoice_not_found');
+    expectError(await cancel(invoice.uuid, { motive: '02' }, {}), 401, 'unauthorized');
+    expect(await db()('invoice_cancellations').where({ invoice_id: invoice.invoiceId })).to.deep.equal([]);
+    expect(await state(invoice)).to.deep.equal({ invoice: 'ACTIVE', qr: 'INVOICED' });
+  });
+
+  it('motive 01 needs a stamped replacement related with TipoRelacion 04; then both are in order', async () => {
+    const invoice = await stampedInvoice();
+    const unrelated = await stampedInvoice();
+    const refused = await cancel(invoice.uuid, { motive: '01', substitution_uuid: unrelated.uuid });
+    expectError(refused, 422, 'substitution_invalid');
+    expect(refused.body.error.details[0]).to.include({ field: 'substitution_uuid', code: 'not_related' });
+    expect((await cancel(invoice.uuid, { motive: '01', substitution_uuid: '00000000-0000-4000-8000-000000000000' })).body.error.details[0].code).to.equal('not_found');
+
+    const replacement = await stampedInvoice({ related_cfdis: { tipo_relacion: '04', cfdis: [invoice.uuid] } });
+    const res = await cancel(invoice.uuid, { motive: '01', substitution_uuid: replacement.uuid.toLowerCase() });
+    expect(res.status, JSON.stringify(res.body)).to.equal(202);
+    expect(res.body).to.include({ motive: '01', substitution_uuid: replacement.uuid });
+    expect(await sent(invoice)).to.deep.equal({ outcome: 'cancelled' });
+    expect(await state(invoice)).to.deep.equal({ invoice: 'CANCELLED', qr: 'CANCELLED' });
+    expect(await state(replacement)).to.deep.equal({ invoice: 'ACTIVE', qr: 'INVOICED' });
+  });
+
+  it('a PAC down is retried; a PAC refusal ends the request as FAILED with its code and the invoice ACTIVE again', async () => {
+    const retried = await stampedInvoice();
+    harness().pac.scriptCancel({ kind: 'status', status: 503 }, { kind: 'garbage' });
+    await cancel(retried.uuid, { motive: '02' });
+    expect(await sent(retried)).to.deep.equal({ outcome: 'cancelled' });
+
+    const refused = await stampedInvoice();
+    harness().pac.scriptCancel({ kind: 'refuse', code: 'CA300', message: 'El certificado no es válido.' });
+    await cancel(refused.uuid, { motive: '02' });
+    expect(await sent(refused)).to.deep.equal({ outcome: 'refused' });
+    expect(await state(refused)).to.deep.equal({ invoice: 'ACTIVE', qr: 'INVOICED' });
+    const seen = await call('GET', `/v1/qrs/invoices/uuid/${refused.uuid}/cancellation`, { headers: asMerchant() });
+    expect(seen.body).to.deep.include({ status: 'FAILED', refusal: { code: 'CA300', message: 'El certificado no es válido.', source: 'pac' } });
+  });
+
+  it('a request whose job was lost is queued again by the poll from PostgreSQL', async () => {
+    const invoice = await stampedInvoice();
+    await cancel(invoice.uuid, { motive: '02' });
+    await sent(invoice);
+    // As if the enqueue after commit had failed a while ago.
+    const row = await db()('invoice_cancellations').where({ invoice_id: invoice.invoiceId }).first('id');
+    await db()('invoice_cancellations').where({ id: row.id }).update({ status: 'REQUESTED', updated_at: db().raw(`now() - interval '5 minutes'`) });
+    await db()('invoices').where({ id: invoice.invoiceId }).update({ status: 'CANCELLING' });
+    await harness().producers.queue('cancel').remove(jobId.cancelInvoice(row.id));
+    expect(await poll()).to.deep.include({ requeued: 1 });
+    expect(await sent(invoice)).to.deep.equal({ outcome: 'cancelled' });
+    expect(await state(invoice)).to.deep.equal({ invoice: 'CANCELLED', qr: 'CANCELLED' });
+  });
+});

@@ -1,0 +1,71 @@
+/**
+ * cancel-invoice: sends a recorded cancellation request to the PAC with the merchant's CSD, keeps SAT's
+ * acknowledgement, then asks SAT where the CFDI stands: cancelled at once, or waiting for the receptor
+ * (the poll follows it from there). Timeouts and 5xx are thrown for BullMQ to retry; sending again is
+ * safe (SAT answers 202 for a CFDI already cancelled, and keeps one request in process). A refusal ends
+ * the request as FAILED and the invoice is ACTIVE again.
+ */
+import type { Job } from 'bullmq';
+import { UnrecoverableError } from 'bullmq';
+import { stampedFacts } from '../shared/cancellation/stamped-facts.js';
+import { parseEncryptionKey } from '../shared/crypto/encrypt-at-rest.js';
+import type { Db } from '../shared/db.js';
+import type { CancelInvoiceResult, CancelInvoicePayload } from '../shared/jobs.js';
+import { PacRefused, type PacClient, type SatCfdiStatus } from '../shared/pac/pac-client.js';
+import { findCancellation, moveCancellation, type CancellationStatus } from '../shared/repositories/invoice-cancellations.js';
+import { findInvoice, type InvoiceRow } from '../shared/repositories/invoices.js';
+import { loadCsdMaterial } from '../shared/repositories/merchant-csds.js';
+import type { FileStore } from '../shared/storage/file-store.js';
+
+export interface CancelDeps {
+  db: Db;
+  pac: PacClient;
+  files: FileStore;
+  encryptionKey: string;
+}
+
+/** Where SAT's answer puts a request: done, still waiting for the receptor, or refused by the receptor. */
+export function cancellationOutcome(status: SatCfdiStatus): CancellationStatus {
+  if (status.state === 'Cancelado') return 'CANCELLED';
+  if (status.cancellationStatus === 'Solicitud rechazada') return 'REJECTED';
+  return 'PENDING';
+}
+
+/** The facts SAT's status service is asked with, from the stamped XML. */
+export async function statusQueryOf(files: FileStore, invoice: InvoiceRow) {
+  const file = invoice.xml_file_key ? await files.get(invoice.xml_file_key) : undefined;
+  if (!file || !invoice.uuid) throw new UnrecoverableError(`invoice ${invoice.id} has no stamped XML`);
+  const facts = stampedFacts(file.data.toString('utf8'));
+  return { uuid: invoice.uuid, issuerRfc: facts.issuerRfc, receptorRfc: facts.receptorRfc, total: facts.total };
+}
+
+export async function cancelInvoiceJob(deps: CancelDeps, job: Job<CancelInvoicePayload>): Promise<CancelInvoiceResult> {
+  const cancellation = await findCancellation(deps.db, job.data.cancellationId);
+  if (!cancellation) throw new UnrecoverableError(`cancellation ${job.data.cancellationId} does not exist`);
+  if (cancellation.status !== 'REQUESTED') return { outcome: 'not-requested' };
+  const invoice = await findInvoice(deps.db, cancellation.invoice_id);
+  if (!invoice) throw new UnrecoverableError(`invoice ${cancellation.invoice_id} does not exist`);
+  const query = await statusQueryOf(deps.files, invoice);
+  const csd = await loadCsdMaterial(deps.db, invoice.merchant_id, parseEncryptionKey(deps.encryptionKey));
+  if (!csd) throw new UnrecoverableError(`merchant ${invoice.merchant_id} has no CSD`);
+
+  let answer;
+  try {
+    answer = await deps.pac.cancel({
+      uuid: query.uuid, issuerRfc: query.issuerRfc, motive: cancellation.motive, substitutionUuid: cancellation.substitution_uuid ?? undefined,
+      certificateDer: csd.certificateDer, privateKeyDer: csd.privateKeyDer, password: csd.password,
+    });
+  } catch (err) {
+    if (!(err instanceof PacRefused)) throw err;
+    await moveCancellation(deps.db, cancellation.id, ['REQUESTED'], 'FAILED', { refusal: { code: err.pacCode, message: err.message } });
+    return { outcome: 'refused' };
+  }
+  const acuseFileKey = await deps.files.put('acuses', { contentType: 'application/xml', data: Buffer.from(answer.acuse, 'utf8') }, 'xml');
+  // 202: SAT had cancelled it already (an earlier attempt whose answer was lost).
+  const status = answer.satCode === '202'
+    ? { state: 'Cancelado', cancellable: '', cancellationStatus: '' }
+    : await deps.pac.status(query);
+  const outcome = cancellationOutcome(status);
+  await moveCancellation(deps.db, cancellation.id, ['REQUESTED'], outcome, { satCode: answer.satCode, satStatus: status.cancellationStatus, acuseFileKey });
+  return { outcome: outcome === 'CANCELLED' ? 'cancelled' : 'pending' };
+}
