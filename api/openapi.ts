@@ -7,8 +7,12 @@ import { createIssuerSchema, issuerSchema } from '../shared/issuers/issuer-schem
 import { createMerchantSchema, updateMerchantSchema } from '../shared/merchants/merchant-schema.js';
 import { createMerchantProductSchema, updateMerchantProductSchema } from '../shared/products/product-schema.js';
 import { qrCreateRequestSchema } from '../shared/qr/qr-request-schema.js';
+import { createEndpointRequestSchema, webhookEndpointSchema } from '../shared/webhooks/endpoint-schema.js';
 import { cancelInvoiceRequestSchema, invoiceCancellationSchema } from '../shared/cancellation/cancellation-schema.js';
 import { confirmRequestSchema, emailRequestSchema } from '../shared/invoices/customer-schema.js';
+import { legacyQrCreatedSchema, legacyQrCreateRequestSchema, legacyQrResolvedSchema } from '../shared/legacy/legacy-qr-schema.js';
+import { LEGACY_SUNSET_AT } from '../shared/legacy/legacy-sunset.js';
+import { LEGACY_DEFAULTS } from '../shared/legacy/to-qr-create-request.js';
 
 const invoiceFileSchema = (kind: string) => ({
   type: 'object',
@@ -74,6 +78,8 @@ export function openApiDocument(publicBaseUrl: string) {
         CreateMerchantProductRequest: createMerchantProductSchema, UpdateMerchantProductRequest: updateMerchantProductSchema,
         ConfirmQrRequest: confirmRequestSchema, EmailInvoiceRequest: emailRequestSchema, InvoiceXmlResponse: invoiceFileSchema('xml'), InvoicePdfResponse: invoiceFileSchema('pdf'),
         CancelInvoiceRequest: cancelInvoiceRequestSchema, InvoiceCancellation: invoiceCancellationSchema,
+        WebhookEndpointRequest: createEndpointRequestSchema, WebhookEndpoint: webhookEndpointSchema,
+        LegacyQrCreateRequest: legacyQrCreateRequestSchema, LegacyQrCreated: legacyQrCreatedSchema, LegacyQrResolved: legacyQrResolvedSchema,
       },
     },
     paths: {
@@ -196,6 +202,7 @@ export function openApiDocument(publicBaseUrl: string) {
           },
         },
       },
+      ...legacyQrPaths(),
       '/v1/qrs/invoices/uuid/{uuid}/xml': {
         get: {
           summary: 'The stamped CFDI XML by fiscal UUID, in Base64 (InvoiceXmlResponse)',
@@ -213,6 +220,40 @@ export function openApiDocument(publicBaseUrl: string) {
             200: { description: 'The PDF', content: json('InvoicePdfResponse') }, 401: errorResponse('No valid API key or token'),
             404: errorResponse('No such invoice for these credentials'), 503: errorResponse('The PDF is still being rendered (Retry-After)'),
           },
+        },
+      },
+      '/v1/webhooks/endpoints': {
+        post: {
+          summary: 'Register an endpoint for the account\'s events; the answer carries the signing secret, once',
+          security: bearer,
+          requestBody: { required: true, content: json('WebhookEndpointRequest') },
+          responses: {
+            201: { description: 'The endpoint with `secret`', content: json('WebhookEndpoint') },
+            400: errorResponse('Invalid URL (https in production, no credentials, no private addresses) or unknown event type'),
+            401: errorResponse('Token invalid, expired or revoked'),
+          },
+        },
+        get: {
+          summary: 'The account\'s endpoints (`items`), without secrets',
+          security: bearer,
+          responses: { 200: { description: '{ items: WebhookEndpoint[] }' }, 401: errorResponse('Token invalid') },
+        },
+      },
+      '/v1/webhooks/endpoints/{endpointId}': {
+        get: {
+          summary: 'One endpoint', security: bearer, parameters: pathParams('endpointId'),
+          responses: { 200: { description: 'The endpoint', content: json('WebhookEndpoint') }, 401: errorResponse('Token invalid'), 404: errorResponse('No such endpoint in the account') },
+        },
+        delete: {
+          summary: 'Stop delivering to this endpoint (pending deliveries end as FAILED)', security: bearer, parameters: pathParams('endpointId'),
+          responses: { 204: { description: 'Deleted' }, 401: errorResponse('Token invalid'), 404: errorResponse('No such endpoint in the account') },
+        },
+      },
+      '/v1/webhooks/endpoints/{endpointId}/deliveries': {
+        get: {
+          summary: 'The endpoint\'s delivery log, newest first (page envelope): event, status, attempts, last answer',
+          security: bearer, parameters: [...pathParams('endpointId'), ...pageQuery],
+          responses: { 200: { description: 'Page of deliveries' }, 400: errorResponse('Bad paging'), 401: errorResponse('Token invalid'), 404: errorResponse('No such endpoint in the account') },
         },
       },
       '/v1/qrs/invoices/{uuid}': {
@@ -357,6 +398,51 @@ export function openApiDocument(publicBaseUrl: string) {
       },
       '/openapi.json': { get: { summary: 'This document', responses: { 200: { description: 'OpenAPI 3.1' } } } },
       '/docs': { get: { summary: 'This document as an HTML reference page', responses: { 200: { description: 'HTML' } } } },
+    },
+  };
+}
+
+/** The earlier contract (spec "Versioning" 4): deprecated, answered until the sunset. */
+function legacyQrPaths() {
+  const policy = `Deprecated: every answer carries Deprecation (RFC 9745), Sunset: ${LEGACY_SUNSET_AT.toUTCString()} (RFC 8594) and a Link to the successor; from the sunset on, 410 endpoint_sunset.`;
+  const sunset = errorResponse('endpoint_sunset: retired, use the successor in Link');
+  return {
+    '/api/v1/qrs': {
+      post: {
+        summary: `Earlier contract of POST /v1/qrs: the sale mapped onto it (payment method PUE, or PPD for form 99; type_of_receipt ${LEGACY_DEFAULTS.typeOfReceipt}; export_code ${LEGACY_DEFAULTS.exportCode}; sale_id legacy-<Idempotency-Key>). ${policy}`,
+        deprecated: true,
+        security: apiKey,
+        parameters: [
+          { name: 'Idempotency-Key', in: 'header', required: true, schema: { type: 'string', format: 'uuid' } },
+          { name: 'X-TIME-ZONE', in: 'header', required: false, schema: { type: 'string', default: LEGACY_DEFAULTS.timeZone }, description: 'IANA time zone' },
+        ],
+        requestBody: { required: true, content: json('LegacyQrCreateRequest') },
+        responses: {
+          201: { description: 'The QR (also for an idempotent replay, with Idempotent-Replayed: true)', content: json('LegacyQrCreated') },
+          400: errorResponse('Invalid or missing fields (earlier names) or headers, malformed JSON'),
+          401: errorResponse('API key invalid or missing'),
+          404: errorResponse('store_not_found: store is not the API key\'s point of sale'),
+          409: errorResponse('Idempotency-Key reused with a different body'),
+          410: sunset,
+          415: errorResponse('Content-Type is not application/json'),
+          422: errorResponse('issuer_mismatch, merchant inactive, CSD missing or expired, SAT catalog or arithmetic rule'),
+        },
+      },
+      get: {
+        summary: `Earlier contract: the API key's own QR from the three parameters of qr_content; unlike the buyer's resolve it does not mark the QR scanned. Successor: GET /v1/qrs/{qrId}. ${policy}`,
+        deprecated: true,
+        security: apiKey,
+        parameters: qrLinkQuery,
+        responses: {
+          200: { description: 'The QR; sat_payment_method is the payment form', content: json('LegacyQrResolved') },
+          400: errorResponse('invalid_signature, unsupported_version'),
+          401: errorResponse('API key invalid or missing'),
+          404: errorResponse('qr_not_found: unknown token, or another merchant\'s QR'),
+          409: errorResponse('qr_already_invoiced (consumed)'),
+          410: errorResponse('qr_expired, qr_cancelled, endpoint_sunset'),
+          422: errorResponse('store_inactive'),
+        },
+      },
     },
   };
 }

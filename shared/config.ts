@@ -52,6 +52,12 @@ export interface Config {
   satStatusUrl: string;
   /** Interval of the job that asks SAT about cancellations waiting for the receptor (and re-queues lost requests). */
   cancellationPollMs: number;
+  /** Webhook deliveries: per-attempt timeout, attempts, first retry delay (doubling: 14 attempts from 5 s span about a day). */
+  webhookTimeoutMs: number;
+  webhookAttempts: number;
+  webhookBackoffMs: number;
+  /** How often the dispatcher turns committed events into deliveries. */
+  webhookDispatchMs: number;
   /** Interval of the sweep that re-queues confirmations left STAMPING (and how old they must be). */
   stampSweepMs: number;
   /** SMTP server for invoice e-mails (smtp://user:pass@host:port); empty outside production = the built-in fake. */
@@ -129,6 +135,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Confi
     stampSweepMs: int('STAMP_SWEEP_MS', 60_000, env),
     satStatusUrl: str('SAT_STATUS_URL', 'https://consultaqr.facturaelectronica.sat.gob.mx/ConsultaCFDIService.svc', env),
     cancellationPollMs: int('CANCELLATION_POLL_MS', 600_000, env),
+    webhookTimeoutMs: int('WEBHOOK_TIMEOUT_MS', 10_000, env),
+    webhookAttempts: Math.max(1, int('WEBHOOK_ATTEMPTS', 14, env)),
+    webhookBackoffMs: int('WEBHOOK_BACKOFF_MS', 5000, env),
+    webhookDispatchMs: Math.max(100, int('WEBHOOK_DISPATCH_MS', 1000, env)),
     smtpUrl: str('SMTP_URL', '', env),
     mailFrom: str('MAIL_FROM', 'Facturación <facturas@localhost>', env),
     smtpTimeoutMs: int('SMTP_TIMEOUT_MS', 15_000, env),

@@ -12,6 +12,9 @@ export const ID_PREFIX = {
   product: 'prd_',
   invoice: 'cfd_',
   cancellation: 'can_',
+  webhookEndpoint: 'whe_',
+  webhookEvent: 'evt_',
+  webhookDelivery: 'whd_',
 } as const;
 
 export type IdKind = keyof typeof ID_PREFIX;

@@ -10,6 +10,7 @@ export const QUEUES = {
   pdf: 'pdf',
   email: 'email',
   cancel: 'cancel',
+  webhooks: 'webhooks',
 } as const;
 
 export type QueueName = (typeof QUEUES)[keyof typeof QUEUES];
@@ -42,6 +43,10 @@ export interface CancelInvoicePayload {
 }
 export type CancelInvoiceResult = { outcome: 'cancelled' | 'pending' | 'refused' | 'not-requested' };
 
+export interface DeliverWebhookPayload {
+  deliveryId: string;
+}
+
 export type StampInvoiceResult = { outcome: 'stamped' | 'already-stamped' | 'refused' | 'not-stamping'; uuid?: string };
 
 export interface JobTypes {
@@ -55,6 +60,8 @@ export interface JobTypes {
   'email-invoice': { queue: typeof QUEUES.email; data: InvoicePayload & { to?: string }; result: { messageId: string } };
   'cancel-invoice': { queue: typeof QUEUES.cancel; data: CancelInvoicePayload; result: CancelInvoiceResult };
   'poll-cancellations': { queue: typeof QUEUES.cancel; data: Record<string, never>; result: { resolved: number; requeued: number } };
+  'dispatch-webhooks': { queue: typeof QUEUES.webhooks; data: Record<string, never>; result: { queued: number } };
+  'deliver-webhook': { queue: typeof QUEUES.webhooks; data: DeliverWebhookPayload; result: { status: 'delivered' | 'skipped' } };
 }
 
 export type JobName = keyof JobTypes;
@@ -73,4 +80,7 @@ export const jobId = {
   /** One job per cancellation request: a repeated DELETE or the poll's re-queue while it waits is a no-op. */
   cancelInvoice: (cancellationId: string) => `cancel.${cancellationId}`,
   pollCancellations: 'poll-cancellations',
+  dispatchWebhooks: 'dispatch-webhooks',
+  /** One job per delivery: the dispatcher's re-queue of a lost one is a no-op while it waits or retries. */
+  deliverWebhook: (deliveryId: string) => `webhook.${deliveryId}`,
 } as const;

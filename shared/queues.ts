@@ -24,6 +24,8 @@ const QUEUE_OF: { [N in JobName]: JobTypes[N]['queue'] } = {
   'email-invoice': QUEUES.email,
   'cancel-invoice': QUEUES.cancel,
   'poll-cancellations': QUEUES.cancel,
+  'dispatch-webhooks': QUEUES.webhooks,
+  'deliver-webhook': QUEUES.webhooks,
 };
 
 export function queueOf(name: JobName): QueueName {

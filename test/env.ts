@@ -25,5 +25,10 @@ process.env.PUBLIC_CODE_RATE_PER_IP ??= '100000';
 process.env.CSF_READ_TIMEOUT_MS ??= '15000';
 process.env.STAMP_SWEEP_MS ??= '3600000';
 process.env.CANCELLATION_POLL_MS ??= '3600000';
+// Deliveries are awaited at the receiver; the dispatcher runs often and retries come fast.
+process.env.WEBHOOK_DISPATCH_MS ??= '200';
+process.env.WEBHOOK_BACKOFF_MS ??= '20';
+process.env.WEBHOOK_ATTEMPTS ??= '4';
+process.env.WEBHOOK_TIMEOUT_MS ??= '5000';
 // Each run keeps its files apart (the disk store is the default).
 process.env.FILE_STORE_DIR ??= `${tmpdir()}/aftest-files-${process.pid}`;

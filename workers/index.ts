@@ -24,7 +24,10 @@ import type { Mailer } from '../shared/email/invoice-mailer.js';
 import { mailerFromConfig } from '../shared/email/mailer-from-config.js';
 import { cancelInvoiceJob, type CancelDeps } from './cancel-invoice.js';
 import { pollCancellationsJob } from './poll-cancellations.js';
-import type { CancelInvoicePayload } from '../shared/jobs.js';
+import type { CancelInvoicePayload, DeliverWebhookPayload } from '../shared/jobs.js';
+import { dispatchWebhooksJob } from './dispatch-webhooks.js';
+import { deliverWebhookJob, type WebhookDeps } from './deliver-webhook.js';
+import { httpWebhookClient, type WebhookClient } from '../shared/webhooks/webhook-client.js';
 
 export interface WorkerDeps {
   config: Readonly<Config>;
@@ -39,6 +42,8 @@ export interface WorkerDeps {
   mailer?: Mailer;
   /** Defaults to fileStoreFromConfig(config). */
   files?: FileStore;
+  /** Defaults to an HTTP client with WEBHOOK_TIMEOUT_MS. */
+  webhooks?: WebhookClient;
 }
 
 export interface RunningWorkers {
@@ -53,9 +58,10 @@ interface JobDeps {
   pdf: PdfDeps;
   email: EmailDeps;
   cancel: CancelDeps;
+  webhooks: WebhookDeps;
 }
 
-function processorFor(queue: QueueName, deps: WorkerDeps, { sync, stamp, pdf, email, cancel }: JobDeps) {
+function processorFor(queue: QueueName, deps: WorkerDeps, { sync, stamp, pdf, email, cancel, webhooks }: JobDeps) {
   return async (job: Job): Promise<unknown> => {
     switch (`${queue}/${job.name}`) {
       case `${QUEUES.render}/render-qr`:
@@ -78,6 +84,10 @@ function processorFor(queue: QueueName, deps: WorkerDeps, { sync, stamp, pdf, em
         return cancelInvoiceJob(cancel, job as Job<CancelInvoicePayload>);
       case `${QUEUES.cancel}/poll-cancellations`:
         return pollCancellationsJob({ ...cancel, producers: deps.producers, config: deps.config });
+      case `${QUEUES.webhooks}/dispatch-webhooks`:
+        return dispatchWebhooksJob(deps.db, deps.producers, deps.config);
+      case `${QUEUES.webhooks}/deliver-webhook`:
+        return deliverWebhookJob(webhooks, job as Job<DeliverWebhookPayload>);
       default:
         throw new Error(`no handler for job ${job.name} on queue ${queue}`);
     }
@@ -97,8 +107,9 @@ export async function startWorkers(deps: WorkerDeps): Promise<RunningWorkers> {
   const mail = deps.mailer ? { mailer: deps.mailer, close: async () => undefined } : await mailerFromConfig(deps.config);
   const email: EmailDeps = { db: deps.db, files: stamp.files, mailer: mail.mailer, publicBaseUrl: deps.config.publicBaseUrl, urlSigningKey: deps.config.urlSigningKey };
   const cancel: CancelDeps = { db: deps.db, pac: pac.client, files: stamp.files, encryptionKey: deps.config.encryptionKey };
+  const webhooks: WebhookDeps = { db: deps.db, client: deps.webhooks ?? httpWebhookClient(deps.config.webhookTimeoutMs), encryptionKey: deps.config.encryptionKey };
   const workers = Object.values(QUEUES).map((queue) => {
-    const worker = new Worker(queue, processorFor(queue, deps, { sync, stamp, pdf, email, cancel }), {
+    const worker = new Worker(queue, processorFor(queue, deps, { sync, stamp, pdf, email, cancel, webhooks }), {
       connection,
       prefix: deps.config.queuePrefix,
       concurrency: deps.config.workerConcurrency,
@@ -122,6 +133,11 @@ export async function startWorkers(deps: WorkerDeps): Promise<RunningWorkers> {
     jobId.pollCancellations,
     { every: deps.config.cancellationPollMs },
     { name: 'poll-cancellations', data: {}, opts: { removeOnComplete: true, removeOnFail: 100 } },
+  );
+  await deps.producers.queue(QUEUES.webhooks).upsertJobScheduler(
+    jobId.dispatchWebhooks,
+    { every: deps.config.webhookDispatchMs },
+    { name: 'dispatch-webhooks', data: {}, opts: { removeOnComplete: true, removeOnFail: 100 } },
   );
   return {
     workers,

@@ -1,6 +1,7 @@
 import { buyerSaleView } from '../../shared/invoices/buyer-sale-view.js';
 import { previewSale } from '../../shared/invoices/seal-sale.js';
 import { latestInvoice } from '../../shared/repositories/invoices.js';
+import { markScanned } from '../../shared/repositories/qr-transactions.js';
 import { expeditionPlace, type Sale } from '../../shared/repositories/sales.js';
 import { viewContext, type ApiDeps } from '../deps.js';
 
@@ -16,8 +17,7 @@ export function saleParties(sale: Sale) {
 export async function reviewSale(deps: ApiDeps, sale: Sale): Promise<ReturnType<typeof buyerSaleView>> {
   const t = sale.record.transaction;
   if (t.status === 'PENDING') {
-    const [scanned] = (await deps.db('qr_transactions').where({ id: t.id, status: 'PENDING' })
-      .update({ status: 'SCANNED', scanned_at: deps.db.fn.now(), updated_at: deps.db.fn.now() }, ['status', 'scanned_at'])) as { status: 'SCANNED'; scanned_at: Date }[];
+    const scanned = await markScanned(deps.db, t.id);
     if (scanned) Object.assign(t, scanned);
   }
   const totals = previewSale(sale.record, undefined, saleParties(sale), deps.catalogs);

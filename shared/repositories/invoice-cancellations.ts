@@ -1,6 +1,8 @@
 import type { CancellationAcceptance, AcceptanceReason } from '../cancellation/cancellation-terms.js';
 import type { Db, Trx } from '../db.js';
 import { newId } from '../ids.js';
+import { invoiceEventData } from '../webhooks/event-data.js';
+import { emitEvents } from '../webhooks/emit-event.js';
 import type { CancellationMotive } from '../pac/pac-client.js';
 import type { InvoiceRow, InvoiceStatus } from './invoices.js';
 
@@ -86,10 +88,15 @@ export async function moveCancellation(
     }, '*')) as CancellationRow[];
     if (!moved) return undefined;
     const [invoice] = (await trx('invoices').where({ id: moved.invoice_id })
-      .update({ status: INVOICE_STATUS[to], updated_at: trx.fn.now() }, ['transaction_id'])) as { transaction_id: string }[];
-    if (to === 'CANCELLED' && invoice) {
+      .update({ status: INVOICE_STATUS[to], updated_at: trx.fn.now() }, '*')) as InvoiceRow[];
+    if (!invoice) return moved;
+    if (to === 'CANCELLED') {
       await trx('qr_transactions').where({ id: invoice.transaction_id }).update({ status: 'CANCELLED', updated_at: trx.fn.now() });
     }
+    await emitEvents(trx, to === 'CANCELLED' ? 'invoice.cancelled' : 'invoice.cancellation_status_updated', [{
+      merchantId: invoice.merchant_id,
+      data: invoiceEventData(invoice, { cancellation: { status: moved.status, motive: moved.motive, sat_status: moved.sat_status, refusal: moved.refusal } }),
+    }]);
     return moved;
   });
 }

@@ -1,4 +1,6 @@
 import type { Db, Trx } from '../db.js';
+import { invoiceEventData, qrEventData } from '../webhooks/event-data.js';
+import { emitEvents } from '../webhooks/emit-event.js';
 import type { Customer } from '../invoices/customer-schema.js';
 import type { ErrorDetail } from '../errors.js';
 
@@ -56,7 +58,8 @@ export async function recordConfirmation(
   try {
     return await db.transaction(async (trx) => {
       const qr = (await trx('qr_transactions').where({ id: input.transactionId }).forUpdate()
-        .first('status', 'expires_at', 'confirmed_at')) as { status: string; expires_at: Date; confirmed_at: Date | null } | undefined;
+        .first('status', 'expires_at', 'confirmed_at', 'sale_id', 'store_uid')) as
+        { status: string; expires_at: Date; confirmed_at: Date | null; sale_id: string; store_uid: string } | undefined;
       if (!qr) return { ok: false, reason: 'not_found' } as const;
       if (qr.status === 'INVOICED') return { ok: false, reason: 'invoiced', invoice: await liveInvoice(trx, input.transactionId) } as const;
       if (qr.status === 'CANCELLED') return { ok: false, reason: 'cancelled' } as const;
@@ -72,6 +75,9 @@ export async function recordConfirmation(
       await trx('qr_transactions').where({ id: input.transactionId }).update({
         status: 'SCANNED', scanned_at: trx.raw('coalesce(scanned_at, now())'), confirmed_at: trx.fn.now(), updated_at: trx.fn.now(),
       });
+      if (qr.status === 'PENDING') {
+        await emitEvents(trx, 'qr.scanned', [{ merchantId: input.merchantId, data: qrEventData({ id: input.transactionId, sale_id: qr.sale_id, store_uid: qr.store_uid, status: 'SCANNED' }) }]);
+      }
       return { ok: true, invoice: invoice! } as const;
     });
   } catch (err) {
@@ -105,12 +111,13 @@ export async function recordStamp(
   stamp: { uuid: string; stampedAt: Date; xmlFileKey: string; subtotal: string; discount: string; total: string },
 ): Promise<boolean> {
   return db.transaction(async (trx) => {
-    const updated = (await trx('invoices').where({ id: invoiceId, status: 'STAMPING' }).update({
+    const [stamped] = (await trx('invoices').where({ id: invoiceId, status: 'STAMPING' }).update({
       status: 'ACTIVE', uuid: stamp.uuid, stamped_at: stamp.stampedAt, xml_file_key: stamp.xmlFileKey,
       subtotal: stamp.subtotal, discount: stamp.discount, total: stamp.total, updated_at: trx.fn.now(),
-    }, ['transaction_id'])) as { transaction_id: string }[];
-    if (updated.length === 0) return false;
-    await trx('qr_transactions').where({ id: updated[0]!.transaction_id }).update({ status: 'INVOICED', updated_at: trx.fn.now() });
+    }, '*')) as InvoiceRow[];
+    if (!stamped) return false;
+    await trx('qr_transactions').where({ id: stamped.transaction_id }).update({ status: 'INVOICED', updated_at: trx.fn.now() });
+    await emitEvents(trx, 'invoice.stamped', [{ merchantId: stamped.merchant_id, data: invoiceEventData(stamped) }]);
     return true;
   });
 }
@@ -118,10 +125,11 @@ export async function recordStamp(
 /** A refusal ends this confirmation; the QR is open again (and may now expire) for a corrected one. */
 export async function recordRefusal(db: Db, invoiceId: string, refusal: InvoiceRefusal): Promise<void> {
   await db.transaction(async (trx) => {
-    const updated = (await trx('invoices').where({ id: invoiceId, status: 'STAMPING' })
-      .update({ status: 'REFUSED', refusal: JSON.stringify(refusal), updated_at: trx.fn.now() }, ['transaction_id'])) as { transaction_id: string }[];
-    if (updated.length === 0) return;
-    await trx('qr_transactions').where({ id: updated[0]!.transaction_id }).update({ confirmed_at: null, updated_at: trx.fn.now() });
+    const [refused] = (await trx('invoices').where({ id: invoiceId, status: 'STAMPING' })
+      .update({ status: 'REFUSED', refusal: JSON.stringify(refusal), updated_at: trx.fn.now() }, '*')) as InvoiceRow[];
+    if (!refused) return;
+    await trx('qr_transactions').where({ id: refused.transaction_id }).update({ confirmed_at: null, updated_at: trx.fn.now() });
+    await emitEvents(trx, 'invoice.failed', [{ merchantId: refused.merchant_id, data: invoiceEventData(refused, { error: refusal }) }]);
   });
 }
 

@@ -2,6 +2,8 @@ import { runPrepared, type Db, type PreparedStatement } from '../db.js';
 import { CLAIM_KEY_SQL } from '../idempotency/idempotency-store.js';
 import type { KeyMode } from './api-keys.js';
 import type { GlobalInfo, RelatedCfdis, TaxFactor, TaxType } from '../qr/qr-request.js';
+import { qrEventData } from '../webhooks/event-data.js';
+import { emitEvents } from '../webhooks/emit-event.js';
 
 export type QrStatus = 'PENDING' | 'SCANNED' | 'INVOICED' | 'EXPIRED' | 'CANCELLED';
 
@@ -177,8 +179,24 @@ export async function expireQrTransactions(db: Db, options: { qrId?: string; lim
     .forUpdate()
     .skipLocked();
   if (options.qrId) open.where({ id: options.qrId });
-  const rows = (await db('qr_transactions')
-    .whereIn('id', open)
-    .update({ status: 'EXPIRED', expired_at: db.fn.now(), updated_at: db.fn.now() }, ['id'])) as { id: string }[];
-  return rows.map((r) => r.id);
+  return db.transaction(async (trx) => {
+    const rows = (await trx('qr_transactions')
+      .whereIn('id', open)
+      .update({ status: 'EXPIRED', expired_at: trx.fn.now(), updated_at: trx.fn.now() }, ['id', 'merchant_id', 'sale_id', 'store_uid', 'status'])) as
+      { id: string; merchant_id: string; sale_id: string; store_uid: string; status: string }[];
+    await emitEvents(trx, 'qr.expired', rows.map((r) => ({ merchantId: r.merchant_id, data: qrEventData(r) })));
+    return rows.map((r) => r.id);
+  });
+}
+
+/** The buyer's first look: PENDING becomes SCANNED (once), announced to the merchant. Undefined when it was not PENDING. */
+export async function markScanned(db: Db, qrId: string): Promise<{ status: 'SCANNED'; scanned_at: Date } | undefined> {
+  return db.transaction(async (trx) => {
+    const [scanned] = (await trx('qr_transactions').where({ id: qrId, status: 'PENDING' })
+      .update({ status: 'SCANNED', scanned_at: trx.fn.now(), updated_at: trx.fn.now() }, ['status', 'scanned_at', 'merchant_id', 'sale_id', 'store_uid', 'id'])) as
+      { status: 'SCANNED'; scanned_at: Date; merchant_id: string; sale_id: string; store_uid: string; id: string }[];
+    if (!scanned) return undefined;
+    await emitEvents(trx, 'qr.scanned', [{ merchantId: scanned.merchant_id, data: qrEventData(scanned) }]);
+    return { status: scanned.status, scanned_at: scanned.scanned_at };
+  });
 }

@@ -1,0 +1,51 @@
+import { Router } from '@koa/router';
+import { legacyCreatedView, legacyResolvedView } from '../../shared/legacy/legacy-qr-views.js';
+import { legacyLinkHeader } from '../../shared/legacy/legacy-sunset.js';
+import { qrTransactionView } from '../../shared/qr/qr-transaction-view.js';
+import { ensureInvoiceable } from '../buyer/open-sale.js';
+import type { AppState } from '../context.js';
+import { viewContext, type ApiDeps } from '../deps.js';
+import { createLegacyQr } from '../legacy/create-legacy-qr.js';
+import { ownSaleFromLink } from '../legacy/own-sale-from-link.js';
+import { apiKeyAuth } from '../middleware/api-key-auth.js';
+import { jsonBody } from '../middleware/json-body.js';
+import { legacyDeprecation } from '../middleware/legacy-deprecation.js';
+
+export interface LegacyQrRoutesOptions {
+  /** The clock that decides the sunset; tests move it. */
+  now?: () => Date;
+}
+
+/**
+ * The earlier contract (spec "Versioning" 4), still answered for integrations that never migrated, with
+ * Deprecation, Sunset and Link headers until the sunset and 410 `endpoint_sunset` after it.
+ */
+export function legacyQrRoutes(deps: ApiDeps, options: LegacyQrRoutesOptions = {}): Router<AppState> {
+  const router = new Router<AppState>({ prefix: '/api/v1/qrs' });
+  const now = options.now ?? (() => new Date());
+  const base = deps.config.publicBaseUrl;
+  const auth = apiKeyAuth(deps.db);
+
+  const createDeprecation = legacyDeprecation({ now, link: legacyLinkHeader(base, '/v1/qrs'), successor: 'POST /v1/qrs' });
+  router.post('/', createDeprecation, auth, jsonBody(deps.config.jsonBodyLimit), async (ctx) => {
+    const result = await createLegacyQr(deps, ctx.state.apiKey!, {
+      body: ctx.request.body,
+      idempotencyKey: ctx.get('Idempotency-Key'),
+      timeZone: ctx.get('X-TIME-ZONE'),
+    });
+    if (result.replayed) ctx.set('Idempotent-Replayed', 'true');
+    ctx.status = 201;
+    ctx.body = legacyCreatedView(result.view);
+  });
+
+  /** The merchant reading its own QR: unlike the buyer's resolve, it does not move PENDING to SCANNED. */
+  const readDeprecation = legacyDeprecation({ now, link: legacyLinkHeader(base), successor: 'GET /v1/qrs/{qrId}' });
+  router.get('/', readDeprecation, auth, async (ctx) => {
+    const sale = await ownSaleFromLink(deps, ctx.state.apiKey!, ctx.query);
+    ctx.set('Link', legacyLinkHeader(base, `/v1/qrs/${sale.record.transaction.id}`));
+    await ensureInvoiceable(deps, sale);
+    ctx.body = legacyResolvedView(qrTransactionView(sale.record, viewContext(deps)));
+  });
+
+  return router;
+}

@@ -1,0 +1,64 @@
+import { Router } from '@koa/router';
+import { encrypt, parseEncryptionKey } from '../../shared/crypto/encrypt-at-rest.js';
+import { AppError } from '../../shared/errors.js';
+import { pageOf, parsePageRequest } from '../../shared/pagination.js';
+import { createEndpoint, deleteEndpoint, findEndpoint, listDeliveries, listEndpoints } from '../../shared/repositories/webhooks.js';
+import { validator } from '../../shared/validation/ajv.js';
+import { checkEndpointUrl, createEndpointRequestSchema, type CreateEndpointRequest } from '../../shared/webhooks/endpoint-schema.js';
+import { newWebhookSecret } from '../../shared/webhooks/sign-webhook.js';
+import { deliveryView, endpointView } from '../../shared/webhooks/webhook-views.js';
+import type { AppContext, AppState } from '../context.js';
+import type { ApiDeps } from '../deps.js';
+import { bearerAuth } from '../middleware/bearer-auth.js';
+import { jsonBody } from '../middleware/json-body.js';
+
+const validateCreate = validator<CreateEndpointRequest>(createEndpointRequestSchema);
+
+/** /v1/webhooks/endpoints: where an account's events are delivered, and each endpoint's delivery log (bearer token). */
+export function webhookRoutes(deps: ApiDeps): Router<AppState> {
+  const router = new Router<AppState>({ prefix: '/v1/webhooks/endpoints' });
+  router.use(bearerAuth(deps.db));
+
+  const endpointOf = async (ctx: AppContext) => {
+    const endpoint = await findEndpoint(deps.db, ctx.state.accountId!, ctx.params.endpointId ?? '');
+    if (!endpoint) throw new AppError(404, 'webhook_endpoint_not_found', 'No such webhook endpoint in this account.');
+    return endpoint;
+  };
+
+  router.post('/', jsonBody(deps.config.jsonBodyLimit), async (ctx) => {
+    const request = validateCreate(ctx.request.body);
+    const refused = checkEndpointUrl(request.url, deps.config.env === 'production');
+    if (refused) throw new AppError(400, 'validation_failed', 'The endpoint has invalid fields.', { details: [refused] });
+    const secret = newWebhookSecret();
+    const row = await createEndpoint(deps.db, ctx.state.accountId!, {
+      url: request.url, events: request.events ?? [], description: request.description ?? null,
+      secretEncrypted: encrypt(Buffer.from(secret, 'utf8'), parseEncryptionKey(deps.config.encryptionKey)),
+    });
+    ctx.status = 201;
+    ctx.body = endpointView(row, secret);
+  });
+
+  router.get('/', async (ctx) => {
+    ctx.body = { items: (await listEndpoints(deps.db, ctx.state.accountId!)).map((row) => endpointView(row)) };
+  });
+
+  router.get('/:endpointId', async (ctx) => {
+    ctx.body = endpointView(await endpointOf(ctx));
+  });
+
+  router.delete('/:endpointId', async (ctx) => {
+    if (!(await deleteEndpoint(deps.db, ctx.state.accountId!, ctx.params.endpointId ?? ''))) {
+      throw new AppError(404, 'webhook_endpoint_not_found', 'No such webhook endpoint in this account.');
+    }
+    ctx.status = 204;
+  });
+
+  router.get('/:endpointId/deliveries', async (ctx) => {
+    const endpoint = await endpointOf(ctx);
+    const page = parsePageRequest(ctx.query);
+    const { rows, total } = await listDeliveries(deps.db, endpoint.id, page);
+    ctx.body = pageOf(rows.map(deliveryView), total, page);
+  });
+
+  return router;
+}

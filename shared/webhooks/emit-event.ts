@@ -1,0 +1,28 @@
+import type { Db, Trx } from '../db.js';
+import { newId } from '../ids.js';
+import type { WebhookEventPayload, WebhookEventType } from './event-types.js';
+
+/**
+ * Writes events to the outbox inside the caller's transaction, so an event exists exactly when the state
+ * change it announces was committed. One statement for any number of events; a merchant whose account has
+ * no endpoint for the type gets no row.
+ */
+export async function emitEvents(trx: Db | Trx, type: WebhookEventType, items: { merchantId: string; data: Record<string, unknown> }[]): Promise<void> {
+  if (items.length === 0) return;
+  const createdAt = new Date().toISOString();
+  const rows = items.map((item) => {
+    const id = newId('webhookEvent');
+    const payload: WebhookEventPayload = { id, type, created_at: createdAt, data: item.data };
+    return [id, item.merchantId, JSON.stringify(payload)];
+  });
+  await trx.raw(
+    `INSERT INTO webhook_events (id, account_id, type, payload, created_at)
+     SELECT v.id, m.account_id, ?, v.payload::jsonb, ?
+     FROM (VALUES ${rows.map(() => '(?, ?, ?)').join(', ')}) AS v(id, merchant_id, payload)
+     JOIN merchants m ON m.id = v.merchant_id
+     WHERE EXISTS (
+       SELECT 1 FROM webhook_endpoints e
+       WHERE e.account_id = m.account_id AND e.deleted_at IS NULL AND (cardinality(e.events) = 0 OR ? = ANY(e.events)))`,
+    [type, createdAt, ...rows.flat(), type],
+  );
+}

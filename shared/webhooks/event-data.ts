@@ -1,0 +1,15 @@
+import { toJsonNumber } from '../money.js';
+import type { InvoiceRow } from '../repositories/invoices.js';
+
+/** The `data` of qr.* events: which sale, as the merchant's POS knows it. */
+export function qrEventData(qr: { id: string; sale_id: string; store_uid: string; status: string }): Record<string, unknown> {
+  return { qr_id: qr.id, sale_id: qr.sale_id, store_uid: qr.store_uid, status: qr.status };
+}
+
+/** The `data` of invoice.* events: the invoice as `GET /v1/qrs/{qrId}` shows it, without links (they are fetched with credentials). */
+export function invoiceEventData(invoice: Pick<InvoiceRow, 'transaction_id' | 'uuid' | 'status' | 'series' | 'folio' | 'total'>, extra: Record<string, unknown> = {}): Record<string, unknown> {
+  return {
+    qr_id: invoice.transaction_id, uuid: invoice.uuid, status: invoice.status, series: invoice.series, folio: invoice.folio,
+    total: invoice.total === null ? null : toJsonNumber(invoice.total), ...extra,
+  };
+}

@@ -1,0 +1,39 @@
+/**
+ * deliver-webhook: one signed POST of an event to one endpoint. A 2xx ends it; anything else is recorded
+ * in the delivery log and thrown for BullMQ to retry with backoff, until the last attempt marks it FAILED.
+ * The same event id (`webhook-id`) goes with every attempt, so the receiver can drop duplicates.
+ */
+import type { Job } from 'bullmq';
+import { decrypt, parseEncryptionKey } from '../shared/crypto/encrypt-at-rest.js';
+import type { Db } from '../shared/db.js';
+import type { DeliverWebhookPayload } from '../shared/jobs.js';
+import { deliveryToSend, recordAttempt } from '../shared/repositories/webhooks.js';
+import { webhookHeaders } from '../shared/webhooks/sign-webhook.js';
+import { WebhookUndelivered, type WebhookClient } from '../shared/webhooks/webhook-client.js';
+
+export interface WebhookDeps {
+  db: Db;
+  client: WebhookClient;
+  encryptionKey: string;
+}
+
+export async function deliverWebhookJob(deps: WebhookDeps, job: Job<DeliverWebhookPayload>): Promise<{ status: 'delivered' | 'skipped' }> {
+  const found = await deliveryToSend(deps.db, job.data.deliveryId);
+  if (!found || found.delivery.status !== 'PENDING') return { status: 'skipped' };
+  if (found.endpointDeleted) {
+    await recordAttempt(deps.db, found.delivery.id, { delivered: false, error: 'endpoint deleted', final: true });
+    return { status: 'skipped' };
+  }
+  const secret = decrypt(found.secretEncrypted, parseEncryptionKey(deps.encryptionKey)).toString('utf8');
+  const body = JSON.stringify(found.payload);
+  try {
+    const { status } = await deps.client.post(found.url, body, webhookHeaders(secret, found.payload.id, body));
+    await recordAttempt(deps.db, found.delivery.id, { delivered: true, statusCode: status });
+    return { status: 'delivered' };
+  } catch (err) {
+    if (!(err instanceof WebhookUndelivered)) throw err;
+    const final = job.attemptsMade + 1 >= (job.opts.attempts ?? 1);
+    await recordAttempt(deps.db, found.delivery.id, { delivered: false, statusCode: err.statusCode, error: err.message, final });
+    throw err;
+  }
+}
