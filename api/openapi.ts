@@ -7,6 +7,7 @@ import { createIssuerSchema, issuerSchema } from '../shared/issuers/issuer-schem
 import { createMerchantSchema, updateMerchantSchema } from '../shared/merchants/merchant-schema.js';
 import { createMerchantProductSchema, updateMerchantProductSchema } from '../shared/products/product-schema.js';
 import { qrCreateRequestSchema } from '../shared/qr/qr-request-schema.js';
+import { createCreditNoteSchema } from '../shared/credit-notes/credit-note-schema.js';
 import { createEndpointRequestSchema, webhookEndpointSchema } from '../shared/webhooks/endpoint-schema.js';
 import { cancelInvoiceRequestSchema, invoiceCancellationSchema } from '../shared/cancellation/cancellation-schema.js';
 import { confirmRequestSchema, emailRequestSchema } from '../shared/invoices/customer-schema.js';
@@ -78,7 +79,7 @@ export function openApiDocument(publicBaseUrl: string) {
         CreateMerchantProductRequest: createMerchantProductSchema, UpdateMerchantProductRequest: updateMerchantProductSchema,
         ConfirmQrRequest: confirmRequestSchema, EmailInvoiceRequest: emailRequestSchema, InvoiceXmlResponse: invoiceFileSchema('xml'), InvoicePdfResponse: invoiceFileSchema('pdf'),
         CancelInvoiceRequest: cancelInvoiceRequestSchema, InvoiceCancellation: invoiceCancellationSchema,
-        WebhookEndpointRequest: createEndpointRequestSchema, WebhookEndpoint: webhookEndpointSchema,
+        WebhookEndpointRequest: createEndpointRequestSchema, CreditNoteRequest: createCreditNoteSchema, WebhookEndpoint: webhookEndpointSchema,
         LegacyQrCreateRequest: legacyQrCreateRequestSchema, LegacyQrCreated: legacyQrCreatedSchema, LegacyQrResolved: legacyQrResolvedSchema,
       },
     },
@@ -256,6 +257,25 @@ export function openApiDocument(publicBaseUrl: string) {
           responses: { 200: { description: 'Page of deliveries' }, 400: errorResponse('Bad paging'), 401: errorResponse('Token invalid'), 404: errorResponse('No such endpoint in the account') },
         },
       },
+      '/v1/qrs/invoices/credit-notes': {
+        post: {
+          summary: 'Issue a credit note (CFDI type E, TipoRelacion 01) for parts of stamped invoices; stamped by the worker',
+          security: [...apiKey, ...bearer],
+          requestBody: { required: true, content: json('CreditNoteRequest') },
+          responses: {
+            202: { description: 'Recorded (STAMPING); follow it at the Location' },
+            400: errorResponse('Invalid body'), 401: errorResponse('No valid API key or token'),
+            422: errorResponse('credit_note_invalid: unknown or other merchant\'s invoice, not an invoice, different issuer/receptor/currency, more than is left to credit, form 99'),
+          },
+        },
+      },
+      '/v1/qrs/invoices/credit-notes/{creditNoteId}': {
+        get: {
+          summary: 'A credit note: status, what it credits, and once stamped its UUID and file links',
+          security: [...apiKey, ...bearer], parameters: pathParams('creditNoteId'),
+          responses: { 200: { description: 'The credit note' }, 401: errorResponse('No valid API key or token'), 404: errorResponse('No such credit note for these credentials') },
+        },
+      },
       '/v1/qrs/invoices/{uuid}': {
         delete: {
           summary: 'Cancel a stamped CFDI by fiscal UUID: says whether SAT cancels at once or asks the receptor, then sends it to the PAC',
@@ -267,7 +287,7 @@ export function openApiDocument(publicBaseUrl: string) {
             202: { description: 'Recorded and being sent (or already in process under this same request); follow it at …/cancellation', content: json('InvoiceCancellation') },
             400: errorResponse('Invalid body: unknown motive, motive 01 without substitution_uuid, substitution_uuid with another motive'),
             401: errorResponse('No valid API key or token'), 404: errorResponse('No such invoice for these credentials'),
-            409: errorResponse('cancellation_conflict: already cancelling or cancelled under another request'),
+            409: errorResponse('cancellation_conflict: already cancelling or cancelled under another request; related_cfdis_active: credit notes relate to it'),
             422: errorResponse('substitution_invalid (motive 01: the replacement is unknown, not stamped, of another issuer or not related with TipoRelacion 04), cancellation_period_over'),
           },
         },

@@ -11,7 +11,7 @@ import { invoiceFileUrl } from '../shared/invoices/invoice-links.js';
 import type { InvoicePayload } from '../shared/jobs.js';
 import { formatAmount } from '../shared/money.js';
 import { findInvoice, markEmailSent } from '../shared/repositories/invoices.js';
-import { findSale } from '../shared/repositories/sales.js';
+import { stampedFacts } from '../shared/cancellation/stamped-facts.js';
 import type { FileStore } from '../shared/storage/file-store.js';
 
 export interface EmailDeps {
@@ -25,14 +25,16 @@ export interface EmailDeps {
 export async function emailInvoiceJob(deps: EmailDeps, job: Job<InvoicePayload & { to?: string }>): Promise<{ messageId: string }> {
   const invoice = await findInvoice(deps.db, job.data.invoiceId);
   if (!invoice?.uuid || !invoice.xml_file_key || !invoice.pdf_file_key) throw new UnrecoverableError(`invoice ${job.data.invoiceId} has no files yet`);
-  const sale = await findSale(deps.db, { id: invoice.transaction_id });
+  const merchant = (await deps.db('merchants').where({ id: invoice.merchant_id }).first('name', 'contact_email')) as { name: string; contact_email: string | null } | undefined;
   const [xml, pdf] = await Promise.all([deps.files.get(invoice.xml_file_key), deps.files.get(invoice.pdf_file_key)]);
-  if (!sale || !xml || !pdf) throw new UnrecoverableError(`invoice ${invoice.id}: sale or files missing`);
+  if (!merchant || !xml || !pdf) throw new UnrecoverableError(`invoice ${invoice.id}: merchant or files missing`);
+  // The stamped XML says who issued it and in what currency, for invoices and credit notes alike.
+  const facts = stampedFacts(xml.data.toString('utf8'));
   const mail = invoiceMail({
     to: job.data.to ?? invoice.customer.email, uuid: invoice.uuid, series: invoice.series ?? undefined, folio: invoice.folio,
-    issuerName: sale.issuer.name, issuerRfc: sale.issuer.rfc,
+    issuerName: facts.issuerName, issuerRfc: facts.issuerRfc, creditNote: invoice.cfdi_type === 'E',
     total: formatAmount(invoice.total ?? '0'),
-    currency: sale.record.transaction.currency, storeName: sale.merchant.name, supportEmail: sale.merchant.contactEmail ?? undefined,
+    currency: facts.currency, storeName: merchant.name, supportEmail: merchant.contact_email ?? undefined,
     xml: xml.data, pdf: pdf.data, viewUrl: invoiceFileUrl(deps.publicBaseUrl, invoice.uuid, 'pdf', deps.urlSigningKey),
   });
   try {

@@ -12,7 +12,8 @@ import { attribute } from '../shared/cfdi/xml-element.js';
 import { parseEncryptionKey } from '../shared/crypto/encrypt-at-rest.js';
 import type { Db } from '../shared/db.js';
 import { refusalFromPac } from '../shared/invoices/refusal-from-pac.js';
-import { sealSale } from '../shared/invoices/seal-sale.js';
+import { sealInput, sealSale, type SealedSale } from '../shared/invoices/seal-sale.js';
+import { storedCreditNote } from '../shared/credit-notes/credit-note-document.js';
 import { jobId, type InvoicePayload, type StampInvoiceResult } from '../shared/jobs.js';
 import { PacRefused, type PacClient } from '../shared/pac/pac-client.js';
 import type { Producers } from '../shared/queues.js';
@@ -52,17 +53,31 @@ function hoursBetweenLocal(earlier: string, later: string): number {
   return (Date.parse(`${later}Z`) - Date.parse(`${earlier}Z`)) / 3_600_000;
 }
 
-/** The sealed document to send: the stored one while fresh, else a newly built and sealed one. */
-async function sealedDocument(deps: StampDeps, invoice: InvoiceRow, now: Date): Promise<string | { refused: true }> {
+type Numbering = { series?: string; folio: string; issuedLocal: string };
+
+/** What the document is built from: the QR sale for its buyer, or a credit note's stored document. */
+async function documentSource(deps: StampDeps, invoice: InvoiceRow): Promise<{ timeZone: string; seal(numbering: Numbering, signer: CsdSigner): SealedSale }> {
+  if (!invoice.transaction_id) {
+    const stored = storedCreditNote(invoice.document);
+    return { timeZone: stored.timeZone, seal: (numbering, signer) => sealInput({ ...stored.input, ...numbering }, signer) };
+  }
   const sale = await findSale(deps.db, { id: invoice.transaction_id });
   if (!sale) throw new UnrecoverableError(`transaction ${invoice.transaction_id} is gone`);
-  const nowLocal = localDateTime(now, sale.record.transaction.time_zone);
+  return {
+    timeZone: sale.record.transaction.time_zone,
+    seal: (numbering, signer) => sealSale(sale.record, invoice.customer, {
+      issuer: { rfc: sale.issuer.rfc, name: sale.issuer.name, taxRegime: sale.issuer.taxRegime }, expeditionPlace: expeditionPlace(sale), ...numbering,
+    }, signer, deps.catalogs),
+  };
+}
+
+/** The sealed document to send: the stored one while fresh, else a newly built and sealed one. */
+async function sealedDocument(deps: StampDeps, invoice: InvoiceRow, now: Date): Promise<string | { refused: true }> {
+  const source = await documentSource(deps, invoice);
+  const nowLocal = localDateTime(now, source.timeZone);
   if (invoice.sealed_xml && invoice.issued_local && hoursBetweenLocal(invoice.issued_local, nowLocal) < RESEAL_AFTER_HOURS) return invoice.sealed_xml;
   const signer = await signerFor(deps, invoice.merchant_id);
-  const sealed = sealSale(sale.record, invoice.customer, {
-    issuer: { rfc: sale.issuer.rfc, name: sale.issuer.name, taxRegime: sale.issuer.taxRegime },
-    expeditionPlace: expeditionPlace(sale), series: invoice.series ?? undefined, folio: invoice.folio, issuedLocal: nowLocal,
-  }, signer, deps.catalogs);
+  const sealed = source.seal({ series: invoice.series ?? undefined, folio: invoice.folio, issuedLocal: nowLocal }, signer);
   if (!sealed.ok) {
     await recordRefusal(deps.db, invoice.id, {
       code: 'invoice_arithmetic', message: 'The sale cannot be invoiced as recorded: its amounts break Anexo 20\'s rules.',

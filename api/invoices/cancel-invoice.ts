@@ -4,6 +4,7 @@ import { cancellationView } from '../../shared/cancellation/cancellation-view.js
 import { enqueueCancellation } from '../../shared/cancellation/enqueue-cancellation.js';
 import { stampedFacts, type StampedFacts } from '../../shared/cancellation/stamped-facts.js';
 import { AppError, type ErrorDetail } from '../../shared/errors.js';
+import { liveCreditNotesOf } from '../../shared/repositories/credit-notes.js';
 import { latestCancellation, requestCancellation, type CancellationRow } from '../../shared/repositories/invoice-cancellations.js';
 import { findInvoiceByUuid, type InvoiceRow, type InvoiceStatus } from '../../shared/repositories/invoices.js';
 import type { ApiDeps } from '../deps.js';
@@ -64,6 +65,10 @@ export async function cancelInvoice(deps: ApiDeps, scope: InvoiceScope, uuid: st
   const earlier = invoice.status === 'ACTIVE' || invoice.status === 'CANCELLATION_REJECTED' ? undefined : await latestCancellation(deps.db, invoice.id);
   if (earlier) return existingAnswer(invoice.uuid, invoice.status, earlier, request);
 
+  const credits = await liveCreditNotesOf(deps.db, invoice.id);
+  if (credits.length > 0) {
+    throw new AppError(409, 'related_cfdis_active', `Cancel the credit notes that relate to this invoice first: ${credits.join(', ')}.`);
+  }
   const facts = await factsOf(deps, invoice);
   if (request.substitution_uuid) await checkSubstitute(deps, scope, invoice, facts, request.substitution_uuid);
   const terms = cancellationTerms({ ...facts, stampedAt: invoice.stamped_at, now });

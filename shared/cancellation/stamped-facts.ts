@@ -7,7 +7,9 @@ export interface StampedFacts {
   total: string;
   exchangeRate: string;
   issuerRfc: string;
+  issuerName: string;
   receptorRfc: string;
+  currency: string;
   /** UUIDs this CFDI relates to, by TipoRelacion. */
   related: { type: string; uuid: string }[];
 }
@@ -24,6 +26,8 @@ export function stampedFacts(xml: string): StampedFacts {
     total: attribute(comprobante, 'Total') ?? '0',
     exchangeRate: attribute(comprobante, 'TipoCambio') ?? '1',
     issuerRfc: attribute(child(comprobante, 'cfdi:Emisor') ?? comprobante, 'Rfc') ?? '',
+    issuerName: attribute(child(comprobante, 'cfdi:Emisor') ?? comprobante, 'Nombre') ?? '',
+    currency: attribute(comprobante, 'Moneda') ?? '',
     receptorRfc: attribute(child(comprobante, 'cfdi:Receptor') ?? comprobante, 'Rfc') ?? '',
     related,
   };

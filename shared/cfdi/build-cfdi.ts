@@ -1,16 +1,19 @@
 /**
- * Builds the unsealed CFDI 4.0 element tree from a CfdiInput: concepts as given (their amounts were
+ * Builds the unsealed CFDI 4.0 element tree. An Ingreso/Egreso: concepts as given (their amounts were
  * checked against Anexo 20 when the sale was recorded), then the document's Impuestos and totals
- * computed here with decimal arithmetic and rounded to the currency's decimals at the end.
+ * computed here with decimal arithmetic and rounded to the currency's decimals at the end. A Pago: the
+ * envelope Anexo 20 fixes for type P and the Pagos 2.0 complement (build-pagos20.ts).
  */
 import type { Decimal } from 'decimal.js';
 import { Money } from '../money.js';
 import { QUANTITY_DECIMALS, UNIT_PRICE_DECIMALS, documentTotals, groupTaxes, writtenDecimals, type DocumentTotals, type TaxLine } from './anexo20-amounts.js';
-import type { CfdiConceptInput, CfdiInput, CfdiTaxInput } from './cfdi-input.js';
+import { PAGOS20_NAMESPACE, PAGOS20_SCHEMA_LOCATION, buildPagos20 } from './build-pagos20.js';
+import type { CfdiConceptInput, CfdiInput, CfdiParty, CfdiPaymentInput, CfdiTaxInput } from './cfdi-input.js';
 import { element, type XmlElement } from './xml-element.js';
 
 export const CFDI_NAMESPACE = 'http://www.sat.gob.mx/cfd/4';
 const SCHEMA_LOCATION = 'http://www.sat.gob.mx/cfd/4 http://www.sat.gob.mx/sitio_internet/cfd/4/cfdv40.xsd';
+const XSI_NAMESPACE = 'http://www.w3.org/2001/XMLSchema-instance';
 
 /** An amount as the CFDI writes it: its own decimals, never fewer than the currency's (215 → 215.00). */
 export function writeAmount(value: Decimal, currencyDecimals: number): string {
@@ -43,7 +46,44 @@ export interface BuiltCfdi {
   totals: DocumentTotals;
 }
 
-export function buildCfdi(input: CfdiInput): BuiltCfdi {
+function relatedNode(related: CfdiInput['relatedCfdis']): XmlElement[] {
+  if (!related || related.uuids.length === 0) return [];
+  return [element('cfdi:CfdiRelacionados', { TipoRelacion: related.relationType }, related.uuids.map((uuid) => element('cfdi:CfdiRelacionado', { UUID: uuid })))];
+}
+
+function issuerNode(issuer: CfdiParty): XmlElement {
+  return element('cfdi:Emisor', { Rfc: issuer.rfc, Nombre: issuer.name, RegimenFiscal: issuer.taxRegime });
+}
+
+export function buildCfdi(input: CfdiInput | CfdiPaymentInput): BuiltCfdi {
+  return input.type === 'P' ? buildPaymentCfdi(input) : buildInvoiceCfdi(input);
+}
+
+/** Anexo 20's type P: SubTotal and Total 0, Moneda XXX, one fixed concept, UsoCFDI CP01, no payment form or method. */
+function buildPaymentCfdi(input: CfdiPaymentInput): BuiltCfdi {
+  const r = input.receptor;
+  const children: XmlElement[] = [
+    ...relatedNode(input.relatedCfdis),
+    issuerNode(input.issuer),
+    element('cfdi:Receptor', {
+      Rfc: r.rfc, Nombre: r.name, DomicilioFiscalReceptor: r.postalCode, ResidenciaFiscal: r.taxResidence, RegimenFiscalReceptor: r.taxRegime, UsoCFDI: 'CP01',
+    }),
+    element('cfdi:Conceptos', {}, [element('cfdi:Concepto', {
+      ClaveProdServ: '84111506', Cantidad: '1', ClaveUnidad: 'ACT', Descripcion: 'Pago', ValorUnitario: '0', Importe: '0', ObjetoImp: '01',
+    })]),
+    element('cfdi:Complemento', {}, [buildPagos20(input.payments)]),
+  ];
+  const comprobante = element('cfdi:Comprobante', {
+    'xmlns:cfdi': CFDI_NAMESPACE, 'xmlns:xsi': XSI_NAMESPACE, 'xmlns:pago20': PAGOS20_NAMESPACE,
+    'xsi:schemaLocation': `${SCHEMA_LOCATION} ${PAGOS20_SCHEMA_LOCATION}`,
+    Version: '4.0', Serie: input.series, Folio: input.folio, Fecha: input.issuedLocal, SubTotal: '0', Moneda: 'XXX', Total: '0',
+    TipoDeComprobante: 'P', Exportacion: '01', LugarExpedicion: input.expeditionPlace,
+  }, children);
+  const zero = new Money(0);
+  return { comprobante, totals: { subtotal: zero, discount: zero, transferred: zero, withheld: zero, total: zero } };
+}
+
+function buildInvoiceCfdi(input: CfdiInput): BuiltCfdi {
   const cd = input.currencyDecimals;
   const lines: TaxLine[] = input.concepts.flatMap((c) => c.taxes.map((t) => ({ direction: t.type, tax: t.tax, factor: t.factor, rate: t.rate, base: t.base, amount: t.amount })));
   const groups = groupTaxes(lines, cd);
@@ -55,10 +95,7 @@ export function buildCfdi(input: CfdiInput): BuiltCfdi {
   if (input.globalInfo) {
     children.push(element('cfdi:InformacionGlobal', { Periodicidad: input.globalInfo.periodicity, Meses: input.globalInfo.months, Año: String(input.globalInfo.year) }));
   }
-  if (input.relatedCfdis && input.relatedCfdis.uuids.length > 0) {
-    children.push(element('cfdi:CfdiRelacionados', { TipoRelacion: input.relatedCfdis.relationType }, input.relatedCfdis.uuids.map((uuid) => element('cfdi:CfdiRelacionado', { UUID: uuid }))));
-  }
-  children.push(element('cfdi:Emisor', { Rfc: input.issuer.rfc, Nombre: input.issuer.name, RegimenFiscal: input.issuer.taxRegime }));
+  children.push(...relatedNode(input.relatedCfdis), issuerNode(input.issuer));
   const r = input.receptor;
   children.push(element('cfdi:Receptor', {
     Rfc: r.rfc, Nombre: r.name, DomicilioFiscalReceptor: r.postalCode, ResidenciaFiscal: r.taxResidence, RegimenFiscalReceptor: r.taxRegime, UsoCFDI: r.cfdiUse,
@@ -86,7 +123,7 @@ export function buildCfdi(input: CfdiInput): BuiltCfdi {
   const foreign = input.currency !== 'MXN' && input.currency !== 'XXX';
   const comprobante = element('cfdi:Comprobante', {
     'xmlns:cfdi': CFDI_NAMESPACE,
-    'xmlns:xsi': 'http://www.w3.org/2001/XMLSchema-instance',
+    'xmlns:xsi': XSI_NAMESPACE,
     'xsi:schemaLocation': SCHEMA_LOCATION,
     Version: '4.0', Serie: input.series, Folio: input.folio, Fecha: input.issuedLocal, FormaPago: input.paymentForm,
     SubTotal: fixed(totals.subtotal), Descuento: hasDiscount ? fixed(totals.discount) : undefined, Moneda: input.currency,

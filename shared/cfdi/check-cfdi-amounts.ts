@@ -1,11 +1,14 @@
 /**
  * Anexo 20's arithmetic on a built CFDI, read back from the values exactly as written (their decimals
  * set the tolerances). Run before sealing, so a document a PAC would refuse for rounding is never sent;
- * the fake PAC runs the same rules, as a real one does. Returns every finding, not the first.
+ * the fake PAC runs the same rules, as a real one does. Returns every finding, not the first. A type P
+ * document (SubTotal and Total 0, Moneda XXX) passes the rules below as written; check-pagos20.ts adds
+ * the Pagos 2.0 ones.
  */
 import type { Decimal } from 'decimal.js';
 import { Money } from '../money.js';
 import { conceptAmountLimits, taxAmountLimits, withinLimits } from './anexo20-amounts.js';
+import { checkPagos20 } from './check-pagos20.js';
 import { attribute, children, descendants, type XmlElement } from './xml-element.js';
 
 export interface CfdiFinding {
@@ -90,5 +93,6 @@ export function checkCfdiAmounts(comprobante: XmlElement): CfdiFinding[] {
       out.push({ code: 'withheld_total_mismatch', satCode: 'CFDI40193', path: 'Impuestos/@TotalImpuestosRetenidos', message: `TotalImpuestosRetenidos must be ${expectedWithheld.toFixed(cd)}.` });
     }
   }
+  out.push(...checkPagos20(comprobante));
   return out;
 }

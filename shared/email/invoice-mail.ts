@@ -20,6 +20,8 @@ export interface InvoiceMailInput {
   xml: Buffer;
   pdf: Buffer;
   viewUrl?: string;
+  /** A credit note (CFDI type E) rather than an invoice. */
+  creditNote?: boolean;
 }
 
 const UUID = /^[0-9A-F]{8}-[0-9A-F]{4}-[0-9A-F]{4}-[0-9A-F]{4}-[0-9A-F]{12}$/;
@@ -39,7 +41,9 @@ export function invoiceMail(input: InvoiceMailInput): InvoiceMail {
     ['Total', `${input.total} ${input.currency}`],
   ];
   const details = rows.filter((row): row is [string, string] => Boolean(row[1]));
-  const intro = `Te enviamos la factura electrónica (CFDI) de tu compra en ${input.storeName}.`;
+  const intro = input.creditNote
+    ? `Te enviamos la nota de crédito (CFDI de egreso) sobre tu compra en ${input.storeName}.`
+    : `Te enviamos la factura electrónica (CFDI) de tu compra en ${input.storeName}.`;
   const attached = 'Adjuntamos el XML, que es el comprobante fiscal válido ante el SAT, y su representación impresa en PDF.';
   const help = input.supportEmail
     ? `Si tienes dudas sobre tu factura, escríbenos a ${input.supportEmail}.`
@@ -81,7 +85,7 @@ export function invoiceMail(input: InvoiceMailInput): InvoiceMail {
   return {
     to: input.to,
     // One line, whatever line breaks the merchant typed into the name.
-    subject: `Tu factura de ${input.issuerName}`.replace(/\s+/g, ' '),
+    subject: `Tu ${input.creditNote ? 'nota de crédito' : 'factura'} de ${input.issuerName}`.replace(/\s+/g, ' '),
     text,
     html,
     attachments: [

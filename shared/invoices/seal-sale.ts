@@ -3,6 +3,7 @@
  * seal. Plain function: the stamp worker loads, calls this, persists and sends.
  */
 import { buildCfdi } from '../cfdi/build-cfdi.js';
+import type { CfdiInput } from '../cfdi/cfdi-input.js';
 import { checkCfdiAmounts, type CfdiFinding } from '../cfdi/check-cfdi-amounts.js';
 import type { DocumentTotals } from '../cfdi/anexo20-amounts.js';
 import { sealCfdi, type CsdSigner } from '../cfdi/seal-cfdi.js';
@@ -15,7 +16,12 @@ import type { Customer } from './customer-schema.js';
 export type SealedSale = { ok: true; xml: string; totals: DocumentTotals } | { ok: false; findings: CfdiFinding[] };
 
 export function sealSale(record: QrTransactionRecord, customer: Customer, parties: SaleParties, signer: CsdSigner, catalogs: SatCatalogs): SealedSale {
-  const { comprobante, totals } = buildCfdi(cfdiInputFromSale(record, customer, parties, catalogs));
+  return sealInput(cfdiInputFromSale(record, customer, parties, catalogs), signer);
+}
+
+/** Any document to seal (a credit note's, say): build, self-check, seal. */
+export function sealInput(input: CfdiInput, signer: CsdSigner): SealedSale {
+  const { comprobante, totals } = buildCfdi(input);
   const findings = checkCfdiAmounts(comprobante);
   if (findings.length > 0) return { ok: false, findings };
   sealCfdi(comprobante, signer);

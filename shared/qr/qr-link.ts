@@ -39,8 +39,10 @@ export function verifyQrLink(params: Partial<Record<keyof QrLinkParams, unknown>
   if (typeof t !== 'string' || typeof m !== 'string' || !/^[A-Za-z0-9_-]{22}$/.test(t) || !/^[A-Za-z0-9_-]{22}$/.test(m)) {
     return { ok: false, reason: 'malformed' };
   }
-  const presented = Buffer.from(m, 'base64url');
-  const expected = mac(t, v, key);
+  // The text, not its decoded bytes: the last Base64 character has bits decoding ignores, and only the
+  // canonical spelling of the MAC may open the link.
+  const presented = Buffer.from(m, 'ascii');
+  const expected = Buffer.from(mac(t, v, key).toString('base64url'), 'ascii');
   if (presented.length !== expected.length || !timingSafeEqual(presented, expected)) return { ok: false, reason: 'bad_signature' };
   return { ok: true, token: t };
 }

@@ -19,8 +19,9 @@ export function verifyImageUrl(qrId: string, exp: unknown, sig: unknown, key: st
   if (typeof exp !== 'string' || !/^[0-9]{1,12}$/.test(exp) || typeof sig !== 'string' || !/^[A-Za-z0-9_-]{22}$/.test(sig)) {
     return { ok: false, reason: 'bad_signature' };
   }
-  const expected = signature(qrId, Number(exp), key);
-  const presented = Buffer.from(sig, 'base64url');
+  // Compared as text, so a non-canonical Base64 spelling of the right bytes is refused too.
+  const expected = Buffer.from(signature(qrId, Number(exp), key).toString('base64url'), 'ascii');
+  const presented = Buffer.from(sig, 'ascii');
   if (presented.length !== expected.length || !timingSafeEqual(presented, expected)) return { ok: false, reason: 'bad_signature' };
   if (Number(exp) * 1000 < now.getTime()) return { ok: false, reason: 'expired' };
   return { ok: true };

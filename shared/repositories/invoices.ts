@@ -19,7 +19,12 @@ export interface InvoiceRefusal {
 
 export interface InvoiceRow {
   id: string;
-  transaction_id: string;
+  /** The QR sale it invoices; null for a credit note. */
+  transaction_id: string | null;
+  /** I (from a QR sale) or E (credit note). */
+  cfdi_type: 'I' | 'E' | 'P';
+  /** What a credit note is built from (see shared/credit-notes/credit-note-document.ts). */
+  document: unknown;
   merchant_id: string;
   status: InvoiceStatus;
   series: string | null;
@@ -65,13 +70,9 @@ export async function recordConfirmation(
       if (qr.status === 'CANCELLED') return { ok: false, reason: 'cancelled' } as const;
       if (qr.confirmed_at) return { ok: false, reason: 'already_confirmed', invoice: await liveInvoice(trx, input.transactionId) } as const;
       if (qr.status === 'EXPIRED' || qr.expires_at.getTime() <= Date.now()) return { ok: false, reason: 'expired' } as const;
-      const [folio] = (await trx('merchant_folios').insert({ merchant_id: input.merchantId, last_folio: 1 })
-        .onConflict('merchant_id').merge({ last_folio: trx.raw('merchant_folios.last_folio + 1') }).returning('last_folio')) as { last_folio: string }[];
-      const [invoice] = (await trx('invoices').insert({
-        id: input.invoiceId, transaction_id: input.transactionId, merchant_id: input.merchantId, status: 'STAMPING',
-        // Serie: the merchant's serialNumberPrefix (kept with its CSD) at the time of confirming.
-        series: trx.raw('(SELECT serial_number_prefix FROM merchant_csds WHERE merchant_id = ?)', [input.merchantId]), folio: folio!.last_folio, customer: JSON.stringify(input.customer),
-      }).returning('*')) as InvoiceRow[];
+      const invoice = await insertNumbered(trx, {
+        id: input.invoiceId, transaction_id: input.transactionId, merchant_id: input.merchantId, customer: JSON.stringify(input.customer),
+      });
       await trx('qr_transactions').where({ id: input.transactionId }).update({
         status: 'SCANNED', scanned_at: trx.raw('coalesce(scanned_at, now())'), confirmed_at: trx.fn.now(), updated_at: trx.fn.now(),
       });
@@ -84,6 +85,21 @@ export async function recordConfirmation(
     if ((err as { code?: string }).code === UNIQUE_VIOLATION) return { ok: false, reason: 'already_confirmed', invoice: await liveInvoice(db, input.transactionId) };
     throw err;
   }
+}
+
+/**
+ * Inserts a CFDI to stamp (STAMPING) with the merchant's next folio, inside the caller's transaction: one
+ * sequence per merchant for invoices and credit notes alike, so a folio never repeats.
+ */
+export async function insertNumbered(trx: Trx, row: Record<string, unknown> & { id: string; merchant_id: string }): Promise<InvoiceRow> {
+  const [folio] = (await trx('merchant_folios').insert({ merchant_id: row.merchant_id, last_folio: 1 })
+    .onConflict('merchant_id').merge({ last_folio: trx.raw('merchant_folios.last_folio + 1') }).returning('last_folio')) as { last_folio: string }[];
+  const [invoice] = (await trx('invoices').insert({
+    ...row, status: 'STAMPING', folio: folio!.last_folio,
+    // Serie: the merchant's serialNumberPrefix (kept with its CSD) at the time of recording.
+    series: trx.raw('(SELECT serial_number_prefix FROM merchant_csds WHERE merchant_id = ?)', [row.merchant_id]),
+  }).returning('*')) as InvoiceRow[];
+  return invoice!;
 }
 
 /** The transaction's invoice that is stamping or stamped, if any. */
@@ -116,8 +132,8 @@ export async function recordStamp(
       subtotal: stamp.subtotal, discount: stamp.discount, total: stamp.total, updated_at: trx.fn.now(),
     }, '*')) as InvoiceRow[];
     if (!stamped) return false;
-    await trx('qr_transactions').where({ id: stamped.transaction_id }).update({ status: 'INVOICED', updated_at: trx.fn.now() });
-    await emitEvents(trx, 'invoice.stamped', [{ merchantId: stamped.merchant_id, data: invoiceEventData(stamped) }]);
+    if (stamped.transaction_id) await trx('qr_transactions').where({ id: stamped.transaction_id }).update({ status: 'INVOICED', updated_at: trx.fn.now() });
+    await emitEvents(trx, stamped.cfdi_type === 'E' ? 'credit_note.stamped' : 'invoice.stamped', [{ merchantId: stamped.merchant_id, data: invoiceEventData(stamped) }]);
     return true;
   });
 }
@@ -128,7 +144,7 @@ export async function recordRefusal(db: Db, invoiceId: string, refusal: InvoiceR
     const [refused] = (await trx('invoices').where({ id: invoiceId, status: 'STAMPING' })
       .update({ status: 'REFUSED', refusal: JSON.stringify(refusal), updated_at: trx.fn.now() }, '*')) as InvoiceRow[];
     if (!refused) return;
-    await trx('qr_transactions').where({ id: refused.transaction_id }).update({ confirmed_at: null, updated_at: trx.fn.now() });
+    if (refused.transaction_id) await trx('qr_transactions').where({ id: refused.transaction_id }).update({ confirmed_at: null, updated_at: trx.fn.now() });
     await emitEvents(trx, 'invoice.failed', [{ merchantId: refused.merchant_id, data: invoiceEventData(refused, { error: refusal }) }]);
   });
 }

@@ -61,7 +61,7 @@ describe('prefill from the buyer\'s tax-status certificate (CSF)', function () {
 
   it('answers 400 without a file or with a bad link, and 404 when SAT does not know the certificate', async () => {
     expectError(await sendCsf(link), 400, 'document_required');
-    expectError(await sendCsf({ ...link, m: `${link.m.slice(0, -2)}xx` }, { data: await csfPdf(XOCHILT), name: 'c.pdf' }), 400, 'invalid_signature');
+    expectError(await sendCsf({ ...link, m: `${link.m.startsWith('A') ? 'B' : 'A'}${link.m.slice(1)}` }, { data: await csfPdf(XOCHILT), name: 'c.pdf' }), 400, 'invalid_signature');
     const stranger = { rfc: 'MEJJ940824C61', idCif: '17040123456', name: 'JUAN MENDEZ JIMENEZ', zip: '01000' };
     expectError(await sendCsf(link, { data: await csfPdf(stranger), name: 'c.pdf' }), 404, 'csf_not_found');
   });

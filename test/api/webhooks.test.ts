@@ -12,13 +12,15 @@ describe('webhooks: endpoints, signed deliveries from an outbox, retries and the
   this.timeout(90_000);
   let receiver: FakeWebhookReceiver;
   let stampEvents: QueueEvents;
+  let webhookEvents: QueueEvents;
 
   before(async () => {
     receiver = await startFakeWebhookReceiver();
-    stampEvents = await queueEvents('stamp');
+    [stampEvents, webhookEvents] = await Promise.all([queueEvents('stamp'), queueEvents('webhooks')]);
   });
   after(async () => {
     await stampEvents.close();
+    await webhookEvents.close();
     await receiver.close();
   });
 
@@ -131,8 +133,12 @@ describe('webhooks: endpoints, signed deliveries from an outbox, retries and the
 
     // A delivery row without its job (Redis flushed): queued again once it is a minute old.
     const event = await db()('webhook_events').where({ account_id: account.accountId }).first('id');
-    await db()('webhook_deliveries').where({ event_id: event.id }).update({ status: 'PENDING', attempts: 0, created_at: db().raw(`now() - interval '5 minutes'`) });
-    await harness().producers.queue('webhooks').remove(`webhook.${(await db()('webhook_deliveries').where({ event_id: event.id }).first('id')).id}`);
+    const delivery = await db()('webhook_deliveries').where({ event_id: event.id }).first('id');
+    // The receiver has answered; the job may still be recording that. Let it finish, then lose it.
+    const job = await harness().producers.queue('webhooks').getJob(`webhook.${delivery.id}`);
+    await job!.waitUntilFinished(webhookEvents, 30_000);
+    await job!.remove();
+    await db()('webhook_deliveries').where({ id: delivery.id }).update({ status: 'PENDING', attempts: 0, created_at: db().raw(`now() - interval '5 minutes'`) });
     const before = receiver.received.filter((h) => h.payload.id === event.id).length;
     await new Promise<void>((resolve) => {
       const look = async (): Promise<void> => {

@@ -40,3 +40,23 @@ export async function xsdInvalid(paths: string[]): Promise<string> {
     return stderr.split('\n').filter((line) => line !== '' && !line.endsWith(' validates')).join('\n');
   }
 }
+
+/**
+ * What openssl says of each document's Sello over our cadena, with the public key of the certificate
+ * (Base64 DER) that sealed them: "Verified OK" per document when all is well. Works in `dir`.
+ */
+export async function opensslVerdicts(dir: string, certificateBase64: string, documents: { xml: string; cadena: string }[]): Promise<string[]> {
+  const { writeFileSync } = await import('node:fs');
+  const { join } = await import('node:path');
+  const certificate = join(dir, 'csd.cer.pem');
+  writeFileSync(certificate, `-----BEGIN CERTIFICATE-----\n${certificateBase64.replace(/(.{64})/g, '$1\n')}\n-----END CERTIFICATE-----\n`);
+  await run('openssl', ['x509', '-in', certificate, '-pubkey', '-noout', '-out', join(dir, 'csd.pub.pem')]);
+  const verdicts: string[] = [];
+  for (const [i, doc] of documents.entries()) {
+    writeFileSync(join(dir, `seal-${i}.sig`), Buffer.from(/Sello="([^"]+)"/.exec(doc.xml)![1]!, 'base64'));
+    writeFileSync(join(dir, `seal-${i}.txt`), doc.cadena);
+    const { stdout } = await run('openssl', ['dgst', '-sha256', '-verify', join(dir, 'csd.pub.pem'), '-signature', join(dir, `seal-${i}.sig`), join(dir, `seal-${i}.txt`)]);
+    verdicts.push(stdout.trim());
+  }
+  return verdicts;
+}

@@ -1,0 +1,54 @@
+import type { CreateCreditNoteRequest } from '../../shared/credit-notes/credit-note-schema.js';
+import { planCreditNote, type CreditedInvoice } from '../../shared/credit-notes/plan-credit-note.js';
+import { AppError, type ErrorDetail } from '../../shared/errors.js';
+import { enqueueStamp } from '../../shared/invoices/enqueue-stamp.js';
+import { dec } from '../../shared/money.js';
+import { invoicePdfDataFromXml, type InvoicePdfData } from '../../shared/pdf/invoice-pdf-data.js';
+import { recordCreditNote } from '../../shared/repositories/credit-notes.js';
+import { findInvoiceByUuid, type InvoiceRow } from '../../shared/repositories/invoices.js';
+import type { ApiDeps } from '../deps.js';
+import type { InvoiceScope } from './cancel-invoice.js';
+
+/**
+ * POST /v1/qrs/invoices/credit-notes: finds the credited invoices for these credentials, reads them as
+ * stamped, and records the credit note with the credited amounts checked under lock; the stamp worker
+ * seals and stamps it like any invoice (then PDF and e-mail to the buyer).
+ */
+export async function createCreditNote(deps: ApiDeps, scope: InvoiceScope, request: CreateCreditNoteRequest) {
+  const details: ErrorDetail[] = [];
+  if (!deps.catalogs.entry('c_FormaPago', request.sat_payment_form)) {
+    details.push({ field: 'sat_payment_form', code: 'invalid_value', message: `${request.sat_payment_form} is not in c_FormaPago.` });
+  }
+  const seen = new Set<string>();
+  const invoices: { row: InvoiceRow; data: InvoicePdfData; amount: string }[] = [];
+  for (const [i, related] of request.related.entries()) {
+    const uuid = related.uuid.toUpperCase();
+    if (seen.has(uuid)) details.push({ field: `related[${i}].uuid`, code: 'duplicate', message: `${uuid} is listed twice.` });
+    seen.add(uuid);
+    const row = await findInvoiceByUuid(deps.db, uuid, scope);
+    const file = row?.xml_file_key ? await deps.files.get(row.xml_file_key) : undefined;
+    if (!row || !file) {
+      details.push({ field: `related[${i}].uuid`, code: 'not_found', message: `No stamped invoice with UUID ${uuid} for these credentials.` });
+      continue;
+    }
+    invoices.push({ row, data: invoicePdfDataFromXml(file.data.toString('utf8'), deps.catalogs), amount: String(related.amount) });
+  }
+  if (details.length > 0) throw new AppError(422, 'credit_note_invalid', 'The credit note cannot be issued as asked.', { details });
+
+  const first = invoices[0]!.row;
+  const timeZone = first.transaction_id
+    ? ((await deps.db('qr_transactions').where({ id: first.transaction_id }).first('time_zone')) as { time_zone: string }).time_zone
+    : 'America/Mexico_City';
+  const recorded = await recordCreditNote(deps.db, {
+    merchantId: first.merchant_id, customer: first.customer, timeZone, invoices: invoices.map((i) => i.row),
+    plan: (alreadyCredited) => planCreditNote(
+      invoices.map((i): CreditedInvoice => ({ uuid: i.row.uuid!, data: i.data, amount: dec(i.amount), alreadyCredited: alreadyCredited.get(i.row.uuid!) ?? dec(0) })),
+      { form: request.sat_payment_form }, (currency) => deps.catalogs.currencyDecimals(currency), request.description,
+    ),
+  });
+  if (!recorded.ok) throw new AppError(422, 'credit_note_invalid', 'The credit note cannot be issued as asked.', { details: recorded.details });
+  // Recorded first: if the enqueue fails, the stamping sweep finds the credit note STAMPING and queues it.
+  await enqueueStamp(deps.producers, deps.config, recorded.creditNote.id)
+    .catch((err: unknown) => deps.logger.warn({ err, invoice_id: recorded.creditNote.id }, 'credit note recorded, stamp job not queued; the sweep will queue it'));
+  return { creditNote: recorded.creditNote, related: recorded.allocations.map((a) => ({ uuid: a.uuid, amount: a.amount.toFixed(6) })) };
+}

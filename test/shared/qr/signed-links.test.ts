@@ -1,0 +1,30 @@
+import { expect } from 'chai';
+import { signQrToken, verifyQrLink } from '../../../shared/qr/qr-link.js';
+import { signedImageUrl, verifyImageUrl } from '../../../shared/qr/signed-image-url.js';
+
+/** The same bytes spelled differently: the last of 22 Base64 characters carries 4 bits decoding ignores. */
+function respelled(text: string): string {
+  const alphabet = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_';
+  const last = alphabet.indexOf(text.at(-1)!);
+  return text.slice(0, -1) + alphabet[last ^ 1]!;
+}
+
+describe('signed links', () => {
+  it('a QR link opens with its own MAC only, not with another spelling of the same bytes', () => {
+    const params = signQrToken('AAAAAAAAAAAAAAAAAAAAAA', 'key');
+    expect(verifyQrLink(params, 'key')).to.deep.equal({ ok: true, token: params.t });
+    const twin = respelled(params.m);
+    expect(Buffer.from(twin, 'base64url').equals(Buffer.from(params.m, 'base64url'))).to.equal(true);
+    expect(verifyQrLink({ ...params, m: twin }, 'key')).to.deep.equal({ ok: false, reason: 'bad_signature' });
+    expect(verifyQrLink(params, 'other key')).to.deep.equal({ ok: false, reason: 'bad_signature' });
+  });
+
+  it('an image URL likewise', () => {
+    const expires = new Date(Date.now() + 60_000);
+    const url = new URL(signedImageUrl('https://x.test', 'tra_1', expires, 'key'));
+    const exp = url.searchParams.get('exp');
+    const sig = url.searchParams.get('sig')!;
+    expect(verifyImageUrl('tra_1', exp, sig, 'key')).to.deep.equal({ ok: true });
+    expect(verifyImageUrl('tra_1', exp, respelled(sig), 'key')).to.deep.equal({ ok: false, reason: 'bad_signature' });
+  });
+});
