@@ -18,6 +18,8 @@ import { buyerPageRoutes } from './routes/buyer-page.js';
 import { qrRoutes } from './routes/qrs.js';
 import { webhookRoutes } from './routes/webhooks.js';
 import { creditNoteRoutes } from './routes/credit-notes.js';
+import { paymentComplementRoutes } from './routes/payment-complements.js';
+import { globalInvoiceRoutes } from './routes/global-invoices.js';
 import { legacyQrRoutes } from './routes/legacy-qrs.js';
 
 /**
@@ -25,7 +27,7 @@ import { legacyQrRoutes } from './routes/legacy-qrs.js';
  * would otherwise claim /v1/qrs/issuers.
  */
 export function apiRouters(deps: ApiDeps): Router<AppState>[] {
-  return [healthRoutes(deps), openApiRoutes(deps), authRoutes(deps), issuerRoutes(deps), merchantRoutes(deps), productRoutes(deps), creditNoteRoutes(deps), invoiceRoutes(deps), webhookRoutes(deps), qrRoutes(deps), legacyQrRoutes(deps), publicQrImageRoutes(deps), publicBuyerRoutes(deps), publicFileRoutes(deps), buyerPageRoutes(deps)];
+  return [healthRoutes(deps), openApiRoutes(deps), authRoutes(deps), globalInvoiceRoutes(deps), issuerRoutes(deps), merchantRoutes(deps), productRoutes(deps), creditNoteRoutes(deps), paymentComplementRoutes(deps), invoiceRoutes(deps), webhookRoutes(deps), qrRoutes(deps), legacyQrRoutes(deps), publicQrImageRoutes(deps), publicBuyerRoutes(deps), publicFileRoutes(deps), buyerPageRoutes(deps)];
 }
 
 /** The Koa application: request id and log line, the one error middleware, then one router per resource. */

@@ -8,6 +8,8 @@ import { createMerchantSchema, updateMerchantSchema } from '../shared/merchants/
 import { createMerchantProductSchema, updateMerchantProductSchema } from '../shared/products/product-schema.js';
 import { qrCreateRequestSchema } from '../shared/qr/qr-request-schema.js';
 import { createCreditNoteSchema } from '../shared/credit-notes/credit-note-schema.js';
+import { createPaymentComplementSchema } from '../shared/payment-complements/payment-complement-schema.js';
+import { globalPeriodicityRequestSchema, reportGlobalRequestSchema } from '../shared/global-invoice/global-invoice-schema.js';
 import { createEndpointRequestSchema, webhookEndpointSchema } from '../shared/webhooks/endpoint-schema.js';
 import { cancelInvoiceRequestSchema, invoiceCancellationSchema } from '../shared/cancellation/cancellation-schema.js';
 import { confirmRequestSchema, emailRequestSchema } from '../shared/invoices/customer-schema.js';
@@ -79,7 +81,7 @@ export function openApiDocument(publicBaseUrl: string) {
         CreateMerchantProductRequest: createMerchantProductSchema, UpdateMerchantProductRequest: updateMerchantProductSchema,
         ConfirmQrRequest: confirmRequestSchema, EmailInvoiceRequest: emailRequestSchema, InvoiceXmlResponse: invoiceFileSchema('xml'), InvoicePdfResponse: invoiceFileSchema('pdf'),
         CancelInvoiceRequest: cancelInvoiceRequestSchema, InvoiceCancellation: invoiceCancellationSchema,
-        WebhookEndpointRequest: createEndpointRequestSchema, CreditNoteRequest: createCreditNoteSchema, WebhookEndpoint: webhookEndpointSchema,
+        WebhookEndpointRequest: createEndpointRequestSchema, GlobalPeriodicityRequest: globalPeriodicityRequestSchema, GlobalInvoiceRequest: reportGlobalRequestSchema, CreditNoteRequest: createCreditNoteSchema, PaymentComplementRequest: createPaymentComplementSchema, WebhookEndpoint: webhookEndpointSchema,
         LegacyQrCreateRequest: legacyQrCreateRequestSchema, LegacyQrCreated: legacyQrCreatedSchema, LegacyQrResolved: legacyQrResolvedSchema,
       },
     },
@@ -223,6 +225,30 @@ export function openApiDocument(publicBaseUrl: string) {
           },
         },
       },
+      '/v1/qrs/issuers/{issuerId}/global-periodicity': {
+        put: {
+          summary: 'The c_Periodicidad of the issuer\'s global invoice for unclaimed sales (QRs created from now on)',
+          security: bearer, parameters: pathParams('issuerId'),
+          requestBody: { required: true, content: json('GlobalPeriodicityRequest') },
+          responses: { 200: { description: 'The issuer', content: json('Issuer') }, 400: errorResponse('Not 01–04'), 401: errorResponse('Token invalid'), 404: errorResponse('Issuer not found in the account') },
+        },
+      },
+      '/v1/qrs/issuers/{issuerId}/global-invoices': {
+        post: {
+          summary: 'Report now the unclaimed sales of closed periods (all, or the period of `date`) in global invoices',
+          security: bearer, parameters: pathParams('issuerId'),
+          requestBody: { required: false, content: json('GlobalInvoiceRequest') },
+          responses: {
+            200: { description: 'Nothing left to report: `{ items: [] }`' }, 201: { description: '`{ items }`: the global invoices recorded (STAMPING)' },
+            400: errorResponse('Bad date'), 401: errorResponse('Token invalid'), 404: errorResponse('Issuer not found in the account'), 409: errorResponse('period_not_closed'),
+          },
+        },
+        get: {
+          summary: 'The issuer\'s global invoices, newest period first (page envelope)',
+          security: bearer, parameters: [...pathParams('issuerId'), ...pageQuery],
+          responses: { 200: { description: 'Page of global invoices' }, 400: errorResponse('Bad paging'), 401: errorResponse('Token invalid'), 404: errorResponse('Issuer not found in the account') },
+        },
+      },
       '/v1/webhooks/endpoints': {
         post: {
           summary: 'Register an endpoint for the account\'s events; the answer carries the signing secret, once',
@@ -276,6 +302,27 @@ export function openApiDocument(publicBaseUrl: string) {
           responses: { 200: { description: 'The credit note' }, 401: errorResponse('No valid API key or token'), 404: errorResponse('No such credit note for these credentials') },
         },
       },
+      '/v1/qrs/invoices/payment-complements': {
+        post: {
+          summary: 'Record a payment received for PPD invoices: a CFDI type P with Pagos 2.0 (installment and balances computed here); stamped by the worker',
+          security: [...apiKey, ...bearer],
+          parameters: [{ name: 'Idempotency-Key', in: 'header', required: false, schema: { type: 'string', format: 'uuid' }, description: 'Optional: the same key and body again answers the complement it recorded (Idempotent-Replayed: true)' }],
+          requestBody: { required: true, content: json('PaymentComplementRequest') },
+          responses: {
+            202: { description: 'Recorded (STAMPING), or replayed; follow it at the Location' },
+            400: errorResponse('Invalid body or Idempotency-Key'), 401: errorResponse('No valid API key or token'),
+            409: errorResponse('balance_changed: the installment or previous_balance asserted is not the invoice\'s now; idempotency_key_reused: the key was used with another body'),
+            422: errorResponse('payment_complement_invalid: unknown or other merchant\'s invoice, not an invoice, not PPD, not valid (cancelled), other issuer/receptor, more than the balance, more than the payment, form 99, currency XXX, exchange rate, date in the future or before the invoice'),
+          },
+        },
+      },
+      '/v1/qrs/invoices/payment-complements/{paymentComplementId}': {
+        get: {
+          summary: 'A payment complement: status, the payment, each invoice paid with its installment and balances, and once stamped its UUID and file links',
+          security: [...apiKey, ...bearer], parameters: pathParams('paymentComplementId'),
+          responses: { 200: { description: 'The payment complement' }, 401: errorResponse('No valid API key or token'), 404: errorResponse('No such payment complement for these credentials') },
+        },
+      },
       '/v1/qrs/invoices/{uuid}': {
         delete: {
           summary: 'Cancel a stamped CFDI by fiscal UUID: says whether SAT cancels at once or asks the receptor, then sends it to the PAC',
@@ -287,7 +334,7 @@ export function openApiDocument(publicBaseUrl: string) {
             202: { description: 'Recorded and being sent (or already in process under this same request); follow it at …/cancellation', content: json('InvoiceCancellation') },
             400: errorResponse('Invalid body: unknown motive, motive 01 without substitution_uuid, substitution_uuid with another motive'),
             401: errorResponse('No valid API key or token'), 404: errorResponse('No such invoice for these credentials'),
-            409: errorResponse('cancellation_conflict: already cancelling or cancelled under another request; related_cfdis_active: credit notes relate to it'),
+            409: errorResponse('cancellation_conflict: already cancelling or cancelled under another request; related_cfdis_active: credit notes or payment complements relate to it'),
             422: errorResponse('substitution_invalid (motive 01: the replacement is unknown, not stamped, of another issuer or not related with TipoRelacion 04), cancellation_period_over'),
           },
         },

@@ -16,6 +16,8 @@ import { sampleSale } from '../test/fixtures/sample-sale.js';
 import { benchRenderQr } from './render-qr.js';
 import { benchCfdiSteps } from './cfdi-steps.js';
 import { benchStampEndToEnd } from './stamp-e2e.js';
+import { benchCancelEndToEnd } from './cancel-e2e.js';
+import { benchGlobalInvoice } from './global-invoice.js';
 import { startFakePacServer } from '../fakes/pac-server.js';
 
 const DURATION = Number(process.env.BENCH_SECONDS ?? 10);
@@ -86,7 +88,7 @@ async function main(): Promise<void> {
 
   // The fake PAC in this process, so the stamping run can change its latency; workers reach it over HTTP.
   const pac = await startFakePacServer();
-  const workers = start('../workers/main.ts', { PAC_BASE_URL: pac.url, PAC_TOKEN: pac.token });
+  const workers = start('../workers/main.ts', { PAC_BASE_URL: pac.url, PAC_TOKEN: pac.token, SAT_STATUS_URL: `${pac.url}/ConsultaCFDIService.svc` });
   const api = start('../api/main.ts');
   try {
     await waitHealthy(`http://127.0.0.1:${PORT}/health`);
@@ -102,11 +104,14 @@ async function main(): Promise<void> {
     await stampRun(0, 10); // warm-up: the worker's CSD, the PAC's schema cache, JIT
     const stampFast = await stampRun(0, STAMP_COUNT);
     const stampSlow = await stampRun(300, STAMP_COUNT);
+    pac.latencyMs = 0;
+    const cancels = await benchCancelEndToEnd({ baseUrl: `http://127.0.0.1:${PORT}`, db: stampDb, apiKey: account.apiKey, count: STAMP_COUNT, concurrency: STAMP_CONCURRENCY });
     await stampDb.destroy();
     api.kill('SIGTERM');
     workers.kill('SIGTERM');
     const render = await benchRenderQr({ seconds: 3 });
     const cfdi = await benchCfdiSteps();
+    const global = await benchGlobalInvoice(DATABASE_URL);
     const ratio = Math.round((qrs.requestsPerSecond / ceiling.requestsPerSecond) * 1000) / 10;
     const rows = [
       ['bare Koa parse+validate (ceiling)', `${ceiling.requestsPerSecond}/s`, `${ceiling.p50} ms`, `${ceiling.p99} ms`, `${ceiling.non2xx}`],
@@ -122,7 +127,9 @@ async function main(): Promise<void> {
     for (const s of [stampFast, stampSlow]) {
       process.stdout.write(`Stamping end to end, fake PAC +${s.latencyMs} ms: ${s.invoices} confirmations → INVOICED in ${s.seconds} s = ${s.perSecond} CFDI/s (confirm to INVOICED p50 ${s.p50Ms} ms, p99 ${s.p99Ms} ms)\n`);
     }
-    process.stdout.write(`${JSON.stringify({ ceiling, qrs, light, ratioPercent: ratio, render, cfdi, stampFast, stampSlow })}\n`);
+    process.stdout.write(`Cancellation end to end: ${cancels.invoices} DELETEs → CANCELLED in ${cancels.seconds} s = ${cancels.perSecond}/s (p50 ${cancels.p50Ms} ms, p99 ${cancels.p99Ms} ms)\n`);
+    process.stdout.write(`Global invoice of ${global.sales} unclaimed sales: recorded in ${global.recordMs} ms as ${global.documents} documents; build + self-check + seal ${global.sealMsPerDocument} ms each (${Math.round(global.xmlBytes / 1024)} KB); fake PAC checks ${global.fakePacMs} ms\n`);
+    process.stdout.write(`${JSON.stringify({ ceiling, qrs, light, ratioPercent: ratio, render, cfdi, stampFast, stampSlow, cancels, global })}\n`);
   } finally {
     api.kill('SIGTERM');
     workers.kill('SIGTERM');

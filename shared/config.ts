@@ -58,6 +58,10 @@ export interface Config {
   webhookBackoffMs: number;
   /** How often the dispatcher turns committed events into deliveries. */
   webhookDispatchMs: number;
+  /** How often closed periods are looked at for unclaimed sales to report in a global invoice. */
+  globalInvoiceCheckMs: number;
+  /** How long after a period's close its global invoice waits (confirmations in flight at the close finish stamping). */
+  globalInvoiceGraceMs: number;
   /** Interval of the sweep that re-queues confirmations left STAMPING (and how old they must be). */
   stampSweepMs: number;
   /** SMTP server for invoice e-mails (smtp://user:pass@host:port); empty outside production = the built-in fake. */
@@ -139,6 +143,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Confi
     webhookAttempts: Math.max(1, int('WEBHOOK_ATTEMPTS', 14, env)),
     webhookBackoffMs: int('WEBHOOK_BACKOFF_MS', 5000, env),
     webhookDispatchMs: Math.max(100, int('WEBHOOK_DISPATCH_MS', 1000, env)),
+    globalInvoiceCheckMs: Math.max(1000, int('GLOBAL_INVOICE_CHECK_MS', 900_000, env)),
+    globalInvoiceGraceMs: int('GLOBAL_INVOICE_GRACE_MS', 3_600_000, env),
     smtpUrl: str('SMTP_URL', '', env),
     mailFrom: str('MAIL_FROM', 'Facturación <facturas@localhost>', env),
     smtpTimeoutMs: int('SMTP_TIMEOUT_MS', 15_000, env),

@@ -11,6 +11,7 @@ export const QUEUES = {
   email: 'email',
   cancel: 'cancel',
   webhooks: 'webhooks',
+  globalInvoice: 'global-invoice',
 } as const;
 
 export type QueueName = (typeof QUEUES)[keyof typeof QUEUES];
@@ -62,6 +63,8 @@ export interface JobTypes {
   'poll-cancellations': { queue: typeof QUEUES.cancel; data: Record<string, never>; result: { resolved: number; requeued: number } };
   'dispatch-webhooks': { queue: typeof QUEUES.webhooks; data: Record<string, never>; result: { queued: number } };
   'deliver-webhook': { queue: typeof QUEUES.webhooks; data: DeliverWebhookPayload; result: { status: 'delivered' | 'skipped' } };
+  'issue-global-invoices': { queue: typeof QUEUES.globalInvoice; data: Record<string, never>; result: { invoices: number } };
+  'announce-expiring-csds': { queue: typeof QUEUES.webhooks; data: Record<string, never>; result: { announced: number } };
 }
 
 export type JobName = keyof JobTypes;
@@ -81,6 +84,8 @@ export const jobId = {
   cancelInvoice: (cancellationId: string) => `cancel.${cancellationId}`,
   pollCancellations: 'poll-cancellations',
   dispatchWebhooks: 'dispatch-webhooks',
+  issueGlobalInvoices: 'issue-global-invoices',
+  announceExpiringCsds: 'announce-expiring-csds',
   /** One job per delivery: the dispatcher's re-queue of a lost one is a no-op while it waits or retries. */
   deliverWebhook: (deliveryId: string) => `webhook.${deliveryId}`,
 } as const;

@@ -26,6 +26,8 @@ const QUEUE_OF: { [N in JobName]: JobTypes[N]['queue'] } = {
   'poll-cancellations': QUEUES.cancel,
   'dispatch-webhooks': QUEUES.webhooks,
   'deliver-webhook': QUEUES.webhooks,
+  'issue-global-invoices': QUEUES.globalInvoice,
+  'announce-expiring-csds': QUEUES.webhooks,
 };
 
 export function queueOf(name: JobName): QueueName {

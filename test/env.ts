@@ -30,5 +30,6 @@ process.env.WEBHOOK_DISPATCH_MS ??= '200';
 process.env.WEBHOOK_BACKOFF_MS ??= '20';
 process.env.WEBHOOK_ATTEMPTS ??= '4';
 process.env.WEBHOOK_TIMEOUT_MS ??= '5000';
+process.env.GLOBAL_INVOICE_CHECK_MS ??= '3600000';
 // Each run keeps its files apart (the disk store is the default).
 process.env.FILE_STORE_DIR ??= `${tmpdir()}/aftest-files-${process.pid}`;

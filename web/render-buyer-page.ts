@@ -187,10 +187,11 @@ ${formHtml()}
   return layout(`Factura tu compra en ${view.merchant.name}`, body, options.support, true);
 }
 
-export type StatePageKind = 'expired' | 'cancelled' | 'invoiced' | 'bad_link' | 'not_found' | 'store_inactive' | 'code_not_found' | 'rate_limited';
+export type StatePageKind = 'expired' | 'globally_invoiced' | 'cancelled' | 'invoiced' | 'bad_link' | 'not_found' | 'store_inactive' | 'code_not_found' | 'rate_limited';
 
 const STATES: Record<StatePageKind, { title: string; text: string }> = {
   expired: { title: 'Este código ya venció', text: 'El plazo para facturar esta compra con este código terminó. Pide a la tienda un ticket o código nuevo.' },
+  globally_invoiced: { title: 'Esta compra ya se reportó al SAT', text: 'Como nadie la facturó a tiempo, la tienda la incluyó en su factura global al público en general y ya no puede facturarse a tu nombre. Si la necesitas, habla con la tienda.' },
   cancelled: { title: 'La tienda canceló este código', text: 'Este código ya no sirve para facturar. Si aún necesitas tu factura, pide ayuda a la tienda.' },
   invoiced: { title: 'Esta compra ya está facturada', text: 'Ya se emitió la factura de esta compra. Puedes verla o descargarla aquí.' },
   bad_link: { title: 'Este enlace no es válido', text: 'El enlace está incompleto o alterado. Vuelve a escanear el código QR de tu ticket o escribe el código impreso.' },

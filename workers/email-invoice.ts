@@ -5,12 +5,14 @@
  */
 import { UnrecoverableError, type Job } from 'bullmq';
 import type { Db } from '../shared/db.js';
-import { invoiceMail } from '../shared/email/invoice-mail.js';
+import { parseXml } from '../shared/cfdi/parse-xml.js';
+import { attribute, descendants } from '../shared/cfdi/xml-element.js';
+import { invoiceMail, type CfdiKind } from '../shared/email/invoice-mail.js';
 import { MailRejected, type Mailer } from '../shared/email/invoice-mailer.js';
 import { invoiceFileUrl } from '../shared/invoices/invoice-links.js';
 import type { InvoicePayload } from '../shared/jobs.js';
 import { formatAmount } from '../shared/money.js';
-import { findInvoice, markEmailSent } from '../shared/repositories/invoices.js';
+import { findInvoice, markEmailSent, type InvoiceRow } from '../shared/repositories/invoices.js';
 import { stampedFacts } from '../shared/cancellation/stamped-facts.js';
 import type { FileStore } from '../shared/storage/file-store.js';
 
@@ -28,13 +30,14 @@ export async function emailInvoiceJob(deps: EmailDeps, job: Job<InvoicePayload &
   const merchant = (await deps.db('merchants').where({ id: invoice.merchant_id }).first('name', 'contact_email')) as { name: string; contact_email: string | null } | undefined;
   const [xml, pdf] = await Promise.all([deps.files.get(invoice.xml_file_key), deps.files.get(invoice.pdf_file_key)]);
   if (!merchant || !xml || !pdf) throw new UnrecoverableError(`invoice ${invoice.id}: merchant or files missing`);
-  // The stamped XML says who issued it and in what currency, for invoices and credit notes alike.
-  const facts = stampedFacts(xml.data.toString('utf8'));
+  // The stamped XML says who issued it and in what currency, for every kind of CFDI.
+  const text = xml.data.toString('utf8');
+  const facts = stampedFacts(text);
+  const amount = invoice.cfdi_type === 'P' ? paymentAmount(text) : { total: invoice.total ?? '0', currency: facts.currency };
   const mail = invoiceMail({
     to: job.data.to ?? invoice.customer.email, uuid: invoice.uuid, series: invoice.series ?? undefined, folio: invoice.folio,
-    issuerName: facts.issuerName, issuerRfc: facts.issuerRfc, creditNote: invoice.cfdi_type === 'E',
-    total: formatAmount(invoice.total ?? '0'),
-    currency: facts.currency, storeName: merchant.name, supportEmail: merchant.contact_email ?? undefined,
+    issuerName: facts.issuerName, issuerRfc: facts.issuerRfc, kind: KIND[invoice.cfdi_type],
+    total: formatAmount(amount.total), currency: amount.currency, storeName: merchant.name, supportEmail: merchant.contact_email ?? undefined,
     xml: xml.data, pdf: pdf.data, viewUrl: invoiceFileUrl(deps.publicBaseUrl, invoice.uuid, 'pdf', deps.urlSigningKey),
   });
   try {
@@ -45,4 +48,12 @@ export async function emailInvoiceJob(deps: EmailDeps, job: Job<InvoicePayload &
     if (err instanceof MailRejected) throw new UnrecoverableError(`the mail server refused ${mail.to}: ${err.message}`);
     throw err;
   }
+}
+
+const KIND: Record<InvoiceRow['cfdi_type'], CfdiKind> = { I: 'invoice', E: 'credit_note', P: 'payment' };
+
+/** A payment receipt's Total is 0 XXX by rule: the buyer reads what the payment was (its Monto, in MonedaP). */
+function paymentAmount(xml: string): { total: string; currency: string } {
+  const pago = descendants(parseXml(xml), ['cfdi:Complemento', 'pago20:Pagos', 'pago20:Pago'])[0];
+  return { total: (pago && attribute(pago, 'Monto')) ?? '0', currency: (pago && attribute(pago, 'MonedaP')) ?? '' };
 }

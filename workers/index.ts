@@ -26,6 +26,8 @@ import { cancelInvoiceJob, type CancelDeps } from './cancel-invoice.js';
 import { pollCancellationsJob } from './poll-cancellations.js';
 import type { CancelInvoicePayload, DeliverWebhookPayload } from '../shared/jobs.js';
 import { dispatchWebhooksJob } from './dispatch-webhooks.js';
+import { issueGlobalInvoicesJob } from './issue-global-invoices.js';
+import { announceExpiringCsds } from '../shared/repositories/merchant-csds.js';
 import { deliverWebhookJob, type WebhookDeps } from './deliver-webhook.js';
 import { httpWebhookClient, type WebhookClient } from '../shared/webhooks/webhook-client.js';
 
@@ -86,6 +88,10 @@ function processorFor(queue: QueueName, deps: WorkerDeps, { sync, stamp, pdf, em
         return pollCancellationsJob({ ...cancel, producers: deps.producers, config: deps.config });
       case `${QUEUES.webhooks}/dispatch-webhooks`:
         return dispatchWebhooksJob(deps.db, deps.producers, deps.config);
+      case `${QUEUES.globalInvoice}/issue-global-invoices`:
+        return issueGlobalInvoicesJob(deps.db, deps.producers, deps.config);
+      case `${QUEUES.webhooks}/announce-expiring-csds`:
+        return { announced: await announceExpiringCsds(deps.db) };
       case `${QUEUES.webhooks}/deliver-webhook`:
         return deliverWebhookJob(webhooks, job as Job<DeliverWebhookPayload>);
       default:
@@ -133,6 +139,17 @@ export async function startWorkers(deps: WorkerDeps): Promise<RunningWorkers> {
     jobId.pollCancellations,
     { every: deps.config.cancellationPollMs },
     { name: 'poll-cancellations', data: {}, opts: { removeOnComplete: true, removeOnFail: 100 } },
+  );
+  await deps.producers.queue(QUEUES.globalInvoice).upsertJobScheduler(
+    jobId.issueGlobalInvoices,
+    { every: deps.config.globalInvoiceCheckMs },
+    { name: 'issue-global-invoices', data: {}, opts: { removeOnComplete: true, removeOnFail: 100 } },
+  );
+  // Every 6 hours: a CSD about to expire stops all invoicing silently, so its merchant hears of it in time.
+  await deps.producers.queue(QUEUES.webhooks).upsertJobScheduler(
+    jobId.announceExpiringCsds,
+    { every: 6 * 3600_000 },
+    { name: 'announce-expiring-csds', data: {}, opts: { removeOnComplete: true, removeOnFail: 100 } },
   );
   await deps.producers.queue(QUEUES.webhooks).upsertJobScheduler(
     jobId.dispatchWebhooks,

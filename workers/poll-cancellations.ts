@@ -6,7 +6,6 @@
  */
 import type { Config } from '../shared/config.js';
 import { enqueueCancellation } from '../shared/cancellation/enqueue-cancellation.js';
-import type { Db } from '../shared/db.js';
 import { PacUnavailable } from '../shared/pac/pac-client.js';
 import type { Producers } from '../shared/queues.js';
 import { moveCancellation, openCancellations, touchCancellation } from '../shared/repositories/invoice-cancellations.js';

@@ -35,7 +35,8 @@ export async function renderInvoicePdfJob(deps: PdfDeps, job: Job<InvoicePayload
     pdfFileKey = await deps.files.put('invoices', { contentType: 'application/pdf', data: pdf }, 'pdf');
     await attachPdf(deps.db, invoice.id, pdfFileKey);
   }
-  if (!invoice.email_sent_at) {
+  // A global invoice (público en general) has nobody to write to.
+  if (!invoice.email_sent_at && invoice.customer.email) {
     await deps.producers.add('email-invoice', { invoiceId: invoice.id }, {
       jobId: jobId.emailInvoice(invoice.id), attempts: 6, backoff: { type: 'exponential', delay: deps.emailBackoffMs }, removeOnComplete: { age: 3600, count: 1000 }, removeOnFail: 100,
     });

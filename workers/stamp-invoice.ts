@@ -13,7 +13,7 @@ import { parseEncryptionKey } from '../shared/crypto/encrypt-at-rest.js';
 import type { Db } from '../shared/db.js';
 import { refusalFromPac } from '../shared/invoices/refusal-from-pac.js';
 import { sealInput, sealSale, type SealedSale } from '../shared/invoices/seal-sale.js';
-import { storedCreditNote } from '../shared/credit-notes/credit-note-document.js';
+import { storedDocument } from '../shared/invoices/stored-document.js';
 import { jobId, type InvoicePayload, type StampInvoiceResult } from '../shared/jobs.js';
 import { PacRefused, type PacClient } from '../shared/pac/pac-client.js';
 import type { Producers } from '../shared/queues.js';
@@ -55,10 +55,10 @@ function hoursBetweenLocal(earlier: string, later: string): number {
 
 type Numbering = { series?: string; folio: string; issuedLocal: string };
 
-/** What the document is built from: the QR sale for its buyer, or a credit note's stored document. */
+/** What the document is built from: the QR sale for its buyer, or the stored document of a credit note, payment complement or global invoice. */
 async function documentSource(deps: StampDeps, invoice: InvoiceRow): Promise<{ timeZone: string; seal(numbering: Numbering, signer: CsdSigner): SealedSale }> {
   if (!invoice.transaction_id) {
-    const stored = storedCreditNote(invoice.document);
+    const stored = storedDocument(invoice.document);
     return { timeZone: stored.timeZone, seal: (numbering, signer) => sealInput({ ...stored.input, ...numbering }, signer) };
   }
   const sale = await findSale(deps.db, { id: invoice.transaction_id });

@@ -31,6 +31,7 @@ export async function ensureInvoiceable(deps: ApiDeps, sale: Sale): Promise<void
     });
   }
   if (t.status === 'CANCELLED') throw new AppError(410, 'qr_cancelled', 'This QR was cancelled by the store.');
+  if (t.global_invoice_id) throw new AppError(410, 'qr_globally_invoiced', 'Nobody invoiced this sale in time: it was reported in the store\'s global invoice to público en general.');
   if (t.status === 'EXPIRED' || (t.expires_at.getTime() <= Date.now() && !t.confirmed_at)) {
     throw new AppError(410, 'qr_expired', 'This QR has expired; ask the store for a new one.');
   }

@@ -4,7 +4,7 @@ import { cancellationView } from '../../shared/cancellation/cancellation-view.js
 import { enqueueCancellation } from '../../shared/cancellation/enqueue-cancellation.js';
 import { stampedFacts, type StampedFacts } from '../../shared/cancellation/stamped-facts.js';
 import { AppError, type ErrorDetail } from '../../shared/errors.js';
-import { liveCreditNotesOf } from '../../shared/repositories/credit-notes.js';
+import { isGlobalInvoice } from '../../shared/repositories/global-invoices.js';
 import { latestCancellation, requestCancellation, type CancellationRow } from '../../shared/repositories/invoice-cancellations.js';
 import { findInvoiceByUuid, type InvoiceRow, type InvoiceStatus } from '../../shared/repositories/invoices.js';
 import type { ApiDeps } from '../deps.js';
@@ -65,9 +65,11 @@ export async function cancelInvoice(deps: ApiDeps, scope: InvoiceScope, uuid: st
   const earlier = invoice.status === 'ACTIVE' || invoice.status === 'CANCELLATION_REJECTED' ? undefined : await latestCancellation(deps.db, invoice.id);
   if (earlier) return existingAnswer(invoice.uuid, invoice.status, earlier, request);
 
-  const credits = await liveCreditNotesOf(deps.db, invoice.id);
-  if (credits.length > 0) {
-    throw new AppError(409, 'related_cfdis_active', `Cancel the credit notes that relate to this invoice first: ${credits.join(', ')}.`);
+  // Motive 04 cancels a global invoice whose sale is being invoiced to its buyer after all.
+  if (request.motive === '04' && !(await isGlobalInvoice(deps.db, invoice.id))) {
+    throw new AppError(422, 'motive_not_applicable', 'Motive 04 (nominative operation related in a global invoice) cancels only a global invoice.', {
+      details: [{ field: 'motive', code: 'not_a_global_invoice', message: 'Use 02 or 03 for this invoice, or 01 with its replacement.' }],
+    });
   }
   const facts = await factsOf(deps, invoice);
   if (request.substitution_uuid) await checkSubstitute(deps, scope, invoice, facts, request.substitution_uuid);
@@ -78,6 +80,9 @@ export async function cancelInvoice(deps: ApiDeps, scope: InvoiceScope, uuid: st
   const recorded = await requestCancellation(deps.db, invoice, {
     motive: request.motive, substitutionUuid: request.substitution_uuid?.toUpperCase(), acceptance: terms.acceptance, acceptanceReason: terms.reason,
   });
+  if (!recorded.ok && recorded.reason === 'related_active') {
+    throw new AppError(409, 'related_cfdis_active', `Cancel the credit notes and payment complements that relate to this invoice first: ${recorded.related.join(', ')}.`);
+  }
   if (!recorded.ok) throw new AppError(409, 'invoice_not_cancellable', 'This invoice is not stamped.');
   // Another DELETE got there first.
   if (!recorded.created) return existingAnswer(invoice.uuid, recorded.invoiceStatus, recorded.cancellation, request);

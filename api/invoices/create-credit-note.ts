@@ -3,11 +3,10 @@ import { planCreditNote, type CreditedInvoice } from '../../shared/credit-notes/
 import { AppError, type ErrorDetail } from '../../shared/errors.js';
 import { enqueueStamp } from '../../shared/invoices/enqueue-stamp.js';
 import { dec } from '../../shared/money.js';
-import { invoicePdfDataFromXml, type InvoicePdfData } from '../../shared/pdf/invoice-pdf-data.js';
 import { recordCreditNote } from '../../shared/repositories/credit-notes.js';
-import { findInvoiceByUuid, type InvoiceRow } from '../../shared/repositories/invoices.js';
 import type { ApiDeps } from '../deps.js';
 import type { InvoiceScope } from './cancel-invoice.js';
+import { relatedInvoices } from './related-invoices.js';
 
 /**
  * POST /v1/qrs/invoices/credit-notes: finds the credited invoices for these credentials, reads them as
@@ -19,20 +18,8 @@ export async function createCreditNote(deps: ApiDeps, scope: InvoiceScope, reque
   if (!deps.catalogs.entry('c_FormaPago', request.sat_payment_form)) {
     details.push({ field: 'sat_payment_form', code: 'invalid_value', message: `${request.sat_payment_form} is not in c_FormaPago.` });
   }
-  const seen = new Set<string>();
-  const invoices: { row: InvoiceRow; data: InvoicePdfData; amount: string }[] = [];
-  for (const [i, related] of request.related.entries()) {
-    const uuid = related.uuid.toUpperCase();
-    if (seen.has(uuid)) details.push({ field: `related[${i}].uuid`, code: 'duplicate', message: `${uuid} is listed twice.` });
-    seen.add(uuid);
-    const row = await findInvoiceByUuid(deps.db, uuid, scope);
-    const file = row?.xml_file_key ? await deps.files.get(row.xml_file_key) : undefined;
-    if (!row || !file) {
-      details.push({ field: `related[${i}].uuid`, code: 'not_found', message: `No stamped invoice with UUID ${uuid} for these credentials.` });
-      continue;
-    }
-    invoices.push({ row, data: invoicePdfDataFromXml(file.data.toString('utf8'), deps.catalogs), amount: String(related.amount) });
-  }
+  const invoices = (await relatedInvoices(deps, scope, request.related.map((r) => r.uuid), details))
+    .map((found) => ({ ...found, amount: String(request.related[found.index]!.amount) }));
   if (details.length > 0) throw new AppError(422, 'credit_note_invalid', 'The credit note cannot be issued as asked.', { details });
 
   const first = invoices[0]!.row;

@@ -23,7 +23,7 @@ const PAGE_HEADERS = {
 // The API's refusals as the page's states (same codes as ensureInvoiceable and saleFromLink).
 const STATE_OF_ERROR: Record<string, StatePageKind> = {
   invalid_signature: 'bad_link', unsupported_version: 'bad_link', qr_not_found: 'not_found', qr_expired: 'expired',
-  qr_cancelled: 'cancelled', qr_already_invoiced: 'invoiced', store_inactive: 'store_inactive',
+  qr_globally_invoiced: 'globally_invoiced', qr_cancelled: 'cancelled', qr_already_invoiced: 'invoiced', store_inactive: 'store_inactive',
   invalid_short_code: 'code_not_found', short_code_not_found: 'code_not_found', rate_limited: 'rate_limited',
 };
 

@@ -2,7 +2,7 @@ import { Router } from '@koa/router';
 import { AppError } from '../../shared/errors.js';
 import { findQrTransaction } from '../../shared/repositories/qr-transactions.js';
 import { qrTransactionView } from '../../shared/qr/qr-transaction-view.js';
-import { liveInvoice } from '../../shared/repositories/invoices.js';
+import { findInvoice, liveInvoice } from '../../shared/repositories/invoices.js';
 import type { AppState } from '../context.js';
 import { viewContext, type ApiDeps } from '../deps.js';
 import { apiKeyAuth } from '../middleware/api-key-auth.js';
@@ -30,7 +30,8 @@ export function qrRoutes(deps: ApiDeps): Router<AppState> {
     const principal = ctx.state.apiKey!;
     const record = await findQrTransaction(deps.db, principal.merchantId, principal.mode, ctx.params.qrId ?? '');
     if (!record) throw new AppError(404, 'transaction_not_found', `No QR transaction ${ctx.params.qrId} for this API key.`);
-    ctx.body = qrTransactionView(record, viewContext(deps), await liveInvoice(deps.db, record.transaction.id));
+    const globalId = record.transaction.global_invoice_id;
+    ctx.body = qrTransactionView(record, viewContext(deps), await liveInvoice(deps.db, record.transaction.id), globalId ? await findInvoice(deps.db, globalId) : undefined);
   });
 
   return router;

@@ -20,9 +20,13 @@ export interface InvoiceMailInput {
   xml: Buffer;
   pdf: Buffer;
   viewUrl?: string;
-  /** A credit note (CFDI type E) rather than an invoice. */
-  creditNote?: boolean;
+  /** What the CFDI is, for the wording: an invoice (the default), a credit note (type E) or a payment receipt (type P). */
+  kind?: CfdiKind;
 }
+
+export type CfdiKind = 'invoice' | 'credit_note' | 'payment';
+
+const NOUN: Record<CfdiKind, string> = { invoice: 'factura', credit_note: 'nota de crédito', payment: 'comprobante de pago' };
 
 const UUID = /^[0-9A-F]{8}-[0-9A-F]{4}-[0-9A-F]{4}-[0-9A-F]{4}-[0-9A-F]{12}$/;
 
@@ -38,12 +42,14 @@ export function invoiceMail(input: InvoiceMailInput): InvoiceMail {
     ['Folio fiscal (UUID)', uuid],
     ['Serie', input.series],
     ['Folio', input.folio],
-    ['Total', `${input.total} ${input.currency}`],
+    [input.kind === 'payment' ? 'Monto pagado' : 'Total', `${input.total} ${input.currency}`],
   ];
   const details = rows.filter((row): row is [string, string] => Boolean(row[1]));
-  const intro = input.creditNote
-    ? `Te enviamos la nota de crédito (CFDI de egreso) sobre tu compra en ${input.storeName}.`
-    : `Te enviamos la factura electrónica (CFDI) de tu compra en ${input.storeName}.`;
+  const intro = {
+    invoice: `Te enviamos la factura electrónica (CFDI) de tu compra en ${input.storeName}.`,
+    credit_note: `Te enviamos la nota de crédito (CFDI de egreso) sobre tu compra en ${input.storeName}.`,
+    payment: `Te enviamos el comprobante de tu pago (CFDI de pago) a ${input.storeName}.`,
+  }[input.kind ?? 'invoice'];
   const attached = 'Adjuntamos el XML, que es el comprobante fiscal válido ante el SAT, y su representación impresa en PDF.';
   const help = input.supportEmail
     ? `Si tienes dudas sobre tu factura, escríbenos a ${input.supportEmail}.`
@@ -85,7 +91,7 @@ export function invoiceMail(input: InvoiceMailInput): InvoiceMail {
   return {
     to: input.to,
     // One line, whatever line breaks the merchant typed into the name.
-    subject: `Tu ${input.creditNote ? 'nota de crédito' : 'factura'} de ${input.issuerName}`.replace(/\s+/g, ' '),
+    subject: `Tu ${NOUN[input.kind ?? 'invoice']} de ${input.issuerName}`.replace(/\s+/g, ' '),
     text,
     html,
     attachments: [

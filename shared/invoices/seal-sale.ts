@@ -3,7 +3,7 @@
  * seal. Plain function: the stamp worker loads, calls this, persists and sends.
  */
 import { buildCfdi } from '../cfdi/build-cfdi.js';
-import type { CfdiInput } from '../cfdi/cfdi-input.js';
+import type { CfdiInput, CfdiPaymentInput } from '../cfdi/cfdi-input.js';
 import { checkCfdiAmounts, type CfdiFinding } from '../cfdi/check-cfdi-amounts.js';
 import type { DocumentTotals } from '../cfdi/anexo20-amounts.js';
 import { sealCfdi, type CsdSigner } from '../cfdi/seal-cfdi.js';
@@ -20,7 +20,7 @@ export function sealSale(record: QrTransactionRecord, customer: Customer, partie
 }
 
 /** Any document to seal (a credit note's, say): build, self-check, seal. */
-export function sealInput(input: CfdiInput, signer: CsdSigner): SealedSale {
+export function sealInput(input: CfdiInput | CfdiPaymentInput, signer: CsdSigner): SealedSale {
   const { comprobante, totals } = buildCfdi(input);
   const findings = checkCfdiAmounts(comprobante);
   if (findings.length > 0) return { ok: false, findings };

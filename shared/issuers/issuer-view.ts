@@ -15,6 +15,8 @@ export function issuerView(row: IssuerRow, catalogs: SatCatalogs) {
     taxRegime: { code: row.tax_regime_code, description: catalogs.description('c_RegimenFiscal', row.tax_regime_code) ?? '' },
     invoiceLogoUrl: row.invoice_logo_url,
     status: row.status,
+    // Not in the spec's Issuer: the c_Periodicidad of its global invoice for unclaimed sales.
+    globalPeriodicity: row.global_periodicity,
     // Not in the spec's Issuer: the last CSF synchronization, null until one is requested.
     synchronization: row.sync_status === null ? null : {
       status: row.sync_status,

@@ -43,6 +43,31 @@ export interface InvoicePdfConcept {
   withholdings: InvoicePdfTax[];
 }
 
+/** A pago20:DoctoRelacionado: an invoice the payment pays, with its installment and balances. */
+export interface InvoicePdfPaidDocument {
+  uuid: string;
+  series?: string;
+  folio?: string;
+  currency: Coded;
+  equivalence?: string;
+  installment: string;
+  previousBalance: string;
+  amountPaid: string;
+  remainingBalance: string;
+}
+
+/** A pago20:Pago: one payment received. */
+export interface InvoicePdfPayment {
+  /** FechaPago. */
+  date: string;
+  form: Coded;
+  currency: Coded;
+  exchangeRate?: string;
+  amount: string;
+  operationNumber?: string;
+  documents: InvoicePdfPaidDocument[];
+}
+
 export interface InvoicePdfData {
   series?: string;
   folio?: string;
@@ -84,6 +109,8 @@ export interface InvoicePdfData {
     transfers: InvoicePdfTax[];
     withholdings: InvoicePdfTax[];
   };
+  /** A type P's Pagos 2.0 complement: MontoTotalPagos (MXN) and each payment. */
+  payments?: { totalAmount: string; items: InvoicePdfPayment[] };
   stamp: {
     uuid: string;
     stampedAt: string;
@@ -145,6 +172,7 @@ export function invoicePdfDataFromXml(xml: string, catalogs: SatCatalogs): Invoi
   const receiver = requiredChild(root, 'cfdi:Receptor');
   const global = child(root, 'cfdi:InformacionGlobal');
   const documentTaxes = child(root, 'cfdi:Impuestos');
+  const pagos = descendants(root, ['cfdi:Complemento', 'pago20:Pagos'])[0];
 
   return {
     series: attribute(root, 'Serie'),
@@ -208,6 +236,28 @@ export function invoicePdfDataFromXml(xml: string, catalogs: SatCatalogs): Invoi
       totalWithheld: attribute(documentTaxes, 'TotalImpuestosRetenidos'),
       transfers: taxList(documentTaxes, 'Traslados', 'Traslado'),
       withholdings: taxList(documentTaxes, 'Retenciones', 'Retencion'),
+    },
+    payments: pagos && {
+      totalAmount: required(requiredChild(pagos, 'pago20:Totales'), 'MontoTotalPagos'),
+      items: children(pagos, 'pago20:Pago').map((p) => ({
+        date: required(p, 'FechaPago'),
+        form: coded('c_FormaPago', required(p, 'FormaDePagoP')),
+        currency: coded('c_Moneda', required(p, 'MonedaP')),
+        exchangeRate: attribute(p, 'TipoCambioP'),
+        amount: required(p, 'Monto'),
+        operationNumber: attribute(p, 'NumOperacion'),
+        documents: children(p, 'pago20:DoctoRelacionado').map((d) => ({
+          uuid: required(d, 'IdDocumento'),
+          series: attribute(d, 'Serie'),
+          folio: attribute(d, 'Folio'),
+          currency: coded('c_Moneda', required(d, 'MonedaDR')),
+          equivalence: attribute(d, 'EquivalenciaDR'),
+          installment: required(d, 'NumParcialidad'),
+          previousBalance: required(d, 'ImpSaldoAnt'),
+          amountPaid: required(d, 'ImpPagado'),
+          remainingBalance: required(d, 'ImpSaldoInsoluto'),
+        })),
+      })),
     },
     stamp: {
       uuid: required(tfd, 'UUID'),

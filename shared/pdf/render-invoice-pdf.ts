@@ -8,7 +8,7 @@ import PDFDocument from 'pdfkit';
 import { amountInWords } from '../cfdi/amount-in-words.js';
 import { renderQrPng } from '../qr/render-qr-png.js';
 import { localDateTime } from '../time-zone.js';
-import type { Coded, InvoicePdfConcept, InvoicePdfData, InvoicePdfTax } from './invoice-pdf-data.js';
+import type { Coded, InvoicePdfConcept, InvoicePdfData, InvoicePdfPayment, InvoicePdfTax } from './invoice-pdf-data.js';
 
 export interface RenderInvoicePdfOptions {
   /** PNG or JPEG, drawn at the top left, fitted in a 150 × 60 pt box. */
@@ -385,6 +385,41 @@ function drawTotals(doc: Doc, data: InvoicePdfData, y: number): number {
   return top + height + GAP;
 }
 
+const PAID_DOCUMENT_COLUMNS: ColumnLayout[] = [
+  { width: 150, align: 'left' }, { width: 60, align: 'left' }, { width: 40, align: 'left' }, { width: 50, align: 'right' },
+  { width: 44, align: 'center' }, { width: 64, align: 'right' }, { width: 66, align: 'right' }, { width: 66, align: 'right' },
+];
+const PAID_DOCUMENT_HEADERS = ['Documento relacionado (UUID)', 'Serie y folio', 'Moneda', 'Equivalencia', 'Parcialidad', 'Saldo anterior', 'Importe pagado', 'Saldo insoluto'];
+
+/** A type P's payment: when, how and how much, then each invoice it pays with its installment and balances. */
+function drawPayment(doc: Doc, payment: InvoicePdfPayment, y: number): number {
+  let top = fieldSection(doc, 'Pago recibido (complemento para recepción de pagos 2.0)', [
+    ['Fecha de pago', payment.date], ['Forma de pago', coded(payment.form)], ['Moneda', coded(payment.currency)],
+    ['Tipo de cambio', payment.exchangeRate ?? ''], ['Monto', amount(payment.amount)], ['Número de operación', payment.operationNumber ?? ''],
+  ], y, 3);
+  const headerHeight = tableRow(doc, PAID_DOCUMENT_COLUMNS, PAID_DOCUMENT_HEADERS, MARGIN, 0, true, false);
+  top = ensureSpace(doc, top, headerHeight + 20);
+  top += tableRow(doc, PAID_DOCUMENT_COLUMNS, PAID_DOCUMENT_HEADERS, MARGIN, top, true, true);
+  for (const d of payment.documents) {
+    const cells = [
+      d.uuid, [d.series, d.folio].filter(Boolean).join('-'), d.currency.code, d.equivalence ?? '', d.installment,
+      amount(d.previousBalance), amount(d.amountPaid), amount(d.remainingBalance),
+    ];
+    const height = tableRow(doc, PAID_DOCUMENT_COLUMNS, cells, MARGIN, 0, false, false);
+    const fitted = ensureSpace(doc, top, height);
+    if (fitted !== top) top = fitted + tableRow(doc, PAID_DOCUMENT_COLUMNS, PAID_DOCUMENT_HEADERS, MARGIN, fitted, true, true);
+    top += tableRow(doc, PAID_DOCUMENT_COLUMNS, cells, MARGIN, top, false, true);
+  }
+  return top + GAP;
+}
+
+/** In place of the totals, which Anexo 20 fixes at 0 XXX for a type P: the payments and their total in MXN. */
+function drawPayments(doc: Doc, payments: NonNullable<InvoicePdfData['payments']>, y: number): number {
+  let top = y;
+  for (const payment of payments.items) top = drawPayment(doc, payment, top);
+  return fieldSection(doc, 'Totales de los pagos', [['Monto total de los pagos (MXN)', amount(payments.totalAmount)]], top, 3);
+}
+
 const SEAL_STYLE: TextStyle = { size: 6 };
 
 function drawStamp(doc: Doc, data: InvoicePdfData, y: number): void {
@@ -469,7 +504,7 @@ export async function renderInvoicePdf(data: InvoicePdfData, options: RenderInvo
   }
   y = drawRelated(doc, data, y);
   y = drawConcepts(doc, data, y);
-  y = drawTotals(doc, data, y);
+  y = data.payments ? drawPayments(doc, data.payments, y) : drawTotals(doc, data, y);
   drawStamp(doc, data, y);
   drawFooters(doc, data);
   doc.end();

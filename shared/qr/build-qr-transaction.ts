@@ -1,3 +1,4 @@
+import { capExpiry, globalPeriod } from '../global-invoice/global-period.js';
 import { toFixed6 } from '../money.js';
 import type { ApiKeyPrincipal } from '../repositories/api-keys.js';
 import type { QrConceptRow, QrConceptTaxRow, QrTransactionRecord } from '../repositories/qr-transactions.js';
@@ -22,6 +23,8 @@ export interface BuildQrInput {
  */
 export function buildQrTransactionRecord(input: BuildQrInput): Omit<QrTransactionRecord, 'storeName' | 'issuerRfc' | 'issuerName'> {
   const { request: r, qrId } = input;
+  const period = globalPeriod(input.now, input.principal.globalPeriodicity);
+  const expiry = capExpiry(new Date(r.expires_at), period);
   const concepts: QrConceptRow[] = [];
   const taxes: QrConceptTaxRow[] = [];
   r.operation_data.forEach((c, position) => {
@@ -82,7 +85,11 @@ export function buildQrTransactionRecord(input: BuildQrInput): Omit<QrTransactio
       updated_at: input.now,
       scanned_at: null,
       confirmed_at: null,
-      expires_at: new Date(r.expires_at),
+      expires_at: expiry.expiresAt,
+      global_periodicity: period.periodicity,
+      global_period_end: period.end,
+      requested_expires_at: expiry.capped ? new Date(r.expires_at) : null,
+      global_invoice_id: null,
     },
     concepts,
     taxes,

@@ -20,7 +20,7 @@ function num(value: string | null): number | null {
 }
 
 /** The spec's QR transaction, identical for POST /v1/qrs (and its replays) and GET /v1/qrs/{qrId}. */
-export function qrTransactionView(record: QrTransactionRecord, ctx: ViewContext, invoice?: InvoiceRow) {
+export function qrTransactionView(record: QrTransactionRecord, ctx: ViewContext, invoice?: InvoiceRow, globalInvoice?: InvoiceRow) {
   const stamped = isStamped(invoice) ? invoice : undefined;
   const t = record.transaction;
   const desc = ctx.catalogs.description.bind(ctx.catalogs);
@@ -83,6 +83,13 @@ export function qrTransactionView(record: QrTransactionRecord, ctx: ViewContext,
     updated_at: t.updated_at.toISOString(),
     scanned_at: t.scanned_at ? t.scanned_at.toISOString() : null,
     expires_at: t.expires_at.toISOString(),
+    // Additions to the spec: the period an unclaimed sale is reported in (its close caps expires_at; then
+    // expires_at_requested is what the POS asked for), and the global invoice that reported it.
+    expires_at_requested: t.requested_expires_at ? t.requested_expires_at.toISOString() : null,
+    global_period: t.global_period_end ? { periodicity: t.global_periodicity, closes_at: t.global_period_end.toISOString() } : null,
+    global_invoice: t.global_invoice_id
+      ? { status: globalInvoice?.status ?? 'STAMPING', uuid: globalInvoice?.uuid ?? null, series: globalInvoice?.series ?? null, folio: globalInvoice?.folio ?? null }
+      : null,
   };
 }
 

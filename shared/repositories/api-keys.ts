@@ -1,4 +1,5 @@
 import { runPrepared, type Db, type PreparedStatement, type Trx } from '../db.js';
+import type { GlobalPeriodicity } from '../global-invoice/global-period.js';
 import { newId } from '../ids.js';
 import { issueSecret, lookupPrefix, secretMatches } from '../crypto/secret-token.js';
 
@@ -17,6 +18,8 @@ export interface ApiKeyPrincipal {
   merchantStatus: 'ACTIVE' | 'INACTIVE';
   issuerRfc: string;
   issuerName: string;
+  /** c_Periodicidad of the issuer's global invoice: caps each QR's expiry at its period's close. */
+  globalPeriodicity: GlobalPeriodicity;
   csdValidTo: Date | null;
 }
 
@@ -31,14 +34,15 @@ interface PrincipalRow {
   status: 'ACTIVE' | 'INACTIVE';
   rfc: string;
   business_name: string;
+  global_periodicity: GlobalPeriodicity;
   csd_valid_to: Date | null;
 }
 
 /** Every API request runs this, so it is a prepared statement. */
 const FIND_PRINCIPAL: PreparedStatement = {
-  name: 'api_key_principal_v1',
+  name: 'api_key_principal_v2',
   text: `SELECT k.id AS key_id, k.key_hash, k.mode, m.id AS merchant_id, m.account_id, m.external_merchant_id,
-      m.name, m.status, i.rfc, i.business_name, c.valid_to AS csd_valid_to
+      m.name, m.status, i.rfc, i.business_name, i.global_periodicity, c.valid_to AS csd_valid_to
     FROM api_keys k
     JOIN merchants m ON m.id = k.merchant_id
     JOIN issuers i ON i.id = m.issuer_id
@@ -67,6 +71,7 @@ export async function findApiKeyPrincipal(db: Db, presented: string): Promise<Ap
     merchantStatus: row.status,
     issuerRfc: row.rfc,
     issuerName: row.business_name,
+    globalPeriodicity: row.global_periodicity,
     csdValidTo: row.csd_valid_to,
   };
 }

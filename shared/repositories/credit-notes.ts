@@ -4,6 +4,7 @@ import type { Db } from '../db.js';
 import type { ErrorDetail } from '../errors.js';
 import { newId } from '../ids.js';
 import type { Customer } from '../invoices/customer-schema.js';
+import { storedDocumentJson } from '../invoices/stored-document.js';
 import { dec } from '../money.js';
 import { insertNumbered, type InvoiceRow, type InvoiceStatus } from './invoices.js';
 
@@ -43,7 +44,7 @@ export async function recordCreditNote(db: Db, input: {
     if (!plan.ok) return { ok: false, details: plan.details };
     const creditNote = await insertNumbered(trx, {
       id: newId('invoice'), transaction_id: null, merchant_id: input.merchantId, cfdi_type: 'E', customer: JSON.stringify(input.customer),
-      document: JSON.stringify({ time_zone: input.timeZone, input: plan.document }),
+      document: storedDocumentJson({ timeZone: input.timeZone, input: plan.document }),
     });
     await trx('credit_allocations').insert(plan.allocations.map((a) => ({
       credit_note_id: creditNote.id, invoice_id: input.invoices.find((i) => i.uuid === a.uuid)!.id, amount: a.amount.toFixed(6),
@@ -62,11 +63,4 @@ export async function findCreditNote(db: Db, id: string, scope: { merchantId: st
   const related = (await db('credit_allocations as a').join('invoices as i', 'i.id', 'a.invoice_id').where('a.credit_note_id', id)
     .orderBy('i.uuid').select('i.uuid', 'a.amount')) as { uuid: string; amount: string }[];
   return { creditNote, related };
-}
-
-/** Credit notes that still credit this invoice (not refused or cancelled): SAT cancels them before it. */
-export async function liveCreditNotesOf(db: Db, invoiceId: string): Promise<string[]> {
-  return (await db('credit_allocations as a').join('invoices as cn', 'cn.id', 'a.credit_note_id').where('a.invoice_id', invoiceId)
-    .whereNotIn('cn.status', ['REFUSED', 'CANCELLED']).orderBy('cn.created_at').select(db.raw("coalesce(cn.uuid, cn.id) as ref"))
-    .then((rows: { ref: string }[]) => rows.map((r) => r.ref)));
 }

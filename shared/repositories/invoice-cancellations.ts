@@ -5,6 +5,7 @@ import { invoiceEventData } from '../webhooks/event-data.js';
 import { emitEvents } from '../webhooks/emit-event.js';
 import type { CancellationMotive } from '../pac/pac-client.js';
 import type { InvoiceRow, InvoiceStatus } from './invoices.js';
+import { liveRelatedCfdis } from './related-cfdis.js';
 
 export type CancellationStatus = 'REQUESTED' | 'PENDING' | 'CANCELLED' | 'REJECTED' | 'FAILED';
 
@@ -34,7 +35,8 @@ const OPEN: CancellationStatus[] = ['REQUESTED', 'PENDING'];
 
 export type CancellationRequest =
   | { ok: true; cancellation: CancellationRow; created: boolean; invoiceStatus: InvoiceStatus }
-  | { ok: false; reason: 'not_stamped' };
+  | { ok: false; reason: 'not_stamped' }
+  | { ok: false; reason: 'related_active'; related: string[] };
 
 /** The request a cancelled or cancelling invoice is under, else the latest one (rejected or failed), if any. */
 export async function latestCancellation(db: Db | Trx, invoiceId: string): Promise<CancellationRow | undefined> {
@@ -44,7 +46,8 @@ export async function latestCancellation(db: Db | Trx, invoiceId: string): Promi
 /**
  * Records a cancellation request and moves the invoice to CANCELLING, in one transaction with the invoice
  * row locked. An invoice already cancelling or cancelled answers with the request it is under (a repeated
- * DELETE changes nothing); an ACTIVE or CANCELLATION_REJECTED one gets a new request.
+ * DELETE changes nothing); an ACTIVE or CANCELLATION_REJECTED one gets a new request, unless credit notes or
+ * payment complements still relate to it.
  */
 export async function requestCancellation(
   db: Db, invoice: InvoiceRow,
@@ -57,6 +60,9 @@ export async function requestCancellation(
       return { ok: true, cancellation: (await latestCancellation(trx, invoice.id))!, created: false, invoiceStatus: status };
     }
     if (status !== 'ACTIVE' && status !== 'CANCELLATION_REJECTED') return { ok: false, reason: 'not_stamped' };
+    // Under the invoice's lock, which credit notes and payments take too: none can slip in after this look.
+    const related = await liveRelatedCfdis(trx, invoice.id);
+    if (related.length > 0) return { ok: false, reason: 'related_active', related };
     const [cancellation] = (await trx('invoice_cancellations').insert({
       id: newId('cancellation'), invoice_id: invoice.id, motive: request.motive, substitution_uuid: request.substitutionUuid ?? null,
       status: 'REQUESTED', acceptance: request.acceptance, acceptance_reason: request.acceptanceReason,

@@ -1,6 +1,7 @@
 import type { Db, Trx } from '../db.js';
 import { invoiceEventData, qrEventData } from '../webhooks/event-data.js';
 import { emitEvents } from '../webhooks/emit-event.js';
+import type { WebhookEventType } from '../webhooks/event-types.js';
 import type { Customer } from '../invoices/customer-schema.js';
 import type { ErrorDetail } from '../errors.js';
 
@@ -23,7 +24,7 @@ export interface InvoiceRow {
   transaction_id: string | null;
   /** I (from a QR sale) or E (credit note). */
   cfdi_type: 'I' | 'E' | 'P';
-  /** What a credit note is built from (see shared/credit-notes/credit-note-document.ts). */
+  /** What a CFDI without a QR sale is built from (shared/invoices/stored-document.ts). */
   document: unknown;
   merchant_id: string;
   status: InvoiceStatus;
@@ -133,9 +134,16 @@ export async function recordStamp(
     }, '*')) as InvoiceRow[];
     if (!stamped) return false;
     if (stamped.transaction_id) await trx('qr_transactions').where({ id: stamped.transaction_id }).update({ status: 'INVOICED', updated_at: trx.fn.now() });
-    await emitEvents(trx, stamped.cfdi_type === 'E' ? 'credit_note.stamped' : 'invoice.stamped', [{ merchantId: stamped.merchant_id, data: invoiceEventData(stamped) }]);
+    await emitEvents(trx, stampedEvent(stamped), [{ merchantId: stamped.merchant_id, data: invoiceEventData(stamped) }]);
     return true;
   });
+}
+
+/** What a stamp is announced as: a QR sale's invoice, a credit note, a payment complement, or a global invoice (type I without a QR). */
+function stampedEvent(row: InvoiceRow): WebhookEventType {
+  if (row.cfdi_type === 'E') return 'credit_note.stamped';
+  if (row.cfdi_type === 'P') return 'payment_complement.stamped';
+  return row.transaction_id ? 'invoice.stamped' : 'global_invoice.stamped';
 }
 
 /** A refusal ends this confirmation; the QR is open again (and may now expire) for a corrected one. */

@@ -1,4 +1,5 @@
 import { containsPattern, type Db, type Trx } from '../db.js';
+import type { GlobalPeriodicity } from '../global-invoice/global-period.js';
 import { newId } from '../ids.js';
 import type { PageRequest } from '../pagination.js';
 
@@ -15,6 +16,7 @@ export interface IssuerRow {
   tax_regime_code: string;
   status: 'ACTIVE' | 'INACTIVE';
   invoice_logo_url: string | null;
+  global_periodicity: GlobalPeriodicity;
   sync_status: SyncStatus | null;
   sync_job_id: string | null;
   sync_attempts: number;

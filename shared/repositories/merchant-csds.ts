@@ -1,4 +1,5 @@
 import type { Db, Trx } from '../db.js';
+import { emitEvents } from '../webhooks/emit-event.js';
 import type { CsdInfo } from '../csd/read-csd.js';
 import { decrypt, encrypt } from '../crypto/encrypt-at-rest.js';
 import type { KeyMode } from './api-keys.js';
@@ -37,7 +38,7 @@ export async function saveMerchantCsd(db: Db | Trx, merchantId: string, upload: 
     private_key_encrypted: encrypt(upload.key, encryptionKey), password_encrypted: encrypt(Buffer.from(upload.password, 'utf8'), encryptionKey),
     certificate_number: csd.certificateNumber, rfc: csd.rfc, valid_from: csd.validFrom, valid_to: csd.validTo,
     cer_file_name: upload.cerFileName, key_file_name: upload.keyFileName, serial_number_prefix: upload.serialNumberPrefix,
-    business_code: upload.businessCode, updated_at: new Date(),
+    business_code: upload.businessCode, updated_at: new Date(), expiry_notified_at: null,
   };
   // xmax = 0 only for a freshly inserted row: tells insert from update without a second query.
   const [result] = (await db('merchant_csds').insert(row).onConflict('merchant_id').merge().returning(db.raw('(xmax <> 0) AS replaced'))) as { replaced: boolean }[];
@@ -70,4 +71,26 @@ export async function loadCsdMaterial(db: Db, merchantId: string, encryptionKey:
     password: decrypt(row.password_encrypted, encryptionKey).toString('utf8'),
     updatedAt: row.updated_at,
   };
+}
+
+export const CSD_EXPIRY_NOTICE_DAYS = 30;
+
+/**
+ * Marks the CSDs that expire within 30 days and were not announced yet, and writes their `csd.expiring`
+ * events in the same transaction: each CSD is announced once (a replaced CSD can be announced again).
+ */
+export async function announceExpiringCsds(db: Db, now: Date = new Date()): Promise<number> {
+  return db.transaction(async (trx) => {
+    const rows = (await trx('merchant_csds').whereNull('expiry_notified_at')
+      .where('valid_to', '<=', new Date(now.getTime() + CSD_EXPIRY_NOTICE_DAYS * 86_400_000))
+      .update({ expiry_notified_at: trx.fn.now() }, ['merchant_id', 'certificate_number', 'valid_to'])) as { merchant_id: string; certificate_number: string; valid_to: Date }[];
+    await emitEvents(trx, 'csd.expiring', rows.map((r) => ({
+      merchantId: r.merchant_id,
+      data: {
+        merchant_id: r.merchant_id, certificate_number: r.certificate_number, valid_to: r.valid_to.toISOString(),
+        days_left: Math.max(0, Math.floor((r.valid_to.getTime() - now.getTime()) / 86_400_000)),
+      },
+    })));
+    return rows.length;
+  });
 }

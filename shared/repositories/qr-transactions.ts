@@ -39,6 +39,13 @@ export interface QrTransactionRow {
   scanned_at: Date | null;
   expires_at: Date;
   confirmed_at: Date | null;
+  /** The global-invoice period the sale belongs to (null for sales made before global invoices). */
+  global_periodicity: string | null;
+  global_period_end: Date | null;
+  /** What the POS asked for, when the period's close cut the expiry short. */
+  requested_expires_at: Date | null;
+  /** The global invoice that reported this unclaimed sale. */
+  global_invoice_id: string | null;
 }
 
 export interface QrConceptRow {
@@ -86,6 +93,7 @@ const TRANSACTION_COLUMNS = [
   'id', 'merchant_id', 'mode', 'store_uid', 'sale_id', 'idempotency_key', 'operation', 'amount', 'subtotal', 'currency',
   'exchange_rate', 'sat_payment_method', 'sat_payment_form', 'type_of_receipt', 'export_code', 'status', 'related_cfdis',
   'global_info', 'metadata', 'token', 'short_code', 'time_zone', 'issued_local', 'qr_png', 'created_at', 'updated_at', 'expires_at',
+  'global_periodicity', 'global_period_end', 'requested_expires_at',
 ] as const satisfies readonly (keyof QrTransactionRow)[];
 
 const JSONB_COLUMNS = new Set<string>(['related_cfdis', 'global_info', 'metadata']);
@@ -100,7 +108,7 @@ const TAXES = `$${FIRST + TRANSACTION_COLUMNS.length + 1}`;
  * holder of the key makes the statement wait until it commits or rolls back.
  */
 const RECORD_QR: PreparedStatement = {
-  name: 'qr_record_v2',
+  name: 'qr_record_v3',
   text: `WITH claim AS (${CLAIM_KEY_SQL}),
   t AS (
     INSERT INTO qr_transactions (${TRANSACTION_COLUMNS.join(', ')})

@@ -41,7 +41,13 @@ describe('POST /v1/qrs', () => {
     expect(qr.qr_content).to.match(/^https:\/\/factura\.example\.test\/q\?v=1&t=[A-Za-z0-9_-]{22}&m=[A-Za-z0-9_-]{22}$/);
     expect(qr.qr_base64).to.match(/^data:image\/png;base64,/);
     expect(qr.qr_url).to.match(new RegExp(`^https://factura\\.example\\.test/v1/public/qrs/${qr.qr_id}/image\\.png\\?exp=\\d+&sig=`));
-    expect(qr.expires_at).to.equal(new Date(body.expires_at).toISOString());
+    // Asked for 5 days; the close of the issuer's monthly global-invoice period cuts it when sooner.
+    const requested = new Date(body.expires_at);
+    const closes = new Date(qr.global_period.closes_at);
+    expect(qr.global_period.periodicity).to.equal('04');
+    expect(qr.expires_at).to.equal((requested < closes ? requested : closes).toISOString());
+    expect(qr.expires_at_requested).to.equal(requested < closes ? null : requested.toISOString());
+    expect(qr.global_invoice).to.equal(null);
     expect(res.headers.get('idempotent-replayed')).to.equal(null);
 
     const row = await harness().deps.db('qr_transactions').where({ id: qr.qr_id }).first();

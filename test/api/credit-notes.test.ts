@@ -5,7 +5,7 @@ import { expect } from 'chai';
 import type { QueueEvents } from 'bullmq';
 import type { BootstrapResult } from '../../cli/bootstrap.js';
 import { jobId } from '../../shared/jobs.js';
-import { confirm, newQrLink, queueEvents, stamped } from '../helpers/buyer.js';
+import { confirm, newQrLink, queueEventsOf, stamped } from '../helpers/buyer.js';
 import { harness } from '../helpers/harness.js';
 import { call, expectError } from '../helpers/http.js';
 import { xsdInvalid } from '../helpers/sat-tools.js';
@@ -14,14 +14,13 @@ describe('credit notes: POST /v1/qrs/invoices/credit-notes', function () {
   this.timeout(90_000);
   let account: BootstrapResult;
   let events: Record<'stamp' | 'pdf' | 'email' | 'cancel', QueueEvents>;
+  let closeEvents: () => Promise<void>;
 
   before(async () => {
     account = await harness().bootstrap();
-    events = { stamp: await queueEvents('stamp'), pdf: await queueEvents('pdf'), email: await queueEvents('email'), cancel: await queueEvents('cancel') };
+    ({ events, close: closeEvents } = await queueEventsOf('stamp', 'pdf', 'email', 'cancel'));
   });
-  after(async () => {
-    await Promise.all(Object.values(events).map((e) => e.close()));
-  });
+  after(() => closeEvents());
 
   const asMerchant = () => ({ 'X-API-Key': account.apiKey });
   const db = () => harness().deps.db;

@@ -89,7 +89,7 @@ describe('The earlier contract: POST /api/v1/qrs', () => {
     expect(qr).to.include({
       store_uid: 'dev-store-1', sale_id: `legacy-${key}`, idempotency_key: key, operation: 'INVOICE', amount: 302.32, subtotal: 262, currency: 'MXN',
       sat_payment_form: '04', sat_payment_form_desc: 'Tarjeta de crédito', sat_payment_method: 'PUE', type_of_receipt: 'I', export_code: '01',
-      status: 'PENDING', issuer_rfc: 'EKU9003173C9', expires_at: new Date(body.expires_at as string).toISOString(), qr_content: created.qr_content,
+      status: 'PENDING', issuer_rfc: 'EKU9003173C9', expires_at: created.expires_at, qr_content: created.qr_content,
       metadata: null,
     });
     expect(qr.operation_data.map((c: { sku: string | null }) => c.sku)).to.deep.equal(['MAGNA', 'AGUA-1L', null]);

@@ -116,6 +116,23 @@ describe('webhooks: endpoints, signed deliveries from an outbox, retries and the
     expect((await call('GET', `/v1/webhooks/endpoints/${cancelledOnly.id}/deliveries`, { headers: asAccount(account) })).body.totalElements).to.equal(0);
   });
 
+  it('tells a merchant once that its CSD expires within 30 days', async () => {
+    const account = await harness().bootstrap();
+    await endpointFor(account, { events: ['csd.expiring'] });
+    const merchantId = (await db()('merchants').where({ account_id: account.accountId }).first('id')).id as string;
+    await db()('merchant_csds').where({ merchant_id: merchantId }).update({ valid_to: db().raw(`now() + interval '10 days 1 hour'`) });
+    const run = async () => {
+      const job = await harness().producers.add('announce-expiring-csds', {});
+      return job.waitUntilFinished(webhookEvents, 30_000);
+    };
+    expect((await run()).announced).to.be.at.least(1);
+    const hook = await receiver.accepted((h) => h.payload.type === 'csd.expiring' && h.payload.data.merchant_id === merchantId);
+    expect(hook.payload.data).to.include({ days_left: 10 });
+    await run();
+    const events = await db()('webhook_events').where({ account_id: account.accountId, type: 'csd.expiring' });
+    expect(events).to.have.length(1);
+  });
+
   it('writes events only with the state change: a rolled-back transaction leaves none; a delivery whose job was lost is sent by the dispatcher', async () => {
     const account = await harness().bootstrap();
     await endpointFor(account, { events: ['csd.expiring'] });
@@ -147,6 +164,8 @@ describe('webhooks: endpoints, signed deliveries from an outbox, retries and the
       };
       void look();
     });
+    // The receiver has answered; the new job records it.
+    await (await harness().producers.queue('webhooks').getJob(`webhook.${delivery.id}`))!.waitUntilFinished(webhookEvents, 30_000);
     expect((await db()('webhook_deliveries').where({ event_id: event.id }).first('status')).status).to.equal('DELIVERED');
   });
 });

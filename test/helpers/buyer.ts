@@ -51,3 +51,12 @@ export async function queueEvents(queue: string): Promise<QueueEvents> {
   await events.waitUntilReady();
   return events;
 }
+
+/** QueueEvents for several queues at once, and one close for all of them. */
+export async function queueEventsOf<Q extends string>(...queues: Q[]): Promise<{ events: Record<Q, QueueEvents>; close(): Promise<void> }> {
+  const list = await Promise.all(queues.map((q) => queueEvents(q)));
+  return {
+    events: Object.fromEntries(queues.map((q, i) => [q, list[i]!])) as Record<Q, QueueEvents>,
+    close: async () => void (await Promise.all(list.map((e) => e.close()))),
+  };
+}

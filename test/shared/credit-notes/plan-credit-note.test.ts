@@ -3,7 +3,7 @@ import { expect } from 'chai';
 import { buildCfdi } from '../../../shared/cfdi/build-cfdi.js';
 import { checkCfdiAmounts } from '../../../shared/cfdi/check-cfdi-amounts.js';
 import { planCreditNote, type CreditedInvoice } from '../../../shared/credit-notes/plan-credit-note.js';
-import { documentFromJson } from '../../../shared/credit-notes/credit-note-document.js';
+import { storedDocument, storedDocumentJson } from '../../../shared/invoices/stored-document.js';
 import { dec } from '../../../shared/money.js';
 import { invoicePdfDataFromXml } from '../../../shared/pdf/invoice-pdf-data.js';
 import { satCatalogs } from '../../../shared/sat/catalogs.js';
@@ -39,7 +39,7 @@ describe('credit note plan', () => {
   it('survives the trip through jsonb exactly', () => {
     const plan = planCreditNote([credited('123.45')], { form: '03' }, decimals);
     if (!plan.ok) throw new Error('refused');
-    const back = documentFromJson(JSON.parse(JSON.stringify(plan.document)));
+    const back = storedDocument(JSON.parse(storedDocumentJson({ timeZone: 'America/Mexico_City', input: plan.document }))).input as typeof plan.document;
     expect(buildCfdi({ ...back, ...numbering }).totals.total.toFixed(6)).to.equal(buildCfdi({ ...plan.document, ...numbering }).totals.total.toFixed(6));
   });
 

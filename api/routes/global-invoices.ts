@@ -1,0 +1,66 @@
+import { Router } from '@koa/router';
+import { AppError } from '../../shared/errors.js';
+import { globalInvoiceView } from '../../shared/global-invoice/global-invoice-view.js';
+import { globalPeriod, globalPeriodEndingAt } from '../../shared/global-invoice/global-period.js';
+import { globalPeriodicityRequestSchema, reportGlobalRequestSchema, type ReportGlobalRequest } from '../../shared/global-invoice/global-invoice-schema.js';
+import type { GlobalPeriodicity } from '../../shared/global-invoice/global-period.js';
+import { reportPeriods } from '../../shared/global-invoice/report-periods.js';
+import { issuerView } from '../../shared/issuers/issuer-view.js';
+import { pageOf, parsePageRequest } from '../../shared/pagination.js';
+import { globalInvoicesByIds, listGlobalInvoices, unreportedPeriods } from '../../shared/repositories/global-invoices.js';
+import type { IssuerRow } from '../../shared/repositories/issuers.js';
+import { validator } from '../../shared/validation/ajv.js';
+import { accountIssuer } from '../account-resources.js';
+import type { AppState } from '../context.js';
+import type { ApiDeps } from '../deps.js';
+import { bearerAuth } from '../middleware/bearer-auth.js';
+import { jsonBody } from '../middleware/json-body.js';
+
+const validatePeriodicity = validator<{ periodicity: GlobalPeriodicity }>(globalPeriodicityRequestSchema);
+const validateReport = validator<ReportGlobalRequest>(reportGlobalRequestSchema);
+
+/** An issuer's global invoices for unclaimed sales: their periodicity, the manual trigger, the list (bearer token). */
+export function globalInvoiceRoutes(deps: ApiDeps): Router<AppState> {
+  const router = new Router<AppState>({ prefix: '/v1/qrs/issuers/:issuerId' });
+  router.use(bearerAuth(deps.db));
+  const links = { publicBaseUrl: deps.config.publicBaseUrl, urlSigningKey: deps.config.urlSigningKey };
+
+  router.put('/global-periodicity', jsonBody(deps.config.jsonBodyLimit), async (ctx) => {
+    const issuer = await accountIssuer(deps, ctx);
+    const { periodicity } = validatePeriodicity(ctx.request.body);
+    const [row] = (await deps.db('issuers').where({ id: issuer.id }).update({ global_periodicity: periodicity, updated_at: deps.db.fn.now() }, '*')) as IssuerRow[];
+    ctx.body = issuerView(row!, deps.catalogs);
+  });
+
+  // Reports now what the scheduled job would after the grace: closed periods only.
+  router.post('/global-invoices', jsonBody(deps.config.jsonBodyLimit), async (ctx) => {
+    const issuer = await accountIssuer(deps, ctx);
+    const request = validateReport(ctx.request.body);
+    const now = new Date();
+    let periods = await unreportedPeriods(deps.db, now, issuer.id);
+    if (request.date) {
+      // Noon in central Mexico stands for the day.
+      const day = new Date(`${request.date}T12:00:00-06:00`);
+      if (globalPeriod(day, issuer.global_periodicity).end.getTime() > now.getTime()) {
+        throw new AppError(409, 'period_not_closed', `The period of ${request.date} has not closed yet; its unclaimed sales are reported after the close.`);
+      }
+      periods = periods.filter((p) => {
+        const period = globalPeriodEndingAt(p.global_period_end, p.global_periodicity);
+        return period.start <= day && day < period.end;
+      });
+    }
+    const invoices = await reportPeriods(deps.db, deps.producers, deps.config, periods);
+    const rows = invoices.length > 0 ? await globalInvoicesByIds(deps.db, invoices.map((i) => i.id)) : [];
+    ctx.status = rows.length > 0 ? 201 : 200;
+    ctx.body = { items: rows.map((row) => globalInvoiceView(row, links)) };
+  });
+
+  router.get('/global-invoices', async (ctx) => {
+    const issuer = await accountIssuer(deps, ctx);
+    const page = parsePageRequest(ctx.query);
+    const { rows, total } = await listGlobalInvoices(deps.db, issuer.id, page);
+    ctx.body = pageOf(rows.map((row) => globalInvoiceView(row, links)), total, page);
+  });
+
+  return router;
+}
