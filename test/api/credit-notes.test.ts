@@ -8,7 +8,9 @@ import { jobId } from '../../shared/jobs.js';
 import { confirm, newQrLink, queueEventsOf, stamped } from '../helpers/buyer.js';
 import { harness } from '../helpers/harness.js';
 import { call, expectError } from '../helpers/http.js';
-import { xsdInvalid } from '../helpers/sat-tools.js';
+import { cadenaOriginal } from '../../shared/cfdi/cadena-original.js';
+import { parseXml } from '../../shared/cfdi/parse-xml.js';
+import { satCadena, xsdInvalid } from '../helpers/sat-tools.js';
 
 describe('credit notes: POST /v1/qrs/invoices/credit-notes', function () {
   this.timeout(90_000);
@@ -60,6 +62,7 @@ describe('credit notes: POST /v1/qrs/invoices/credit-notes', function () {
     const dir = mkdtempSync(join(tmpdir(), 'credit-note-'));
     writeFileSync(join(dir, 'e.xml'), note.xml);
     expect(await xsdInvalid([join(dir, 'e.xml')])).to.equal('');
+    expect(cadenaOriginal(parseXml(note.xml))).to.equal(await satCadena(join(dir, 'e.xml')));
 
     await (await harness().producers.queue('pdf').getJob(jobId.renderInvoicePdf(res.body.id)))!.waitUntilFinished(events.pdf, 30_000);
     await (await harness().producers.queue('email').getJob(jobId.emailInvoice(res.body.id)))!.waitUntilFinished(events.email, 30_000);

@@ -9,7 +9,9 @@ import { jobId } from '../../shared/jobs.js';
 import { confirm, linkQuery, newQrLink, queueEvents, stamped, type QrLink } from '../helpers/buyer.js';
 import { harness } from '../helpers/harness.js';
 import { call, expectError } from '../helpers/http.js';
-import { xsdInvalid } from '../helpers/sat-tools.js';
+import { cadenaOriginal } from '../../shared/cfdi/cadena-original.js';
+import { parseXml } from '../../shared/cfdi/parse-xml.js';
+import { satCadena, xsdInvalid } from '../helpers/sat-tools.js';
 
 describe('global invoice for sales nobody invoiced', function () {
   this.timeout(90_000);
@@ -86,6 +88,7 @@ describe('global invoice for sales nobody invoiced', function () {
     const dir = mkdtempSync(join(tmpdir(), 'global-'));
     writeFileSync(join(dir, 'g.xml'), xml);
     expect(await xsdInvalid([join(dir, 'g.xml')])).to.equal('');
+    expect(cadenaOriginal(parseXml(xml))).to.equal(await satCadena(join(dir, 'g.xml')));
 
     const qr = (await call('GET', `/v1/qrs/${card[0]!.qrId}`, { headers: { 'X-API-Key': account.apiKey } })).body;
     expect(qr.status).to.equal('EXPIRED');
