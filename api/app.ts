@@ -2,10 +2,13 @@ import Koa from 'koa';
 import type { Router } from '@koa/router';
 import type { AppState } from './context.js';
 import type { ApiDeps } from './deps.js';
+import { queueDashboard } from './admin/queue-dashboard.js';
 import { errorHandler } from './middleware/error-handler.js';
+import { httpMetrics } from './middleware/http-metrics.js';
 import { requestContext } from './middleware/request-context.js';
 import { authRoutes } from './routes/auth.js';
 import { healthRoutes } from './routes/health.js';
+import { metricsRoutes } from './routes/metrics.js';
 import { issuerRoutes } from './routes/issuers.js';
 import { merchantRoutes } from './routes/merchants.js';
 import { productRoutes } from './routes/products.js';
@@ -27,15 +30,19 @@ import { legacyQrRoutes } from './routes/legacy-qrs.js';
  * would otherwise claim /v1/qrs/issuers.
  */
 export function apiRouters(deps: ApiDeps): Router<AppState>[] {
-  return [healthRoutes(deps), openApiRoutes(deps), authRoutes(deps), globalInvoiceRoutes(deps), issuerRoutes(deps), merchantRoutes(deps), productRoutes(deps), creditNoteRoutes(deps), paymentComplementRoutes(deps), invoiceRoutes(deps), webhookRoutes(deps), qrRoutes(deps), legacyQrRoutes(deps), publicQrImageRoutes(deps), publicBuyerRoutes(deps), publicFileRoutes(deps), buyerPageRoutes(deps)];
+  return [healthRoutes(deps), metricsRoutes(deps), openApiRoutes(deps), authRoutes(deps), globalInvoiceRoutes(deps), issuerRoutes(deps), merchantRoutes(deps), productRoutes(deps), creditNoteRoutes(deps), paymentComplementRoutes(deps), invoiceRoutes(deps), webhookRoutes(deps), qrRoutes(deps), legacyQrRoutes(deps), publicQrImageRoutes(deps), publicBuyerRoutes(deps), publicFileRoutes(deps), buyerPageRoutes(deps)];
 }
 
-/** The Koa application: request id and log line, the one error middleware, then one router per resource. */
+/** The Koa application: HTTP metrics, request id and log line, the one error middleware, then one router per resource. */
 export function createApp(deps: ApiDeps): Koa<AppState> {
-  const app = new Koa<AppState>({ proxy: process.env.TRUST_PROXY === '1' });
+  const app = new Koa<AppState>({ proxy: deps.config.trustProxy });
   app.silent = true; // errors are logged once, by the error middleware
+  app.use(httpMetrics());
   app.use(requestContext(deps.logger));
   app.use(errorHandler());
+  // Outside the routers (and the OpenAPI contract): bull-board brings its own routes.
+  const dashboard = queueDashboard(deps);
+  if (dashboard) app.use(dashboard);
   for (const router of apiRouters(deps)) {
     app.use(router.routes());
     app.use(router.allowedMethods());

@@ -73,6 +73,7 @@ export function openApiDocument(publicBaseUrl: string) {
       securitySchemes: {
         ApiKey: { type: 'apiKey', in: 'header', name: 'X-API-Key' },
         Bearer: { type: 'http', scheme: 'bearer', description: 'An access token from POST /v1/auth/token' },
+        MetricsToken: { type: 'http', scheme: 'bearer', description: 'The operators\' METRICS_TOKEN (what Prometheus presents)' },
       },
       schemas: {
         QrCreateRequest: qrCreateRequestSchema, Error: errorSchema, TokenRequest: tokenRequestSchema, TokenResponse: tokenResponseSchema,
@@ -456,6 +457,13 @@ export function openApiDocument(publicBaseUrl: string) {
         },
       },
       '/health': { get: { summary: 'PostgreSQL, Redis and queue state', responses: { 200: { description: 'All up' }, 503: { description: 'A dependency is down' } } } },
+      '/metrics': {
+        get: {
+          summary: 'Prometheus metrics of this API process, with every queue\'s depth read now (see the README, "Operations: metrics and alerts")',
+          security: [{ MetricsToken: [] }],
+          responses: { 200: { description: 'Prometheus text format 0.0.4', content: { 'text/plain': { schema: { type: 'string' } } } }, 401: errorResponse('No or wrong metrics token'), 404: errorResponse('Metrics are off: no METRICS_TOKEN configured') },
+        },
+      },
       '/v1/public/files/{kind}/{owner}/{name}': {
         get: {
           summary: 'A public stored file (logos)',

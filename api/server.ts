@@ -19,9 +19,15 @@ export async function startApi(runtime: Runtime, port = runtime.config.port, hos
   return server;
 }
 
+/** Stops accepting connections and resolves once every request in flight has been answered. */
 export function closeServer(server: Server): Promise<void> {
   return new Promise((resolve) => {
-    server.close(() => resolve());
+    // A keep-alive connection busy now goes idle after its answer: close it then, not at keepAliveTimeout.
+    const sweep = setInterval(() => server.closeIdleConnections(), 20);
+    server.close(() => {
+      clearInterval(sweep);
+      resolve();
+    });
     server.closeIdleConnections();
   });
 }

@@ -1,5 +1,6 @@
 // `npm run cli -- <verb>`: operator commands. Run with no verb for help.
 import { parseArgs } from 'node:util';
+import { adminPasswordHash } from '../cli/admin-password.js';
 import { bootstrapAccount } from '../cli/bootstrap.js';
 import { checkPostgres, ServiceUnreachable } from '../shared/check-services.js';
 import { config } from '../shared/config.js';
@@ -14,6 +15,7 @@ const HELP = `usage: npm run cli -- <verb> [options]
   token create --account NAME [--json]     issue a new bearer access token for an account
   token revoke --account NAME              revoke every live access token of an account
   token revoke --token TOKEN               revoke one access token
+  admin-password                           read the queue dashboard's operator password from stdin, print ADMIN_PASSWORD_HASH
 `;
 
 async function main(argv: string[]): Promise<number> {
@@ -26,6 +28,15 @@ async function main(argv: string[]): Promise<number> {
   if (values.help || verb === '') {
     process.stdout.write(HELP);
     return verb === '' && !values.help ? 2 : 0;
+  }
+  if (verb === 'admin-password') {
+    // Needs no database: hashing is all it does.
+    try {
+      process.stdout.write(`${await adminPasswordHash(process.stdin, process.stderr)}\n`);
+    } catch (err) {
+      throw err instanceof RangeError ? new UsageError(`admin-password: ${err.message}`) : err;
+    }
+    return 0;
   }
   const cfg = config();
   await checkPostgres(cfg.databaseUrl);

@@ -1,3 +1,5 @@
+import { parseAdminPasswordHash } from './auth/admin-password.js';
+
 /**
  * The one place that reads the environment. Every value has a development default so that
  * `npm start` works on a fresh machine; production must set the secrets (checked at boot).
@@ -56,6 +58,12 @@ export interface Config {
   webhookTimeoutMs: number;
   webhookAttempts: number;
   webhookBackoffMs: number;
+  /** Connections per process to PostgreSQL (every process has one pool). */
+  dbPoolMax: number;
+  /** Behind a load balancer: take the client IP (rate limits, logs) from X-Forwarded-For. */
+  trustProxy: boolean;
+  /** SIGTERM: how long running requests and jobs may take to finish before the process exits anyway. */
+  shutdownTimeoutMs: number;
   /** How often the dispatcher turns committed events into deliveries. */
   webhookDispatchMs: number;
   /** How often closed periods are looked at for unclaimed sales to report in a global invoice. */
@@ -75,10 +83,19 @@ export interface Config {
   publicRatePerToken: number;
   /** Short-code lookups per minute per client IP: low, since a code is guessed by trying. */
   publicCodeRatePerIp: number;
+  /** Bearer token Prometheus presents to read /metrics (API and worker process); empty = metrics not served. */
+  metricsToken: string;
+  /** Port of the worker process's own /metrics listener; 0 = none. */
+  workerMetricsPort: number;
   /** Where files (logos, XML, PDF) live: a local directory, or PostgreSQL when machines share no disk. */
   fileStore: 'disk' | 'postgres';
   /** The directory of the disk store; every API and worker process of one deployment must see the same one. */
   fileStoreDir: string;
+  /** The operator of the queue dashboard (/admin/queues): Basic-auth user and scrypt hash; no hash = no dashboard. */
+  adminUser: string;
+  adminPasswordHash: string;
+  /** Wrong dashboard passwords per client IP per 15 minutes before it answers 429. */
+  adminLoginFailuresPerIp: number;
 }
 
 const DEV_SECRETS = {
@@ -143,6 +160,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Confi
     webhookAttempts: Math.max(1, int('WEBHOOK_ATTEMPTS', 14, env)),
     webhookBackoffMs: int('WEBHOOK_BACKOFF_MS', 5000, env),
     webhookDispatchMs: Math.max(100, int('WEBHOOK_DISPATCH_MS', 1000, env)),
+    shutdownTimeoutMs: int('SHUTDOWN_TIMEOUT_MS', 8000, env),
+    dbPoolMax: Math.max(1, int('DB_POOL_MAX', 20, env)),
+    trustProxy: str('TRUST_PROXY', '', env) === '1',
     globalInvoiceCheckMs: Math.max(1000, int('GLOBAL_INVOICE_CHECK_MS', 900_000, env)),
     globalInvoiceGraceMs: int('GLOBAL_INVOICE_GRACE_MS', 3_600_000, env),
     smtpUrl: str('SMTP_URL', '', env),
@@ -152,8 +172,13 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Confi
     publicRatePerIp: int('PUBLIC_RATE_PER_IP', 120, env),
     publicRatePerToken: int('PUBLIC_RATE_PER_TOKEN', 60, env),
     publicCodeRatePerIp: int('PUBLIC_CODE_RATE_PER_IP', 10, env),
+    metricsToken: str('METRICS_TOKEN', '', env),
+    workerMetricsPort: int('WORKER_METRICS_PORT', 9464, env),
     fileStore: fileStoreKind(str('FILE_STORE', 'disk', env)),
     fileStoreDir: str('FILE_STORE_DIR', 'var/files', env),
+    adminUser: str('ADMIN_USER', 'ops', env),
+    adminPasswordHash: str('ADMIN_PASSWORD_HASH', '', env),
+    adminLoginFailuresPerIp: Math.max(1, int('ADMIN_LOGIN_FAILURES_PER_IP', 10, env)),
   };
   if (mode === 'production') {
     for (const key of ['qrHmacKey', 'urlSigningKey', 'encryptionKey'] as const) {
@@ -165,6 +190,13 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Confi
   }
   if (!/^[0-9a-f]{64}$/i.test(config.encryptionKey) && Buffer.from(config.encryptionKey, 'base64').length !== 32) {
     throw new Error('config: ENCRYPTION_KEY must be 32 bytes, as 64 hex characters or base64');
+  }
+  if (config.adminPasswordHash) {
+    try {
+      parseAdminPasswordHash(config.adminPasswordHash); // a typo fails the boot, not the first login
+    } catch (err) {
+      throw new Error(`config: ${(err as Error).message}`);
+    }
   }
   return Object.freeze(config);
 }

@@ -12,7 +12,7 @@ export function knexConfig(databaseUrl: string = config().databaseUrl): Knex.Con
   return {
     client: 'pg',
     connection: databaseUrl,
-    pool: { min: 0, max: Number(process.env.DB_POOL_MAX ?? 20) },
+    pool: { min: 0, max: config().dbPoolMax },
     acquireConnectionTimeout: 10_000,
     migrations: {
       directory: new URL('../migrations', import.meta.url).pathname,

@@ -47,13 +47,21 @@ export function exitOnStartupError(err: unknown): never {
   process.exit(1);
 }
 
-/** SIGTERM/SIGINT: stop taking work, let running work finish, close connections, exit. */
-export function onShutdown(close: () => Promise<void>): void {
+/**
+ * SIGTERM/SIGINT: stop taking work, let running work finish, close connections, exit. Past the
+ * deadline the process exits anyway: a job still running loses its lock and BullMQ hands it to another
+ * worker as stalled; its side effects are idempotent (the PAC returns the earlier stamp).
+ */
+export function onShutdown(close: () => Promise<void>, deadlineMs: number = config().shutdownTimeoutMs): void {
   let closing = false;
   const handler = (signal: string) => {
     if (closing) return;
     closing = true;
     logger.info({ signal }, 'shutting down');
+    setTimeout(() => {
+      logger.warn({ deadline_ms: deadlineMs }, 'shutdown deadline passed; exiting with work handed back');
+      process.exit(1);
+    }, deadlineMs).unref();
     close().then(
       () => process.exit(0),
       (err: unknown) => {

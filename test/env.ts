@@ -31,5 +31,8 @@ process.env.WEBHOOK_BACKOFF_MS ??= '20';
 process.env.WEBHOOK_ATTEMPTS ??= '4';
 process.env.WEBHOOK_TIMEOUT_MS ??= '5000';
 process.env.GLOBAL_INVOICE_CHECK_MS ??= '3600000';
+// The harness API serves /metrics; a worker process a test spawns opens no metrics port (a test starts its own).
+process.env.METRICS_TOKEN ??= 'test-metrics-token';
+process.env.WORKER_METRICS_PORT ??= '0';
 // Each run keeps its files apart (the disk store is the default).
 process.env.FILE_STORE_DIR ??= `${tmpdir()}/aftest-files-${process.pid}`;

@@ -30,6 +30,7 @@ import { issueGlobalInvoicesJob } from './issue-global-invoices.js';
 import { announceExpiringCsds } from '../shared/repositories/merchant-csds.js';
 import { deliverWebhookJob, type WebhookDeps } from './deliver-webhook.js';
 import { httpWebhookClient, type WebhookClient } from '../shared/webhooks/webhook-client.js';
+import { measureJobs } from '../shared/metrics/measure-jobs.js';
 
 export interface WorkerDeps {
   config: Readonly<Config>;
@@ -122,6 +123,7 @@ export async function startWorkers(deps: WorkerDeps): Promise<RunningWorkers> {
     });
     worker.on('error', (err) => deps.logger.error({ err, queue }, 'worker error'));
     worker.on('failed', (job, err) => deps.logger.warn({ err, queue, job_id: job?.id, job: job?.name }, 'job failed'));
+    measureJobs(worker, queue);
     return worker;
   });
   await Promise.all(workers.map((w) => w.waitUntilReady()));

@@ -1,13 +1,16 @@
-// Procfile `worker:` — every BullMQ worker, no HTTP.
+// Procfile `worker:` — every BullMQ worker; no API, only /metrics on WORKER_METRICS_PORT.
+import { metricsServerFromConfig } from '../shared/metrics/metrics-server-from-config.js';
 import { exitOnStartupError, onShutdown, openRuntime } from '../shared/runtime.js';
 import { startWorkers } from './index.js';
 
 try {
   const runtime = await openRuntime({ migrate: false });
   const workers = await startWorkers(runtime);
+  const metrics = await metricsServerFromConfig(runtime.config, runtime.logger);
   runtime.logger.info('workers running');
   onShutdown(async () => {
     await workers.close();
+    await metrics.close();
     await runtime.close();
   });
 } catch (err) {

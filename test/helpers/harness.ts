@@ -14,6 +14,8 @@ import { startFakeCsfServer, type FakeCsfServer } from '../../fakes/csf-server.j
 import { httpCsfClient } from '../../shared/csf/http-csf-client.js';
 import { startFakePacServer, type FakePacServer } from '../../fakes/pac-server.js';
 import { swPacClient } from '../../shared/pac/sw-pac-client.js';
+import { measuredCsfClient } from '../../shared/metrics/measured-csf-client.js';
+import { measuredPacClient } from '../../shared/metrics/measured-pac-client.js';
 import { QUEUES } from '../../shared/jobs.js';
 import { startFakeSmtpServer, type FakeSmtpServer } from '../../fakes/smtp-server.js';
 import { smtpMailer } from '../../shared/email/smtp-mailer.js';
@@ -71,9 +73,9 @@ export async function startHarness(): Promise<Harness> {
   const mailer = smtpMailer({ url: smtp.url, from: cfg.mailFrom, timeoutMs: cfg.smtpTimeoutMs });
   const files = fileStoreFromConfig(cfg, db());
   const workers: RunningWorkers = await startWorkers({
-    config: cfg, db: db(), logger, producers, csf: httpCsfClient(csf.url, cfg.csfTimeoutMs), pac: swPacClient(pac.url, pac.token, cfg.pacTimeoutMs, `${pac.url}/ConsultaCFDIService.svc`), mailer, files,
+    config: cfg, db: db(), logger, producers, csf: measuredCsfClient(httpCsfClient(csf.url, cfg.csfTimeoutMs)), pac: measuredPacClient(swPacClient(pac.url, pac.token, cfg.pacTimeoutMs, `${pac.url}/ConsultaCFDIService.svc`)), mailer, files,
   });
-  const deps: ApiDeps = { config: cfg, db: db(), redis, producers, catalogs: satCatalogs(), logger, csf: httpCsfClient(csf.url, cfg.csfTimeoutMs), files };
+  const deps: ApiDeps = { config: cfg, db: db(), redis, producers, catalogs: satCatalogs(), logger, csf: measuredCsfClient(httpCsfClient(csf.url, cfg.csfTimeoutMs)), files };
   const server: Server = createApp(deps).listen(0, '127.0.0.1');
   await new Promise<void>((resolve) => server.once('listening', resolve));
   const address = server.address();

@@ -1,0 +1,52 @@
+import { createBullBoard } from '@bull-board/api';
+import { BullMQAdapter } from '@bull-board/api/bullMQAdapter';
+import { KoaAdapter } from '@bull-board/koa';
+import type { Middleware } from 'koa';
+import { parseAdminPasswordHash } from '../../shared/auth/admin-password.js';
+import { QUEUES } from '../../shared/jobs.js';
+import type { AppState } from '../context.js';
+import type { ApiDeps } from '../deps.js';
+import { adminBasicAuth } from '../middleware/admin-basic-auth.js';
+import { failedLoginThrottle } from '../middleware/failed-login-throttle.js';
+
+export const QUEUE_DASHBOARD_PATH = '/admin/queues';
+const FAILED_LOGIN_WINDOW_SECONDS = 15 * 60;
+
+/**
+ * bull-board's page loads its scripts, styles and locale files from its own static route, and styles
+ * its loading screen inline. Its Google Fonts stylesheet is left blocked (the page falls back to
+ * system fonts) so an operator's browser makes no third-party request. Nothing here is cacheable:
+ * every answer is job data or sits behind the operator's login.
+ */
+const SECURITY_HEADERS = {
+  'Content-Security-Policy': "default-src 'none'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; font-src 'self' data:; connect-src 'self'; base-uri 'self'; form-action 'self'; frame-ancestors 'none'",
+  'X-Content-Type-Options': 'nosniff',
+  'X-Frame-Options': 'DENY',
+  'Referrer-Policy': 'no-referrer',
+  'Cache-Control': 'no-store',
+};
+
+/**
+ * The ops dashboard (issue #8): bull-board over the API's own producer queues, every queue of
+ * QUEUES, with its retry, clean and other job actions, behind the operator's Basic login. Undefined
+ * when no ADMIN_PASSWORD_HASH is configured: the path then answers 404 like any unknown route.
+ */
+export function queueDashboard(deps: Pick<ApiDeps, 'config' | 'producers' | 'redis'>): Middleware<AppState> | undefined {
+  if (!deps.config.adminPasswordHash) return undefined;
+  const serverAdapter = new KoaAdapter().setBasePath(QUEUE_DASHBOARD_PATH);
+  createBullBoard({
+    queues: Object.values(QUEUES).map((name) => new BullMQAdapter(deps.producers.queue(name))),
+    serverAdapter,
+    options: { uiConfig: { boardTitle: 'Autofactura queues' } },
+  });
+  const board = serverAdapter.registerPlugin();
+  const auth = adminBasicAuth(
+    { user: deps.config.adminUser, passwordHash: parseAdminPasswordHash(deps.config.adminPasswordHash) },
+    failedLoginThrottle(deps.redis, 'admin-login', deps.config.adminLoginFailuresPerIp, FAILED_LOGIN_WINDOW_SECONDS),
+  );
+  return async (ctx, next) => {
+    if (ctx.path !== QUEUE_DASHBOARD_PATH && !ctx.path.startsWith(`${QUEUE_DASHBOARD_PATH}/`)) return next();
+    ctx.set(SECURITY_HEADERS);
+    await auth(ctx, () => board(ctx, next));
+  };
+}

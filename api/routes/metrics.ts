@@ -1,0 +1,32 @@
+import { Router } from '@koa/router';
+import { AppError } from '../../shared/errors.js';
+import { isMetricsToken } from '../../shared/metrics/metrics-token.js';
+import { recordQueueDepths } from '../../shared/metrics/record-queue-depths.js';
+import { registry } from '../../shared/metrics/registry.js';
+import type { AppState } from '../context.js';
+import type { ApiDeps } from '../deps.js';
+
+export const METRICS_PATH = '/metrics';
+
+/**
+ * GET /metrics: this process's metrics in Prometheus's text format, plus the depth of every queue read
+ * from Redis now (the API owns the queue gauges: every process sees the same Redis, one is enough).
+ * Metrics reveal traffic, so only `Authorization: Bearer <METRICS_TOKEN>` reads them; with no token
+ * configured they are off (404).
+ */
+export function metricsRoutes(deps: Pick<ApiDeps, 'config' | 'producers'>): Router<AppState> {
+  const router = new Router<AppState>();
+  router.get(METRICS_PATH, async (ctx) => {
+    const token = deps.config.metricsToken;
+    if (!token) throw new AppError(404, 'not_found', 'Metrics are off: set METRICS_TOKEN to serve them.');
+    if (!isMetricsToken(ctx.get('Authorization'), token)) {
+      throw new AppError(401, 'unauthorized', 'Metrics need Authorization: Bearer with the metrics token.', { headers: { 'WWW-Authenticate': 'Bearer realm="metrics"' } });
+    }
+    // Redis down: the rest still answers; the queue gauges are left out and /health says why.
+    await recordQueueDepths(deps.producers).catch((err: unknown) => ctx.state.log.warn({ err }, 'queue depths not read'));
+    ctx.set('Cache-Control', 'no-store');
+    ctx.set('Content-Type', registry.contentType);
+    ctx.body = await registry.metrics();
+  });
+  return router;
+}

@@ -1,0 +1,74 @@
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+
+/**
+ * Every metric the service exports, named in one place so the API and the worker process share the
+ * definitions (issue #8). One registry per process: the API serves it at /metrics, the worker process
+ * on WORKER_METRICS_PORT. Label values come from small fixed sets (route patterns, queue and job names,
+ * outcomes), never from ids or raw paths: each new value is a new time series.
+ */
+export const registry = new Registry();
+
+// Node's own process metrics (CPU, memory, event-loop lag, GC) under their usual names, for the usual dashboards.
+collectDefaultMetrics({ register: registry });
+
+/** Its `_count` is the request counter: requests by route and status. */
+export const httpRequestDuration = new Histogram({
+  name: 'autofactura_http_request_duration_seconds',
+  help: 'HTTP requests by method, route pattern (or "unmatched") and status, and how long they took to answer.',
+  labelNames: ['method', 'route', 'status'] as const,
+  buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30],
+  registers: [registry],
+});
+
+export const idempotentReplays = new Counter({
+  name: 'autofactura_idempotent_replays_total',
+  help: 'Requests answered with the result of an earlier request with the same idempotency key (Idempotent-Replayed: true).',
+  labelNames: ['route'] as const,
+  registers: [registry],
+});
+
+export const idempotencyConflicts = new Counter({
+  name: 'autofactura_idempotency_conflicts_total',
+  help: 'Requests refused with 409 idempotency_key_reused: a key used again with another body.',
+  labelNames: ['route'] as const,
+  registers: [registry],
+});
+
+/** Its `_count` is the job counter. */
+export const jobDuration = new Histogram({
+  name: 'autofactura_job_duration_seconds',
+  help: 'Job attempts by queue, job name and outcome (completed; retrying: failed, another attempt follows; failed: failed for good), and how long they ran.',
+  labelNames: ['queue', 'job_name', 'outcome'] as const,
+  buckets: [0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300],
+  registers: [registry],
+});
+
+export const queueJobs = new Gauge({
+  name: 'autofactura_queue_jobs',
+  help: 'Jobs per queue and state (waiting, active, delayed, failed), read from Redis when scraped.',
+  labelNames: ['queue', 'state'] as const,
+  registers: [registry],
+});
+
+export const queueOldestWaitingAge = new Gauge({
+  name: 'autofactura_queue_oldest_waiting_seconds',
+  help: 'How long the oldest job waiting for a worker has been ready, per queue (0 when none waits), read from Redis when scraped.',
+  labelNames: ['queue'] as const,
+  registers: [registry],
+});
+
+export const pacRequestDuration = new Histogram({
+  name: 'autofactura_pac_request_duration_seconds',
+  help: 'Calls to the PAC (stamp, cancel) and to SAT\'s CFDI status service (status) by outcome (ok, unavailable, refused, error), and how long they took.',
+  labelNames: ['operation', 'outcome'] as const,
+  buckets: [0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 20, 30, 60],
+  registers: [registry],
+});
+
+export const csfRequestDuration = new Histogram({
+  name: 'autofactura_csf_request_duration_seconds',
+  help: 'Calls to the CSF service (SAT\'s tax-status certificates) by outcome (ok, unavailable, not_found, error), and how long they took.',
+  labelNames: ['outcome'] as const,
+  buckets: [0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 20],
+  registers: [registry],
+});

@@ -1,0 +1,127 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { createServer } from 'node:net';
+import { randomUUID } from 'node:crypto';
+import { expect } from 'chai';
+import { Queue } from 'bullmq';
+import type { BootstrapResult } from '../../cli/bootstrap.js';
+import { BUYER } from '../helpers/buyer.js';
+import { harness } from '../helpers/harness.js';
+import { qrBody } from '../helpers/qr-body.js';
+
+const root = new URL('../../', import.meta.url).pathname;
+
+async function freePort(): Promise<number> {
+  return new Promise((resolve) => {
+    const server = createServer().listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as { port: number };
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+interface Running {
+  child: ChildProcess;
+  /** Resolves with the exit code. */
+  exited: Promise<number | null>;
+}
+
+/** An entry point as production runs it; resolves once it logged `ready` (a pino message). */
+function start(script: string, env: Record<string, string>, ready: string): Promise<Running> {
+  const child = spawn(process.execPath, ['--import', 'tsx', script], { cwd: root, env: { ...process.env, LOG_LEVEL: 'info', ...env }, stdio: ['ignore', 'pipe', 'inherit'] });
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  return new Promise((resolve, reject) => {
+    let out = '';
+    child.stdout!.on('data', (chunk: Buffer) => {
+      out += chunk.toString();
+      if (out.includes(`"msg":"${ready}"`)) resolve({ child, exited });
+    });
+    void exited.then((code) => reject(new Error(`${script} exited with ${code} before it was ready`)));
+  });
+}
+
+/** SIGTERM, and how long until the process was gone. */
+async function terminate(running: Running): Promise<{ code: number | null; ms: number }> {
+  const started = performance.now();
+  running.child.kill('SIGTERM');
+  const code = await running.exited;
+  return { code, ms: performance.now() - started };
+}
+
+describe('graceful shutdown on SIGTERM, with real processes under load', function () {
+  this.timeout(240_000);
+  let account: BootstrapResult;
+  let env: Record<string, string>;
+  let baseUrl: string;
+  const running: Running[] = [];
+
+  before(async () => {
+    account = await harness().bootstrap();
+    const port = await freePort();
+    baseUrl = `http://127.0.0.1:${port}`;
+    // Its own queues: the harness's in-process workers must not take these jobs.
+    env = { QUEUE_PREFIX: `aftest${process.pid}sig`, PORT: String(port), HOST: '127.0.0.1', PUBLIC_BASE_URL: 'https://factura.example.test', SHUTDOWN_TIMEOUT_MS: '8000' };
+  });
+  after(() => {
+    for (const r of running) r.child.kill('SIGKILL');
+  });
+
+  const post = (path: string, body: unknown, headers: Record<string, string> = {}) => fetch(`${baseUrl}${path}`, {
+    method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body),
+  });
+  const newQr = () => post('/v1/qrs', qrBody(account.storeUid), { 'X-API-Key': account.apiKey, 'X-TIME-ZONE': 'America/Mexico_City', 'idempotency-key': randomUUID() });
+
+  it('a worker stopped while stamping finishes or hands back its jobs: every confirmed QR ends INVOICED once', async () => {
+    const api = await start('api/main.ts', env, 'api listening');
+    const worker = await start('workers/main.ts', env, 'workers running');
+    running.push(api, worker);
+    const qrIds: string[] = [];
+    for (let i = 0; i < 20; i++) {
+      const res = await newQr();
+      expect(res.status).to.equal(201);
+      const qr = (await res.json()) as { qr_id: string; qr_content: string };
+      const link = new URL(qr.qr_content);
+      const confirmed = await post('/v1/public/qrs/confirm', { v: link.searchParams.get('v'), t: link.searchParams.get('t'), m: link.searchParams.get('m'), customer: BUYER });
+      expect(confirmed.status).to.equal(202);
+      qrIds.push(qr.qr_id);
+    }
+    const stopped = await terminate(worker);
+    expect(stopped.ms, 'exit within 10 s').to.be.below(10_000);
+
+    running.push(await start('workers/main.ts', env, 'workers running'));
+    const db = harness().deps.db;
+    // Stamping is what is awaited; a 100 ms look at PostgreSQL is how the merchant would see it too.
+    for (let waited = 0; ; waited += 100) {
+      const invoiced = Number((await db('qr_transactions').whereIn('id', qrIds).where({ status: 'INVOICED' }).count({ n: '*' }).first())?.n);
+      if (invoiced === qrIds.length) break;
+      if (waited > 120_000) throw new Error(`only ${invoiced} of ${qrIds.length} invoiced`);
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    const invoices = await db('invoices').whereIn('transaction_id', qrIds).whereNot({ status: 'REFUSED' }).select('transaction_id', 'uuid', 'folio');
+    expect(invoices).to.have.length(qrIds.length);
+    expect(new Set(invoices.map((i) => i.uuid)).size).to.equal(qrIds.length);
+    expect(new Set(invoices.map((i) => i.folio)).size).to.equal(qrIds.length);
+    const stamp = new Queue('stamp', { connection: { url: harness().deps.config.redisUrl }, prefix: env.QUEUE_PREFIX });
+    expect(await stamp.getJobCounts('failed')).to.deep.equal({ failed: 0 });
+    await stamp.close();
+  });
+
+  it('the API stopped under load answers what it accepted and loses none of it', async () => {
+    const api = running[0]!;
+    const answers = Array.from({ length: 40 }, () => newQr().then(
+      async (res) => ({ status: res.status, body: (await res.json()) as { qr_id?: string } }),
+      () => ({ status: 0, body: {} as { qr_id?: string } }),
+    ));
+    // Stop it once the first answer is out, with the rest in flight or still to come.
+    await Promise.race(answers);
+    const stopped = await terminate(api);
+    const settled = await Promise.all(answers);
+    expect(stopped.ms, 'exit within 10 s').to.be.below(10_000);
+    expect(stopped.code).to.equal(0);
+    const created = settled.filter((a) => a.status === 201);
+    expect(created.length).to.be.at.least(1);
+    // Everything answered is an accepted QR or a refusal to connect; never a 5xx or a half-done answer.
+    expect(settled.every((a) => a.status === 201 || a.status === 0 || a.status === 503), JSON.stringify(settled.map((a) => a.status))).to.equal(true);
+    const ids = created.map((a) => a.body.qr_id!);
+    expect(Number((await harness().deps.db('qr_transactions').whereIn('id', ids).count({ n: '*' }).first())?.n)).to.equal(ids.length);
+  });
+});
