@@ -4,6 +4,7 @@ import type { AppState } from './context.js';
 import type { ApiDeps } from './deps.js';
 import { queueDashboard } from './admin/queue-dashboard.js';
 import { errorHandler } from './middleware/error-handler.js';
+import { clientRateLimits } from './middleware/client-rate-limits.js';
 import { httpMetrics } from './middleware/http-metrics.js';
 import { requestContext } from './middleware/request-context.js';
 import { authRoutes } from './routes/auth.js';
@@ -40,6 +41,8 @@ export function createApp(deps: ApiDeps): Koa<AppState> {
   app.use(httpMetrics());
   app.use(requestContext(deps.logger));
   app.use(errorHandler());
+  // Per API key and per client IP, before any credential is checked (429 error objects, Retry-After).
+  app.use(clientRateLimits(deps));
   // Outside the routers (and the OpenAPI contract): bull-board brings its own routes.
   const dashboard = queueDashboard(deps);
   if (dashboard) app.use(dashboard);

@@ -3,10 +3,12 @@
 // body; plus the QR render alone. Uses its own database and queue prefix; prints a table and JSON.
 import { fork, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { rm } from 'node:fs/promises';
+import { rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import autocannon from 'autocannon';
+import { Queue } from 'bullmq';
+import { QUEUES } from '../shared/jobs.js';
 import { bootstrapAccount } from '../cli/bootstrap.js';
 import { loadConfig } from '../shared/config.js';
 import { ensureDatabase } from '../shared/db.js';
@@ -19,6 +21,10 @@ import { benchStampEndToEnd } from './stamp-e2e.js';
 import { benchCancelEndToEnd } from './cancel-e2e.js';
 import { benchGlobalInvoice } from './global-invoice.js';
 import { startFakePacServer } from '../fakes/pac-server.js';
+import { benchConnectionSweep, sweepConnections } from './connections.js';
+import { connectionsChartSvg } from './chart.js';
+import { benchPendingQrs } from './pending-qrs.js';
+import { machine, printFigures } from './figures.js';
 
 const DURATION = Number(process.env.BENCH_SECONDS ?? 10);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 50);
@@ -27,12 +33,19 @@ const PORT = Number(process.env.BENCH_PORT ?? 3917);
 const STAMP_COUNT = Number(process.env.BENCH_STAMPS ?? 100);
 // Buyers confirming at once; the fake PAC runs one xmllint per stamp, which bounds what 2 cores can do.
 const STAMP_CONCURRENCY = Number(process.env.BENCH_STAMP_CONCURRENCY ?? 10);
+// The throughput/latency curve (BENCH_SWEEP_CONNECTIONS, default 1,5,10,25,50,100) and its chart.
+const SWEEP_SECONDS = Number(process.env.BENCH_SWEEP_SECONDS ?? 5);
+const CHART = process.env.BENCH_CHART ?? new URL('../docs/performance.svg', import.meta.url).pathname;
+// Pending QRs (rows + delayed expiry jobs) for Redis memory per expiry and GET /v1/qrs/{qrId} at scale.
+const PENDING = Number(process.env.BENCH_PENDING ?? 100_000);
 const env = {
   ...process.env, NODE_ENV: 'development', DATABASE_URL, QUEUE_PREFIX: `afbench${process.pid}`, LOG_LEVEL: 'warn',
   PORT: String(PORT), PUBLIC_BASE_URL: 'https://factura.example.test', EXPIRY_SWEEP_MS: '3600000',
   FILE_STORE_DIR: join(tmpdir(), `afbench-files-${process.pid}`),
   // Every simulated buyer comes from 127.0.0.1: the per-IP limits of the public routes would stop the run.
   PUBLIC_RATE_PER_IP: '100000000', PUBLIC_RATE_PER_TOKEN: '100000000',
+  // One API key drives the whole run: its per-key limit (1,200/min by default) would measure the limiter.
+  API_KEY_RATE_PER_MIN: '100000000', MANAGEMENT_RATE_PER_IP: '100000000',
 };
 
 /** BENCH_PROFILE=1 writes a V8 CPU profile of each process to bench/profiles/ (open in Chrome DevTools). */
@@ -97,6 +110,7 @@ async function main(): Promise<void> {
     const qrs = await load(`http://127.0.0.1:${PORT}/v1/qrs`, headers, body);
     // Latency below saturation: 10 connections (autocannon's fixed-rate mode sends in bursts).
     const light = await load(`http://127.0.0.1:${PORT}/v1/qrs`, headers, body, 10);
+    const sweep = await benchConnectionSweep({ url: `http://127.0.0.1:${PORT}/v1/qrs`, headers, body, connections: sweepConnections(), seconds: SWEEP_SECONDS });
     const stampDb = knexFactory(knexConfig(DATABASE_URL));
     const stampRun = (latencyMs: number, count: number) => benchStampEndToEnd({
       baseUrl: `http://127.0.0.1:${PORT}`, db: stampDb, pac, apiKey: account.apiKey, storeUid: account.storeUid, count, concurrency: STAMP_CONCURRENCY, latencyMs,
@@ -106,6 +120,10 @@ async function main(): Promise<void> {
     const stampSlow = await stampRun(300, STAMP_COUNT);
     pac.latencyMs = 0;
     const cancels = await benchCancelEndToEnd({ baseUrl: `http://127.0.0.1:${PORT}`, db: stampDb, apiKey: account.apiKey, count: STAMP_COUNT, concurrency: STAMP_CONCURRENCY });
+    const pending = await benchPendingQrs({
+      baseUrl: `http://127.0.0.1:${PORT}`, db: stampDb, redisUrl: loadConfig(env).redisUrl, queuePrefix: env.QUEUE_PREFIX, apiKey: account.apiKey,
+      merchantId: account.merchantId, count: PENDING, seconds: SWEEP_SECONDS, connections: CONNECTIONS,
+    });
     await stampDb.destroy();
     api.kill('SIGTERM');
     workers.kill('SIGTERM');
@@ -129,12 +147,23 @@ async function main(): Promise<void> {
     }
     process.stdout.write(`Cancellation end to end: ${cancels.invoices} DELETEs → CANCELLED in ${cancels.seconds} s = ${cancels.perSecond}/s (p50 ${cancels.p50Ms} ms, p99 ${cancels.p99Ms} ms)\n`);
     process.stdout.write(`Global invoice of ${global.sales} unclaimed sales: recorded in ${global.recordMs} ms as ${global.documents} documents; build + self-check + seal ${global.sealMsPerDocument} ms each (${Math.round(global.xmlBytes / 1024)} KB); fake PAC checks ${global.fakePacMs} ms\n`);
-    process.stdout.write(`${JSON.stringify({ ceiling, qrs, light, ratioPercent: ratio, render, cfdi, stampFast, stampSlow, cancels, global })}\n`);
+    const host = machine();
+    await writeFile(CHART, connectionsChartSvg(sweep, {
+      ceilingPerSecond: ceiling.requestsPerSecond, caption: `${host.cores} cores (${host.cpu}), ${SWEEP_SECONDS} s per point, ${new Date().toISOString().slice(0, 10)}, load average ${host.loadAtStart[0]} at start`,
+    }));
+    printFigures({ connections: CONNECTIONS, ceiling, qrs, ratioPercent: ratio, render, stampFast, stampSlow, cfdi, pending, sweep, chart: CHART });
+    process.stdout.write(`${JSON.stringify({ machine: host, ceiling, qrs, light, ratioPercent: ratio, render, cfdi, stampFast, stampSlow, cancels, global, sweep, pending })}\n`);
   } finally {
     api.kill('SIGTERM');
     workers.kill('SIGTERM');
     await pac.close();
     await rm(env.FILE_STORE_DIR, { recursive: true, force: true });
+    // The run's queues go with it: the Redis is shared with everything else on the machine.
+    for (const name of Object.values(QUEUES)) {
+      const queue = new Queue(name, { connection: { url: loadConfig(env).redisUrl }, prefix: env.QUEUE_PREFIX });
+      await queue.obliterate({ force: true }).catch(() => undefined);
+      await queue.close();
+    }
   }
 }
 

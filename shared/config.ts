@@ -58,6 +58,11 @@ export interface Config {
   webhookTimeoutMs: number;
   webhookAttempts: number;
   webhookBackoffMs: number;
+  /** Let webhooks reach loopback, private and link-local addresses (local receivers in development and tests); off in production. */
+  webhookAllowPrivate: boolean;
+  /** Requests per minute per API key (merchant routes), and per client IP on the bearer-token routes (sliding window). */
+  apiKeyRatePerMin: number;
+  managementRatePerIp: number;
   /** Connections per process to PostgreSQL (every process has one pool). */
   dbPoolMax: number;
   /** Behind a load balancer: take the client IP (rate limits, logs) from X-Forwarded-For. */
@@ -159,6 +164,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Confi
     webhookTimeoutMs: int('WEBHOOK_TIMEOUT_MS', 10_000, env),
     webhookAttempts: Math.max(1, int('WEBHOOK_ATTEMPTS', 14, env)),
     webhookBackoffMs: int('WEBHOOK_BACKOFF_MS', 5000, env),
+    webhookAllowPrivate: str('WEBHOOK_ALLOW_PRIVATE', mode === 'production' ? '0' : '1', env) === '1',
+    apiKeyRatePerMin: Math.max(1, int('API_KEY_RATE_PER_MIN', 1200, env)),
+    managementRatePerIp: Math.max(1, int('MANAGEMENT_RATE_PER_IP', 600, env)),
     webhookDispatchMs: Math.max(100, int('WEBHOOK_DISPATCH_MS', 1000, env)),
     shutdownTimeoutMs: int('SHUTDOWN_TIMEOUT_MS', 8000, env),
     dbPoolMax: Math.max(1, int('DB_POOL_MAX', 20, env)),

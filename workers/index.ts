@@ -3,7 +3,7 @@ import type { Config } from '../shared/config.js';
 import type { Db } from '../shared/db.js';
 import type { CsfClient } from '../shared/csf/csf-client.js';
 import { csfClientFromConfig } from '../shared/csf/csf-client-from-config.js';
-import { QUEUES, jobId, type ExpireQrPayload, type QueueName, type RenderQrPayload, type SyncIssuerPayload } from '../shared/jobs.js';
+import { QUEUES, type ExpireQrPayload, type QueueName, type RenderQrPayload, type SyncIssuerPayload } from '../shared/jobs.js';
 import type { Logger } from '../shared/logger.js';
 import type { Producers } from '../shared/queues.js';
 import { redisOptions } from '../shared/redis.js';
@@ -31,6 +31,7 @@ import { announceExpiringCsds } from '../shared/repositories/merchant-csds.js';
 import { deliverWebhookJob, type WebhookDeps } from './deliver-webhook.js';
 import { httpWebhookClient, type WebhookClient } from '../shared/webhooks/webhook-client.js';
 import { measureJobs } from '../shared/metrics/measure-jobs.js';
+import { keepJobSchedulers } from './keep-job-schedulers.js';
 
 export interface WorkerDeps {
   config: Readonly<Config>;
@@ -114,7 +115,7 @@ export async function startWorkers(deps: WorkerDeps): Promise<RunningWorkers> {
   const mail = deps.mailer ? { mailer: deps.mailer, close: async () => undefined } : await mailerFromConfig(deps.config);
   const email: EmailDeps = { db: deps.db, files: stamp.files, mailer: mail.mailer, publicBaseUrl: deps.config.publicBaseUrl, urlSigningKey: deps.config.urlSigningKey };
   const cancel: CancelDeps = { db: deps.db, pac: pac.client, files: stamp.files, encryptionKey: deps.config.encryptionKey };
-  const webhooks: WebhookDeps = { db: deps.db, client: deps.webhooks ?? httpWebhookClient(deps.config.webhookTimeoutMs), encryptionKey: deps.config.encryptionKey };
+  const webhooks: WebhookDeps = { db: deps.db, client: deps.webhooks ?? httpWebhookClient(deps.config.webhookTimeoutMs, { allowPrivate: deps.config.webhookAllowPrivate }), encryptionKey: deps.config.encryptionKey };
   const workers = Object.values(QUEUES).map((queue) => {
     const worker = new Worker(queue, processorFor(queue, deps, { sync, stamp, pdf, email, cancel, webhooks }), {
       connection,
@@ -127,40 +128,11 @@ export async function startWorkers(deps: WorkerDeps): Promise<RunningWorkers> {
     return worker;
   });
   await Promise.all(workers.map((w) => w.waitUntilReady()));
-  await deps.producers.queue(QUEUES.expiry).upsertJobScheduler(
-    jobId.sweepExpired,
-    { every: deps.config.expirySweepMs },
-    { name: 'sweep-expired-qrs', data: {}, opts: { removeOnComplete: true, removeOnFail: 100 } },
-  );
-  await deps.producers.queue(QUEUES.stamp).upsertJobScheduler(
-    jobId.sweepStamping,
-    { every: deps.config.stampSweepMs },
-    { name: 'sweep-stamping', data: {}, opts: { removeOnComplete: true, removeOnFail: 100 } },
-  );
-  await deps.producers.queue(QUEUES.cancel).upsertJobScheduler(
-    jobId.pollCancellations,
-    { every: deps.config.cancellationPollMs },
-    { name: 'poll-cancellations', data: {}, opts: { removeOnComplete: true, removeOnFail: 100 } },
-  );
-  await deps.producers.queue(QUEUES.globalInvoice).upsertJobScheduler(
-    jobId.issueGlobalInvoices,
-    { every: deps.config.globalInvoiceCheckMs },
-    { name: 'issue-global-invoices', data: {}, opts: { removeOnComplete: true, removeOnFail: 100 } },
-  );
-  // Every 6 hours: a CSD about to expire stops all invoicing silently, so its merchant hears of it in time.
-  await deps.producers.queue(QUEUES.webhooks).upsertJobScheduler(
-    jobId.announceExpiringCsds,
-    { every: 6 * 3600_000 },
-    { name: 'announce-expiring-csds', data: {}, opts: { removeOnComplete: true, removeOnFail: 100 } },
-  );
-  await deps.producers.queue(QUEUES.webhooks).upsertJobScheduler(
-    jobId.dispatchWebhooks,
-    { every: deps.config.webhookDispatchMs },
-    { name: 'dispatch-webhooks', data: {}, opts: { removeOnComplete: true, removeOnFail: 100 } },
-  );
+  const schedulers = await keepJobSchedulers(deps.producers, deps.config, deps.logger);
   return {
     workers,
     async close() {
+      schedulers.stop();
       await Promise.all(workers.map((w) => w.close()));
       await csf.close();
       await pac.close();

@@ -1,8 +1,11 @@
 import type { Middleware } from 'koa';
 import { AppError, isAppError } from '../../shared/errors.js';
 import type { AppState } from '../context.js';
+import { dependencyUnavailable } from './dependency-unavailable.js';
 
 interface HttpLikeError {
+  /** zlib (`Z_DATA_ERROR`, brotli `ERR__ERROR_…`) or PostgreSQL SQLSTATE. */
+  code?: unknown;
   status?: number;
   statusCode?: number;
   type?: string;
@@ -14,6 +17,15 @@ interface HttpLikeError {
 function fromHttpError(err: HttpLikeError): AppError | undefined {
   // raw-body reports a client that went away mid-body as a 500; it is the client's doing, not ours.
   if (err.type === 'stream.not.readable') return new AppError(400, 'malformed_request', 'The request body was incomplete.');
+  // Found by the fuzz test (issue #8): a body whose Content-Encoding lies fails inside zlib, not the parser.
+  if (typeof err.code === 'string' && (err.code.startsWith('Z_') || err.code.startsWith('ERR__ERROR'))) {
+    return new AppError(400, 'malformed_request', 'The request body could not be decompressed as its Content-Encoding says.');
+  }
+  // A NUL character (or another byte PostgreSQL text cannot hold) in an id, a query or a JSON string:
+  // invalid_byte_sequence / untranslatable_character. Only client input carries them.
+  if (err.code === '22021' || err.code === '22P05') {
+    return new AppError(400, 'malformed_request', 'The request contains a character the service does not accept (NUL).');
+  }
   const status = err.status ?? err.statusCode;
   if (!status || status < 400 || status >= 500) return undefined;
   // koa-body 8 rethrows JSON.parse's SyntaxError with status 400 and no `type`.
@@ -50,7 +62,7 @@ export function errorHandler(): Middleware<AppState> {
         error = new AppError(405, 'method_not_allowed', `${ctx.method} is not allowed on ${ctx.path}.`);
       }
     } catch (err) {
-      error = isAppError(err) ? err : fromHttpError(err as HttpLikeError);
+      error = isAppError(err) ? err : fromHttpError(err as HttpLikeError) ?? dependencyUnavailable(err);
       if (!error || error.status >= 500) {
         ctx.state.log.error({ err }, 'request failed');
       }

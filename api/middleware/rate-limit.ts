@@ -13,31 +13,57 @@ export interface RateLimit {
 }
 
 /**
- * Fixed one-minute windows counted in Redis (shared by every API process). Over a limit: 429 with
- * Retry-After. If Redis cannot count, the request goes through: the buyer is not blocked by our outage.
+ * Sliding one-minute windows counted in Redis (shared by every API process): the estimate is this minute's
+ * count plus last minute's weighted by the part of it still inside the last 60 s (two fixed windows, the
+ * approximation Cloudflare uses; two keys per client, no sorted set to grow). Over a limit: 429 with
+ * Retry-After (when the estimate falls back under the limit). Refused requests count too, so hammering
+ * does not reopen the window. If Redis cannot count, the request goes through: our outage blocks nobody.
  */
 export function rateLimit(redis: Redis, limits: RateLimit[]): Middleware<AppState> {
   return async (ctx, next) => {
-    const window = Math.floor(Date.now() / 60_000);
+    const now = Date.now();
+    const window = Math.floor(now / 60_000);
+    const elapsed = (now % 60_000) / 60_000;
     const keyed = limits.map((l) => ({ limit: l, id: l.key(ctx) })).filter((x): x is { limit: RateLimit; id: string } => x.id !== undefined);
-    let counts: number[] = [];
+    let counts: { current: number; previous: number }[] = [];
     try {
       const pipeline = redis.pipeline();
-      for (const { limit, id } of keyed) pipeline.incr(`rl:${limit.scope}:${id}:${window}`).expire(`rl:${limit.scope}:${id}:${window}`, 61);
+      for (const { limit, id } of keyed) {
+        const key = `rl:${limit.scope}:${id}:`;
+        pipeline.incr(key + window).expire(key + window, 121).get(key + (window - 1));
+      }
       const results = (await pipeline.exec()) ?? [];
-      counts = keyed.map((_, i) => Number(results[i * 2]?.[1] ?? 0));
+      counts = keyed.map((_, i) => ({ current: Number(results[i * 3]?.[1] ?? 0), previous: Number(results[i * 3 + 2]?.[1] ?? 0) }));
     } catch (err) {
       ctx.state.log.warn({ err }, 'rate limit not counted');
     }
-    const over = keyed.findIndex(({ limit }, i) => (counts[i] ?? 0) > limit.perMinute);
+    const over = keyed.findIndex(({ limit }, i) => slidingCount(counts[i], elapsed) > limit.perMinute);
     if (over >= 0) {
-      const retryAfter = 60 - Math.floor((Date.now() / 1000) % 60);
-      throw new AppError(429, 'rate_limited', `Too many requests (${keyed[over]!.limit.perMinute} per minute per ${keyed[over]!.limit.scope}); try again in ${retryAfter} s.`, {
+      const { limit } = keyed[over]!;
+      const retryAfter = retryAfterSeconds(counts[over]!, elapsed, limit.perMinute);
+      throw new AppError(429, 'rate_limited', `Too many requests (${limit.perMinute} per minute per ${limit.scope}); try again in ${retryAfter} s.`, {
         headers: { 'Retry-After': String(retryAfter) },
       });
     }
     await next();
   };
+}
+
+function slidingCount(count: { current: number; previous: number } | undefined, elapsed: number): number {
+  return count ? count.current + count.previous * (1 - elapsed) : 0;
+}
+
+/** Seconds until the sliding estimate is back within the limit (1..120). */
+export function retryAfterSeconds(count: { current: number; previous: number }, elapsed: number, perMinute: number): number {
+  let wait: number; // in minutes
+  if (count.current <= perMinute && count.previous > 0) {
+    // Within this minute, as last minute's share fades.
+    wait = (1 - elapsed) - (perMinute - count.current) / count.previous;
+  } else {
+    // This minute alone is over: into the next one, until this minute's fading share is small enough.
+    wait = (1 - elapsed) + Math.max(0, 1 - perMinute / Math.max(1, count.current));
+  }
+  return Math.min(120, Math.max(1, Math.ceil(wait * 60)));
 }
 
 /** Short-code lookups (page and API share the counter): few per IP, since codes are found by guessing. */

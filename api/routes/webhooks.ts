@@ -1,5 +1,6 @@
 import { Router } from '@koa/router';
-import { encrypt, parseEncryptionKey } from '../../shared/crypto/encrypt-at-rest.js';
+import { boundTo, encrypt, parseEncryptionKey } from '../../shared/crypto/encrypt-at-rest.js';
+import { newId } from '../../shared/ids.js';
 import { AppError } from '../../shared/errors.js';
 import { pageOf, parsePageRequest } from '../../shared/pagination.js';
 import { createEndpoint, deleteEndpoint, findEndpoint, listDeliveries, listEndpoints } from '../../shared/repositories/webhooks.js';
@@ -27,12 +28,14 @@ export function webhookRoutes(deps: ApiDeps): Router<AppState> {
 
   router.post('/', jsonBody(deps.config.jsonBodyLimit), async (ctx) => {
     const request = validateCreate(ctx.request.body);
-    const refused = checkEndpointUrl(request.url, deps.config.env === 'production');
+    const refused = checkEndpointUrl(request.url, deps.config.env === 'production', deps.config.webhookAllowPrivate);
     if (refused) throw new AppError(400, 'validation_failed', 'The endpoint has invalid fields.', { details: [refused] });
     const secret = newWebhookSecret();
+    // The id is chosen first: the secret is encrypted bound to it (GCM associated data).
+    const id = newId('webhookEndpoint');
     const row = await createEndpoint(deps.db, ctx.state.accountId!, {
-      url: request.url, events: request.events ?? [], description: request.description ?? null,
-      secretEncrypted: encrypt(Buffer.from(secret, 'utf8'), parseEncryptionKey(deps.config.encryptionKey)),
+      id, url: request.url, events: request.events ?? [], description: request.description ?? null,
+      secretEncrypted: encrypt(Buffer.from(secret, 'utf8'), parseEncryptionKey(deps.config.encryptionKey), boundTo.webhookSecret(id)),
     });
     ctx.status = 201;
     ctx.body = endpointView(row, secret);

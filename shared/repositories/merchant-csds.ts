@@ -1,7 +1,7 @@
 import type { Db, Trx } from '../db.js';
 import { emitEvents } from '../webhooks/emit-event.js';
 import type { CsdInfo } from '../csd/read-csd.js';
-import { decrypt, encrypt } from '../crypto/encrypt-at-rest.js';
+import { boundTo, decrypt, encrypt } from '../crypto/encrypt-at-rest.js';
 import type { KeyMode } from './api-keys.js';
 
 export interface CsdUpload {
@@ -35,7 +35,9 @@ export interface CsdSummaryRow {
 export async function saveMerchantCsd(db: Db | Trx, merchantId: string, upload: CsdUpload, csd: CsdInfo, encryptionKey: Buffer): Promise<{ replaced: boolean }> {
   const row = {
     merchant_id: merchantId, mode: upload.mode, certificate_der: upload.cer,
-    private_key_encrypted: encrypt(upload.key, encryptionKey), password_encrypted: encrypt(Buffer.from(upload.password, 'utf8'), encryptionKey),
+    // Bound to the merchant (GCM associated data): a ciphertext moved to another row does not decrypt.
+    private_key_encrypted: encrypt(upload.key, encryptionKey, boundTo.csdKey(merchantId)),
+    password_encrypted: encrypt(Buffer.from(upload.password, 'utf8'), encryptionKey, boundTo.csdPassword(merchantId)),
     certificate_number: csd.certificateNumber, rfc: csd.rfc, valid_from: csd.validFrom, valid_to: csd.validTo,
     cer_file_name: upload.cerFileName, key_file_name: upload.keyFileName, serial_number_prefix: upload.serialNumberPrefix,
     business_code: upload.businessCode, updated_at: new Date(), expiry_notified_at: null,
@@ -67,8 +69,8 @@ export async function loadCsdMaterial(db: Db, merchantId: string, encryptionKey:
   if (!row) return undefined;
   return {
     certificateDer: row.certificate_der,
-    privateKeyDer: decrypt(row.private_key_encrypted, encryptionKey),
-    password: decrypt(row.password_encrypted, encryptionKey).toString('utf8'),
+    privateKeyDer: decrypt(row.private_key_encrypted, encryptionKey, boundTo.csdKey(merchantId)),
+    password: decrypt(row.password_encrypted, encryptionKey, boundTo.csdPassword(merchantId)).toString('utf8'),
     updatedAt: row.updated_at,
   };
 }

@@ -30,10 +30,10 @@ export interface WebhookDeliveryRow {
 }
 
 export async function createEndpoint(
-  db: Db, accountId: string, endpoint: { url: string; events: string[]; description: string | null; secretEncrypted: Buffer },
+  db: Db, accountId: string, endpoint: { id?: string; url: string; events: string[]; description: string | null; secretEncrypted: Buffer },
 ): Promise<WebhookEndpointRow> {
   const [row] = (await db('webhook_endpoints').insert({
-    id: newId('webhookEndpoint'), account_id: accountId, url: endpoint.url, events: endpoint.events, description: endpoint.description,
+    id: endpoint.id ?? newId('webhookEndpoint'), account_id: accountId, url: endpoint.url, events: endpoint.events, description: endpoint.description,
     secret_encrypted: endpoint.secretEncrypted,
   }).returning('*')) as WebhookEndpointRow[];
   return row!;

@@ -1,6 +1,7 @@
 import { isIP } from 'node:net';
 import type { ErrorDetail } from '../errors.js';
 import { WEBHOOK_EVENT_TYPES } from './event-types.js';
+import { isLocalName, isPublicAddress } from './private-address.js';
 
 /** POST /v1/webhooks/endpoints. */
 export const createEndpointRequestSchema = {
@@ -38,14 +39,14 @@ export const webhookEndpointSchema = {
   },
 } as const;
 
-const PRIVATE_V4 = [/^10\./, /^127\./, /^169\.254\./, /^192\.168\./, /^172\.(1[6-9]|2[0-9]|3[01])\./, /^0\./, /^100\.(6[4-9]|[7-9][0-9]|1[01][0-9]|12[0-7])\./];
-
 /**
- * An endpoint URL the service will POST signed events to. In production: https only, no credentials in the
- * URL, and no loopback, private or link-local literal addresses (a merchant must not make the service call
- * its own network). Names that resolve to private addresses are not caught here (see README, "Webhooks").
+ * An endpoint URL the service will POST signed events to. In production: https only. Never credentials in the
+ * URL. Unless private targets are allowed (`WEBHOOK_ALLOW_PRIVATE`, on outside production): no loopback,
+ * private, link-local or other special address written as such, in any form the URL parser accepts
+ * (`2130706433`, `0x7f.1`, `017700000001`, `[::ffff:127.0.0.1]` all parse to a loopback address), and no
+ * `localhost` names. Names that resolve to such addresses are refused at delivery time (webhook-client.ts).
  */
-export function checkEndpointUrl(raw: string, production: boolean): ErrorDetail | undefined {
+export function checkEndpointUrl(raw: string, production: boolean, allowPrivate = !production): ErrorDetail | undefined {
   let url: URL;
   try {
     url = new URL(raw);
@@ -56,11 +57,9 @@ export function checkEndpointUrl(raw: string, production: boolean): ErrorDetail 
     return { field: 'url', code: 'invalid_format', message: production ? 'url must use https.' : 'url must use http or https.' };
   }
   if (url.username || url.password) return { field: 'url', code: 'invalid_format', message: 'url must not carry credentials.' };
-  if (production) {
+  if (!allowPrivate) {
     const host = url.hostname.replace(/^\[|\]$/g, '');
-    const local = host === 'localhost' || host.endsWith('.localhost')
-      || (isIP(host) === 4 && PRIVATE_V4.some((range) => range.test(host)))
-      || (isIP(host) === 6 && (host === '::1' || /^f[cd]/i.test(host) || /^fe80:/i.test(host) || host === '::'));
+    const local = isLocalName(host) || (isIP(host) !== 0 && !isPublicAddress(host));
     if (local) return { field: 'url', code: 'not_allowed', message: 'url must be reachable on the public internet.' };
   }
   return undefined;

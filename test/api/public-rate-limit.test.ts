@@ -28,7 +28,8 @@ describe('rate limits on the buyer routes', () => {
     }
     // A minute boundary may fall inside the loop and reset the window once.
     expect(statuses.filter((s) => s === 429).length).to.be.greaterThanOrEqual(1);
-    expect(Number(limited!.headers.get('retry-after'))).to.be.within(1, 60);
+    // A sliding window weighs the last two minutes: the wait can be up to two of them.
+    expect(Number(limited!.headers.get('retry-after'))).to.be.within(1, 120);
     expect(((await limited!.json()) as { error: { code: string } }).error.code).to.equal('rate_limited');
     expect((await fetch(`${base}/v1/public/qrs/status?${linkQuery(other)}`)).status).to.equal(200);
   });
