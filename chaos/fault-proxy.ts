@@ -58,7 +58,7 @@ export async function startFaultProxy(upstream: string): Promise<FaultProxy> {
         default: {
           const headers: Record<string, string> = {};
           for (const name of ['authorization', 'content-type']) if (typeof req.headers[name] === 'string') headers[name] = req.headers[name];
-          const answer = await fetch(`${upstream}${req.url ?? '/'}`, { method: req.method, headers, body: req.method === 'GET' ? undefined : body });
+          const answer = await fetch(`${upstream}${req.url ?? '/'}`, { method: req.method, headers, body: req.method === 'GET' || !body ? undefined : new Uint8Array(body) });
           res.writeHead(answer.status, { 'content-type': answer.headers.get('content-type') ?? 'application/octet-stream' }).end(Buffer.from(await answer.arrayBuffer()));
         }
       }

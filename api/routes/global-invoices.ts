@@ -8,7 +8,7 @@ import { reportPeriods } from '../../shared/global-invoice/report-periods.js';
 import { issuerView } from '../../shared/issuers/issuer-view.js';
 import { pageOf, parsePageRequest } from '../../shared/pagination.js';
 import { globalInvoicesByIds, listGlobalInvoices, unreportedPeriods } from '../../shared/repositories/global-invoices.js';
-import type { IssuerRow } from '../../shared/repositories/issuers.js';
+import { setGlobalPeriodicity } from '../../shared/repositories/issuers.js';
 import { validator } from '../../shared/validation/ajv.js';
 import { accountIssuer } from '../account-resources.js';
 import type { AppState } from '../context.js';
@@ -28,8 +28,7 @@ export function globalInvoiceRoutes(deps: ApiDeps): Router<AppState> {
   router.put('/global-periodicity', jsonBody(deps.config.jsonBodyLimit), async (ctx) => {
     const issuer = await accountIssuer(deps, ctx);
     const { periodicity } = validatePeriodicity(ctx.request.body);
-    const [row] = (await deps.db('issuers').where({ id: issuer.id }).update({ global_periodicity: periodicity, updated_at: deps.db.fn.now() }, '*')) as IssuerRow[];
-    ctx.body = issuerView(row!, deps.catalogs);
+    ctx.body = issuerView(await setGlobalPeriodicity(deps.db, issuer.id, periodicity), deps.catalogs);
   });
 
   // Reports now what the scheduled job would after the grace: closed periods only.

@@ -1,8 +1,7 @@
-import { randomUUID } from 'node:crypto';
-import { postQr, saleBody, sleep, startServices, waitFor, type ChaosContext } from '../chaos-context.js';
-import { History } from '../history.js';
-import { answerLabel, isErrorObject, tally } from '../http-call.js';
-import { openLoop } from '../open-loop.js';
+import { startServices, type ChaosContext } from '../chaos-context.js';
+import type { History } from '../history.js';
+import { answerLabel, tally } from '../http-call.js';
+import { postsThroughOutage } from '../posts-through-outage.js';
 import type { OwnPostgres } from '../own-postgres.js';
 import { check, type ScenarioResult } from '../scenario-result.js';
 
@@ -21,27 +20,11 @@ export interface PostgresCrashOptions {
 export async function postgresCrash(ctx: ChaosContext, postgres: OwnPostgres, options: PostgresCrashOptions): Promise<ScenarioResult> {
   const started = performance.now();
   const services = await startServices(ctx, 'pgcrash');
-  const history = new History();
-  let stopAt = Infinity;
+  let history: History | undefined;
   try {
-    const load = openLoop(options.rate, async () => {
-      const key = randomUUID();
-      await history.record('post', key, () => postQr(ctx, services.baseUrl, saleBody(ctx), key, 30_000));
-    }, () => history.now() > stopAt);
-    await sleep(3000);
-    const crashAt = history.now();
-    await postgres.crash();
-    await sleep(options.downMs);
-    await postgres.start();
-    const upAt = history.now();
-    await waitFor(async () => history.of('post').some((e) => e.at > upAt && e.answer.status === 201), 30_000);
-    stopAt = history.now() + 3000;
-    const { fired } = await load;
-
-    const posts = history.of('post');
-    const created = posts.filter((e) => e.answer.status === 201).map((e) => (e.answer.body as { qr_id: string }).qr_id);
-    const inDb = Number((await ctx.db('qr_transactions').whereIn('id', created).count({ n: '*' }).first())?.n ?? 0);
-    const bad = posts.filter((e) => e.answer.status !== 201 && (e.answer.status !== 503 || !isErrorObject(e.answer.body)));
+    const run = await postsThroughOutage(ctx, services, options.rate, options.downMs, { down: () => postgres.crash(), up: () => postgres.start() });
+    history = run.history;
+    const { fired, posts, created, inDb, bad, backMs, downAt: crashAt, upAt } = run;
     const keys = posts.map((e) => e.key);
     // The sample sale has 3 concepts and 2 taxes: a transaction with fewer is half written.
     const half = (await ctx.db('qr_transactions as t').whereIn('t.idempotency_key', keys)
@@ -49,8 +32,6 @@ export async function postgresCrash(ctx: ChaosContext, postgres: OwnPostgres, op
       .select(ctx.db.raw('(select count(*) from qr_concepts c where c.transaction_id = t.id)::int as concepts'))
       .select(ctx.db.raw('(select count(*) from qr_concept_taxes x where x.transaction_id = t.id)::int as taxes'))) as { id: string; concepts: number; taxes: number }[];
     const halfWritten = half.filter((r) => r.concepts !== 3 || r.taxes !== 2);
-    const firstOk = posts.filter((e) => e.at > upAt && e.answer.status === 201).sort((a, b) => a.at - b.at)[0];
-    const backMs = firstOk ? firstOk.at + firstOk.answer.ms - upAt : undefined;
     return {
       scenario: `PostgreSQL crash (stop -m immediate), down ${options.downMs / 1000} s at ${options.rate} POST/s`,
       counts: `${fired} POSTs (${tally(posts.map((e) => answerLabel(e.answer)))}); crash at ${(crashAt / 1000).toFixed(1)} s, up at ${(upAt / 1000).toFixed(1)} s; ${half.length} rows written`,
@@ -65,8 +46,7 @@ export async function postgresCrash(ctx: ChaosContext, postgres: OwnPostgres, op
       seconds: (performance.now() - started) / 1000,
     };
   } finally {
-    stopAt = 0;
-    await history.save(`${ctx.workDir}/pgcrash-history.jsonl`);
+    await history?.save(`${ctx.workDir}/pgcrash-history.jsonl`);
     await services.stop();
   }
 }

@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
-import { confirmQr, postQr, saleBody, sleep, startServices, waitFor, type ChaosContext } from '../chaos-context.js';
-import { History } from '../history.js';
-import { answerLabel, isErrorObject, tally } from '../http-call.js';
-import { openLoop } from '../open-loop.js';
+import { confirmQr, postQr, saleBody, startServices, waitFor, type ChaosContext } from '../chaos-context.js';
+import type { History } from '../history.js';
+import { answerLabel, tally } from '../http-call.js';
+import { postsThroughOutage } from '../posts-through-outage.js';
 import type { OwnRedis } from '../own-redis.js';
 import { check, type ScenarioResult } from '../scenario-result.js';
 
@@ -21,32 +21,14 @@ export interface RedisOutageOptions {
 export async function redisOutage(ctx: ChaosContext, redis: OwnRedis, options: RedisOutageOptions): Promise<ScenarioResult> {
   const started = performance.now();
   const services = await startServices(ctx, `redis${options.outageMs}`);
-  const history = new History();
-  let restartedAt = Infinity;
-  let stopAt = Infinity;
+  let history: History | undefined;
   try {
-    const load = openLoop(options.rate, async () => {
-      const key = randomUUID();
-      await history.record('post', key, () => postQr(ctx, services.baseUrl, saleBody(ctx), key, 30_000));
-    }, () => history.now() > stopAt);
-    await sleep(3000);
-    const downAt = history.now();
-    await redis.kill();
-    await sleep(options.outageMs);
-    await redis.restart();
-    restartedAt = history.now();
-    // Keep the load on until new requests succeed again (or 30 s), then 3 s more.
-    const resumed = await waitFor(async () => history.of('post').some((e) => e.at > restartedAt && e.answer.status === 201), 30_000);
-    stopAt = history.now() + 3000;
-    const { fired } = await load;
-
-    const posts = history.of('post');
-    const created = posts.filter((e) => e.answer.status === 201).map((e) => (e.answer.body as { qr_id: string }).qr_id);
-    const inDb = Number((await ctx.db('qr_transactions').whereIn('id', created).count({ n: '*' }).first())?.n ?? 0);
-    const others = posts.filter((e) => e.answer.status !== 201);
-    const bad = others.filter((e) => e.answer.status !== 503 || !isErrorObject(e.answer.body));
-    const firstOk = posts.filter((e) => e.at > restartedAt && e.answer.status === 201).sort((a, b) => a.at - b.at)[0];
-    const resumeMs = firstOk ? firstOk.at + firstOk.answer.ms - restartedAt : undefined;
+    const run = await postsThroughOutage(ctx, services, options.rate, options.outageMs, { down: () => redis.kill(), up: () => redis.restart() });
+    history = run.history;
+    const { fired, posts, created, inDb, bad, downAt, upAt: restartedAt } = run;
+    const others = run.refused;
+    const resumeMs = run.backMs;
+    const resumed = resumeMs;
 
     // The stamp worker too: a QR made and confirmed after the outage ends INVOICED.
     const key = randomUUID();
@@ -71,8 +53,7 @@ export async function redisOutage(ctx: ChaosContext, redis: OwnRedis, options: R
       seconds: (performance.now() - started) / 1000,
     };
   } finally {
-    stopAt = 0;
-    await history.save(`${ctx.workDir}/redis${options.outageMs}-history.jsonl`);
+    await history?.save(`${ctx.workDir}/redis${options.outageMs}-history.jsonl`);
     await services.stop();
   }
 }

@@ -118,3 +118,10 @@ export async function updateIssuer(db: Db | Trx, issuerId: string, update: Issue
     throw err;
   }
 }
+
+/** The c_Periodicidad of the issuer's global invoice; QRs created from now on take it. */
+export async function setGlobalPeriodicity(db: Db, issuerId: string, periodicity: GlobalPeriodicity): Promise<IssuerRow> {
+  const [row] = (await db('issuers').where({ id: issuerId }).update({ global_periodicity: periodicity, updated_at: db.fn.now() }, '*')) as IssuerRow[];
+  if (!row) throw new Error(`issuer ${issuerId} vanished`);
+  return row;
+}

@@ -7,7 +7,7 @@ import { signQrToken, newQrToken } from '../../shared/qr/qr-link.js';
 import { expireQrTransactions } from '../../shared/repositories/qr-transactions.js';
 import { newId } from '../../shared/ids.js';
 import { recordConfirmation } from '../../shared/repositories/invoices.js';
-import { BUYER, confirm, linkQuery, newQrLink, queueEvents, stamped, type QrLink } from '../helpers/buyer.js';
+import { BUYER, confirm, linkQuery, newQrLink, queueEvents, stamped } from '../helpers/buyer.js';
 import { harness } from '../helpers/harness.js';
 import { call, expectError } from '../helpers/http.js';
 
