@@ -25,6 +25,7 @@ import { redisOutage } from './scenarios/redis-outage.js';
 import { redisFlushAll } from './scenarios/redis-flushall.js';
 import { postgresCrash } from './scenarios/postgres-crash.js';
 import { pacFaults } from './scenarios/pac-faults.js';
+import { commitKill } from './scenarios/commit-kill.js';
 import type { OwnPostgres } from './own-postgres.js';
 
 const LONG = process.env.CHAOS_LONG === '1';
@@ -43,6 +44,7 @@ const SCENARIOS: Record<string, Scenario> = {
   'redis-flush': async (ctx, own) => [await redisFlushAll(ctx, own.redis, { pending: Number(process.env.CHAOS_PENDING ?? 500) })],
   'pg-crash': async (ctx, own) => [await postgresCrash(ctx, own.postgres, { rate: 50, downMs: 3_000 })],
   'pac-faults': async (ctx) => [await pacFaults(ctx, { faultMs: 8_000 })],
+  'commit-kill': async (ctx) => [await commitKill(ctx, { crashes: Number(process.env.CHAOS_COMMIT_KILLS ?? (LONG ? 100 : 30)) })],
 };
 
 async function main(): Promise<number> {

@@ -75,8 +75,10 @@ export interface Config {
   globalInvoiceCheckMs: number;
   /** How long after a period's close its global invoice waits (confirmations in flight at the close finish stamping). */
   globalInvoiceGraceMs: number;
-  /** Interval of the sweep that re-queues confirmations left STAMPING (and how old they must be). */
+  /** Interval of the sweeps that re-queue confirmations left STAMPING and stamped invoices without PDF or e-mail (and how old they must be). */
   stampSweepMs: number;
+  /** Fault injection for `npm run chaos`: the probability of a SIGKILL right after a commit (0 = off; refused in production). */
+  crashAfterCommit: number;
   /** SMTP server for invoice e-mails (smtp://user:pass@host:port); empty outside production = the built-in fake. */
   smtpUrl: string;
   mailFrom: string;
@@ -159,6 +161,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Confi
     pacAttempts: Math.max(1, int('PAC_ATTEMPTS', 8, env)),
     pacBackoffMs: int('PAC_BACKOFF_MS', 2000, env),
     stampSweepMs: int('STAMP_SWEEP_MS', 60_000, env),
+    crashAfterCommit: Number(str('CRASH_AFTER_COMMIT', '0', env)),
     satStatusUrl: str('SAT_STATUS_URL', 'https://consultaqr.facturaelectronica.sat.gob.mx/ConsultaCFDIService.svc', env),
     cancellationPollMs: int('CANCELLATION_POLL_MS', 600_000, env),
     webhookTimeoutMs: int('WEBHOOK_TIMEOUT_MS', 10_000, env),
@@ -195,7 +198,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Confi
     if (!config.csfBaseUrl) throw new Error('config: CSF_BASE_URL must be set in production (the fake CSF service is for development)');
     if (!config.pacBaseUrl || !config.pacToken) throw new Error('config: PAC_BASE_URL and PAC_TOKEN must be set in production (the fake PAC is for development)');
     if (!config.smtpUrl) throw new Error('config: SMTP_URL must be set in production (the fake SMTP server is for development)');
+    if (config.crashAfterCommit !== 0) throw new Error('config: CRASH_AFTER_COMMIT is fault injection for tests; it must not be set in production');
   }
+  if (!(config.crashAfterCommit >= 0 && config.crashAfterCommit <= 1)) throw new Error('config: CRASH_AFTER_COMMIT must be a probability between 0 and 1');
   if (!/^[0-9a-f]{64}$/i.test(config.encryptionKey) && Buffer.from(config.encryptionKey, 'base64').length !== 32) {
     throw new Error('config: ENCRYPTION_KEY must be 32 bytes, as 64 hex characters or base64');
   }

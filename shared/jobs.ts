@@ -58,6 +58,7 @@ export interface JobTypes {
   'stamp-invoice': { queue: typeof QUEUES.stamp; data: InvoicePayload; result: StampInvoiceResult };
   'sweep-stamping': { queue: typeof QUEUES.stamp; data: Record<string, never>; result: { requeued: number } };
   'render-invoice-pdf': { queue: typeof QUEUES.pdf; data: InvoicePayload; result: { pdfFileKey: string } };
+  'sweep-invoice-follow-ups': { queue: typeof QUEUES.pdf; data: Record<string, never>; result: { pdfs: number; emails: number } };
   'email-invoice': { queue: typeof QUEUES.email; data: InvoicePayload & { to?: string }; result: { messageId: string } };
   'cancel-invoice': { queue: typeof QUEUES.cancel; data: CancelInvoicePayload; result: CancelInvoiceResult };
   'poll-cancellations': { queue: typeof QUEUES.cancel; data: Record<string, never>; result: { resolved: number; requeued: number } };
@@ -80,6 +81,7 @@ export const jobId = {
   sweepStamping: 'sweep-stamping',
   renderInvoicePdf: (invoiceId: string) => `pdf.${invoiceId}`,
   emailInvoice: (invoiceId: string) => `email.${invoiceId}`,
+  sweepInvoiceFollowUps: 'sweep-invoice-follow-ups',
   /** One job per cancellation request: a repeated DELETE or the poll's re-queue while it waits is a no-op. */
   cancelInvoice: (cancellationId: string) => `cancel.${cancellationId}`,
   pollCancellations: 'poll-cancellations',

@@ -21,6 +21,7 @@ const QUEUE_OF: { [N in JobName]: JobTypes[N]['queue'] } = {
   'stamp-invoice': QUEUES.stamp,
   'sweep-stamping': QUEUES.stamp,
   'render-invoice-pdf': QUEUES.pdf,
+  'sweep-invoice-follow-ups': QUEUES.pdf,
   'email-invoice': QUEUES.email,
   'cancel-invoice': QUEUES.cancel,
   'poll-cancellations': QUEUES.cancel,

@@ -1,3 +1,4 @@
+import { armCrashAfterCommit } from './crash-after-commit.js';
 import { config, type Config } from './config.js';
 import { checkPostgres, checkRedis, ServiceUnreachable } from './check-services.js';
 import { closeDb, db, migrateLatest, type Db } from './db.js';
@@ -18,6 +19,7 @@ export interface Runtime {
 
 export async function openRuntime(options: { migrate: boolean }): Promise<Runtime> {
   const cfg = config();
+  armCrashAfterCommit(cfg.crashAfterCommit);
   await checkPostgres(cfg.databaseUrl);
   await checkRedis(cfg.redisUrl);
   const database = db();

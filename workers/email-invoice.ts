@@ -12,7 +12,7 @@ import { MailRejected, type Mailer } from '../shared/email/invoice-mailer.js';
 import { invoiceFileUrl } from '../shared/invoices/invoice-links.js';
 import type { InvoicePayload } from '../shared/jobs.js';
 import { formatAmount } from '../shared/money.js';
-import { findInvoice, markEmailSent, type InvoiceRow } from '../shared/repositories/invoices.js';
+import { findInvoice, markEmailRefused, markEmailSent, type InvoiceRow } from '../shared/repositories/invoices.js';
 import { stampedFacts } from '../shared/cancellation/stamped-facts.js';
 import type { FileStore } from '../shared/storage/file-store.js';
 
@@ -45,7 +45,10 @@ export async function emailInvoiceJob(deps: EmailDeps, job: Job<InvoicePayload &
     if (!job.data.to) await markEmailSent(deps.db, invoice.id);
     return sent;
   } catch (err) {
-    if (err instanceof MailRejected) throw new UnrecoverableError(`the mail server refused ${mail.to}: ${err.message}`);
+    if (err instanceof MailRejected) {
+      if (!job.data.to) await markEmailRefused(deps.db, invoice.id);
+      throw new UnrecoverableError(`the mail server refused ${mail.to}: ${err.message}`);
+    }
     throw err;
   }
 }

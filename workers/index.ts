@@ -18,6 +18,7 @@ import { fileStoreFromConfig, type FileStore } from '../shared/storage/file-stor
 import type { InvoicePayload } from '../shared/jobs.js';
 import { stampInvoiceJob, type StampDeps } from './stamp-invoice.js';
 import { sweepStampingJob } from './sweep-stamping.js';
+import { sweepInvoiceFollowUpsJob } from './sweep-invoice-follow-ups.js';
 import { renderInvoicePdfJob, type PdfDeps } from './render-invoice-pdf.js';
 import { emailInvoiceJob, type EmailDeps } from './email-invoice.js';
 import type { Mailer } from '../shared/email/invoice-mailer.js';
@@ -80,6 +81,8 @@ function processorFor(queue: QueueName, deps: WorkerDeps, { sync, stamp, pdf, em
         return stampInvoiceJob(stamp, job as Job<InvoicePayload>);
       case `${QUEUES.stamp}/sweep-stamping`:
         return sweepStampingJob(deps.db, deps.producers, deps.config);
+      case `${QUEUES.pdf}/sweep-invoice-follow-ups`:
+        return sweepInvoiceFollowUpsJob(deps.db, deps.producers, deps.config);
       case `${QUEUES.pdf}/render-invoice-pdf`:
         return renderInvoicePdfJob(pdf, job as Job<InvoicePayload>);
       case `${QUEUES.email}/email-invoice`:

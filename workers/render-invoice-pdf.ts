@@ -4,13 +4,15 @@
  */
 import { UnrecoverableError, type Job } from 'bullmq';
 import type { Db } from '../shared/db.js';
-import { jobId, type InvoicePayload } from '../shared/jobs.js';
+import { enqueueInvoiceEmail } from '../shared/invoices/enqueue-follow-ups.js';
+import type { InvoicePayload } from '../shared/jobs.js';
 import { invoicePdfDataFromXml } from '../shared/pdf/invoice-pdf-data.js';
 import { renderInvoicePdf } from '../shared/pdf/render-invoice-pdf.js';
 import type { Producers } from '../shared/queues.js';
 import { attachPdf, findInvoice } from '../shared/repositories/invoices.js';
 import type { SatCatalogs } from '../shared/sat/catalogs.js';
 import { fileKeyFromUrl, type FileStore } from '../shared/storage/file-store.js';
+import { crashAfterCommit } from '../shared/crash-after-commit.js';
 
 export interface PdfDeps {
   db: Db;
@@ -34,12 +36,9 @@ export async function renderInvoicePdfJob(deps: PdfDeps, job: Job<InvoicePayload
     const pdf = await renderInvoicePdf(invoicePdfDataFromXml(xml.data.toString('utf8'), deps.catalogs), { logo });
     pdfFileKey = await deps.files.put('invoices', { contentType: 'application/pdf', data: pdf }, 'pdf');
     await attachPdf(deps.db, invoice.id, pdfFileKey);
+    crashAfterCommit('pdf-attached');
   }
   // A global invoice (público en general) has nobody to write to.
-  if (!invoice.email_sent_at && invoice.customer.email) {
-    await deps.producers.add('email-invoice', { invoiceId: invoice.id }, {
-      jobId: jobId.emailInvoice(invoice.id), attempts: 6, backoff: { type: 'exponential', delay: deps.emailBackoffMs }, removeOnComplete: { age: 3600, count: 1000 }, removeOnFail: 100,
-    });
-  }
+  if (!invoice.email_sent_at && !invoice.email_refused_at && invoice.customer.email) await enqueueInvoiceEmail(deps.producers, deps.emailBackoffMs, invoice.id);
   return { pdfFileKey };
 }

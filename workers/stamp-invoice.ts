@@ -14,7 +14,7 @@ import type { Db } from '../shared/db.js';
 import { refusalFromPac } from '../shared/invoices/refusal-from-pac.js';
 import { sealInput, sealSale, type SealedSale } from '../shared/invoices/seal-sale.js';
 import { storedDocument } from '../shared/invoices/stored-document.js';
-import { jobId, type InvoicePayload, type StampInvoiceResult } from '../shared/jobs.js';
+import type { InvoicePayload, StampInvoiceResult } from '../shared/jobs.js';
 import { PacRefused, type PacClient } from '../shared/pac/pac-client.js';
 import type { Producers } from '../shared/queues.js';
 import { findInvoice, recordRefusal, recordStamp, saveSealedDocument, type InvoiceRow } from '../shared/repositories/invoices.js';
@@ -23,6 +23,8 @@ import { expeditionPlace, findSale } from '../shared/repositories/sales.js';
 import type { SatCatalogs } from '../shared/sat/catalogs.js';
 import type { FileStore } from '../shared/storage/file-store.js';
 import { localDateTime } from '../shared/time-zone.js';
+import { crashAfterCommit } from '../shared/crash-after-commit.js';
+import { enqueueInvoicePdf } from '../shared/invoices/enqueue-follow-ups.js';
 
 export interface StampDeps {
   db: Db;
@@ -94,7 +96,7 @@ export async function stampInvoiceJob(deps: StampDeps, job: Job<InvoicePayload>,
   if (!invoice) throw new UnrecoverableError(`invoice ${job.data.invoiceId} does not exist`);
   if (invoice.status === 'ACTIVE') {
     // Stamped by an earlier run whose PDF job may not have been queued: queueing again is a no-op if it was.
-    if (!invoice.pdf_file_key) await enqueuePdf(deps, invoice.id);
+    if (!invoice.pdf_file_key) await enqueueInvoicePdf(deps.producers, invoice.id);
     return { outcome: 'already-stamped', uuid: invoice.uuid ?? undefined };
   }
   if (invoice.status !== 'STAMPING') return { outcome: 'not-stamping' };
@@ -115,12 +117,7 @@ export async function stampInvoiceJob(deps: StampDeps, job: Job<InvoicePayload>,
     uuid: stamp.uuid, stampedAt: new Date(`${stamp.stampedAt}-06:00`), xmlFileKey,
     subtotal: attribute(comprobante, 'SubTotal') ?? '0', discount: attribute(comprobante, 'Descuento') ?? '0', total: attribute(comprobante, 'Total') ?? '0',
   });
-  await enqueuePdf(deps, invoice.id);
+  crashAfterCommit('invoice-stamped');
+  await enqueueInvoicePdf(deps.producers, invoice.id);
   return { outcome: 'stamped', uuid: stamp.uuid };
-}
-
-async function enqueuePdf(deps: StampDeps, invoiceId: string): Promise<void> {
-  await deps.producers.add('render-invoice-pdf', { invoiceId }, {
-    jobId: jobId.renderInvoicePdf(invoiceId), attempts: 5, backoff: { type: 'exponential', delay: 1000 }, removeOnComplete: { age: 3600, count: 1000 }, removeOnFail: 100,
-  });
 }

@@ -18,6 +18,7 @@ import { qrTransactionView, type QrTransactionView } from '../../shared/qr/qr-tr
 import { isIanaTimeZone, localDateTime } from '../../shared/time-zone.js';
 import { viewContext, type ApiDeps } from '../deps.js';
 import { renderQr } from './render-qr.js';
+import { crashAfterCommit } from '../../shared/crash-after-commit.js';
 
 const SCOPE = 'qr.create';
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -117,6 +118,7 @@ async function createNew(
     request, qrId, token, shortCode: newShortCode(), png, principal, idempotencyKey: scope.key, timeZone: input.timeZone, issuedLocal, now,
   });
   if (!(await recordWithFreshShortCode(deps, record, fingerprint))) return 'key_taken';
+  crashAfterCommit('qr-created');
 
   await cacheRecord(deps.redis, scope, { fingerprint, resourceId: qrId }, deps.config.idempotencyCacheSeconds);
   await scheduleExpiry(deps, qrId, record.transaction.expires_at, now);

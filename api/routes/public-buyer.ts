@@ -1,3 +1,4 @@
+import { isDeepStrictEqual } from 'node:util';
 import { Router } from '@koa/router';
 import { AppError } from '../../shared/errors.js';
 import { newId } from '../../shared/ids.js';
@@ -6,6 +7,7 @@ import { checkCustomer } from '../../shared/invoices/check-customer.js';
 import { confirmRequestSchema, emailRequestSchema, type ConfirmRequest, type Customer, type EmailRequest } from '../../shared/invoices/customer-schema.js';
 import { previewSale } from '../../shared/invoices/seal-sale.js';
 import { enqueueStamp } from '../../shared/invoices/enqueue-stamp.js';
+import { enqueueInvoiceEmail } from '../../shared/invoices/enqueue-follow-ups.js';
 import { latestInvoice, liveInvoice, recordConfirmation } from '../../shared/repositories/invoices.js';
 import { expeditionPlace, type Sale } from '../../shared/repositories/sales.js';
 import { satToday } from '../../shared/time-zone.js';
@@ -19,6 +21,7 @@ import { multipartBody } from '../middleware/multipart-body.js';
 import { prefillFromCsf } from '../buyer/prefill-from-csf.js';
 import { rateLimit, shortCodeRateLimit } from '../middleware/rate-limit.js';
 import { qrLinkForShortCode } from '../buyer/short-code-link.js';
+import { crashAfterCommit } from '../../shared/crash-after-commit.js';
 
 const validateConfirm = validator<ConfirmRequest>(confirmRequestSchema);
 const validateEmail = validator<EmailRequest>(emailRequestSchema);
@@ -80,7 +83,8 @@ export function publicBuyerRoutes(deps: ApiDeps): Router<AppState> {
         case 'not_found': throw new AppError(404, 'qr_not_found', 'This QR is not known; ask the store for a new one.');
         default: {
           // A double click or a second device with the same data gets the same answer as the first.
-          const same = outcome.invoice && JSON.stringify(outcome.invoice.customer) === JSON.stringify(customer);
+          // jsonb keeps its own key order: compare values, not serializations.
+          const same = outcome.invoice && isDeepStrictEqual(outcome.invoice.customer, JSON.parse(JSON.stringify(customer)));
           if (!same) throw new AppError(409, 'already_confirmed', 'This sale was already confirmed for invoicing.', { extra: { confirmation: confirmationView(outcome.invoice, viewContext(deps)) } });
           ctx.status = 202;
           ctx.body = confirmationView(outcome.invoice, viewContext(deps));
@@ -89,6 +93,7 @@ export function publicBuyerRoutes(deps: ApiDeps): Router<AppState> {
       }
     }
     // The invoice row is durable; if this enqueue is lost the stamping sweep picks it up.
+    crashAfterCommit('qr-confirmed');
     await enqueueStamp(deps.producers, deps.config, invoiceId).catch((err: unknown) => ctx.state.log.warn({ err, invoice_id: invoiceId }, 'stamp job not queued; the sweep will'));
     ctx.status = 202;
     ctx.body = confirmationView(outcome.invoice, viewContext(deps));
@@ -100,9 +105,7 @@ export function publicBuyerRoutes(deps: ApiDeps): Router<AppState> {
     const sale = await saleFromLink(deps, request);
     const invoice = await liveInvoice(deps.db, sale.record.transaction.id);
     if (!invoice || invoice.status !== 'ACTIVE' || !invoice.pdf_file_key) throw new AppError(409, 'invoice_not_ready', 'The invoice is not ready yet; try again in a moment.');
-    await deps.producers.add('email-invoice', { invoiceId: invoice.id, to: request.email ?? invoice.customer.email }, {
-      attempts: 6, backoff: { type: 'exponential', delay: deps.config.emailBackoffMs }, removeOnComplete: { age: 3600, count: 1000 }, removeOnFail: 100,
-    });
+    await enqueueInvoiceEmail(deps.producers, deps.config.emailBackoffMs, invoice.id, request.email ?? invoice.customer.email);
     ctx.status = 202;
     ctx.body = { status: 'QUEUED', to: request.email ?? invoice.customer.email };
   });

@@ -42,6 +42,8 @@ export interface InvoiceRow {
   pdf_file_key: string | null;
   refusal: InvoiceRefusal | null;
   email_sent_at: Date | null;
+  /** The mail server refused the buyer's address for good: the e-mail is not sent again by itself. */
+  email_refused_at: Date | null;
   created_at: Date;
   updated_at: Date;
 }
@@ -163,6 +165,10 @@ export async function attachPdf(db: Db, invoiceId: string, pdfFileKey: string): 
 
 export async function markEmailSent(db: Db, invoiceId: string): Promise<void> {
   await db('invoices').where({ id: invoiceId }).update({ email_sent_at: db.fn.now(), updated_at: db.fn.now() });
+}
+
+export async function markEmailRefused(db: Db, invoiceId: string): Promise<void> {
+  await db('invoices').where({ id: invoiceId }).update({ email_refused_at: db.fn.now(), updated_at: db.fn.now() });
 }
 
 /** A stamped invoice by fiscal UUID, seen by one merchant or by every merchant of one account. */

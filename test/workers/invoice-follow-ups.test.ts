@@ -1,0 +1,110 @@
+import { expect } from 'chai';
+import type { QueueEvents } from 'bullmq';
+import type { BootstrapResult } from '../../cli/bootstrap.js';
+import { jobId } from '../../shared/jobs.js';
+import { sweepInvoiceFollowUpsJob } from '../../workers/sweep-invoice-follow-ups.js';
+import { confirm, newQrLink, queueEventsOf, stamped } from '../helpers/buyer.js';
+import { harness } from '../helpers/harness.js';
+
+/**
+ * Issue #8, "kill -9 between commit and enqueue": a worker that dies after the stamp (or the PDF) is
+ * committed and before the next job is queued leaves an invoice without PDF or e-mail and no job to make
+ * them. The sweep, driven from PostgreSQL, queues them again.
+ */
+describe('sweep-invoice-follow-ups', function () {
+  this.timeout(90_000);
+  let account: BootstrapResult;
+  let queues: Awaited<ReturnType<typeof queueEventsOf<'stamp' | 'pdf' | 'email'>>>;
+  const events = (): Record<'stamp' | 'pdf' | 'email', QueueEvents> => queues.events;
+  const db = () => harness().deps.db;
+  const sweep = () => sweepInvoiceFollowUpsJob(db(), harness().producers, harness().deps.config);
+  const anHourAgo = () => new Date(Date.now() - 3600_000);
+
+  before(async () => {
+    account = await harness().bootstrap();
+    queues = await queueEventsOf('stamp', 'pdf', 'email');
+  });
+  after(() => queues.close());
+
+  async function job(queue: 'pdf' | 'email', id: string) {
+    return harness().producers.queue(queue).getJob(queue === 'pdf' ? jobId.renderInvoicePdf(id) : jobId.emailInvoice(id));
+  }
+
+  /** An invoice stamped, rendered and e-mailed, whose jobs are then gone from Redis. */
+  async function deliveredInvoice(email: string): Promise<string> {
+    const link = await newQrLink(account);
+    await confirm(link, { email });
+    await stamped(events().stamp, link.qrId);
+    const { id } = (await db()('invoices').where({ transaction_id: link.qrId, status: 'ACTIVE' }).first('id')) as { id: string };
+    await (await job('pdf', id))!.waitUntilFinished(events().pdf, 30_000);
+    await (await job('email', id))!.waitUntilFinished(events().email, 30_000);
+    await (await job('pdf', id))!.remove();
+    await (await job('email', id))!.remove();
+    return id;
+  }
+
+  it('queues the PDF, then the e-mail, of a stamped invoice whose PDF job was never queued', async () => {
+    const email = `follow-up-${Date.now()}@example.test`;
+    const id = await deliveredInvoice(email);
+    // What a kill -9 right after recordStamp's commit leaves: ACTIVE, no PDF, no e-mail, no job.
+    await db()('invoices').where({ id }).update({ pdf_file_key: null, email_sent_at: null, updated_at: anHourAgo() });
+    const sent = harness().smtp.messages.filter((m) => m.to.includes(email)).length;
+
+    const swept = await sweep();
+    expect(swept.pdfs).to.be.at.least(1);
+    await (await job('pdf', id))!.waitUntilFinished(events().pdf, 30_000);
+    await (await job('email', id))!.waitUntilFinished(events().email, 30_000);
+    const row = await db()('invoices').where({ id }).first('pdf_file_key', 'email_sent_at');
+    expect(row.pdf_file_key).to.be.a('string');
+    expect(row.email_sent_at).to.be.instanceOf(Date);
+    expect(harness().smtp.messages.filter((m) => m.to.includes(email))).to.have.length(sent + 1);
+  });
+
+  it('queues the e-mail of an invoice with its PDF whose e-mail job was lost', async () => {
+    const email = `lost-mail-${Date.now()}@example.test`;
+    const id = await deliveredInvoice(email);
+    await db()('invoices').where({ id }).update({ email_sent_at: null, updated_at: anHourAgo() });
+    const swept = await sweep();
+    expect(swept.emails).to.be.at.least(1);
+    await (await job('email', id))!.waitUntilFinished(events().email, 30_000);
+    expect(harness().smtp.messages.filter((m) => m.to.includes(email))).to.have.length(2);
+  });
+
+  it('leaves alone a change younger than STAMP_SWEEP_MS, whose job may be on its way', async () => {
+    const id = await deliveredInvoice(`recent-${Date.now()}@example.test`);
+    await db()('invoices').where({ id }).update({ pdf_file_key: null, email_sent_at: null, updated_at: new Date() });
+    await sweep();
+    expect(await job('pdf', id)).to.equal(undefined);
+  });
+
+  it('retries a job that failed by stalling, leaves one that failed otherwise to ops, never re-sends to a refused address', async () => {
+    const address = `refused-${Date.now()}@example.test`;
+    harness().smtp.failNext(1, { code: 550 });
+    const link = await newQrLink(account);
+    await confirm(link, { email: address });
+    await stamped(events().stamp, link.qrId);
+    const { id } = (await db()('invoices').where({ transaction_id: link.qrId, status: 'ACTIVE' }).first('id')) as { id: string };
+    await (await job('pdf', id))!.waitUntilFinished(events().pdf, 30_000);
+    const mail = (await job('email', id))!;
+    await mail.waitUntilFinished(events().email, 30_000).catch(() => undefined);
+    expect(await mail.getState()).to.equal('failed');
+    const row = await db()('invoices').where({ id }).first('email_sent_at', 'email_refused_at');
+    expect(row.email_sent_at).to.equal(null);
+    expect(row.email_refused_at).to.be.instanceOf(Date);
+
+    await db()('invoices').where({ id }).update({ updated_at: anHourAgo() });
+    await sweep();
+    expect(await mail.getState(), 'a refused address is not written to again').to.equal('failed');
+
+    await db()('invoices').where({ id }).update({ email_refused_at: null });
+    await sweep();
+    expect(await mail.getState(), 'a job failed by its own error stays for ops').to.equal('failed');
+
+    // What BullMQ leaves when the job's worker died twice mid-job: failed, with no retry of its own.
+    await harness().redis.hset(`${harness().deps.config.queuePrefix}:email:${mail.id!}`, 'failedReason', 'job stalled more than allowable limit');
+    expect((await sweep()).emails).to.be.at.least(1);
+    await mail.waitUntilFinished(events().email, 30_000);
+    expect((await db()('invoices').where({ id }).first('email_sent_at')).email_sent_at).to.be.instanceOf(Date);
+    expect(harness().smtp.messages.filter((m) => m.to.includes(address))).to.have.length(1);
+  });
+});
