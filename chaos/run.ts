@@ -23,6 +23,7 @@ import { killWorkerMidStamp } from './scenarios/kill-worker-mid-stamp.js';
 import { killApiDuringPosts } from './scenarios/kill-api-during-posts.js';
 import { redisOutage } from './scenarios/redis-outage.js';
 import { redisFlushAll } from './scenarios/redis-flushall.js';
+import { massExpiry } from './scenarios/mass-expiry.js';
 import { postgresCrash } from './scenarios/postgres-crash.js';
 import { pacFaults } from './scenarios/pac-faults.js';
 import { commitKill } from './scenarios/commit-kill.js';
@@ -42,6 +43,7 @@ const SCENARIOS: Record<string, Scenario> = {
     return results;
   },
   'redis-flush': async (ctx, own) => [await redisFlushAll(ctx, own.redis, { pending: Number(process.env.CHAOS_PENDING ?? 500) })],
+  'mass-expiry': async (ctx) => [await massExpiry(ctx, { expiring: Number(process.env.CHAOS_EXPIRING ?? 10_000), windowMs: Number(process.env.CHAOS_EXPIRY_WINDOW_MS ?? 5_000) })],
   'pg-crash': async (ctx, own) => [await postgresCrash(ctx, own.postgres, { rate: 50, downMs: 3_000 })],
   'pac-faults': async (ctx) => [await pacFaults(ctx, { faultMs: 8_000 })],
   'commit-kill': async (ctx) => [await commitKill(ctx, { crashes: Number(process.env.CHAOS_COMMIT_KILLS ?? (LONG ? 100 : 30)) })],

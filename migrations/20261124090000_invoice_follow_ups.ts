@@ -9,8 +9,8 @@ export async function up(knex: Knex): Promise<void> {
   await knex.schema.alterTable('invoices', (t) => {
     t.timestamp('email_refused_at', { useTz: true });
   });
-  await knex.raw('create index invoices_pdf_pending_idx on invoices (stamped_at) where xml_file_key is not null and pdf_file_key is null');
-  await knex.raw(`create index invoices_email_pending_idx on invoices (stamped_at)
+  await knex.raw('create index invoices_pdf_pending_idx on invoices (stamped_at, id) where xml_file_key is not null and pdf_file_key is null');
+  await knex.raw(`create index invoices_email_pending_idx on invoices (stamped_at, id)
     where pdf_file_key is not null and email_sent_at is null and email_refused_at is null`);
 }
 

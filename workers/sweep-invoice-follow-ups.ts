@@ -1,4 +1,5 @@
 import type { Queue } from 'bullmq';
+import type { Knex } from 'knex';
 import type { Config } from '../shared/config.js';
 import type { Db } from '../shared/db.js';
 import { enqueueInvoiceEmail, enqueueInvoicePdf } from '../shared/invoices/enqueue-follow-ups.js';
@@ -7,7 +8,7 @@ import type { Producers } from '../shared/queues.js';
 
 /** Older than this, a missing PDF or e-mail is for ops (bull-board, the resend button), not for the sweep. */
 const WINDOW_MS = 24 * 3600_000;
-const BATCH = 500;
+const PAGE = 500;
 
 /**
  * sweep-invoice-follow-ups: PostgreSQL is the truth. A stamped invoice whose PDF job was never queued (the
@@ -19,20 +20,30 @@ const BATCH = 500;
 export async function sweepInvoiceFollowUpsJob(db: Db, producers: Producers, config: Readonly<Config>): Promise<{ pdfs: number; emails: number }> {
   const settled = new Date(Date.now() - config.stampSweepMs);
   const since = new Date(Date.now() - WINDOW_MS);
-  const withoutPdf = (await db('invoices').whereNotNull('xml_file_key').whereNull('pdf_file_key')
-    .where('stamped_at', '>', since).where('updated_at', '<', settled).orderBy('stamped_at').limit(BATCH).pluck('id')) as string[];
-  const withoutEmail = (await db('invoices').where({ status: 'ACTIVE' }).whereNotNull('pdf_file_key').whereNull('email_sent_at').whereNull('email_refused_at')
-    .whereRaw("coalesce(customer->>'email', '') <> ''")
-    .where('stamped_at', '>', since).where('updated_at', '<', settled).orderBy('stamped_at').limit(BATCH).pluck('id')) as string[];
-  let pdfs = 0;
-  let emails = 0;
-  for (const id of withoutPdf) {
-    if (await requeue(producers.queue(QUEUES.pdf), jobId.renderInvoicePdf(id), () => enqueueInvoicePdf(producers, id))) pdfs++;
-  }
-  for (const id of withoutEmail) {
-    if (await requeue(producers.queue(QUEUES.email), jobId.emailInvoice(id), () => enqueueInvoiceEmail(producers, config.emailBackoffMs, id))) emails++;
-  }
+  const recent = (q: Knex.QueryBuilder) => q.where('stamped_at', '>', since).where('updated_at', '<', settled);
+  const pdfs = await eachPending(() => recent(db('invoices').whereNotNull('xml_file_key').whereNull('pdf_file_key')),
+    (id) => requeue(producers.queue(QUEUES.pdf), jobId.renderInvoicePdf(id), () => enqueueInvoicePdf(producers, id)));
+  const emails = await eachPending(() => recent(db('invoices').where({ status: 'ACTIVE' }).whereNotNull('pdf_file_key').whereNull('email_sent_at').whereNull('email_refused_at')
+    .whereRaw("coalesce(customer->>'email', '') <> ''")),
+  (id) => requeue(producers.queue(QUEUES.email), jobId.emailInvoice(id), () => enqueueInvoiceEmail(producers, config.emailBackoffMs, id)));
   return { pdfs, emails };
+}
+
+/**
+ * Every pending invoice, a page at a time in (stamped_at, id) order: invoices whose failed job is left for
+ * ops stay pending, and must not hide the ones behind them.
+ */
+async function eachPending(query: () => Knex.QueryBuilder, visit: (id: string) => Promise<boolean>): Promise<number> {
+  let requeued = 0;
+  let after: { stamped_at: Date; id: string } | undefined;
+  for (;;) {
+    const q = query();
+    if (after) q.whereRaw('(stamped_at, id) > (?, ?)', [after.stamped_at, after.id]);
+    const page = (await q.orderBy([{ column: 'stamped_at' }, { column: 'id' }]).limit(PAGE).select('id', 'stamped_at')) as { stamped_at: Date; id: string }[];
+    for (const row of page) if (await visit(row.id)) requeued++;
+    if (page.length < PAGE) return requeued;
+    after = page[page.length - 1];
+  }
 }
 
 /** Queues the job when none has this id; retries it when it failed by stalling; leaves a live one alone. */

@@ -50,8 +50,8 @@ describe('sweep-invoice-follow-ups', function () {
     await db()('invoices').where({ id }).update({ pdf_file_key: null, email_sent_at: null, updated_at: anHourAgo() });
     const sent = harness().smtp.messages.filter((m) => m.to.includes(email)).length;
 
-    const swept = await sweep();
-    expect(swept.pdfs).to.be.at.least(1);
+    // Effects, not the returned counts: the harness's own scheduled sweep may run at the same moment.
+    await sweep();
     await (await job('pdf', id))!.waitUntilFinished(events().pdf, 30_000);
     await (await job('email', id))!.waitUntilFinished(events().email, 30_000);
     const row = await db()('invoices').where({ id }).first('pdf_file_key', 'email_sent_at');
@@ -64,8 +64,7 @@ describe('sweep-invoice-follow-ups', function () {
     const email = `lost-mail-${Date.now()}@example.test`;
     const id = await deliveredInvoice(email);
     await db()('invoices').where({ id }).update({ email_sent_at: null, updated_at: anHourAgo() });
-    const swept = await sweep();
-    expect(swept.emails).to.be.at.least(1);
+    await sweep();
     await (await job('email', id))!.waitUntilFinished(events().email, 30_000);
     expect(harness().smtp.messages.filter((m) => m.to.includes(email))).to.have.length(2);
   });
@@ -102,7 +101,7 @@ describe('sweep-invoice-follow-ups', function () {
 
     // What BullMQ leaves when the job's worker died twice mid-job: failed, with no retry of its own.
     await harness().redis.hset(`${harness().deps.config.queuePrefix}:email:${mail.id!}`, 'failedReason', 'job stalled more than allowable limit');
-    expect((await sweep()).emails).to.be.at.least(1);
+    await sweep();
     await mail.waitUntilFinished(events().email, 30_000);
     expect((await db()('invoices').where({ id }).first('email_sent_at')).email_sent_at).to.be.instanceOf(Date);
     expect(harness().smtp.messages.filter((m) => m.to.includes(address))).to.have.length(1);
