@@ -34,6 +34,12 @@ describe('webhooks: endpoints, signed deliveries from an outbox, retries and the
   }
 
   const ofEvent = (type: string, match: (data: Record<string, unknown>) => boolean) => (hook: ReceivedWebhook) => hook.payload.type === type && match(hook.payload.data);
+  /** The receiver has answered; the worker records the attempt just after: wait for its job, then read the log. */
+  const recorded = async (eventId: string) => {
+    for (const { id } of (await db()('webhook_deliveries').where({ event_id: eventId }).select('id')) as { id: string }[]) {
+      await (await harness().producers.queue('webhooks').getJob(`webhook.${id}`))?.waitUntilFinished(webhookEvents, 30_000);
+    }
+  };
 
   it('registers an endpoint, shows its secret once, and refuses bad URLs and unknown events; another account sees 404', async () => {
     const account = await harness().bootstrap();
@@ -73,6 +79,8 @@ describe('webhooks: endpoints, signed deliveries from an outbox, retries and the
     const uuid = (await db()('invoices').where({ transaction_id: link.qrId }).first('uuid')).uuid as string;
     const stampedHook = await receiver.accepted(ofEvent('invoice.stamped', (d) => d.qr_id === link.qrId));
     expect(stampedHook.payload.data).to.include({ uuid, status: 'ACTIVE', total: 302.32 });
+    await recorded(scanned.payload.id);
+    await recorded(stampedHook.payload.id);
 
     const log = await call('GET', `/v1/webhooks/endpoints/${endpoint.id}/deliveries`, { headers: asAccount(account) });
     expect(log.status).to.equal(200);
@@ -90,6 +98,7 @@ describe('webhooks: endpoints, signed deliveries from an outbox, retries and the
     const delivered = await receiver.accepted(ofEvent('qr.scanned', (d) => d.qr_id === link.qrId));
     const attempts = receiver.received.filter((hook) => hook.payload.id === delivered.payload.id);
     expect(attempts.map((hook) => hook.answered)).to.deep.equal([500, undefined, 200]);
+    await recorded(delivered.payload.id);
     const log = await call('GET', `/v1/webhooks/endpoints/${endpoint.id}/deliveries`, { headers: asAccount(account) });
     expect(log.body.content[0]).to.include({ event_id: delivered.payload.id, status: 'DELIVERED', attempts: 3 });
   });
