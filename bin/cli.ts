@@ -2,6 +2,8 @@
 import { parseArgs } from 'node:util';
 import { adminPasswordHash } from '../cli/admin-password.js';
 import { bootstrapAccount } from '../cli/bootstrap.js';
+import { reencryptSecrets } from '../cli/reencrypt.js';
+import { encryptionKeyring } from '../shared/crypto/encrypt-at-rest.js';
 import { checkPostgres, ServiceUnreachable } from '../shared/check-services.js';
 import { config } from '../shared/config.js';
 import { closeDb, db, migrateLatest } from '../shared/db.js';
@@ -16,6 +18,9 @@ const HELP = `usage: npm run cli -- <verb> [options]
   token revoke --account NAME              revoke every live access token of an account
   token revoke --token TOKEN               revoke one access token
   admin-password                           read the queue dashboard's operator password from stdin, print ADMIN_PASSWORD_HASH
+  reencrypt [--json]                       seal every stored secret (CSD keys and passwords, webhook secrets) again under
+                                           ENCRYPTION_KEY_ID, reading older ones with ENCRYPTION_PREVIOUS_KEYS; exit 1 if
+                                           any did not decrypt
 `;
 
 async function main(argv: string[]): Promise<number> {
@@ -72,6 +77,11 @@ async function main(argv: string[]): Promise<number> {
       }
       print({ revoked });
       return 0;
+    }
+    case 'reencrypt': {
+      const counts = await reencryptSecrets(db(), encryptionKeyring(cfg));
+      print({ keyId: cfg.encryptionKeyId, ...counts });
+      return Object.values(counts).some((c) => c.failed.length > 0) ? 1 : 0;
     }
     default:
       throw new UsageError(`unknown verb "${verb}"\n${HELP}`);

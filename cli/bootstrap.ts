@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import type { Config } from '../shared/config.js';
-import { parseEncryptionKey } from '../shared/crypto/encrypt-at-rest.js';
+import { encryptionKeyring } from '../shared/crypto/encrypt-at-rest.js';
 import { issueSecret } from '../shared/crypto/secret-token.js';
 import { readCsd } from '../shared/csd/read-csd.js';
 import type { Db, Trx } from '../shared/db.js';
@@ -47,7 +47,7 @@ export async function bootstrapAccount(db: Db, config: Readonly<Config>, name: s
   const cer = readFileSync(new URL('EKU9003173C9.cer', TEST_CSD_DIR));
   const key = readFileSync(new URL('EKU9003173C9.key', TEST_CSD_DIR));
   const csd = readCsd(cer, key, TEST_CSD_PASSWORD);
-  const encryptionKey = parseEncryptionKey(config.encryptionKey);
+  const keyring = encryptionKeyring(config);
 
   return db.transaction(async (trx) => {
     let clientSecret: string | null = null;
@@ -77,7 +77,7 @@ export async function bootstrapAccount(db: Db, config: Readonly<Config>, name: s
       await saveMerchantCsd(trx, merchant.id, {
         cer, key, password: TEST_CSD_PASSWORD, cerFileName: 'EKU9003173C9.cer', keyFileName: 'EKU9003173C9.key',
         serialNumberPrefix: 'DEV', businessCode: STORE_UID, mode: 'development',
-      }, csd, encryptionKey);
+      }, csd, keyring);
     }
 
     const token = await createAccessToken(trx, account.id, config.accessTokenTtlSeconds);

@@ -16,10 +16,16 @@ export interface Config {
   logLevel: string;
   /** HMAC key that signs the `m` parameter of qr_content. */
   qrHmacKey: string;
+  /** Keys that signed links before a rotation: still accepted, never used to sign. */
+  qrHmacPreviousKeys: string[];
   /** HMAC key that signs public image URLs (qr_url). */
   urlSigningKey: string;
-  /** 32-byte key (hex or base64) encrypting CSD private keys and passwords at rest. */
+  /** 32-byte key (hex or base64) encrypting CSD private keys and passwords and webhook secrets at rest. */
   encryptionKey: string;
+  /** The id (1–255) stored with every value ENCRYPTION_KEY seals, so that it can be rotated. */
+  encryptionKeyId: number;
+  /** Earlier encryption keys by id, for reading values not yet re-encrypted (`npm run cli -- reencrypt`). */
+  encryptionPreviousKeys: { id: number; key: string }[];
   /** Largest accepted JSON body. */
   jsonBodyLimit: string;
   /** How long POST /v1/qrs waits for the render worker before answering 503. */
@@ -124,6 +130,28 @@ function str(name: string, fallback: string, env: NodeJS.ProcessEnv): string {
   return raw === undefined || raw === '' ? fallback : raw;
 }
 
+function keyId(name: string, raw: string): number {
+  const id = Number(raw);
+  if (!Number.isInteger(id) || id < 1 || id > 255) throw new Error(`config: ${name} must be a key id from 1 to 255, got "${raw}"`);
+  return id;
+}
+
+function isEncryptionKey(text: string): boolean {
+  return /^[0-9a-f]{64}$/i.test(text) || Buffer.from(text, 'base64').length === 32;
+}
+
+/** `id:key,id:key`; the keys themselves never appear in an error. */
+function previousEncryptionKeys(raw: string): { id: number; key: string }[] {
+  return raw.split(',').map((s) => s.trim()).filter((s) => s !== '').map((entry, i) => {
+    const colon = entry.indexOf(':');
+    if (colon < 0) throw new Error(`config: ENCRYPTION_PREVIOUS_KEYS entry ${i + 1} must be id:key`);
+    const key = entry.slice(colon + 1);
+    const id = keyId(`ENCRYPTION_PREVIOUS_KEYS entry ${i + 1}`, entry.slice(0, colon));
+    if (!isEncryptionKey(key)) throw new Error(`config: ENCRYPTION_PREVIOUS_KEYS key id ${id} must be 32 bytes, as 64 hex characters or base64`);
+    return { id, key };
+  });
+}
+
 function fileStoreKind(raw: string): Config['fileStore'] {
   if (raw !== 'disk' && raw !== 'postgres') throw new Error(`config: FILE_STORE must be disk or postgres, got "${raw}"`);
   return raw;
@@ -144,6 +172,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Confi
     qrHmacKey: str('QR_HMAC_KEY', DEV_SECRETS.qrHmacKey, env),
     urlSigningKey: str('URL_SIGNING_KEY', DEV_SECRETS.urlSigningKey, env),
     encryptionKey: str('ENCRYPTION_KEY', DEV_SECRETS.encryptionKey, env),
+    encryptionKeyId: keyId('ENCRYPTION_KEY_ID', str('ENCRYPTION_KEY_ID', '1', env)),
+    encryptionPreviousKeys: previousEncryptionKeys(str('ENCRYPTION_PREVIOUS_KEYS', '', env)),
+    qrHmacPreviousKeys: str('QR_HMAC_PREVIOUS_KEYS', '', env).split(',').map((k) => k.trim()).filter((k) => k !== ''),
     jsonBodyLimit: str('JSON_BODY_LIMIT', '256kb', env),
     renderTimeoutMs: int('RENDER_TIMEOUT_MS', 5000, env),
     idempotencyCacheSeconds: int('IDEMPOTENCY_CACHE_SECONDS', 86_400, env),
@@ -201,9 +232,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Confi
     if (config.crashAfterCommit !== 0) throw new Error('config: CRASH_AFTER_COMMIT is fault injection for tests; it must not be set in production');
   }
   if (!(config.crashAfterCommit >= 0 && config.crashAfterCommit <= 1)) throw new Error('config: CRASH_AFTER_COMMIT must be a probability between 0 and 1');
-  if (!/^[0-9a-f]{64}$/i.test(config.encryptionKey) && Buffer.from(config.encryptionKey, 'base64').length !== 32) {
+  if (!isEncryptionKey(config.encryptionKey)) {
     throw new Error('config: ENCRYPTION_KEY must be 32 bytes, as 64 hex characters or base64');
   }
+  const ids = [config.encryptionKeyId, ...config.encryptionPreviousKeys.map((k) => k.id)];
+  const twice = ids.find((id, i) => ids.indexOf(id) !== i);
+  if (twice !== undefined) throw new Error(`config: encryption key id ${twice} is given twice (ENCRYPTION_KEY_ID, ENCRYPTION_PREVIOUS_KEYS)`);
   if (config.adminPasswordHash) {
     try {
       parseAdminPasswordHash(config.adminPasswordHash); // a typo fails the boot, not the first login

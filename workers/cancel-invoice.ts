@@ -8,7 +8,7 @@
 import type { Job } from 'bullmq';
 import { UnrecoverableError } from 'bullmq';
 import { stampedFacts } from '../shared/cancellation/stamped-facts.js';
-import { parseEncryptionKey } from '../shared/crypto/encrypt-at-rest.js';
+import type { Keyring } from '../shared/crypto/encrypt-at-rest.js';
 import type { Db } from '../shared/db.js';
 import type { CancelInvoiceResult, CancelInvoicePayload } from '../shared/jobs.js';
 import { PacRefused, type PacClient, type SatCfdiStatus } from '../shared/pac/pac-client.js';
@@ -21,7 +21,7 @@ export interface CancelDeps {
   db: Db;
   pac: PacClient;
   files: FileStore;
-  encryptionKey: string;
+  keyring: Keyring;
 }
 
 /** Where SAT's answer puts a request: done, still waiting for the receptor, or refused by the receptor. */
@@ -46,7 +46,7 @@ export async function cancelInvoiceJob(deps: CancelDeps, job: Job<CancelInvoiceP
   const invoice = await findInvoice(deps.db, cancellation.invoice_id);
   if (!invoice) throw new UnrecoverableError(`invoice ${cancellation.invoice_id} does not exist`);
   const query = await statusQueryOf(deps.files, invoice);
-  const csd = await loadCsdMaterial(deps.db, invoice.merchant_id, parseEncryptionKey(deps.encryptionKey));
+  const csd = await loadCsdMaterial(deps.db, invoice.merchant_id, deps.keyring);
   if (!csd) throw new UnrecoverableError(`merchant ${invoice.merchant_id} has no CSD`);
 
   let answer;

@@ -4,7 +4,7 @@
  * The same event id (`webhook-id`) goes with every attempt, so the receiver can drop duplicates.
  */
 import type { Job } from 'bullmq';
-import { boundTo, decrypt, parseEncryptionKey } from '../shared/crypto/encrypt-at-rest.js';
+import { boundTo, decrypt, type Keyring } from '../shared/crypto/encrypt-at-rest.js';
 import type { Db } from '../shared/db.js';
 import type { DeliverWebhookPayload } from '../shared/jobs.js';
 import { deliveryToSend, recordAttempt } from '../shared/repositories/webhooks.js';
@@ -14,7 +14,7 @@ import { WebhookUndelivered, type WebhookClient } from '../shared/webhooks/webho
 export interface WebhookDeps {
   db: Db;
   client: WebhookClient;
-  encryptionKey: string;
+  keyring: Keyring;
 }
 
 export async function deliverWebhookJob(deps: WebhookDeps, job: Job<DeliverWebhookPayload>): Promise<{ status: 'delivered' | 'skipped' }> {
@@ -24,7 +24,7 @@ export async function deliverWebhookJob(deps: WebhookDeps, job: Job<DeliverWebho
     await recordAttempt(deps.db, found.delivery.id, { delivered: false, error: 'endpoint deleted', final: true });
     return { status: 'skipped' };
   }
-  const secret = decrypt(found.secretEncrypted, parseEncryptionKey(deps.encryptionKey), boundTo.webhookSecret(found.delivery.endpoint_id)).toString('utf8');
+  const secret = decrypt(found.secretEncrypted, deps.keyring, boundTo.webhookSecret(found.delivery.endpoint_id)).toString('utf8');
   const body = JSON.stringify(found.payload);
   try {
     const { status } = await deps.client.post(found.url, body, webhookHeaders(secret, found.payload.id, body));

@@ -31,6 +31,7 @@ import { issueGlobalInvoicesJob } from './issue-global-invoices.js';
 import { announceExpiringCsds } from '../shared/repositories/merchant-csds.js';
 import { deliverWebhookJob, type WebhookDeps } from './deliver-webhook.js';
 import { httpWebhookClient, type WebhookClient } from '../shared/webhooks/webhook-client.js';
+import { encryptionKeyring } from '../shared/crypto/encrypt-at-rest.js';
 import { measureJobs } from '../shared/metrics/measure-jobs.js';
 import { keepJobSchedulers } from './keep-job-schedulers.js';
 
@@ -109,16 +110,17 @@ export async function startWorkers(deps: WorkerDeps): Promise<RunningWorkers> {
   const connection = redisOptions('blocking', deps.config.redisUrl) as ConnectionOptions;
   const csf = deps.csf ? { client: deps.csf, close: async () => undefined } : await csfClientFromConfig(deps.config);
   const sync: SyncIssuerDeps = { db: deps.db, csf: csf.client, catalogs: satCatalogs() };
+  const keyring = encryptionKeyring(deps.config);
   const pac = deps.pac ? { client: deps.pac, close: async () => undefined } : await pacClientFromConfig(deps.config);
   const stamp: StampDeps = {
-    db: deps.db, pac: pac.client, files: deps.files ?? fileStoreFromConfig(deps.config, deps.db), catalogs: satCatalogs(), producers: deps.producers, encryptionKey: deps.config.encryptionKey,
+    db: deps.db, pac: pac.client, files: deps.files ?? fileStoreFromConfig(deps.config, deps.db), catalogs: satCatalogs(), producers: deps.producers, keyring,
   };
   const pdf: PdfDeps = { db: deps.db, files: stamp.files, catalogs: stamp.catalogs, producers: deps.producers, publicBaseUrl: deps.config.publicBaseUrl, emailBackoffMs: deps.config.emailBackoffMs,
   };
   const mail = deps.mailer ? { mailer: deps.mailer, close: async () => undefined } : await mailerFromConfig(deps.config);
   const email: EmailDeps = { db: deps.db, files: stamp.files, mailer: mail.mailer, publicBaseUrl: deps.config.publicBaseUrl, urlSigningKey: deps.config.urlSigningKey };
-  const cancel: CancelDeps = { db: deps.db, pac: pac.client, files: stamp.files, encryptionKey: deps.config.encryptionKey };
-  const webhooks: WebhookDeps = { db: deps.db, client: deps.webhooks ?? httpWebhookClient(deps.config.webhookTimeoutMs, { allowPrivate: deps.config.webhookAllowPrivate }), encryptionKey: deps.config.encryptionKey };
+  const cancel: CancelDeps = { db: deps.db, pac: pac.client, files: stamp.files, keyring };
+  const webhooks: WebhookDeps = { db: deps.db, client: deps.webhooks ?? httpWebhookClient(deps.config.webhookTimeoutMs, { allowPrivate: deps.config.webhookAllowPrivate }), keyring };
   const workers = Object.values(QUEUES).map((queue) => {
     const worker = new Worker(queue, processorFor(queue, deps, { sync, stamp, pdf, email, cancel, webhooks }), {
       connection,

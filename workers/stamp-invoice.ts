@@ -9,7 +9,7 @@ import { UnrecoverableError } from 'bullmq';
 import { csdSigner, type CsdSigner } from '../shared/cfdi/seal-cfdi.js';
 import { parseXml } from '../shared/cfdi/parse-xml.js';
 import { attribute } from '../shared/cfdi/xml-element.js';
-import { parseEncryptionKey } from '../shared/crypto/encrypt-at-rest.js';
+import type { Keyring } from '../shared/crypto/encrypt-at-rest.js';
 import type { Db } from '../shared/db.js';
 import { refusalFromPac } from '../shared/invoices/refusal-from-pac.js';
 import { sealInput, sealSale, type SealedSale } from '../shared/invoices/seal-sale.js';
@@ -32,7 +32,7 @@ export interface StampDeps {
   files: FileStore;
   catalogs: SatCatalogs;
   producers: Producers;
-  encryptionKey: string;
+  keyring: Keyring;
 }
 
 /** SAT refuses a Fecha older than 72 hours; past this age the document is rebuilt with a new one and re-sealed. */
@@ -42,7 +42,7 @@ export const RESEAL_AFTER_HOURS = 70;
 const signers = new Map<string, { updatedAt: number; signer: CsdSigner }>();
 
 async function signerFor(deps: StampDeps, merchantId: string): Promise<CsdSigner> {
-  const material = await loadCsdMaterial(deps.db, merchantId, parseEncryptionKey(deps.encryptionKey));
+  const material = await loadCsdMaterial(deps.db, merchantId, deps.keyring);
   if (!material) throw new UnrecoverableError(`merchant ${merchantId} has no CSD`);
   const cached = signers.get(merchantId);
   if (cached && cached.updatedAt === material.updatedAt.getTime()) return cached.signer;

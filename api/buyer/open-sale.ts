@@ -7,7 +7,7 @@ import type { ApiDeps } from '../deps.js';
 
 /** The sale behind the three parameters of qr_content: 400 for a bad link, 404 for an unknown token. */
 export async function saleFromLink(deps: ApiDeps, params: { v?: unknown; t?: unknown; m?: unknown }): Promise<Sale> {
-  const check = verifyQrLink(params, deps.config.qrHmacKey);
+  const check = verifyQrLink(params, [deps.config.qrHmacKey, ...deps.config.qrHmacPreviousKeys]);
   if (!check.ok) {
     throw check.reason === 'unsupported_version'
       ? new AppError(400, 'unsupported_version', 'This QR link version is not supported.')

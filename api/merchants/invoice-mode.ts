@@ -1,5 +1,5 @@
 import { CSD_FIELDS, checkCsd } from '../../shared/csd/check-csd.js';
-import { parseEncryptionKey } from '../../shared/crypto/encrypt-at-rest.js';
+import { encryptionKeyring } from '../../shared/crypto/encrypt-at-rest.js';
 import { AppError, type ErrorDetail } from '../../shared/errors.js';
 import { findIssuer } from '../../shared/repositories/issuers.js';
 import { findCsdSummary, saveMerchantCsd, type CsdSummaryRow } from '../../shared/repositories/merchant-csds.js';
@@ -51,7 +51,7 @@ export async function saveInvoiceMode(deps: ApiDeps, merchant: MerchantRow, form
   const { replaced } = await saveMerchantCsd(deps.db, merchant.id, {
     cer: cer.data, key: key.data, password, cerFileName: cer.fileName, keyFileName: key.fileName,
     serialNumberPrefix: prefix, businessCode: merchant.external_merchant_id, mode: 'development',
-  }, checked.csd, parseEncryptionKey(deps.config.encryptionKey));
+  }, checked.csd, encryptionKeyring(deps.config));
   const saved = await findCsdSummary(deps.db, merchant.id);
   if (!saved) throw new Error('CSD vanished after saving');
   return { replaced, view: invoiceModeView(saved) };

@@ -1,5 +1,5 @@
 import { Router } from '@koa/router';
-import { boundTo, encrypt, parseEncryptionKey } from '../../shared/crypto/encrypt-at-rest.js';
+import { boundTo, encrypt, encryptionKeyring } from '../../shared/crypto/encrypt-at-rest.js';
 import { newId } from '../../shared/ids.js';
 import { AppError } from '../../shared/errors.js';
 import { pageOf, parsePageRequest } from '../../shared/pagination.js';
@@ -35,7 +35,7 @@ export function webhookRoutes(deps: ApiDeps): Router<AppState> {
     const id = newId('webhookEndpoint');
     const row = await createEndpoint(deps.db, ctx.state.accountId!, {
       id, url: request.url, events: request.events ?? [], description: request.description ?? null,
-      secretEncrypted: encrypt(Buffer.from(secret, 'utf8'), parseEncryptionKey(deps.config.encryptionKey), boundTo.webhookSecret(id)),
+      secretEncrypted: encrypt(Buffer.from(secret, 'utf8'), encryptionKeyring(deps.config), boundTo.webhookSecret(id)),
     });
     ctx.status = 201;
     ctx.body = endpointView(row, secret);

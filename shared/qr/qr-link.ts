@@ -32,8 +32,12 @@ export function qrContent(publicBaseUrl: string, params: QrLinkParams): string {
 
 export type QrLinkCheck = { ok: true; token: string } | { ok: false; reason: 'unsupported_version' | 'malformed' | 'bad_signature' };
 
-/** Verifies the three parameters in constant time; never throws on hostile input. */
-export function verifyQrLink(params: Partial<Record<keyof QrLinkParams, unknown>>, key: string): QrLinkCheck {
+/**
+ * Verifies the three parameters in constant time; never throws on hostile input. `keys`: the current key
+ * and those it replaced (QR_HMAC_PREVIOUS_KEYS), so the links already printed keep working after a
+ * rotation; `v` stays the format version (the contract's `1`), not a key number.
+ */
+export function verifyQrLink(params: Partial<Record<keyof QrLinkParams, unknown>>, keys: string | readonly string[]): QrLinkCheck {
   const { v, t, m } = params;
   if (v !== QR_LINK_VERSION) return { ok: false, reason: 'unsupported_version' };
   if (typeof t !== 'string' || typeof m !== 'string' || !/^[A-Za-z0-9_-]{22}$/.test(t) || !/^[A-Za-z0-9_-]{22}$/.test(m)) {
@@ -42,7 +46,9 @@ export function verifyQrLink(params: Partial<Record<keyof QrLinkParams, unknown>
   // The text, not its decoded bytes: the last Base64 character has bits decoding ignores, and only the
   // canonical spelling of the MAC may open the link.
   const presented = Buffer.from(m, 'ascii');
-  const expected = Buffer.from(mac(t, v, key).toString('base64url'), 'ascii');
-  if (presented.length !== expected.length || !timingSafeEqual(presented, expected)) return { ok: false, reason: 'bad_signature' };
-  return { ok: true, token: t };
+  for (const key of typeof keys === 'string' ? [keys] : keys) {
+    const expected = Buffer.from(mac(t, v, key).toString('base64url'), 'ascii');
+    if (presented.length === expected.length && timingSafeEqual(presented, expected)) return { ok: true, token: t };
+  }
+  return { ok: false, reason: 'bad_signature' };
 }

@@ -1,7 +1,7 @@
 import type { Db, Trx } from '../db.js';
 import { emitEvents } from '../webhooks/emit-event.js';
 import type { CsdInfo } from '../csd/read-csd.js';
-import { boundTo, decrypt, encrypt } from '../crypto/encrypt-at-rest.js';
+import { boundTo, decrypt, encrypt, type Keyring } from '../crypto/encrypt-at-rest.js';
 import type { KeyMode } from './api-keys.js';
 
 export interface CsdUpload {
@@ -32,12 +32,12 @@ export interface CsdSummaryRow {
  * Stores (or replaces, in one statement) a merchant's CSD: the certificate in clear (it is public),
  * the private key and its password encrypted with AES-256-GCM. Returns whether one existed before.
  */
-export async function saveMerchantCsd(db: Db | Trx, merchantId: string, upload: CsdUpload, csd: CsdInfo, encryptionKey: Buffer): Promise<{ replaced: boolean }> {
+export async function saveMerchantCsd(db: Db | Trx, merchantId: string, upload: CsdUpload, csd: CsdInfo, keyring: Keyring): Promise<{ replaced: boolean }> {
   const row = {
     merchant_id: merchantId, mode: upload.mode, certificate_der: upload.cer,
     // Bound to the merchant (GCM associated data): a ciphertext moved to another row does not decrypt.
-    private_key_encrypted: encrypt(upload.key, encryptionKey, boundTo.csdKey(merchantId)),
-    password_encrypted: encrypt(Buffer.from(upload.password, 'utf8'), encryptionKey, boundTo.csdPassword(merchantId)),
+    private_key_encrypted: encrypt(upload.key, keyring, boundTo.csdKey(merchantId)),
+    password_encrypted: encrypt(Buffer.from(upload.password, 'utf8'), keyring, boundTo.csdPassword(merchantId)),
     certificate_number: csd.certificateNumber, rfc: csd.rfc, valid_from: csd.validFrom, valid_to: csd.validTo,
     cer_file_name: upload.cerFileName, key_file_name: upload.keyFileName, serial_number_prefix: upload.serialNumberPrefix,
     business_code: upload.businessCode, updated_at: new Date(), expiry_notified_at: null,
@@ -62,15 +62,15 @@ export interface CsdMaterial {
 }
 
 /** The merchant's CSD decrypted for sealing (workers only; never logged, never returned by the API). */
-export async function loadCsdMaterial(db: Db, merchantId: string, encryptionKey: Buffer): Promise<CsdMaterial | undefined> {
+export async function loadCsdMaterial(db: Db, merchantId: string, keyring: Keyring): Promise<CsdMaterial | undefined> {
   const row = (await db('merchant_csds').where({ merchant_id: merchantId }).first(
     'certificate_der', 'private_key_encrypted', 'password_encrypted', 'updated_at',
   )) as { certificate_der: Buffer; private_key_encrypted: Buffer; password_encrypted: Buffer; updated_at: Date } | undefined;
   if (!row) return undefined;
   return {
     certificateDer: row.certificate_der,
-    privateKeyDer: decrypt(row.private_key_encrypted, encryptionKey, boundTo.csdKey(merchantId)),
-    password: decrypt(row.password_encrypted, encryptionKey, boundTo.csdPassword(merchantId)).toString('utf8'),
+    privateKeyDer: decrypt(row.private_key_encrypted, keyring, boundTo.csdKey(merchantId)),
+    password: decrypt(row.password_encrypted, keyring, boundTo.csdPassword(merchantId)).toString('utf8'),
     updatedAt: row.updated_at,
   };
 }

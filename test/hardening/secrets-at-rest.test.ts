@@ -4,7 +4,8 @@ import { promisify } from 'node:util';
 import { expect } from 'chai';
 import type { QueueEvents } from 'bullmq';
 import { startFakeWebhookReceiver, type FakeWebhookReceiver } from '../../fakes/webhook-receiver.js';
-import { boundTo, decrypt, encrypt, parseEncryptionKey } from '../../shared/crypto/encrypt-at-rest.js';
+import { boundTo, decrypt, encryptionKeyring, parseEncryptionKey } from '../../shared/crypto/encrypt-at-rest.js';
+import { legacyCiphertext } from '../helpers/legacy-ciphertext.js';
 import { loadCsdMaterial } from '../../shared/repositories/merchant-csds.js';
 import { confirm, newQrLink, queueEvents, stamped } from '../helpers/buyer.js';
 import { harness } from '../helpers/harness.js';
@@ -87,11 +88,11 @@ describe('secrets at rest: database dump and logs of a full flow hold no secret 
 
   it('binds CSD material and webhook secrets to their row: a ciphertext copied to another row does not decrypt', async () => {
     const h = harness();
-    const key = parseEncryptionKey(h.deps.config.encryptionKey);
+    const key = encryptionKeyring(h.deps.config);
     const [a, b] = [await h.bootstrap(), await h.bootstrap()];
     expect((await loadCsdMaterial(h.deps.db, b.merchantId, key))?.password).to.equal(CSD.password);
     const rowA = await h.deps.db('merchant_csds').where({ merchant_id: a.merchantId }).first('private_key_encrypted', 'password_encrypted');
-    expect(rowA.private_key_encrypted[0]).to.equal(2); // version 2: bound
+    expect(rowA.private_key_encrypted[0]).to.equal(3); // format 3: key id, bound
 
     // A's key in B's row, then A's key ciphertext in A's own password column: both refused.
     await h.deps.db('merchant_csds').where({ merchant_id: b.merchantId }).update({ private_key_encrypted: rowA.private_key_encrypted });
@@ -100,7 +101,7 @@ describe('secrets at rest: database dump and logs of a full flow hold no secret 
 
     // Rows written before the binding (version 1, no associated data) are still read.
     await h.deps.db('merchant_csds').where({ merchant_id: b.merchantId }).update({
-      private_key_encrypted: encrypt(CSD.key, key), password_encrypted: encrypt(Buffer.from(CSD.password), key),
+      private_key_encrypted: legacyCiphertext(CSD.key, parseEncryptionKey(h.deps.config.encryptionKey)), password_encrypted: legacyCiphertext(Buffer.from(CSD.password), parseEncryptionKey(h.deps.config.encryptionKey)),
     });
     const legacy = await loadCsdMaterial(h.deps.db, b.merchantId, key);
     expect(legacy?.privateKeyDer.equals(CSD.key)).to.equal(true);

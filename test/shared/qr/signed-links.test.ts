@@ -1,4 +1,5 @@
 import { expect } from 'chai';
+import { loadConfig } from '../../../shared/config.js';
 import { signQrToken, verifyQrLink } from '../../../shared/qr/qr-link.js';
 import { signedImageUrl, verifyImageUrl } from '../../../shared/qr/signed-image-url.js';
 
@@ -17,6 +18,17 @@ describe('signed links', () => {
     expect(Buffer.from(twin, 'base64url').equals(Buffer.from(params.m, 'base64url'))).to.equal(true);
     expect(verifyQrLink({ ...params, m: twin }, 'key')).to.deep.equal({ ok: false, reason: 'bad_signature' });
     expect(verifyQrLink(params, 'other key')).to.deep.equal({ ok: false, reason: 'bad_signature' });
+  });
+
+  it('after a QR_HMAC_KEY rotation, printed links open with the previous key until it is removed; new ones use the new key', () => {
+    const printed = signQrToken('BBBBBBBBBBBBBBBBBBBBBB', 'old key');
+    const fresh = signQrToken('CCCCCCCCCCCCCCCCCCCCCC', 'new key');
+    expect([printed.v, fresh.v]).to.deep.equal(['1', '1']);
+    expect(verifyQrLink(printed, ['new key', 'old key'])).to.deep.equal({ ok: true, token: printed.t });
+    expect(verifyQrLink(fresh, ['new key', 'old key'])).to.deep.equal({ ok: true, token: fresh.t });
+    expect(verifyQrLink(printed, ['new key'])).to.deep.equal({ ok: false, reason: 'bad_signature' });
+    expect(verifyQrLink({ ...printed, m: respelled(printed.m) }, ['new key', 'old key'])).to.deep.equal({ ok: false, reason: 'bad_signature' });
+    expect(loadConfig({ NODE_ENV: 'development', QR_HMAC_PREVIOUS_KEYS: ' old key , older key ,' }).qrHmacPreviousKeys).to.deep.equal(['old key', 'older key']);
   });
 
   it('an image URL likewise', () => {
