@@ -17,7 +17,7 @@ import { storedDocument } from '../shared/invoices/stored-document.js';
 import type { InvoicePayload, StampInvoiceResult } from '../shared/jobs.js';
 import { PacRefused, type PacClient } from '../shared/pac/pac-client.js';
 import type { Producers } from '../shared/queues.js';
-import { findInvoice, recordRefusal, recordStamp, saveSealedDocument, type InvoiceRow } from '../shared/repositories/invoices.js';
+import { findInvoice, invoiceIdWithUuid, recordRefusal, recordStamp, saveSealedDocument, type InvoiceRow } from '../shared/repositories/invoices.js';
 import { loadCsdMaterial } from '../shared/repositories/merchant-csds.js';
 import { expeditionPlace, findSale } from '../shared/repositories/sales.js';
 import type { SatCatalogs } from '../shared/sat/catalogs.js';
@@ -73,11 +73,19 @@ async function documentSource(deps: StampDeps, invoice: InvoiceRow): Promise<{ t
   };
 }
 
-/** The sealed document to send: the stored one while fresh, else a newly built and sealed one. */
-async function sealedDocument(deps: StampDeps, invoice: InvoiceRow, now: Date): Promise<string | { refused: true }> {
+/**
+ * The sealed document to send: the stored one while fresh, else a newly built and sealed one. `after`: a
+ * Fecha the new document must come after (waits for the clock to pass it: SAT refuses a Fecha ahead of
+ * the stamp).
+ */
+async function sealedDocument(deps: StampDeps, invoice: InvoiceRow, now: () => Date, after?: string): Promise<string | { refused: true }> {
   const source = await documentSource(deps, invoice);
-  const nowLocal = localDateTime(now, source.timeZone);
-  if (invoice.sealed_xml && invoice.issued_local && hoursBetweenLocal(invoice.issued_local, nowLocal) < RESEAL_AFTER_HOURS) return invoice.sealed_xml;
+  let nowLocal = localDateTime(now(), source.timeZone);
+  if (after === undefined && invoice.sealed_xml && invoice.issued_local && hoursBetweenLocal(invoice.issued_local, nowLocal) < RESEAL_AFTER_HOURS) return invoice.sealed_xml;
+  while (after !== undefined && nowLocal <= after) {
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    nowLocal = localDateTime(now(), source.timeZone);
+  }
   const signer = await signerFor(deps, invoice.merchant_id);
   const sealed = source.seal({ series: invoice.series ?? undefined, folio: invoice.folio, issuedLocal: nowLocal }, signer);
   if (!sealed.ok) {
@@ -101,15 +109,25 @@ export async function stampInvoiceJob(deps: StampDeps, job: Job<InvoicePayload>,
   }
   if (invoice.status !== 'STAMPING') return { outcome: 'not-stamping' };
 
-  const sealed = await sealedDocument(deps, invoice, now());
-  if (typeof sealed !== 'string') return { outcome: 'refused' };
+  let resealAfter: string | undefined;
   let stamp;
-  try {
-    stamp = await deps.pac.stamp(sealed);
-  } catch (err) {
-    if (!(err instanceof PacRefused)) throw err;
-    await recordRefusal(deps.db, invoice.id, refusalFromPac(err.pacCode, err.message));
-    return { outcome: 'refused' };
+  for (let twins = 0; ; twins++) {
+    const sealed = await sealedDocument(deps, invoice, now, resealAfter);
+    if (typeof sealed !== 'string') return { outcome: 'refused' };
+    try {
+      stamp = await deps.pac.stamp(sealed);
+    } catch (err) {
+      if (!(err instanceof PacRefused)) throw err;
+      await recordRefusal(deps.db, invoice.id, refusalFromPac(err.pacCode, err.message));
+      return { outcome: 'refused' };
+    }
+    // A document byte for byte like one already stamped (one RFC, one Serie, the same folio, second, buyer and
+    // items: two points of sale of an issuer sharing a Serie, or the RFC under two accounts) gets that one's
+    // stamp back as "previously stamped". Its UUID is not ours: seal again with a later Fecha.
+    const twin = await invoiceIdWithUuid(deps.db, stamp.uuid);
+    if (twin === undefined || twin === invoice.id) break;
+    if (twins >= 2) throw new Error(`the PAC answered invoice ${invoice.id} with the stamp of invoice ${twin} three times`);
+    resealAfter = attribute(parseXml(sealed), 'Fecha');
   }
   const comprobante = parseXml(stamp.xml);
   const xmlFileKey = await deps.files.put('invoices', { contentType: 'application/xml', data: Buffer.from(stamp.xml, 'utf8') }, 'xml');

@@ -171,6 +171,12 @@ export async function markEmailRefused(db: Db, invoiceId: string): Promise<void>
   await db('invoices').where({ id: invoiceId }).update({ email_refused_at: db.fn.now(), updated_at: db.fn.now() });
 }
 
+/** Which of our invoices holds this fiscal UUID, in any state and for any merchant. */
+export async function invoiceIdWithUuid(db: Db, uuid: string): Promise<string | undefined> {
+  const row = (await db('invoices').where({ uuid }).first('id')) as { id: string } | undefined;
+  return row?.id;
+}
+
 /** A stamped invoice by fiscal UUID, seen by one merchant or by every merchant of one account. */
 export async function findInvoiceByUuid(db: Db, uuid: string, scope: { merchantId: string } | { accountId: string }): Promise<InvoiceRow | undefined> {
   const query = db('invoices as i').join('merchants as m', 'm.id', 'i.merchant_id').where('i.uuid', uuid.toUpperCase()).whereNot('i.status', 'STAMPING').whereNot('i.status', 'REFUSED');

@@ -7,6 +7,8 @@ import { signQrToken, newQrToken } from '../../shared/qr/qr-link.js';
 import { expireQrTransactions } from '../../shared/repositories/qr-transactions.js';
 import { newId } from '../../shared/ids.js';
 import { recordConfirmation } from '../../shared/repositories/invoices.js';
+import { enqueueStamp } from '../../shared/invoices/enqueue-stamp.js';
+import { jobId } from '../../shared/jobs.js';
 import { BUYER, confirm, linkQuery, newQrLink, queueEvents, stamped } from '../helpers/buyer.js';
 import { harness } from '../helpers/harness.js';
 import { call, expectError } from '../helpers/http.js';
@@ -106,6 +108,29 @@ describe('buyer flow: resolve, confirm, stamp', function () {
     expect(rows[0].status).to.equal('ACTIVE');
     // One stamping; a retry after a slow first answer gets that stamp back ("previously stamped"), not another CFDI.
     expect(harness().pac.calls.filter((c) => c.uuid === rows[0].uuid && c.outcome === 'stamped')).to.have.length(1);
+  });
+
+  it('a document identical to one already stamped gets its own stamp, sealed again with a later Fecha', async () => {
+    // One RFC, one Serie, the same folio, second, buyer and items (two points of sale sharing a Serie) make
+    // byte-identical CFDIs; the PAC answers the second with the first's stamp ("previously stamped").
+    const [first, second] = [await newQrLink(account), await newQrLink(account)];
+    for (const link of [first, second]) {
+      expect((await confirm(link)).status).to.equal(202);
+      await stamped(events, link.qrId);
+    }
+    const [a] = await invoices(first.qrId);
+    const [b] = await invoices(second.qrId);
+    await harness().deps.db('invoices').where({ id: b.id }).update({ status: 'STAMPING', uuid: null, xml_file_key: null, stamped_at: null, sealed_xml: a.sealed_xml, issued_local: a.issued_local });
+    await (await harness().producers.queue('stamp').getJob(jobId.stampInvoice(b.id)))!.remove();
+    await enqueueStamp(harness().producers, harness().deps.config, b.id);
+    expect(await stamped(events, second.qrId)).to.include({ outcome: 'stamped' });
+
+    const [again] = await invoices(second.qrId);
+    expect(again.status).to.equal('ACTIVE');
+    expect(again.uuid).to.not.equal(a.uuid);
+    expect(again.issued_local > a.issued_local, `${again.issued_local} after ${a.issued_local}`).to.equal(true);
+    expect(harness().pac.calls.filter((c) => c.uuid === a.uuid).map((c) => c.outcome)).to.deep.equal(['stamped', 'previously stamped']);
+    expect((await detail(second.qrId)).invoice.uuid).to.equal(again.uuid);
   });
 
   it('a PAC that times out twice and then answers stamps once', async () => {
