@@ -3,13 +3,14 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 export type FaultMode = 'pass' | 'hang' | '5xx' | 'garbage';
 
 /**
- * An HTTP proxy in front of the fake PAC that the chaos run switches between faults: `hang` (never
- * answers), `5xx` (503), `garbage` (200 with HTML), `pass`. Records each call with the CFDI's Folio.
+ * An HTTP proxy in front of a fake (the PAC, the CSF service) that the chaos run switches between faults:
+ * `hang` (never answers), `5xx` (503), `garbage` (200 with HTML), `pass`. Records each call with its path
+ * and query and, for a CFDI, its Folio.
  */
 export interface FaultProxy {
   url: string;
   mode: FaultMode;
-  calls: { at: number; folio: string | undefined; mode: FaultMode }[];
+  calls: { at: number; url: string; folio: string | undefined; mode: FaultMode }[];
   close(): Promise<void>;
 }
 
@@ -46,7 +47,7 @@ export async function startFaultProxy(upstream: string): Promise<FaultProxy> {
     void (async () => {
       const body = await readBody(req);
       const folio = /Folio="([^"]+)"/.exec(body.toString('latin1'))?.[1];
-      proxy.calls.push({ at: Date.now(), folio, mode });
+      proxy.calls.push({ at: Date.now(), url: req.url ?? '/', folio, mode });
       switch (mode) {
         case 'hang':
           hung.add(res);
