@@ -55,6 +55,7 @@ export interface JobTypes {
   'expire-qr': { queue: typeof QUEUES.expiry; data: ExpireQrPayload; result: { expired: boolean } };
   'sweep-expired-qrs': { queue: typeof QUEUES.expiry; data: SweepExpiredPayload; result: { expired: number } };
   'sync-issuer': { queue: typeof QUEUES.csfSync; data: SyncIssuerPayload; result: SyncIssuerResult };
+  'sweep-lost-syncs': { queue: typeof QUEUES.csfSync; data: Record<string, never>; result: { failed: number } };
   'stamp-invoice': { queue: typeof QUEUES.stamp; data: InvoicePayload; result: StampInvoiceResult };
   'sweep-stamping': { queue: typeof QUEUES.stamp; data: Record<string, never>; result: { requeued: number } };
   'render-invoice-pdf': { queue: typeof QUEUES.pdf; data: InvoicePayload; result: { pdfFileKey: string } };
@@ -76,6 +77,7 @@ export const jobId = {
   sweepExpired: 'sweep-expired-qrs',
   /** Deduplication id: one synchronization per issuer waiting or running at a time. */
   syncIssuer: (issuerId: string) => `sync-issuer.${issuerId}`,
+  sweepLostSyncs: 'sweep-lost-syncs',
   /** One stamp job per invoice: a re-enqueue while it waits or runs is a no-op. */
   stampInvoice: (invoiceId: string) => `stamp.${invoiceId}`,
   sweepStamping: 'sweep-stamping',

@@ -18,6 +18,7 @@ const QUEUE_OF: { [N in JobName]: JobTypes[N]['queue'] } = {
   'expire-qr': QUEUES.expiry,
   'sweep-expired-qrs': QUEUES.expiry,
   'sync-issuer': QUEUES.csfSync,
+  'sweep-lost-syncs': QUEUES.csfSync,
   'stamp-invoice': QUEUES.stamp,
   'sweep-stamping': QUEUES.stamp,
   'render-invoice-pdf': QUEUES.pdf,

@@ -12,6 +12,7 @@ import { renderQrJob } from './render-qr.js';
 import { satCatalogs } from '../shared/sat/catalogs.js';
 import { sweepExpiredQrsJob } from './sweep-expired-qrs.js';
 import { syncIssuerJob, type SyncIssuerDeps } from './sync-issuer.js';
+import { sweepLostSyncsJob } from './sweep-lost-syncs.js';
 import type { PacClient } from '../shared/pac/pac-client.js';
 import { pacClientFromConfig } from '../shared/pac/pac-client-from-config.js';
 import { fileStoreFromConfig, type FileStore } from '../shared/storage/file-store.js';
@@ -78,6 +79,8 @@ function processorFor(queue: QueueName, deps: WorkerDeps, { sync, stamp, pdf, em
         return sweepExpiredQrsJob(deps.db);
       case `${QUEUES.csfSync}/sync-issuer`:
         return syncIssuerJob(sync, job as Job<SyncIssuerPayload>);
+      case `${QUEUES.csfSync}/sweep-lost-syncs`:
+        return sweepLostSyncsJob(deps.db, deps.producers);
       case `${QUEUES.stamp}/stamp-invoice`:
         return stampInvoiceJob(stamp, job as Job<InvoicePayload>);
       case `${QUEUES.stamp}/sweep-stamping`:

@@ -15,6 +15,8 @@ function schedulerSpecs(config: Readonly<Config>): SchedulerSpec[] {
     { queue: QUEUES.expiry, id: jobId.sweepExpired, name: 'sweep-expired-qrs', every: config.expirySweepMs },
     { queue: QUEUES.stamp, id: jobId.sweepStamping, name: 'sweep-stamping', every: config.stampSweepMs },
     { queue: QUEUES.pdf, id: jobId.sweepInvoiceFollowUps, name: 'sweep-invoice-follow-ups', every: config.stampSweepMs },
+    // Every minute: a synchronization whose job was lost ends FAILED instead of RUNNING forever.
+    { queue: QUEUES.csfSync, id: jobId.sweepLostSyncs, name: 'sweep-lost-syncs', every: 60_000 },
     { queue: QUEUES.cancel, id: jobId.pollCancellations, name: 'poll-cancellations', every: config.cancellationPollMs },
     { queue: QUEUES.globalInvoice, id: jobId.issueGlobalInvoices, name: 'issue-global-invoices', every: config.globalInvoiceCheckMs },
     // Every 6 hours: a CSD about to expire stops all invoicing silently, so its merchant hears of it in time.

@@ -28,7 +28,8 @@ export async function redisFlushAll(ctx: ChaosContext, redis: OwnRedis, options:
     await Promise.all(Array.from({ length: 20 }, async () => {
       for (let r = requests[next++]; r; r = requests[next++]) {
         const item = r;
-        await history.record('create', item.key, () => postQr(ctx, services.baseUrl, item.body, item.key));
+        // A 503 (load shed, Retry-After) is retried with the same key, as a POS does.
+        while ((await history.record('create', item.key, () => postQr(ctx, services.baseUrl, item.body, item.key))).status === 503) await sleep(100);
       }
     }));
     const created = history.of('create').filter((e) => e.answer.status === 201);

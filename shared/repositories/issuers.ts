@@ -105,6 +105,21 @@ export async function recordSyncProgress(db: Db, issuerId: string, p: SyncProgre
   });
 }
 
+/** The states of a synchronization whose job has not ended yet. */
+export const SYNC_IN_PROGRESS: readonly SyncStatus[] = ['PENDING', 'RUNNING', 'RETRY_SCHEDULED'];
+
+/**
+ * The synchronization `jobId` ended without recording its outcome (its job was lost, or failed without
+ * running its handler): FAILED with `reason`, unless it has been recorded meanwhile or another job has
+ * taken over. True when this call changed the row.
+ */
+export async function recordSyncInterrupted(db: Db, issuerId: string, jobId: string, reason: string, now: Date): Promise<boolean> {
+  const changed = await db('issuers').where({ id: issuerId, sync_job_id: jobId }).whereIn('sync_status', SYNC_IN_PROGRESS).update({
+    sync_status: 'FAILED', sync_error: reason, sync_finished_at: now,
+  });
+  return changed > 0;
+}
+
 export type IssuerUpdate = Partial<Pick<IssuerRow, 'group_id' | 'alias' | 'email' | 'tax_regime_code' | 'status' | 'invoice_logo_url'>>;
 
 /** Applies the update; 'rfc_taken' when the target group already has an issuer with this RFC (unique constraint). */
