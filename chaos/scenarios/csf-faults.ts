@@ -26,9 +26,10 @@ const POS_CLIENTS = 8;
 /**
  * SAT's CSF service (behind our CSF adapter) hangs, answers 503, answers garbage, each for `faultMs`,
  * while every issuer's owner presses "synchronize" every second and 8 POS clients create QRs back to back. Bounded
- * retries: at most CSF_ATTEMPTS calls per synchronization job, however many clicks joined it. No worker
- * stuck: each synchronization ends FAILED with its reason, no csf-sync job left running or waiting. After
- * recovery one more click each makes every issuer SUCCEEDED. The API never answers 5xx.
+ * retries: at most CSF_ATTEMPTS calls per synchronization job for each issuer (each has its own idCIF, so
+ * the proxy tells their calls apart), however many clicks joined it. No worker stuck: each synchronization
+ * ends FAILED with its reason, no sync-issuer job left running or waiting. After recovery one more click
+ * each (FAILED is final: the owner asks again) makes every issuer SUCCEEDED. The API never answers 5xx.
  */
 export async function csfFaults(ctx: ChaosContext, options: CsfFaultOptions): Promise<ScenarioResult> {
   const started = performance.now();
@@ -46,14 +47,21 @@ export async function csfFaults(ctx: ChaosContext, options: CsfFaultOptions): Pr
     const cfg = loadConfig({ ...process.env, DATABASE_URL: ctx.databaseUrl });
     const owners: BootstrapResult[] = [];
     for (let i = 0; i < (options.issuers ?? 10); i++) owners.push(await bootstrapAccount(ctx.db, cfg, `chaos-csf-${randomUUID()}`));
+    // Every owner's issuer is SAT's test taxpayer (the fake CSF knows no other RFC); the fake takes any
+    // 11-digit idCIF, so a distinct one each tells the issuers' CSF calls apart at the proxy.
+    const idCifOf = new Map<string, string>();
+    for (const [i, o] of owners.entries()) {
+      const idCif = `9${String(i).padStart(10, '0')}`;
+      await ctx.db('issuers').where({ id: o.issuerId }).update({ id_cif: idCif });
+      idCifOf.set(o.issuerId, idCif);
+    }
+    const idCifOfCall = (url: string) => new URL(url, 'http://proxy').searchParams.get('idCif') ?? '?';
     const synchronize = (o: BootstrapResult) => history.record('synchronize', o.issuerId, () => httpCall('POST', `${services.baseUrl}/v1/qrs/issuers/${o.issuerId}/synchronize`, {
       headers: { Authorization: `Bearer ${o.accessToken}` },
     }));
     const statuses = async () => (await ctx.db('issuers').whereIn('id', owners.map((o) => o.issuerId)).select('sync_status')) as { sync_status: string | null }[];
-    const idle = async () => {
-      const c = await queue.getJobCounts('active', 'waiting', 'delayed', 'prioritized');
-      return (c.active ?? 0) + (c.waiting ?? 0) + (c.delayed ?? 0) + (c.prioritized ?? 0) === 0;
-    };
+    // No synchronization waiting, retrying or running (the queue also holds sweep-lost-syncs' next run).
+    const idle = async () => (await queue.getJobs(['active', 'waiting', 'delayed', 'prioritized'])).every((j) => j.name !== 'sync-issuer');
 
     for (const fault of ['hang', '5xx', 'garbage'] as FaultMode[]) {
       proxy.mode = fault;
@@ -83,15 +91,27 @@ export async function csfFaults(ctx: ChaosContext, options: CsfFaultOptions): Pr
         if (id) jobsPerIssuer.set(e.key, (jobsPerIssuer.get(e.key) ?? new Set()).add(id));
       }
       const faultCalls = proxy.calls.filter((c) => c.at >= faultStart && c.mode === fault);
-      // Every owner's issuer is SAT's test taxpayer (one RFC): the bound is checked over all of them.
+      const callsPerIdCif = new Map<string, number>();
+      for (const c of faultCalls) callsPerIdCif.set(idCifOfCall(c.url), (callsPerIdCif.get(idCifOfCall(c.url)) ?? 0) + 1);
       const jobs = owners.reduce((n, o) => n + (jobsPerIssuer.get(o.issuerId)?.size ?? 0), 0);
+      // Per issuer: its CSF calls against CSF_ATTEMPTS × the synchronizations its clicks started (never
+      // more than its clicks); and every call is one of the issuers'.
+      const perIssuer = owners.map((o) => ({
+        calls: callsPerIdCif.get(idCifOf.get(o.issuerId)!) ?? 0,
+        jobs: jobsPerIssuer.get(o.issuerId)?.size ?? 0,
+        clicks: clicks.filter((e) => e.key === o.issuerId).length,
+      }));
+      const overBound = perIssuer.filter((p) => p.calls > ATTEMPTS * p.jobs || p.jobs > p.clicks);
+      const strangers = faultCalls.filter((c) => ![...idCifOf.values()].includes(idCifOfCall(c.url))).length;
+      const maxPerJob = Math.max(0, ...perIssuer.map((p) => (p.jobs === 0 ? p.calls : p.calls / p.jobs)));
       const creates = events.filter((e) => e.op === 'create');
       const sold = new Set(creates.filter((e) => e.answer.status === 201).map((e) => e.key));
       const sales = new Set(creates.map((e) => e.key));
       counts.push(`${fault}: ${clicks.length} clicks → ${jobs} synchronization jobs, ${faultCalls.length} CSF calls; ${sales.size} sales at ${Math.round(sales.size / (options.faultMs / 1000))} QR/s`);
       checks.push(
         check(`${fault}: every click 202`, clicks.every((e) => e.answer.status === 202), tally(clicks.map((e) => answerLabel(e.answer)))),
-        check(`${fault}: bounded retries (≤ ${ATTEMPTS} CSF calls per job)`, faultCalls.length <= ATTEMPTS * jobs, `${faultCalls.length} calls for ${jobs} jobs`),
+        check(`${fault}: bounded retries (≤ ${ATTEMPTS} CSF calls per job, per issuer)`, overBound.length === 0 && strangers === 0,
+          `${faultCalls.length} calls for ${jobs} jobs; per issuer at most ${maxPerJob.toFixed(1)} calls per job, ${Math.max(0, ...perIssuer.map((p) => p.calls))} calls; ${overBound.length} issuers over, ${strangers} calls of no issuer`),
         check(`${fault}: every synchronization ended FAILED, no job left`, settled !== undefined, settled === undefined ? tally((await statuses()).map((s) => s.sync_status ?? 'none')) : ''),
         check(`${fault}: every sale 201, no 5xx but 503 load shedding`, sold.size === sales.size && creates.every((e) => e.answer.status === 201 || (e.answer.status === 503 && e.answer.headers?.get('retry-after'))),
           `${sold.size}/${sales.size} sales; ${tally(creates.map((e) => answerLabel(e.answer)))}`),
