@@ -109,11 +109,16 @@ export async function stampInvoiceJob(deps: StampDeps, job: Job<InvoicePayload>,
   }
   if (invoice.status !== 'STAMPING') return { outcome: 'not-stamping' };
 
+  // A document byte for byte like one already stamped (one RFC, one Serie, the same folio, second, buyer and
+  // items: two points of sale of an issuer sharing a Serie, or the RFC under two accounts) gets that one's
+  // stamp back as "previously stamped". Its UUID is not ours: seal again with a later Fecha. The twin is seen
+  // before storing the XML when it has recorded the UUID already, else (twins stamped at once) by the unique
+  // UUID when recording.
   let resealAfter: string | undefined;
-  let stamp;
   for (let twins = 0; ; twins++) {
     const sealed = await sealedDocument(deps, invoice, now, resealAfter);
     if (typeof sealed !== 'string') return { outcome: 'refused' };
+    let stamp;
     try {
       stamp = await deps.pac.stamp(sealed);
     } catch (err) {
@@ -121,21 +126,21 @@ export async function stampInvoiceJob(deps: StampDeps, job: Job<InvoicePayload>,
       await recordRefusal(deps.db, invoice.id, refusalFromPac(err.pacCode, err.message));
       return { outcome: 'refused' };
     }
-    // A document byte for byte like one already stamped (one RFC, one Serie, the same folio, second, buyer and
-    // items: two points of sale of an issuer sharing a Serie, or the RFC under two accounts) gets that one's
-    // stamp back as "previously stamped". Its UUID is not ours: seal again with a later Fecha.
     const twin = await invoiceIdWithUuid(deps.db, stamp.uuid);
-    if (twin === undefined || twin === invoice.id) break;
-    if (twins >= 2) throw new Error(`the PAC answered invoice ${invoice.id} with the stamp of invoice ${twin} three times`);
+    if (twin === undefined || twin === invoice.id) {
+      const comprobante = parseXml(stamp.xml);
+      const xmlFileKey = await deps.files.put('invoices', { contentType: 'application/xml', data: Buffer.from(stamp.xml, 'utf8') }, 'xml');
+      const recorded = await recordStamp(deps.db, invoice.id, {
+        uuid: stamp.uuid, stampedAt: new Date(`${stamp.stampedAt}-06:00`), xmlFileKey,
+        subtotal: attribute(comprobante, 'SubTotal') ?? '0', discount: attribute(comprobante, 'Descuento') ?? '0', total: attribute(comprobante, 'Total') ?? '0',
+      });
+      if (recorded !== 'uuid-taken') {
+        crashAfterCommit('invoice-stamped');
+        await enqueueInvoicePdf(deps.producers, invoice.id);
+        return { outcome: 'stamped', uuid: stamp.uuid };
+      }
+    }
+    if (twins >= 2) throw new Error(`the PAC answered invoice ${invoice.id} three times with the stamp of another invoice (${stamp.uuid})`);
     resealAfter = attribute(parseXml(sealed), 'Fecha');
   }
-  const comprobante = parseXml(stamp.xml);
-  const xmlFileKey = await deps.files.put('invoices', { contentType: 'application/xml', data: Buffer.from(stamp.xml, 'utf8') }, 'xml');
-  await recordStamp(deps.db, invoice.id, {
-    uuid: stamp.uuid, stampedAt: new Date(`${stamp.stampedAt}-06:00`), xmlFileKey,
-    subtotal: attribute(comprobante, 'SubTotal') ?? '0', discount: attribute(comprobante, 'Descuento') ?? '0', total: attribute(comprobante, 'Total') ?? '0',
-  });
-  crashAfterCommit('invoice-stamped');
-  await enqueueInvoicePdf(deps.producers, invoice.id);
-  return { outcome: 'stamped', uuid: stamp.uuid };
 }

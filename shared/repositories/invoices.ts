@@ -124,21 +124,30 @@ export async function saveSealedDocument(db: Db, invoiceId: string, sealedXml: s
   await db('invoices').where({ id: invoiceId, status: 'STAMPING' }).update({ sealed_xml: sealedXml, issued_local: issuedLocal, updated_at: db.fn.now() });
 }
 
-/** The stamp's outcome, the invoice and its QR together (INVOICED), or nothing when already recorded. */
+/**
+ * The stamp's outcome, the invoice and its QR together (INVOICED): 'recorded', 'not-stamping' when already
+ * recorded, or 'uuid-taken' when another invoice recorded this UUID first (nothing is written).
+ */
 export async function recordStamp(
   db: Db, invoiceId: string,
   stamp: { uuid: string; stampedAt: Date; xmlFileKey: string; subtotal: string; discount: string; total: string },
-): Promise<boolean> {
-  return db.transaction(async (trx) => {
-    const [stamped] = (await trx('invoices').where({ id: invoiceId, status: 'STAMPING' }).update({
-      status: 'ACTIVE', uuid: stamp.uuid, stamped_at: stamp.stampedAt, xml_file_key: stamp.xmlFileKey,
-      subtotal: stamp.subtotal, discount: stamp.discount, total: stamp.total, updated_at: trx.fn.now(),
-    }, '*')) as InvoiceRow[];
-    if (!stamped) return false;
-    if (stamped.transaction_id) await trx('qr_transactions').where({ id: stamped.transaction_id }).update({ status: 'INVOICED', updated_at: trx.fn.now() });
-    await emitEvents(trx, stampedEvent(stamped), [{ merchantId: stamped.merchant_id, data: invoiceEventData(stamped) }]);
-    return true;
-  });
+): Promise<'recorded' | 'not-stamping' | 'uuid-taken'> {
+  try {
+    return await db.transaction(async (trx) => {
+      const [stamped] = (await trx('invoices').where({ id: invoiceId, status: 'STAMPING' }).update({
+        status: 'ACTIVE', uuid: stamp.uuid, stamped_at: stamp.stampedAt, xml_file_key: stamp.xmlFileKey,
+        subtotal: stamp.subtotal, discount: stamp.discount, total: stamp.total, updated_at: trx.fn.now(),
+      }, '*')) as InvoiceRow[];
+      if (!stamped) return 'not-stamping' as const;
+      if (stamped.transaction_id) await trx('qr_transactions').where({ id: stamped.transaction_id }).update({ status: 'INVOICED', updated_at: trx.fn.now() });
+      await emitEvents(trx, stampedEvent(stamped), [{ merchantId: stamped.merchant_id, data: invoiceEventData(stamped) }]);
+      return 'recorded' as const;
+    });
+  } catch (err) {
+    const { code, constraint } = err as { code?: string; constraint?: string };
+    if (code === UNIQUE_VIOLATION && constraint === 'invoices_uuid_unique') return 'uuid-taken';
+    throw err;
+  }
 }
 
 /** What a stamp is announced as: a QR sale's invoice, a credit note, a payment complement, or a global invoice (type I without a QR). */

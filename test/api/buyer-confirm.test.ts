@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import type { QueueEvents } from 'bullmq';
+import type { Job, QueueEvents } from 'bullmq';
 import type { BootstrapResult } from '../../cli/bootstrap.js';
 import { parseXml } from '../../shared/cfdi/parse-xml.js';
 import { attribute, child } from '../../shared/cfdi/xml-element.js';
@@ -8,7 +8,12 @@ import { expireQrTransactions } from '../../shared/repositories/qr-transactions.
 import { newId } from '../../shared/ids.js';
 import { recordConfirmation } from '../../shared/repositories/invoices.js';
 import { enqueueStamp } from '../../shared/invoices/enqueue-stamp.js';
-import { jobId } from '../../shared/jobs.js';
+import { QUEUES, jobId, type InvoicePayload } from '../../shared/jobs.js';
+import { createProducers } from '../../shared/queues.js';
+import { encryptionKeyring } from '../../shared/crypto/encrypt-at-rest.js';
+import { swPacClient } from '../../shared/pac/sw-pac-client.js';
+import { satCatalogs } from '../../shared/sat/catalogs.js';
+import { stampInvoiceJob, type StampDeps } from '../../workers/stamp-invoice.js';
 import { BUYER, confirm, linkQuery, newQrLink, queueEvents, stamped } from '../helpers/buyer.js';
 import { harness } from '../helpers/harness.js';
 import { call, expectError } from '../helpers/http.js';
@@ -131,6 +136,56 @@ describe('buyer flow: resolve, confirm, stamp', function () {
     expect(again.issued_local > a.issued_local, `${again.issued_local} after ${a.issued_local}`).to.equal(true);
     expect(harness().pac.calls.filter((c) => c.uuid === a.uuid).map((c) => c.outcome)).to.deep.equal(['stamped', 'previously stamped']);
     expect((await detail(second.qrId)).invoice.uuid).to.equal(again.uuid);
+  });
+
+  it('two identical documents stamped at once: one keeps the PAC\'s stamp, the other is sealed again', async () => {
+    // Twins are made in the same second, so they are stamped together (two points of sale, the scheduled global
+    // invoices): each learns the UUID before either records it, and the second to record meets the unique index.
+    const [first, second] = [await newQrLink(account), await newQrLink(account)];
+    expect((await confirm(first)).status).to.equal(202);
+    await stamped(events, first.qrId);
+    const [a] = await invoices(first.qrId);
+    expect((await recordConfirmation(harness().deps.db, { invoiceId: newId('invoice'), transactionId: second.qrId, merchantId: account.merchantId, customer: BUYER })).ok).to.equal(true);
+    const [b] = await invoices(second.qrId);
+    // Both stamping a's sealed document, whose UUID none of our invoices holds yet.
+    await harness().deps.db('invoices').whereIn('id', [a.id, b.id])
+      .update({ status: 'STAMPING', uuid: null, xml_file_key: null, stamped_at: null, sealed_xml: a.sealed_xml, issued_local: a.issued_local });
+    // Neither records before both have their answer from the PAC: the XML is stored just before recording.
+    let open!: () => void;
+    const bothAnswered = new Promise<void>((resolve) => (open = resolve));
+    let waiting = 0;
+    const { config, db, files } = harness().deps;
+    // Their PDF jobs go to queues of their own that no worker serves: nothing of this test runs after it.
+    const producers = await createProducers(harness().redis, `${config.queuePrefix}twins`);
+    const deps: StampDeps = {
+      db, producers, catalogs: satCatalogs(), keyring: encryptionKeyring(config),
+      pac: swPacClient(harness().pac.url, harness().pac.token, config.pacTimeoutMs, `${harness().pac.url}/ConsultaCFDIService.svc`),
+      files: {
+        get: (key) => files.get(key),
+        async put(...args) {
+          if (++waiting === 2) open();
+          await bothAnswered;
+          return files.put(...args);
+        },
+      },
+    };
+    let outcomes: PromiseSettledResult<{ outcome: string }>[];
+    try {
+      outcomes = await Promise.allSettled([a, b].map((row) => stampInvoiceJob(deps, { data: { invoiceId: row.id } } as Job<InvoicePayload>)));
+    } finally {
+      for (const queue of Object.values(QUEUES)) await producers.queue(queue).obliterate({ force: true });
+      await producers.close();
+    }
+    expect(outcomes.map((o) => (o.status === 'fulfilled' ? o.value.outcome : String(o.reason)))).to.deep.equal(['stamped', 'stamped']);
+
+    const rows = await harness().deps.db('invoices').whereIn('id', [a.id, b.id]);
+    expect(rows.map((r) => r.status)).to.deep.equal(['ACTIVE', 'ACTIVE']);
+    const kept = rows.find((r) => r.uuid === a.uuid);
+    const resealed = rows.find((r) => r.uuid !== a.uuid);
+    expect(kept, 'one keeps the stamp').to.not.equal(undefined);
+    expect(resealed!.uuid).to.match(/^[0-9A-F-]{36}$/);
+    expect(resealed!.issued_local > a.issued_local, `${resealed!.issued_local} after ${a.issued_local}`).to.equal(true);
+    expect(harness().pac.calls.filter((c) => c.uuid === a.uuid).map((c) => c.outcome)).to.deep.equal(['stamped', 'previously stamped', 'previously stamped']);
   });
 
   it('a PAC that times out twice and then answers stamps once', async () => {

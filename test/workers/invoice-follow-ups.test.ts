@@ -18,7 +18,8 @@ describe('sweep-invoice-follow-ups', function () {
   const events = (): Record<'stamp' | 'pdf' | 'email', QueueEvents> => queues.events;
   const db = () => harness().deps.db;
   const sweep = () => sweepInvoiceFollowUpsJob(db(), harness().producers, harness().deps.config);
-  const anHourAgo = () => new Date(Date.now() - 3600_000);
+  // Well past STAMP_SWEEP_MS (1 h in tests): one hour exactly can fall in the sweep's own millisecond.
+  const longAgo = () => new Date(Date.now() - 2 * 3600_000);
 
   before(async () => {
     account = await harness().bootstrap();
@@ -47,7 +48,7 @@ describe('sweep-invoice-follow-ups', function () {
     const email = `follow-up-${Date.now()}@example.test`;
     const id = await deliveredInvoice(email);
     // What a kill -9 right after recordStamp's commit leaves: ACTIVE, no PDF, no e-mail, no job.
-    await db()('invoices').where({ id }).update({ pdf_file_key: null, email_sent_at: null, updated_at: anHourAgo() });
+    await db()('invoices').where({ id }).update({ pdf_file_key: null, email_sent_at: null, updated_at: longAgo() });
     const sent = harness().smtp.messages.filter((m) => m.to.includes(email)).length;
 
     // Effects, not the returned counts: the harness's own scheduled sweep may run at the same moment.
@@ -63,7 +64,7 @@ describe('sweep-invoice-follow-ups', function () {
   it('queues the e-mail of an invoice with its PDF whose e-mail job was lost', async () => {
     const email = `lost-mail-${Date.now()}@example.test`;
     const id = await deliveredInvoice(email);
-    await db()('invoices').where({ id }).update({ email_sent_at: null, updated_at: anHourAgo() });
+    await db()('invoices').where({ id }).update({ email_sent_at: null, updated_at: longAgo() });
     await sweep();
     await (await job('email', id))!.waitUntilFinished(events().email, 30_000);
     expect(harness().smtp.messages.filter((m) => m.to.includes(email))).to.have.length(2);
@@ -91,7 +92,7 @@ describe('sweep-invoice-follow-ups', function () {
     expect(row.email_sent_at).to.equal(null);
     expect(row.email_refused_at).to.be.instanceOf(Date);
 
-    await db()('invoices').where({ id }).update({ updated_at: anHourAgo() });
+    await db()('invoices').where({ id }).update({ updated_at: longAgo() });
     await sweep();
     expect(await mail.getState(), 'a refused address is not written to again').to.equal('failed');
 
