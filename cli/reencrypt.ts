@@ -36,28 +36,32 @@ export async function reencryptSecrets(db: Db, keyring: Keyring): Promise<Record
   for (const c of COLUMNS) {
     const count: ReencryptCount = { reencrypted: 0, alreadyCurrent: 0, failed: [] };
     counts[c.name] = count;
-    const total = Number(((await db(c.table).whereNotNull(c.column).count({ n: '*' })) as { n: string }[])[0]!.n);
     let lastId = '';
     for (;;) {
       const done = await db.transaction(async (trx) => {
-        const rows = (await trx(c.table).whereNotNull(c.column).where(c.id, '>', lastId).orderBy(c.id).limit(BATCH).forUpdate()
+        const rows = (await trx(c.table).where(c.id, '>', lastId).orderBy(c.id).limit(BATCH).forUpdate()
           .select({ id: c.id, sealed: c.column })) as { id: string; sealed: Buffer }[];
         for (const row of rows) {
-          if (isCurrent(row.sealed, keyring)) continue;
+          if (isCurrent(row.sealed, keyring)) {
+            count.alreadyCurrent++;
+            continue;
+          }
+          let plain: Buffer;
           try {
-            const plain = decrypt(row.sealed, keyring, c.aad(row.id));
-            await trx(c.table).where(c.id, row.id).update({ [c.column]: encrypt(plain, keyring, c.aad(row.id)) });
-            count.reencrypted++;
+            plain = decrypt(row.sealed, keyring, c.aad(row.id));
           } catch (err) {
             count.failed.push({ id: row.id, error: err instanceof Error ? err.message : String(err) });
+            continue;
           }
+          // Outside the try: a database error aborts the transaction, so it must stop the run, not count as one row.
+          await trx(c.table).where(c.id, row.id).update({ [c.column]: encrypt(plain, keyring, c.aad(row.id)) });
+          count.reencrypted++;
         }
         if (rows.length > 0) lastId = rows[rows.length - 1]!.id;
         return rows.length < BATCH;
       });
       if (done) break;
     }
-    count.alreadyCurrent = total - count.reencrypted - count.failed.length;
   }
   return counts;
 }

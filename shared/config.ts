@@ -1,4 +1,5 @@
 import { parseAdminPasswordHash } from './auth/admin-password.js';
+import { parseEncryptionKey } from './crypto/encrypt-at-rest.js';
 
 /**
  * The one place that reads the environment. Every value has a development default so that
@@ -226,6 +227,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Confi
     for (const key of ['qrHmacKey', 'urlSigningKey', 'encryptionKey'] as const) {
       if (config[key] === DEV_SECRETS[key]) throw new Error(`config: ${key} must be set in production`);
     }
+    // The development keys are public (they are in this file): one still accepted would let anyone sign or seal.
+    if (config.qrHmacPreviousKeys.includes(DEV_SECRETS.qrHmacKey)) throw new Error('config: QR_HMAC_PREVIOUS_KEYS must not hold the development key in production');
+    const devEncryptionKey = parseEncryptionKey(DEV_SECRETS.encryptionKey);
+    const devPrevious = config.encryptionPreviousKeys.find((k) => parseEncryptionKey(k.key).equals(devEncryptionKey));
+    if (devPrevious) throw new Error(`config: ENCRYPTION_PREVIOUS_KEYS key id ${devPrevious.id} is the development key, refused in production`);
     if (!config.csfBaseUrl) throw new Error('config: CSF_BASE_URL must be set in production (the fake CSF service is for development)');
     if (!config.pacBaseUrl || !config.pacToken) throw new Error('config: PAC_BASE_URL and PAC_TOKEN must be set in production (the fake PAC is for development)');
     if (!config.smtpUrl) throw new Error('config: SMTP_URL must be set in production (the fake SMTP server is for development)');

@@ -4,6 +4,7 @@ import { promisify } from 'node:util';
 import { expect } from 'chai';
 import knexFactory, { type Knex } from 'knex';
 import { bootstrapAccount } from '../../cli/bootstrap.js';
+import { reencryptSecrets } from '../../cli/reencrypt.js';
 import { config, loadConfig } from '../../shared/config.js';
 import { boundTo, decrypt, encrypt, encryptionKeyring, parseEncryptionKey, sealingKeyId } from '../../shared/crypto/encrypt-at-rest.js';
 import { ensureDatabase, knexConfig } from '../../shared/db.js';
@@ -77,5 +78,19 @@ describe('npm run cli -- reencrypt: rotating ENCRYPTION_KEY', function () {
     const second = await reencrypt();
     expect(second.code, second.stdout).to.equal(0);
     expect(Object.values(second.out).filter((c) => typeof c === 'object').map((c) => [c.reencrypted, c.alreadyCurrent, c.failed.length])).to.deep.equal([[0, 2, 0], [0, 2, 0], [0, 1, 0]]);
+  });
+
+  it('goes through more rows than one batch, each once', async () => {
+    const m = await bootstrapAccount(db, loadConfig({ ...process.env, DATABASE_URL: url, ENCRYPTION_KEY: k1 }), 'rotation-batches');
+    const accountId = (await db('merchants').where({ id: m.merchantId }).first('account_id')).account_id as string;
+    const ids = Array.from({ length: 450 }, (_, i) => `we_batch_${String(i).padStart(3, '0')}`);
+    await db('webhook_endpoints').insert(ids.map((id) => ({ id, account_id: accountId, url: 'https://erp.example.com/hooks', secret_encrypted: encrypt(Buffer.from(id), ring1, boundTo.webhookSecret(id)) })));
+    const before = Number((await db('webhook_endpoints').whereNotIn('id', ids).count({ n: '*' }))[0]!.n);
+    const rotated = encryptionKeyring({ encryptionKey: k2, encryptionKeyId: 2, encryptionPreviousKeys: [{ id: 1, key: k1 }] });
+
+    expect((await reencryptSecrets(db, rotated))['webhook secrets']).to.deep.equal({ reencrypted: 450, alreadyCurrent: before, failed: [] });
+    expect((await reencryptSecrets(db, rotated))['webhook secrets']).to.deep.equal({ reencrypted: 0, alreadyCurrent: before + 450, failed: [] });
+    const rows = (await db('webhook_endpoints').whereIn('id', ids).select('id', 'secret_encrypted')) as { id: string; secret_encrypted: Buffer }[];
+    expect(rows.filter((r) => decrypt(r.secret_encrypted, ring2, boundTo.webhookSecret(r.id)).toString() === r.id)).to.have.length(450);
   });
 });

@@ -95,4 +95,18 @@ describe('encryption at rest', () => {
       }
     }
   });
+
+  it('in production, refuses the public development keys among the previous keys too', () => {
+    const production = {
+      NODE_ENV: 'production', QR_HMAC_KEY: 'q'.repeat(32), URL_SIGNING_KEY: 'u'.repeat(32), ENCRYPTION_KEY: k2, ENCRYPTION_KEY_ID: '2',
+      CSF_BASE_URL: 'https://csf.example.com', PAC_BASE_URL: 'https://pac.example.com', PAC_TOKEN: 't', SMTP_URL: 'smtp://mail.example.com',
+    };
+    expect(loadConfig({ ...production, ENCRYPTION_PREVIOUS_KEYS: `1:${k1}`, QR_HMAC_PREVIOUS_KEYS: 'old key' }).encryptionPreviousKeys).to.have.length(1);
+    // The all-zero development key, in either spelling.
+    for (const dev of ['0'.repeat(64), Buffer.alloc(32).toString('base64')]) {
+      expect(() => loadConfig({ ...production, ENCRYPTION_PREVIOUS_KEYS: `1:${dev}` }), dev).to.throw('ENCRYPTION_PREVIOUS_KEYS key id 1 is the development key');
+    }
+    const devQrKey = loadConfig({ NODE_ENV: 'development' }).qrHmacKey;
+    expect(() => loadConfig({ ...production, QR_HMAC_PREVIOUS_KEYS: `old key,${devQrKey}` })).to.throw('QR_HMAC_PREVIOUS_KEYS must not hold the development key');
+  });
 });
