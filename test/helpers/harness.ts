@@ -90,7 +90,15 @@ export async function startHarness(): Promise<Harness> {
     csf,
     pac,
     smtp,
-    bootstrap: (name?: string) => bootstrapAccount(db(), cfg, name ?? `test-${process.pid}-${++counter}`),
+    async bootstrap(name?: string) {
+      const n = ++counter;
+      const account = await bootstrapAccount(db(), cfg, name ?? `test-${process.pid}-${n}`);
+      // Every test account is SAT's one test RFC selling the same sale to the same buyer: a Serie of its own
+      // keeps two tests' invoices from being the same document (the PAC would answer the second with the
+      // first's stamp and the job would seal again, a PAC call more than the test counts).
+      await db()('merchant_csds').where({ merchant_id: account.merchantId }).update({ serial_number_prefix: `T${n}` });
+      return account;
+    },
     async close() {
       await new Promise<void>((resolve) => {
         server.close(() => resolve());
