@@ -137,8 +137,14 @@ function keyId(name: string, raw: string): number {
   return id;
 }
 
+/** The key format is parseEncryptionKey's to decide; here only whether it accepts the text. */
 function isEncryptionKey(text: string): boolean {
-  return /^[0-9a-f]{64}$/i.test(text) || Buffer.from(text, 'base64').length === 32;
+  try {
+    parseEncryptionKey(text);
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 /** `id:key,id:key`; the keys themselves never appear in an error. */

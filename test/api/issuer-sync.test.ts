@@ -1,7 +1,8 @@
-import { Job, QueueEvents } from 'bullmq';
+import { Job, type QueueEvents } from 'bullmq';
 import { expect } from 'chai';
 import type { BootstrapResult } from '../../cli/bootstrap.js';
 import { QUEUES } from '../../shared/jobs.js';
+import { queueEvents } from '../helpers/buyer.js';
 import { harness } from '../helpers/harness.js';
 import { call, expectError } from '../helpers/http.js';
 
@@ -12,9 +13,7 @@ describe('POST /v1/qrs/issuers/{issuerId}/synchronize (CSF)', function () {
   this.timeout(60_000);
   let events: QueueEvents;
   before(async () => {
-    const { config } = harness().deps;
-    events = new QueueEvents(QUEUES.csfSync, { connection: { url: config.redisUrl }, prefix: config.queuePrefix });
-    await events.waitUntilReady();
+    events = await queueEvents(QUEUES.csfSync);
   });
   after(() => events.close());
 

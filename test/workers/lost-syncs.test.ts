@@ -1,9 +1,10 @@
-import { QueueEvents, type Job } from 'bullmq';
+import type { Job, QueueEvents } from 'bullmq';
 import { expect } from 'chai';
 import type { BootstrapResult } from '../../cli/bootstrap.js';
 import { jobId, QUEUES } from '../../shared/jobs.js';
 import { recordSyncProgress, recordSyncRequested } from '../../shared/repositories/issuers.js';
 import { SYNC_INTERRUPTED, sweepLostSyncsJob } from '../../workers/sweep-lost-syncs.js';
+import { queueEvents } from '../helpers/buyer.js';
 import { harness } from '../helpers/harness.js';
 import { call } from '../helpers/http.js';
 
@@ -18,9 +19,7 @@ describe('sweep-lost-syncs', function () {
   this.timeout(60_000);
   let events: QueueEvents;
   before(async () => {
-    const { config } = harness().deps;
-    events = new QueueEvents(QUEUES.csfSync, { connection: { url: config.redisUrl }, prefix: config.queuePrefix });
-    await events.waitUntilReady();
+    events = await queueEvents(QUEUES.csfSync);
   });
   after(() => events.close());
 
