@@ -1,6 +1,7 @@
 import knexFactory, { type Knex } from 'knex';
 import pg from 'pg';
 import { config } from './config.js';
+import { migrationSource } from './migration-source.js';
 
 export type Db = Knex;
 export type Trx = Knex.Transaction;
@@ -15,9 +16,8 @@ export function knexConfig(databaseUrl: string = config().databaseUrl): Knex.Con
     pool: { min: 0, max: config().dbPoolMax },
     acquireConnectionTimeout: 10_000,
     migrations: {
-      directory: new URL('../migrations', import.meta.url).pathname,
+      migrationSource: migrationSource(new URL('../migrations', import.meta.url).pathname),
       tableName: 'knex_migrations',
-      loadExtensions: ['.ts'],
     },
   };
 }

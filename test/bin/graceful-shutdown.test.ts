@@ -1,4 +1,6 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { createServer } from 'node:net';
 import { randomUUID } from 'node:crypto';
 import { expect } from 'chai';
@@ -25,9 +27,20 @@ interface Running {
   exited: Promise<number | null>;
 }
 
-/** An entry point as production runs it; resolves once it logged `ready` (a pino message). */
-function start(script: string, env: Record<string, string>, ready: string): Promise<Running> {
-  const child = spawn(process.execPath, ['--import', 'tsx', script], { cwd: root, env: { ...process.env, LOG_LEVEL: 'info', ...env }, stdio: ['ignore', 'pipe', 'inherit'] });
+/** The command of a Procfile process type (`web`, `worker`), as argv: the platform starts exactly that. */
+function procfileCommand(type: string): string[] {
+  const line = readFileSync(join(root, 'Procfile'), 'utf8').split('\n').find((l) => l.startsWith(`${type}:`));
+  if (!line) throw new Error(`Procfile has no ${type}:`);
+  return line.slice(type.length + 1).trim().split(/\s+/);
+}
+
+/**
+ * Starts a command as a platform does (its own process group, the PID it got is the one it signals);
+ * resolves once it logged `ready` (a pino message).
+ */
+function start(argv: string[], env: Record<string, string>, ready: string): Promise<Running> {
+  const [command, ...args] = argv;
+  const child = spawn(command!, args, { cwd: root, detached: true, env: { ...process.env, LOG_LEVEL: 'info', ...env }, stdio: ['ignore', 'pipe', 'inherit'] });
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
   return new Promise((resolve, reject) => {
     let out = '';
@@ -35,16 +48,28 @@ function start(script: string, env: Record<string, string>, ready: string): Prom
       out += chunk.toString();
       if (out.includes(`"msg":"${ready}"`)) resolve({ child, exited });
     });
-    void exited.then((code) => reject(new Error(`${script} exited with ${code} before it was ready`)));
+    void exited.then((code) => reject(new Error(`${argv.join(' ')} exited with ${code} before it was ready`)));
   });
 }
 
+/**
+ * The processes still alive in a process group (a started command's children orphaned by its exit would
+ * be there); zombies (state Z) have exited and only wait for init to reap them.
+ */
+function groupMembers(pgid: number): string[] {
+  return execFileSync('ps', ['-e', '-o', 'pgid=,stat=,pid=,args='], { encoding: 'utf8' }).split('\n')
+    .filter((line) => {
+      const [group, stat] = line.trim().split(/\s+/);
+      return group === String(pgid) && !stat?.startsWith('Z');
+    });
+}
+
 /** SIGTERM, and how long until the process was gone. */
-async function terminate(running: Running): Promise<{ code: number | null; ms: number }> {
+async function terminate(running: Running): Promise<{ code: number | null; ms: number; left: string[] }> {
   const started = performance.now();
   running.child.kill('SIGTERM');
   const code = await running.exited;
-  return { code, ms: performance.now() - started };
+  return { code, ms: performance.now() - started, left: groupMembers(running.child.pid!) };
 }
 
 describe('graceful shutdown on SIGTERM, with real processes under load', function () {
@@ -62,7 +87,13 @@ describe('graceful shutdown on SIGTERM, with real processes under load', functio
     env = { QUEUE_PREFIX: `aftest${process.pid}sig`, PORT: String(port), HOST: '127.0.0.1', PUBLIC_BASE_URL: 'https://factura.example.test', SHUTDOWN_TIMEOUT_MS: '8000' };
   });
   after(() => {
-    for (const r of running) r.child.kill('SIGKILL');
+    for (const r of running) {
+      try {
+        process.kill(-r.child.pid!, 'SIGKILL');
+      } catch {
+        // already gone
+      }
+    }
   });
 
   const post = (path: string, body: unknown, headers: Record<string, string> = {}) => fetch(`${baseUrl}${path}`, {
@@ -71,8 +102,8 @@ describe('graceful shutdown on SIGTERM, with real processes under load', functio
   const newQr = () => post('/v1/qrs', qrBody(account.storeUid), { 'X-API-Key': account.apiKey, 'X-TIME-ZONE': 'America/Mexico_City', 'idempotency-key': randomUUID() });
 
   it('a worker stopped while stamping finishes or hands back its jobs: every confirmed QR ends INVOICED once', async () => {
-    const api = await start('api/main.ts', env, 'api listening');
-    const worker = await start('workers/main.ts', env, 'workers running');
+    const api = await start(procfileCommand('web'), env, 'api listening');
+    const worker = await start(procfileCommand('worker'), env, 'workers running');
     running.push(api, worker);
     const qrIds: string[] = [];
     for (let i = 0; i < 20; i++) {
@@ -86,8 +117,9 @@ describe('graceful shutdown on SIGTERM, with real processes under load', functio
     }
     const stopped = await terminate(worker);
     expect(stopped.ms, 'exit within 10 s').to.be.below(10_000);
+    expect(stopped.left, 'nothing of the worker left running').to.deep.equal([]);
 
-    running.push(await start('workers/main.ts', env, 'workers running'));
+    running.push(await start(procfileCommand('worker'), env, 'workers running'));
     const db = harness().deps.db;
     // Stamping is what is awaited; a 100 ms look at PostgreSQL is how the merchant would see it too.
     for (let waited = 0; ; waited += 100) {
@@ -117,11 +149,21 @@ describe('graceful shutdown on SIGTERM, with real processes under load', functio
     const settled = await Promise.all(answers);
     expect(stopped.ms, 'exit within 10 s').to.be.below(10_000);
     expect(stopped.code).to.equal(0);
+    expect(stopped.left, 'nothing of the API left running').to.deep.equal([]);
     const created = settled.filter((a) => a.status === 201);
     expect(created.length).to.be.at.least(1);
     // Everything answered is an accepted QR or a refusal to connect; never a 5xx or a half-done answer.
     expect(settled.every((a) => a.status === 201 || a.status === 0 || a.status === 503), JSON.stringify(settled.map((a) => a.status))).to.equal(true);
     const ids = created.map((a) => a.body.qr_id!);
     expect(Number((await harness().deps.db('qr_transactions').whereIn('id', ids).count({ n: '*' }).first())?.n)).to.equal(ids.length);
+  });
+
+  it('development too: SIGTERM to `npm run web` stops the service, nothing left running', async () => {
+    const dev = await start(['npm', 'run', 'web'], env, 'api listening');
+    running.push(dev);
+    const stopped = await terminate(dev);
+    expect(stopped.left, 'nothing of npm run web left running').to.deep.equal([]);
+    const health = await fetch(`${baseUrl}/health`).then((res) => res.status, () => 0);
+    expect(health, 'the port is closed').to.equal(0);
   });
 });
