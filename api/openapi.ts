@@ -387,9 +387,13 @@ export function openApiDocument(publicBaseUrl: string) {
       },
       '/v1/public/qrs/email': {
         post: {
-          summary: 'Buyer: send the invoice (XML and PDF) by e-mail again, to the confirmation\'s address or another',
+          summary: 'Buyer: send the invoice (XML and PDF) by e-mail again, to the confirmation\'s address, or another one with the buyer\'s RFC',
           requestBody: { required: true, content: json('EmailInvoiceRequest') },
-          responses: { 202: { description: 'Queued' }, 400: errorResponse('Invalid body or link'), 409: errorResponse('Invoice not ready'), 429: errorResponse('Rate limited') },
+          responses: {
+            202: { description: 'Queued; `to` is the address masked (`j•••@example.com`)' }, 400: errorResponse('Invalid body or link'),
+            403: errorResponse('Another address without the buyer\'s RFC (`buyer_rfc_required`) or with another RFC (`buyer_rfc_mismatch`)'),
+            409: errorResponse('Invoice not ready'), 429: errorResponse('Rate limited, or `email_limit_reached`: EMAIL_SENDS_PER_QR_PER_DAY requests for this QR today (Retry-After)'),
+          },
         },
       },
       '/v1/public/qrs/status': {

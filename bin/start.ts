@@ -3,6 +3,8 @@ import { bootstrapAccount } from '../cli/bootstrap.js';
 import { closeServer, startApi } from '../api/server.js';
 import { exitOnStartupError, onShutdown, openRuntime } from '../shared/runtime.js';
 import { startWorkers } from '../workers/index.js';
+import { fakeMailDir } from '../shared/config.js';
+import { resolve } from 'node:path';
 
 const DEV_ACCOUNT = 'dev';
 
@@ -12,6 +14,8 @@ try {
   const server = await startApi(runtime);
   const { config } = runtime;
   process.stdout.write(`Self-invoicing QR service on ${config.publicBaseUrl} (health: ${config.publicBaseUrl}/health)\n`);
+  const mailDir = config.smtpUrl ? undefined : fakeMailDir(config);
+  if (mailDir) process.stdout.write(`E-mails are not sent (no SMTP_URL): each one is kept as an .eml file in ${resolve(mailDir)}\n`);
   const hasAccount = await runtime.db('accounts').where({ name: DEV_ACCOUNT }).first('id');
   if (!hasAccount && config.env !== 'production') {
     const creds = await bootstrapAccount(runtime.db, config, DEV_ACCOUNT);

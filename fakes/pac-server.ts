@@ -12,6 +12,7 @@
 import { spawn } from 'node:child_process';
 import { createHash, createPrivateKey, createPublicKey, createSign, randomUUID, X509Certificate } from 'node:crypto';
 import { readFileSync } from 'node:fs';
+import { openPacJournal } from './pac-journal.js';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -94,7 +95,7 @@ const RECEIVER_OUTCOMES: Record<ReceiverAnswer, { state: StampedCfdi['state']; c
 };
 
 /** What SAT knows of a stamped CFDI: what its cancellation rule and status service read. */
-interface StampedCfdi {
+export interface StampedCfdi {
   issuerRfc: string;
   receptorRfc: string;
   total: Decimal;
@@ -327,15 +328,16 @@ function checkReceptor(comprobante: XmlElement, taxpayers: Map<string, Registere
   if (!known.regimes.includes(attribute(receptor, 'RegimenFiscalReceptor') ?? '')) throw new Refusal('CFDI40158', 'La clave del campo RegimenFiscalR debe corresponder con el régimen del RFC receptor registrado en el SAT.');
 }
 
-export async function startFakePacServer(options: { port?: number; latencyMs?: number } = {}): Promise<FakePacServer> {
+/** `journalFile`: where stamps are kept across restarts (fakes/pac-journal.ts); none: memory only. */
+export async function startFakePacServer(options: { port?: number; latencyMs?: number; journalFile?: string } = {}): Promise<FakePacServer> {
   const certificate = readFileSync(new URL('CSD01_AAA010101AAA.cer', CERT_DIR));
   const signer: CsdSigner = csdSigner(certificate, readFileSync(new URL('CSD01_AAA010101AAA.key', CERT_DIR)), '12345678a');
   const token = `fake-pac-${randomUUID()}`;
   const taxpayers = new Map(TAXPAYERS.map((t) => [t.rfc, t]));
   const scripts: FakePacAnswer[] = [];
   const cancelScripts: FakePacAnswer[] = [];
-  const stamped = new Map<string, Record<string, string>>();
-  const cfdis = new Map<string, StampedCfdi>();
+  const journal = openPacJournal(options.journalFile);
+  const { stamped, cfdis } = journal;
   const calls: FakePacServer['calls'] = [];
   const turns = new Map<string, Promise<void>>();
   const xsdErrors = xsdChecker();
@@ -402,6 +404,7 @@ export async function startFakePacServer(options: { port?: number; latencyMs?: n
       state: 'Vigente',
       cancellationStatus: '',
     });
+    journal.recordStamp(key, data, uuid);
     return { data, previous: false };
   }
 
@@ -438,6 +441,7 @@ export async function startFakePacServer(options: { port?: number; latencyMs?: n
       cfdi.cancellable = cancellableText(cfdi, now);
       cfdi.state = atOnce ? 'Cancelado' : 'Vigente';
       cfdi.cancellationStatus = atOnce ? 'Cancelado sin aceptación' : 'En proceso';
+      journal.recordCfdi(uuid);
     }
     return { uuid, cfdi, satCode: '201' };
   }
@@ -539,11 +543,13 @@ export async function startFakePacServer(options: { port?: number; latencyMs?: n
     backdate: (uuid, hours) => {
       const cfdi = stampedCfdi(uuid);
       cfdi.stampedAt = new Date(cfdi.stampedAt.getTime() - hours * HOUR_MS);
+      journal.recordCfdi(uuid.toUpperCase());
     },
     receiverAnswers: (uuid, answer) => {
       const cfdi = stampedCfdi(uuid);
       if (cfdi.cancellationStatus !== 'En proceso') throw new Error(`fake PAC: ${uuid} is not waiting for the receptor (${cfdi.cancellationStatus || 'no cancellation asked'})`);
       Object.assign(cfdi, RECEIVER_OUTCOMES[answer]);
+      journal.recordCfdi(uuid.toUpperCase());
     },
     register: (taxpayer) => void taxpayers.set(taxpayer.rfc, taxpayer),
     calls,

@@ -4,6 +4,8 @@
  * what nodemailer writes: nested multiparts, base64 and quoted-printable bodies, RFC 2047 headers), and
  * tests script failures: a 451 or 550 reply to RCPT TO or to the end of DATA, or no reply at all.
  */
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { SMTPServer, type SMTPServerSession } from 'smtp-server';
 
 export interface FakeSmtpFailure {
@@ -50,7 +52,9 @@ export interface FakeSmtpServer {
 
 const DEFAULT_MESSAGES = { 451: 'Requested action aborted: try again later', 550: 'Mailbox unavailable' } as const;
 
-export async function startFakeSmtpServer(): Promise<FakeSmtpServer> {
+/** `mailDir`: where each accepted message is also written as an .eml file a person can open (development). */
+export async function startFakeSmtpServer(options: { mailDir?: string } = {}): Promise<FakeSmtpServer> {
+  if (options.mailDir) mkdirSync(options.mailDir, { recursive: true });
   const messages: ReceivedMail[] = [];
   const failures: FakeSmtpFailure[] = [];
   const arrivals = new Set<() => void>();
@@ -84,7 +88,9 @@ export async function startFakeSmtpServer(): Promise<FakeSmtpServer> {
       stream.on('data', (chunk: Buffer) => chunks.push(chunk));
       stream.on('end', () => {
         if (fail(takeFailure('data'), callback)) return;
-        messages.push(receivedMail(session, Buffer.concat(chunks)));
+        const raw = Buffer.concat(chunks);
+        messages.push(receivedMail(session, raw));
+        if (options.mailDir) writeFileSync(join(options.mailDir, `${new Date().toISOString().replace(/[:.]/g, '-')}-${messages.length}.eml`), raw);
         callback();
         for (const arrived of arrivals) arrived();
       });

@@ -1,3 +1,4 @@
+import { join } from 'node:path';
 import { parseAdminPasswordHash } from './auth/admin-password.js';
 import { parseEncryptionKey } from './crypto/encrypt-at-rest.js';
 
@@ -92,6 +93,10 @@ export interface Config {
   smtpTimeoutMs: number;
   /** First retry delay of an invoice e-mail; each next one doubles. */
   emailBackoffMs: number;
+  /** "Send the invoice again" requests per QR per day (the first e-mail after stamping is not counted). */
+  emailSendsPerQrPerDay: number;
+  /** Where the built-in fakes keep what the real party would (the PAC's stamps, the mail "sent"); empty: memory only. */
+  fakeDataDir: string;
   /** Public buyer routes: requests per minute per client IP, and per QR token. */
   publicRatePerIp: number;
   publicRatePerToken: number;
@@ -218,6 +223,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Confi
     mailFrom: str('MAIL_FROM', 'Facturación <facturas@localhost>', env),
     smtpTimeoutMs: int('SMTP_TIMEOUT_MS', 15_000, env),
     emailBackoffMs: int('EMAIL_BACKOFF_MS', 5000, env),
+    emailSendsPerQrPerDay: int('EMAIL_SENDS_PER_QR_PER_DAY', 5, env),
+    fakeDataDir: str('FAKE_DATA_DIR', mode === 'test' ? '' : 'var/fakes', env),
     publicRatePerIp: int('PUBLIC_RATE_PER_IP', 120, env),
     publicRatePerToken: int('PUBLIC_RATE_PER_TOKEN', 60, env),
     publicCodeRatePerIp: int('PUBLIC_CODE_RATE_PER_IP', 10, env),
@@ -266,4 +273,14 @@ let current: Readonly<Config> | undefined;
 export function config(): Readonly<Config> {
   current ??= loadConfig();
   return current;
+}
+
+/** The fake SMTP server's folder of .eml files, when the fakes keep their data. */
+export function fakeMailDir(cfg: Pick<Config, 'fakeDataDir'>): string | undefined {
+  return cfg.fakeDataDir ? join(cfg.fakeDataDir, 'mail') : undefined;
+}
+
+/** The fake PAC's journal of stamps, when the fakes keep their data. */
+export function fakePacJournal(cfg: Pick<Config, 'fakeDataDir'>): string | undefined {
+  return cfg.fakeDataDir ? join(cfg.fakeDataDir, 'pac-stamps.jsonl') : undefined;
 }

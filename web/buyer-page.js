@@ -153,6 +153,9 @@
       case 'qr_cancelled': return 'La tienda canceló este código.';
       case 'invoice_refused': return 'No se pudo emitir la factura por un problema de la tienda. Contacta a la tienda; tus datos están bien.';
       case 'network': return 'No hay conexión. Revisa tu internet e inténtalo de nuevo.';
+      case 'buyer_rfc_required': return 'Para enviarla a un correo distinto del que diste al confirmar, escribe también tu RFC.';
+      case 'buyer_rfc_mismatch': return 'Ese RFC no es el de la factura. Revísalo, o déjalo vacío para enviarla al correo que diste al confirmar.';
+      case 'email_limit_reached': return 'Ya enviamos esta factura varias veces hoy. Puedes descargarla aquí mismo, o pedir el envío mañana.';
       default: return error.message || 'Algo salió mal. Inténtalo de nuevo.';
     }
   }
@@ -298,7 +301,12 @@
     var button = $('send-email');
     var note = $('email-note');
     lock(button, true);
-    api('POST', '/v1/public/qrs/email', { v: link.v, t: link.t, m: link.m, email: $('resend-email').value.trim() }).then(function (res) {
+    var request = { v: link.v, t: link.t, m: link.m };
+    var email = $('resend-email').value.trim();
+    var rfc = $('resend-rfc').value.trim() || value('rfc');
+    if (email) request.email = email;
+    if (rfc) request.rfc = rfc;
+    api('POST', '/v1/public/qrs/email', request).then(function (res) {
       lock(button, false);
       note.textContent = res.status === 202 ? 'Listo: enviamos la factura a ' + res.body.to + '.' : humanError(res.body.error || {});
     });

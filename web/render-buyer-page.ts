@@ -162,6 +162,8 @@ ${field('email', 'Correo electrónico', `<input id="email" name="email" type="em
 <button type="button" class="button secondary" id="share" hidden>Compartir</button></p>
 <form id="email-form" novalidate><label for="resend-email">Enviar a mi correo</label>
 <div class="inline"><input id="resend-email" type="email" autocomplete="email" maxlength="254"><button type="submit" id="send-email" class="button secondary">Enviar</button></div>
+<label for="resend-rfc">Tu RFC (solo para enviarla a un correo distinto del que diste al confirmar)</label>
+<input id="resend-rfc" autocomplete="off" autocapitalize="characters" maxlength="13">
 <p id="email-note" class="note" role="status" aria-live="polite"></p></form>
 </section>`;
 }

@@ -8,6 +8,8 @@ import { confirmRequestSchema, emailRequestSchema, type ConfirmRequest, type Cus
 import { previewSale } from '../../shared/invoices/seal-sale.js';
 import { enqueueStamp } from '../../shared/invoices/enqueue-stamp.js';
 import { enqueueInvoiceEmail } from '../../shared/invoices/enqueue-follow-ups.js';
+import { invoiceEmailRecipient, maskedAddress } from '../../shared/invoices/email-recipient.js';
+import { countInvoiceEmail } from '../buyer/email-quota.js';
 import { latestInvoice, liveInvoice, recordConfirmation } from '../../shared/repositories/invoices.js';
 import { expeditionPlace, type Sale } from '../../shared/repositories/sales.js';
 import { satToday } from '../../shared/time-zone.js';
@@ -99,15 +101,28 @@ export function publicBuyerRoutes(deps: ApiDeps): Router<AppState> {
     ctx.body = confirmationView(outcome.invoice, viewContext(deps));
   });
 
-  /** "Send to my e-mail": the invoice again, to the buyer's address or another one. */
+  /**
+   * "Send to my e-mail": the invoice again, to the address given at confirmation, or to another one with
+   * the buyer's RFC; a few times per QR per day (shared/invoices/email-recipient.ts, api/buyer/email-quota.ts).
+   */
   router.post('/email', limited, body, async (ctx) => {
     const request = validateEmail(ctx.request.body);
     const sale = await saleFromLink(deps, request);
     const invoice = await liveInvoice(deps.db, sale.record.transaction.id);
     if (!invoice || invoice.status !== 'ACTIVE' || !invoice.pdf_file_key) throw new AppError(409, 'invoice_not_ready', 'The invoice is not ready yet; try again in a moment.');
-    await enqueueInvoiceEmail(deps.producers, deps.config.emailBackoffMs, invoice.id, request.email ?? invoice.customer.email);
+    await countInvoiceEmail(deps, sale.record.transaction.id);
+    const log = { qr_id: sale.record.transaction.id, invoice_id: invoice.id };
+    let recipient: { to: string; newAddress: boolean };
+    try {
+      recipient = invoiceEmailRecipient(request, invoice.customer);
+    } catch (err) {
+      ctx.state.log.warn({ ...log, code: (err as AppError).code }, 'invoice e-mail refused');
+      throw err;
+    }
+    await enqueueInvoiceEmail(deps.producers, deps.config.emailBackoffMs, invoice.id, recipient.to);
+    ctx.state.log.info({ ...log, recipient: recipient.newAddress ? 'new_address' : 'confirmation_address' }, 'invoice e-mail requested');
     ctx.status = 202;
-    ctx.body = { status: 'QUEUED', to: request.email ?? invoice.customer.email };
+    ctx.body = { status: 'QUEUED', to: maskedAddress(recipient.to) };
   });
 
   /**

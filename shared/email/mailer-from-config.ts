@@ -1,5 +1,5 @@
 import { startFakeSmtpServer } from '../../fakes/smtp-server.js';
-import type { Config } from '../config.js';
+import { fakeMailDir, type Config } from '../config.js';
 import type { Mailer } from './invoice-mailer.js';
 import { smtpMailer } from './smtp-mailer.js';
 
@@ -9,7 +9,7 @@ import { smtpMailer } from './smtp-mailer.js';
  */
 export async function mailerFromConfig(config: Readonly<Config>): Promise<{ mailer: Mailer; close(): Promise<void> }> {
   const url = config.smtpUrl || undefined;
-  const fake = url ? undefined : await startFakeSmtpServer();
+  const fake = url ? undefined : await startFakeSmtpServer({ mailDir: fakeMailDir(config) });
   const mailer = smtpMailer({ url: url ?? fake!.url, from: config.mailFrom, timeoutMs: config.smtpTimeoutMs });
   return {
     mailer,

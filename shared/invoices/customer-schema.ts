@@ -50,7 +50,11 @@ export const emailRequestSchema = {
   type: 'object',
   additionalProperties: false,
   required: ['v', 't', 'm'],
-  properties: { ...qrParams, email: { type: 'string', format: 'email', maxLength: 254, description: 'Defaults to the e-mail given at confirmation' } },
+  properties: {
+    ...qrParams,
+    email: { type: 'string', format: 'email', maxLength: 254, description: 'Defaults to the e-mail given at confirmation; another address needs `rfc`' },
+    rfc: { type: 'string', maxLength: 20, description: "The buyer's RFC as on the invoice: required to send to an address other than the one given at confirmation" },
+  },
 } as const;
 
 export interface EmailRequest {
@@ -58,4 +62,5 @@ export interface EmailRequest {
   t: string;
   m: string;
   email?: string;
+  rfc?: string;
 }

@@ -1,5 +1,5 @@
 import { startFakePacServer } from '../../fakes/pac-server.js';
-import type { Config } from '../config.js';
+import { fakePacJournal, type Config } from '../config.js';
 import { measuredPacClient } from '../metrics/measured-pac-client.js';
 import type { PacClient } from './pac-client.js';
 import { swPacClient } from './sw-pac-client.js';
@@ -12,6 +12,6 @@ import { swPacClient } from './sw-pac-client.js';
  */
 export async function pacClientFromConfig(config: Readonly<Config>): Promise<{ client: PacClient; close(): Promise<void> }> {
   if (config.pacBaseUrl) return { client: measuredPacClient(swPacClient(config.pacBaseUrl, config.pacToken, config.pacTimeoutMs, config.satStatusUrl)), close: async () => undefined };
-  const fake = await startFakePacServer();
+  const fake = await startFakePacServer({ journalFile: fakePacJournal(config) });
   return { client: measuredPacClient(swPacClient(fake.url, fake.token, config.pacTimeoutMs, `${fake.url}/ConsultaCFDIService.svc`)), close: fake.close };
 }

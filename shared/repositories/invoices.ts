@@ -56,7 +56,7 @@ const UNIQUE_VIOLATION = '23505';
 
 /**
  * Accepts a buyer's confirmation in one transaction: locks the QR, checks it is still open, takes the
- * merchant's next folio, writes the invoice as STAMPING and marks the QR confirmed (so it does not
+ * folio of the QR's refused attempt (no CFDI was stamped with it) or else the merchant's next one, writes the invoice as STAMPING and marks the QR confirmed (so it does not
  * expire while stamping). Two confirmations at once: the row lock serializes them and the unique index
  * (one non-refused invoice per transaction) is the final word.
  */
@@ -73,9 +73,13 @@ export async function recordConfirmation(
       if (qr.status === 'CANCELLED') return { ok: false, reason: 'cancelled' } as const;
       if (qr.confirmed_at) return { ok: false, reason: 'already_confirmed', invoice: await liveInvoice(trx, input.transactionId) } as const;
       if (qr.status === 'EXPIRED' || qr.expires_at.getTime() <= Date.now()) return { ok: false, reason: 'expired' } as const;
-      const invoice = await insertNumbered(trx, {
-        id: input.invoiceId, transaction_id: input.transactionId, merchant_id: input.merchantId, customer: JSON.stringify(input.customer),
-      });
+      const row = { id: input.invoiceId, transaction_id: input.transactionId, merchant_id: input.merchantId, customer: JSON.stringify(input.customer) };
+      // A refused attempt stamped no CFDI: its Serie and folio are this attempt's, so refusals leave no gap.
+      const refused = (await trx('invoices').where({ transaction_id: input.transactionId, status: 'REFUSED' }).whereNull('uuid')
+        .orderBy('created_at', 'desc').first('series', 'folio')) as { series: string | null; folio: string } | undefined;
+      const invoice = refused
+        ? ((await trx('invoices').insert({ ...row, status: 'STAMPING', series: refused.series, folio: refused.folio }).returning('*')) as InvoiceRow[])[0]
+        : await insertNumbered(trx, row);
       await trx('qr_transactions').where({ id: input.transactionId }).update({
         status: 'SCANNED', scanned_at: trx.raw('coalesce(scanned_at, now())'), confirmed_at: trx.fn.now(), updated_at: trx.fn.now(),
       });

@@ -223,6 +223,26 @@ describe('buyer flow: resolve, confirm, stamp', function () {
     expect((await invoices(link.qrId)).map((r) => r.status)).to.deep.equal(['REFUSED', 'ACTIVE']);
   });
 
+  it('a refused confirmation does not burn a folio: the next attempts on the QR reuse it, the next sale takes the next one', async () => {
+    const link = await newQrLink(account);
+    expect((await confirm(link, { name: 'UNIVERSIDAD ROBOTICA' })).status).to.equal(202);
+    expect(await stamped(events, link.qrId)).to.include({ outcome: 'refused' });
+    expect((await confirm(link, { postal_code: '01000' })).status).to.equal(202);
+    expect(await stamped(events, link.qrId)).to.include({ outcome: 'refused' });
+    // The buyer corrects it from two devices at once: one CFDI, with the folio the refusals had.
+    const answers = await Promise.all(Array.from({ length: 5 }, () => confirm(link)));
+    expect(answers.map((a) => a.status)).to.deep.equal([202, 202, 202, 202, 202]);
+    expect(await stamped(events, link.qrId)).to.include({ outcome: 'stamped' });
+    const rows = await invoices(link.qrId);
+    expect(rows.map((r) => r.status)).to.deep.equal(['REFUSED', 'REFUSED', 'ACTIVE']);
+    expect(new Set(rows.map((r) => `${r.series}-${r.folio}`)).size, 'one Serie and folio').to.equal(1);
+    const next = await newQrLink(account);
+    expect((await confirm(next)).status).to.equal(202);
+    await stamped(events, next.qrId);
+    const [nextRow] = await invoices(next.qrId);
+    expect(BigInt(nextRow.folio) > BigInt(rows[2].folio), 'a later sale takes a later folio').to.equal(true);
+  });
+
   it('a QR whose confirmation is being stamped does not expire; it ends INVOICED', async () => {
     const link = await newQrLink(account);
     // The PAC holds the stamp until the expiry has run: no timer decides what is checked while stamping.

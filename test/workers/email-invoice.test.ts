@@ -54,14 +54,59 @@ describe('invoice e-mail', function () {
     expect(harness().smtp.messages.some((m) => m.to.includes(`buyer-${link.qrId}@example.test`))).to.equal(true);
   });
 
-  it('the buyer asks for it again at another address', async () => {
+  const again = (link: QrLink, extra: { email?: string; rfc?: string } = {}) => call('POST', '/v1/public/qrs/email', { body: { v: link.v, t: link.t, m: link.m, ...extra } });
+
+  it('the buyer asks for it again at another address, giving their RFC', async () => {
     const link = await newQrLink(account);
     const invoice = await invoiced(link);
     await delivered(invoice.id);
     const before = harness().smtp.messages.length;
-    const res = await call('POST', '/v1/public/qrs/email', { body: { v: link.v, t: link.t, m: link.m, email: 'contador@example.test' } });
+    const res = await again(link, { email: 'contador@example.test', rfc: ' ure180429tm6' });
     expect(res.status).to.equal(202);
+    expect(res.body).to.deep.equal({ status: 'QUEUED', to: 'c•••@example.test' });
     const [mail] = (await harness().smtp.waitForMessages(before + 1, 30_000)).slice(before);
     expect(mail!.to).to.deep.equal(['contador@example.test']);
+  });
+
+  it('not a relay: the ticket alone cannot send the invoice to a new address, nor with another RFC; nothing is sent', async () => {
+    const link = await newQrLink(account);
+    const invoice = await invoiced(link);
+    await delivered(invoice.id);
+    const before = harness().smtp.messages.length;
+    const bare = await again(link, { email: 'stranger@example.test' });
+    expect(bare.status).to.equal(403);
+    expect(bare.body.error.code).to.equal('buyer_rfc_required');
+    expect(bare.body.error.details[0].field).to.equal('rfc');
+    const wrong = await again(link, { email: 'stranger@example.test', rfc: 'XAXX010101000' });
+    expect(wrong.status).to.equal(403);
+    expect(wrong.body.error.code).to.equal('buyer_rfc_mismatch');
+    // The confirmation's address still works with the ticket alone, and is the only mail that goes out.
+    const own = await again(link);
+    expect(own.status).to.equal(202);
+    expect(own.body.to).to.equal(`b•••@example.test`);
+    const [mail] = (await harness().smtp.waitForMessages(before + 1, 30_000)).slice(before);
+    expect(mail!.to).to.deep.equal([`buyer-${link.qrId}@example.test`]);
+    const queued = await harness().producers.queue('email').getJobs(['waiting', 'active', 'delayed', 'completed', 'failed']);
+    expect(queued.filter((job) => (job.data as { to?: string }).to === 'stranger@example.test')).to.deep.equal([]);
+    const lines = harness().logs.filter((l) => l.includes(link.qrId) && l.includes('invoice e-mail'));
+    expect(lines.map((l) => JSON.parse(l).msg)).to.deep.equal(['invoice e-mail refused', 'invoice e-mail refused', 'invoice e-mail requested']);
+    expect(lines.join('\n')).to.not.match(/stranger|buyer-|URE180429TM6/);
+  });
+
+  it('a few sends per QR per day: past EMAIL_SENDS_PER_QR_PER_DAY the answer is 429 with Retry-After, refusals counted', async () => {
+    const link = await newQrLink(account);
+    await delivered((await invoiced(link)).id);
+    const limit = harness().deps.config.emailSendsPerQrPerDay;
+    expect(limit).to.equal(5);
+    expect((await again(link, { email: 'guess@example.test', rfc: 'AAA010101AAA' })).status).to.equal(403);
+    for (let i = 1; i < limit; i++) expect((await again(link)).status, `request ${i + 1}`).to.equal(202);
+    const over = await again(link);
+    expect(over.status).to.equal(429);
+    expect(over.body.error.code).to.equal('email_limit_reached');
+    expect(Number(over.headers.get('retry-after'))).to.be.within(86_000, 86_400);
+    // Another QR has its own allowance.
+    const other = await newQrLink(account);
+    await delivered((await invoiced(other)).id);
+    expect((await again(other)).status).to.equal(202);
   });
 });

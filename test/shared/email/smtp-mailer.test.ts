@@ -1,5 +1,8 @@
 import { expect } from 'chai';
 import { randomBytes } from 'node:crypto';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { createServer } from 'node:net';
 import { startFakeSmtpServer, type FakeSmtpServer } from '../../../fakes/smtp-server.js';
 import { invoiceMail } from '../../../shared/email/invoice-mail.js';
@@ -165,5 +168,23 @@ describe('invoice mail', () => {
   it('refuses a malformed UUID and a link that is not http(s)', () => {
     expect(() => invoiceMail({ ...input, uuid: '../../etc/passwd' })).to.throw(/UUID/);
     expect(() => invoiceMail({ ...input, viewUrl: 'javascript:alert(1)' })).to.throw(/http/);
+  });
+
+  it('in development the fake keeps each message as an .eml file a person can open (FAKE_DATA_DIR/mail)', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'fake-mail-'));
+    const keeping = await startFakeSmtpServer({ mailDir: dir });
+    const sender = smtpMailer({ url: keeping.url, from: 'Facturas <facturas@example.test>', timeoutMs: TIMEOUT_MS });
+    try {
+      await sender.send(invoiceMail(input));
+      await keeping.waitForMessages(1, 2000);
+      const files = readdirSync(dir);
+      expect(files).to.have.length(1);
+      expect(files[0]).to.match(/\.eml$/);
+      expect(readFileSync(join(dir, files[0]!)).equals(keeping.messages[0]!.raw)).to.equal(true);
+    } finally {
+      sender.close();
+      await keeping.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

@@ -3,27 +3,20 @@ import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import { startFakePacServer, type FakePacServer } from '../../../fakes/pac-server.js';
-import { buildCfdi } from '../../../shared/cfdi/build-cfdi.js';
-import type { CfdiInput, CfdiReceptor } from '../../../shared/cfdi/cfdi-input.js';
+import type { CfdiReceptor } from '../../../shared/cfdi/cfdi-input.js';
 import { parseXml } from '../../../shared/cfdi/parse-xml.js';
-import { sealCfdi } from '../../../shared/cfdi/seal-cfdi.js';
-import { serializeXml } from '../../../shared/cfdi/serialize-xml.js';
 import { attribute } from '../../../shared/cfdi/xml-element.js';
-import { Money } from '../../../shared/money.js';
 import {
   PacRefused, PacUnavailable, type PacCancelRequest, type PacClient, type PacStamp, type SatStatusQuery,
 } from '../../../shared/pac/pac-client.js';
 import { swPacClient } from '../../../shared/pac/sw-pac-client.js';
-import { localDateTime } from '../../../shared/time-zone.js';
-import { testSigner } from '../../fixtures/cfdi/test-signer.js';
+import { ISSUER, sealedInvoice } from '../../fixtures/cfdi/sealed-invoice.js';
 import { rejection } from '../../helpers/rejection.js';
 
 const CSD_DIR = new URL('../../../data/sat/test-csd/', import.meta.url);
 /** Another taxpayer's CSD (AAA010101AAA), same password. */
 const OTHER_CSD_DIR = new URL('../../fixtures/sat-test-csd/CSD01_AAA010101AAA/', import.meta.url);
 const PASSWORD = '12345678a';
-const ISSUER = { rfc: 'EKU9003173C9', name: 'ESCUELA KEMPER URGATE', taxRegime: '601' };
-const RECEPTOR: CfdiReceptor = { rfc: 'URE180429TM6', name: 'UNIVERSIDAD ROBOTICA ESPAÑOLA', taxRegime: '601', postalCode: '86991', cfdiUse: 'G03' };
 /** Not one SAT knows: its RFC has the two characters a raw QR expression must carry as they are. */
 const ODD_RECEPTOR: CfdiReceptor = { rfc: 'Ñ&A010101AAA', name: 'COMERCIAL ÑANDU & ASOCIADOS', taxRegime: '601', postalCode: '06600', cfdiUse: 'G03' };
 /** The fake PAC's xmllint run takes 1-5 s on a loaded machine, and timers here fire up to ~1.5 s late. */
@@ -31,25 +24,6 @@ const TIMEOUT_MS = 5000;
 const HANG_TIMEOUT_MS = 1500;
 /** Beyond the end of the next business day whatever weekday it is now: the receptor must accept. */
 const FIVE_DAYS_H = 5 * 24;
-
-let folio = 0;
-
-/** A sealed Ingreso of one concept at `unitPrice` plus IVA 16 %, issued now. */
-function sealedInvoice(unitPrice: string, receptor: CfdiReceptor = RECEPTOR): string {
-  const price = new Money(unitPrice);
-  const input: CfdiInput = {
-    folio: `cancel-${process.pid}-${++folio}`, issuedLocal: localDateTime(new Date(), 'America/Mexico_City'),
-    type: 'I', paymentForm: '01', paymentMethod: 'PUE', currency: 'MXN', currencyDecimals: 2, exportCode: '01', expeditionPlace: '42501',
-    issuer: ISSUER, receptor,
-    concepts: [{
-      productServiceKey: '01010101', quantity: new Money(1), unitKey: 'E48', description: 'Servicio de lavado', unitPrice: price, amount: price, taxObject: '02',
-      taxes: [{ type: 'Traslado', tax: '002', factor: 'Tasa', rate: '0.160000', base: price, amount: price.times('0.16').toDecimalPlaces(2) }],
-    }],
-  };
-  const { comprobante } = buildCfdi(input);
-  sealCfdi(comprobante, testSigner());
-  return serializeXml(comprobante);
-}
 
 function statusQuery(stamp: PacStamp): SatStatusQuery {
   const comprobante = parseXml(stamp.xml);
