@@ -4,6 +4,7 @@ import { fileStoreFromConfig } from '../shared/storage/file-store.js';
 import { satCatalogs } from '../shared/sat/catalogs.js';
 import type { Runtime } from '../shared/runtime.js';
 import { createApp } from './app.js';
+import { StartupHint } from '../shared/check-services.js';
 
 /** Starts the HTTP API on the runtime's connections; resolves once it listens. */
 export async function startApi(runtime: Runtime, port = runtime.config.port, host = runtime.config.host): Promise<Server> {
@@ -14,7 +15,11 @@ export async function startApi(runtime: Runtime, port = runtime.config.port, hos
   server.keepAliveTimeout = 65_000;
   await new Promise<void>((resolve, reject) => {
     server.once('listening', resolve);
-    server.once('error', reject);
+    server.once('error', (err: NodeJS.ErrnoException) => {
+      reject(err.code === 'EADDRINUSE'
+        ? new StartupHint(`Port ${port} on ${host} is already in use (PORT): another copy of the service may be running; stop it, or start this one with PORT=${Number(port) + 1}.`)
+        : err);
+    });
   });
   return server;
 }

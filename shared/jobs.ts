@@ -42,13 +42,15 @@ export interface InvoicePayload {
 export interface CancelInvoicePayload {
   cancellationId: string;
 }
-export type CancelInvoiceResult = { outcome: 'cancelled' | 'pending' | 'refused' | 'not-requested' };
+/** `qrId` and the PAC's refusal `code` are for the job's log line (workers/log-job-outcomes.ts). */
+export type CancelInvoiceResult = { outcome: 'cancelled' | 'pending' | 'refused' | 'not-requested'; uuid?: string; qrId?: string | null; code?: string };
 
 export interface DeliverWebhookPayload {
   deliveryId: string;
 }
 
-export type StampInvoiceResult = { outcome: 'stamped' | 'already-stamped' | 'refused' | 'not-stamping'; uuid?: string };
+/** `qrId` and the refusal's `code` are for the job's log line (workers/log-job-outcomes.ts). */
+export type StampInvoiceResult = { outcome: 'stamped' | 'already-stamped' | 'refused' | 'not-stamping'; uuid?: string; qrId?: string | null; code?: string };
 
 export interface JobTypes {
   'render-qr': { queue: typeof QUEUES.render; data: RenderQrPayload; result: RenderQrResult };

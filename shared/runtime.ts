@@ -1,6 +1,6 @@
 import { armCrashAfterCommit } from './crash-after-commit.js';
 import { config, type Config } from './config.js';
-import { checkPostgres, checkRedis, ServiceUnreachable } from './check-services.js';
+import { checkPostgres, checkRedis, StartupHint } from './check-services.js';
 import { closeDb, db, migrateLatest, type Db } from './db.js';
 import { logger, type Logger } from './logger.js';
 import { createProducers, type Producers } from './queues.js';
@@ -39,9 +39,9 @@ export async function openRuntime(options: { migrate: boolean }): Promise<Runtim
   };
 }
 
-/** For entry points: a ServiceUnreachable is one line on stderr and exit code 1, never a stack trace. */
+/** For entry points: a StartupHint (service unreachable, port busy) is one line on stderr and exit code 1, never a stack trace. */
 export function exitOnStartupError(err: unknown): never {
-  if (err instanceof ServiceUnreachable) {
+  if (err instanceof StartupHint) {
     process.stderr.write(`${err.message}\n`);
   } else {
     logger.fatal({ err }, 'startup failed');

@@ -58,7 +58,7 @@ export async function cancelInvoiceJob(deps: CancelDeps, job: Job<CancelInvoiceP
   } catch (err) {
     if (!(err instanceof PacRefused)) throw err;
     await moveCancellation(deps.db, cancellation.id, ['REQUESTED'], 'FAILED', { refusal: { code: err.pacCode, message: err.message } });
-    return { outcome: 'refused' };
+    return { outcome: 'refused', uuid: query.uuid, qrId: invoice.transaction_id, code: err.pacCode };
   }
   const acuseFileKey = await deps.files.put('acuses', { contentType: 'application/xml', data: Buffer.from(answer.acuse, 'utf8') }, 'xml');
   // 202: SAT had cancelled it already (an earlier attempt whose answer was lost).
@@ -67,5 +67,5 @@ export async function cancelInvoiceJob(deps: CancelDeps, job: Job<CancelInvoiceP
     : await deps.pac.status(query);
   const outcome = cancellationOutcome(status);
   await moveCancellation(deps.db, cancellation.id, ['REQUESTED'], outcome, { satCode: answer.satCode, satStatus: status.cancellationStatus, acuseFileKey });
-  return { outcome: outcome === 'CANCELLED' ? 'cancelled' : 'pending' };
+  return { outcome: outcome === 'CANCELLED' ? 'cancelled' : 'pending', uuid: query.uuid, qrId: invoice.transaction_id };
 }

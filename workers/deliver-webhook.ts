@@ -17,7 +17,7 @@ export interface WebhookDeps {
   keyring: Keyring;
 }
 
-export async function deliverWebhookJob(deps: WebhookDeps, job: Job<DeliverWebhookPayload>): Promise<{ status: 'delivered' | 'skipped' }> {
+export async function deliverWebhookJob(deps: WebhookDeps, job: Job<DeliverWebhookPayload>): Promise<{ status: 'delivered' | 'skipped'; event?: string; statusCode?: number }> {
   const found = await deliveryToSend(deps.db, job.data.deliveryId);
   if (!found || found.delivery.status !== 'PENDING') return { status: 'skipped' };
   if (found.endpointDeleted) {
@@ -29,7 +29,7 @@ export async function deliverWebhookJob(deps: WebhookDeps, job: Job<DeliverWebho
   try {
     const { status } = await deps.client.post(found.url, body, webhookHeaders(secret, found.payload.id, body));
     await recordAttempt(deps.db, found.delivery.id, { delivered: true, statusCode: status });
-    return { status: 'delivered' };
+    return { status: 'delivered', event: found.payload.type, statusCode: status };
   } catch (err) {
     if (!(err instanceof WebhookUndelivered)) throw err;
     const final = job.attemptsMade + 1 >= (job.opts.attempts ?? 1);

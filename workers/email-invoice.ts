@@ -24,7 +24,7 @@ export interface EmailDeps {
   urlSigningKey: string;
 }
 
-export async function emailInvoiceJob(deps: EmailDeps, job: Job<InvoicePayload & { to?: string }>): Promise<{ messageId: string }> {
+export async function emailInvoiceJob(deps: EmailDeps, job: Job<InvoicePayload & { to?: string }>): Promise<{ messageId: string; qrId: string | null; uuid: string; recipient: 'buyer' | 'requested' }> {
   const invoice = await findInvoice(deps.db, job.data.invoiceId);
   if (!invoice?.uuid || !invoice.xml_file_key || !invoice.pdf_file_key) throw new UnrecoverableError(`invoice ${job.data.invoiceId} has no files yet`);
   const merchant = (await deps.db('merchants').where({ id: invoice.merchant_id }).first('name', 'contact_email')) as { name: string; contact_email: string | null } | undefined;
@@ -43,11 +43,11 @@ export async function emailInvoiceJob(deps: EmailDeps, job: Job<InvoicePayload &
   try {
     const sent = await deps.mailer.send(mail);
     if (!job.data.to) await markEmailSent(deps.db, invoice.id);
-    return sent;
+    return { ...sent, qrId: invoice.transaction_id, uuid: invoice.uuid, recipient: job.data.to ? 'requested' : 'buyer' };
   } catch (err) {
     if (err instanceof MailRejected) {
       if (!job.data.to) await markEmailRefused(deps.db, invoice.id);
-      throw new UnrecoverableError(`the mail server refused ${mail.to}: ${err.message}`);
+      throw new UnrecoverableError(`the mail server refused the recipient of invoice ${invoice.id}`);
     }
     throw err;
   }

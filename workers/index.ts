@@ -35,6 +35,7 @@ import { httpWebhookClient, type WebhookClient } from '../shared/webhooks/webhoo
 import { encryptionKeyring } from '../shared/crypto/encrypt-at-rest.js';
 import { measureJobs } from '../shared/metrics/measure-jobs.js';
 import { keepJobSchedulers } from './keep-job-schedulers.js';
+import { logOtherFailures, withOutcomeLog } from './log-job-outcomes.js';
 
 export interface WorkerDeps {
   config: Readonly<Config>;
@@ -125,13 +126,13 @@ export async function startWorkers(deps: WorkerDeps): Promise<RunningWorkers> {
   const cancel: CancelDeps = { db: deps.db, pac: pac.client, files: stamp.files, keyring };
   const webhooks: WebhookDeps = { db: deps.db, client: deps.webhooks ?? httpWebhookClient(deps.config.webhookTimeoutMs, { allowPrivate: deps.config.webhookAllowPrivate }), keyring };
   const workers = Object.values(QUEUES).map((queue) => {
-    const worker = new Worker(queue, processorFor(queue, deps, { sync, stamp, pdf, email, cancel, webhooks }), {
+    const worker = new Worker(queue, withOutcomeLog(queue, deps.logger, processorFor(queue, deps, { sync, stamp, pdf, email, cancel, webhooks })), {
       connection,
       prefix: deps.config.queuePrefix,
       concurrency: deps.config.workerConcurrency,
     });
     worker.on('error', (err) => deps.logger.error({ err, queue }, 'worker error'));
-    worker.on('failed', (job, err) => deps.logger.warn({ err, queue, job_id: job?.id, job: job?.name }, 'job failed'));
+    logOtherFailures(worker, queue, deps.logger);
     measureJobs(worker, queue);
     return worker;
   });

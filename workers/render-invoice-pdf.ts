@@ -23,7 +23,7 @@ export interface PdfDeps {
   emailBackoffMs: number;
 }
 
-export async function renderInvoicePdfJob(deps: PdfDeps, job: Job<InvoicePayload>): Promise<{ pdfFileKey: string }> {
+export async function renderInvoicePdfJob(deps: PdfDeps, job: Job<InvoicePayload>): Promise<{ pdfFileKey: string; qrId: string | null; uuid: string | null }> {
   const invoice = await findInvoice(deps.db, job.data.invoiceId);
   if (!invoice?.xml_file_key) throw new UnrecoverableError(`invoice ${job.data.invoiceId} is not stamped`);
   let pdfFileKey = invoice.pdf_file_key;
@@ -40,5 +40,5 @@ export async function renderInvoicePdfJob(deps: PdfDeps, job: Job<InvoicePayload
   }
   // A global invoice (público en general) has nobody to write to.
   if (!invoice.email_sent_at && !invoice.email_refused_at && invoice.customer.email) await enqueueInvoiceEmail(deps.producers, deps.emailBackoffMs, invoice.id);
-  return { pdfFileKey };
+  return { pdfFileKey, qrId: invoice.transaction_id, uuid: invoice.uuid };
 }

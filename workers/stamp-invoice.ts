@@ -105,9 +105,9 @@ export async function stampInvoiceJob(deps: StampDeps, job: Job<InvoicePayload>,
   if (invoice.status === 'ACTIVE') {
     // Stamped by an earlier run whose PDF job may not have been queued: queueing again is a no-op if it was.
     if (!invoice.pdf_file_key) await enqueueInvoicePdf(deps.producers, invoice.id);
-    return { outcome: 'already-stamped', uuid: invoice.uuid ?? undefined };
+    return { outcome: 'already-stamped', uuid: invoice.uuid ?? undefined, qrId: invoice.transaction_id };
   }
-  if (invoice.status !== 'STAMPING') return { outcome: 'not-stamping' };
+  if (invoice.status !== 'STAMPING') return { outcome: 'not-stamping', qrId: invoice.transaction_id };
 
   // A document byte for byte like one already stamped (one RFC, one Serie, the same folio, second, buyer and
   // items: two points of sale of an issuer sharing a Serie, or the RFC under two accounts) gets that one's
@@ -117,14 +117,14 @@ export async function stampInvoiceJob(deps: StampDeps, job: Job<InvoicePayload>,
   let resealAfter: string | undefined;
   for (let twins = 0; ; twins++) {
     const sealed = await sealedDocument(deps, invoice, now, resealAfter);
-    if (typeof sealed !== 'string') return { outcome: 'refused' };
+    if (typeof sealed !== 'string') return { outcome: 'refused', qrId: invoice.transaction_id, code: 'service' };
     let stamp;
     try {
       stamp = await deps.pac.stamp(sealed);
     } catch (err) {
       if (!(err instanceof PacRefused)) throw err;
       await recordRefusal(deps.db, invoice.id, refusalFromPac(err.pacCode, err.message));
-      return { outcome: 'refused' };
+      return { outcome: 'refused', qrId: invoice.transaction_id, code: err.pacCode };
     }
     const twin = await invoiceIdWithUuid(deps.db, stamp.uuid);
     if (twin === undefined || twin === invoice.id) {
@@ -137,7 +137,7 @@ export async function stampInvoiceJob(deps: StampDeps, job: Job<InvoicePayload>,
       if (recorded !== 'uuid-taken') {
         crashAfterCommit('invoice-stamped');
         await enqueueInvoicePdf(deps.producers, invoice.id);
-        return { outcome: 'stamped', uuid: stamp.uuid };
+        return { outcome: 'stamped', uuid: stamp.uuid, qrId: invoice.transaction_id };
       }
     }
     if (twins >= 2) throw new Error(`the PAC answered invoice ${invoice.id} three times with the stamp of another invoice (${stamp.uuid})`);

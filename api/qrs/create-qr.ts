@@ -47,8 +47,25 @@ function reusedKey(): AppError {
   return new AppError(409, 'idempotency_key_reused', 'This idempotency-key was already used with a different request body; use a new key for a new sale.');
 }
 
-async function replay(deps: ApiDeps, principal: ApiKeyPrincipal, record: IdempotencyRecord, fingerprint: string): Promise<CreateQrResult> {
-  if (record.fingerprint !== fingerprint) throw reusedKey();
+/** The same body with another X-TIME-ZONE is a different request too (the CFDI's Fecha depends on it): say which. */
+function reusedKeyWithOtherTimeZone(stored: string, asked: string): AppError {
+  return new AppError(409, 'idempotency_key_reused', `This idempotency-key was already used with X-TIME-ZONE ${stored}, not ${asked}; send the same headers to replay it, or use a new key for a new sale.`, {
+    details: [{ field: 'X-TIME-ZONE', code: 'differs_from_first_request', message: `The first request with this key said ${stored}.` }],
+  });
+}
+
+async function replay(deps: ApiDeps, principal: ApiKeyPrincipal, record: IdempotencyRecord, fingerprint: string, input: CreateQrInput): Promise<CreateQrResult> {
+  if (record.fingerprint !== fingerprint) {
+    const first = (await findQrTransaction(deps.db, principal.merchantId, principal.mode, record.resourceId))?.transaction.time_zone;
+    if (first && first !== input.timeZone && requestFingerprint(input.body, { 'x-time-zone': first }) === record.fingerprint) {
+      throw reusedKeyWithOtherTimeZone(first, input.timeZone);
+    }
+    throw reusedKey();
+  }
+  return answerReplay(deps, principal, record);
+}
+
+async function answerReplay(deps: ApiDeps, principal: ApiKeyPrincipal, record: IdempotencyRecord): Promise<CreateQrResult> {
   const stored = await findQrTransaction(deps.db, principal.merchantId, principal.mode, record.resourceId);
   if (!stored) throw new AppError(409, 'idempotency_key_reused', 'This idempotency-key belongs to a transaction of another environment.');
   return { view: qrTransactionView(stored, viewContext(deps)), replayed: true };
@@ -76,7 +93,7 @@ export async function createQr(deps: ApiDeps, principal: ApiKeyPrincipal, input:
   const scope: IdempotencyScope = { merchantId: principal.merchantId, scope: SCOPE, key: input.idempotencyKey.toLowerCase() };
 
   const cached = await readCachedRecord(deps.redis, scope);
-  if (cached) return replay(deps, principal, cached, fingerprint);
+  if (cached) return replay(deps, principal, cached, fingerprint, input);
 
   // Optimistic for a new key: PostgreSQL is asked only when the write finds the key taken, or when this
   // attempt fails; either way an existing transaction is the answer, whatever this body's checks say today.
@@ -85,13 +102,13 @@ export async function createQr(deps: ApiDeps, principal: ApiKeyPrincipal, input:
     created = await createNew(deps, principal, input, scope, fingerprint, now);
   } catch (err) {
     const known = err instanceof AppError ? await findRecord(deps.db, scope).catch(() => undefined) : undefined;
-    if (known) return replay(deps, principal, known, fingerprint);
+    if (known) return replay(deps, principal, known, fingerprint, input);
     throw err;
   }
   if (created !== 'key_taken') return created;
   const winner = await findRecord(deps.db, scope);
   if (!winner) throw new Error('idempotency record vanished after a conflict');
-  return replay(deps, principal, winner, fingerprint);
+  return replay(deps, principal, winner, fingerprint, input);
 }
 
 async function createNew(

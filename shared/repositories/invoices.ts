@@ -143,8 +143,11 @@ export async function recordStamp(
         subtotal: stamp.subtotal, discount: stamp.discount, total: stamp.total, updated_at: trx.fn.now(),
       }, '*')) as InvoiceRow[];
       if (!stamped) return 'not-stamping' as const;
-      if (stamped.transaction_id) await trx('qr_transactions').where({ id: stamped.transaction_id }).update({ status: 'INVOICED', updated_at: trx.fn.now() });
-      await emitEvents(trx, stampedEvent(stamped), [{ merchantId: stamped.merchant_id, data: invoiceEventData(stamped) }]);
+      // The sale's own ids travel with the event, as in qr.scanned: the POS matches it to its ticket.
+      const [sale] = stamped.transaction_id
+        ? (await trx('qr_transactions').where({ id: stamped.transaction_id }).update({ status: 'INVOICED', updated_at: trx.fn.now() }, ['sale_id', 'store_uid'])) as { sale_id: string; store_uid: string }[]
+        : [];
+      await emitEvents(trx, stampedEvent(stamped), [{ merchantId: stamped.merchant_id, data: invoiceEventData(stamped, sale ? { sale_id: sale.sale_id, store_uid: sale.store_uid } : {}) }]);
       return 'recorded' as const;
     });
   } catch (err) {
@@ -167,8 +170,10 @@ export async function recordRefusal(db: Db, invoiceId: string, refusal: InvoiceR
     const [refused] = (await trx('invoices').where({ id: invoiceId, status: 'STAMPING' })
       .update({ status: 'REFUSED', refusal: JSON.stringify(refusal), updated_at: trx.fn.now() }, '*')) as InvoiceRow[];
     if (!refused) return;
-    if (refused.transaction_id) await trx('qr_transactions').where({ id: refused.transaction_id }).update({ confirmed_at: null, updated_at: trx.fn.now() });
-    await emitEvents(trx, 'invoice.failed', [{ merchantId: refused.merchant_id, data: invoiceEventData(refused, { error: refusal }) }]);
+    const [sale] = refused.transaction_id
+      ? (await trx('qr_transactions').where({ id: refused.transaction_id }).update({ confirmed_at: null, updated_at: trx.fn.now() }, ['sale_id', 'store_uid'])) as { sale_id: string; store_uid: string }[]
+      : [];
+    await emitEvents(trx, 'invoice.failed', [{ merchantId: refused.merchant_id, data: invoiceEventData(refused, { ...(sale ? { sale_id: sale.sale_id, store_uid: sale.store_uid } : {}), error: refusal }) }]);
   });
 }
 

@@ -96,9 +96,18 @@ describe('POST /v1/qrs', () => {
       const before = await countTransactions(account.merchantId);
       const changed = await postQr(account, qrBody(account.storeUid), key);
       expectError(changed, 409, 'idempotency_key_reused');
-      const otherZone = await postQr(account, qrBody(account.storeUid), key, { 'X-TIME-ZONE': 'America/Tijuana' });
-      expectError(otherZone, 409, 'idempotency_key_reused');
+      expect(changed.body.error.message).to.include('different request body');
       expect(await countTransactions(account.merchantId)).to.equal(before);
+    });
+
+    it('the 409 for the same body and key with another X-TIME-ZONE says it is the time zone that differs', async () => {
+      const key = randomUUID();
+      const body = qrBody(account.storeUid);
+      expect((await postQr(account, body, key)).status).to.equal(201);
+      const otherZone = await postQr(account, body, key, { 'X-TIME-ZONE': 'America/Tijuana' });
+      expectError(otherZone, 409, 'idempotency_key_reused');
+      expect(otherZone.body.error.message).to.equal('This idempotency-key was already used with X-TIME-ZONE America/Mexico_City, not America/Tijuana; send the same headers to replay it, or use a new key for a new sale.');
+      expect(otherZone.body.error.details).to.deep.equal([{ field: 'X-TIME-ZONE', code: 'differs_from_first_request', message: 'The first request with this key said America/Mexico_City.' }]);
     });
 
     it('creates a new QR for the same body under a different key', async () => {

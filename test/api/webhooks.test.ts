@@ -78,7 +78,8 @@ describe('webhooks: endpoints, signed deliveries from an outbox, retries and the
     await stamped(stampEvents, link.qrId);
     const uuid = (await db()('invoices').where({ transaction_id: link.qrId }).first('uuid')).uuid as string;
     const stampedHook = await receiver.accepted(ofEvent('invoice.stamped', (d) => d.qr_id === link.qrId));
-    expect(stampedHook.payload.data).to.include({ uuid, status: 'ACTIVE', total: 302.32 });
+    const saleId = (await db()('qr_transactions').where({ id: link.qrId }).first('sale_id')).sale_id as string;
+    expect(stampedHook.payload.data).to.include({ uuid, status: 'ACTIVE', total: 302.32, sale_id: saleId, store_uid: account.storeUid });
     await recorded(scanned.payload.id);
     await recorded(stampedHook.payload.id);
 

@@ -1,4 +1,5 @@
 import { execFile } from 'node:child_process';
+import { createServer } from 'node:net';
 import { promisify } from 'node:util';
 import { expect } from 'chai';
 import { call } from '../helpers/http.js';
@@ -36,7 +37,22 @@ describe('entry points', function () {
     expect(res.code).to.equal(1);
     const lines = res.stderr.trim().split('\n');
     expect(lines).to.have.length(1);
-    expect(lines[0]).to.match(/^Redis is not reachable at 127\.0\.0\.1:1 .*redis-server/);
+    expect(lines[0]).to.match(/^Redis is not reachable at 127\.0\.0\.1:1 .*redis-server .*--port 1 /);
+  });
+
+  it('the API on a busy port exits with one line that says so and what to do', async () => {
+    const busy = createServer();
+    await new Promise<void>((resolve) => busy.listen(0, '127.0.0.1', resolve));
+    const { port } = busy.address() as { port: number };
+    try {
+      const res = await node('api/main.ts', [], { PORT: String(port), HOST: '127.0.0.1' });
+      expect(res.code).to.equal(1);
+      const lines = res.stderr.trim().split('\n');
+      expect(lines, res.stderr).to.have.length(1);
+      expect(lines[0]).to.equal(`Port ${port} on 127.0.0.1 is already in use (PORT): another copy of the service may be running; stop it, or start this one with PORT=${port + 1}.`);
+    } finally {
+      busy.close();
+    }
   });
 
   it('cli bootstrap prints one JSON object, twice for the same account, with working API keys', async () => {

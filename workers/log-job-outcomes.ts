@@ -1,0 +1,61 @@
+import type { Job, Worker } from 'bullmq';
+import type { Logger } from '../shared/logger.js';
+
+/**
+ * One structured log line per outcome of a job about a sale (render, expiry, stamp, PAC refusal, PDF, e-mail,
+ * cancellation, webhook delivery, CSF synchronization), so an operator follows a sale from POST to e-mail by
+ * `qr_id`. Only ids, outcomes and codes are logged, whitelisted from the job's payload and result: never an
+ * address, a name, an RFC, a document or a secret. Periodic jobs (sweeps, polls, the dispatcher) log at debug.
+ */
+const SALE_JOBS = new Set(['render-qr', 'expire-qr', 'stamp-invoice', 'render-invoice-pdf', 'email-invoice', 'cancel-invoice', 'deliver-webhook', 'sync-issuer']);
+
+/** Payload and result fields that may be logged, and their names in the log. */
+const LOGGED: Record<string, string> = {
+  qrId: 'qr_id', invoiceId: 'invoice_id', cancellationId: 'cancellation_id', deliveryId: 'delivery_id', issuerId: 'issuer_id',
+  outcome: 'outcome', status: 'status', uuid: 'uuid', code: 'code', expired: 'expired', event: 'event', recipient: 'recipient', statusCode: 'status_code',
+};
+
+export function jobLogFields(...sources: unknown[]): Record<string, string | number | boolean> {
+  const fields: Record<string, string | number | boolean> = {};
+  for (const source of sources) {
+    if (!source || typeof source !== 'object') continue;
+    for (const [key, value] of Object.entries(source)) {
+      const name = LOGGED[key];
+      if (name && (typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean')) fields[name] = value;
+    }
+  }
+  return fields;
+}
+
+const logged = new WeakSet<Error>();
+
+/** Failures no handler threw (a job stalled past its limit, a lock lost) still get their line. */
+export function logOtherFailures(worker: Worker, queue: string, logger: Logger): void {
+  worker.on('failed', (job, err) => {
+    if (logged.has(err)) return;
+    logger.warn({ queue, ...(job ? { job: job.name, job_id: job.id, ...jobLogFields(job.data) } : {}), err, final: true }, 'job failed');
+  });
+}
+
+/**
+ * Wraps a queue's processor: the line is written when the handler returns or throws, before BullMQ records
+ * the outcome, so whoever sees the job finished finds its line already written.
+ */
+export function withOutcomeLog(queue: string, logger: Logger, processor: (job: Job) => Promise<unknown>): (job: Job) => Promise<unknown> {
+  return async (job) => {
+    const base = { queue, job: job.name, job_id: job.id, attempt: job.attemptsMade + 1 };
+    let result: unknown;
+    try {
+      result = await processor(job);
+    } catch (err) {
+      const final = job.attemptsMade + 1 >= (job.opts.attempts ?? 1) || (err as Error).name === 'UnrecoverableError';
+      logger.warn({ ...base, ...jobLogFields(job.data), err, final }, final ? 'job failed' : 'job failed, will retry');
+      if (err instanceof Error) logged.add(err);
+      throw err;
+    }
+    const line = { ...base, ...jobLogFields(job.data, result) };
+    if (SALE_JOBS.has(job.name)) logger.info(line, 'job done');
+    else logger.debug(line, 'job done');
+    return result;
+  };
+}
