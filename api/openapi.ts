@@ -475,6 +475,7 @@ export function openApiDocument(publicBaseUrl: string) {
           responses: { 200: { description: 'The file, immutable' }, 404: errorResponse('No such file') },
         },
       },
+      '/': { get: { summary: 'Where the documentation is: a browser (Accept: text/html) is redirected to /docs; others get { service, docs, openapi, health }', responses: { 200: { description: 'Links' }, 302: { description: 'To /docs' } } } },
       '/openapi.json': { get: { summary: 'This document', responses: { 200: { description: 'OpenAPI 3.1' } } } },
       '/docs': { get: { summary: 'This document as an HTML reference page', responses: { 200: { description: 'HTML' } } } },
     },
@@ -559,9 +560,9 @@ function merchantPaths() {
   return {
     '/v1/qrs/merchants': {
       post: {
-        summary: 'Create a merchant (point of sale)', security: bearer,
+        summary: 'Create a merchant (point of sale); the answer also carries its first development API key (`apiKey`), shown only here', security: bearer,
         requestBody: { required: true, content: json('CreateMerchantRequest') },
-        responses: { 201: merchant, 400: errorResponse('Invalid fields'), ...common },
+        responses: { 201: { ...merchant, description: 'The Merchant, plus `apiKey`: its first development API key (shown once; `PUT …/api-key/regenerate` replaces it)' }, 400: errorResponse('Invalid fields'), ...common },
       },
       get: {
         summary: 'List merchants of an issuer (page of MerchantSummary)', security: bearer,

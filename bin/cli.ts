@@ -8,13 +8,14 @@ import { checkPostgres, ServiceUnreachable } from '../shared/check-services.js';
 import { config } from '../shared/config.js';
 import { closeDb, db, migrateLatest } from '../shared/db.js';
 import { createAccessToken, revokeAccessTokens } from '../shared/repositories/access-tokens.js';
-import { findAccountByName } from '../shared/repositories/accounts.js';
+import { findAccountByName, rotateClientSecret } from '../shared/repositories/accounts.js';
 
 const HELP = `usage: npm run cli -- <verb> [options]
   migrate                                  create the database if missing and apply migrations
   bootstrap --account NAME [--json]        create or reuse a development account with an issuer (EKU9003173C9),
                                            an ACTIVE merchant with the SAT test CSD, a new API key and access token
   token create --account NAME [--json]     issue a new bearer access token for an account
+  client-secret --account NAME [--json]    issue a new client secret for POST /v1/auth/token (the previous one stops working)
   token revoke --account NAME              revoke every live access token of an account
   token revoke --token TOKEN               revoke one access token
   admin-password                           read the queue dashboard's operator password from stdin, print ADMIN_PASSWORD_HASH
@@ -62,6 +63,13 @@ async function main(argv: string[]): Promise<number> {
       if (!account) throw new UsageError(`no account named ${values.account}`);
       const token = await createAccessToken(db(), account.accountId, cfg.accessTokenTtlSeconds);
       print({ accessToken: token.token, expiresAt: token.expiresAt.toISOString() });
+      return 0;
+    }
+    case 'client-secret': {
+      if (!values.account) throw new UsageError('client-secret needs --account NAME');
+      const account = await findAccountByName(db(), values.account);
+      if (!account) throw new UsageError(`no account named ${values.account}`);
+      print(await rotateClientSecret(db(), account.accountId));
       return 0;
     }
     case 'token revoke': {

@@ -205,7 +205,8 @@
 
   // --- Money as the API answers it (numbers already rounded by the service; only formatted here) -------
   function money(n) {
-    return Number(n).toLocaleString('es-MX', { minimumFractionDigits: 2, maximumFractionDigits: 6 }) + ' ' + page.currency;
+    var value = Number(n);
+    return (value < 0 ? '-$' : '$') + Math.abs(value).toLocaleString('es-MX', { minimumFractionDigits: 2, maximumFractionDigits: 6 }) + ' ' + page.currency;
   }
   function renderReview(c, totals) {
     var who = $('review-customer');

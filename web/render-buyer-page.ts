@@ -118,7 +118,7 @@ function formHtml(): string {
 <div class="csf">
 <p><strong>¿Tienes tu Constancia de Situación Fiscal?</strong> Llenamos tus datos con los del SAT (opcional).</p>
 <div class="csf-actions">
-<label class="button secondary" for="csf-camera">Escanear su código QR</label>
+<label class="button secondary" for="csf-camera">Escanear el código QR de la constancia</label>
 <input class="visually-hidden" type="file" id="csf-camera" accept="image/*" capture="environment">
 <label class="button secondary" for="csf-file">Subir PDF o foto</label>
 <input class="visually-hidden" type="file" id="csf-file" accept="application/pdf,image/*">

@@ -6,7 +6,7 @@ import {
 import { merchantSummaryView, merchantView } from '../../shared/merchants/merchant-view.js';
 import { pageOf, parsePageRequest, queryText } from '../../shared/pagination.js';
 import { accountMerchant, issuerNotFound, merchantNotFound } from '../account-resources.js';
-import { regenerateApiKey, type KeyMode } from '../../shared/repositories/api-keys.js';
+import { createApiKey, regenerateApiKey, type KeyMode } from '../../shared/repositories/api-keys.js';
 import { findIssuer } from '../../shared/repositories/issuers.js';
 import { insertMerchant, listMerchants, updateMerchant } from '../../shared/repositories/merchants.js';
 import { validator } from '../../shared/validation/ajv.js';
@@ -33,8 +33,14 @@ export function merchantRoutes(deps: ApiDeps): Router<AppState> {
     const accountId = ctx.state.accountId!;
     const { issuerId, ...fields } = validateCreate(ctx.request.body);
     if (!(await findIssuer(deps.db, accountId, issuerId))) throw issuerNotFound(issuerId, 'issuerId');
+    // A new point of sale can post QRs at once: its first (development) API key comes with it, shown once.
+    const { row, apiKey } = await deps.db.transaction(async (trx) => {
+      const created = await insertMerchant(trx, accountId, issuerId, fields);
+      return { row: created, apiKey: await createApiKey(trx, created.id, 'development') };
+    });
     ctx.status = 201;
-    ctx.body = merchantView(await insertMerchant(deps.db, accountId, issuerId, fields));
+    ctx.set('Cache-Control', 'no-store');
+    ctx.body = { ...merchantView(row), apiKey };
   });
 
   router.get('/', async (ctx) => {

@@ -14,6 +14,7 @@ const FIELD_OF: Record<CsdError['code'], string> = {
   csd_key_mismatch: CSD_FIELDS.keyFile,
   csd_not_a_csd: CSD_FIELDS.cerFile,
   csd_unreadable: CSD_FIELDS.cerFile,
+  csd_files_swapped: CSD_FIELDS.cerFile,
 };
 
 export function checkCsd(cer: Buffer, key: Buffer, password: string, issuerRfc: string, now: Date): { csd: CsdInfo } | { details: ErrorDetail[] } {

@@ -38,11 +38,14 @@ describe('merchant invoice mode (CSD upload)', () => {
       [{ ...AAA, password: '12345678a' }, 'csdDataRequest.cerFile', 'csd_expired'],
       [{ ...FIEL, password: '12345678a' }, 'csdDataRequest.cerFile', 'csd_not_a_csd'],
       [{ cer: Buffer.from('not a certificate'), key: EKU.key, password: '12345678a' }, 'csdDataRequest.cerFile', 'csd_unreadable'],
+      [{ cer: EKU.key, key: EKU.cer, password: '12345678a' }, 'csdDataRequest.cerFile', 'csd_files_swapped'],
     ];
     for (const [parts, field, code] of cases) {
       const res = await upload('POST', parts);
       expectError(res, 400, 'invalid_csd');
       expect(res.body.error.details, code).to.deep.include({ field, code, message: res.body.error.details.find((d: { code: string }) => d.code === code)?.message });
+      // A person reads the message: no library's words (ASN.1, X509v3) in it.
+      expect(res.body.error.details.map((d: { message: string }) => d.message).join(' ')).to.not.match(/ASN|X509|Cannot parse/);
     }
     // AAA010101AAA is also another taxpayer than the issuer (EKU9003173C9).
     expect((await upload('POST', { ...AAA, password: '12345678a' })).body.error.details.map((d: { code: string }) => d.code)).to.include('csd_rfc_mismatch');

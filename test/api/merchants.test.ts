@@ -30,8 +30,14 @@ describe('merchants (/v1/qrs/merchants)', () => {
     });
     expect(res.body.merchantId).to.match(/^mer_/);
     expect(res.body.externalMerchantId).to.match(/^store-[0-9a-f]{10}$/);
+    const { apiKey, ...merchant } = res.body;
     const got = await call('GET', `/v1/qrs/merchants/${res.body.merchantId}`, { headers: as(account) });
-    expect(got.body).to.deep.equal(res.body);
+    expect(got.body).to.deep.equal(merchant);
+    // Its first API key comes with it (no "regenerate" to create one), shown once, and it authenticates.
+    expect(apiKey).to.match(/^sk_test_/);
+    expect(res.headers.get('cache-control')).to.equal('no-store');
+    expect((await call('GET', '/v1/qrs/tra_unknown', { headers: { 'X-API-Key': apiKey } })).status).to.equal(404);
+    expectError(await postQr({ ...account, apiKey, storeUid: merchant.externalMerchantId }, qrBody(merchant.externalMerchantId)), 422, 'csd_not_configured');
   });
 
   it('validates every field with details[] and writes nothing', async () => {

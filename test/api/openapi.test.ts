@@ -13,6 +13,15 @@ describe('GET /openapi.json', () => {
     expect(Object.keys(res.body.paths['/v1/qrs'].post.responses)).to.include.members(['201', '400', '401', '404', '409', '422']);
   });
 
+  it('GET / points to /docs: a browser is redirected there, a client gets the links as JSON', async () => {
+    const browser = await fetch(`${harness().baseUrl}/`, { headers: { Accept: 'text/html,application/xhtml+xml,*/*;q=0.8' }, redirect: 'manual' });
+    expect(browser.status).to.equal(302);
+    expect(browser.headers.get('location')).to.equal('/docs');
+    const client = await call('GET', '/');
+    expect(client.status).to.equal(200);
+    expect(client.body).to.deep.equal({ service: 'autofactura-qr', docs: '/docs', openapi: '/openapi.json', health: '/health' });
+  });
+
   it('documents every route the routers know', async () => {
     const { paths } = (await call('GET', '/openapi.json')).body as { paths: Record<string, Record<string, unknown>> };
     const routes = apiRouters(harness().deps).flatMap((router) => router.stack

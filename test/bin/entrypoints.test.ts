@@ -85,4 +85,17 @@ describe('entry points', function () {
     expect(missing.code).to.equal(2);
     expect(missing.stderr).to.include('no account named nobody-here');
   });
+
+  it('cli client-secret issues a new client secret: it gets a token, the previous one no longer does', async () => {
+    const name = `cli-secret-${process.pid}-${Date.now()}`;
+    const created = JSON.parse((await node('bin/cli.ts', ['bootstrap', '--json', '--account', name])).stdout);
+    const res = await node('bin/cli.ts', ['client-secret', '--json', '--account', name]);
+    expect(res.code, res.stderr).to.equal(0);
+    const rotated = JSON.parse(res.stdout);
+    expect(rotated.clientId).to.equal(created.clientId);
+    expect(rotated.clientSecret).to.match(/^cs_/);
+    const token = (secret: string) => call('POST', '/v1/auth/token', { body: { grant_type: 'client_credentials', client_id: created.clientId, client_secret: secret } });
+    expect((await token(rotated.clientSecret)).status).to.equal(200);
+    expect((await token(created.clientSecret)).status).to.equal(401);
+  });
 });

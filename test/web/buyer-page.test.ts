@@ -41,6 +41,15 @@ describe('buyer page in a phone browser', function () {
     await p.fill('#email', c.email);
   }
 
+  it('speaks to the buyer in one register (tú) everywhere: page, hidden steps and the script\'s messages', async () => {
+    const link = await newQrLink(account);
+    const html = await (await fetch(pageUrl(link))).text();
+    const script = await (await fetch(`${harness().baseUrl}/q/assets/buyer-page.js`)).text();
+    const usted = /\b(usted|ingrese|escriba|revise|intente|espere|pida|descargue|contacte|verifique|seleccione|proporcione|su correo|sus datos|su RFC|su factura|su compra|su código)\b/i;
+    expect(usted.exec(html)?.[0], 'page').to.equal(undefined);
+    expect(usted.exec(script)?.[0], 'script').to.equal(undefined);
+  });
+
   it('takes the buyer from the sale to the stamped invoice, in one confirming action', async () => {
     const link = await newQrLink(account);
     const requests: { url: string; bytes: number }[] = [];
@@ -79,7 +88,7 @@ describe('buyer page in a phone browser', function () {
     await fill(page);
     await page.click('#continue');
     await page.waitForSelector('#review-step:not([hidden])');
-    expect(await page.locator('#review-totals').innerText()).to.contain('302.32');
+    expect(await page.locator('#review-totals').innerText()).to.contain('$302.32 MXN');
     await screenshot(page, '02-confirm');
 
     const started = Date.now();
