@@ -63,6 +63,7 @@ export interface JobTypes {
   'render-invoice-pdf': { queue: typeof QUEUES.pdf; data: InvoicePayload; result: { pdfFileKey: string } };
   'sweep-invoice-follow-ups': { queue: typeof QUEUES.pdf; data: Record<string, never>; result: { pdfs: number; emails: number } };
   'email-invoice': { queue: typeof QUEUES.email; data: InvoicePayload & { to?: string }; result: { messageId: string } };
+  'email-cancellation': { queue: typeof QUEUES.email; data: InvoicePayload; result: { outcome: 'sent' | 'no-address' } };
   'cancel-invoice': { queue: typeof QUEUES.cancel; data: CancelInvoicePayload; result: CancelInvoiceResult };
   'poll-cancellations': { queue: typeof QUEUES.cancel; data: Record<string, never>; result: { resolved: number; requeued: number } };
   'dispatch-webhooks': { queue: typeof QUEUES.webhooks; data: Record<string, never>; result: { queued: number } };
@@ -85,6 +86,8 @@ export const jobId = {
   sweepStamping: 'sweep-stamping',
   renderInvoicePdf: (invoiceId: string) => `pdf.${invoiceId}`,
   emailInvoice: (invoiceId: string) => `email.${invoiceId}`,
+  /** The buyer told once that their invoice was cancelled. */
+  emailCancellation: (invoiceId: string) => `email-cancellation.${invoiceId}`,
   sweepInvoiceFollowUps: 'sweep-invoice-follow-ups',
   /** One job per cancellation request: a repeated DELETE or the poll's re-queue while it waits is a no-op. */
   cancelInvoice: (cancellationId: string) => `cancel.${cancellationId}`,

@@ -24,6 +24,7 @@ const QUEUE_OF: { [N in JobName]: JobTypes[N]['queue'] } = {
   'render-invoice-pdf': QUEUES.pdf,
   'sweep-invoice-follow-ups': QUEUES.pdf,
   'email-invoice': QUEUES.email,
+  'email-cancellation': QUEUES.email,
   'cancel-invoice': QUEUES.cancel,
   'poll-cancellations': QUEUES.cancel,
   'dispatch-webhooks': QUEUES.webhooks,

@@ -42,3 +42,12 @@ export function localDateTime(at: Date, zone: string): string {
 export function satToday(now: Date = new Date()): string {
   return localDateTime(now, 'America/Mexico_City').slice(0, 10);
 }
+
+/**
+ * A date as a buyer reads it: day, month and year in central Mexico ("24 de noviembre de 2026"). An ISO
+ * instant, or a local time without offset as SAT writes it (an acuse's or a CFDI's Fecha).
+ */
+export function mexicoLongDate(iso: string): string {
+  const at = /[zZ]|[+-]\d\d:\d\d$/.test(iso) ? new Date(iso) : new Date(`${iso}-06:00`);
+  return at.toLocaleDateString('es-MX', { timeZone: 'America/Mexico_City', day: 'numeric', month: 'long', year: 'numeric' });
+}

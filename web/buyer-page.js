@@ -151,6 +151,7 @@
       case 'rate_limited': return 'Demasiados intentos seguidos. Espera un minuto e inténtalo de nuevo.';
       case 'qr_expired': return 'Este código ya venció. Pide a la tienda un ticket nuevo.';
       case 'qr_cancelled': return 'La tienda canceló este código.';
+      case 'invoice_cancelled': return 'La tienda canceló tu factura: ya no es válida, no la deduzcas.';
       case 'invoice_refused': return 'No se pudo emitir la factura por un problema de la tienda. Contacta a la tienda; tus datos están bien.';
       case 'network': return 'No hay conexión. Revisa tu internet e inténtalo de nuevo.';
       case 'buyer_rfc_required': return 'Para enviarla a un correo distinto del que diste al confirmar, escribe también tu RFC.';

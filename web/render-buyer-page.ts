@@ -6,6 +6,7 @@
 import type { buyerSaleView } from '../shared/invoices/buyer-sale-view.js';
 import { dec, formatAmount } from '../shared/money.js';
 import { assetUrl } from './buyer-assets.js';
+import { mexicoLongDate } from '../shared/time-zone.js';
 
 export type BuyerSaleView = ReturnType<typeof buyerSaleView>;
 
@@ -189,12 +190,13 @@ ${formHtml()}
   return layout(`Factura tu compra en ${view.merchant.name}`, body, options.support, true);
 }
 
-export type StatePageKind = 'expired' | 'globally_invoiced' | 'cancelled' | 'invoiced' | 'bad_link' | 'not_found' | 'store_inactive' | 'code_not_found' | 'rate_limited';
+export type StatePageKind = 'expired' | 'globally_invoiced' | 'cancelled' | 'invoice_cancelled' | 'invoiced' | 'bad_link' | 'not_found' | 'store_inactive' | 'code_not_found' | 'rate_limited';
 
 const STATES: Record<StatePageKind, { title: string; text: string }> = {
   expired: { title: 'Este código ya venció', text: 'El plazo para facturar esta compra con este código terminó. Pide a la tienda un ticket o código nuevo.' },
   globally_invoiced: { title: 'Esta compra ya se reportó al SAT', text: 'Como nadie la facturó a tiempo, la tienda la incluyó en su factura global al público en general y ya no puede facturarse a tu nombre. Si la necesitas, habla con la tienda.' },
   cancelled: { title: 'La tienda canceló este código', text: 'Este código ya no sirve para facturar. Si aún necesitas tu factura, pide ayuda a la tienda.' },
+  invoice_cancelled: { title: 'La tienda canceló tu factura', text: 'Esta factura ya no es válida ante el SAT: no la uses ni la deduzcas. Si necesitas una nueva, habla con la tienda.' },
   invoiced: { title: 'Esta compra ya está facturada', text: 'Ya se emitió la factura de esta compra. Puedes verla o descargarla aquí.' },
   bad_link: { title: 'Este enlace no es válido', text: 'El enlace está incompleto o alterado. Vuelve a escanear el código QR de tu ticket o escribe el código impreso.' },
   not_found: { title: 'No encontramos esta compra', text: 'Este código no corresponde a ninguna compra. Vuelve a escanear el QR de tu ticket o escribe el código impreso.' },
@@ -204,10 +206,17 @@ const STATES: Record<StatePageKind, { title: string; text: string }> = {
 };
 
 /** A state in which the buyer cannot go on, with what to do next; `invoice` adds the links of an invoiced sale. */
-export function renderStatePage(kind: StatePageKind, options: { support?: Support; invoice?: { uuid: string; xml_url: string; pdf_url: string } | null }): string {
+export function renderStatePage(
+  kind: StatePageKind,
+  options: { support?: Support; invoice?: { uuid: string; xml_url: string; pdf_url: string } | null; cancelled?: { uuid: string; issued_at: string; cancelled_at: string } },
+): string {
   const state = STATES[kind];
   const invoice = options.invoice;
-  const links = invoice
+  const cancelled = options.cancelled;
+  const links = cancelled
+    ? `<p>Folio fiscal (UUID) de la factura cancelada:</p><p class="uuid">${escape(cancelled.uuid)}</p>
+<dl class="cancelled"><dt>Emitida</dt><dd>${escape(mexicoLongDate(cancelled.issued_at))}</dd><dt>Cancelada ante el SAT</dt><dd>${escape(mexicoLongDate(cancelled.cancelled_at))}</dd></dl>`
+    : invoice
     ? `<p>Folio fiscal (UUID):</p><p class="uuid">${escape(invoice.uuid)}</p>
 <p class="links"><a class="button" href="${escape(localPath(invoice.pdf_url))}" target="_blank" rel="noopener">Ver PDF</a>
 <a class="button secondary" href="${escape(`${localPath(invoice.pdf_url)}&download=1`)}">Descargar PDF</a>

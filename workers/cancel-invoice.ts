@@ -13,6 +13,8 @@ import type { Db } from '../shared/db.js';
 import type { CancelInvoiceResult, CancelInvoicePayload } from '../shared/jobs.js';
 import { PacRefused, type PacClient, type SatCfdiStatus } from '../shared/pac/pac-client.js';
 import { findCancellation, moveCancellation, type CancellationStatus } from '../shared/repositories/invoice-cancellations.js';
+import type { Producers } from '../shared/queues.js';
+import { enqueueCancellationEmail } from './email-cancellation.js';
 import { findInvoice, type InvoiceRow } from '../shared/repositories/invoices.js';
 import { loadCsdMaterial } from '../shared/repositories/merchant-csds.js';
 import type { FileStore } from '../shared/storage/file-store.js';
@@ -22,6 +24,9 @@ export interface CancelDeps {
   pac: PacClient;
   files: FileStore;
   keyring: Keyring;
+  /** To tell the buyer once their invoice is cancelled (workers/email-cancellation.ts). */
+  producers: Producers;
+  emailBackoffMs: number;
 }
 
 /** Where SAT's answer puts a request: done, still waiting for the receptor, or refused by the receptor. */
@@ -66,6 +71,7 @@ export async function cancelInvoiceJob(deps: CancelDeps, job: Job<CancelInvoiceP
     ? { state: 'Cancelado', cancellable: '', cancellationStatus: '' }
     : await deps.pac.status(query);
   const outcome = cancellationOutcome(status);
-  await moveCancellation(deps.db, cancellation.id, ['REQUESTED'], outcome, { satCode: answer.satCode, satStatus: status.cancellationStatus, acuseFileKey });
+  const moved = await moveCancellation(deps.db, cancellation.id, ['REQUESTED'], outcome, { satCode: answer.satCode, satStatus: status.cancellationStatus, acuseFileKey });
+  if (moved && outcome === 'CANCELLED') await enqueueCancellationEmail(deps.producers, deps.emailBackoffMs, invoice.id);
   return { outcome: outcome === 'CANCELLED' ? 'cancelled' : 'pending', uuid: query.uuid, qrId: invoice.transaction_id };
 }

@@ -22,6 +22,7 @@ import { sweepStampingJob } from './sweep-stamping.js';
 import { sweepInvoiceFollowUpsJob } from './sweep-invoice-follow-ups.js';
 import { renderInvoicePdfJob, type PdfDeps } from './render-invoice-pdf.js';
 import { emailInvoiceJob, type EmailDeps } from './email-invoice.js';
+import { emailCancellationJob } from './email-cancellation.js';
 import type { Mailer } from '../shared/email/invoice-mailer.js';
 import { mailerFromConfig } from '../shared/email/mailer-from-config.js';
 import { cancelInvoiceJob, type CancelDeps } from './cancel-invoice.js';
@@ -92,6 +93,8 @@ function processorFor(queue: QueueName, deps: WorkerDeps, { sync, stamp, pdf, em
         return renderInvoicePdfJob(pdf, job as Job<InvoicePayload>);
       case `${QUEUES.email}/email-invoice`:
         return emailInvoiceJob(email, job as Job<InvoicePayload & { to?: string }>);
+      case `${QUEUES.email}/email-cancellation`:
+        return emailCancellationJob(email, job as Job<InvoicePayload>);
       case `${QUEUES.cancel}/cancel-invoice`:
         return cancelInvoiceJob(cancel, job as Job<CancelInvoicePayload>);
       case `${QUEUES.cancel}/poll-cancellations`:
@@ -123,7 +126,7 @@ export async function startWorkers(deps: WorkerDeps): Promise<RunningWorkers> {
   };
   const mail = deps.mailer ? { mailer: deps.mailer, close: async () => undefined } : await mailerFromConfig(deps.config);
   const email: EmailDeps = { db: deps.db, files: stamp.files, mailer: mail.mailer, publicBaseUrl: deps.config.publicBaseUrl, urlSigningKey: deps.config.urlSigningKey };
-  const cancel: CancelDeps = { db: deps.db, pac: pac.client, files: stamp.files, keyring };
+  const cancel: CancelDeps = { db: deps.db, pac: pac.client, files: stamp.files, keyring, producers: deps.producers, emailBackoffMs: deps.config.emailBackoffMs };
   const webhooks: WebhookDeps = { db: deps.db, client: deps.webhooks ?? httpWebhookClient(deps.config.webhookTimeoutMs, { allowPrivate: deps.config.webhookAllowPrivate }), keyring };
   const workers = Object.values(QUEUES).map((queue) => {
     const worker = new Worker(queue, withOutcomeLog(queue, deps.logger, processorFor(queue, deps, { sync, stamp, pdf, email, cancel, webhooks })), {

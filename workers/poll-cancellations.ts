@@ -11,6 +11,7 @@ import type { Producers } from '../shared/queues.js';
 import { moveCancellation, openCancellations, touchCancellation } from '../shared/repositories/invoice-cancellations.js';
 import { findInvoice } from '../shared/repositories/invoices.js';
 import { cancellationOutcome, statusQueryOf, type CancelDeps } from './cancel-invoice.js';
+import { enqueueCancellationEmail } from './email-cancellation.js';
 
 const BATCH = 500;
 /** A request this old and still unsent lost its job; younger ones may just be waiting in the queue. */
@@ -43,6 +44,7 @@ export async function pollCancellationsJob(
       await touchCancellation(deps.db, id);
     } else if (await moveCancellation(deps.db, id, ['PENDING'], outcome, { satStatus: sat.cancellationStatus })) {
       resolved++;
+      if (outcome === 'CANCELLED') await enqueueCancellationEmail(deps.producers, deps.emailBackoffMs, invoice.id);
     }
   }
   return { resolved, requeued };

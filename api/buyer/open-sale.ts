@@ -2,6 +2,7 @@ import { AppError } from '../../shared/errors.js';
 import { invoiceView } from '../../shared/invoices/invoice-view.js';
 import { verifyQrLink } from '../../shared/qr/qr-link.js';
 import { liveInvoice } from '../../shared/repositories/invoices.js';
+import { cancelledInvoiceOf } from '../../shared/cancellation/cancelled-invoice.js';
 import { findSale, type Sale } from '../../shared/repositories/sales.js';
 import type { ApiDeps } from '../deps.js';
 
@@ -30,7 +31,16 @@ export async function ensureInvoiceable(deps: ApiDeps, sale: Sale): Promise<void
       extra: invoice ? { invoice: invoiceView(invoice, { publicBaseUrl: deps.config.publicBaseUrl, urlSigningKey: deps.config.urlSigningKey }) } : {},
     });
   }
-  if (t.status === 'CANCELLED') throw new AppError(410, 'qr_cancelled', 'This QR was cancelled by the store.');
+  if (t.status === 'CANCELLED') {
+    // A buyer who downloaded the invoice must learn it is void: they could otherwise deduct it.
+    const cancelled = await cancelledInvoiceOf(deps.db, deps.files, { transactionId: t.id });
+    if (cancelled) {
+      throw new AppError(410, 'invoice_cancelled', `The invoice of this sale (${cancelled.uuid}) was cancelled by the store before SAT on ${cancelled.cancelledAt}: it is void, do not deduct it.`, {
+        extra: { invoice: { uuid: cancelled.uuid, issued_at: cancelled.issuedAt.toISOString(), cancelled_at: cancelled.cancelledAt } },
+      });
+    }
+    throw new AppError(410, 'qr_cancelled', 'This QR was cancelled by the store.');
+  }
   if (t.global_invoice_id) throw new AppError(410, 'qr_globally_invoiced', 'Nobody invoiced this sale in time: it was reported in the store\'s global invoice to público en general.');
   if (t.status === 'EXPIRED' || (t.expires_at.getTime() <= Date.now() && !t.confirmed_at)) {
     throw new AppError(410, 'qr_expired', 'This QR has expired; ask the store for a new one.');

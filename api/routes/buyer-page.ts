@@ -23,7 +23,7 @@ const PAGE_HEADERS = {
 // The API's refusals as the page's states (same codes as ensureInvoiceable and saleFromLink).
 const STATE_OF_ERROR: Record<string, StatePageKind> = {
   invalid_signature: 'bad_link', unsupported_version: 'bad_link', qr_not_found: 'not_found', qr_expired: 'expired',
-  qr_globally_invoiced: 'globally_invoiced', qr_cancelled: 'cancelled', qr_already_invoiced: 'invoiced', store_inactive: 'store_inactive',
+  qr_globally_invoiced: 'globally_invoiced', qr_cancelled: 'cancelled', invoice_cancelled: 'invoice_cancelled', qr_already_invoiced: 'invoiced', store_inactive: 'store_inactive',
   invalid_short_code: 'code_not_found', short_code_not_found: 'code_not_found', rate_limited: 'rate_limited',
 };
 
@@ -77,6 +77,11 @@ export function buyerPageRoutes(deps: ApiDeps): Router<AppState> {
       const kind = err instanceof AppError ? STATE_OF_ERROR[err.code] : undefined;
       if (!kind || !(err instanceof AppError)) throw err;
       if (err.headers['Retry-After']) ctx.set('Retry-After', err.headers['Retry-After']);
+      if (kind === 'invoice_cancelled') {
+        const cancelled = err.extra.invoice as { uuid: string; issued_at: string; cancelled_at: string };
+        html(ctx, err.status, renderStatePage(kind, { support: sale && supportOf(sale), cancelled }));
+        return;
+      }
       const invoice = (err.extra.invoice ?? null) as { uuid: string; xml_url: string; pdf_url: string } | null;
       html(ctx, err.status, renderStatePage(kind, { support: sale && supportOf(sale), invoice }));
     }

@@ -2,7 +2,9 @@ import { expect } from 'chai';
 import type { QueueEvents } from 'bullmq';
 import type { BootstrapResult } from '../../cli/bootstrap.js';
 import { jobId } from '../../shared/jobs.js';
-import { confirm, newQrLink, queueEvents, stamped } from '../helpers/buyer.js';
+import { confirm, linkQuery, newQrLink, queueEvents, stamped } from '../helpers/buyer.js';
+import { mexicoLongDate } from '../../shared/time-zone.js';
+import type { ReceivedMail } from '../../fakes/smtp-server.js';
 import { harness } from '../helpers/harness.js';
 import { call, expectError } from '../helpers/http.js';
 import type { QrCreateRequest } from '../../shared/qr/qr-request.js';
@@ -36,6 +38,15 @@ describe('invoice cancellation: DELETE /v1/qrs/invoices/{uuid}', function () {
   const asMerchant = () => ({ 'X-API-Key': account.apiKey });
   const cancel = (uuid: string, body: unknown, headers: Record<string, string> = asMerchant()) => call('DELETE', `/v1/qrs/invoices/${uuid}`, { headers, body });
   const db = () => harness().deps.db;
+  /** The first message the fake SMTP server received that matches, once it has arrived. */
+  async function waitForMail(match: (m: ReceivedMail) => boolean): Promise<ReceivedMail> {
+    for (let n = 1; ; n++) {
+      const messages = await harness().smtp.waitForMessages(n, 30_000);
+      const found = messages.find(match);
+      if (found) return found;
+      n = messages.length;
+    }
+  }
 
   async function stampedInvoice(overrides: Partial<QrCreateRequest> = {}): Promise<Stamped> {
     const link = await newQrLink(account, overrides);
@@ -95,6 +106,32 @@ describe('invoice cancellation: DELETE /v1/qrs/invoices/{uuid}', function () {
     expectError(await cancel(invoice.uuid, { motive: '03' }), 409, 'cancellation_conflict');
     // The buyer's link now says the sale was cancelled.
     expect((await call('GET', `/v1/qrs/invoices/uuid/${invoice.uuid}/xml`, { headers: asMerchant() })).status).to.equal(200);
+  });
+
+  it('tells the buyer: the page says the invoice is void (UUID, dates), and an e-mail to the confirmation address says so with the acuse\'s date', async () => {
+    const link = await newQrLink(account);
+    const email = `void-${link.qrId}@example.test`;
+    expect((await confirm(link, { email })).status).to.equal(202);
+    await stamped(stampEvents, link.qrId);
+    const row = await db()('invoices').where({ transaction_id: link.qrId }).first('id', 'uuid');
+    const invoice = { uuid: row.uuid as string, qrId: link.qrId, invoiceId: row.id as string };
+    await cancel(invoice.uuid, { motive: '02' });
+    expect(await sent(invoice)).to.deep.include({ outcome: 'cancelled' });
+    const acuse = (await db()('invoice_cancellations').where({ invoice_id: invoice.invoiceId }).first('acuse_file_key')).acuse_file_key as string;
+    const acuseFecha = /Fecha="([^"]+)"/.exec((await harness().deps.files.get(acuse))!.data.toString('utf8'))![1]!;
+    const day = mexicoLongDate(acuseFecha);
+
+    const resolved = await call('GET', `/v1/public/qrs/resolve?${linkQuery(link)}`);
+    expectError(resolved, 410, 'invoice_cancelled');
+    expect(resolved.body.error.invoice).to.deep.include({ uuid: invoice.uuid, cancelled_at: acuseFecha });
+    const page = await fetch(`${harness().baseUrl}/q?${linkQuery(link)}`);
+    expect(page.status).to.equal(410);
+    const html = await page.text();
+    expect(html).to.include('La tienda canceló tu factura').and.include(invoice.uuid).and.include('no la uses ni la deduzcas').and.include(day);
+
+    const mail = await waitForMail((m) => m.to.includes(email) && /cancelada/.test(m.headers.get('subject') ?? ''));
+    const text = mail.body('text/plain')!;
+    expect(text).to.include(invoice.uuid).and.include(`cancelada el ${day}`).and.include('no la uses ni la deduzcas');
   });
 
   it('says SAT will ask the receptor for an older invoice over $1,000; it waits, then the receptor accepts', async () => {
