@@ -363,7 +363,7 @@ export function openApiDocument(publicBaseUrl: string) {
           responses: {
             200: { description: 'Merchant, issuer, concepts, taxes, totals, expiry and the state of any confirmation' },
             400: errorResponse('Bad signature or version'), 404: errorResponse('Unknown QR'), 409: errorResponse('Already invoiced (with `invoice` links)'),
-            410: errorResponse('Expired or cancelled'), 422: errorResponse('Store or issuer inactive'), 429: errorResponse('Rate limited'),
+            410: errorResponse('Expired (`qr_expired`), cancelled before any invoice (`qr_cancelled`), or its invoice cancelled (`invoice_cancelled`, with `invoice`: `uuid`, `issued_at`, `cancelled_at` the acuse\'s date)'), 422: errorResponse('Store or issuer inactive'), 429: errorResponse('Rate limited'),
           },
         },
       },
