@@ -2,7 +2,6 @@ import type { DefaultState } from 'koa';
 import type { RouterContext } from '@koa/router';
 import type { Logger } from '../shared/logger.js';
 import type { ApiKeyPrincipal } from '../shared/repositories/api-keys.js';
-import type { MultipartForm } from './middleware/multipart-body.js';
 
 /** What middleware puts on `ctx.state` for the handlers after it. */
 export interface AppState extends DefaultState {
@@ -16,3 +15,15 @@ export interface AppState extends DefaultState {
 }
 
 export type AppContext = RouterContext<AppState>;
+
+/** A file of a multipart/form-data request, held in memory (CSD private keys pass through it). */
+export interface UploadedFile {
+  fileName: string;
+  data: Buffer;
+}
+
+/** A multipart/form-data body as `ctx.state.form` (api/middleware/multipart-body.ts). */
+export interface MultipartForm {
+  fields: Record<string, string>;
+  files: Record<string, UploadedFile>;
+}

@@ -8,10 +8,8 @@ import { StartupHint } from '../shared/check-services.js';
 
 /** Starts the HTTP API on the runtime's connections; resolves once it listens. */
 export async function startApi(runtime: Runtime, port = runtime.config.port, host = runtime.config.host): Promise<Server> {
-  const csf = await csfClientFromConfig(runtime.config);
-  const app = createApp({ ...runtime, catalogs: satCatalogs(), csf: csf.client, files: fileStoreFromConfig(runtime.config, runtime.db) });
+  const app = createApp({ ...runtime, catalogs: satCatalogs(), csf: csfClientFromConfig(runtime.config), files: fileStoreFromConfig(runtime.config, runtime.db) });
   const server = app.listen(port, host);
-  server.once('close', () => void csf.close());
   server.keepAliveTimeout = 65_000;
   await new Promise<void>((resolve, reject) => {
     server.once('listening', resolve);

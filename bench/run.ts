@@ -101,8 +101,8 @@ async function main(): Promise<void> {
 
   // The fake PAC in this process, so the stamping run can change its latency; workers reach it over HTTP.
   const pac = await startFakePacServer();
-  const workers = start('../workers/main.ts', { PAC_BASE_URL: pac.url, PAC_TOKEN: pac.token, SAT_STATUS_URL: `${pac.url}/ConsultaCFDIService.svc` });
-  const api = start('../api/main.ts');
+  const workers = start('../bin/worker.ts', { PAC_BASE_URL: pac.url, PAC_TOKEN: pac.token, SAT_STATUS_URL: `${pac.url}/ConsultaCFDIService.svc` });
+  const api = start('../bin/web.ts');
   try {
     await waitHealthy(`http://127.0.0.1:${PORT}/health`);
     const headers = () => ({ 'X-API-Key': account.apiKey, 'X-TIME-ZONE': 'America/Mexico_City', 'idempotency-key': randomUUID() });

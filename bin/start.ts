@@ -1,10 +1,13 @@
-// `npm start`: development in one process — create the database if missing, migrate, run API and workers.
-import { bootstrapAccount } from '../cli/bootstrap.js';
-import { closeServer, startApi } from '../api/server.js';
-import { exitOnStartupError, onShutdown, openRuntime } from '../shared/runtime.js';
-import { startWorkers } from '../workers/index.js';
-import { fakeMailDir } from '../shared/config.js';
-import { resolve } from 'node:path';
+// `npm start`: development in one process — the fakes of SAT, the PAC and SMTP where no address is set,
+// then create the database if missing, migrate, run API and workers.
+import { startDevServices } from './dev-services.js';
+
+await startDevServices();
+// The service's modules read the configuration the fakes' addresses completed.
+const { bootstrapAccount } = await import('../cli/bootstrap.js');
+const { closeServer, startApi } = await import('../api/server.js');
+const { exitOnStartupError, onShutdown, openRuntime } = await import('../shared/runtime.js');
+const { startWorkers } = await import('../workers/index.js');
 
 const DEV_ACCOUNT = 'dev';
 
@@ -14,9 +17,7 @@ try {
   const server = await startApi(runtime);
   const { config } = runtime;
   process.stdout.write(`Self-invoicing QR service on ${config.publicBaseUrl} (health: ${config.publicBaseUrl}/health)\n`);
-  const mailDir = config.smtpUrl ? undefined : fakeMailDir(config);
-  if (mailDir) process.stdout.write(`E-mails are not sent (no SMTP_URL): each one is kept as an .eml file in ${resolve(mailDir)}\n`);
-  const hasAccount = await runtime.db('accounts').where({ name: DEV_ACCOUNT }).first('id');
+  const hasAccount = (await runtime.db('accounts').where({ name: DEV_ACCOUNT }).first('id')) as { id: string } | undefined;
   if (!hasAccount && config.env !== 'production') {
     const creds = await bootstrapAccount(runtime.db, config, DEV_ACCOUNT);
     process.stdout.write(`Development account "${DEV_ACCOUNT}" created; shown once:\n${JSON.stringify(creds, null, 2)}\n`);

@@ -50,8 +50,8 @@ export async function startServices(ctx: ChaosContext, name: string, extraEnv: R
     CANCELLATION_POLL_MS: '3600000', GLOBAL_INVOICE_CHECK_MS: '3600000', WEBHOOK_DISPATCH_MS: '5000',
     ...extraEnv,
   };
-  const api = serviceProcess(`${name} api`, 'api/main.ts', 'api listening', env, join(ctx.workDir, `${name}-api.log`));
-  const worker = serviceProcess(`${name} worker`, 'workers/main.ts', 'workers running', env, join(ctx.workDir, `${name}-worker.log`));
+  const api = serviceProcess(`${name} api`, 'bin/web.ts', 'api listening', env, join(ctx.workDir, `${name}-api.log`));
+  const worker = serviceProcess(`${name} worker`, 'bin/worker.ts', 'workers running', env, join(ctx.workDir, `${name}-worker.log`));
   await Promise.all([api.start(), worker.start()]);
   return {
     api, worker, baseUrl: `http://127.0.0.1:${port}`, queuePrefix, env,

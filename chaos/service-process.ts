@@ -4,8 +4,9 @@ import { createWriteStream, type WriteStream } from 'node:fs';
 const root = new URL('../', import.meta.url).pathname;
 
 /**
- * One entry point of the service (`api/main.ts`, `workers/main.ts`) as production runs it: its own
- * process, its environment, its log appended to a file. Every start waits for the `ready` log line.
+ * One entry point of the service (`bin/web.ts`, `bin/worker.ts`: the production entries, with the
+ * development fakes only for the parties the environment gives no address for) in its own
+ * process, with its environment, its log appended to a file. Every start waits for the `ready` log line.
  */
 export interface ServiceProcess {
   readonly name: string;

@@ -1,7 +1,21 @@
 import { appendFileSync, existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { Decimal } from 'decimal.js';
-import type { StampedCfdi } from './pac-server.js';
+
+/** What SAT knows of a stamped CFDI: what its cancellation rule and status service read. */
+export interface StampedCfdi {
+  issuerRfc: string;
+  receptorRfc: string;
+  total: Decimal;
+  exchangeRate: Decimal;
+  type: string;
+  stampedAt: Date;
+  state: 'Vigente' | 'Cancelado';
+  /** '' until a cancellation is asked. */
+  cancellationStatus: string;
+  /** EsCancelable as judged when the cancellation was asked; SAT keeps reporting it. */
+  cancellable?: string;
+}
 
 /**
  * What the fake PAC has stamped, kept as a real PAC keeps it: across restarts, so an invoice stamped before

@@ -12,7 +12,7 @@
 import { spawn } from 'node:child_process';
 import { createHash, createPrivateKey, createPublicKey, createSign, randomUUID, X509Certificate } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import { openPacJournal } from './pac-journal.js';
+import { openPacJournal, type StampedCfdi } from './pac-journal.js';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -94,20 +94,6 @@ const RECEIVER_OUTCOMES: Record<ReceiverAnswer, { state: StampedCfdi['state']; c
   'no-answer': { state: 'Cancelado', cancellationStatus: 'Plazo vencido' },
 };
 
-/** What SAT knows of a stamped CFDI: what its cancellation rule and status service read. */
-export interface StampedCfdi {
-  issuerRfc: string;
-  receptorRfc: string;
-  total: Decimal;
-  exchangeRate: Decimal;
-  type: string;
-  stampedAt: Date;
-  state: 'Vigente' | 'Cancelado';
-  /** '' until a cancellation is asked. */
-  cancellationStatus: string;
-  /** EsCancelable as judged when the cancellation was asked; SAT keeps reporting it. */
-  cancellable?: string;
-}
 
 /** SAT's public test taxpayers and the receptors the tests use; other RFCs are not checked. */
 const TAXPAYERS: RegisteredTaxpayer[] = [

@@ -3,118 +3,25 @@ import { parseAdminPasswordHash } from './auth/admin-password.js';
 import { parseEncryptionKey } from './crypto/encrypt-at-rest.js';
 
 /**
- * The one place that reads the environment. Every value has a development default so that
- * `npm start` works on a fresh machine; production must set the secrets (checked at boot).
+ * The one place that reads the environment, as one schema: each setting's variable, default, parser and
+ * meaning. `Config` is derived from it, and so are `.env.example` and docs/configuration.md
+ * (`npm run docs:config`; a test fails when they differ). Every value has a development default so that
+ * `npm start` works on a fresh machine; production must set the secrets and the external parties (checked at boot).
  */
-export interface Config {
-  env: 'development' | 'test' | 'production';
-  port: number;
-  host: string;
-  publicBaseUrl: string;
-  databaseUrl: string;
-  redisUrl: string;
-  /** Prefix of every BullMQ key, so test runs and environments never share queues. */
-  queuePrefix: string;
-  logLevel: string;
-  /** HMAC key that signs the `m` parameter of qr_content. */
-  qrHmacKey: string;
-  /** Keys that signed links before a rotation: still accepted, never used to sign. */
-  qrHmacPreviousKeys: string[];
-  /** HMAC key that signs public image URLs (qr_url). */
-  urlSigningKey: string;
-  /** 32-byte key (hex or base64) encrypting CSD private keys and passwords and webhook secrets at rest. */
-  encryptionKey: string;
-  /** The id (1–255) stored with every value ENCRYPTION_KEY seals, so that it can be rotated. */
-  encryptionKeyId: number;
-  /** Earlier encryption keys by id, for reading values not yet re-encrypted (`npm run cli -- reencrypt`). */
-  encryptionPreviousKeys: { id: number; key: string }[];
-  /** Largest accepted JSON body. */
-  jsonBodyLimit: string;
-  /** How long POST /v1/qrs waits for the render worker before answering 503. */
-  renderTimeoutMs: number;
-  /** How long the Redis idempotency cache keeps an entry (PostgreSQL keeps the record for good). */
-  idempotencyCacheSeconds: number;
-  /** Interval of the expiry sweep that catches QRs whose delayed job was lost. */
-  expirySweepMs: number;
-  accessTokenTtlSeconds: number;
-  workerConcurrency: number;
-  /** Base URL of the CSF adapter (see shared/csf/http-csf-client.ts); empty outside production = the built-in fake. */
-  csfBaseUrl: string;
-  /** Per-attempt timeout of a CSF call. */
-  csfTimeoutMs: number;
-  /** Attempts of an issuer synchronization before it is FAILED. */
-  csfAttempts: number;
-  /** First retry delay; each next one doubles, with ±50 % jitter. */
-  csfBackoffMs: number;
-  /** How long the buyer's page waits while an uploaded CSF is read (PDF render and QR search). */
-  csfReadTimeoutMs: number;
-  /** Base URL of the PAC (SW Sapien stamp v4 format); empty outside production = the built-in fake PAC. */
-  pacBaseUrl: string;
-  /** Bearer token for the PAC (SW's long-lived token). A secret: never logged. */
-  pacToken: string;
-  /** Per-call timeout of a stamp request. */
-  pacTimeoutMs: number;
-  /** Attempts of a stamp job on timeouts and 5xx before it waits for the reconciliation sweep. */
-  pacAttempts: number;
-  /** First retry delay of a stamp job; each next one doubles. */
-  pacBackoffMs: number;
-  /** SAT's public CFDI status service (SOAP); outside production with the fake PAC, the fake's own. */
-  satStatusUrl: string;
-  /** Interval of the job that asks SAT about cancellations waiting for the receptor (and re-queues lost requests). */
-  cancellationPollMs: number;
-  /** Webhook deliveries: per-attempt timeout, attempts, first retry delay (doubling: 14 attempts from 5 s span about a day). */
-  webhookTimeoutMs: number;
-  webhookAttempts: number;
-  webhookBackoffMs: number;
-  /** Let webhooks reach loopback, private and link-local addresses (local receivers in development and tests); off in production. */
-  webhookAllowPrivate: boolean;
-  /** Requests per minute per API key (merchant routes), and per client IP on the bearer-token routes (sliding window). */
-  apiKeyRatePerMin: number;
-  managementRatePerIp: number;
-  /** Connections per process to PostgreSQL (every process has one pool). */
-  dbPoolMax: number;
-  /** Behind a load balancer: take the client IP (rate limits, logs) from X-Forwarded-For. */
-  trustProxy: boolean;
-  /** SIGTERM: how long running requests and jobs may take to finish before the process exits anyway. */
-  shutdownTimeoutMs: number;
-  /** How often the dispatcher turns committed events into deliveries. */
-  webhookDispatchMs: number;
-  /** How often closed periods are looked at for unclaimed sales to report in a global invoice. */
-  globalInvoiceCheckMs: number;
-  /** How long after a period's close its global invoice waits (confirmations in flight at the close finish stamping). */
-  globalInvoiceGraceMs: number;
-  /** Interval of the sweeps that re-queue confirmations left STAMPING and stamped invoices without PDF or e-mail (and how old they must be). */
-  stampSweepMs: number;
-  /** Fault injection for `npm run chaos`: the probability of a SIGKILL right after a commit (0 = off; refused in production). */
-  crashAfterCommit: number;
-  /** SMTP server for invoice e-mails (smtp://user:pass@host:port); empty outside production = the built-in fake. */
-  smtpUrl: string;
-  mailFrom: string;
-  smtpTimeoutMs: number;
-  /** First retry delay of an invoice e-mail; each next one doubles. */
-  emailBackoffMs: number;
-  /** "Send the invoice again" requests per QR per day (the first e-mail after stamping is not counted). */
-  emailSendsPerQrPerDay: number;
-  /** Where the built-in fakes keep what the real party would (the PAC's stamps, the mail "sent"); empty: memory only. */
-  fakeDataDir: string;
-  /** Public buyer routes: requests per minute per client IP, and per QR token. */
-  publicRatePerIp: number;
-  publicRatePerToken: number;
-  /** Short-code lookups per minute per client IP: low, since a code is guessed by trying. */
-  publicCodeRatePerIp: number;
-  /** Bearer token Prometheus presents to read /metrics (API and worker process); empty = metrics not served. */
-  metricsToken: string;
-  /** Port of the worker process's own /metrics listener; 0 = none. */
-  workerMetricsPort: number;
-  /** Where files (logos, XML, PDF) live: a local directory, or PostgreSQL when machines share no disk. */
-  fileStore: 'disk' | 'postgres';
-  /** The directory of the disk store; every API and worker process of one deployment must see the same one. */
-  fileStoreDir: string;
-  /** The operator of the queue dashboard (/admin/queues): Basic-auth user and scrypt hash; no hash = no dashboard. */
-  adminUser: string;
-  adminPasswordHash: string;
-  /** Wrong dashboard passwords per client IP per 15 minutes before it answers 429. */
-  adminLoginFailuresPerIp: number;
+export type Mode = 'development' | 'test' | 'production';
+
+export interface Setting<T> {
+  /** The environment variable. */
+  name: string;
+  /** What it means, for the docs: one sentence or two. */
+  doc: string;
+  /** The raw default, by mode (and, for derived defaults, the rest of the environment). */
+  fallback: string | ((mode: Mode, env: NodeJS.ProcessEnv) => string);
+  /** How the docs show the default (Markdown) when it is not one literal. */
+  shownDefault?: string;
+  /** A secret: `.env.example` leaves it empty, the docs show no value. */
+  secret?: boolean;
+  parse(raw: string, name: string): T;
 }
 
 const DEV_SECRETS = {
@@ -123,17 +30,18 @@ const DEV_SECRETS = {
   encryptionKey: '0000000000000000000000000000000000000000000000000000000000000000',
 };
 
-function int(name: string, fallback: number, env: NodeJS.ProcessEnv): number {
-  const raw = env[name];
-  if (raw === undefined || raw === '') return fallback;
-  const value = Number(raw);
-  if (!Number.isInteger(value) || value < 0) throw new Error(`config: ${name} must be a non-negative integer, got "${raw}"`);
-  return value;
-}
+const text = (raw: string): string => raw;
+const withoutTrailingSlash = (raw: string): string => raw.replace(/\/+$/, '');
+const flag = (raw: string): boolean => raw === '1';
+const commaList = (raw: string): string[] => raw.split(',').map((k) => k.trim()).filter((k) => k !== '');
 
-function str(name: string, fallback: string, env: NodeJS.ProcessEnv): string {
-  const raw = env[name];
-  return raw === undefined || raw === '' ? fallback : raw;
+/** A non-negative integer; below `atLeast` is raised to it (a zero there would stop the work it paces). */
+function integer(atLeast = 0): (raw: string, name: string) => number {
+  return (raw, name) => {
+    const value = Number(raw);
+    if (!Number.isInteger(value) || value < 0) throw new Error(`config: ${name} must be a non-negative integer, got "${raw}"`);
+    return Math.max(atLeast, value);
+  };
 }
 
 function keyId(name: string, raw: string): number {
@@ -154,7 +62,7 @@ function isEncryptionKey(text: string): boolean {
 
 /** `id:key,id:key`; the keys themselves never appear in an error. */
 function previousEncryptionKeys(raw: string): { id: number; key: string }[] {
-  return raw.split(',').map((s) => s.trim()).filter((s) => s !== '').map((entry, i) => {
+  return commaList(raw).map((entry, i) => {
     const colon = entry.indexOf(':');
     if (colon < 0) throw new Error(`config: ENCRYPTION_PREVIOUS_KEYS entry ${i + 1} must be id:key`);
     const key = entry.slice(colon + 1);
@@ -164,78 +72,106 @@ function previousEncryptionKeys(raw: string): { id: number; key: string }[] {
   });
 }
 
-function fileStoreKind(raw: string): Config['fileStore'] {
+function fileStoreKind(raw: string): 'disk' | 'postgres' {
   if (raw !== 'disk' && raw !== 'postgres') throw new Error(`config: FILE_STORE must be disk or postgres, got "${raw}"`);
   return raw;
 }
 
+function probability(raw: string, name: string): number {
+  const value = Number(raw);
+  if (!(value >= 0 && value <= 1)) throw new Error(`config: ${name} must be a probability between 0 and 1`);
+  return value;
+}
+
+function setting<T>(s: Setting<T>): Setting<T> {
+  return s;
+}
+
+const int = (name: string, fallback: number, doc: string, atLeast = 0) => setting({ name, doc, fallback: String(fallback), parse: integer(atLeast) });
+const str = (name: string, fallback: string, doc: string) => setting({ name, doc, fallback, parse: text });
+
+/** Every setting, in the order the docs list them. */
+export const SETTINGS = {
+  port: int('PORT', 3000, 'HTTP listener port.'),
+  host: str('HOST', '0.0.0.0', 'HTTP listener address (the worker\'s metrics listener too).'),
+  publicBaseUrl: setting({ name: 'PUBLIC_BASE_URL', fallback: (_mode, env) => `http://localhost:${env.PORT || 3000}`, shownDefault: '`http://localhost:$PORT`', doc: 'Base of `qr_content`, `qr_url` and every link the service prints; a LAN address lets a real phone open the buyer page.', parse: withoutTrailingSlash }),
+  databaseUrl: setting({ name: 'DATABASE_URL', fallback: (mode) => `postgres://postgres@127.0.0.1:5432/${mode === 'test' ? 'autofactura_test' : 'autofactura'}`, shownDefault: '`postgres://postgres@127.0.0.1:5432/autofactura` (`autofactura_test` under `NODE_ENV=test`)', doc: 'PostgreSQL, the truth.', parse: text }),
+  dbPoolMax: int('DB_POOL_MAX', 20, 'PostgreSQL connections per process.', 1),
+  redisUrl: str('REDIS_URL', 'redis://127.0.0.1:6379/0', 'Redis: BullMQ and the idempotency cache.'),
+  queuePrefix: setting({ name: 'QUEUE_PREFIX', fallback: (mode) => (mode === 'test' ? 'aftest' : 'af'), shownDefault: '`af` (`aftest` under `NODE_ENV=test`)', doc: 'Prefix of every BullMQ key, so environments and test runs never share queues.', parse: text }),
+  logLevel: setting({ name: 'LOG_LEVEL', fallback: (mode) => (mode === 'test' ? 'silent' : 'info'), shownDefault: '`info` (`silent` under `NODE_ENV=test`)', doc: 'pino log level.', parse: text }),
+  qrHmacKey: setting({ name: 'QR_HMAC_KEY', fallback: DEV_SECRETS.qrHmacKey, secret: true, doc: 'HMAC key signing the `m` parameter of `qr_content`. Required in production (`openssl rand -hex 32`).', parse: text }),
+  qrHmacPreviousKeys: setting({ name: 'QR_HMAC_PREVIOUS_KEYS', fallback: '', secret: true, doc: 'Keys `QR_HMAC_KEY` replaced, comma-separated: links they signed still open, nothing new is signed with them.', parse: commaList }),
+  urlSigningKey: setting({ name: 'URL_SIGNING_KEY', fallback: DEV_SECRETS.urlSigningKey, secret: true, doc: 'HMAC key signing `qr_url` and invoice file links. Required in production.', parse: text }),
+  encryptionKey: setting({ name: 'ENCRYPTION_KEY', fallback: DEV_SECRETS.encryptionKey, secret: true, doc: '32 bytes (64 hex characters or base64) encrypting CSD keys and passwords and webhook secrets at rest. Required in production.', parse: text }),
+  encryptionKeyId: setting({ name: 'ENCRYPTION_KEY_ID', fallback: '1', doc: 'The id (1-255) stored with every value `ENCRYPTION_KEY` seals, so that it can be rotated.', parse: (raw, name) => keyId(name, raw) }),
+  encryptionPreviousKeys: setting({ name: 'ENCRYPTION_PREVIOUS_KEYS', fallback: '', secret: true, doc: '`id:key,id:key`: keys `ENCRYPTION_KEY` replaced, to read what `npm run cli -- reencrypt` has not rewritten yet.', parse: previousEncryptionKeys }),
+  jsonBodyLimit: str('JSON_BODY_LIMIT', '256kb', 'Largest JSON body (413 above it).'),
+  renderTimeoutMs: int('RENDER_TIMEOUT_MS', 5000, 'How long `POST /v1/qrs` waits for the render worker before answering 503.'),
+  idempotencyCacheSeconds: int('IDEMPOTENCY_CACHE_SECONDS', 86_400, 'Life of a Redis idempotency cache entry (PostgreSQL keeps the record for good).'),
+  expirySweepMs: int('EXPIRY_SWEEP_MS', 60_000, 'Period of the sweep that expires QRs whose delayed job was lost.'),
+  accessTokenTtlSeconds: int('ACCESS_TOKEN_TTL_SECONDS', 3600, 'Life of a bearer access token.'),
+  workerConcurrency: int('WORKER_CONCURRENCY', 50, 'Concurrent jobs per queue in a worker process.'),
+  csfBaseUrl: setting({ name: 'CSF_BASE_URL', fallback: '', doc: 'The CSF adapter (SAT\'s tax-status service). Left empty, the development entries (`npm start`, `npm run web`, `npm run worker`) start the built-in fake on loopback and the production entries refuse to start.', parse: withoutTrailingSlash }),
+  csfTimeoutMs: int('CSF_TIMEOUT_MS', 10_000, 'Per-attempt timeout of a CSF call.'),
+  csfAttempts: int('CSF_ATTEMPTS', 5, 'Attempts of an issuer synchronization before it is FAILED.', 1),
+  csfBackoffMs: int('CSF_BACKOFF_MS', 2000, 'First retry delay of a synchronization; each next one doubles, with ±50 % jitter.'),
+  csfReadTimeoutMs: int('CSF_READ_TIMEOUT_MS', 8000, 'How long reading an uploaded CSF (PDF render, QR search, text fallback) may take before 422 `csf_unreadable`.'),
+  pacBaseUrl: setting({ name: 'PAC_BASE_URL', fallback: '', doc: 'The PAC (SW Sapien\'s REST API). Left empty, the development entries start the built-in fake PAC and point `SAT_STATUS_URL` at its status service; required by the production entries.', parse: withoutTrailingSlash }),
+  pacToken: setting({ name: 'PAC_TOKEN', fallback: '', secret: true, doc: 'The PAC\'s bearer token. Required in production; never logged.', parse: text }),
+  pacTimeoutMs: int('PAC_TIMEOUT_MS', 30_000, 'Timeout of one stamp call.'),
+  pacAttempts: int('PAC_ATTEMPTS', 8, 'Attempts of a stamp job on timeouts and 5xx before it waits for the reconciliation sweep.', 1),
+  pacBackoffMs: int('PAC_BACKOFF_MS', 2000, 'First retry delay of a stamp job; each next one doubles.'),
+  stampSweepMs: int('STAMP_SWEEP_MS', 60_000, 'Period of the sweeps re-queueing confirmations left STAMPING and stamped invoices without their PDF or e-mail job, and how old they must be.'),
+  crashAfterCommit: setting({ name: 'CRASH_AFTER_COMMIT', fallback: '0', doc: 'Fault injection for `npm run chaos`: the probability of a SIGKILL right after a commit, before its job is queued. Refused in production.', parse: probability }),
+  satStatusUrl: str('SAT_STATUS_URL', 'https://consultaqr.facturaelectronica.sat.gob.mx/ConsultaCFDIService.svc', 'SAT\'s CFDI status service (SOAP).'),
+  cancellationPollMs: int('CANCELLATION_POLL_MS', 600_000, 'How often cancellations waiting for the receptor are asked about, and lost requests re-queued.'),
+  webhookTimeoutMs: int('WEBHOOK_TIMEOUT_MS', 10_000, 'Per-attempt timeout of a webhook delivery.'),
+  webhookAttempts: int('WEBHOOK_ATTEMPTS', 14, 'Attempts before a delivery is FAILED (14 from 5 s, doubling, span about a day).', 1),
+  webhookBackoffMs: int('WEBHOOK_BACKOFF_MS', 5000, 'First retry delay of a delivery; each next one doubles.'),
+  webhookAllowPrivate: setting({ name: 'WEBHOOK_ALLOW_PRIVATE', fallback: (mode) => (mode === 'production' ? '0' : '1'), shownDefault: '`1` outside production, `0` in production', doc: '`1` lets webhook endpoints be loopback, private or link-local addresses (local receivers); `0` refuses them at registration and at delivery.', parse: flag }),
+  apiKeyRatePerMin: int('API_KEY_RATE_PER_MIN', 1200, 'Requests per minute per API key on the merchant routes (sliding window; 429 with `Retry-After`).', 1),
+  managementRatePerIp: int('MANAGEMENT_RATE_PER_IP', 600, 'Requests per minute per client IP on the bearer-token routes and `POST /v1/auth/token`.', 1),
+  webhookDispatchMs: int('WEBHOOK_DISPATCH_MS', 1000, 'How often committed events become deliveries (at least 100).', 100),
+  shutdownTimeoutMs: int('SHUTDOWN_TIMEOUT_MS', 8000, 'SIGTERM: how long requests and jobs in flight may take before the process exits anyway.'),
+  trustProxy: setting({ name: 'TRUST_PROXY', fallback: '', doc: '`1` behind a load balancer: the client IP (rate limits, logs) comes from `X-Forwarded-For`.', parse: flag }),
+  globalInvoiceCheckMs: int('GLOBAL_INVOICE_CHECK_MS', 900_000, 'How often closed periods are looked at for unclaimed sales (at least 1000).', 1000),
+  globalInvoiceGraceMs: int('GLOBAL_INVOICE_GRACE_MS', 3_600_000, 'How long after a period\'s close its global invoice waits (confirmations in flight at the close finish stamping).'),
+  smtpUrl: setting({ name: 'SMTP_URL', fallback: '', secret: true, doc: '`smtp://user:pass@host:port` for invoice e-mails. Left empty, the development entries start a fake SMTP server; required by the production entries.', parse: text }),
+  mailFrom: str('MAIL_FROM', 'Facturación <facturas@localhost>', 'Sender of invoice e-mails.'),
+  smtpTimeoutMs: int('SMTP_TIMEOUT_MS', 15_000, 'Deadline of one message.'),
+  emailBackoffMs: int('EMAIL_BACKOFF_MS', 5000, 'First retry delay of an invoice e-mail; each next one doubles.'),
+  emailSendsPerQrPerDay: int('EMAIL_SENDS_PER_QR_PER_DAY', 5, '"Send the invoice again" requests per QR per day (the first e-mail after stamping is not counted).'),
+  fakeDataDir: setting({ name: 'FAKE_DATA_DIR', fallback: (mode) => (mode === 'test' ? '' : 'var/fakes'), shownDefault: '`var/fakes` (empty under `NODE_ENV=test`)', doc: 'Development: where the built-in fakes keep what the real party would (the fake PAC\'s stamps in `pac-stamps.jsonl`, every message the fake SMTP server accepted in `mail/*.eml`); empty = memory only.', parse: text }),
+  publicRatePerIp: int('PUBLIC_RATE_PER_IP', 120, 'Requests per minute on the buyer routes per client IP (429 with `Retry-After` above).'),
+  publicRatePerToken: int('PUBLIC_RATE_PER_TOKEN', 60, 'Requests per minute on the buyer routes per QR.'),
+  publicCodeRatePerIp: int('PUBLIC_CODE_RATE_PER_IP', 10, 'Short-code lookups per minute per client IP: low, since a code is guessed by trying.'),
+  metricsToken: setting({ name: 'METRICS_TOKEN', fallback: '', secret: true, doc: 'The bearer token Prometheus presents to read `/metrics` of the API and the worker process; empty = no metrics served.', parse: text }),
+  workerMetricsPort: int('WORKER_METRICS_PORT', 9464, 'The worker process\'s `/metrics` listener; `0` = none.'),
+  fileStore: setting({ name: 'FILE_STORE', fallback: 'disk', doc: 'Where logos, XML and PDF live: `disk`, or `postgres` when machines share no disk.', parse: fileStoreKind }),
+  fileStoreDir: str('FILE_STORE_DIR', 'var/files', 'The disk store\'s directory; every process of one deployment must see the same one.'),
+  adminUser: str('ADMIN_USER', 'ops', 'The queue dashboard\'s (`/admin/queues`) operator login.'),
+  adminPasswordHash: setting({ name: 'ADMIN_PASSWORD_HASH', fallback: '', secret: true, doc: 'scrypt hash of the operator\'s password (`npm run cli -- admin-password`); no hash = no dashboard.', parse: text }),
+  adminLoginFailuresPerIp: int('ADMIN_LOGIN_FAILURES_PER_IP', 10, 'Wrong dashboard logins per client IP per 15 minutes before 429.', 1),
+};
+
+type Settings = typeof SETTINGS;
+export type Config = { env: Mode } & { [K in keyof Settings]: ReturnType<Settings[K]['parse']> };
+
+/** NODE_ENV as the service reads it: anything but production and test is development. */
+export function modeOf(env: NodeJS.ProcessEnv): Mode {
+  return env.NODE_ENV === 'production' ? 'production' : env.NODE_ENV === 'test' ? 'test' : 'development';
+}
+
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Config> {
-  const mode = env.NODE_ENV === 'production' ? 'production' : env.NODE_ENV === 'test' ? 'test' : 'development';
-  const port = int('PORT', 3000, env);
-  const config: Config = {
-    env: mode,
-    port,
-    host: str('HOST', '0.0.0.0', env),
-    publicBaseUrl: str('PUBLIC_BASE_URL', `http://localhost:${port}`, env).replace(/\/+$/, ''),
-    databaseUrl: str('DATABASE_URL', `postgres://postgres@127.0.0.1:5432/${mode === 'test' ? 'autofactura_test' : 'autofactura'}`, env),
-    redisUrl: str('REDIS_URL', 'redis://127.0.0.1:6379/0', env),
-    queuePrefix: str('QUEUE_PREFIX', (mode === 'test' ? 'aftest' : 'af'), env),
-    logLevel: str('LOG_LEVEL', (mode === 'test' ? 'silent' : 'info'), env),
-    qrHmacKey: str('QR_HMAC_KEY', DEV_SECRETS.qrHmacKey, env),
-    urlSigningKey: str('URL_SIGNING_KEY', DEV_SECRETS.urlSigningKey, env),
-    encryptionKey: str('ENCRYPTION_KEY', DEV_SECRETS.encryptionKey, env),
-    encryptionKeyId: keyId('ENCRYPTION_KEY_ID', str('ENCRYPTION_KEY_ID', '1', env)),
-    encryptionPreviousKeys: previousEncryptionKeys(str('ENCRYPTION_PREVIOUS_KEYS', '', env)),
-    qrHmacPreviousKeys: str('QR_HMAC_PREVIOUS_KEYS', '', env).split(',').map((k) => k.trim()).filter((k) => k !== ''),
-    jsonBodyLimit: str('JSON_BODY_LIMIT', '256kb', env),
-    renderTimeoutMs: int('RENDER_TIMEOUT_MS', 5000, env),
-    idempotencyCacheSeconds: int('IDEMPOTENCY_CACHE_SECONDS', 86_400, env),
-    expirySweepMs: int('EXPIRY_SWEEP_MS', 60_000, env),
-    accessTokenTtlSeconds: int('ACCESS_TOKEN_TTL_SECONDS', 3600, env),
-    workerConcurrency: int('WORKER_CONCURRENCY', 50, env),
-    csfBaseUrl: str('CSF_BASE_URL', '', env).replace(/\/+$/, ''),
-    csfTimeoutMs: int('CSF_TIMEOUT_MS', 10_000, env),
-    csfAttempts: Math.max(1, int('CSF_ATTEMPTS', 5, env)),
-    csfBackoffMs: int('CSF_BACKOFF_MS', 2000, env),
-    csfReadTimeoutMs: int('CSF_READ_TIMEOUT_MS', 8000, env),
-    pacBaseUrl: str('PAC_BASE_URL', '', env).replace(/\/+$/, ''),
-    pacToken: str('PAC_TOKEN', '', env),
-    pacTimeoutMs: int('PAC_TIMEOUT_MS', 30_000, env),
-    pacAttempts: Math.max(1, int('PAC_ATTEMPTS', 8, env)),
-    pacBackoffMs: int('PAC_BACKOFF_MS', 2000, env),
-    stampSweepMs: int('STAMP_SWEEP_MS', 60_000, env),
-    crashAfterCommit: Number(str('CRASH_AFTER_COMMIT', '0', env)),
-    satStatusUrl: str('SAT_STATUS_URL', 'https://consultaqr.facturaelectronica.sat.gob.mx/ConsultaCFDIService.svc', env),
-    cancellationPollMs: int('CANCELLATION_POLL_MS', 600_000, env),
-    webhookTimeoutMs: int('WEBHOOK_TIMEOUT_MS', 10_000, env),
-    webhookAttempts: Math.max(1, int('WEBHOOK_ATTEMPTS', 14, env)),
-    webhookBackoffMs: int('WEBHOOK_BACKOFF_MS', 5000, env),
-    webhookAllowPrivate: str('WEBHOOK_ALLOW_PRIVATE', mode === 'production' ? '0' : '1', env) === '1',
-    apiKeyRatePerMin: Math.max(1, int('API_KEY_RATE_PER_MIN', 1200, env)),
-    managementRatePerIp: Math.max(1, int('MANAGEMENT_RATE_PER_IP', 600, env)),
-    webhookDispatchMs: Math.max(100, int('WEBHOOK_DISPATCH_MS', 1000, env)),
-    shutdownTimeoutMs: int('SHUTDOWN_TIMEOUT_MS', 8000, env),
-    dbPoolMax: Math.max(1, int('DB_POOL_MAX', 20, env)),
-    trustProxy: str('TRUST_PROXY', '', env) === '1',
-    globalInvoiceCheckMs: Math.max(1000, int('GLOBAL_INVOICE_CHECK_MS', 900_000, env)),
-    globalInvoiceGraceMs: int('GLOBAL_INVOICE_GRACE_MS', 3_600_000, env),
-    smtpUrl: str('SMTP_URL', '', env),
-    mailFrom: str('MAIL_FROM', 'Facturación <facturas@localhost>', env),
-    smtpTimeoutMs: int('SMTP_TIMEOUT_MS', 15_000, env),
-    emailBackoffMs: int('EMAIL_BACKOFF_MS', 5000, env),
-    emailSendsPerQrPerDay: int('EMAIL_SENDS_PER_QR_PER_DAY', 5, env),
-    fakeDataDir: str('FAKE_DATA_DIR', mode === 'test' ? '' : 'var/fakes', env),
-    publicRatePerIp: int('PUBLIC_RATE_PER_IP', 120, env),
-    publicRatePerToken: int('PUBLIC_RATE_PER_TOKEN', 60, env),
-    publicCodeRatePerIp: int('PUBLIC_CODE_RATE_PER_IP', 10, env),
-    metricsToken: str('METRICS_TOKEN', '', env),
-    workerMetricsPort: int('WORKER_METRICS_PORT', 9464, env),
-    fileStore: fileStoreKind(str('FILE_STORE', 'disk', env)),
-    fileStoreDir: str('FILE_STORE_DIR', 'var/files', env),
-    adminUser: str('ADMIN_USER', 'ops', env),
-    adminPasswordHash: str('ADMIN_PASSWORD_HASH', '', env),
-    adminLoginFailuresPerIp: Math.max(1, int('ADMIN_LOGIN_FAILURES_PER_IP', 10, env)),
-  };
+  const mode = modeOf(env);
+  const values: Record<string, unknown> = { env: mode };
+  for (const [key, s] of Object.entries(SETTINGS) as [string, Setting<unknown>][]) {
+    const raw = env[s.name];
+    const given = raw === undefined || raw === '' ? (typeof s.fallback === 'function' ? s.fallback(mode, env) : s.fallback) : raw;
+    values[key] = s.parse(given, s.name);
+  }
+  const config = values as Config;
   if (mode === 'production') {
     for (const key of ['qrHmacKey', 'urlSigningKey', 'encryptionKey'] as const) {
       if (config[key] === DEV_SECRETS[key]) throw new Error(`config: ${key} must be set in production`);
@@ -250,7 +186,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Confi
     if (!config.smtpUrl) throw new Error('config: SMTP_URL must be set in production (the fake SMTP server is for development)');
     if (config.crashAfterCommit !== 0) throw new Error('config: CRASH_AFTER_COMMIT is fault injection for tests; it must not be set in production');
   }
-  if (!(config.crashAfterCommit >= 0 && config.crashAfterCommit <= 1)) throw new Error('config: CRASH_AFTER_COMMIT must be a probability between 0 and 1');
   if (!isEncryptionKey(config.encryptionKey)) {
     throw new Error('config: ENCRYPTION_KEY must be 32 bytes, as 64 hex characters or base64');
   }
@@ -261,7 +196,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Confi
     try {
       parseAdminPasswordHash(config.adminPasswordHash); // a typo fails the boot, not the first login
     } catch (err) {
-      throw new Error(`config: ${(err as Error).message}`);
+      throw new Error(`config: ${(err as Error).message}`, { cause: err });
     }
   }
   return Object.freeze(config);

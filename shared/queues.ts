@@ -90,7 +90,7 @@ export function awaitJobResult<R>(events: QueueEvents, queue: Queue, job: Job, t
           else if (fresh?.failedReason) reject(new JobFailed(fresh.failedReason));
           else reject(new JobTimeout(`job ${id} did not finish within ${timeoutMs} ms`));
         }),
-        (err: unknown) => settle(() => reject(err)),
+        (err: unknown) => settle(() => reject(err instanceof Error ? err : new Error(String(err)))),
       );
     }, timeoutMs);
     let settled = false;

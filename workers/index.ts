@@ -115,18 +115,19 @@ function processorFor(queue: QueueName, deps: WorkerDeps, { sync, stamp, pdf, em
 
 export async function startWorkers(deps: WorkerDeps): Promise<RunningWorkers> {
   const connection = redisOptions('blocking', deps.config.redisUrl) as ConnectionOptions;
-  const csf = deps.csf ? { client: deps.csf, close: async () => undefined } : await csfClientFromConfig(deps.config);
-  const sync: SyncIssuerDeps = { db: deps.db, csf: csf.client, catalogs: satCatalogs() };
+  const sync: SyncIssuerDeps = { db: deps.db, csf: deps.csf ?? csfClientFromConfig(deps.config), catalogs: satCatalogs() };
   const keyring = encryptionKeyring(deps.config);
-  const pac = deps.pac ? { client: deps.pac, close: async () => undefined } : await pacClientFromConfig(deps.config);
+  const pac = deps.pac ?? pacClientFromConfig(deps.config);
   const stamp: StampDeps = {
-    db: deps.db, pac: pac.client, files: deps.files ?? fileStoreFromConfig(deps.config, deps.db), catalogs: satCatalogs(), producers: deps.producers, keyring,
+    db: deps.db, pac, files: deps.files ?? fileStoreFromConfig(deps.config, deps.db), catalogs: satCatalogs(), producers: deps.producers, keyring,
   };
   const pdf: PdfDeps = { db: deps.db, files: stamp.files, catalogs: stamp.catalogs, producers: deps.producers, publicBaseUrl: deps.config.publicBaseUrl, emailBackoffMs: deps.config.emailBackoffMs,
   };
-  const mail = deps.mailer ? { mailer: deps.mailer, close: async () => undefined } : await mailerFromConfig(deps.config);
-  const email: EmailDeps = { db: deps.db, files: stamp.files, mailer: mail.mailer, publicBaseUrl: deps.config.publicBaseUrl, urlSigningKey: deps.config.urlSigningKey };
-  const cancel: CancelDeps = { db: deps.db, pac: pac.client, files: stamp.files, keyring, producers: deps.producers, emailBackoffMs: deps.config.emailBackoffMs };
+  // A mailer built here is closed here; one passed in belongs to the caller.
+  let ownMailer: ReturnType<typeof mailerFromConfig> | undefined;
+  const mailer = deps.mailer ?? (ownMailer = mailerFromConfig(deps.config));
+  const email: EmailDeps = { db: deps.db, files: stamp.files, mailer, publicBaseUrl: deps.config.publicBaseUrl, urlSigningKey: deps.config.urlSigningKey };
+  const cancel: CancelDeps = { db: deps.db, pac, files: stamp.files, keyring, producers: deps.producers, emailBackoffMs: deps.config.emailBackoffMs };
   const webhooks: WebhookDeps = { db: deps.db, client: deps.webhooks ?? httpWebhookClient(deps.config.webhookTimeoutMs, { allowPrivate: deps.config.webhookAllowPrivate }), keyring };
   const workers = Object.values(QUEUES).map((queue) => {
     const worker = new Worker(queue, withOutcomeLog(queue, deps.logger, processorFor(queue, deps, { sync, stamp, pdf, email, cancel, webhooks })), {
@@ -146,9 +147,7 @@ export async function startWorkers(deps: WorkerDeps): Promise<RunningWorkers> {
     async close() {
       schedulers.stop();
       await Promise.all(workers.map((w) => w.close()));
-      await csf.close();
-      await pac.close();
-      await mail.close();
+      ownMailer?.close();
     },
   };
 }

@@ -45,8 +45,13 @@ export function queueDashboard(deps: Pick<ApiDeps, 'config' | 'producers' | 'red
     failedLoginThrottle(deps.redis, 'admin-login', deps.config.adminLoginFailuresPerIp, FAILED_LOGIN_WINDOW_SECONDS),
   );
   return async (ctx, next) => {
-    if (ctx.path !== QUEUE_DASHBOARD_PATH && !ctx.path.startsWith(`${QUEUE_DASHBOARD_PATH}/`)) return next();
+    if (ctx.path !== QUEUE_DASHBOARD_PATH && !ctx.path.startsWith(`${QUEUE_DASHBOARD_PATH}/`)) {
+      await next();
+      return;
+    }
     ctx.set(SECURITY_HEADERS);
-    await auth(ctx, () => board(ctx, next));
+    await auth(ctx, async () => {
+      await board(ctx, next);
+    });
   };
 }

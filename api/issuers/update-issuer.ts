@@ -8,7 +8,7 @@ import { groupBelongsTo, updateIssuer, type IssuerRow } from '../../shared/repos
 import { fileUrl } from '../../shared/storage/file-store.js';
 import { validator } from '../../shared/validation/ajv.js';
 import type { ApiDeps } from '../deps.js';
-import type { MultipartForm } from '../middleware/multipart-body.js';
+import type { MultipartForm } from '../context.js';
 
 const validateFields = validator<UpdateIssuerForm>(updateIssuerFormSchema);
 

@@ -5,7 +5,7 @@ import { findIssuer } from '../../shared/repositories/issuers.js';
 import { findCsdSummary, saveMerchantCsd, type CsdSummaryRow } from '../../shared/repositories/merchant-csds.js';
 import type { MerchantRow } from '../../shared/repositories/merchants.js';
 import type { ApiDeps } from '../deps.js';
-import type { MultipartForm } from '../middleware/multipart-body.js';
+import type { MultipartForm } from '../context.js';
 
 /** The spec's InvoiceModeResponse, plus what the certificate says (number, RFC, validity). */
 export function invoiceModeView(csd: CsdSummaryRow) {

@@ -4,7 +4,7 @@ import { LOGO_ANIMATIONS, type LogoAnimation } from '../../shared/merchants/merc
 import { updateMerchantLogos, type MerchantRow } from '../../shared/repositories/merchants.js';
 import { fileUrl } from '../../shared/storage/file-store.js';
 import type { ApiDeps } from '../deps.js';
-import type { MultipartForm } from '../middleware/multipart-body.js';
+import type { MultipartForm } from '../context.js';
 
 const FILE_FIELDS = { invoiceLogo: 'invoice', appLogo: 'app' } as const;
 

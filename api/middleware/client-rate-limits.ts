@@ -18,7 +18,9 @@ export function clientRateLimits(deps: Pick<ApiDeps, 'redis' | 'config'>): Middl
     { scope: 'api-key', perMinute: deps.config.apiKeyRatePerMin, key: (ctx) => presentedKeyId(ctx.get('X-API-Key')) },
     { scope: 'mgmt-ip', perMinute: deps.config.managementRatePerIp, key: (ctx) => (ctx.get('X-API-Key') ? undefined : ctx.ip) },
   ]);
-  return (ctx, next) => (LIMITED.test(ctx.path) ? limited(ctx, next) : next());
+  return async (ctx, next) => {
+    await (LIMITED.test(ctx.path) ? limited(ctx, next) : next());
+  };
 }
 
 function presentedKeyId(presented: string): string | undefined {

@@ -8,5 +8,7 @@ import { bearerAuth } from './bearer-auth.js';
 export function merchantOrAccountAuth(db: Db): Middleware<AppState> {
   const byKey = apiKeyAuth(db);
   const byToken = bearerAuth(db);
-  return (ctx, next) => (ctx.get('X-API-Key') ? byKey(ctx, next) : byToken(ctx, next));
+  return async (ctx, next) => {
+    await (ctx.get('X-API-Key') ? byKey(ctx, next) : byToken(ctx, next));
+  };
 }

@@ -2,17 +2,8 @@ import { Writable } from 'node:stream';
 import type { Middleware } from 'koa';
 import { koaBody } from 'koa-body';
 import { AppError } from '../../shared/errors.js';
-import type { AppState } from '../context.js';
+import type { AppState, MultipartForm } from '../context.js';
 
-export interface UploadedFile {
-  fileName: string;
-  data: Buffer;
-}
-
-export interface MultipartForm {
-  fields: Record<string, string>;
-  files: Record<string, UploadedFile>;
-}
 
 /**
  * multipart/form-data into `ctx.state.form`. Files stay in memory and never touch the disk (CSD private

@@ -5,7 +5,7 @@ import { verifyInvoiceFileUrl, type InvoiceFileKind } from '../../shared/invoice
 import { cancelInvoiceRequestSchema, type CancelInvoiceRequest } from '../../shared/cancellation/cancellation-schema.js';
 import { cancellationView } from '../../shared/cancellation/cancellation-view.js';
 import { latestCancellation } from '../../shared/repositories/invoice-cancellations.js';
-import { findInvoiceByUuid } from '../../shared/repositories/invoices.js';
+import { findInvoiceByUuid, type InvoiceRow } from '../../shared/repositories/invoices.js';
 import type { StoredFile } from '../../shared/storage/file-store.js';
 import { validator } from '../../shared/validation/ajv.js';
 import { cancelInvoice, type InvoiceScope } from '../invoices/cancel-invoice.js';
@@ -80,7 +80,7 @@ export function invoiceRoutes(deps: ApiDeps): Router<AppState> {
     const uuid = match?.[1] ?? '';
     const kind = (match?.[2] ?? 'xml') as InvoiceFileKind;
     if (!match || !verifyInvoiceFileUrl(uuid, kind, ctx.query.sig, deps.config.urlSigningKey)) throw new AppError(403, 'invalid_signature', 'This invoice link is not valid.');
-    const invoice = await deps.db('invoices').where({ uuid }).first();
+    const invoice = (await deps.db('invoices').where({ uuid }).first()) as InvoiceRow | undefined;
     if (!invoice) throw new AppError(404, 'invoice_not_found', 'No such invoice.');
     const found = await invoiceFile(files, invoice, kind);
     if (!found.ok) throw notReady(kind);

@@ -8,17 +8,9 @@
 import type { Decimal } from 'decimal.js';
 import { Money } from '../money.js';
 import { conceptAmountLimits, taxAmountLimits, withinLimits } from './anexo20-amounts.js';
+import type { CfdiFinding } from './cfdi-finding.js';
 import { checkPagos20 } from './check-pagos20.js';
 import { attribute, children, descendants, type XmlElement } from './xml-element.js';
-
-export interface CfdiFinding {
-  /** Our stable code. */
-  code: string;
-  /** The SAT validation (PAC error code) the rule mirrors. */
-  satCode: string;
-  path: string;
-  message: string;
-}
 
 function written(text: string): number {
   const dot = text.indexOf('.');

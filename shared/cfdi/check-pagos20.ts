@@ -6,7 +6,7 @@
 import type { Decimal } from 'decimal.js';
 import { Money } from '../money.js';
 import { taxAmountLimits, withinLimits, type TaxGroup, type TaxLine } from './anexo20-amounts.js';
-import type { CfdiFinding } from './check-cfdi-amounts.js';
+import type { CfdiFinding } from './cfdi-finding.js';
 import {
   PAYMENT_TOTAL_RULES, TOTAL_PAYMENTS_SAT_CODE, inPaymentCurrency, matchesSum, paidAmountFloor, paymentTotals, writeTotal, type PaymentForTotals,
 } from './pagos20-amounts.js';

@@ -31,7 +31,7 @@ function runTool(command: string, args: string[], input: Buffer, timeoutMs: numb
     const child = execFile(command, args, { encoding: 'buffer', timeout: timeoutMs, killSignal: 'SIGKILL', maxBuffer }, (err, stdout) => {
       if (!err) return resolve(stdout);
       // A missing binary is the server's problem, not the document's.
-      if (err.code === 'ENOENT') return reject(err);
+      if (err.code === 'ENOENT') return reject(err as Error);
       // execFile kills the tool both at the timeout and when its output passes maxBuffer.
       if (err.killed && err.code !== 'ERR_CHILD_PROCESS_STDIO_MAXBUFFER') return reject(new PdfUnreadable('The PDF could not be read in time.'));
       reject(new PdfUnreadable('The PDF could not be opened: it is damaged, password-protected or not a PDF.'));

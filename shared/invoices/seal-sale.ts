@@ -4,7 +4,8 @@
  */
 import { buildCfdi } from '../cfdi/build-cfdi.js';
 import type { CfdiInput, CfdiPaymentInput } from '../cfdi/cfdi-input.js';
-import { checkCfdiAmounts, type CfdiFinding } from '../cfdi/check-cfdi-amounts.js';
+import { checkCfdiAmounts } from '../cfdi/check-cfdi-amounts.js';
+import type { CfdiFinding } from '../cfdi/cfdi-finding.js';
 import type { DocumentTotals } from '../cfdi/anexo20-amounts.js';
 import { sealCfdi, type CsdSigner } from '../cfdi/seal-cfdi.js';
 import { serializeXml } from '../cfdi/serialize-xml.js';

@@ -141,7 +141,7 @@ function parseDocument(xml: string): XmlElement {
   try {
     root = parseXml(xml);
   } catch (err) {
-    throw new Error(`not a stamped CFDI 4.0: the XML is not well-formed (${err instanceof XmlParseError ? err.message : 'unreadable'})`);
+    throw new Error(`not a stamped CFDI 4.0: the XML is not well-formed (${err instanceof XmlParseError ? err.message : 'unreadable'})`, { cause: err });
   }
   if (root.name !== 'cfdi:Comprobante' || attribute(root, 'xmlns:cfdi') !== CFDI_NAMESPACE || attribute(root, 'Version') !== '4.0') {
     throw new Error('not a stamped CFDI 4.0: the root is not a cfdi:Comprobante Version 4.0');

@@ -115,6 +115,10 @@ export async function touchCancellation(db: Db, id: string): Promise<void> {
 /** Requests waiting for the receptor, and requests still unsent since before `requestedBefore`; least recently looked at first. */
 export async function openCancellations(db: Db, requestedBefore: Date, limit: number): Promise<CancellationRow[]> {
   return (await db('invoice_cancellations')
-    .where((q) => q.where({ status: 'PENDING' }).orWhere((r) => r.where({ status: 'REQUESTED' }).where('updated_at', '<', requestedBefore)))
+    .where((q) => {
+      q.where({ status: 'PENDING' }).orWhere((r) => {
+        r.where({ status: 'REQUESTED' }).where('updated_at', '<', requestedBefore);
+      });
+    })
     .orderBy('updated_at').limit(limit)) as CancellationRow[];
 }

@@ -61,7 +61,9 @@ export async function listIssuers(
   if (query.groupId) base.andWhere({ group_id: query.groupId });
   if (query.filter) {
     const like = containsPattern(query.filter);
-    base.andWhere((w) => w.whereILike('business_name', like).orWhereILike('alias', like).orWhereILike('rfc', like));
+    base.andWhere((w) => {
+      w.whereILike('business_name', like).orWhereILike('alias', like).orWhereILike('rfc', like);
+    });
   }
   const [count, rows] = await Promise.all([
     base.clone().count<{ count: string }[]>('* as count'),

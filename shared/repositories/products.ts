@@ -71,7 +71,11 @@ export async function updateProduct(db: Db, merchantId: string, productId: strin
 
 export async function listProducts(db: Db, merchantId: string, search: string | undefined, page: PageRequest): Promise<{ rows: ProductRow[]; total: number }> {
   const base = db('merchant_products').where({ merchant_id: merchantId });
-  if (search) base.andWhere((w) => w.whereILike('sku', containsPattern(search)).orWhereILike('description', containsPattern(search)));
+  if (search) {
+    base.andWhere((w) => {
+      w.whereILike('sku', containsPattern(search)).orWhereILike('description', containsPattern(search));
+    });
+  }
   const [count, rows] = await Promise.all([
     base.clone().count<{ count: string }[]>('* as count'),
     base.clone().orderBy([{ column: 'sku' }]).limit(page.size).offset(page.page * page.size),

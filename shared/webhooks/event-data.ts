@@ -1,5 +1,15 @@
 import { toJsonNumber } from '../money.js';
-import type { InvoiceRow } from '../repositories/invoices.js';
+
+/** What an invoice.* event tells of an invoice (an invoices row has these columns). */
+export interface InvoiceEventFacts {
+  transaction_id: string | null;
+  cfdi_type: 'I' | 'E' | 'P';
+  uuid: string | null;
+  status: string;
+  series: string | null;
+  folio: string;
+  total: string | null;
+}
 
 /** The `data` of qr.* events: which sale, as the merchant's POS knows it. */
 export function qrEventData(qr: { id: string; sale_id: string; store_uid: string; status: string }): Record<string, unknown> {
@@ -7,7 +17,7 @@ export function qrEventData(qr: { id: string; sale_id: string; store_uid: string
 }
 
 /** The `data` of invoice.* events: the invoice as `GET /v1/qrs/{qrId}` shows it, without links (they are fetched with credentials). */
-export function invoiceEventData(invoice: Pick<InvoiceRow, 'transaction_id' | 'cfdi_type' | 'uuid' | 'status' | 'series' | 'folio' | 'total'>, extra: Record<string, unknown> = {}): Record<string, unknown> {
+export function invoiceEventData(invoice: InvoiceEventFacts, extra: Record<string, unknown> = {}): Record<string, unknown> {
   return {
     qr_id: invoice.transaction_id, type: invoice.cfdi_type, uuid: invoice.uuid, status: invoice.status, series: invoice.series, folio: invoice.folio,
     total: invoice.total === null ? null : toJsonNumber(invoice.total), ...extra,

@@ -45,7 +45,7 @@ describe('entry points', function () {
     await new Promise<void>((resolve) => busy.listen(0, '127.0.0.1', resolve));
     const { port } = busy.address() as { port: number };
     try {
-      const res = await node('api/main.ts', [], { PORT: String(port), HOST: '127.0.0.1' });
+      const res = await node('api/main.ts', [], { PORT: String(port), HOST: '127.0.0.1', CSF_BASE_URL: 'http://127.0.0.1:9' });
       expect(res.code).to.equal(1);
       const lines = res.stderr.trim().split('\n');
       expect(lines, res.stderr).to.have.length(1);
@@ -54,6 +54,16 @@ describe('entry points', function () {
       busy.close();
     }
   });
+
+  for (const [entry, name] of [['api/main.ts', 'CSF_BASE_URL'], ['workers/main.ts', 'CSF_BASE_URL']] as const) {
+    it(`the production entry ${entry} starts no fake: an empty ${name} exits with one line naming it`, async () => {
+      const res = await node(entry, [], { CSF_BASE_URL: '', PAC_BASE_URL: '', SMTP_URL: '', WORKER_METRICS_PORT: '0', PORT: '0' });
+      expect(res.code).to.equal(1);
+      const lines = res.stderr.trim().split('\n');
+      expect(lines, res.stderr).to.have.length(1);
+      expect(lines[0]).to.equal(`${name} is empty: set it, or start the development entry (npm start, npm run web, npm run worker), which starts a fake on loopback.`);
+    });
+  }
 
   it('cli bootstrap prints one JSON object, twice for the same account, with working API keys', async () => {
     const name = `cli-${process.pid}-${Date.now()}`;

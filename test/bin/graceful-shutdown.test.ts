@@ -84,7 +84,12 @@ describe('graceful shutdown on SIGTERM, with real processes under load', functio
     const port = await freePort();
     baseUrl = `http://127.0.0.1:${port}`;
     // Its own queues: the harness's in-process workers must not take these jobs.
-    env = { QUEUE_PREFIX: `aftest${process.pid}sig`, PORT: String(port), HOST: '127.0.0.1', PUBLIC_BASE_URL: 'https://factura.example.test', SHUTDOWN_TIMEOUT_MS: '8000' };
+    // The production entries need every external party's address: the harness's fakes, over the wire.
+    const { csf, pac, smtp } = harness();
+    env = {
+      QUEUE_PREFIX: `aftest${process.pid}sig`, PORT: String(port), HOST: '127.0.0.1', PUBLIC_BASE_URL: 'https://factura.example.test', SHUTDOWN_TIMEOUT_MS: '8000',
+      CSF_BASE_URL: csf.url, PAC_BASE_URL: pac.url, PAC_TOKEN: pac.token, SAT_STATUS_URL: `${pac.url}/ConsultaCFDIService.svc`, SMTP_URL: smtp.url,
+    };
   });
   after(() => {
     for (const r of running) {

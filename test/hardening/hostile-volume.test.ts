@@ -33,7 +33,7 @@ function forged(real: string, i: number): string {
     case 2: return real.slice(0, -1 - (i % 7));
     case 3: return `${real.slice(0, 12)}${real[12] === 'A' ? 'B' : 'A'}${real.slice(13)}`;
     case 4: return `${real}${'x'.repeat(1 + (i % 4000))}`;
-    default: return `${real.slice(0, 8)}ñ\u0000${real.slice(10)}`.replace(/\u0000/g, '');
+    default: return `${real.slice(0, 8)}ñ\u0000${real.slice(10)}`.replaceAll('\u0000', '');
   }
 }
 

@@ -1,0 +1,79 @@
+// Layering rules, enforced by `npm run lint` (docs/architecture.md explains each).
+/** The pure domain: plain functions over values, no I/O, no framework. */
+const PURE = '^shared/(cfdi|tax-id)/|^shared/(money|time-zone)\\.ts$|^shared/sat/sorted-line-index\\.ts$|^shared/qr/(qr-codewords|qr-layout|qr-matrix|qr-penalty|qr-planes|qr-tables|reed-solomon|png-gray1|short-code)\\.ts$';
+/** What only the development entries and the tests may start. */
+const DEV_ENTRIES = '^(bin/(start|web|worker|dev-services)\\.ts|test/|bench/|chaos/|fakes/)';
+
+module.exports = {
+  forbidden: [
+    {
+      name: 'no-circular',
+      severity: 'error',
+      comment: 'A cycle makes two modules one: neither can be read, tested or moved alone.',
+      from: {},
+      to: { circular: true },
+    },
+    {
+      name: 'fakes-only-from-dev-entries',
+      severity: 'error',
+      comment: 'The fakes of SAT, the PAC and SMTP are for development and tests; production never loads them.',
+      from: { pathNot: DEV_ENTRIES },
+      to: { path: '^fakes/' },
+    },
+    {
+      name: 'no-test-code-in-production',
+      severity: 'error',
+      comment: 'Production code never imports the test harness, benchmarks or chaos scenarios.',
+      from: { pathNot: '^(test|bench|chaos)/' },
+      to: { path: '^(test|bench|chaos)/' },
+    },
+    {
+      name: 'no-dev-entry-in-production',
+      severity: 'error',
+      comment: 'The development entries start fakes; only tests, benchmarks and chaos start them.',
+      from: { pathNot: '^(bin/(start|web|worker)\\.ts|test/|bench/|chaos/)' },
+      to: { path: '^bin/(start|web|worker|dev-services)\\.ts$' },
+    },
+    {
+      name: 'pure-domain-has-no-io',
+      severity: 'error',
+      comment: 'The pure domain (CFDI, money, tax ids, QR encoding) is unit-tested as plain functions: no database, queue, HTTP, file or process access.',
+      from: { path: PURE },
+      to: { dependencyTypesNot: ['core', 'npm', 'type-only'], pathNot: PURE },
+    },
+    {
+      name: 'pure-domain-has-no-io-builtins',
+      severity: 'error',
+      comment: 'Computation builtins (crypto, zlib) are fine; file, network and process access are not.',
+      from: { path: PURE },
+      to: { dependencyTypes: ['core'], path: '^(node:)?(fs|fs/promises|net|http|https|http2|tls|dgram|dns|child_process|cluster|worker_threads|process|readline)$' },
+    },
+    {
+      name: 'pure-domain-has-no-io-packages',
+      severity: 'error',
+      comment: 'No database, queue, Redis, HTTP framework or logger in the pure domain.',
+      from: { path: PURE },
+      to: { dependencyTypes: ['npm'], path: '^node_modules/(knex|pg|bullmq|ioredis|koa|@koa|koa-body|pino|nodemailer|sharp|pdfkit|undici)/' },
+    },
+    {
+      name: 'shared-does-not-import-processes',
+      severity: 'error',
+      comment: 'shared/ is used by api/ and workers/; it never reaches back into either.',
+      from: { path: '^shared/' },
+      to: { path: '^(api|workers|bin|cli|web)/' },
+    },
+    {
+      name: 'not-to-unresolvable',
+      severity: 'error',
+      from: {},
+      to: { couldNotResolve: true },
+    },
+  ],
+  options: {
+    doNotFollow: { path: 'node_modules' },
+    tsPreCompilationDeps: true,
+    tsConfig: { fileName: 'tsconfig.json' },
+    enhancedResolveOptions: { exportsFields: ['exports'], conditionNames: ['import', 'require', 'node', 'default', 'types'], extensions: ['.ts', '.js', '.json', '.d.ts'] },
+    exclude: { path: '^dist/' },
+  },
+};
