@@ -463,7 +463,7 @@ export function openApiDocument(publicBaseUrl: string) {
       '/health': { get: { summary: 'PostgreSQL, Redis and queue state', responses: { 200: { description: 'All up' }, 503: { description: 'A dependency is down' } } } },
       '/metrics': {
         get: {
-          summary: 'Prometheus metrics of this API process, with every queue\'s depth read now (see the README, "Operations: metrics and alerts")',
+          summary: 'Prometheus metrics of this API process, with every queue\'s depth read now (see docs/operations.md, "Operations: metrics and alerts")',
           security: [{ MetricsToken: [] }],
           responses: { 200: { description: 'Prometheus text format 0.0.4', content: { 'text/plain': { schema: { type: 'string' } } } }, 401: errorResponse('No or wrong metrics token'), 404: errorResponse('Metrics are off: no METRICS_TOKEN configured') },
         },

@@ -1,6 +1,6 @@
 /**
  * The earlier contract's deprecation (RFC 9745) and sunset (RFC 8594). Constants rather than config: the
- * sunset date is a promise made to integrators, the same on every deployment and in the README.
+ * sunset date is a promise made to integrators, the same on every deployment and in docs/api.md.
  */
 
 /** Deprecated since this compatibility layer shipped: /v1 superseded the earlier contract before it. */

@@ -5,7 +5,7 @@ import { validator } from '../validation/ajv.js';
 import { legacyQrCreateRequestSchema, type LegacyQrCreateRequest } from './legacy-qr-schema.js';
 
 /**
- * What the current contract requires and the earlier one never sent (README, "The earlier contract").
+ * What the current contract requires and the earlier one never sent (docs/api.md, "The earlier contract").
  * The time zone applies only when the caller sends no X-TIME-ZONE.
  */
 export const LEGACY_DEFAULTS = { typeOfReceipt: 'I', exportCode: '01', timeZone: 'America/Mexico_City' } as const;

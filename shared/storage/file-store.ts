@@ -8,7 +8,7 @@ import type { Db } from '../db.js';
  * The one storage interface for files the service keeps and serves: logos, stamped XML, invoice PDFs.
  * Files are written once under a new unguessable key and never changed, so any backend that can put and
  * get bytes by key will do: a local directory (the default), PostgreSQL (every machine sees the same files
- * with no shared disk), or an S3-compatible bucket (README, "Files").
+ * with no shared disk), or an S3-compatible bucket (docs/stamping.md, "Files").
  */
 export interface StoredFile {
   contentType: string;

@@ -30,7 +30,7 @@ export function webhookHeaders(secret: string, id: string, body: string, now = n
   };
 }
 
-/** The receiver's check (documented in the README; used by the tests' receiver). */
+/** The receiver's check (documented in docs/invoice-lifecycle.md, "Webhooks"; used by the tests' receiver). */
 export function verifyWebhook(secret: string, headers: { id: string; timestamp: string; signature: string }, body: string, now = new Date(), toleranceSeconds = 300): boolean {
   const timestamp = Number(headers.timestamp);
   if (!Number.isInteger(timestamp) || Math.abs(now.getTime() / 1000 - timestamp) > toleranceSeconds) return false;
