@@ -1,12 +1,13 @@
 // Procfile `web:` — the HTTP API alone (workers run in `worker:`).
+import { config } from '../shared/config.js';
 import { exitOnStartupError, onShutdown, openRuntime } from '../shared/runtime.js';
 import { closeServer, startApi } from './server.js';
 
 try {
-  const runtime = await openRuntime({ migrate: false });
+  const runtime = await openRuntime(config(), { migrate: false });
   const server = await startApi(runtime);
   runtime.logger.info({ port: runtime.config.port }, 'api listening');
-  onShutdown(async () => {
+  onShutdown(runtime, async () => {
     await closeServer(server);
     await runtime.close();
   });

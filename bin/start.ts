@@ -1,18 +1,17 @@
 // `npm start`: development in one process — the fakes of SAT, the PAC and SMTP where no address is set,
 // then create the database if missing, migrate, run API and workers.
+import { bootstrapAccount } from '../cli/bootstrap.js';
+import { closeServer, startApi } from '../api/server.js';
+import { config as readConfig } from '../shared/config.js';
+import { exitOnStartupError, onShutdown, openRuntime } from '../shared/runtime.js';
+import { startWorkers } from '../workers/index.js';
 import { startDevServices } from './dev-services.js';
-
-await startDevServices();
-// The service's modules read the configuration the fakes' addresses completed.
-const { bootstrapAccount } = await import('../cli/bootstrap.js');
-const { closeServer, startApi } = await import('../api/server.js');
-const { exitOnStartupError, onShutdown, openRuntime } = await import('../shared/runtime.js');
-const { startWorkers } = await import('../workers/index.js');
 
 const DEV_ACCOUNT = 'dev';
 
 try {
-  const runtime = await openRuntime({ migrate: true });
+  await startDevServices();
+  const runtime = await openRuntime(readConfig(), { migrate: true });
   const workers = await startWorkers(runtime);
   const server = await startApi(runtime);
   const { config } = runtime;
@@ -24,7 +23,7 @@ try {
   } else {
     process.stdout.write(`Credentials for a development account: npm run cli -- bootstrap --json --account ${DEV_ACCOUNT}\n`);
   }
-  onShutdown(async () => {
+  onShutdown(runtime, async () => {
     await closeServer(server);
     await workers.close();
     await runtime.close();

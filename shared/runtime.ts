@@ -1,8 +1,8 @@
 import { armCrashAfterCommit } from './crash-after-commit.js';
-import { config, type Config } from './config.js';
+import type { Config } from './config.js';
 import { checkPostgres, checkRedis, StartupHint } from './check-services.js';
 import { closeDb, db, migrateLatest, type Db } from './db.js';
-import { logger, type Logger } from './logger.js';
+import { createLogger, type Logger } from './logger.js';
 import { createProducers, type Producers } from './queues.js';
 import { connectFailFast } from './redis.js';
 import type { Redis } from 'ioredis';
@@ -17,8 +17,9 @@ export interface Runtime {
   close(): Promise<void>;
 }
 
-export async function openRuntime(options: { migrate: boolean }): Promise<Runtime> {
-  const cfg = config();
+/** A process's composition root opens its connections here, from the configuration it read. */
+export async function openRuntime(cfg: Readonly<Config>, options: { migrate: boolean }): Promise<Runtime> {
+  const logger = createLogger(cfg.logLevel);
   armCrashAfterCommit(cfg.crashAfterCommit);
   await checkPostgres(cfg.databaseUrl);
   await checkRedis(cfg.redisUrl);
@@ -44,7 +45,7 @@ export function exitOnStartupError(err: unknown): never {
   if (err instanceof StartupHint) {
     process.stderr.write(`${err.message}\n`);
   } else {
-    logger.fatal({ err }, 'startup failed');
+    createLogger('info').fatal({ err }, 'startup failed');
   }
   process.exit(1);
 }
@@ -54,7 +55,9 @@ export function exitOnStartupError(err: unknown): never {
  * deadline the process exits anyway: a job still running loses its lock and BullMQ hands it to another
  * worker as stalled; its side effects are idempotent (the PAC returns the earlier stamp).
  */
-export function onShutdown(close: () => Promise<void>, deadlineMs: number = config().shutdownTimeoutMs): void {
+export function onShutdown(runtime: Pick<Runtime, 'config' | 'logger'>, close: () => Promise<void>): void {
+  const { logger } = runtime;
+  const deadlineMs = runtime.config.shutdownTimeoutMs;
   let closing = false;
   const handler = (signal: string) => {
     if (closing) return;

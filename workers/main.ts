@@ -1,14 +1,15 @@
 // Procfile `worker:` — every BullMQ worker; no API, only /metrics on WORKER_METRICS_PORT.
 import { metricsServerFromConfig } from '../shared/metrics/metrics-server-from-config.js';
+import { config } from '../shared/config.js';
 import { exitOnStartupError, onShutdown, openRuntime } from '../shared/runtime.js';
 import { startWorkers } from './index.js';
 
 try {
-  const runtime = await openRuntime({ migrate: false });
+  const runtime = await openRuntime(config(), { migrate: false });
   const workers = await startWorkers(runtime);
   const metrics = await metricsServerFromConfig(runtime.config, runtime.logger);
   runtime.logger.info('workers running');
-  onShutdown(async () => {
+  onShutdown(runtime, async () => {
     await workers.close();
     await metrics.close();
     await runtime.close();
