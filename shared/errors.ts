@@ -7,6 +7,8 @@ export interface ErrorDetail {
   source?: 'service' | 'pac' | 'sat';
   /** The PAC's raw code, when the PAC refused (e.g. CFDI40145). */
   pac_code?: string;
+  /** The value the service computed for the field, when the one sent does not reconcile with it. */
+  expected?: string;
 }
 
 /**

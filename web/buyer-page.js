@@ -17,7 +17,7 @@
   // What the API's field codes mean to a buyer, in plain Spanish.
   var MESSAGES = {
     rfc_invalid: 'Escribe un RFC válido: 12 caracteres si es empresa, 13 si es persona.',
-    rfc_check_digit: 'El último carácter del RFC no coincide (dígito verificador). Revísalo en tu constancia.',
+    rfc_check_digit: '¿Seguro? El último carácter de tu RFC no es su dígito verificador. Revísalo en tu constancia; si así aparece, puedes continuar.',
     rfc_not_registered: 'El SAT no tiene registrado este RFC. Revísalo en tu constancia.',
     legal_name_mismatch: 'El nombre no coincide con el que el SAT tiene para este RFC. Escríbelo exactamente como en tu Constancia de Situación Fiscal.',
     name_has_company_suffix: 'Escribe la razón social sin el régimen societario (por ejemplo, sin «SA DE CV»).',
@@ -62,8 +62,11 @@
   }
   function rfcProblem(rfc) {
     if (rfc === '') return '';
-    if (!RFC_SHAPE.test(rfc)) return rfc.length < 12 ? '' : MESSAGES.rfc_invalid;
-    if (rfc === GENERIC_RFC || rfc === FOREIGN_RFC) return '';
+    return !RFC_SHAPE.test(rfc) && rfc.length >= 12 ? MESSAGES.rfc_invalid : '';
+  }
+  // SAT has issued some RFCs whose last character is not the computed check digit: a warning, never a refusal.
+  function rfcWarning(rfc) {
+    if (!RFC_SHAPE.test(rfc) || rfc === GENERIC_RFC || rfc === FOREIGN_RFC) return '';
     return rfcCheckDigit(rfc) === rfc.charAt(rfc.length - 1) ? '' : MESSAGES.rfc_check_digit;
   }
   function personType(rfc) { return rfc.length === 12 ? 'legal' : rfc.length === 13 ? 'natural' : ''; }
@@ -112,13 +115,14 @@
   }
 
   // --- Errors next to their field ---------------------------------------------------------------------
-  function setFieldError(field, message) {
+  function setFieldError(field, message, warningOnly) {
     var el = input(field);
     var slot = $('err-' + field);
     if (!el || !slot) return false;
     slot.textContent = message;
     slot.hidden = !message;
-    if (message) el.setAttribute('aria-invalid', 'true'); else el.removeAttribute('aria-invalid');
+    slot.classList.toggle('warning', !!warningOnly);
+    if (message && !warningOnly) el.setAttribute('aria-invalid', 'true'); else el.removeAttribute('aria-invalid');
     return true;
   }
   function clearErrors() {
@@ -353,7 +357,9 @@
     var at = el.selectionStart;
     el.value = el.value.toUpperCase().replace(/\s/g, '');
     try { el.setSelectionRange(at, at); } catch (e) { /* not a text input */ }
-    setFieldError('rfc', rfcProblem(el.value));
+    var problem = rfcProblem(el.value);
+    var warning = problem ? '' : rfcWarning(el.value);
+    setFieldError('rfc', problem || warning, !problem && !!warning);
     refreshRegimes();
   });
   input('name').addEventListener('blur', function () { input('name').value = input('name').value.toUpperCase(); });

@@ -129,7 +129,7 @@ function formHtml(): string {
 <form id="tax-form" novalidate>
 <p id="form-error" class="form-error" role="alert" tabindex="-1" hidden></p>
 ${field('rfc', 'RFC', `<input id="rfc" name="rfc" required minlength="12" maxlength="13" autocomplete="off" autocapitalize="characters" spellcheck="false" ${describedBy('rfc', true)}>`, '12 caracteres si es empresa, 13 si es persona.')}
-${field('name', 'Nombre o razón social', `<input id="name" name="name" required maxlength="254" autocomplete="name" autocapitalize="characters" ${describedBy('name', true)}>`, 'Como aparece en tu constancia, sin «SA DE CV».')}
+${field('name', 'Nombre o razón social', `<input id="name" name="name" required maxlength="300" autocomplete="name" autocapitalize="characters" ${describedBy('name', true)}>`, 'Como aparece en tu constancia, sin «SA DE CV».')}
 ${field('tax_regime', 'Régimen fiscal', `<select id="tax_regime" name="tax_regime" required ${describedBy('tax_regime', false)}></select>`)}
 ${field('postal_code', 'Código postal fiscal', `<input id="postal_code" name="postal_code" required inputmode="numeric" pattern="[0-9]{5}" maxlength="5" autocomplete="postal-code" ${describedBy('postal_code', true)}>`, 'El de tu domicilio fiscal, 5 dígitos.')}
 ${field('cfdi_use', 'Uso del CFDI', `<select id="cfdi_use" name="cfdi_use" required ${describedBy('cfdi_use', false)}></select>`)}

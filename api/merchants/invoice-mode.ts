@@ -1,3 +1,4 @@
+import { CFDI_TEXT, cfdiTextProblem } from '../../shared/sat/cfdi-text-rules.js';
 import { CSD_FIELDS, checkCsd } from '../../shared/csd/check-csd.js';
 import { encryptionKeyring } from '../../shared/crypto/encrypt-at-rest.js';
 import { AppError, type ErrorDetail } from '../../shared/errors.js';
@@ -37,9 +38,10 @@ export async function saveInvoiceMode(deps: ApiDeps, merchant: MerchantRow, form
   if (!cer) missing.push({ field: CSD_FIELDS.cerFile, code: 'required', message: 'The .cer file is required.' });
   if (!key) missing.push({ field: CSD_FIELDS.keyFile, code: 'required', message: 'The .key file is required.' });
   if (!password) missing.push({ field: CSD_FIELDS.password, code: 'required', message: 'The private key password is required.' });
-  // CFDI 4.0 Serie: up to 25 characters.
-  if (prefix !== null && !/^[A-Za-z0-9 -]{1,25}$/.test(prefix)) {
-    missing.push({ field: CSD_FIELDS.serialNumberPrefix, code: 'invalid_format', message: 'Up to 25 letters, digits, spaces or dashes.' });
+  // It is the CFDI's Serie: what SAT's schema accepts there (up to 25 characters, no "|").
+  const seriesProblem = prefix === null ? undefined : cfdiTextProblem(CFDI_TEXT.series, prefix);
+  if (seriesProblem !== undefined) {
+    missing.push({ field: CSD_FIELDS.serialNumberPrefix, code: 'invalid_for_cfdi', message: `${CSD_FIELDS.serialNumberPrefix} ${seriesProblem} (it is the CFDI's Serie).` });
   }
   if (missing.length > 0 || !cer || !key || !password) throw new AppError(400, 'validation_failed', 'The CSD upload is incomplete.', { details: missing });
 

@@ -1,8 +1,9 @@
 import { isDeepStrictEqual } from 'node:util';
 import { Router } from '@koa/router';
-import { AppError } from '../../shared/errors.js';
+import { AppError, type ErrorDetail } from '../../shared/errors.js';
 import { newId } from '../../shared/ids.js';
-import { confirmationView, totalsView } from '../../shared/invoices/buyer-sale-view.js';
+import { confirmationView } from '../../shared/invoices/buyer-sale-view.js';
+import { totalsView } from '../../shared/invoices/totals-view.js';
 import { checkCustomer } from '../../shared/invoices/check-customer.js';
 import { confirmRequestSchema, emailRequestSchema, type ConfirmRequest, type Customer, type EmailRequest } from '../../shared/invoices/customer-schema.js';
 import { previewSale } from '../../shared/invoices/seal-sale.js';
@@ -32,13 +33,13 @@ const validateEmail = validator<EmailRequest>(emailRequestSchema);
 export const CSF_MAX_BYTES = 8 * 1024 * 1024;
 
 /** What preview and confirm both do first: a valid body, an invoiceable QR, the buyer's data checked (422 per field). */
-async function checkedConfirmation(deps: ApiDeps, body: unknown): Promise<{ sale: Sale; customer: Customer }> {
+async function checkedConfirmation(deps: ApiDeps, body: unknown): Promise<{ sale: Sale; customer: Customer; warnings: ErrorDetail[] }> {
   const request = validateConfirm(body);
   const sale = await saleFromLink(deps, request);
   await ensureInvoiceable(deps, sale);
   const checked = checkCustomer(request.customer, { catalogs: deps.catalogs, expeditionPlace: expeditionPlace(sale), onDate: satToday() });
   if (checked.findings.length > 0) throw new AppError(422, 'customer_invalid', 'Some tax data needs correcting.', { details: checked.findings });
-  return { sale, customer: checked.customer };
+  return { sale, customer: checked.customer, warnings: checked.warnings };
 }
 
 /**
@@ -66,8 +67,9 @@ export function publicBuyerRoutes(deps: ApiDeps): Router<AppState> {
 
   /** Dry run of confirm: the same checks, and the totals for this buyer (withholdings may apply). */
   router.post('/preview', limited, body, async (ctx) => {
-    const { sale, customer } = await checkedConfirmation(deps, ctx.request.body);
-    ctx.body = { customer, totals: totalsView(previewSale(sale.record, customer, saleParties(sale), deps.catalogs)) };
+    const { sale, customer, warnings } = await checkedConfirmation(deps, ctx.request.body);
+    // `warnings`: what the buyer should look at twice before confirming, though SAT may accept it.
+    ctx.body = { customer, totals: totalsView(previewSale(sale.record, customer, saleParties(sale), deps.catalogs)), warnings };
   });
 
   /** The one confirming action: 202 while the CFDI is stamped; poll GET /status. */

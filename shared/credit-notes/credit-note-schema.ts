@@ -1,4 +1,6 @@
 /** POST /v1/qrs/invoices/credit-notes: how much of which stamped invoices is credited, and how the money goes back. */
+import { CFDI_TEXT } from '../sat/cfdi-text-rules.js';
+
 export const createCreditNoteSchema = {
   $id: 'CreditNoteRequest',
   type: 'object',
@@ -18,7 +20,7 @@ export const createCreditNoteSchema = {
     },
     sat_payment_form: { type: 'string', pattern: '^[0-9]{2}$', description: 'c_FormaPago the money goes back with (not 99).' },
     sat_payment_method: { type: 'string', enum: ['PUE'], description: 'c_MetodoPago: a credit note is settled in one payment (PUE).' },
-    description: { type: 'string', minLength: 1, maxLength: 200, description: 'Why (shown on each concept), e.g. "Devolución de mercancía".' },
+    description: { type: 'string', minLength: 1, maxLength: 200, 'x-cfdi-text': CFDI_TEXT.conceptDescription, description: 'Why (shown on each concept), e.g. "Devolución de mercancía".' },
   },
 } as const;
 

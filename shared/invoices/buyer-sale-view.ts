@@ -1,16 +1,10 @@
 import type { DocumentTotals } from '../cfdi/anexo20-amounts.js';
-import { toJsonNumber } from '../money.js';
+import { totalsView } from './totals-view.js';
 import { qrTransactionView, type ViewContext } from '../qr/qr-transaction-view.js';
 import { isStamped, type InvoiceRow } from '../repositories/invoices.js';
 import type { Sale } from '../repositories/sales.js';
 import { invoiceView } from './invoice-view.js';
 
-export function totalsView(totals: DocumentTotals) {
-  return {
-    subtotal: toJsonNumber(totals.subtotal), discount: toJsonNumber(totals.discount), transferred_taxes: toJsonNumber(totals.transferred),
-    withheld_taxes: toJsonNumber(totals.withheld), total: toJsonNumber(totals.total),
-  };
-}
 
 /** Where the buyer's confirmation stands: stamping, refused (with what to correct) or stamped. */
 export function confirmationView(invoice: InvoiceRow | undefined, ctx: ViewContext) {

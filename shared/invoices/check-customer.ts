@@ -17,7 +17,10 @@ const COMPANY_SUFFIX = /\s(S\.?\s?A\.?\s?P\.?\s?I\.?|S\.?\s?A\.?\s?B\.?|S\.?\s?A
 export interface CheckedCustomer {
   customer: Customer;
   personType: 'natural' | 'legal';
+  /** What SAT would refuse: confirming waits until they are corrected. */
   findings: ErrorDetail[];
+  /** What the buyer should look at twice, but SAT may accept (an RFC whose check digit does not match). */
+  warnings: ErrorDetail[];
 }
 
 function finding(field: string, code: string, message: string): ErrorDetail {
@@ -35,6 +38,10 @@ export function checkCustomer(input: Customer, ctx: { catalogs: SatCatalogs; exp
   const rfc = checkRfc(customer.rfc);
   const personType = rfc.ok ? rfc.personType : customer.rfc.length === 12 ? 'legal' : 'natural';
   if (!rfc.ok) findings.push(finding('rfc', rfc.code, rfc.message));
+  const warnings: ErrorDetail[] = [];
+  if (rfc.ok && !rfc.checkDigit.matches) {
+    warnings.push(finding('rfc', 'rfc_check_digit', `The last character of ${customer.rfc} is not its computed check digit (${rfc.checkDigit.expected}). SAT has issued some RFCs like this: check it against the tax-status certificate.`));
+  }
 
   const generic = customer.rfc === GENERIC_RFC || customer.rfc === FOREIGN_RFC;
   if (generic) {
@@ -66,5 +73,5 @@ export function checkCustomer(input: Customer, ctx: { catalogs: SatCatalogs; exp
   } else if (!generic && (!(personType === 'legal' ? use.legalPerson : use.naturalPerson) || !use.receiverRegimes.includes(customer.tax_regime))) {
     findings.push(finding('cfdi_use', 'cfdi_use_not_allowed', `CFDI use ${customer.cfdi_use} (${use.description}) is not allowed for regime ${customer.tax_regime}.`));
   }
-  return { customer, personType, findings };
+  return { customer, personType, findings, warnings };
 }

@@ -1,4 +1,6 @@
 /** JSON Schemas of the issuer operations, used by ajv and by the OpenAPI document. */
+import { CFDI_TEXT } from '../sat/cfdi-text-rules.js';
+
 export interface CreateIssuerRequest {
   groupId: string;
   alias: string;
@@ -17,7 +19,7 @@ const issuerProperties = {
   // The idCIF printed on the tax-status certificate (CSF): 11 digits.
   idCif: { type: 'string', pattern: '^[0-9]{11}$' },
   // CFDI 4.0 Emisor/@Nombre: at most 254 characters.
-  businessName: { type: 'string', minLength: 1, maxLength: 254 },
+  businessName: { type: 'string', 'x-cfdi-text': CFDI_TEXT.issuerName },
   email: { type: 'string', format: 'email', maxLength: 254 },
   zip: { type: 'string', pattern: '^[0-9]{5}$' },
   taxRegimeCode: { type: 'string', pattern: '^[0-9]{3}$' },

@@ -1,4 +1,6 @@
 /** Product catalog requests (the spec names the operations, not the shapes): JSON Schemas for ajv and OpenAPI. */
+import { CFDI_TEXT } from '../sat/cfdi-text-rules.js';
+
 export interface ProductTax {
   type: 'Traslado' | 'Retencion';
   tax: string;
@@ -31,8 +33,8 @@ const productTaxSchema = {
 } as const;
 
 const productProperties = {
-  sku: { type: 'string', minLength: 1, maxLength: 100 },
-  description: { type: 'string', minLength: 1, maxLength: 1000 },
+  sku: { type: 'string', 'x-cfdi-text': CFDI_TEXT.conceptSku },
+  description: { type: 'string', 'x-cfdi-text': CFDI_TEXT.conceptDescription },
   unitPrice: { type: 'number', minimum: 0, 'x-decimal': true },
   satUnitKey: { type: 'string', minLength: 1, maxLength: 3 },
   satProductServiceKey: { type: 'string', pattern: '^[0-9]{8}$' },

@@ -4,6 +4,11 @@
  * what the concepts and their grouped taxes add up to, at the currency's decimals.
  * Amounts are written in the CFDI with at least the currency's decimals, quantities and unit prices with
  * six; the tolerances below are computed for exactly those written forms.
+ *
+ * Every amount may come with the contract's six decimals (a fuel POS: 1.333 L at 14.995). Rounding to the
+ * currency's decimals is the CFDI's rule, not the request's: subtotal and amount are accepted when they are
+ * what the invoice will say (SubTotal and Total with SAT's rounding) or the exact sums rounded to the
+ * decimals the POS wrote; anything else no rounding reconciles.
  */
 import type { Decimal } from 'decimal.js';
 import {
@@ -27,6 +32,10 @@ export function checkQrAmounts(request: QrCreateRequest, ctx: RuleContext): Erro
   const money = (value: number): number => writtenDecimals(value, cd);
   const taxLines: TaxLine[] = [];
   const concepts: { amount: Decimal; discount?: Decimal }[] = [];
+  let exactTaxes = dec(0);
+  /** The first tax line of each document-level group (Anexo 20 groups transfers by tax, factor and rate, withholdings by tax). */
+  const firstOfGroup = new Map<string, string>();
+  const groupKey = (t: { type: string; tax: string; factor: string; rate?: string }) => (t.type === 'Traslado' ? `T|${t.tax}|${t.factor}|${t.rate ?? ''}` : `R|${t.tax}`);
 
   request.operation_data.forEach((c, i) => {
     const field = `operation_data[${i}]`;
@@ -42,6 +51,7 @@ export function checkQrAmounts(request: QrCreateRequest, ctx: RuleContext): Erro
     concepts.push({ amount, discount });
 
     (c.taxes ?? []).forEach((t, j) => {
+      if (!firstOfGroup.has(groupKey(t))) firstOfGroup.set(groupKey(t), `${field}.taxes[${j}].taxable_base`);
       const base = dec(t.taxable_base);
       if (t.factor === 'Exento') {
         taxLines.push({ direction: t.type, tax: t.tax, factor: t.factor, base });
@@ -55,18 +65,31 @@ export function checkQrAmounts(request: QrCreateRequest, ctx: RuleContext): Erro
         out.push({ field: `${field}.taxes[${j}].amount`, code: 'tax_amount_mismatch', message: `amount must be taxable_base × rate (${range(taxLimits)}), got ${taxAmount.toString()}.` });
       }
       taxLines.push({ direction: t.type, tax: t.tax, factor: t.factor, rate: t.rate, base, amount: taxAmount });
+      exactTaxes = t.type === 'Traslado' ? exactTaxes.plus(taxAmount) : exactTaxes.minus(taxAmount);
     });
   });
 
-  const totals = documentTotals(concepts, groupTaxes(taxLines, cd), cd);
-  for (const [field, value, expected, code, what] of [
-    ['subtotal', request.subtotal, totals.subtotal, 'subtotal_mismatch', 'the sum of the concept amounts'],
-    ['amount', request.amount, totals.total, 'total_mismatch', 'subtotal − discounts + transferred taxes − withheld taxes'],
+  const groups = groupTaxes(taxLines, cd);
+  // The document's Impuestos node writes each group's Base at the currency's decimals, and SAT's XSD wants it
+  // at least 0.000001: bases that add up to less than half a cent cannot be invoiced with that tax.
+  for (const g of groups) {
+    if (!g.base.isZero()) continue;
+    const field = firstOfGroup.get(groupKey({ type: g.direction, tax: g.tax, factor: g.factor, rate: g.rate })) ?? 'operation_data';
+    out.push({ field, code: 'tax_base_rounds_to_zero', expected: g.base.toFixed(cd), message: `The taxable bases of tax ${g.tax} (${g.factor}${g.rate ? ` ${g.rate}` : ''}) add up to less than the smallest amount ${request.currency} writes; SAT's schema refuses a tax summary with Base 0.` });
+  }
+  const totals = documentTotals(concepts, groups, cd);
+  const exactSubtotal = concepts.reduce((sum, c) => sum.plus(c.amount), dec(0));
+  const exactTotal = concepts.reduce((sum, c) => sum.minus(c.discount ?? 0), exactSubtotal).plus(exactTaxes);
+  for (const [field, value, invoiceValue, exact, code, what] of [
+    ['subtotal', request.subtotal, totals.subtotal, exactSubtotal, 'subtotal_mismatch', 'the sum of the concept amounts'],
+    ['amount', request.amount, totals.total, exactTotal, 'total_mismatch', 'subtotal − discounts + transferred taxes − withheld taxes'],
   ] as const) {
-    if (writtenDecimals(value) > cd) {
-      out.push({ field, code: 'too_many_decimals', message: `${field} has more than the ${cd} decimals ${request.currency} allows.` });
-    } else if (!dec(value).equals(expected)) {
-      out.push({ field, code, message: `${field} must be ${what}: ${expected.toFixed(cd)}, got ${dec(value).toFixed(cd)}.` });
+    const sent = dec(value);
+    if (!sent.equals(invoiceValue) && !sent.equals(exact.toDecimalPlaces(writtenDecimals(value, cd)))) {
+      out.push({
+        field, code, expected: invoiceValue.toFixed(cd),
+        message: `${field} must be ${what}: the invoice will say ${invoiceValue.toFixed(cd)} (exactly ${exact.toString()}), got ${sent.toString()}.`,
+      });
     }
   }
 

@@ -1,7 +1,10 @@
 /**
  * JSON Schema of POST /v1/qrs, used by ajv for validation and by the OpenAPI document.
- * `x-decimal` is our keyword: at most 9 integer digits and 6 decimals (numeric(15,6)).
+ * `x-decimal` is our keyword: at most 9 integer digits and 6 decimals (numeric(15,6)); `x-cfdi-text`
+ * checks a value against SAT's schema for the CFDI attribute it is written to.
  */
+import { CFDI_TEXT } from '../sat/cfdi-text-rules.js';
+
 export const QR_LIMITS = {
   maxConcepts: 100,
   maxTaxesPerConcept: 10,
@@ -33,8 +36,8 @@ const conceptSchema = {
   // The SAT keys may be left out when `sku` names a product of the merchant's catalog (resolve-concept-keys.ts).
   required: ['description', 'amount', 'quantity', 'unit_price'],
   properties: {
-    sku: { type: 'string', minLength: 1, maxLength: 100 },
-    description: { type: 'string', minLength: 1, maxLength: 1000 },
+    sku: { type: 'string', 'x-cfdi-text': CFDI_TEXT.conceptSku },
+    description: { type: 'string', 'x-cfdi-text': CFDI_TEXT.conceptDescription },
     amount: money,
     quantity: positive,
     discount: money,

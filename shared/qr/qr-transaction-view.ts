@@ -6,6 +6,8 @@ import { customerView, invoiceView } from '../invoices/invoice-view.js';
 import { qrContent, signQrToken } from './qr-link.js';
 import { formatShortCode } from './short-code.js';
 import { signedImageUrl } from './signed-image-url.js';
+import { saleTotals } from './sale-totals.js';
+import { totalsView } from '../invoices/totals-view.js';
 
 /** Everything needed to turn a stored transaction into the spec's "QR transaction" object. */
 export interface ViewContext {
@@ -72,6 +74,9 @@ export function qrTransactionView(record: QrTransactionRecord, ctx: ViewContext,
       })),
     })),
     metadata: t.metadata,
+    // Addition to the spec: what the invoice will say, with SAT's rounding at the currency's decimals; it
+    // differs from amount and subtotal when the POS sent more decimals than the currency has.
+    invoice_totals: totalsView(saleTotals(record, ctx.catalogs.currencyDecimals(t.currency) ?? 2)),
     invoice: stamped ? invoiceView(stamped, ctx) : null,
     customer: stamped ? customerView(stamped) : null,
     qr_base64: `data:image/png;base64,${t.qr_png.toString('base64')}`,

@@ -2,6 +2,7 @@ import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
 import * as ajvFormats from 'ajv-formats';
 import { AppError, type ErrorDetail } from '../errors.js';
 import { decimalPlaces, integerDigits } from '../money.js';
+import { cfdiTextProblem, type CfdiTextField } from '../sat/cfdi-text-rules.js';
 
 // ajv-formats is CommonJS with `exports.default`; under NodeNext the plugin sits on .default.
 const addFormats = ajvFormats.default.default;
@@ -19,6 +20,24 @@ ajv.addKeyword({
   validate: function decimal(enabled: boolean, value: number) {
     if (!enabled) return true;
     return Number.isFinite(value) && decimalPlaces(value) <= 6 && integerDigits(value) <= 9;
+  },
+});
+
+/**
+ * `x-cfdi-text`: the value goes into the named CFDI attribute, so it must pass SAT's schema there (pattern
+ * and lengths after whitespace collapse, data/sat/cfdi-text-rules.json): refused at the door, not by the PAC
+ * when the buyer confirms.
+ */
+ajv.addKeyword({
+  keyword: 'x-cfdi-text',
+  type: 'string',
+  schemaType: 'string',
+  errors: true,
+  validate: function cfdiText(path: CfdiTextField, value: string): boolean {
+    const problem = cfdiTextProblem(path, value);
+    if (problem === undefined) return true;
+    (cfdiText as { errors?: Partial<ErrorObject>[] }).errors = [{ keyword: 'x-cfdi-text', message: problem, params: { attribute: path } }];
+    return false;
   },
 });
 
@@ -47,6 +66,8 @@ function detailOf(err: ErrorObject): ErrorDetail {
       return { field, code: 'invalid_format', message: `${field} must be a valid ${String(err.params.format)}.` };
     case 'pattern':
       return { field, code: 'invalid_format', message: `${field} has an invalid format.` };
+    case 'x-cfdi-text':
+      return { field, code: 'invalid_for_cfdi', message: `${field} ${err.message ?? 'is refused by SAT\'s schema'} (it is written to ${String(err.params.attribute)} of the CFDI).` };
     case 'x-decimal':
       return { field, code: 'invalid_precision', message: `${field} allows at most 9 integer digits and 6 decimals.` };
     case 'minimum':

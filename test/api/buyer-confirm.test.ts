@@ -60,10 +60,10 @@ describe('buyer flow: resolve, confirm, stamp', function () {
 
   it('confirm refuses bad tax data field by field and writes nothing', async () => {
     const link = await newQrLink(account);
-    const res = await confirm(link, { rfc: 'URE180429TM7', name: 'Universidad Robotica Española SA de CV', tax_regime: '605', cfdi_use: 'D01' });
+    const res = await confirm(link, { rfc: 'URE189929TM6', name: 'Universidad Robotica Española SA de CV', tax_regime: '605', cfdi_use: 'D01' });
     expectError(res, 422, 'customer_invalid');
     const codes = (res.body.error.details as { field: string; code: string; source: string }[]).map((d) => `${d.field}:${d.code}:${d.source}`);
-    expect(codes).to.include.members(['customer.rfc:rfc_check_digit:service']);
+    expect(codes).to.include.members(['customer.rfc:rfc_invalid:service']);
     const company = await confirm(link, { name: 'Universidad Robotica Española SA de CV', tax_regime: '605', cfdi_use: 'D01' });
     const companyCodes = (company.body.error.details as { field: string; code: string }[]).map((d) => `${d.field}:${d.code}`);
     expect(companyCodes).to.include.members(['customer.name:name_has_company_suffix', 'customer.tax_regime:tax_regime_not_allowed', 'customer.cfdi_use:cfdi_use_not_allowed']);

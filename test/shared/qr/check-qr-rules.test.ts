@@ -61,7 +61,9 @@ describe('SAT rules on a QR request', () => {
     it('subtotal and total are what the concepts and grouped taxes add up to, at the currency decimals', () => {
       expect(found(sale((s) => { s.subtotal = 262.01; }))).to.deep.equal(['subtotal:subtotal_mismatch']);
       expect(found(sale((s) => { s.amount = 302.33; }))).to.deep.equal(['amount:total_mismatch']);
-      expect(found(sale((s) => { s.amount = 302.321; }))).to.deep.equal(['amount:too_many_decimals']);
+      expect(found(sale((s) => { s.amount = 302.321; }))).to.deep.equal(['amount:total_mismatch']);
+      expect(checkQrRules(sale((s) => { s.amount = 302.321; }), ctx)[0]).to.include({ field: 'amount', expected: '302.32' });
+      expect(found(sale((s) => { s.amount = 302.320; s.subtotal = 262.000000; }))).to.deep.equal([]);
       expect(found((() => { const s = withholdingSale(); s.amount = 1160; return s; })())).to.deep.equal(['amount:total_mismatch']);
     });
 
@@ -77,7 +79,40 @@ describe('SAT rules on a QR request', () => {
         s.operation_data = [s.operation_data[2]!];
         s.operation_data[0]!.unit_price = 10.5; s.operation_data[0]!.amount = 10.5; s.subtotal = 10.5; s.amount = 10.5;
       });
-      expect(found(yen)).to.include.members(['subtotal:too_many_decimals', 'amount:too_many_decimals']);
+      // The invoice says SubTotal 11 and Total 11 (no decimals); 10.5 is the exact sum the POS sent.
+      expect(found(yen)).to.deep.equal([]);
+      expect(found(sale((s) => {
+        s.currency = 'JPY'; s.exchange_rate = 0.12;
+        s.operation_data = [s.operation_data[2]!];
+        s.operation_data[0]!.unit_price = 10.5; s.operation_data[0]!.amount = 10.5; s.subtotal = 10.4; s.amount = 10.5;
+      }))).to.deep.equal(['subtotal:subtotal_mismatch']);
+    });
+
+    it('accepts the contract\'s six decimals: a fuel sale of 1.333 L at 14.995', () => {
+      const fuel = sale((s) => {
+        s.operation_data = [{
+          description: 'Gasolina regular', quantity: 1.333, unit_price: 14.995, amount: 19.988335, sat_unit_key: 'LTR', sat_product_service_key: '15101514',
+          sat_tax_object_key: '02', taxes: [{ type: 'Traslado', tax: '002', factor: 'Tasa', rate: '0.160000', taxable_base: 19.988335, amount: 3.198134 }],
+        }];
+        s.subtotal = 19.988335; s.amount = 23.186469;
+      });
+      expect(found(fuel)).to.deep.equal([]);
+      // What the invoice will say is accepted too, and the exact sums at any decimals the POS chose.
+      expect(found({ ...fuel, subtotal: 19.99, amount: 23.19 })).to.deep.equal([]);
+      expect(found({ ...fuel, subtotal: 19.9883, amount: 23.1865 })).to.deep.equal([]);
+      expect(found({ ...fuel, amount: 23.18 })).to.deep.equal(['amount:total_mismatch']);
+      expect(found({ ...fuel, amount: 23.1864 })).to.deep.equal(['amount:total_mismatch']);
+    });
+
+    it('refuses a tax whose bases add up to less than half a cent: SAT\'s XSD wants the summary Base at least 0.000001', () => {
+      const tiny = sale((s) => {
+        s.operation_data = [{
+          description: 'Muestra', quantity: 0.001, unit_price: 1, amount: 0.001, sat_unit_key: 'H87', sat_product_service_key: '50202301',
+          sat_tax_object_key: '02', taxes: [{ type: 'Traslado', tax: '002', factor: 'Tasa', rate: '0.160000', taxable_base: 0.001, amount: 0.00016 }],
+        }];
+        s.subtotal = 0.001; s.amount = 0.00116;
+      });
+      expect(found(tiny)).to.deep.equal(['operation_data[0].taxes[0].taxable_base:tax_base_rounds_to_zero']);
     });
   });
 

@@ -7,8 +7,14 @@ describe('RFC checks', () => {
     expect(checkRfc('CACX7605101P8')).to.deep.include({ ok: true, personType: 'natural' });
   });
 
-  it('refuses a wrong check digit, an impossible date and garbage', () => {
-    expect(checkRfc('EKU9003173C8')).to.deep.include({ ok: false, code: 'rfc_check_digit' });
+  it('reports a check digit that does not match without refusing it: SAT issued such RFCs', () => {
+    expect(checkRfc('EKU9003173C8')).to.deep.include({ ok: true, checkDigit: { matches: false, expected: '9' } });
+    // SAT's own stamped sample (../shared/sat/samples) is addressed to it.
+    expect(checkRfc('MCI7306249Y1')).to.deep.include({ ok: true, personType: 'legal', checkDigit: { matches: false, expected: '6' } });
+    expect(checkRfc('EKU9003173C9')).to.deep.include({ ok: true, checkDigit: { matches: true } });
+  });
+
+  it('refuses an impossible date and garbage', () => {
     expect(checkRfc('EKU9013173C9')).to.deep.include({ ok: false, code: 'rfc_invalid' });
     expect(checkRfc('hello')).to.deep.include({ ok: false, code: 'rfc_invalid' });
   });

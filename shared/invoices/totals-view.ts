@@ -1,0 +1,10 @@
+import type { DocumentTotals } from '../cfdi/anexo20-amounts.js';
+import { toJsonNumber } from '../money.js';
+
+/** An invoice's totals as the API shows them. */
+export function totalsView(totals: DocumentTotals) {
+  return {
+    subtotal: toJsonNumber(totals.subtotal), discount: toJsonNumber(totals.discount), transferred_taxes: toJsonNumber(totals.transferred),
+    withheld_taxes: toJsonNumber(totals.withheld), total: toJsonNumber(totals.total),
+  };
+}
