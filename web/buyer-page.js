@@ -18,6 +18,9 @@
   var MESSAGES = {
     rfc_invalid: 'Escribe un RFC válido: 12 caracteres si es empresa, 13 si es persona.',
     rfc_check_digit: '¿Seguro? El último carácter de tu RFC no es su dígito verificador. Revísalo en tu constancia; si así aparece, puedes continuar.',
+    generic_rfc_not_offered: 'Sin RFC no necesitas factura: tu compra se incluye en la factura global de la tienda.',
+    cfdi_use_not_offered: 'Esta tienda no factura con ese uso de CFDI; elige uno de la lista.',
+    cfdi_use_not_for_sales: 'Ese uso de CFDI no es para una compra; elige uno de la lista.',
     rfc_not_registered: 'El SAT no tiene registrado este RFC. Revísalo en tu constancia.',
     legal_name_mismatch: 'El nombre no coincide con el que el SAT tiene para este RFC. Escríbelo exactamente como en tu Constancia de Situación Fiscal.',
     name_has_company_suffix: 'Escribe la razón social sin el régimen societario (por ejemplo, sin «SA DE CV»).',
@@ -62,6 +65,7 @@
   }
   function rfcProblem(rfc) {
     if (rfc === '') return '';
+    if (rfc === GENERIC_RFC && !page.allowGenericRfc) return MESSAGES.generic_rfc_not_offered;
     return !RFC_SHAPE.test(rfc) && rfc.length >= 12 ? MESSAGES.rfc_invalid : '';
   }
   // SAT has issued some RFCs whose last character is not the computed check digit: a warning, never a refusal.

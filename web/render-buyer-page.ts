@@ -170,9 +170,11 @@ ${field('email', 'Correo electrónico', `<input id="email" name="email" type="em
 }
 
 /** The sale to review and the form to fill (200). */
-export function renderSalePage(view: BuyerSaleView, options: { link: { v: string; t: string; m: string }; catalogs: FormCatalogs; storeZip: string; support: Support }): string {
+export function renderSalePage(
+  view: BuyerSaleView, options: { link: { v: string; t: string; m: string }; catalogs: FormCatalogs; storeZip: string; support: Support; allowGenericRfc: boolean },
+): string {
   const data = {
-    link: options.link, currency: view.currency, storeZip: options.storeZip, confirmation: view.confirmation,
+    link: options.link, currency: view.currency, storeZip: options.storeZip, confirmation: view.confirmation, allowGenericRfc: options.allowGenericRfc,
     regimes: options.catalogs.regimes, uses: options.catalogs.uses,
   };
   const body = `${header(view)}

@@ -69,6 +69,7 @@ async function documentSource(deps: StampDeps, invoice: InvoiceRow): Promise<{ t
     timeZone: sale.record.transaction.time_zone,
     seal: (numbering, signer) => sealSale(sale.record, invoice.customer, {
       issuer: { rfc: sale.issuer.rfc, name: sale.issuer.name, taxRegime: sale.issuer.taxRegime }, expeditionPlace: expeditionPlace(sale), ...numbering,
+      resicoWithholding: sale.merchant.invoiceRules.resicoWithholding,
     }, signer, deps.catalogs),
   };
 }

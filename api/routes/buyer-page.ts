@@ -72,7 +72,10 @@ export function buyerPageRoutes(deps: ApiDeps): Router<AppState> {
       await ensureInvoiceable(deps, sale);
       const view = await reviewSale(deps, sale);
       const link = { v: String(ctx.query.v), t: String(ctx.query.t), m: String(ctx.query.m) };
-      html(ctx, 200, renderSalePage(view, { link, catalogs: formCatalogs(deps.catalogs), storeZip: expeditionPlace(sale), support: supportOf(sale) }));
+      html(ctx, 200, renderSalePage(view, {
+        link, catalogs: formCatalogs(deps.catalogs, sale.merchant.invoiceRules), storeZip: expeditionPlace(sale), support: supportOf(sale),
+        allowGenericRfc: sale.merchant.invoiceRules.allowGenericRfc,
+      }));
     } catch (err) {
       const kind = err instanceof AppError ? STATE_OF_ERROR[err.code] : undefined;
       if (!kind || !(err instanceof AppError)) throw err;

@@ -17,11 +17,17 @@ import { jsonBody } from '../middleware/json-body.js';
 import { multipartBody } from '../middleware/multipart-body.js';
 import { invoiceModeView, saveInvoiceMode } from '../merchants/invoice-mode.js';
 import { uploadLogos } from '../merchants/upload-logos.js';
+import { checkInvoiceRules } from '../../shared/merchants/check-invoice-rules.js';
 import { LOGO_LIMITS } from '../../shared/images/normalize-logo.js';
 import { findCsdSummary } from '../../shared/repositories/merchant-csds.js';
 
 const validateCreate = validator<CreateMerchantRequest>(createMerchantSchema);
 const validateUpdate = validator<UpdateMerchantRequest>(updateMerchantSchema);
+
+function refuseBadInvoiceRules(deps: ApiDeps, fields: UpdateMerchantRequest): void {
+  const details = checkInvoiceRules(fields.invoiceRules, deps.catalogs);
+  if (details.length > 0) throw new AppError(400, 'validation_failed', 'The invoicing rules name CFDI uses a sale cannot have.', { details });
+}
 
 /** /v1/qrs/merchants: points of sale, scoped to the bearer token's account. */
 export function merchantRoutes(deps: ApiDeps): Router<AppState> {
@@ -32,6 +38,7 @@ export function merchantRoutes(deps: ApiDeps): Router<AppState> {
   router.post('/', body, async (ctx) => {
     const accountId = ctx.state.accountId!;
     const { issuerId, ...fields } = validateCreate(ctx.request.body);
+    refuseBadInvoiceRules(deps, fields);
     if (!(await findIssuer(deps.db, accountId, issuerId))) throw issuerNotFound(issuerId, 'issuerId');
     // A new point of sale can post QRs at once: its first (development) API key comes with it, shown once.
     const { row, apiKey } = await deps.db.transaction(async (trx) => {
@@ -69,6 +76,7 @@ export function merchantRoutes(deps: ApiDeps): Router<AppState> {
       });
     }
     const fields = validateUpdate(raw);
+    refuseBadInvoiceRules(deps, fields);
     const row = await updateMerchant(deps.db, ctx.state.accountId!, ctx.params.merchantId ?? '', fields);
     if (!row) throw merchantNotFound(ctx.params.merchantId);
     ctx.body = merchantView(row);

@@ -37,7 +37,7 @@ async function checkedConfirmation(deps: ApiDeps, body: unknown): Promise<{ sale
   const request = validateConfirm(body);
   const sale = await saleFromLink(deps, request);
   await ensureInvoiceable(deps, sale);
-  const checked = checkCustomer(request.customer, { catalogs: deps.catalogs, expeditionPlace: expeditionPlace(sale), onDate: satToday() });
+  const checked = checkCustomer(request.customer, { catalogs: deps.catalogs, expeditionPlace: expeditionPlace(sale), onDate: satToday(), rules: sale.merchant.invoiceRules });
   if (checked.findings.length > 0) throw new AppError(422, 'customer_invalid', 'Some tax data needs correcting.', { details: checked.findings });
   return { sale, customer: checked.customer, warnings: checked.warnings };
 }

@@ -19,11 +19,13 @@ export interface SaleParties {
   series?: string;
   folio: string;
   issuedLocal: string;
+  /** The merchant's rule: whether the RESICO withholding below applies (on by default). */
+  resicoWithholding: boolean;
 }
 
-function buyerWithholdings(issuerRegime: string, customer: Customer, base: CfdiConceptInput['amount'], cd: number): CfdiTaxInput[] {
+function buyerWithholdings(parties: SaleParties, customer: Customer, base: CfdiConceptInput['amount'], cd: number): CfdiTaxInput[] {
   const company = customer.rfc.length === 12 && customer.rfc !== GENERIC_RFC && customer.rfc !== FOREIGN_RFC;
-  if (issuerRegime !== RESICO_REGIME || !company) return [];
+  if (!parties.resicoWithholding || parties.issuer.taxRegime !== RESICO_REGIME || !company) return [];
   return [{ type: 'Retencion', tax: '001', factor: 'Tasa', rate: RESICO_ISR_WITHHOLDING_RATE, base, amount: base.times(RESICO_ISR_WITHHOLDING_RATE).toDecimalPlaces(cd) }];
 }
 
@@ -36,7 +38,7 @@ export function cfdiInputFromSale(record: QrTransactionRecord, customer: Custome
     const recorded: CfdiTaxInput[] = record.taxes.filter((x) => x.concept_position === c.position).map((x) => ({
       type: x.type, tax: x.tax, factor: x.factor, rate: x.rate ?? undefined, base: dec(x.taxable_base), amount: x.amount === null ? undefined : dec(x.amount),
     }));
-    const taxes = c.sat_tax_object_key === '02' ? [...recorded, ...buyerWithholdings(parties.issuer.taxRegime, customer, discount ? amount.minus(discount) : amount, cd)] : recorded;
+    const taxes = c.sat_tax_object_key === '02' ? [...recorded, ...buyerWithholdings(parties, customer, discount ? amount.minus(discount) : amount, cd)] : recorded;
     return {
       productServiceKey: c.sat_product_service_key, sku: c.sku ?? undefined, quantity: dec(c.quantity), unitKey: c.sat_unit_key,
       description: c.description, unitPrice: dec(c.unit_price), amount, discount, taxObject: c.sat_tax_object_key, taxes,

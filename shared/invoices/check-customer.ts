@@ -7,6 +7,8 @@ import type { ErrorDetail } from '../errors.js';
 import type { SatCatalogs } from '../sat/catalogs.js';
 import { checkRfc } from '../tax-id/check-rfc.js';
 import type { Customer } from './customer-schema.js';
+import type { InvoiceRules } from '../merchants/merchant-schema.js';
+import { USES_NOT_FOR_SALES } from '../merchants/check-invoice-rules.js';
 
 export const GENERIC_RFC = 'XAXX010101000';
 export const FOREIGN_RFC = 'XEXX010101000';
@@ -27,7 +29,15 @@ function finding(field: string, code: string, message: string): ErrorDetail {
   return { field: `customer.${field}`, code, message, source: 'service' };
 }
 
-export function checkCustomer(input: Customer, ctx: { catalogs: SatCatalogs; expeditionPlace: string; onDate: string }): CheckedCustomer {
+export interface CustomerContext {
+  catalogs: SatCatalogs;
+  expeditionPlace: string;
+  onDate: string;
+  /** The merchant's rules (shared/merchants/merchant-schema.ts). */
+  rules: Pick<InvoiceRules, 'allowGenericRfc' | 'allowedCfdiUses'>;
+}
+
+export function checkCustomer(input: Customer, ctx: CustomerContext): CheckedCustomer {
   const customer: Customer = {
     ...input,
     rfc: input.rfc.trim().toUpperCase(),
@@ -44,6 +54,11 @@ export function checkCustomer(input: Customer, ctx: { catalogs: SatCatalogs; exp
   }
 
   const generic = customer.rfc === GENERIC_RFC || customer.rfc === FOREIGN_RFC;
+  if (customer.rfc === GENERIC_RFC && !ctx.rules.allowGenericRfc) {
+    // Not SAT's refusal but the merchant's: such a CFDI has no fiscal use for the buyer, the sale belongs in the
+    // global invoice, and the QR could no longer be invoiced to the buyer's own RFC without a cancellation.
+    findings.push(finding('rfc', 'generic_rfc_not_offered', 'Without an RFC no invoice is needed: this sale is included in the store\'s global invoice.'));
+  }
   if (generic) {
     // Anexo 20: a generic receptor has regime 616, use S01 and the expedition place as its zip.
     if (customer.tax_regime !== '616') findings.push(finding('tax_regime', 'tax_regime_not_allowed', `With RFC ${customer.rfc} the tax regime is 616 (Sin obligaciones fiscales).`));
@@ -70,6 +85,10 @@ export function checkCustomer(input: Customer, ctx: { catalogs: SatCatalogs; exp
   const use = ctx.catalogs.cfdiUse(customer.cfdi_use);
   if (!use || ctx.catalogs.check('c_UsoCFDI', customer.cfdi_use, ctx.onDate).ok === false) {
     findings.push(finding('cfdi_use', 'cfdi_use_unknown', `${customer.cfdi_use} is not a CFDI use in SAT's catalog.`));
+  } else if (USES_NOT_FOR_SALES.has(customer.cfdi_use)) {
+    findings.push(finding('cfdi_use', 'cfdi_use_not_for_sales', `${customer.cfdi_use} (${use.description}) is for ${customer.cfdi_use === 'CP01' ? 'payment receipts' : 'payroll'}, not for a sale's invoice.`));
+  } else if (!generic && ctx.rules.allowedCfdiUses && !ctx.rules.allowedCfdiUses.includes(customer.cfdi_use)) {
+    findings.push(finding('cfdi_use', 'cfdi_use_not_offered', `This store invoices with the CFDI uses ${ctx.rules.allowedCfdiUses.join(', ')}.`));
   } else if (!generic && (!(personType === 'legal' ? use.legalPerson : use.naturalPerson) || !use.receiverRegimes.includes(customer.tax_regime))) {
     findings.push(finding('cfdi_use', 'cfdi_use_not_allowed', `CFDI use ${customer.cfdi_use} (${use.description}) is not allowed for regime ${customer.tax_regime}.`));
   }

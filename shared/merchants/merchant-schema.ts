@@ -15,6 +15,18 @@ export interface Address {
   zipCode: string;
 }
 
+/** How buyers may self-invoice this merchant's sales (an addition to the spec's Merchant). */
+export interface InvoiceRules {
+  /** Let a buyer confirm as público en general (XAXX010101000); off: such a sale goes to the global invoice. */
+  allowGenericRfc: boolean;
+  /** The c_UsoCFDI keys buyers may pick; null: every use SAT allows for the buyer's regime. */
+  allowedCfdiUses: string[] | null;
+  /** Withhold 1.25 % ISR when a RESICO issuer (626) invoices a company (LISR 113-J). */
+  resicoWithholding: boolean;
+}
+
+export const DEFAULT_INVOICE_RULES: InvoiceRules = { allowGenericRfc: false, allowedCfdiUses: null, resicoWithholding: true };
+
 export interface MerchantFields {
   merchantName: string;
   billingProfile?: BillingProfile;
@@ -23,6 +35,7 @@ export interface MerchantFields {
   contactPhoneNumber?: string;
   address?: Address;
   status?: MerchantStatus;
+  invoiceRules?: Partial<InvoiceRules>;
 }
 
 export interface CreateMerchantRequest extends MerchantFields {
@@ -67,6 +80,19 @@ const merchantProperties = {
   contactPhoneNumber: { type: 'string', pattern: '^(\\+?52)?[ -]?(\\(?[0-9]{2,3}\\)?[ -]?)?[0-9]{3,4}[ -]?[0-9]{4}$', maxLength: 25 },
   address: addressSchema,
   status: { type: 'string', enum: ['ACTIVE', 'INACTIVE'] },
+  invoiceRules: {
+    type: 'object',
+    additionalProperties: false,
+    description: 'How buyers may self-invoice this merchant\'s sales; fields left out keep their value (defaults: allowGenericRfc false, allowedCfdiUses null, resicoWithholding true).',
+    properties: {
+      allowGenericRfc: { type: 'boolean', description: 'Let a buyer confirm as público en general (XAXX010101000). Off: the page says the sale goes into the store\'s global invoice.' },
+      allowedCfdiUses: {
+        anyOf: [{ type: 'null' }, { type: 'array', minItems: 1, maxItems: 30, uniqueItems: true, items: { type: 'string', pattern: '^[A-Z0-9]{3,4}$' } }],
+        description: 'c_UsoCFDI keys buyers may pick; null: every use SAT allows for the buyer\'s regime.',
+      },
+      resicoWithholding: { type: 'boolean', description: 'Withhold 1.25 % ISR when a RESICO issuer (626) invoices a company (LISR 113-J).' },
+    },
+  },
 } as const;
 
 export const createMerchantSchema = {

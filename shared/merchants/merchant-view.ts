@@ -18,6 +18,7 @@ export function merchantView(row: MerchantRow) {
     logoAnimation: row.logo_animation,
     address: row.address,
     status: row.status,
+    invoiceRules: { allowGenericRfc: row.allow_generic_rfc, allowedCfdiUses: row.allowed_cfdi_uses, resicoWithholding: row.resico_withholding },
   };
 }
 

@@ -17,6 +17,9 @@ export interface MerchantRow {
   address: Address | null;
   logo_animation: LogoAnimation;
   status: MerchantStatus;
+  allow_generic_rfc: boolean;
+  allowed_cfdi_uses: string[] | null;
+  resico_withholding: boolean;
   invoice_logo_url: string | null;
   invoice_logo_file_name: string | null;
   app_logo_url: string | null;
@@ -37,6 +40,9 @@ function columns(fields: Partial<MerchantFields>) {
     contact_phone_number: fields.contactPhoneNumber,
     address: json(fields.address),
     status: fields.status,
+    allow_generic_rfc: fields.invoiceRules?.allowGenericRfc,
+    allowed_cfdi_uses: fields.invoiceRules?.allowedCfdiUses,
+    resico_withholding: fields.invoiceRules?.resicoWithholding,
   };
   return Object.fromEntries(Object.entries(out).filter(([, v]) => v !== undefined));
 }

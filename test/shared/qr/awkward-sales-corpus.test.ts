@@ -59,7 +59,7 @@ describe('awkward sales with the contract\'s six decimals: accepted at the door,
       });
       const sealed = sealSale({ ...record, storeName: 's', issuerRfc: 'EKU9003173C9', issuerName: 'ESCUELA KEMPER URGATE' }, BUYER, {
         issuer: { rfc: 'EKU9003173C9', name: 'ESCUELA KEMPER URGATE', taxRegime: '601' }, expeditionPlace: '42501', series: 'AWK', folio: String(seed + 1),
-        issuedLocal: localDateTime(now, 'America/Mexico_City'),
+        issuedLocal: localDateTime(now, 'America/Mexico_City'), resicoWithholding: true,
       }, testSigner(), catalogs);
       if (!sealed.ok) expect.fail(`seed ${seed}: ${JSON.stringify(sealed.findings)}`);
       const file = `awkward-${seed}.xml`;
