@@ -3,14 +3,14 @@ import { LOGO_TARGETS, normalizeLogoField, type NormalizedLogo } from '../../sha
 import { satToday } from '../../shared/time-zone.js';
 import { groupNotFound } from '../account-resources.js';
 import { checkIssuerTaxData } from '../../shared/issuers/check-issuer.js';
-import { updateIssuerFormSchema, type UpdateIssuerForm } from '../../shared/issuers/issuer-schema.js';
+import { updateIssuerFormSchema } from '../../shared/issuers/issuer-schema.js';
 import { groupBelongsTo, updateIssuer, type IssuerRow } from '../../shared/repositories/issuers.js';
 import { fileUrl } from '../../shared/storage/file-store.js';
 import { validator } from '../../shared/validation/ajv.js';
 import type { ApiDeps } from '../deps.js';
 import type { MultipartForm } from '../context.js';
 
-const validateFields = validator<UpdateIssuerForm>(updateIssuerFormSchema);
+const validateFields = validator(updateIssuerFormSchema);
 
 /**
  * PUT /v1/qrs/issuers/{issuerId} (multipart): the form fields, an optional logo decoded and

@@ -1,5 +1,5 @@
 import { Router } from '@koa/router';
-import { tokenRequestSchema, type TokenRequest } from '../../shared/auth/token-request-schema.js';
+import { tokenRequestSchema } from '../../shared/auth/token-request-schema.js';
 import { AppError } from '../../shared/errors.js';
 import { createAccessToken } from '../../shared/repositories/access-tokens.js';
 import { findAccountByClientCredentials } from '../../shared/repositories/accounts.js';
@@ -8,7 +8,7 @@ import type { AppState } from '../context.js';
 import type { ApiDeps } from '../deps.js';
 import { jsonBody } from '../middleware/json-body.js';
 
-const validateTokenRequest = validator<TokenRequest>(tokenRequestSchema);
+const validateTokenRequest = validator(tokenRequestSchema);
 
 /** client_secret_basic: `Authorization: Basic base64(client_id:client_secret)` (RFC 6749 §2.3.1). */
 function basicCredentials(header: string): { id: string; secret: string } | undefined {

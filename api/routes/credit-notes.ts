@@ -1,5 +1,5 @@
 import { Router } from '@koa/router';
-import { createCreditNoteSchema, type CreateCreditNoteRequest } from '../../shared/credit-notes/credit-note-schema.js';
+import { createCreditNoteSchema } from '../../shared/credit-notes/credit-note-schema.js';
 import { creditNoteView } from '../../shared/credit-notes/credit-note-view.js';
 import { AppError } from '../../shared/errors.js';
 import { findCreditNote } from '../../shared/repositories/credit-notes.js';
@@ -11,7 +11,7 @@ import type { InvoiceScope } from '../invoices/cancel-invoice.js';
 import { jsonBody } from '../middleware/json-body.js';
 import { merchantOrAccountAuth } from '../middleware/merchant-or-account-auth.js';
 
-const validateCreate = validator<CreateCreditNoteRequest>(createCreditNoteSchema);
+const validateCreate = validator(createCreditNoteSchema);
 
 /** Credit notes (CFDI type E) for the merchant's API key or its account's Bearer token. */
 export function creditNoteRoutes(deps: ApiDeps): Router<AppState> {

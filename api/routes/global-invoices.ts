@@ -2,8 +2,7 @@ import { Router } from '@koa/router';
 import { AppError } from '../../shared/errors.js';
 import { globalInvoiceView } from '../../shared/global-invoice/global-invoice-view.js';
 import { globalPeriod, globalPeriodEndingAt } from '../../shared/global-invoice/global-period.js';
-import { globalPeriodicityRequestSchema, reportGlobalRequestSchema, type ReportGlobalRequest } from '../../shared/global-invoice/global-invoice-schema.js';
-import type { GlobalPeriodicity } from '../../shared/global-invoice/global-period.js';
+import { globalPeriodicityRequestSchema, reportGlobalRequestSchema } from '../../shared/global-invoice/global-invoice-schema.js';
 import { reportPeriods } from '../../shared/global-invoice/report-periods.js';
 import { issuerView } from '../../shared/issuers/issuer-view.js';
 import { pageOf, parsePageRequest } from '../../shared/pagination.js';
@@ -16,8 +15,8 @@ import type { ApiDeps } from '../deps.js';
 import { bearerAuth } from '../middleware/bearer-auth.js';
 import { jsonBody } from '../middleware/json-body.js';
 
-const validatePeriodicity = validator<{ periodicity: GlobalPeriodicity }>(globalPeriodicityRequestSchema);
-const validateReport = validator<ReportGlobalRequest>(reportGlobalRequestSchema);
+const validatePeriodicity = validator(globalPeriodicityRequestSchema);
+const validateReport = validator(reportGlobalRequestSchema);
 
 /** An issuer's global invoices for unclaimed sales: their periodicity, the manual trigger, the list (bearer token). */
 export function globalInvoiceRoutes(deps: ApiDeps): Router<AppState> {

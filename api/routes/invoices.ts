@@ -2,7 +2,7 @@ import { Router } from '@koa/router';
 import { AppError } from '../../shared/errors.js';
 import { invoiceFile } from '../../shared/invoices/invoice-file.js';
 import { verifyInvoiceFileUrl, type InvoiceFileKind } from '../../shared/invoices/invoice-links.js';
-import { cancelInvoiceRequestSchema, type CancelInvoiceRequest } from '../../shared/cancellation/cancellation-schema.js';
+import { cancelInvoiceRequestSchema } from '../../shared/cancellation/cancellation-schema.js';
 import { cancellationView } from '../../shared/cancellation/cancellation-view.js';
 import { latestCancellation } from '../../shared/repositories/invoice-cancellations.js';
 import { findInvoiceByUuid, type InvoiceRow } from '../../shared/repositories/invoices.js';
@@ -16,7 +16,7 @@ import { merchantOrAccountAuth } from '../middleware/merchant-or-account-auth.js
 
 const UUID = /^[0-9A-Fa-f]{8}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{12}$/;
 
-const validateCancel = validator<CancelInvoiceRequest>(cancelInvoiceRequestSchema);
+const validateCancel = validator(cancelInvoiceRequestSchema);
 
 function notReady(kind: InvoiceFileKind): AppError {
   return new AppError(503, 'file_not_ready', `The ${kind.toUpperCase()} is being generated; try again in a few seconds.`, { headers: { 'Retry-After': '2' } });

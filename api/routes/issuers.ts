@@ -1,7 +1,7 @@
 import { Router } from '@koa/router';
 import { AppError } from '../../shared/errors.js';
 import { checkIssuerTaxData } from '../../shared/issuers/check-issuer.js';
-import { createIssuerSchema, type CreateIssuerRequest } from '../../shared/issuers/issuer-schema.js';
+import { createIssuerSchema } from '../../shared/issuers/issuer-schema.js';
 import { issuerView } from '../../shared/issuers/issuer-view.js';
 import { pageOf, parsePageRequest, queryText } from '../../shared/pagination.js';
 import { satToday } from '../../shared/time-zone.js';
@@ -17,7 +17,7 @@ import type { ApiDeps } from '../deps.js';
 import { bearerAuth } from '../middleware/bearer-auth.js';
 import { jsonBody } from '../middleware/json-body.js';
 
-const validateCreate = validator<CreateIssuerRequest>(createIssuerSchema);
+const validateCreate = validator(createIssuerSchema);
 
 /** /v1/qrs/issuers: the taxpayers (RFC) an account invoices as, scoped to the bearer token's account. */
 export function issuerRoutes(deps: ApiDeps): Router<AppState> {

@@ -1,7 +1,7 @@
 import { Router } from '@koa/router';
 import { AppError } from '../../shared/errors.js';
 import {
-  createMerchantSchema, updateMerchantSchema, type CreateMerchantRequest, type UpdateMerchantRequest,
+  createMerchantSchema, updateMerchantSchema, type UpdateMerchantRequest,
 } from '../../shared/merchants/merchant-schema.js';
 import { merchantSummaryView, merchantView } from '../../shared/merchants/merchant-view.js';
 import { pageOf, parsePageRequest, queryText } from '../../shared/pagination.js';
@@ -21,8 +21,8 @@ import { checkInvoiceRules } from '../../shared/merchants/check-invoice-rules.js
 import { LOGO_LIMITS } from '../../shared/images/normalize-logo.js';
 import { findCsdSummary } from '../../shared/repositories/merchant-csds.js';
 
-const validateCreate = validator<CreateMerchantRequest>(createMerchantSchema);
-const validateUpdate = validator<UpdateMerchantRequest>(updateMerchantSchema);
+const validateCreate = validator(createMerchantSchema);
+const validateUpdate = validator(updateMerchantSchema);
 
 function refuseBadInvoiceRules(deps: ApiDeps, fields: UpdateMerchantRequest): void {
   const details = checkInvoiceRules(fields.invoiceRules, deps.catalogs);

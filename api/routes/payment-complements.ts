@@ -1,6 +1,6 @@
 import { Router } from '@koa/router';
 import { AppError } from '../../shared/errors.js';
-import { createPaymentComplementSchema, type CreatePaymentComplementRequest } from '../../shared/payment-complements/payment-complement-schema.js';
+import { createPaymentComplementSchema } from '../../shared/payment-complements/payment-complement-schema.js';
 import { paymentComplementView } from '../../shared/payment-complements/payment-complement-view.js';
 import { findPaymentComplement } from '../../shared/repositories/payment-complements.js';
 import { validator } from '../../shared/validation/ajv.js';
@@ -12,7 +12,7 @@ import { jsonBody } from '../middleware/json-body.js';
 import { merchantOrAccountAuth } from '../middleware/merchant-or-account-auth.js';
 
 const PREFIX = '/v1/qrs/invoices/payment-complements';
-const validateCreate = validator<CreatePaymentComplementRequest>(createPaymentComplementSchema);
+const validateCreate = validator(createPaymentComplementSchema);
 
 /** Payment complements (CFDI type P, Pagos 2.0) for the merchant's API key or its account's Bearer token. */
 export function paymentComplementRoutes(deps: ApiDeps): Router<AppState> {

@@ -4,7 +4,7 @@ import { pageOf, parsePageRequest, queryText } from '../../shared/pagination.js'
 import { satToday } from '../../shared/time-zone.js';
 import { checkProduct } from '../../shared/products/check-product.js';
 import {
-  createMerchantProductSchema, updateMerchantProductSchema, type ProductFields,
+  createMerchantProductSchema, updateMerchantProductSchema,
 } from '../../shared/products/product-schema.js';
 import { productView } from '../../shared/products/product-view.js';
 import { findProduct, insertProducts, listProducts, updateProduct } from '../../shared/repositories/products.js';
@@ -15,8 +15,8 @@ import { bearerAuth } from '../middleware/bearer-auth.js';
 import { jsonBody } from '../middleware/json-body.js';
 import { accountMerchant } from '../account-resources.js';
 
-const validateCreate = validator<ProductFields[]>(createMerchantProductSchema);
-const validateUpdate = validator<Partial<ProductFields>>(updateMerchantProductSchema);
+const validateCreate = validator(createMerchantProductSchema);
+const validateUpdate = validator(updateMerchantProductSchema);
 
 function skuTaken(skus: string[], field: (sku: string) => string): AppError {
   return new AppError(409, 'product_sku_exists', `The catalog already has ${skus.join(', ')}.`, {

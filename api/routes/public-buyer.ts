@@ -5,7 +5,7 @@ import { newId } from '../../shared/ids.js';
 import { confirmationView } from '../../shared/invoices/buyer-sale-view.js';
 import { totalsView } from '../../shared/invoices/totals-view.js';
 import { checkCustomer } from '../../shared/invoices/check-customer.js';
-import { confirmRequestSchema, emailRequestSchema, type ConfirmRequest, type Customer, type EmailRequest } from '../../shared/invoices/customer-schema.js';
+import { confirmRequestSchema, emailRequestSchema, type Customer } from '../../shared/invoices/customer-schema.js';
 import { previewSale } from '../../shared/invoices/seal-sale.js';
 import { enqueueStamp } from '../../shared/invoices/enqueue-stamp.js';
 import { enqueueInvoiceEmail } from '../../shared/invoices/enqueue-follow-ups.js';
@@ -26,8 +26,8 @@ import { rateLimit, shortCodeRateLimit } from '../middleware/rate-limit.js';
 import { qrLinkForShortCode } from '../buyer/short-code-link.js';
 import { crashAfterCommit } from '../../shared/crash-after-commit.js';
 
-const validateConfirm = validator<ConfirmRequest>(confirmRequestSchema);
-const validateEmail = validator<EmailRequest>(emailRequestSchema);
+const validateConfirm = validator(confirmRequestSchema);
+const validateEmail = validator(emailRequestSchema);
 
 /** A CSF PDF is ~100 KB and a phone photo a few MB. */
 export const CSF_MAX_BYTES = 8 * 1024 * 1024;

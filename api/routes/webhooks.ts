@@ -5,7 +5,7 @@ import { AppError } from '../../shared/errors.js';
 import { pageOf, parsePageRequest } from '../../shared/pagination.js';
 import { createEndpoint, deleteEndpoint, findEndpoint, listDeliveries, listEndpoints } from '../../shared/repositories/webhooks.js';
 import { validator } from '../../shared/validation/ajv.js';
-import { checkEndpointUrl, createEndpointRequestSchema, type CreateEndpointRequest } from '../../shared/webhooks/endpoint-schema.js';
+import { checkEndpointUrl, createEndpointRequestSchema } from '../../shared/webhooks/endpoint-schema.js';
 import { newWebhookSecret } from '../../shared/webhooks/sign-webhook.js';
 import { deliveryView, endpointView } from '../../shared/webhooks/webhook-views.js';
 import type { AppContext, AppState } from '../context.js';
@@ -13,7 +13,7 @@ import type { ApiDeps } from '../deps.js';
 import { bearerAuth } from '../middleware/bearer-auth.js';
 import { jsonBody } from '../middleware/json-body.js';
 
-const validateCreate = validator<CreateEndpointRequest>(createEndpointRequestSchema);
+const validateCreate = validator(createEndpointRequestSchema);
 
 /** /v1/webhooks/endpoints: where an account's events are delivered, and each endpoint's delivery log (bearer token). */
 export function webhookRoutes(deps: ApiDeps): Router<AppState> {

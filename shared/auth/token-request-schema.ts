@@ -1,10 +1,6 @@
 /** POST /v1/auth/token (OAuth 2.0 client credentials, RFC 6749 §4.4), JSON or form body. */
-export interface TokenRequest {
-  grant_type: string;
-  client_id?: string;
-  client_secret?: string;
-  scope?: string;
-}
+import type { FromSchema } from 'json-schema-to-ts';
+export type TokenRequest = FromSchema<typeof tokenRequestSchema>;
 
 export const tokenRequestSchema = {
   $id: 'TokenRequest',

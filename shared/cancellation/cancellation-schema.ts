@@ -1,4 +1,5 @@
 /** DELETE /v1/qrs/invoices/{uuid}: why the CFDI is cancelled (SAT's c_MotivoCancelacion) and, for 01, what replaces it. */
+import type { FromSchema } from 'json-schema-to-ts';
 export const cancelInvoiceRequestSchema = {
   $id: 'CancelInvoiceRequest',
   type: 'object',
@@ -16,10 +17,7 @@ export const cancelInvoiceRequestSchema = {
   },
 } as const;
 
-export interface CancelInvoiceRequest {
-  motive: '01' | '02' | '03' | '04';
-  substitution_uuid?: string;
-}
+export type CancelInvoiceRequest = FromSchema<typeof cancelInvoiceRequestSchema>;
 
 export const invoiceCancellationSchema = {
   $id: 'InvoiceCancellation',

@@ -1,4 +1,5 @@
 /** POST /v1/qrs/invoices/credit-notes: how much of which stamped invoices is credited, and how the money goes back. */
+import type { FromSchema } from 'json-schema-to-ts';
 import { CFDI_TEXT } from '../sat/cfdi-text-rules.js';
 
 export const createCreditNoteSchema = {
@@ -24,9 +25,4 @@ export const createCreditNoteSchema = {
   },
 } as const;
 
-export interface CreateCreditNoteRequest {
-  related: { uuid: string; amount: number }[];
-  sat_payment_form: string;
-  sat_payment_method: 'PUE';
-  description?: string;
-}
+export type CreateCreditNoteRequest = FromSchema<typeof createCreditNoteSchema>;

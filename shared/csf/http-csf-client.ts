@@ -8,7 +8,7 @@
  */
 import { validator } from '../validation/ajv.js';
 import { AppError } from '../errors.js';
-import { CsfNotFound, CsfUnavailable, type CsfClient, type CsfData } from './csf-client.js';
+import { CsfNotFound, CsfUnavailable, type CsfClient } from './csf-client.js';
 
 const csfDataSchema = {
   $id: 'CsfAdapterResponse',
@@ -31,7 +31,7 @@ const csfDataSchema = {
   },
 } as const;
 
-const validateCsfData = validator<CsfData>(csfDataSchema);
+const validateCsfData = validator(csfDataSchema);
 
 export function httpCsfClient(baseUrl: string, timeoutMs: number): CsfClient {
   return {

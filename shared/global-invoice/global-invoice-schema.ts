@@ -1,3 +1,4 @@
+import type { FromSchema } from 'json-schema-to-ts';
 import { GLOBAL_PERIODICITIES } from './global-period.js';
 
 /** PUT /v1/qrs/issuers/{issuerId}/global-periodicity. */
@@ -21,6 +22,4 @@ export const reportGlobalRequestSchema = {
   },
 } as const;
 
-export interface ReportGlobalRequest {
-  date?: string;
-}
+export type ReportGlobalRequest = FromSchema<typeof reportGlobalRequestSchema>;

@@ -1,4 +1,5 @@
 /** The buyer's tax data (spec "customer", plus the e-mail and a foreign buyer's residence) and the buyer routes' bodies. */
+import type { FromSchema } from 'json-schema-to-ts';
 import { CFDI_TEXT } from '../sat/cfdi-text-rules.js';
 
 export const customerSchema = {
@@ -16,15 +17,7 @@ export const customerSchema = {
   },
 } as const;
 
-export interface Customer {
-  rfc: string;
-  name: string;
-  tax_regime: string;
-  postal_code: string;
-  cfdi_use: string;
-  email: string;
-  tax_residence?: string;
-}
+export type Customer = FromSchema<typeof customerSchema>;
 
 const qrParams = {
   v: { type: 'string', maxLength: 4 },
@@ -40,12 +33,7 @@ export const confirmRequestSchema = {
   properties: { ...qrParams, customer: customerSchema },
 } as const;
 
-export interface ConfirmRequest {
-  v: string;
-  t: string;
-  m: string;
-  customer: Customer;
-}
+export type ConfirmRequest = FromSchema<typeof confirmRequestSchema>;
 
 export const emailRequestSchema = {
   $id: 'EmailInvoiceRequest',
@@ -59,10 +47,4 @@ export const emailRequestSchema = {
   },
 } as const;
 
-export interface EmailRequest {
-  v: string;
-  t: string;
-  m: string;
-  email?: string;
-  rfc?: string;
-}
+export type EmailRequest = FromSchema<typeof emailRequestSchema>;

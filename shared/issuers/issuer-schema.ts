@@ -1,16 +1,8 @@
 /** JSON Schemas of the issuer operations, used by ajv and by the OpenAPI document. */
+import type { FromSchema } from 'json-schema-to-ts';
 import { CFDI_TEXT } from '../sat/cfdi-text-rules.js';
 
-export interface CreateIssuerRequest {
-  groupId: string;
-  alias: string;
-  taxId: string;
-  idCif: string;
-  businessName: string;
-  email: string;
-  zip: string;
-  taxRegimeCode: string;
-}
+export type CreateIssuerRequest = FromSchema<typeof createIssuerSchema>;
 
 const issuerProperties = {
   groupId: { type: 'string', minLength: 1, maxLength: 100 },
@@ -33,14 +25,7 @@ export const createIssuerSchema = {
   properties: issuerProperties,
 } as const;
 
-/** The text fields of PUT /v1/qrs/issuers/{issuerId} (multipart; the optional `logo` file is apart). */
-export interface UpdateIssuerForm {
-  groupId: string;
-  alias: string;
-  email: string;
-  taxRegimeCode: string;
-  status?: 'ACTIVE' | 'INACTIVE';
-}
+export type UpdateIssuerForm = FromSchema<typeof updateIssuerFormSchema>;
 
 export const updateIssuerFormSchema = {
   $id: 'UpdateIssuerForm',

@@ -4,8 +4,8 @@
  * Every field it shares with POST /v1/qrs is the very schema object of qr-request-schema.ts, so the two
  * contracts accept the same values.
  */
+import type { FromSchema } from 'json-schema-to-ts';
 import { qrCreateRequestSchema } from '../qr/qr-request-schema.js';
-import type { QrOperation, QrTaxInput } from '../qr/qr-request.js';
 
 const current = qrCreateRequestSchema.properties;
 const currentConcept = current.operation_data.items;
@@ -47,31 +47,9 @@ export const legacyQrCreateRequestSchema = {
   },
 } as const;
 
-export interface LegacyQrConcept {
-  sku?: string;
-  description: string;
-  quantity: number;
-  unit_price: number;
-  amount: number;
-  sat_unit_key?: string;
-  sat_product_service_key?: string;
-  sat_tax_object_key?: string;
-  taxes?: QrTaxInput[];
-}
+export type LegacyQrConcept = LegacyQrCreateRequest['operation_data'][number];
 
-/** The body of POST /api/v1/qrs after schema validation. */
-export interface LegacyQrCreateRequest {
-  store: string;
-  issuer_rfc: string;
-  amount: number;
-  subtotal: number;
-  currency: string;
-  /** c_FormaPago key: the earlier contract named the payment form this way. */
-  sat_payment_method: string;
-  expires_at: string;
-  operation: QrOperation;
-  operation_data: LegacyQrConcept[];
-}
+export type LegacyQrCreateRequest = FromSchema<typeof legacyQrCreateRequestSchema>;
 
 /** 201 of POST /api/v1/qrs. */
 export const legacyQrCreatedSchema = {

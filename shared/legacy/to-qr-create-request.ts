@@ -11,7 +11,7 @@ import { legacyQrCreateRequestSchema, type LegacyQrCreateRequest } from './legac
 export const LEGACY_DEFAULTS = { typeOfReceipt: 'I', exportCode: '01', timeZone: 'America/Mexico_City' } as const;
 
 /** The 400 checks of the earlier body, with its own field names in details[]. */
-export const parseLegacyQrCreateRequest = validator<LegacyQrCreateRequest>(legacyQrCreateRequestSchema);
+export const parseLegacyQrCreateRequest = validator(legacyQrCreateRequestSchema);
 
 /** Derived from the idempotency key so that a retry maps onto the same sale (and the same fingerprint). */
 export function legacySaleId(idempotencyKey: string): string {

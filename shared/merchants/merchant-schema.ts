@@ -1,19 +1,12 @@
 /** JSON Schemas of the merchant operations, used by ajv and by the OpenAPI document. */
+import type { FromSchema } from 'json-schema-to-ts';
 export const BILLING_PROFILES = ['GENERAL', 'FUEL', 'RESTAURANT', 'RETAIL', 'SERVICES'] as const;
 export const LOGO_ANIMATIONS = ['NONE', 'BOUNCE'] as const;
 export type BillingProfile = (typeof BILLING_PROFILES)[number];
 export type LogoAnimation = (typeof LOGO_ANIMATIONS)[number];
 export type MerchantStatus = 'ACTIVE' | 'INACTIVE';
 
-export interface Address {
-  street: string;
-  exteriorNumber: string;
-  interiorNumber?: string | null;
-  neighborhood: string;
-  city: string;
-  state: string;
-  zipCode: string;
-}
+export type Address = FromSchema<typeof addressSchema>;
 
 /** How buyers may self-invoice this merchant's sales (an addition to the spec's Merchant). */
 export interface InvoiceRules {
@@ -27,22 +20,11 @@ export interface InvoiceRules {
 
 export const DEFAULT_INVOICE_RULES: InvoiceRules = { allowGenericRfc: false, allowedCfdiUses: null, resicoWithholding: true };
 
-export interface MerchantFields {
-  merchantName: string;
-  billingProfile?: BillingProfile;
-  billingProfileData?: Record<string, string | number | boolean | null> | null;
-  contactEmail?: string;
-  contactPhoneNumber?: string;
-  address?: Address;
-  status?: MerchantStatus;
-  invoiceRules?: Partial<InvoiceRules>;
-}
+export type MerchantFields = Omit<CreateMerchantRequest, 'issuerId'>;
 
-export interface CreateMerchantRequest extends MerchantFields {
-  issuerId: string;
-}
+export type CreateMerchantRequest = FromSchema<typeof createMerchantSchema>;
 
-export type UpdateMerchantRequest = Partial<MerchantFields>;
+export type UpdateMerchantRequest = FromSchema<typeof updateMerchantSchema>;
 
 const text = (max: number) => ({ type: 'string', minLength: 1, maxLength: max }) as const;
 

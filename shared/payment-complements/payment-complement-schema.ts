@@ -1,4 +1,5 @@
 /** POST /v1/qrs/invoices/payment-complements: one payment received and the PPD invoices it pays. */
+import type { FromSchema } from 'json-schema-to-ts';
 export const createPaymentComplementSchema = {
   $id: 'PaymentComplementRequest',
   type: 'object',
@@ -41,24 +42,8 @@ export const createPaymentComplementSchema = {
   },
 } as const;
 
-export interface PaymentRequest {
-  date: string;
-  sat_payment_form: string;
-  currency: string;
-  exchange_rate?: number;
-  amount: number;
-  operation_number?: string;
-}
+export type PaymentRequest = CreatePaymentComplementRequest['payment'];
 
-export interface PaidInvoiceRequest {
-  uuid: string;
-  amount_paid: number;
-  equivalence?: number;
-  installment?: number;
-  previous_balance?: number;
-}
+export type PaidInvoiceRequest = CreatePaymentComplementRequest['related'][number];
 
-export interface CreatePaymentComplementRequest {
-  payment: PaymentRequest;
-  related: PaidInvoiceRequest[];
-}
+export type CreatePaymentComplementRequest = FromSchema<typeof createPaymentComplementSchema>;

@@ -1,22 +1,10 @@
 /** Product catalog requests (the spec names the operations, not the shapes): JSON Schemas for ajv and OpenAPI. */
+import type { FromSchema } from 'json-schema-to-ts';
 import { CFDI_TEXT } from '../sat/cfdi-text-rules.js';
 
-export interface ProductTax {
-  type: 'Traslado' | 'Retencion';
-  tax: string;
-  factor: 'Tasa' | 'Cuota' | 'Exento';
-  rate?: string;
-}
+export type ProductTax = NonNullable<ProductFields['taxes']>[number];
 
-export interface ProductFields {
-  sku: string;
-  description: string;
-  unitPrice: number;
-  satUnitKey: string;
-  satProductServiceKey: string;
-  satTaxObjectKey: string;
-  taxes?: ProductTax[];
-}
+export type ProductFields = FromSchema<typeof createMerchantProductSchema>[number];
 
 export const PRODUCT_LIMITS = { maxPerRequest: 100, maxTaxes: 10 } as const;
 

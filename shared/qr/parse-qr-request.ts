@@ -3,7 +3,7 @@ import { validator } from '../validation/ajv.js';
 import type { QrCreateDraft } from './qr-request.js';
 import { QR_LIMITS, qrCreateRequestSchema } from './qr-request-schema.js';
 
-const validateShape = validator<QrCreateDraft>(qrCreateRequestSchema);
+const validateShape = validator(qrCreateRequestSchema);
 
 /**
  * The 400-class checks of POST /v1/qrs: the JSON schema, then the rules a schema cannot say

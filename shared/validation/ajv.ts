@@ -1,4 +1,5 @@
 import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
+import type { FromSchema, JSONSchema } from 'json-schema-to-ts';
 import * as ajvFormats from 'ajv-formats';
 import { AppError, type ErrorDetail } from '../errors.js';
 import { decimalPlaces, integerDigits } from '../money.js';
@@ -103,8 +104,11 @@ export function toDetails(errors: ErrorObject[] | null | undefined): ErrorDetail
   return out;
 }
 
-/** Compiles a schema into a function that returns the typed value or throws a 400 with details. */
-export function validator<T>(schema: object): (value: unknown) => T {
+/**
+ * Compiles a schema into a function that returns the value, typed from the schema itself (json-schema-to-ts:
+ * one source for the contract and its TypeScript type), or throws a 400 with details.
+ */
+export function validator<const S extends JSONSchema, T = FromSchema<S>>(schema: S): (value: unknown) => T {
   const validate: ValidateFunction = ajv.compile(schema);
   return (value: unknown): T => {
     if (!validate(value)) {

@@ -1,3 +1,4 @@
+import type { FromSchema } from 'json-schema-to-ts';
 import { isIP } from 'node:net';
 import type { ErrorDetail } from '../errors.js';
 import { WEBHOOK_EVENT_TYPES } from './event-types.js';
@@ -19,11 +20,7 @@ export const createEndpointRequestSchema = {
   },
 } as const;
 
-export interface CreateEndpointRequest {
-  url: string;
-  events?: string[];
-  description?: string;
-}
+export type CreateEndpointRequest = FromSchema<typeof createEndpointRequestSchema>;
 
 export const webhookEndpointSchema = {
   $id: 'WebhookEndpoint',

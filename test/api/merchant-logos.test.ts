@@ -47,7 +47,7 @@ describe('merchant logos', () => {
   });
 
   it('refuses what is not an image, a pixel bomb, a bad animation, and stores nothing', async () => {
-    const before = await storedFileCount();
+    const before = await storedFileCount('logos');
     const png = await sharp({ create: { width: 10, height: 10, channels: 3, background: '#000' } }).png().toBuffer();
     const res = await upload(account, { invoiceLogo: Buffer.from('%PDF-1.4 not an image'), appLogo: bombHeader(), logoAnimation: 'SPIN' });
     expectError(res, 400, 'validation_failed');
@@ -59,7 +59,7 @@ describe('merchant logos', () => {
       { field: 'appLogo', code: 'invalid_image', message: 'Images in svg format are not accepted; use PNG, JPEG or WebP.' },
     ]);
     expectError(await upload(account, {}), 400, 'validation_failed');
-    expect(await storedFileCount()).to.equal(before);
+    expect(await storedFileCount('logos')).to.equal(before);
   });
 
   it('answers 413 over the size limit and 404 for another account\'s merchant', async () => {
