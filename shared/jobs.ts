@@ -76,6 +76,8 @@ export type JobName = keyof JobTypes;
 
 /** Predictable job ids where a duplicate must not happen (BullMQ refuses ':' in custom ids). */
 export const jobId = {
+  /** Known before the add, so the API can watch for the result before the job exists (shared/queues.ts). */
+  renderQr: (qrId: string) => `render.${qrId}`,
   expireQr: (qrId: string) => `expire-qr.${qrId}`,
   sweepExpired: 'sweep-expired-qrs',
   /** Deduplication id: one synchronization per issuer waiting or running at a time. */

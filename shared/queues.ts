@@ -69,20 +69,27 @@ export async function createProducers(connection: Redis, prefix: string = config
 export class JobTimeout extends Error {}
 export class JobFailed extends Error {}
 
+/** A wait for one job's result, started before the job is added. */
+export interface JobWatch<R> {
+  result: Promise<R>;
+  /** Stops waiting (the job was never added); `result` then never settles. */
+  cancel(): void;
+}
+
 /**
- * The result of a job, delivered by QueueEvents, or JobTimeout after `timeoutMs`. Unlike
- * Job.waitUntilFinished it costs no extra Redis call per job and cannot leave an unhandled rejection
- * when Redis drops mid-wait (that crashes the process). The state is read from Redis only at the
- * timeout, to catch a completion whose event arrived before the listener.
+ * Watches for the result of the job that will have id `id`, delivered by QueueEvents, or JobTimeout after
+ * `timeoutMs`. Start it *before* adding the job: the completion event can reach this process before the
+ * add's own reply does (they come over two connections), and a listener attached after the add would
+ * miss it. Unlike Job.waitUntilFinished it costs no extra Redis call per job and cannot leave an
+ * unhandled rejection when Redis drops mid-wait (that crashes the process). The job is read from Redis
+ * only at the timeout, as a last look (its result is kept a little longer than the timeout).
  */
-export function awaitJobResult<R>(events: QueueEvents, queue: Queue, job: Job, timeoutMs: number): Promise<R> {
-  const id = job.id;
-  if (!id) return Promise.reject(new Error('job has no id'));
-  // Per-job event names (`completed:<id>`) are emitted by QueueEvents but not in its typed event map.
-  const emitter = events as unknown as EventEmitter;
-  return new Promise<R>((resolve, reject) => {
+export function watchJobResult<R>(events: QueueEvents, queue: Queue, id: string, timeoutMs: number): JobWatch<R> {
+  let cancel = (): void => undefined;
+  const result = new Promise<R>((resolve, reject) => {
     const onCompleted = ({ returnvalue }: { returnvalue: unknown }) => settle(() => resolve(returnvalue as R));
     const onFailed = ({ failedReason }: { failedReason: string }) => settle(() => reject(new JobFailed(failedReason)));
+    const emitter = events as unknown as EventEmitter;
     const timer = setTimeout(() => {
       Job.fromId(queue, id).then(
         (fresh) => settle(() => {
@@ -102,7 +109,9 @@ export function awaitJobResult<R>(events: QueueEvents, queue: Queue, job: Job, t
       emitter.off(`failed:${id}`, onFailed);
       fn();
     }
+    cancel = () => settle(() => undefined);
     emitter.on(`completed:${id}`, onCompleted);
     emitter.on(`failed:${id}`, onFailed);
   });
+  return { result, cancel };
 }

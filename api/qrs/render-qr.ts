@@ -1,26 +1,34 @@
 import { AppError } from '../../shared/errors.js';
-import { QUEUES, type RenderQrResult } from '../../shared/jobs.js';
-import { awaitJobResult, JobFailed, JobTimeout } from '../../shared/queues.js';
+import { jobId, QUEUES, type RenderQrResult } from '../../shared/jobs.js';
+import { JobFailed, JobTimeout, watchJobResult } from '../../shared/queues.js';
 import type { ApiDeps } from '../deps.js';
+
+/** Seconds a finished render job is kept beyond the wait, for the waiter's last look at the timeout. */
+const KEEP_AFTER_WAIT_S = 5;
 
 /**
  * Renders the QR PNG on the render queue and waits for it. Redis unreachable -> 503; no answer
  * within RENDER_TIMEOUT_MS -> 503 with Retry-After; a failed render -> 500. The caller has
- * written nothing yet, so every failure leaves nothing behind.
+ * written nothing yet, so every failure leaves nothing behind. The wait starts before the add: a
+ * completion that reaches this process before the add's reply is not missed.
  */
 export async function renderQr(deps: ApiDeps, qrId: string, content: string): Promise<Buffer> {
-  let job;
+  const id = jobId.renderQr(qrId);
+  const queue = deps.producers.queue(QUEUES.render);
+  const watch = watchJobResult<RenderQrResult>(deps.producers.renderEvents, queue, id, deps.config.renderTimeoutMs);
+  const keepS = Math.ceil(deps.config.renderTimeoutMs / 1000) + KEEP_AFTER_WAIT_S;
   try {
-    job = await deps.producers.add('render-qr', { qrId, content }, { attempts: 1, removeOnComplete: { count: 1000 }, removeOnFail: { count: 1000 } });
+    await deps.producers.add('render-qr', { qrId, content }, { jobId: id, attempts: 1, removeOnComplete: { age: keepS }, removeOnFail: { age: keepS } });
   } catch (cause) {
+    watch.cancel();
     throw new AppError(503, 'service_unavailable', 'The job queue is unavailable; retry with the same idempotency-key.', { cause, expose: true, headers: { 'Retry-After': '1' } });
   }
   let result: RenderQrResult;
   try {
-    result = await awaitJobResult<RenderQrResult>(deps.producers.renderEvents, deps.producers.queue(QUEUES.render), job, deps.config.renderTimeoutMs);
+    result = await watch.result;
   } catch (cause) {
     if (cause instanceof JobTimeout) {
-      await job.remove().catch(() => undefined);
+      await queue.remove(id).catch(() => undefined);
       throw new AppError(503, 'qr_render_timeout', 'The QR image was not rendered in time; retry with the same idempotency-key.', { cause, expose: true, headers: { 'Retry-After': '1' } });
     }
     if (cause instanceof JobFailed) {
