@@ -24,8 +24,9 @@ export interface RenderQrPayload {
 /** Base64 PNG; the API stores it with the transaction in one database transaction. */
 export type RenderQrResult = { png: string };
 
-export interface ExpireQrPayload {
-  qrId: string;
+/** One expiry bucket: every QR due by `dueAt` (epoch seconds) is expired (shared/qr/expiry-buckets.ts). */
+export interface ExpireDuePayload {
+  dueAt: number;
 }
 
 export type SweepExpiredPayload = Record<string, never>;
@@ -54,7 +55,8 @@ export type StampInvoiceResult = { outcome: 'stamped' | 'already-stamped' | 'ref
 
 export interface JobTypes {
   'render-qr': { queue: typeof QUEUES.render; data: RenderQrPayload; result: RenderQrResult };
-  'expire-qr': { queue: typeof QUEUES.expiry; data: ExpireQrPayload; result: { expired: boolean } };
+  'expire-due-qrs': { queue: typeof QUEUES.expiry; data: ExpireDuePayload; result: { expired: number } };
+  'plan-expiries': { queue: typeof QUEUES.expiry; data: Record<string, never>; result: { buckets: number } };
   'sweep-expired-qrs': { queue: typeof QUEUES.expiry; data: SweepExpiredPayload; result: { expired: number } };
   'sync-issuer': { queue: typeof QUEUES.csfSync; data: SyncIssuerPayload; result: SyncIssuerResult };
   'sweep-lost-syncs': { queue: typeof QUEUES.csfSync; data: Record<string, never>; result: { failed: number } };
@@ -78,7 +80,9 @@ export type JobName = keyof JobTypes;
 export const jobId = {
   /** Known before the add, so the API can watch for the result before the job exists (shared/queues.ts). */
   renderQr: (qrId: string) => `render.${qrId}`,
-  expireQr: (qrId: string) => `expire-qr.${qrId}`,
+  /** One delayed job per epoch second in which QRs fall due. */
+  expireDue: (dueAt: number) => `expire-due.${dueAt}`,
+  planExpiries: 'plan-expiries',
   sweepExpired: 'sweep-expired-qrs',
   /** Deduplication id: one synchronization per issuer waiting or running at a time. */
   syncIssuer: (issuerId: string) => `sync-issuer.${issuerId}`,

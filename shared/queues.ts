@@ -15,7 +15,8 @@ export interface Producers {
 
 const QUEUE_OF: { [N in JobName]: JobTypes[N]['queue'] } = {
   'render-qr': QUEUES.render,
-  'expire-qr': QUEUES.expiry,
+  'expire-due-qrs': QUEUES.expiry,
+  'plan-expiries': QUEUES.expiry,
   'sweep-expired-qrs': QUEUES.expiry,
   'sync-issuer': QUEUES.csfSync,
   'sweep-lost-syncs': QUEUES.csfSync,

@@ -3,11 +3,12 @@ import type { Config } from '../shared/config.js';
 import type { Db } from '../shared/db.js';
 import type { CsfClient } from '../shared/csf/csf-client.js';
 import { csfClientFromConfig } from '../shared/csf/csf-client-from-config.js';
-import { QUEUES, type ExpireQrPayload, type QueueName, type RenderQrPayload, type SyncIssuerPayload } from '../shared/jobs.js';
+import { QUEUES, type QueueName, type RenderQrPayload, type SyncIssuerPayload } from '../shared/jobs.js';
 import type { Logger } from '../shared/logger.js';
 import type { Producers } from '../shared/queues.js';
 import { redisOptions } from '../shared/redis.js';
-import { expireQrJob } from './expire-qr.js';
+import { expireDueQrsJob } from './expire-due-qrs.js';
+import { planExpiriesJob } from './plan-expiries.js';
 import { renderQrJob } from './render-qr.js';
 import { satCatalogs } from '../shared/sat/catalogs.js';
 import { sweepExpiredQrsJob } from './sweep-expired-qrs.js';
@@ -75,8 +76,10 @@ function processorFor(queue: QueueName, deps: WorkerDeps, { sync, stamp, pdf, em
     switch (`${queue}/${job.name}`) {
       case `${QUEUES.render}/render-qr`:
         return renderQrJob(job.data as RenderQrPayload);
-      case `${QUEUES.expiry}/expire-qr`:
-        return expireQrJob(deps.db, job.data as ExpireQrPayload);
+      case `${QUEUES.expiry}/expire-due-qrs`:
+        return expireDueQrsJob(deps.db);
+      case `${QUEUES.expiry}/plan-expiries`:
+        return planExpiriesJob(deps.db, deps.producers);
       case `${QUEUES.expiry}/sweep-expired-qrs`:
         return sweepExpiredQrsJob(deps.db);
       case `${QUEUES.csfSync}/sync-issuer`:

@@ -2,6 +2,7 @@ import type { Config } from '../shared/config.js';
 import { QUEUES, jobId, type QueueName } from '../shared/jobs.js';
 import type { Logger } from '../shared/logger.js';
 import type { Producers } from '../shared/queues.js';
+import { EXPIRY_PLAN_EVERY_MS } from '../shared/qr/expiry-buckets.js';
 
 interface SchedulerSpec {
   queue: QueueName;
@@ -13,6 +14,7 @@ interface SchedulerSpec {
 function schedulerSpecs(config: Readonly<Config>): SchedulerSpec[] {
   return [
     { queue: QUEUES.expiry, id: jobId.sweepExpired, name: 'sweep-expired-qrs', every: config.expirySweepMs },
+    { queue: QUEUES.expiry, id: jobId.planExpiries, name: 'plan-expiries', every: EXPIRY_PLAN_EVERY_MS },
     { queue: QUEUES.stamp, id: jobId.sweepStamping, name: 'sweep-stamping', every: config.stampSweepMs },
     { queue: QUEUES.pdf, id: jobId.sweepInvoiceFollowUps, name: 'sweep-invoice-follow-ups', every: config.stampSweepMs },
     // Every minute: a synchronization whose job was lost ends FAILED instead of RUNNING forever.

@@ -7,7 +7,7 @@ import type { Logger } from '../shared/logger.js';
  * `qr_id`. Only ids, outcomes and codes are logged, whitelisted from the job's payload and result: never an
  * address, a name, an RFC, a document or a secret. Periodic jobs (sweeps, polls, the dispatcher) log at debug.
  */
-const SALE_JOBS = new Set(['render-qr', 'expire-qr', 'stamp-invoice', 'render-invoice-pdf', 'email-invoice', 'email-cancellation', 'cancel-invoice', 'deliver-webhook', 'sync-issuer']);
+const SALE_JOBS = new Set(['render-qr', 'stamp-invoice', 'render-invoice-pdf', 'email-invoice', 'email-cancellation', 'cancel-invoice', 'deliver-webhook', 'sync-issuer']);
 
 /** Payload and result fields that may be logged, and their names in the log. */
 const LOGGED: Record<string, string> = {

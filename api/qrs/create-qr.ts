@@ -4,7 +4,8 @@ import { requestFingerprint } from '../../shared/idempotency/request-fingerprint
 import {
   cacheRecord, findRecord, readCachedRecord, type IdempotencyRecord, type IdempotencyScope,
 } from '../../shared/idempotency/idempotency-store.js';
-import { jobId } from '../../shared/jobs.js';
+import { expiryBucket, withinPlanWindow } from '../../shared/qr/expiry-buckets.js';
+import { scheduleExpiryBuckets } from '../../shared/qr/schedule-expiry-buckets.js';
 import type { ApiKeyPrincipal } from '../../shared/repositories/api-keys.js';
 import { findQrTransaction, recordQrTransaction, SHORT_CODE_INDEX, type NewQrTransaction } from '../../shared/repositories/qr-transactions.js';
 import { buildQrTransactionRecord } from '../../shared/qr/build-qr-transaction.js';
@@ -161,17 +162,15 @@ async function recordWithFreshShortCode(deps: ApiDeps, record: NewQrTransaction,
   }
 }
 
-/** The delayed expiry job; when Redis refuses it, the periodic sweep still expires the QR. */
+/**
+ * A QR due within the planner's window schedules its own expiry bucket (the planner may have looked
+ * already); a later one costs Redis nothing now: the planner schedules its bucket when it comes near
+ * (shared/qr/expiry-buckets.ts). When Redis refuses it, the periodic sweep still expires the QR.
+ */
 async function scheduleExpiry(deps: ApiDeps, qrId: string, expiresAt: Date, now: Date): Promise<void> {
+  if (!withinPlanWindow(expiresAt, now)) return;
   try {
-    await deps.producers.add('expire-qr', { qrId }, {
-      jobId: jobId.expireQr(qrId),
-      delay: Math.max(0, expiresAt.getTime() - now.getTime()),
-      attempts: 5,
-      backoff: { type: 'exponential', delay: 1000 },
-      removeOnComplete: true,
-      removeOnFail: 1000,
-    });
+    await scheduleExpiryBuckets(deps.producers, [expiryBucket(expiresAt)], now.getTime());
   } catch (err) {
     deps.logger.warn({ err, qr_id: qrId }, 'expiry job not scheduled; the sweep will expire this QR');
   }

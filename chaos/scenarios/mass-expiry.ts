@@ -18,7 +18,7 @@ const CONNECTIONS = 50;
 /** The target: every QR EXPIRED at most this long after its expires_at. */
 const TARGET_MS = 2000;
 /**
- * The production default: the delayed `expire-qr` jobs, not the sweep, have to meet the target (the other
+ * The production default: the delayed expiry buckets (`expire-due-qrs`), not the sweep, have to meet the target (the other
  * scenarios run the sweep every 5 s, which would hide a slow job path).
  */
 const SWEEP_MS = 60_000;
@@ -115,8 +115,8 @@ export async function massExpiry(ctx: ChaosContext, options: MassExpiryOptions):
     const drained = await waitFor(async () => {
       const c = await expiryQueue.getJobCounts('wait', 'active');
       if ((c.wait ?? 0) + (c.active ?? 0) > 0) return false;
-      // Still delayed: the sweep scheduler's next run and the jobs of the QRs expiring two hours later.
-      return (await expiryQueue.getDelayed(0, 1)).every((j) => j.name !== 'expire-qr' || j.timestamp + j.delay > windowEnd + 3_600_000);
+      // Still delayed: the schedulers' next runs (the QRs expiring two hours later have no bucket yet).
+      return (await expiryQueue.getDelayed(0, 1)).every((j) => j.name !== 'expire-due-qrs' || j.timestamp + j.delay > windowEnd + 3_600_000);
     }, Math.max(0, windowEnd + 120_000 - Date.now())).finally(() => expiryQueue.close());
     const drainedAfter = drained === undefined ? Infinity : Date.now() - windowEnd;
 

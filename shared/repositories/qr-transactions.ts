@@ -175,6 +175,16 @@ export async function findQrTransaction(db: Db, merchantId: string, mode: KeyMod
   return { transaction, concepts, taxes, storeName: store_name, issuerRfc: issuer_rfc, issuerName: issuer_name };
 }
 
+/** The epoch seconds in (from, to] in which some open QR falls due: the expiry buckets to schedule. */
+export async function dueExpirySeconds(db: Db, from: Date, to: Date): Promise<number[]> {
+  const rows = (await db('qr_transactions')
+    .whereIn('status', ['PENDING', 'SCANNED'])
+    .where('expires_at', '>', from)
+    .where('expires_at', '<=', to)
+    .distinct(db.raw('ceil(extract(epoch from expires_at))::bigint as second'))) as { second: string }[];
+  return rows.map((r) => Number(r.second));
+}
+
 /** Moves an open QR whose expiry has passed to EXPIRED. Invoiced or cancelled QRs are never touched. */
 export async function expireQrTransactions(db: Db, options: { qrId?: string; limit?: number } = {}): Promise<string[]> {
   const open = db('qr_transactions')

@@ -123,7 +123,7 @@ describe('GET /metrics', function () {
   it('shows the depth of every queue by state and the age of its oldest waiting job', async () => {
     const delayedExpiries = (text: string) => sampleValue(text, 'autofactura_queue_jobs', { queue: QUEUES.expiry, state: 'delayed' });
     const before = await metrics();
-    const later = await harness().producers.queue(QUEUES.expiry).add('expire-qr', { qrId: `tra_metrics_${randomUUID()}` }, { delay: 3_600_000 });
+    const later = await harness().producers.queue(QUEUES.expiry).add('expire-due-qrs', { dueAt: 1 }, { jobId: `metrics-${randomUUID()}`, delay: 3_600_000 });
     try {
       const after = await metrics();
       expect(delayedExpiries(after) - delayedExpiries(before)).to.equal(1);

@@ -2,6 +2,8 @@ import { expect } from 'chai';
 import { QueueEvents } from 'bullmq';
 import type { BootstrapResult } from '../../cli/bootstrap.js';
 import { jobId } from '../../shared/jobs.js';
+import { expiryBucket } from '../../shared/qr/expiry-buckets.js';
+import { planExpiriesJob } from '../../workers/plan-expiries.js';
 import { harness } from '../helpers/harness.js';
 import { call } from '../helpers/http.js';
 import { postQr, qrBody } from '../helpers/qr-body.js';
@@ -21,17 +23,30 @@ describe('QR expiry', () => {
 
   const status = async (qrId: string) => (await call('GET', `/v1/qrs/${qrId}`, { headers: { 'X-API-Key': account.apiKey } })).body.status;
 
-  it('moves a QR to EXPIRED when its delayed job runs at expires_at', async () => {
-    const qr = (await postQr(account, qrBody(account.storeUid, { expires_at: new Date(Date.now() + 1500).toISOString() }))).body;
+  it('a QR due soon schedules its second\'s expiry bucket, which moves it to EXPIRED at expires_at', async () => {
+    const expiresAt = new Date(Date.now() + 1500);
+    const qr = (await postQr(account, qrBody(account.storeUid, { expires_at: expiresAt.toISOString() }))).body;
     expect(qr.status).to.equal('PENDING');
-    const job = await harness().producers.queue('expiry').getJob(jobId.expireQr(qr.qr_id));
-    expect(job, 'delayed expiry job').to.not.equal(undefined);
-    expect(await job!.getState()).to.equal('delayed');
-    const result = await job!.waitUntilFinished(events, 10_000);
-    expect(result).to.deep.equal({ expired: true });
+    const job = await harness().producers.queue('expiry').getJob(jobId.expireDue(expiryBucket(new Date(qr.expires_at))));
+    expect(job, 'delayed expiry bucket').to.not.equal(undefined);
+    const result = (await job!.waitUntilFinished(events, 10_000)) as { expired: number };
+    expect(result.expired).to.be.at.least(1);
     expect(await status(qr.qr_id)).to.equal('EXPIRED');
-    const row = await harness().deps.db('qr_transactions').where({ id: qr.qr_id }).first('expired_at', 'updated_at');
+    const row = await harness().deps.db('qr_transactions').where({ id: qr.qr_id }).first('expired_at');
     expect(row.expired_at).to.be.instanceOf(Date);
+  });
+
+  it('a QR due later costs Redis nothing until the planner schedules its bucket from PostgreSQL', async () => {
+    const producers = harness().producers;
+    const qr = (await postQr(account, qrBody(account.storeUid, { expires_at: new Date(Date.now() + 10 * 60_000).toISOString() }))).body;
+    const bucket = jobId.expireDue(expiryBucket(new Date(qr.expires_at)));
+    expect(await producers.queue('expiry').getJob(bucket), 'no job yet').to.equal(undefined);
+    // Ten minutes from now falls in the planner's window when it runs nine minutes from now.
+    const planned = await planExpiriesJob(harness().deps.db, producers, new Date(Date.now() + 9 * 60_000));
+    expect(planned.buckets).to.be.at.least(1);
+    const job = await producers.queue('expiry').getJob(bucket);
+    expect(await job!.getState()).to.equal('delayed');
+    await job!.remove();
   });
 
   it('the sweep expires QRs whose job was lost, leaves invoiced ones alone, and never reactivates', async () => {
@@ -39,7 +54,6 @@ describe('QR expiry', () => {
     const lost = (await postQr(account, qrBody(account.storeUid))).body;
     const invoiced = (await postQr(account, qrBody(account.storeUid))).body;
     const open = (await postQr(account, qrBody(account.storeUid))).body;
-    await harness().producers.queue('expiry').remove(jobId.expireQr(lost.qr_id));
     await db('qr_transactions').whereIn('id', [lost.qr_id, invoiced.qr_id]).update({ expires_at: new Date(Date.now() - 60_000) });
     await db('qr_transactions').where({ id: invoiced.qr_id }).update({ status: 'INVOICED' });
 
@@ -50,14 +64,15 @@ describe('QR expiry', () => {
     expect(await status(invoiced.qr_id)).to.equal('INVOICED');
     expect(await status(open.qr_id)).to.equal('PENDING');
 
-    // A late job for an already expired QR changes nothing.
-    const late = await harness().producers.add('expire-qr', { qrId: lost.qr_id }, { removeOnComplete: true });
-    expect(await late.waitUntilFinished(events, 10_000)).to.deep.equal({ expired: false });
+    // A late bucket for an already expired QR changes nothing.
+    const late = await harness().producers.add('expire-due-qrs', { dueAt: 1 }, { removeOnComplete: true });
+    await late.waitUntilFinished(events, 10_000);
     expect(await status(lost.qr_id)).to.equal('EXPIRED');
+    expect(await status(open.qr_id)).to.equal('PENDING');
   });
 
-  it('registers the periodic sweep as a job scheduler', async () => {
+  it('registers the periodic sweep and the expiry planner as job schedulers', async () => {
     const schedulers = await harness().producers.queue('expiry').getJobSchedulers();
-    expect(schedulers.map((s) => s.key)).to.include(jobId.sweepExpired);
+    expect(schedulers.map((s) => s.key)).to.include.members([jobId.sweepExpired, jobId.planExpiries]);
   });
 });
