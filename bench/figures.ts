@@ -65,6 +65,7 @@ export function printFigures(f: AllFigures): void {
     ['stamping end to end, fake PAC +300 ms', `${f.stampSlow.perSecond} CFDI/s`, `${n(f.stampSlow.p50Ms)} ms`, `${n(f.stampSlow.p99Ms)} ms`],
     ['PDF (parse stamped XML + pdfkit, one core)', `${f.cfdi.pdfPerSecond} PDF/s`, `${f.cfdi.pdfMs} ms`, ''],
     [`Redis per pending QR (${pendingCount} pending; target <= 50 B)`, `${n(f.pending.redisBytesPerPending)} B`, '', ''],
+    ['PostgreSQL per QR: pending / finished (rows only)', `${n(f.pending.pgBytesPerPending)} / ${n(f.pending.pgBytesPerFinished)} B`, '', ''],
     [`GET /v1/qrs/{qrId}, ${pendingCount} pending, 1 conn`, `${n(f.pending.getSerial.requestsPerSecond)}/s`, `${f.pending.getSerial.p50} ms`, `${f.pending.getSerial.p99} ms`],
     [`GET /v1/qrs/{qrId}, ${pendingCount} pending, ${f.pending.getLoaded.connections} conn`, `${n(f.pending.getLoaded.requestsPerSecond)}/s`, `${f.pending.getLoaded.p50} ms`, `${f.pending.getLoaded.p99} ms`],
   ];

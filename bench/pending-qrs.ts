@@ -34,6 +34,9 @@ export interface PendingQrFigures {
   redisDeltaBytes: number;
   /** Delayed expiry buckets the planner scheduled for the whole `pending`. */
   delayedJobs: number;
+  /** PostgreSQL bytes of one QR's rows (transaction, concepts, taxes; pg_column_size), pending and once finished. */
+  pgBytesPerPending: number;
+  pgBytesPerFinished: number;
   /** One connection: the time of one GET. */
   getSerial: GetFigures;
   /** Under load. */
@@ -68,7 +71,7 @@ async function seedPending(db: Knex, merchantId: string, ids: string[]): Promise
       sat_payment_method, sat_payment_form, type_of_receipt, export_code, status, token, time_zone, issued_local, qr_png, expires_at)
     SELECT u.id, ?, 'development', '${STORE_UID}', 'P-' || lpad(u.n::text, 6, '0'), gen_random_uuid()::text, 'INVOICE', 302.32, 262, 'MXN',
       'PUE', '04', 'I', '01', 'PENDING', md5(u.id) || md5(u.id || 't'), 'America/Mexico_City', to_char(now(), 'YYYY-MM-DD"T"HH24:MI:SS'),
-      decode(repeat('00', 600), 'hex'), now() + ((u.n % 20) + 1) * interval '1 day'
+      decode(repeat('00', 1300), 'hex'), now() + ((u.n % 20) + 1) * interval '1 day'
     FROM unnest(?::text[]) WITH ORDINALITY AS u(id, n)`, [merchantId, ids]);
   await db.raw(`
     INSERT INTO qr_concepts (transaction_id, position, description, amount, quantity, unit_price, sat_unit_key, sat_product_service_key, sat_tax_object_key)
@@ -80,6 +83,15 @@ async function seedPending(db: Knex, merchantId: string, ids: string[]): Promise
     SELECT u.id, x.concept_position, 0, 'Traslado', '002', 'Tasa', '0.160000', x.base, x.amount
     FROM unnest(?::text[]) AS u(id), (VALUES (0, 215, 34.4), (1, 37, 5.92)) AS x(concept_position, base, amount)`, [ids]);
   await db.raw('ANALYZE qr_transactions, qr_concepts, qr_concept_taxes');
+}
+
+/** Average bytes of one bench QR's rows in its three tables (tuple sizes, without index and page overhead). */
+async function rowBytesPerQr(db: Knex): Promise<number> {
+  const { rows } = (await db.raw(`
+    SELECT (SELECT avg(pg_column_size(t.*)) FROM qr_transactions t WHERE t.store_uid = '${STORE_UID}')
+      + (SELECT sum(pg_column_size(c.*)) / count(DISTINCT c.transaction_id) FROM qr_concepts c JOIN qr_transactions t ON t.id = c.transaction_id WHERE t.store_uid = '${STORE_UID}')
+      + (SELECT sum(pg_column_size(x.*)) / count(DISTINCT x.transaction_id) FROM qr_concept_taxes x JOIN qr_transactions t ON t.id = x.transaction_id WHERE t.store_uid = '${STORE_UID}') AS bytes`)) as { rows: { bytes: string }[] };
+  return Math.round(Number(rows[0]?.bytes ?? 0));
 }
 
 async function removePending(db: Knex): Promise<void> {
@@ -128,8 +140,12 @@ export async function benchPendingQrs(options: PendingQrOptions): Promise<Pendin
 
     await queue.obliterate({ force: true });
     obliterated = true;
+    const pgBytesPerPending = await rowBytesPerQr(options.db);
+    await options.db.raw(`UPDATE qr_transactions SET status = 'EXPIRED', expired_at = now() WHERE store_uid = '${STORE_UID}'`);
+    const pgBytesPerFinished = await rowBytesPerQr(options.db);
     return {
-      pending: count, seedMs, planMs, redisBytesPerPending: Math.round((after - before) / count), redisDeltaBytes: after - before, delayedJobs, getSerial, getLoaded,
+      pending: count, seedMs, planMs, redisBytesPerPending: Math.round((after - before) / count), redisDeltaBytes: after - before, delayedJobs,
+      pgBytesPerPending, pgBytesPerFinished, getSerial, getLoaded,
     };
   } finally {
     if (!obliterated) await queue.obliterate({ force: true }).catch(() => undefined);

@@ -1,5 +1,7 @@
 import { Router } from '@koa/router';
 import { AppError } from '../../shared/errors.js';
+import { qrContent, signQrToken } from '../../shared/qr/qr-link.js';
+import { renderQrPng } from '../../shared/qr/render-qr-png.js';
 import { verifyImageUrl } from '../../shared/qr/signed-image-url.js';
 import type { AppState } from '../context.js';
 import type { ApiDeps } from '../deps.js';
@@ -15,12 +17,13 @@ export function publicQrImageRoutes(deps: ApiDeps): Router<AppState> {
         ? new AppError(410, 'url_expired', 'This QR image URL has expired.')
         : new AppError(403, 'invalid_signature', 'This QR image URL is not valid.');
     }
-    const row = (await deps.db('qr_transactions').where({ id: qrId }).first('qr_png', 'expires_at')) as { qr_png: Buffer; expires_at: Date } | undefined;
+    const row = (await deps.db('qr_transactions').where({ id: qrId }).first('qr_png', 'token', 'expires_at')) as { qr_png: Buffer | null; token: string; expires_at: Date } | undefined;
     if (!row) throw new AppError(404, 'not_found', 'No such QR image.');
     const maxAge = Math.max(0, Math.floor((row.expires_at.getTime() - Date.now()) / 1000));
     ctx.set('Cache-Control', `private, max-age=${Math.min(maxAge, 86_400)}`);
     ctx.type = 'image/png';
-    ctx.body = row.qr_png;
+    // A finished QR keeps no image: the same PNG again from its token.
+    ctx.body = row.qr_png ?? renderQrPng(qrContent(deps.config.publicBaseUrl, signQrToken(row.token, deps.config.qrHmacKey)));
   });
   return router;
 }

@@ -5,6 +5,7 @@ import { isStamped, type InvoiceRow } from '../repositories/invoices.js';
 import { customerView, invoiceView } from '../invoices/invoice-view.js';
 import { qrContent, signQrToken } from './qr-link.js';
 import { formatShortCode } from './short-code.js';
+import { renderQrPng } from './render-qr-png.js';
 import { signedImageUrl } from './signed-image-url.js';
 import { saleTotals } from './sale-totals.js';
 import { totalsView } from '../invoices/totals-view.js';
@@ -27,6 +28,7 @@ export function qrTransactionView(record: QrTransactionRecord, ctx: ViewContext,
   const t = record.transaction;
   const desc = ctx.catalogs.description.bind(ctx.catalogs);
   const taxesOf = (position: number) => record.taxes.filter((x) => x.concept_position === position);
+  const content = qrContent(ctx.publicBaseUrl, signQrToken(t.token, ctx.qrHmacKey));
   return {
     qr_id: t.id,
     store_uid: t.store_uid,
@@ -79,9 +81,9 @@ export function qrTransactionView(record: QrTransactionRecord, ctx: ViewContext,
     invoice_totals: totalsView(saleTotals(record, ctx.catalogs.currencyDecimals(t.currency) ?? 2)),
     invoice: stamped ? invoiceView(stamped, ctx) : null,
     customer: stamped ? customerView(stamped) : null,
-    qr_base64: `data:image/png;base64,${t.qr_png.toString('base64')}`,
+    qr_base64: `data:image/png;base64,${(t.qr_png ?? renderQrPng(content)).toString('base64')}`,
     qr_url: signedImageUrl(ctx.publicBaseUrl, t.id, t.expires_at, ctx.urlSigningKey),
-    qr_content: qrContent(ctx.publicBaseUrl, signQrToken(t.token, ctx.qrHmacKey)),
+    qr_content: content,
     // Addition to the spec: print it under the QR; the buyer can type it at /q.
     short_code: t.short_code === null ? null : formatShortCode(t.short_code),
     created_at: t.created_at.toISOString(),

@@ -33,7 +33,8 @@ export interface QrTransactionRow {
   short_code: string | null;
   time_zone: string;
   issued_local: string;
-  qr_png: Buffer;
+  /** Null once the QR is finished (INVOICED, EXPIRED, CANCELLED): rendered again from the token on read. */
+  qr_png: Buffer | null;
   created_at: Date;
   updated_at: Date;
   scanned_at: Date | null;

@@ -32,8 +32,24 @@ describe('QR expiry', () => {
     const result = (await job!.waitUntilFinished(events, 10_000)) as { expired: number };
     expect(result.expired).to.be.at.least(1);
     expect(await status(qr.qr_id)).to.equal('EXPIRED');
-    const row = await harness().deps.db('qr_transactions').where({ id: qr.qr_id }).first('expired_at');
+    const row = await harness().deps.db('qr_transactions').where({ id: qr.qr_id }).first('expired_at', 'qr_png');
     expect(row.expired_at).to.be.instanceOf(Date);
+    // A finished QR keeps no image; it is the same PNG when read again, through the API and its signed URL.
+    expect(row.qr_png).to.equal(null);
+    const again = (await call('GET', `/v1/qrs/${qr.qr_id}`, { headers: { 'X-API-Key': account.apiKey } })).body;
+    expect(again.qr_base64).to.equal(qr.qr_base64);
+  });
+
+  it('a finished QR keeps no image in PostgreSQL, and its signed image URL serves the same PNG', async () => {
+    const qr = (await postQr(account, qrBody(account.storeUid))).body;
+    const db = harness().deps.db;
+    expect((await db('qr_transactions').where({ id: qr.qr_id }).first('qr_png')).qr_png).to.be.instanceOf(Buffer);
+    await db('qr_transactions').where({ id: qr.qr_id }).update({ status: 'CANCELLED' });
+    expect((await db('qr_transactions').where({ id: qr.qr_id }).first('qr_png')).qr_png).to.equal(null);
+    const url = new URL(qr.qr_url as string);
+    const image = await call('GET', url.pathname + url.search);
+    expect(image.status).to.equal(200);
+    expect(`data:image/png;base64,${(image.body as Buffer).toString('base64')}`).to.equal(qr.qr_base64);
   });
 
   it('a QR due later costs Redis nothing until the planner schedules its bucket from PostgreSQL', async () => {
