@@ -76,6 +76,28 @@ export interface JobTypes {
 
 export type JobName = keyof JobTypes;
 
+/** Each job's queue, as JobTypes declares it: producers add by job name, workers check it. */
+export const JOB_QUEUE: { [N in JobName]: JobTypes[N]['queue'] } = {
+  'render-qr': QUEUES.render,
+  'expire-due-qrs': QUEUES.expiry,
+  'plan-expiries': QUEUES.expiry,
+  'sweep-expired-qrs': QUEUES.expiry,
+  'sync-issuer': QUEUES.csfSync,
+  'sweep-lost-syncs': QUEUES.csfSync,
+  'stamp-invoice': QUEUES.stamp,
+  'sweep-stamping': QUEUES.stamp,
+  'render-invoice-pdf': QUEUES.pdf,
+  'sweep-invoice-follow-ups': QUEUES.pdf,
+  'email-invoice': QUEUES.email,
+  'email-cancellation': QUEUES.email,
+  'cancel-invoice': QUEUES.cancel,
+  'poll-cancellations': QUEUES.cancel,
+  'dispatch-webhooks': QUEUES.webhooks,
+  'deliver-webhook': QUEUES.webhooks,
+  'issue-global-invoices': QUEUES.globalInvoice,
+  'announce-expiring-csds': QUEUES.webhooks,
+};
+
 /** Predictable job ids where a duplicate must not happen (BullMQ refuses ':' in custom ids). */
 export const jobId = {
   /** Known before the add, so the API can watch for the result before the job exists (shared/queues.ts). */

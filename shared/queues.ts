@@ -2,7 +2,7 @@ import type { EventEmitter } from 'node:events';
 import { Job, Queue, QueueEvents, type ConnectionOptions, type JobsOptions } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { config } from './config.js';
-import { QUEUES, type JobName, type JobTypes, type QueueName } from './jobs.js';
+import { JOB_QUEUE, QUEUES, type JobName, type JobTypes, type QueueName } from './jobs.js';
 import { redisOptions } from './redis.js';
 
 /** Typed producer side of every queue, on one fail-fast connection. */
@@ -13,29 +13,8 @@ export interface Producers {
   close(): Promise<void>;
 }
 
-const QUEUE_OF: { [N in JobName]: JobTypes[N]['queue'] } = {
-  'render-qr': QUEUES.render,
-  'expire-due-qrs': QUEUES.expiry,
-  'plan-expiries': QUEUES.expiry,
-  'sweep-expired-qrs': QUEUES.expiry,
-  'sync-issuer': QUEUES.csfSync,
-  'sweep-lost-syncs': QUEUES.csfSync,
-  'stamp-invoice': QUEUES.stamp,
-  'sweep-stamping': QUEUES.stamp,
-  'render-invoice-pdf': QUEUES.pdf,
-  'sweep-invoice-follow-ups': QUEUES.pdf,
-  'email-invoice': QUEUES.email,
-  'email-cancellation': QUEUES.email,
-  'cancel-invoice': QUEUES.cancel,
-  'poll-cancellations': QUEUES.cancel,
-  'dispatch-webhooks': QUEUES.webhooks,
-  'deliver-webhook': QUEUES.webhooks,
-  'issue-global-invoices': QUEUES.globalInvoice,
-  'announce-expiring-csds': QUEUES.webhooks,
-};
-
 export function queueOf(name: JobName): QueueName {
-  return QUEUE_OF[name];
+  return JOB_QUEUE[name];
 }
 
 export async function createProducers(connection: Redis, prefix: string = config().queuePrefix): Promise<Producers> {

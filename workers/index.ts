@@ -3,7 +3,7 @@ import type { Config } from '../shared/config.js';
 import type { Db } from '../shared/db.js';
 import type { CsfClient } from '../shared/csf/csf-client.js';
 import { csfClientFromConfig } from '../shared/csf/csf-client-from-config.js';
-import { QUEUES, type QueueName, type RenderQrPayload, type SyncIssuerPayload } from '../shared/jobs.js';
+import { JOB_QUEUE, QUEUES, type JobName, type JobTypes, type QueueName } from '../shared/jobs.js';
 import type { Logger } from '../shared/logger.js';
 import type { Producers } from '../shared/queues.js';
 import { redisOptions } from '../shared/redis.js';
@@ -17,7 +17,6 @@ import { sweepLostSyncsJob } from './sweep-lost-syncs.js';
 import type { PacClient } from '../shared/pac/pac-client.js';
 import { pacClientFromConfig } from '../shared/pac/pac-client-from-config.js';
 import { fileStoreFromConfig, type FileStore } from '../shared/storage/file-store.js';
-import type { InvoicePayload } from '../shared/jobs.js';
 import { stampInvoiceJob, type StampDeps } from './stamp-invoice.js';
 import { sweepStampingJob } from './sweep-stamping.js';
 import { sweepInvoiceFollowUpsJob } from './sweep-invoice-follow-ups.js';
@@ -28,7 +27,6 @@ import type { Mailer } from '../shared/email/invoice-mailer.js';
 import { mailerFromConfig } from '../shared/email/mailer-from-config.js';
 import { cancelInvoiceJob, type CancelDeps } from './cancel-invoice.js';
 import { pollCancellationsJob } from './poll-cancellations.js';
-import type { CancelInvoicePayload, DeliverWebhookPayload } from '../shared/jobs.js';
 import { dispatchWebhooksJob } from './dispatch-webhooks.js';
 import { issueGlobalInvoicesJob } from './issue-global-invoices.js';
 import { announceExpiringCsds } from '../shared/repositories/merchant-csds.js';
@@ -61,7 +59,6 @@ export interface RunningWorkers {
   close(): Promise<void>;
 }
 
-/** Every job handler, registered in one place: queue -> job name -> handler. */
 interface JobDeps {
   sync: SyncIssuerDeps;
   stamp: StampDeps;
@@ -71,48 +68,42 @@ interface JobDeps {
   webhooks: WebhookDeps;
 }
 
-function processorFor(queue: QueueName, deps: WorkerDeps, { sync, stamp, pdf, email, cancel, webhooks }: JobDeps) {
+/** A handler of job N: its payload in, its declared result out (shared/jobs.ts, JobTypes). */
+type JobHandler<N extends JobName> = (job: Job<JobTypes[N]['data'], JobTypes[N]['result'], N>) => Promise<JobTypes[N]['result']> | JobTypes[N]['result'];
+
+/**
+ * Every job's handler, one entry per job of the catalog (shared/jobs.ts): a job without a handler, or a
+ * handler answering another result, does not compile.
+ */
+function jobHandlers(deps: WorkerDeps, { sync, stamp, pdf, email, cancel, webhooks }: JobDeps): { [N in JobName]: JobHandler<N> } {
+  return {
+    'render-qr': (job) => renderQrJob(job.data),
+    'expire-due-qrs': () => expireDueQrsJob(deps.db),
+    'plan-expiries': () => planExpiriesJob(deps.db, deps.producers),
+    'sweep-expired-qrs': () => sweepExpiredQrsJob(deps.db),
+    'sync-issuer': (job) => syncIssuerJob(sync, job),
+    'sweep-lost-syncs': () => sweepLostSyncsJob(deps.db, deps.producers),
+    'stamp-invoice': (job) => stampInvoiceJob(stamp, job),
+    'sweep-stamping': () => sweepStampingJob(deps.db, deps.producers, deps.config),
+    'render-invoice-pdf': (job) => renderInvoicePdfJob(pdf, job),
+    'sweep-invoice-follow-ups': () => sweepInvoiceFollowUpsJob(deps.db, deps.producers, deps.config),
+    'email-invoice': (job) => emailInvoiceJob(email, job),
+    'email-cancellation': (job) => emailCancellationJob(email, job),
+    'cancel-invoice': (job) => cancelInvoiceJob(cancel, job),
+    'poll-cancellations': () => pollCancellationsJob({ ...cancel, producers: deps.producers, config: deps.config }),
+    'dispatch-webhooks': () => dispatchWebhooksJob(deps.db, deps.producers, deps.config),
+    'deliver-webhook': (job) => deliverWebhookJob(webhooks, job),
+    'issue-global-invoices': () => issueGlobalInvoicesJob(deps.db, deps.producers, deps.config),
+    'announce-expiring-csds': async () => ({ announced: await announceExpiringCsds(deps.db) }),
+  };
+}
+
+/** The processor of one queue: the catalog's handler of each job that belongs to it. */
+function processorFor(queue: QueueName, handlers: { [N in JobName]: JobHandler<N> }) {
   return async (job: Job): Promise<unknown> => {
-    switch (`${queue}/${job.name}`) {
-      case `${QUEUES.render}/render-qr`:
-        return renderQrJob(job.data as RenderQrPayload);
-      case `${QUEUES.expiry}/expire-due-qrs`:
-        return expireDueQrsJob(deps.db);
-      case `${QUEUES.expiry}/plan-expiries`:
-        return planExpiriesJob(deps.db, deps.producers);
-      case `${QUEUES.expiry}/sweep-expired-qrs`:
-        return sweepExpiredQrsJob(deps.db);
-      case `${QUEUES.csfSync}/sync-issuer`:
-        return syncIssuerJob(sync, job as Job<SyncIssuerPayload>);
-      case `${QUEUES.csfSync}/sweep-lost-syncs`:
-        return sweepLostSyncsJob(deps.db, deps.producers);
-      case `${QUEUES.stamp}/stamp-invoice`:
-        return stampInvoiceJob(stamp, job as Job<InvoicePayload>);
-      case `${QUEUES.stamp}/sweep-stamping`:
-        return sweepStampingJob(deps.db, deps.producers, deps.config);
-      case `${QUEUES.pdf}/sweep-invoice-follow-ups`:
-        return sweepInvoiceFollowUpsJob(deps.db, deps.producers, deps.config);
-      case `${QUEUES.pdf}/render-invoice-pdf`:
-        return renderInvoicePdfJob(pdf, job as Job<InvoicePayload>);
-      case `${QUEUES.email}/email-invoice`:
-        return emailInvoiceJob(email, job as Job<InvoicePayload & { to?: string }>);
-      case `${QUEUES.email}/email-cancellation`:
-        return emailCancellationJob(email, job as Job<InvoicePayload>);
-      case `${QUEUES.cancel}/cancel-invoice`:
-        return cancelInvoiceJob(cancel, job as Job<CancelInvoicePayload>);
-      case `${QUEUES.cancel}/poll-cancellations`:
-        return pollCancellationsJob({ ...cancel, producers: deps.producers, config: deps.config });
-      case `${QUEUES.webhooks}/dispatch-webhooks`:
-        return dispatchWebhooksJob(deps.db, deps.producers, deps.config);
-      case `${QUEUES.globalInvoice}/issue-global-invoices`:
-        return issueGlobalInvoicesJob(deps.db, deps.producers, deps.config);
-      case `${QUEUES.webhooks}/announce-expiring-csds`:
-        return { announced: await announceExpiringCsds(deps.db) };
-      case `${QUEUES.webhooks}/deliver-webhook`:
-        return deliverWebhookJob(webhooks, job as Job<DeliverWebhookPayload>);
-      default:
-        throw new Error(`no handler for job ${job.name} on queue ${queue}`);
-    }
+    const name = job.name as JobName;
+    if (!(name in handlers) || JOB_QUEUE[name] !== queue) throw new Error(`no handler for job ${job.name} on queue ${queue}`);
+    return (handlers[name] as JobHandler<JobName>)(job as Job<JobTypes[JobName]['data'], JobTypes[JobName]['result'], JobName>);
   };
 }
 
@@ -132,8 +123,9 @@ export async function startWorkers(deps: WorkerDeps): Promise<RunningWorkers> {
   const email: EmailDeps = { db: deps.db, files: stamp.files, mailer, publicBaseUrl: deps.config.publicBaseUrl, urlSigningKey: deps.config.urlSigningKey };
   const cancel: CancelDeps = { db: deps.db, pac, files: stamp.files, keyring, producers: deps.producers, emailBackoffMs: deps.config.emailBackoffMs };
   const webhooks: WebhookDeps = { db: deps.db, client: deps.webhooks ?? httpWebhookClient(deps.config.webhookTimeoutMs, { allowPrivate: deps.config.webhookAllowPrivate }), keyring };
+  const handlers = jobHandlers(deps, { sync, stamp, pdf, email, cancel, webhooks });
   const workers = Object.values(QUEUES).map((queue) => {
-    const worker = new Worker(queue, withOutcomeLog(queue, deps.logger, processorFor(queue, deps, { sync, stamp, pdf, email, cancel, webhooks })), {
+    const worker = new Worker(queue, withOutcomeLog(queue, deps.logger, processorFor(queue, handlers)), {
       connection,
       prefix: deps.config.queuePrefix,
       concurrency: deps.config.workerConcurrency,

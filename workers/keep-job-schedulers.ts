@@ -1,29 +1,28 @@
 import type { Config } from '../shared/config.js';
-import { QUEUES, jobId, type QueueName } from '../shared/jobs.js';
+import { JOB_QUEUE, jobId, type JobName } from '../shared/jobs.js';
 import type { Logger } from '../shared/logger.js';
 import type { Producers } from '../shared/queues.js';
 import { EXPIRY_PLAN_EVERY_MS } from '../shared/qr/expiry-buckets.js';
 
 interface SchedulerSpec {
-  queue: QueueName;
   id: string;
-  name: string;
+  name: JobName;
   every: number;
 }
 
 function schedulerSpecs(config: Readonly<Config>): SchedulerSpec[] {
   return [
-    { queue: QUEUES.expiry, id: jobId.sweepExpired, name: 'sweep-expired-qrs', every: config.expirySweepMs },
-    { queue: QUEUES.expiry, id: jobId.planExpiries, name: 'plan-expiries', every: EXPIRY_PLAN_EVERY_MS },
-    { queue: QUEUES.stamp, id: jobId.sweepStamping, name: 'sweep-stamping', every: config.stampSweepMs },
-    { queue: QUEUES.pdf, id: jobId.sweepInvoiceFollowUps, name: 'sweep-invoice-follow-ups', every: config.stampSweepMs },
+    { id: jobId.sweepExpired, name: 'sweep-expired-qrs', every: config.expirySweepMs },
+    { id: jobId.planExpiries, name: 'plan-expiries', every: EXPIRY_PLAN_EVERY_MS },
+    { id: jobId.sweepStamping, name: 'sweep-stamping', every: config.stampSweepMs },
+    { id: jobId.sweepInvoiceFollowUps, name: 'sweep-invoice-follow-ups', every: config.stampSweepMs },
     // Every minute: a synchronization whose job was lost ends FAILED instead of RUNNING forever.
-    { queue: QUEUES.csfSync, id: jobId.sweepLostSyncs, name: 'sweep-lost-syncs', every: 60_000 },
-    { queue: QUEUES.cancel, id: jobId.pollCancellations, name: 'poll-cancellations', every: config.cancellationPollMs },
-    { queue: QUEUES.globalInvoice, id: jobId.issueGlobalInvoices, name: 'issue-global-invoices', every: config.globalInvoiceCheckMs },
+    { id: jobId.sweepLostSyncs, name: 'sweep-lost-syncs', every: 60_000 },
+    { id: jobId.pollCancellations, name: 'poll-cancellations', every: config.cancellationPollMs },
+    { id: jobId.issueGlobalInvoices, name: 'issue-global-invoices', every: config.globalInvoiceCheckMs },
     // Every 6 hours: a CSD about to expire stops all invoicing silently, so its merchant hears of it in time.
-    { queue: QUEUES.webhooks, id: jobId.announceExpiringCsds, name: 'announce-expiring-csds', every: 6 * 3600_000 },
-    { queue: QUEUES.webhooks, id: jobId.dispatchWebhooks, name: 'dispatch-webhooks', every: config.webhookDispatchMs },
+    { id: jobId.announceExpiringCsds, name: 'announce-expiring-csds', every: 6 * 3600_000 },
+    { id: jobId.dispatchWebhooks, name: 'dispatch-webhooks', every: config.webhookDispatchMs },
   ];
 }
 
@@ -36,7 +35,7 @@ function schedulerSpecs(config: Readonly<Config>): SchedulerSpec[] {
  */
 export async function keepJobSchedulers(producers: Producers, config: Readonly<Config>, logger: Logger): Promise<{ stop(): void }> {
   const specs = schedulerSpecs(config);
-  const upsert = (s: SchedulerSpec) => producers.queue(s.queue).upsertJobScheduler(s.id, { every: s.every },
+  const upsert = (s: SchedulerSpec) => producers.queue(JOB_QUEUE[s.name]).upsertJobScheduler(s.id, { every: s.every },
     { name: s.name, data: {}, opts: { removeOnComplete: true, removeOnFail: 100 } });
   for (const s of specs) await upsert(s);
   let checking = false;
@@ -45,7 +44,7 @@ export async function keepJobSchedulers(producers: Producers, config: Readonly<C
     checking = true;
     void (async () => {
       for (const s of specs) {
-        if (await producers.queue(s.queue).getJobScheduler(s.id)) continue;
+        if (await producers.queue(JOB_QUEUE[s.name]).getJobScheduler(s.id)) continue;
         await upsert(s);
         logger.warn({ scheduler: s.id }, 'job scheduler was missing from Redis; created again');
       }
