@@ -1,3 +1,8 @@
+import { execFile } from 'node:child_process';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
 import { expect } from 'chai';
 import { apiRouters } from '../../api/app.js';
 import { qrCreateRequestSchema } from '../../shared/qr/qr-request-schema.js';
@@ -40,5 +45,23 @@ describe('GET /openapi.json', () => {
     const html = (res.body as Buffer).toString('utf8');
     for (const path of Object.keys(doc.paths)) expect(html, path).to.include(`<code>${path}</code>`);
     expect(html).to.not.match(/<script|https?:\/\/(?!localhost)[a-z]/i);
+  });
+
+  it('passes Redocly\'s recommended rules with no error, and names every operation once (issue #21)', async function () {
+    this.timeout(120_000);
+    const document = (await call('GET', '/openapi.json')).body as { paths: Record<string, Record<string, { operationId?: string; security?: unknown }>> };
+    const operations = Object.values(document.paths).flatMap((item) => Object.entries(item).filter(([m]) => ['get', 'put', 'post', 'delete', 'patch'].includes(m)).map(([, op]) => op));
+    const ids = operations.map((op) => op.operationId);
+    expect(ids.every((id) => typeof id === 'string' && /^[a-z][A-Za-z0-9]+$/.test(id))).to.equal(true);
+    expect(new Set(ids).size).to.equal(ids.length);
+    expect(operations.every((op) => Array.isArray(op.security))).to.equal(true);
+    const file = join(mkdtempSync(join(tmpdir(), 'openapi-')), 'openapi.json');
+    writeFileSync(file, JSON.stringify(document));
+    const root = new URL('../../', import.meta.url).pathname;
+    const lint = await promisify(execFile)(join(root, 'node_modules/.bin/redocly'), ['lint', file, '--extends', 'recommended', '--format', 'json'], { cwd: root, maxBuffer: 16 * 1024 * 1024 })
+      .catch((err: { stdout?: string }) => ({ stdout: err.stdout ?? '' }));
+    const report = JSON.parse(lint.stdout) as { totals: { errors: number }; problems: { ruleId: string; severity: string }[] };
+    expect(report.problems.filter((p) => p.severity === 'error').map((p) => p.ruleId)).to.deep.equal([]);
+    expect(report.totals.errors).to.equal(0);
   });
 });
