@@ -77,6 +77,11 @@ function fileStoreKind(raw: string): 'disk' | 'postgres' {
   return raw;
 }
 
+function logFormat(raw: string): 'json' | 'pretty' {
+  if (raw !== 'json' && raw !== 'pretty') throw new Error(`config: LOG_FORMAT must be json or pretty, got "${raw}"`);
+  return raw;
+}
+
 function probability(raw: string, name: string): number {
   const value = Number(raw);
   if (!(value >= 0 && value <= 1)) throw new Error(`config: ${name} must be a probability between 0 and 1`);
@@ -99,6 +104,10 @@ export const SETTINGS = {
   dbPoolMax: int('DB_POOL_MAX', 20, 'PostgreSQL connections per process.', 1),
   redisUrl: str('REDIS_URL', 'redis://127.0.0.1:6379/0', 'Redis: BullMQ and the idempotency cache.'),
   queuePrefix: setting({ name: 'QUEUE_PREFIX', fallback: (mode) => (mode === 'test' ? 'aftest' : 'af'), shownDefault: '`af` (`aftest` under `NODE_ENV=test`)', doc: 'Prefix of every BullMQ key, so environments and test runs never share queues.', parse: text }),
+  logFormat: setting({
+    name: 'LOG_FORMAT', fallback: (mode) => (mode === 'development' ? 'pretty' : 'json'), shownDefault: '`pretty` in development, `json` otherwise',
+    doc: '`json`: one JSON object per line (production, log shippers); `pretty`: readable colored lines (pino-pretty, a development dependency).', parse: logFormat,
+  }),
   logLevel: setting({ name: 'LOG_LEVEL', fallback: (mode) => (mode === 'test' ? 'silent' : 'info'), shownDefault: '`info` (`silent` under `NODE_ENV=test`)', doc: 'pino log level.', parse: text }),
   qrHmacKey: setting({ name: 'QR_HMAC_KEY', fallback: DEV_SECRETS.qrHmacKey, secret: true, doc: 'HMAC key signing the `m` parameter of `qr_content`. Required in production (`openssl rand -hex 32`).', parse: text }),
   qrHmacPreviousKeys: setting({ name: 'QR_HMAC_PREVIOUS_KEYS', fallback: '', secret: true, doc: 'Keys `QR_HMAC_KEY` replaced, comma-separated: links they signed still open, nothing new is signed with them.', parse: commaList }),

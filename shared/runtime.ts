@@ -19,7 +19,7 @@ export interface Runtime {
 
 /** A process's composition root opens its connections here, from the configuration it read. */
 export async function openRuntime(cfg: Readonly<Config>, options: { migrate: boolean }): Promise<Runtime> {
-  const logger = createLogger(cfg.logLevel);
+  const logger = createLogger(cfg.logLevel, cfg.logFormat);
   armCrashAfterCommit(cfg.crashAfterCommit);
   await checkPostgres(cfg.databaseUrl);
   await checkRedis(cfg.redisUrl);
