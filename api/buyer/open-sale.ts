@@ -1,3 +1,4 @@
+import { isExpired } from '../../shared/qr/qr-lifecycle.js';
 import { AppError } from '../../shared/errors.js';
 import { invoiceView } from '../../shared/invoices/invoice-view.js';
 import { verifyQrLink } from '../../shared/qr/qr-link.js';
@@ -42,7 +43,7 @@ export async function ensureInvoiceable(deps: ApiDeps, sale: Sale): Promise<void
     throw new AppError(410, 'qr_cancelled', 'This QR was cancelled by the store.');
   }
   if (t.global_invoice_id) throw new AppError(410, 'qr_globally_invoiced', 'Nobody invoiced this sale in time: it was reported in the store\'s global invoice to público en general.');
-  if (t.status === 'EXPIRED' || (t.expires_at.getTime() <= Date.now() && !t.confirmed_at)) {
+  if (isExpired(t, new Date())) {
     throw new AppError(410, 'qr_expired', 'This QR has expired; ask the store for a new one.');
   }
   if (sale.merchant.status !== 'ACTIVE' || sale.issuer.status !== 'ACTIVE') {

@@ -1,3 +1,4 @@
+import { DEAD_INVOICE_STATUSES, VALID_INVOICE_STATUSES } from '../invoices/invoice-lifecycle.js';
 import type { Decimal } from 'decimal.js';
 import type { CreditNotePlan } from '../credit-notes/plan-credit-note.js';
 import type { Db } from '../db.js';
@@ -9,7 +10,7 @@ import { dec } from '../money.js';
 import { insertNumbered, type InvoiceRow, type InvoiceStatus } from './invoices.js';
 
 /** Invoices that can still be credited. */
-const CREDITABLE: InvoiceStatus[] = ['ACTIVE', 'CANCELLATION_REJECTED'];
+const CREDITABLE: readonly InvoiceStatus[] = VALID_INVOICE_STATUSES;
 
 export type RecordedCreditNote =
   | { ok: true; creditNote: InvoiceRow; allocations: { uuid: string; amount: Decimal }[] }
@@ -37,7 +38,7 @@ export async function recordCreditNote(db: Db, input: {
     });
     if (details.length > 0) return { ok: false, details };
     const sums = (await trx('credit_allocations as a').join('invoices as cn', 'cn.id', 'a.credit_note_id')
-      .whereIn('a.invoice_id', ids).whereNotIn('cn.status', ['REFUSED', 'CANCELLED'])
+      .whereIn('a.invoice_id', ids).whereNotIn('cn.status', DEAD_INVOICE_STATUSES)
       .groupBy('a.invoice_id').select('a.invoice_id', trx.raw('sum(a.amount) as credited'))) as { invoice_id: string; credited: string }[];
     const byUuid = new Map(input.invoices.map((i) => [i.uuid ?? '', dec(sums.find((s) => s.invoice_id === i.id)?.credited ?? '0')]));
     const plan = input.plan(byUuid);

@@ -1,3 +1,4 @@
+import { VALID_INVOICE_STATUSES } from '../invoices/invoice-lifecycle.js';
 import type { CancellationAcceptance, AcceptanceReason } from '../cancellation/cancellation-terms.js';
 import type { Db, Trx } from '../db.js';
 import { newId } from '../ids.js';
@@ -59,7 +60,7 @@ export async function requestCancellation(
     if (status === 'CANCELLING' || status === 'CANCELLATION_PENDING' || status === 'CANCELLED') {
       return { ok: true, cancellation: (await latestCancellation(trx, invoice.id))!, created: false, invoiceStatus: status };
     }
-    if (status !== 'ACTIVE' && status !== 'CANCELLATION_REJECTED') return { ok: false, reason: 'not_stamped' };
+    if (status === undefined || !(VALID_INVOICE_STATUSES as readonly InvoiceStatus[]).includes(status)) return { ok: false, reason: 'not_stamped' };
     // Under the invoice's lock, which credit notes and payments take too: none can slip in after this look.
     const related = await liveRelatedCfdis(trx, invoice.id);
     if (related.length > 0) return { ok: false, reason: 'related_active', related };

@@ -5,11 +5,15 @@ import type { WebhookEventType } from '../webhooks/event-types.js';
 import type { Customer } from '../invoices/customer-schema.js';
 import type { ErrorDetail } from '../errors.js';
 
-export type InvoiceStatus = 'STAMPING' | 'REFUSED' | 'ACTIVE' | 'CANCELLING' | 'CANCELLATION_PENDING' | 'CANCELLED' | 'CANCELLATION_REJECTED';
+import { isStampedStatus, type InvoiceStatus } from '../invoices/invoice-lifecycle.js';
+import { isExpired } from '../qr/qr-lifecycle.js';
+import type { QrStatus } from '../qr/qr-lifecycle.js';
+
+export type { InvoiceStatus };
 
 /** Stamped: it has a fiscal UUID, whether still valid or cancelled since. */
 export function isStamped(invoice: InvoiceRow | undefined): invoice is InvoiceRow {
-  return invoice !== undefined && invoice.status !== 'STAMPING' && invoice.status !== 'REFUSED';
+  return invoice !== undefined && isStampedStatus(invoice.status);
 }
 
 export interface InvoiceRefusal {
@@ -67,12 +71,12 @@ export async function recordConfirmation(
     return await db.transaction(async (trx) => {
       const qr = (await trx('qr_transactions').where({ id: input.transactionId }).forUpdate()
         .first('status', 'expires_at', 'confirmed_at', 'sale_id', 'store_uid')) as
-        { status: string; expires_at: Date; confirmed_at: Date | null; sale_id: string; store_uid: string } | undefined;
+        { status: QrStatus; expires_at: Date; confirmed_at: Date | null; sale_id: string; store_uid: string } | undefined;
       if (!qr) return { ok: false, reason: 'not_found' } as const;
       if (qr.status === 'INVOICED') return { ok: false, reason: 'invoiced', invoice: await liveInvoice(trx, input.transactionId) } as const;
       if (qr.status === 'CANCELLED') return { ok: false, reason: 'cancelled' } as const;
       if (qr.confirmed_at) return { ok: false, reason: 'already_confirmed', invoice: await liveInvoice(trx, input.transactionId) } as const;
-      if (qr.status === 'EXPIRED' || qr.expires_at.getTime() <= Date.now()) return { ok: false, reason: 'expired' } as const;
+      if (isExpired(qr, new Date())) return { ok: false, reason: 'expired' } as const;
       const row = { id: input.invoiceId, transaction_id: input.transactionId, merchant_id: input.merchantId, customer: JSON.stringify(input.customer) };
       // A refused attempt stamped no CFDI: its Serie and folio are this attempt's, so refusals leave no gap.
       const refused = (await trx('invoices').where({ transaction_id: input.transactionId, status: 'REFUSED' }).whereNull('uuid')

@@ -1,3 +1,4 @@
+import { DEAD_INVOICE_STATUSES, VALID_INVOICE_STATUSES } from '../invoices/invoice-lifecycle.js';
 import type { Db, Trx } from '../db.js';
 import type { ErrorDetail } from '../errors.js';
 import type { IdempotencyScope } from '../idempotency/idempotency-store.js';
@@ -8,9 +9,9 @@ import { nextInstallment, type InvoiceStanding, type PaymentAllocation, type Pay
 import { insertNumbered, type InvoiceRow, type InvoiceStatus } from './invoices.js';
 
 /** Invoices a payment can still be received for. */
-const PAYABLE: InvoiceStatus[] = ['ACTIVE', 'CANCELLATION_REJECTED'];
+const PAYABLE: readonly InvoiceStatus[] = VALID_INVOICE_STATUSES;
 /** Credit notes and complements that no longer count (the same list keeps payment_allocations.live, see its migration). */
-const NOT_LIVE: InvoiceStatus[] = ['REFUSED', 'CANCELLED'];
+const NOT_LIVE: readonly InvoiceStatus[] = DEAD_INVOICE_STATUSES;
 
 export type RecordedPaymentComplement =
   | { ok: true; complement: InvoiceRow; allocations: PaymentAllocation[] }

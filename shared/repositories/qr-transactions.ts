@@ -5,7 +5,9 @@ import type { GlobalInfo, RelatedCfdis, TaxFactor, TaxType } from '../qr/qr-requ
 import { qrEventData } from '../webhooks/event-data.js';
 import { emitEvents } from '../webhooks/emit-event.js';
 
-export type QrStatus = 'PENDING' | 'SCANNED' | 'INVOICED' | 'EXPIRED' | 'CANCELLED';
+import { OPEN_QR_STATUSES, type QrStatus } from '../qr/qr-lifecycle.js';
+
+export type { QrStatus };
 
 /** A QR transaction as stored; numeric columns are exact decimal strings. */
 export interface QrTransactionRow {
@@ -179,18 +181,21 @@ export async function findQrTransaction(db: Db, merchantId: string, mode: KeyMod
 /** The epoch seconds in (from, to] in which some open QR falls due: the expiry buckets to schedule. */
 export async function dueExpirySeconds(db: Db, from: Date, to: Date): Promise<number[]> {
   const rows = (await db('qr_transactions')
-    .whereIn('status', ['PENDING', 'SCANNED'])
+    .whereIn('status', OPEN_QR_STATUSES)
     .where('expires_at', '>', from)
     .where('expires_at', '<=', to)
     .distinct(db.raw('ceil(extract(epoch from expires_at))::bigint as second'))) as { second: string }[];
   return rows.map((r) => Number(r.second));
 }
 
-/** Moves an open QR whose expiry has passed to EXPIRED. Invoiced or cancelled QRs are never touched. */
+/**
+ * Moves open QRs whose expiry has passed to EXPIRED: the expiry rule of shared/qr/qr-lifecycle.ts
+ * (isExpired) in SQL. Invoiced or cancelled QRs are never touched.
+ */
 export async function expireQrTransactions(db: Db, options: { qrId?: string; limit?: number } = {}): Promise<string[]> {
   const open = db('qr_transactions')
     .select('id')
-    .whereIn('status', ['PENDING', 'SCANNED'])
+    .whereIn('status', OPEN_QR_STATUSES)
     .where('expires_at', '<=', db.fn.now())
     // A QR whose confirmation is being stamped does not expire under the buyer (see invoices migration).
     .whereNull('confirmed_at')

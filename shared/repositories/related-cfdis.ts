@@ -1,3 +1,4 @@
+import { DEAD_INVOICE_STATUSES } from '../invoices/invoice-lifecycle.js';
 import type { Db, Trx } from '../db.js';
 
 /**
@@ -12,7 +13,7 @@ export async function liveRelatedCfdis(db: Db | Trx, invoiceId: string): Promise
           u.select('payment_complement_id').from('payment_allocations').where({ invoice_id: invoiceId });
         });
     })
-    .whereNotIn('r.status', ['REFUSED', 'CANCELLED']).orderBy('r.created_at')
+    .whereNotIn('r.status', DEAD_INVOICE_STATUSES).orderBy('r.created_at')
     .select(db.raw('coalesce(r.uuid, r.id) as ref'))) as { ref: string }[];
   return rows.map((r) => r.ref);
 }
