@@ -11,7 +11,6 @@ import { expireDueQrsJob } from './expire-due-qrs.js';
 import { planExpiriesJob } from './plan-expiries.js';
 import { renderQrJob } from './render-qr.js';
 import { satCatalogs } from '../shared/sat/catalogs.js';
-import { sweepExpiredQrsJob } from './sweep-expired-qrs.js';
 import { syncIssuerJob, type SyncIssuerDeps } from './sync-issuer.js';
 import { sweepLostSyncsJob } from './sweep-lost-syncs.js';
 import type { PacClient } from '../shared/pac/pac-client.js';
@@ -80,7 +79,8 @@ function jobHandlers(deps: WorkerDeps, { sync, stamp, pdf, email, cancel, webhoo
     'render-qr': (job) => renderQrJob(job.data),
     'expire-due-qrs': () => expireDueQrsJob(deps.db),
     'plan-expiries': () => planExpiriesJob(deps.db, deps.producers),
-    'sweep-expired-qrs': () => sweepExpiredQrsJob(deps.db),
+    // The sweep (every EXPIRY_SWEEP_MS) expires what a bucket lost with Redis (FLUSHALL, failover) missed: the same work.
+    'sweep-expired-qrs': () => expireDueQrsJob(deps.db),
     'sync-issuer': (job) => syncIssuerJob(sync, job),
     'sweep-lost-syncs': () => sweepLostSyncsJob(deps.db, deps.producers),
     'stamp-invoice': (job) => stampInvoiceJob(stamp, job),

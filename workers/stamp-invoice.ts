@@ -4,6 +4,7 @@
  * already made. Timeouts and 5xx are thrown for BullMQ to retry with backoff; a refusal is recorded for
  * the buyer and ends the job; success stores the XML, marks the QR INVOICED and queues the PDF.
  */
+import { qrTransitions } from '../shared/metrics/registry.js';
 import type { Job } from 'bullmq';
 import { UnrecoverableError } from 'bullmq';
 import { csdSigner, type CsdSigner } from '../shared/cfdi/seal-cfdi.js';
@@ -138,6 +139,7 @@ export async function stampInvoiceJob(deps: StampDeps, job: Job<InvoicePayload>,
       if (recorded !== 'uuid-taken') {
         crashAfterCommit('invoice-stamped');
         await enqueueInvoicePdf(deps.producers, invoice.id);
+        if (invoice.transaction_id) qrTransitions.inc({ status: 'INVOICED' });
         return { outcome: 'stamped', uuid: stamp.uuid, qrId: invoice.transaction_id };
       }
     }

@@ -1,3 +1,4 @@
+import { qrTransitions } from '../../shared/metrics/registry.js';
 import { buyerSaleView } from '../../shared/invoices/buyer-sale-view.js';
 import { previewSale } from '../../shared/invoices/seal-sale.js';
 import { latestInvoice } from '../../shared/repositories/invoices.js';
@@ -20,7 +21,10 @@ export async function reviewSale(deps: ApiDeps, sale: Sale): Promise<ReturnType<
   const t = sale.record.transaction;
   if (t.status === 'PENDING') {
     const scanned = await markScanned(deps.db, t.id);
-    if (scanned) Object.assign(t, scanned);
+    if (scanned) {
+      Object.assign(t, scanned);
+      qrTransitions.inc({ status: 'SCANNED' });
+    }
   }
   const totals = previewSale(sale.record, undefined, saleParties(sale), deps.catalogs);
   return buyerSaleView(sale, totals, await latestInvoice(deps.db, t.id), viewContext(deps));

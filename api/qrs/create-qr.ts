@@ -1,3 +1,4 @@
+import { qrTransitions } from '../../shared/metrics/registry.js';
 import { AppError, type ErrorDetail } from '../../shared/errors.js';
 import { newId } from '../../shared/ids.js';
 import { requestFingerprint } from '../../shared/idempotency/request-fingerprint.js';
@@ -137,6 +138,7 @@ async function createNew(
   });
   if (!(await recordWithFreshShortCode(deps, record, fingerprint))) return 'key_taken';
   crashAfterCommit('qr-created');
+  qrTransitions.inc({ status: 'PENDING' });
 
   await cacheRecord(deps.redis, scope, { fingerprint, resourceId: qrId }, deps.config.idempotencyCacheSeconds);
   await scheduleExpiry(deps, qrId, record.transaction.expires_at, now);

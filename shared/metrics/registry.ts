@@ -72,3 +72,11 @@ export const csfRequestDuration = new Histogram({
   buckets: [0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 20],
   registers: [registry],
 });
+
+/** The QR lifecycle as it happens (shared/qr/qr-lifecycle.ts): created (PENDING), scanned, invoiced, expired. */
+export const qrTransitions = new Counter({
+  name: 'autofactura_qr_transitions_total',
+  help: 'QRs entering a status: PENDING (created), SCANNED (first opened), INVOICED (stamped), EXPIRED.',
+  labelNames: ['status'] as const,
+  registers: [registry],
+});
