@@ -63,6 +63,13 @@ module.exports = {
       to: { path: '^(api|workers|bin|cli|web)/' },
     },
     {
+      name: 'client-package-stands-alone',
+      severity: 'error',
+      comment: 'The published client depends on nothing of the service: only itself and Node builtins.',
+      from: { path: '^clients/typescript/' },
+      to: { pathNot: '^clients/typescript/', dependencyTypesNot: ['core'] },
+    },
+    {
       name: 'not-to-unresolvable',
       severity: 'error',
       from: {},

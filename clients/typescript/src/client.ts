@@ -1,0 +1,121 @@
+/**
+ * A small typed client of the self-invoicing QR service: requests typed from the OpenAPI document
+ * (schema.ts, generated), the API key or a bearer token, a fresh `idempotency-key` per logical operation
+ * kept across its retries, retries on 503 and 429 honouring `Retry-After`, and errors as ApiError with the
+ * service's `code`, `details` and `request_id`.
+ */
+import type { components } from './schema.js';
+
+export type QrCreateRequest = components['schemas']['QrCreateRequest'];
+
+export interface ErrorDetail {
+  field: string;
+  code: string;
+  message: string;
+  [key: string]: unknown;
+}
+
+/** The service's error object, as a thrown error. */
+export class ApiError extends Error {
+  constructor(
+    readonly status: number,
+    readonly code: string,
+    message: string,
+    readonly details: ErrorDetail[],
+    readonly requestId: string | undefined,
+    readonly body: unknown,
+  ) {
+    super(`${status} ${code}: ${message}`);
+    this.name = 'ApiError';
+  }
+}
+
+export interface ClientOptions {
+  baseUrl: string;
+  /** A merchant's API key (X-API-Key): POS routes. */
+  apiKey?: string;
+  /** An access token (POST /v1/auth/token): management routes. */
+  accessToken?: string;
+  /** IANA time zone of the point of sale (X-TIME-ZONE); defaults to America/Mexico_City. */
+  timeZone?: string;
+  /** Attempts per operation on 503 and 429 (default 4). */
+  attempts?: number;
+  /** Longest wait between attempts, whatever Retry-After says (default 30 s). */
+  maxRetryDelayMs?: number;
+  fetch?: typeof fetch;
+}
+
+/** A QR transaction as the API answers it (see the service's docs/api.md); the fields a POS reads first. */
+export interface QrTransaction {
+  qr_id: string;
+  status: 'PENDING' | 'SCANNED' | 'INVOICED' | 'EXPIRED' | 'CANCELLED';
+  qr_content: string;
+  qr_url: string;
+  qr_base64: string;
+  short_code: string | null;
+  invoice: null | { uuid: string; status: string; xml_url: string; pdf_url: string; [key: string]: unknown };
+  [key: string]: unknown;
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+function retryDelayMs(res: Response, attempt: number, max: number): number {
+  const header = res.headers.get('retry-after');
+  const seconds = header !== null && /^\d+$/.test(header) ? Number(header) : undefined;
+  const date = header !== null && seconds === undefined ? Date.parse(header) - Date.now() : undefined;
+  const wanted = seconds !== undefined ? seconds * 1000 : date !== undefined && !Number.isNaN(date) ? date : 250 * 2 ** attempt;
+  return Math.min(Math.max(0, wanted), max);
+}
+
+export class AutofacturaClient {
+  private readonly fetch: typeof fetch;
+
+  constructor(private readonly options: ClientOptions) {
+    this.fetch = options.fetch ?? fetch;
+  }
+
+  /** POST /v1/qrs: one logical operation, one idempotency key (pass your own to resume after a crash). */
+  createQr(sale: QrCreateRequest, idempotencyKey: string = crypto.randomUUID()): Promise<QrTransaction> {
+    return this.request<QrTransaction>('POST', '/v1/qrs', { body: sale, idempotencyKey });
+  }
+
+  /** GET /v1/qrs/{qrId}. */
+  getQr(qrId: string): Promise<QrTransaction> {
+    return this.request<QrTransaction>('GET', `/v1/qrs/${encodeURIComponent(qrId)}`);
+  }
+
+  /** Polls GET /v1/qrs/{qrId} until the QR leaves PENDING/SCANNED (INVOICED, EXPIRED or CANCELLED). */
+  async waitForQr(qrId: string, options: { everyMs?: number; timeoutMs?: number } = {}): Promise<QrTransaction> {
+    const deadline = Date.now() + (options.timeoutMs ?? 15 * 60_000);
+    for (;;) {
+      const qr = await this.getQr(qrId);
+      if (qr.status !== 'PENDING' && qr.status !== 'SCANNED') return qr;
+      if (Date.now() >= deadline) return qr;
+      await sleep(options.everyMs ?? 5000);
+    }
+  }
+
+  /** Any route: JSON in and out, the client's credentials, retries on 503 and 429 with the same idempotency key. */
+  async request<T>(method: string, path: string, options: { body?: unknown; idempotencyKey?: string } = {}): Promise<T> {
+    const attempts = this.options.attempts ?? 4;
+    const headers: Record<string, string> = { Accept: 'application/json', 'X-TIME-ZONE': this.options.timeZone ?? 'America/Mexico_City' };
+    if (this.options.apiKey) headers['X-API-Key'] = this.options.apiKey;
+    if (this.options.accessToken) headers.Authorization = `Bearer ${this.options.accessToken}`;
+    if (options.idempotencyKey) headers['idempotency-key'] = options.idempotencyKey;
+    if (options.body !== undefined) headers['Content-Type'] = 'application/json';
+    for (let attempt = 1; ; attempt++) {
+      const res = await this.fetch(`${this.options.baseUrl.replace(/\/+$/, '')}${path}`, {
+        method, headers, body: options.body === undefined ? undefined : JSON.stringify(options.body),
+      });
+      const text = await res.text();
+      const body: unknown = text === '' ? undefined : JSON.parse(text);
+      if (res.ok) return body as T;
+      if ((res.status === 503 || res.status === 429) && attempt < attempts) {
+        await sleep(retryDelayMs(res, attempt, this.options.maxRetryDelayMs ?? 30_000));
+        continue;
+      }
+      const error = (body as { error?: { code?: string; message?: string; details?: ErrorDetail[]; request_id?: string } } | undefined)?.error;
+      throw new ApiError(res.status, error?.code ?? 'http_error', error?.message ?? res.statusText, error?.details ?? [], error?.request_id ?? res.headers.get('x-request-id') ?? undefined, body);
+    }
+  }
+}

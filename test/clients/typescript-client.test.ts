@@ -1,0 +1,82 @@
+import { readFileSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import { expect } from 'chai';
+import type { BootstrapResult } from '../../cli/bootstrap.js';
+import { ApiError, AutofacturaClient, verifyWebhook, type QrCreateRequest } from '../../clients/typescript/src/index.js';
+import { CLIENT_TYPES_FILE, clientTypes } from '../../scripts/generate-client-types.js';
+import { newWebhookSecret, webhookHeaders } from '../../shared/webhooks/sign-webhook.js';
+import { harness } from '../helpers/harness.js';
+import { qrBody } from '../helpers/qr-body.js';
+
+describe('the TypeScript client (clients/typescript), against the live test stack (issue #21)', () => {
+  let account: BootstrapResult;
+  before(async () => {
+    account = await harness().bootstrap();
+  });
+  const client = (baseUrl = harness().baseUrl) => new AutofacturaClient({ baseUrl, apiKey: account.apiKey, maxRetryDelayMs: 50 });
+
+  it('its types are what `npm run client:types` generates from the served OpenAPI document', async () => {
+    expect(readFileSync(CLIENT_TYPES_FILE, 'utf8'), 'run npm run client:types').to.equal(await clientTypes());
+  });
+
+  it('creates a QR and reads it back, as a POS would', async () => {
+    const qr = await client().createQr(qrBody(account.storeUid) as QrCreateRequest);
+    expect(qr.status).to.equal('PENDING');
+    expect(qr.qr_content).to.match(/^https:\/\/factura\.example\.test\/q\?v=1&t=/);
+    const again = await client().getQr(qr.qr_id);
+    expect(again.qr_id).to.equal(qr.qr_id);
+    expect(again.invoice).to.equal(null);
+  });
+
+  it('retries a 503 after Retry-After with the same idempotency key: one QR, not two', async () => {
+    const keys: string[] = [];
+    let first = true;
+    // A proxy in front of the stack that sheds the first attempt, as a loaded service would.
+    const proxy: Server = createServer((req, res) => {
+      const chunks: Buffer[] = [];
+      req.on('data', (c: Buffer) => chunks.push(c));
+      req.on('end', () => {
+        keys.push(String(req.headers['idempotency-key']));
+        if (first) {
+          first = false;
+          res.writeHead(503, { 'content-type': 'application/json', 'retry-after': '0' }).end(JSON.stringify({ error: { code: 'service_unavailable', message: 'busy', details: [], request_id: 'r' } }));
+          return;
+        }
+        const headers = Object.fromEntries(Object.entries(req.headers).filter(([k]) => k !== 'host' && k !== 'content-length')) as Record<string, string>;
+        void fetch(`${harness().baseUrl}${req.url}`, { method: req.method, headers, body: Buffer.concat(chunks) }).then(async (upstream) => {
+          res.writeHead(upstream.status, { 'content-type': upstream.headers.get('content-type') ?? 'application/json' }).end(Buffer.from(await upstream.arrayBuffer()));
+        });
+      });
+    });
+    await new Promise<void>((resolve) => proxy.listen(0, '127.0.0.1', resolve));
+    try {
+      const { port } = proxy.address() as { port: number };
+      const qr = await client(`http://127.0.0.1:${port}`).createQr(qrBody(account.storeUid) as QrCreateRequest);
+      expect(qr.status).to.equal('PENDING');
+      expect(keys).to.have.length(2);
+      expect(keys[0]).to.equal(keys[1]);
+    } finally {
+      proxy.close();
+    }
+  });
+
+  it('throws ApiError with the service\'s code, details and request id', async () => {
+    const bad = { ...qrBody(account.storeUid), subtotal: 1 } as QrCreateRequest;
+    const error = await client().createQr(bad).then(() => undefined, (err: unknown) => err);
+    expect(error).to.be.instanceOf(ApiError);
+    const api = error as ApiError;
+    expect(api.status).to.equal(422);
+    expect(api.code).to.equal('rule_violation');
+    expect(api.details.map((d) => d.field)).to.include('subtotal');
+    expect(api.requestId).to.be.a('string').that.is.not.empty;
+  });
+
+  it('verifies a webhook delivery the way the service signs it, and refuses a tampered one', () => {
+    const secret = newWebhookSecret();
+    const body = JSON.stringify({ type: 'invoice.stamped', data: { qr_id: 'tra_x' } });
+    const headers = webhookHeaders(secret, 'msg_1', body);
+    expect(verifyWebhook(secret, headers, body)).to.equal(true);
+    expect(verifyWebhook(secret, headers, body.replace('tra_x', 'tra_y'))).to.equal(false);
+    expect(verifyWebhook(newWebhookSecret(), headers, body)).to.equal(false);
+  });
+});
