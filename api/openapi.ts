@@ -7,6 +7,7 @@ import { createIssuerSchema, issuerSchema } from '../shared/issuers/issuer-schem
 import { createMerchantSchema, updateMerchantSchema } from '../shared/merchants/merchant-schema.js';
 import { createMerchantProductSchema, updateMerchantProductSchema } from '../shared/products/product-schema.js';
 import { qrCreateRequestSchema } from '../shared/qr/qr-request-schema.js';
+import { qrTransactionSchema } from '../shared/qr/qr-transaction-schema.js';
 import { createCreditNoteSchema } from '../shared/credit-notes/credit-note-schema.js';
 import { createPaymentComplementSchema } from '../shared/payment-complements/payment-complement-schema.js';
 import { globalPeriodicityRequestSchema, reportGlobalRequestSchema } from '../shared/global-invoice/global-invoice-schema.js';
@@ -113,7 +114,7 @@ function rawDocument(publicBaseUrl: string) {
         MetricsToken: { type: 'http', scheme: 'bearer', description: 'The operators\' METRICS_TOKEN (what Prometheus presents)' },
       },
       schemas: {
-        QrCreateRequest: qrCreateRequestSchema, Error: errorSchema, TokenRequest: tokenRequestSchema, TokenResponse: tokenResponseSchema,
+        QrCreateRequest: qrCreateRequestSchema, QrTransaction: qrTransactionSchema, Error: errorSchema, TokenRequest: tokenRequestSchema, TokenResponse: tokenResponseSchema,
         CreateIssuerRequest: createIssuerSchema, Issuer: issuerSchema,
         CreateMerchantRequest: createMerchantSchema, UpdateMerchantRequest: updateMerchantSchema,
         CreateMerchantProductRequest: createMerchantProductSchema, UpdateMerchantProductRequest: updateMerchantProductSchema,
@@ -218,7 +219,7 @@ function rawDocument(publicBaseUrl: string) {
           ],
           requestBody: { required: true, content: { 'application/json': { schema: { $ref: '#/components/schemas/QrCreateRequest' } } } },
           responses: {
-            201: { description: 'The QR transaction (also for an idempotent replay, with Idempotent-Replayed: true)' },
+            201: { description: 'The QR transaction (also for an idempotent replay, with Idempotent-Replayed: true)', content: json('QrTransaction') },
             400: errorResponse('Invalid or missing fields or headers, malformed JSON'),
             401: errorResponse('API key invalid or missing'),
             404: errorResponse('store_uid not found'),
@@ -237,7 +238,7 @@ function rawDocument(publicBaseUrl: string) {
           security: apiKey,
           parameters: pathParams('qrId'),
           responses: {
-            200: { description: 'The full QR transaction' },
+            200: { description: 'The full QR transaction', content: json('QrTransaction') },
             401: errorResponse('API key invalid or missing'),
             404: errorResponse('Transaction not found'),
           },

@@ -4,6 +4,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { expect } from 'chai';
+import { Ajv } from 'ajv';
+import * as ajvFormats from 'ajv-formats';
+import { confirm, newQrLink, queueEvents, stamped } from '../helpers/buyer.js';
+import { postQr, qrBody } from '../helpers/qr-body.js';
 import { apiRouters } from '../../api/app.js';
 import { qrCreateRequestSchema } from '../../shared/qr/qr-request-schema.js';
 import { harness } from '../helpers/harness.js';
@@ -63,5 +67,28 @@ describe('GET /openapi.json', () => {
     const report = JSON.parse(lint.stdout) as { totals: { errors: number }; problems: { ruleId: string; severity: string }[] };
     expect(report.problems.filter((p) => p.severity === 'error').map((p) => p.ruleId)).to.deep.equal([]);
     expect(report.totals.errors).to.equal(0);
+  });
+
+  it('the QR transaction answers validate against the document\'s QrTransaction schema, pending and invoiced (issue #21)', async function () {
+    this.timeout(60_000);
+    const document = (await call('GET', '/openapi.json')).body as { components: { schemas: Record<string, object> }; paths: Record<string, Record<string, { responses: Record<string, { content?: unknown }> }>> };
+    expect(document.paths['/v1/qrs']!.post!.responses['201']!.content).to.deep.equal({ 'application/json': { schema: { $ref: '#/components/schemas/QrTransaction' } } });
+    const ajv = new Ajv({ strict: false, allErrors: true });
+    ajvFormats.default.default(ajv, ['date-time']);
+    const validate = ajv.compile(document.components.schemas.QrTransaction!);
+    const check = (body: unknown) => expect(validate(body), JSON.stringify(validate.errors)).to.equal(true);
+    const account = await harness().bootstrap();
+    check((await postQr(account, qrBody(account.storeUid))).body);
+    const events = await queueEvents('stamp');
+    const link = await newQrLink(account);
+    try {
+      expect((await confirm(link)).status).to.equal(202);
+      await stamped(events, link.qrId);
+    } finally {
+      await events.close();
+    }
+    const invoiced = (await call('GET', `/v1/qrs/${link.qrId}`, { headers: { 'X-API-Key': account.apiKey } })).body;
+    expect(invoiced.status).to.equal('INVOICED');
+    check(invoiced);
   });
 });

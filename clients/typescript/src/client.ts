@@ -45,17 +45,8 @@ export interface ClientOptions {
   fetch?: typeof fetch;
 }
 
-/** A QR transaction as the API answers it (see the service's docs/api.md); the fields a POS reads first. */
-export interface QrTransaction {
-  qr_id: string;
-  status: 'PENDING' | 'SCANNED' | 'INVOICED' | 'EXPIRED' | 'CANCELLED';
-  qr_content: string;
-  qr_url: string;
-  qr_base64: string;
-  short_code: string | null;
-  invoice: null | { uuid: string; status: string; xml_url: string; pdf_url: string; [key: string]: unknown };
-  [key: string]: unknown;
-}
+/** A QR transaction as the API answers it (POST /v1/qrs, GET /v1/qrs/{qrId}). */
+export type QrTransaction = components['schemas']['QrTransaction'];
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 

@@ -870,6 +870,102 @@ export interface components {
                 }[];
             }[];
         };
+        QrTransaction: {
+            qr_id: string;
+            store_uid: string;
+            store_name: string;
+            sale_id: string;
+            idempotency_key: string;
+            /** @enum {unknown} */
+            operation: "INVOICE" | "PAYMENT" | "REFUND";
+            issuer_rfc: string;
+            issuer_name: string;
+            amount: number;
+            subtotal: number;
+            currency: string;
+            exchange_rate: number | null;
+            sat_payment_method: string;
+            sat_payment_method_desc: string | null;
+            sat_payment_form: string;
+            sat_payment_form_desc: string | null;
+            type_of_receipt: string;
+            type_of_receipt_desc: string | null;
+            export_code: string;
+            export_code_desc: string | null;
+            /** @enum {unknown} */
+            status: "PENDING" | "SCANNED" | "INVOICED" | "EXPIRED" | "CANCELLED";
+            related_cfdis: Record<string, never> | null;
+            global_info: Record<string, never> | null;
+            operation_data: {
+                sku: string | null;
+                description: string;
+                amount: number;
+                quantity: number;
+                discount: number | null;
+                unit_price: number;
+                sat_unit_key: string;
+                sat_unit_desc: string | null;
+                sat_product_service_key: string;
+                sat_product_service_desc: string | null;
+                sat_tax_object_key: string;
+                sat_tax_object_desc: string | null;
+                taxes: {
+                    /** @enum {unknown} */
+                    type: "Traslado" | "Retencion";
+                    tax: string;
+                    /** @enum {unknown} */
+                    factor: "Tasa" | "Cuota" | "Exento";
+                    rate: string | null;
+                    taxable_base: number;
+                    amount: number | null;
+                }[];
+            }[];
+            metadata: {
+                [key: string]: string;
+            } | null;
+            /** @description What the invoice will say, with SAT's rounding at the currency's decimals (before withholdings that depend on the buyer). */
+            invoice_totals: {
+                subtotal: number;
+                discount: number;
+                transferred_taxes: number;
+                withheld_taxes: number;
+                total: number;
+            };
+            invoice: null | {
+                uuid: string;
+                status: string;
+                series: string | null;
+                folio: string;
+                total: number;
+                subtotal: number;
+                /** Format: date-time */
+                issued_at: string;
+                xml_url: string;
+                pdf_url: string;
+            };
+            customer: null | {
+                rfc: string;
+                name: string;
+                tax_regime: string;
+                postal_code: string;
+            };
+            qr_base64: string;
+            qr_url: string;
+            qr_content: string;
+            short_code: string | null;
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            updated_at: string;
+            /** Format: date-time */
+            scanned_at: string | null;
+            /** Format: date-time */
+            expires_at: string;
+            /** Format: date-time */
+            expires_at_requested: string | null;
+            global_period: Record<string, never> | null;
+            global_invoice: Record<string, never> | null;
+        };
         Error: {
             error: {
                 code: string;
@@ -2410,7 +2506,9 @@ export interface operations {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["QrTransaction"];
+                };
             };
             /** @description Invalid or missing fields or headers, malformed JSON */
             400: {
@@ -2511,7 +2609,9 @@ export interface operations {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["QrTransaction"];
+                };
             };
             /** @description API key invalid or missing */
             401: {
