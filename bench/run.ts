@@ -39,7 +39,7 @@ const CHART = process.env.BENCH_CHART ?? new URL('../docs/performance.svg', impo
 // Pending QRs (rows + delayed expiry jobs) for Redis memory per expiry and GET /v1/qrs/{qrId} at scale.
 const PENDING = Number(process.env.BENCH_PENDING ?? 100_000);
 const env = {
-  ...process.env, NODE_ENV: 'development', DATABASE_URL, QUEUE_PREFIX: `afbench${process.pid}`, LOG_LEVEL: 'warn',
+  ...process.env, NODE_ENV: 'development', LOG_FORMAT: 'json', WORKER_METRICS_PORT: '0', DATABASE_URL, QUEUE_PREFIX: `afbench${process.pid}`, LOG_LEVEL: 'warn',
   PORT: String(PORT), PUBLIC_BASE_URL: 'https://factura.example.test', EXPIRY_SWEEP_MS: '3600000',
   FILE_STORE_DIR: join(tmpdir(), `afbench-files-${process.pid}`),
   // Every simulated buyer comes from 127.0.0.1: the per-IP limits of the public routes would stop the run.

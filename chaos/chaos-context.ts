@@ -39,7 +39,8 @@ export async function startServices(ctx: ChaosContext, name: string, extraEnv: R
   const port = await freePort();
   const queuePrefix = `afchaos${process.pid}${name.replace(/[^a-z0-9]/gi, '')}`;
   const env: Record<string, string> = {
-    NODE_ENV: 'development', DATABASE_URL: ctx.databaseUrl, REDIS_URL: ctx.redisUrl, QUEUE_PREFIX: queuePrefix,
+    // JSON logs, as in production: the scenarios read them (readiness, job outcomes).
+    NODE_ENV: 'development', LOG_FORMAT: 'json', DATABASE_URL: ctx.databaseUrl, REDIS_URL: ctx.redisUrl, QUEUE_PREFIX: queuePrefix,
     PORT: String(port), HOST: '127.0.0.1', PUBLIC_BASE_URL: 'https://factura.example.test', WORKER_METRICS_PORT: '0',
     PAC_BASE_URL: pacUrl, PAC_TOKEN: ctx.pac.token, SAT_STATUS_URL: `${ctx.pac.url}/ConsultaCFDIService.svc`,
     FILE_STORE_DIR: join(ctx.workDir, 'files'), STAMP_SWEEP_MS: '2000', EXPIRY_SWEEP_MS: '5000',
