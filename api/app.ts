@@ -31,7 +31,26 @@ import { legacyQrRoutes } from './routes/legacy-qrs.js';
  * would otherwise claim /v1/qrs/issuers.
  */
 export function apiRouters(deps: ApiDeps): Router<AppState>[] {
-  return [healthRoutes(deps), metricsRoutes(deps), openApiRoutes(deps), authRoutes(deps), globalInvoiceRoutes(deps), issuerRoutes(deps), merchantRoutes(deps), productRoutes(deps), creditNoteRoutes(deps), paymentComplementRoutes(deps), invoiceRoutes(deps), webhookRoutes(deps), qrRoutes(deps), legacyQrRoutes(deps), publicQrImageRoutes(deps), publicBuyerRoutes(deps), publicFileRoutes(deps), buyerPageRoutes(deps)];
+  return [
+    healthRoutes(deps),
+    metricsRoutes(deps),
+    openApiRoutes(deps),
+    authRoutes(deps),
+    globalInvoiceRoutes(deps),
+    issuerRoutes(deps),
+    merchantRoutes(deps),
+    productRoutes(deps),
+    creditNoteRoutes(deps),
+    paymentComplementRoutes(deps),
+    invoiceRoutes(deps),
+    webhookRoutes(deps),
+    qrRoutes(deps),
+    legacyQrRoutes(deps),
+    publicQrImageRoutes(deps),
+    publicBuyerRoutes(deps),
+    publicFileRoutes(deps),
+    buyerPageRoutes(deps),
+  ];
 }
 
 /** The Koa application: HTTP metrics, request id and log line, the one error middleware, then one router per resource. */

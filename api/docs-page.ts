@@ -19,9 +19,17 @@ const escape = (s: string) => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)}
 
 function operationHtml(method: string, path: string, op: Operation): string {
   const auth = op.security?.map((s) => Object.keys(s).join(' ')).join(', ');
-  const params = (op.parameters ?? []).map((p) => `<li><code>${escape(p.name)}</code> (${p.in}${p.required ? ', required' : ''})${p.description ? ` — ${escape(p.description)}` : ''}</li>`).join('');
-  const body = op.requestBody ? `<p>Body: ${Object.keys(op.requestBody.content).map((t) => `<code>${escape(t)}</code>`).join(', ')}</p>` : '';
-  const responses = Object.entries(op.responses).map(([code, r]) => `<li><b>${code}</b> ${escape(r.description ?? '')}</li>`).join('');
+  const params = (op.parameters ?? [])
+    .map((p) => `<li><code>${escape(p.name)}</code> (${p.in}${p.required ? ', required' : ''})${p.description ? ` — ${escape(p.description)}` : ''}</li>`)
+    .join('');
+  const body = op.requestBody
+    ? `<p>Body: ${Object.keys(op.requestBody.content)
+        .map((t) => `<code>${escape(t)}</code>`)
+        .join(', ')}</p>`
+    : '';
+  const responses = Object.entries(op.responses)
+    .map(([code, r]) => `<li><b>${code}</b> ${escape(r.description ?? '')}</li>`)
+    .join('');
   return `<section id="${escape(`${method}-${path}`)}"><h3><span class="m ${method}">${method.toUpperCase()}</span> <code>${escape(path)}</code></h3>
 <p>${escape(op.summary ?? '')}${auth ? ` <small>(auth: ${escape(auth)})</small>` : ''}</p>${params ? `<ul>${params}</ul>` : ''}${body}<ul>${responses}</ul></section>`;
 }

@@ -72,11 +72,17 @@ const METHODS = ['get', 'put', 'post', 'delete', 'patch'] as const;
  * every build: `POST /v1/qrs` is postQrs, `GET /v1/qrs/{qrId}` getQrsByQrId, `/api/v1/...` keeps `api`.
  */
 export function operationIdOf(method: string, path: string): string {
-  const words = path.split('/').filter((s) => s !== '' && s !== 'v1').map((s) => {
-    const param = /^\{(.+)\}$/.exec(s);
-    return param ? `by-${param[1]!}` : s;
-  });
-  const camel = [method, ...words].join('-').split(/[^A-Za-z0-9]+/).filter((w) => w !== '');
+  const words = path
+    .split('/')
+    .filter((s) => s !== '' && s !== 'v1')
+    .map((s) => {
+      const param = /^\{(.+)\}$/.exec(s);
+      return param ? `by-${param[1]!}` : s;
+    });
+  const camel = [method, ...words]
+    .join('-')
+    .split(/[^A-Za-z0-9]+/)
+    .filter((w) => w !== '');
   return camel.map((w, i) => (i === 0 ? w.toLowerCase() : w.charAt(0).toUpperCase() + w.slice(1))).join('');
 }
 
@@ -103,25 +109,46 @@ function rawDocument(publicBaseUrl: string) {
   return {
     openapi: '3.1.0',
     info: {
-      title: 'Self-invoicing QR service', version: '1.0.0', license: { name: 'Proprietary', identifier: 'LicenseRef-Proprietary' },
-      description: 'POS backends create signed invoicing QRs (API key); buyers self-invoice through the public routes (the signed QR link is the capability); accounts manage issuers, merchants and products (bearer token).',
+      title: 'Self-invoicing QR service',
+      version: '1.0.0',
+      license: { name: 'Proprietary', identifier: 'LicenseRef-Proprietary' },
+      description:
+        'POS backends create signed invoicing QRs (API key); buyers self-invoice through the public routes (the signed QR link is the capability); accounts manage issuers, merchants and products (bearer token).',
     },
     servers: [{ url: publicBaseUrl }],
     components: {
       securitySchemes: {
         ApiKey: { type: 'apiKey', in: 'header', name: 'X-API-Key' },
         Bearer: { type: 'http', scheme: 'bearer', description: 'An access token from POST /v1/auth/token' },
-        MetricsToken: { type: 'http', scheme: 'bearer', description: 'The operators\' METRICS_TOKEN (what Prometheus presents)' },
+        MetricsToken: { type: 'http', scheme: 'bearer', description: "The operators' METRICS_TOKEN (what Prometheus presents)" },
       },
       schemas: {
-        QrCreateRequest: qrCreateRequestSchema, QrTransaction: qrTransactionSchema, Error: errorSchema, TokenRequest: tokenRequestSchema, TokenResponse: tokenResponseSchema,
-        CreateIssuerRequest: createIssuerSchema, Issuer: issuerSchema,
-        CreateMerchantRequest: createMerchantSchema, UpdateMerchantRequest: updateMerchantSchema,
-        CreateMerchantProductRequest: createMerchantProductSchema, UpdateMerchantProductRequest: updateMerchantProductSchema,
-        ConfirmQrRequest: confirmRequestSchema, EmailInvoiceRequest: emailRequestSchema, InvoiceXmlResponse: invoiceFileSchema('xml'), InvoicePdfResponse: invoiceFileSchema('pdf'),
-        CancelInvoiceRequest: cancelInvoiceRequestSchema, InvoiceCancellation: invoiceCancellationSchema,
-        WebhookEndpointRequest: createEndpointRequestSchema, GlobalPeriodicityRequest: globalPeriodicityRequestSchema, GlobalInvoiceRequest: reportGlobalRequestSchema, CreditNoteRequest: createCreditNoteSchema, PaymentComplementRequest: createPaymentComplementSchema, WebhookEndpoint: webhookEndpointSchema,
-        LegacyQrCreateRequest: legacyQrCreateRequestSchema, LegacyQrCreated: legacyQrCreatedSchema, LegacyQrResolved: legacyQrResolvedSchema,
+        QrCreateRequest: qrCreateRequestSchema,
+        QrTransaction: qrTransactionSchema,
+        Error: errorSchema,
+        TokenRequest: tokenRequestSchema,
+        TokenResponse: tokenResponseSchema,
+        CreateIssuerRequest: createIssuerSchema,
+        Issuer: issuerSchema,
+        CreateMerchantRequest: createMerchantSchema,
+        UpdateMerchantRequest: updateMerchantSchema,
+        CreateMerchantProductRequest: createMerchantProductSchema,
+        UpdateMerchantProductRequest: updateMerchantProductSchema,
+        ConfirmQrRequest: confirmRequestSchema,
+        EmailInvoiceRequest: emailRequestSchema,
+        InvoiceXmlResponse: invoiceFileSchema('xml'),
+        InvoicePdfResponse: invoiceFileSchema('pdf'),
+        CancelInvoiceRequest: cancelInvoiceRequestSchema,
+        InvoiceCancellation: invoiceCancellationSchema,
+        WebhookEndpointRequest: createEndpointRequestSchema,
+        GlobalPeriodicityRequest: globalPeriodicityRequestSchema,
+        GlobalInvoiceRequest: reportGlobalRequestSchema,
+        CreditNoteRequest: createCreditNoteSchema,
+        PaymentComplementRequest: createPaymentComplementSchema,
+        WebhookEndpoint: webhookEndpointSchema,
+        LegacyQrCreateRequest: legacyQrCreateRequestSchema,
+        LegacyQrCreated: legacyQrCreatedSchema,
+        LegacyQrResolved: legacyQrResolvedSchema,
       },
     },
     paths: {
@@ -182,16 +209,23 @@ function rawDocument(publicBaseUrl: string) {
                   type: 'object',
                   required: ['groupId', 'alias', 'email', 'taxRegimeCode'],
                   properties: {
-                    groupId: { type: 'string' }, alias: { type: 'string' }, email: { type: 'string', format: 'email' },
-                    taxRegimeCode: { type: 'string' }, status: { type: 'string', enum: ['ACTIVE', 'INACTIVE'] }, logo: { type: 'string', format: 'binary' },
+                    groupId: { type: 'string' },
+                    alias: { type: 'string' },
+                    email: { type: 'string', format: 'email' },
+                    taxRegimeCode: { type: 'string' },
+                    status: { type: 'string', enum: ['ACTIVE', 'INACTIVE'] },
+                    logo: { type: 'string', format: 'binary' },
                   },
                 },
               },
             },
           },
           responses: {
-            200: { description: 'The issuer', content: json('Issuer') }, 400: errorResponse('Invalid fields or logo'), 401: errorResponse('Token invalid'),
-            404: errorResponse('Issuer or group not found'), 409: errorResponse('The target group already has an issuer with this RFC'),
+            200: { description: 'The issuer', content: json('Issuer') },
+            400: errorResponse('Invalid fields or logo'),
+            401: errorResponse('Token invalid'),
+            404: errorResponse('Issuer or group not found'),
+            409: errorResponse('The target group already has an issuer with this RFC'),
           },
         },
       },
@@ -250,47 +284,70 @@ function rawDocument(publicBaseUrl: string) {
           summary: 'The stamped CFDI XML by fiscal UUID, in Base64 (InvoiceXmlResponse)',
           security: [...apiKey, ...bearer],
           parameters: pathParams('uuid'),
-          responses: { 200: { description: 'The XML', content: json('InvoiceXmlResponse') }, 401: errorResponse('No valid API key or token'), 404: errorResponse('No such invoice for these credentials') },
+          responses: {
+            200: { description: 'The XML', content: json('InvoiceXmlResponse') },
+            401: errorResponse('No valid API key or token'),
+            404: errorResponse('No such invoice for these credentials'),
+          },
         },
       },
       '/v1/qrs/invoices/uuid/{uuid}/pdf': {
         get: {
-          summary: 'The CFDI\'s printed PDF by fiscal UUID, in Base64 (InvoicePdfResponse)',
+          summary: "The CFDI's printed PDF by fiscal UUID, in Base64 (InvoicePdfResponse)",
           security: [...apiKey, ...bearer],
           parameters: pathParams('uuid'),
           responses: {
-            200: { description: 'The PDF', content: json('InvoicePdfResponse') }, 401: errorResponse('No valid API key or token'),
-            404: errorResponse('No such invoice for these credentials'), 503: errorResponse('The PDF is still being rendered (Retry-After)'),
+            200: { description: 'The PDF', content: json('InvoicePdfResponse') },
+            401: errorResponse('No valid API key or token'),
+            404: errorResponse('No such invoice for these credentials'),
+            503: errorResponse('The PDF is still being rendered (Retry-After)'),
           },
         },
       },
       '/v1/qrs/issuers/{issuerId}/global-periodicity': {
         put: {
-          summary: 'The c_Periodicidad of the issuer\'s global invoice for unclaimed sales (QRs created from now on)',
-          security: bearer, parameters: pathParams('issuerId'),
+          summary: "The c_Periodicidad of the issuer's global invoice for unclaimed sales (QRs created from now on)",
+          security: bearer,
+          parameters: pathParams('issuerId'),
           requestBody: { required: true, content: json('GlobalPeriodicityRequest') },
-          responses: { 200: { description: 'The issuer', content: json('Issuer') }, 400: errorResponse('Not 01–04'), 401: errorResponse('Token invalid'), 404: errorResponse('Issuer not found in the account') },
+          responses: {
+            200: { description: 'The issuer', content: json('Issuer') },
+            400: errorResponse('Not 01–04'),
+            401: errorResponse('Token invalid'),
+            404: errorResponse('Issuer not found in the account'),
+          },
         },
       },
       '/v1/qrs/issuers/{issuerId}/global-invoices': {
         post: {
           summary: 'Report now the unclaimed sales of closed periods (all, or the period of `date`) in global invoices',
-          security: bearer, parameters: pathParams('issuerId'),
+          security: bearer,
+          parameters: pathParams('issuerId'),
           requestBody: { required: false, content: json('GlobalInvoiceRequest') },
           responses: {
-            200: { description: 'Nothing left to report: `{ items: [] }`' }, 201: { description: '`{ items }`: the global invoices recorded (STAMPING)' },
-            400: errorResponse('Bad date'), 401: errorResponse('Token invalid'), 404: errorResponse('Issuer not found in the account'), 409: errorResponse('period_not_closed'),
+            200: { description: 'Nothing left to report: `{ items: [] }`' },
+            201: { description: '`{ items }`: the global invoices recorded (STAMPING)' },
+            400: errorResponse('Bad date'),
+            401: errorResponse('Token invalid'),
+            404: errorResponse('Issuer not found in the account'),
+            409: errorResponse('period_not_closed'),
           },
         },
         get: {
-          summary: 'The issuer\'s global invoices, newest period first (page envelope)',
-          security: bearer, parameters: [...pathParams('issuerId'), ...pageQuery],
-          responses: { 200: { description: 'Page of global invoices' }, 400: errorResponse('Bad paging'), 401: errorResponse('Token invalid'), 404: errorResponse('Issuer not found in the account') },
+          summary: "The issuer's global invoices, newest period first (page envelope)",
+          security: bearer,
+          parameters: [...pathParams('issuerId'), ...pageQuery],
+          responses: {
+            200: { description: 'Page of global invoices' },
+            400: errorResponse('Bad paging'),
+            401: errorResponse('Token invalid'),
+            404: errorResponse('Issuer not found in the account'),
+          },
         },
       },
       '/v1/webhooks/endpoints': {
         post: {
-          summary: 'Register an endpoint for the account\'s events; the answer carries the signing secret, once',
+          summary: "Register an endpoint for the account's events; the answer carries the signing secret, once",
           security: bearer,
           requestBody: { required: true, content: json('WebhookEndpointRequest') },
           responses: {
@@ -300,26 +357,40 @@ function rawDocument(publicBaseUrl: string) {
           },
         },
         get: {
-          summary: 'The account\'s endpoints (`items`), without secrets',
+          summary: "The account's endpoints (`items`), without secrets",
           security: bearer,
           responses: { 200: { description: '{ items: WebhookEndpoint[] }' }, 401: errorResponse('Token invalid') },
         },
       },
       '/v1/webhooks/endpoints/{endpointId}': {
         get: {
-          summary: 'One endpoint', security: bearer, parameters: pathParams('endpointId'),
-          responses: { 200: { description: 'The endpoint', content: json('WebhookEndpoint') }, 401: errorResponse('Token invalid'), 404: errorResponse('No such endpoint in the account') },
+          summary: 'One endpoint',
+          security: bearer,
+          parameters: pathParams('endpointId'),
+          responses: {
+            200: { description: 'The endpoint', content: json('WebhookEndpoint') },
+            401: errorResponse('Token invalid'),
+            404: errorResponse('No such endpoint in the account'),
+          },
         },
         delete: {
-          summary: 'Stop delivering to this endpoint (pending deliveries end as FAILED)', security: bearer, parameters: pathParams('endpointId'),
+          summary: 'Stop delivering to this endpoint (pending deliveries end as FAILED)',
+          security: bearer,
+          parameters: pathParams('endpointId'),
           responses: { 204: { description: 'Deleted' }, 401: errorResponse('Token invalid'), 404: errorResponse('No such endpoint in the account') },
         },
       },
       '/v1/webhooks/endpoints/{endpointId}/deliveries': {
         get: {
-          summary: 'The endpoint\'s delivery log, newest first (page envelope): event, status, attempts, last answer',
-          security: bearer, parameters: [...pathParams('endpointId'), ...pageQuery],
-          responses: { 200: { description: 'Page of deliveries' }, 400: errorResponse('Bad paging'), 401: errorResponse('Token invalid'), 404: errorResponse('No such endpoint in the account') },
+          summary: "The endpoint's delivery log, newest first (page envelope): event, status, attempts, last answer",
+          security: bearer,
+          parameters: [...pathParams('endpointId'), ...pageQuery],
+          responses: {
+            200: { description: 'Page of deliveries' },
+            400: errorResponse('Bad paging'),
+            401: errorResponse('Token invalid'),
+            404: errorResponse('No such endpoint in the account'),
+          },
         },
       },
       '/v1/qrs/invoices/credit-notes': {
@@ -329,15 +400,19 @@ function rawDocument(publicBaseUrl: string) {
           requestBody: { required: true, content: json('CreditNoteRequest') },
           responses: {
             202: { description: 'Recorded (STAMPING); follow it at the Location' },
-            400: errorResponse('Invalid body'), 401: errorResponse('No valid API key or token'),
-            422: errorResponse('credit_note_invalid: unknown or other merchant\'s invoice, not an invoice, different issuer/receptor/currency, more than is left to credit, form 99'),
+            400: errorResponse('Invalid body'),
+            401: errorResponse('No valid API key or token'),
+            422: errorResponse(
+              "credit_note_invalid: unknown or other merchant's invoice, not an invoice, different issuer/receptor/currency, more than is left to credit, form 99",
+            ),
           },
         },
       },
       '/v1/qrs/invoices/credit-notes/{creditNoteId}': {
         get: {
           summary: 'A credit note: status, what it credits, and once stamped its UUID and file links',
-          security: [...apiKey, ...bearer], parameters: pathParams('creditNoteId'),
+          security: [...apiKey, ...bearer],
+          parameters: pathParams('creditNoteId'),
           responses: { 200: { description: 'The credit note' }, 401: errorResponse('No valid API key or token'), 404: errorResponse('No such credit note for these credentials') },
         },
       },
@@ -345,21 +420,39 @@ function rawDocument(publicBaseUrl: string) {
         post: {
           summary: 'Record a payment received for PPD invoices: a CFDI type P with Pagos 2.0 (installment and balances computed here); stamped by the worker',
           security: [...apiKey, ...bearer],
-          parameters: [{ name: 'Idempotency-Key', in: 'header', required: false, schema: { type: 'string', format: 'uuid' }, description: 'Optional: the same key and body again answers the complement it recorded (Idempotent-Replayed: true)' }],
+          parameters: [
+            {
+              name: 'Idempotency-Key',
+              in: 'header',
+              required: false,
+              schema: { type: 'string', format: 'uuid' },
+              description: 'Optional: the same key and body again answers the complement it recorded (Idempotent-Replayed: true)',
+            },
+          ],
           requestBody: { required: true, content: json('PaymentComplementRequest') },
           responses: {
             202: { description: 'Recorded (STAMPING), or replayed; follow it at the Location' },
-            400: errorResponse('Invalid body or Idempotency-Key'), 401: errorResponse('No valid API key or token'),
-            409: errorResponse('balance_changed: the installment or previous_balance asserted is not the invoice\'s now; idempotency_key_reused: the key was used with another body'),
-            422: errorResponse('payment_complement_invalid: unknown or other merchant\'s invoice, not an invoice, not PPD, not valid (cancelled), other issuer/receptor, more than the balance, more than the payment, form 99, currency XXX, exchange rate, date in the future or before the invoice'),
+            400: errorResponse('Invalid body or Idempotency-Key'),
+            401: errorResponse('No valid API key or token'),
+            409: errorResponse(
+              "balance_changed: the installment or previous_balance asserted is not the invoice's now; idempotency_key_reused: the key was used with another body",
+            ),
+            422: errorResponse(
+              "payment_complement_invalid: unknown or other merchant's invoice, not an invoice, not PPD, not valid (cancelled), other issuer/receptor, more than the balance, more than the payment, form 99, currency XXX, exchange rate, date in the future or before the invoice",
+            ),
           },
         },
       },
       '/v1/qrs/invoices/payment-complements/{paymentComplementId}': {
         get: {
           summary: 'A payment complement: status, the payment, each invoice paid with its installment and balances, and once stamped its UUID and file links',
-          security: [...apiKey, ...bearer], parameters: pathParams('paymentComplementId'),
-          responses: { 200: { description: 'The payment complement' }, 401: errorResponse('No valid API key or token'), 404: errorResponse('No such payment complement for these credentials') },
+          security: [...apiKey, ...bearer],
+          parameters: pathParams('paymentComplementId'),
+          responses: {
+            200: { description: 'The payment complement' },
+            401: errorResponse('No valid API key or token'),
+            404: errorResponse('No such payment complement for these credentials'),
+          },
         },
       },
       '/v1/qrs/invoices/{uuid}': {
@@ -372,9 +465,14 @@ function rawDocument(publicBaseUrl: string) {
             200: { description: 'Already cancelled under this same request', content: json('InvoiceCancellation') },
             202: { description: 'Recorded and being sent (or already in process under this same request); follow it at …/cancellation', content: json('InvoiceCancellation') },
             400: errorResponse('Invalid body: unknown motive, motive 01 without substitution_uuid, substitution_uuid with another motive'),
-            401: errorResponse('No valid API key or token'), 404: errorResponse('No such invoice for these credentials'),
-            409: errorResponse('cancellation_conflict: already cancelling or cancelled under another request; related_cfdis_active: credit notes or payment complements relate to it'),
-            422: errorResponse('substitution_invalid (motive 01: the replacement is unknown, not stamped, of another issuer or not related with TipoRelacion 04), cancellation_period_over'),
+            401: errorResponse('No valid API key or token'),
+            404: errorResponse('No such invoice for these credentials'),
+            409: errorResponse(
+              'cancellation_conflict: already cancelling or cancelled under another request; related_cfdis_active: credit notes or payment complements relate to it',
+            ),
+            422: errorResponse(
+              'substitution_invalid (motive 01: the replacement is unknown, not stamped, of another issuer or not related with TipoRelacion 04), cancellation_period_over',
+            ),
           },
         },
       },
@@ -383,15 +481,23 @@ function rawDocument(publicBaseUrl: string) {
           summary: 'The latest cancellation request of a CFDI and where it stands',
           security: [...apiKey, ...bearer],
           parameters: pathParams('uuid'),
-          responses: { 200: { description: 'The request', content: json('InvoiceCancellation') }, 401: errorResponse('No valid API key or token'), 404: errorResponse('No such invoice, or no cancellation requested') },
+          responses: {
+            200: { description: 'The request', content: json('InvoiceCancellation') },
+            401: errorResponse('No valid API key or token'),
+            404: errorResponse('No such invoice, or no cancellation requested'),
+          },
         },
       },
       '/v1/qrs/invoices/uuid/{uuid}/cancellation-acuse': {
         get: {
-          summary: 'SAT\'s acknowledgement (acuse) of the cancellation request, in Base64 (same shape as InvoiceXmlResponse)',
+          summary: "SAT's acknowledgement (acuse) of the cancellation request, in Base64 (same shape as InvoiceXmlResponse)",
           security: [...apiKey, ...bearer],
           parameters: pathParams('uuid'),
-          responses: { 200: { description: 'The acuse XML', content: json('InvoiceXmlResponse') }, 401: errorResponse('No valid API key or token'), 404: errorResponse('No such invoice, or no acuse yet') },
+          responses: {
+            200: { description: 'The acuse XML', content: json('InvoiceXmlResponse') },
+            401: errorResponse('No valid API key or token'),
+            404: errorResponse('No such invoice, or no acuse yet'),
+          },
         },
       },
       '/v1/public/qrs/resolve': {
@@ -400,8 +506,14 @@ function rawDocument(publicBaseUrl: string) {
           parameters: qrLinkQuery,
           responses: {
             200: { description: 'Merchant, issuer, concepts, taxes, totals, expiry and the state of any confirmation' },
-            400: errorResponse('Bad signature or version'), 404: errorResponse('Unknown QR'), 409: errorResponse('Already invoiced (with `invoice` links)'),
-            410: errorResponse('Expired (`qr_expired`), cancelled before any invoice (`qr_cancelled`), or its invoice cancelled (`invoice_cancelled`, with `invoice`: `uuid`, `issued_at`, `cancelled_at` the acuse\'s date)'), 422: errorResponse('Store or issuer inactive'), 429: errorResponse('Rate limited'),
+            400: errorResponse('Bad signature or version'),
+            404: errorResponse('Unknown QR'),
+            409: errorResponse('Already invoiced (with `invoice` links)'),
+            410: errorResponse(
+              "Expired (`qr_expired`), cancelled before any invoice (`qr_cancelled`), or its invoice cancelled (`invoice_cancelled`, with `invoice`: `uuid`, `issued_at`, `cancelled_at` the acuse's date)",
+            ),
+            422: errorResponse('Store or issuer inactive'),
+            429: errorResponse('Rate limited'),
           },
         },
       },
@@ -409,7 +521,11 @@ function rawDocument(publicBaseUrl: string) {
         post: {
           summary: 'Buyer: check the tax data and see the totals for this buyer, without confirming',
           requestBody: { required: true, content: json('ConfirmQrRequest') },
-          responses: { 200: { description: '`customer` as it will be written and `totals`' }, 400: errorResponse('Invalid body'), 422: errorResponse('Tax data to correct, per field') },
+          responses: {
+            200: { description: '`customer` as it will be written and `totals`' },
+            400: errorResponse('Invalid body'),
+            422: errorResponse('Tax data to correct, per field'),
+          },
         },
       },
       '/v1/public/qrs/confirm': {
@@ -417,20 +533,25 @@ function rawDocument(publicBaseUrl: string) {
           summary: 'Buyer: confirm once; the CFDI is sealed and stamped in the background',
           requestBody: { required: true, content: json('ConfirmQrRequest') },
           responses: {
-            202: { description: 'Accepted: `status` STAMPING; poll /v1/public/qrs/status' }, 400: errorResponse('Invalid body or link'),
-            409: errorResponse('Already confirmed with other data, or already invoiced'), 410: errorResponse('Expired or cancelled'),
-            422: errorResponse('Tax data to correct, per field (`source` service)'), 429: errorResponse('Rate limited'),
+            202: { description: 'Accepted: `status` STAMPING; poll /v1/public/qrs/status' },
+            400: errorResponse('Invalid body or link'),
+            409: errorResponse('Already confirmed with other data, or already invoiced'),
+            410: errorResponse('Expired or cancelled'),
+            422: errorResponse('Tax data to correct, per field (`source` service)'),
+            429: errorResponse('Rate limited'),
           },
         },
       },
       '/v1/public/qrs/email': {
         post: {
-          summary: 'Buyer: send the invoice (XML and PDF) by e-mail again, to the confirmation\'s address, or another one with the buyer\'s RFC',
+          summary: "Buyer: send the invoice (XML and PDF) by e-mail again, to the confirmation's address, or another one with the buyer's RFC",
           requestBody: { required: true, content: json('EmailInvoiceRequest') },
           responses: {
-            202: { description: 'Queued; `to` is the address masked (`j•••@example.com`)' }, 400: errorResponse('Invalid body or link'),
-            403: errorResponse('Another address without the buyer\'s RFC (`buyer_rfc_required`) or with another RFC (`buyer_rfc_mismatch`)'),
-            409: errorResponse('Invoice not ready'), 429: errorResponse('Rate limited, or `email_limit_reached`: EMAIL_SENDS_PER_QR_PER_DAY requests for this QR today (Retry-After)'),
+            202: { description: 'Queued; `to` is the address masked (`j•••@example.com`)' },
+            400: errorResponse('Invalid body or link'),
+            403: errorResponse("Another address without the buyer's RFC (`buyer_rfc_required`) or with another RFC (`buyer_rfc_mismatch`)"),
+            409: errorResponse('Invoice not ready'),
+            429: errorResponse('Rate limited, or `email_limit_reached`: EMAIL_SENDS_PER_QR_PER_DAY requests for this QR today (Retry-After)'),
           },
         },
       },
@@ -443,35 +564,69 @@ function rawDocument(publicBaseUrl: string) {
       },
       '/v1/public/qrs/code/{code}': {
         get: {
-          summary: 'Buyer: the `qr_content` link of the sale a ticket\'s `short_code` names (any case, with or without the dash). Limited per IP (`PUBLIC_CODE_RATE_PER_IP`, 10 a minute)',
+          summary:
+            "Buyer: the `qr_content` link of the sale a ticket's `short_code` names (any case, with or without the dash). Limited per IP (`PUBLIC_CODE_RATE_PER_IP`, 10 a minute)",
           parameters: pathParams('code'),
           responses: {
-            200: { description: '{ qr_content }' }, 400: errorResponse('`invalid_short_code`: not 10 symbols of the code alphabet'),
-            404: errorResponse('`short_code_not_found`'), 429: errorResponse('Rate limited'),
+            200: { description: '{ qr_content }' },
+            400: errorResponse('`invalid_short_code`: not 10 symbols of the code alphabet'),
+            404: errorResponse('`short_code_not_found`'),
+            429: errorResponse('Rate limited'),
           },
         },
       },
       '/v1/public/qrs/csf': {
         post: {
-          summary: 'Buyer: prefill the tax data from the tax-status certificate (CSF). multipart/form-data with the link\'s `v`, `t`, `m` and the file `document` (the CSF PDF or a photo of its QR, up to 8 MB, never stored). The QR (or, as a fallback, the PDF text) gives RFC and idCIF; SAT\'s current data is answered: `rfc`, `name`, `postal_code`, `status`, `tax_regimes` [{code, description}] (only this RFC\'s), `read_from` (qr | text)',
-          requestBody: { required: true, content: { 'multipart/form-data': { schema: { type: 'object', required: ['v', 't', 'm', 'document'], properties: { v: { type: 'string' }, t: { type: 'string' }, m: { type: 'string' }, document: { type: 'string', format: 'binary' } } } } } },
+          summary:
+            "Buyer: prefill the tax data from the tax-status certificate (CSF). multipart/form-data with the link's `v`, `t`, `m` and the file `document` (the CSF PDF or a photo of its QR, up to 8 MB, never stored). The QR (or, as a fallback, the PDF text) gives RFC and idCIF; SAT's current data is answered: `rfc`, `name`, `postal_code`, `status`, `tax_regimes` [{code, description}] (only this RFC's), `read_from` (qr | text)",
+          requestBody: {
+            required: true,
+            content: {
+              'multipart/form-data': {
+                schema: {
+                  type: 'object',
+                  required: ['v', 't', 'm', 'document'],
+                  properties: { v: { type: 'string' }, t: { type: 'string' }, m: { type: 'string' }, document: { type: 'string', format: 'binary' } },
+                },
+              },
+            },
+          },
           responses: {
-            200: { description: 'The data to prefill' }, 400: errorResponse('Bad link or no document'), 404: errorResponse('`csf_not_found`: SAT does not know this RFC and idCIF'),
-            409: errorResponse('Already invoiced'), 410: errorResponse('Expired or cancelled'), 413: errorResponse('File too large'),
-            422: errorResponse('`csf_unreadable`: not a PDF or image, or no CSF found in it'), 429: errorResponse('Rate limited'), 503: errorResponse('`csf_unavailable`: SAT\'s service is not answering'),
+            200: { description: 'The data to prefill' },
+            400: errorResponse('Bad link or no document'),
+            404: errorResponse('`csf_not_found`: SAT does not know this RFC and idCIF'),
+            409: errorResponse('Already invoiced'),
+            410: errorResponse('Expired or cancelled'),
+            413: errorResponse('File too large'),
+            422: errorResponse('`csf_unreadable`: not a PDF or image, or no CSF found in it'),
+            429: errorResponse('Rate limited'),
+            503: errorResponse("`csf_unavailable`: SAT's service is not answering"),
           },
         },
       },
       '/q': {
         get: {
-          summary: 'The buyer\'s self-invoicing page (HTML, Spanish): qr_content links here. With `v`, `t`, `m`: the sale, the tax-data form and the invoice; with `code`: the ticket\'s short code, 303 to its link; alone: where to type the code. States that stop the buyer have their own page and status (400 bad link, 404 unknown, 409 invoiced, 410 expired or cancelled, 422 store inactive, 429)',
-          parameters: [...qrLinkQuery.map((p) => ({ ...p, required: false })), { name: 'code', in: 'query', required: false, schema: { type: 'string' }, description: 'Short code printed on the ticket' }],
-          responses: { 200: { description: 'text/html' }, 303: { description: 'To the sale of a short code' }, 400: { description: 'text/html: bad link' }, 404: { description: 'text/html: unknown QR or code' }, 409: { description: 'text/html: already invoiced, with the links' }, 410: { description: 'text/html: expired or cancelled' }, 422: { description: 'text/html: store inactive' }, 429: { description: 'text/html: too many attempts' } },
+          summary:
+            "The buyer's self-invoicing page (HTML, Spanish): qr_content links here. With `v`, `t`, `m`: the sale, the tax-data form and the invoice; with `code`: the ticket's short code, 303 to its link; alone: where to type the code. States that stop the buyer have their own page and status (400 bad link, 404 unknown, 409 invoiced, 410 expired or cancelled, 422 store inactive, 429)",
+          parameters: [
+            ...qrLinkQuery.map((p) => ({ ...p, required: false })),
+            { name: 'code', in: 'query', required: false, schema: { type: 'string' }, description: 'Short code printed on the ticket' },
+          ],
+          responses: {
+            200: { description: 'text/html' },
+            303: { description: 'To the sale of a short code' },
+            400: { description: 'text/html: bad link' },
+            404: { description: 'text/html: unknown QR or code' },
+            409: { description: 'text/html: already invoiced, with the links' },
+            410: { description: 'text/html: expired or cancelled' },
+            422: { description: 'text/html: store inactive' },
+            429: { description: 'text/html: too many attempts' },
+          },
         },
       },
       '/q/assets/{name}': {
         get: {
-          summary: 'The page\'s stylesheet and script (immutable under their content hash `h`)',
+          summary: "The page's stylesheet and script (immutable under their content hash `h`)",
           parameters: pathParams('name'),
           responses: { 200: { description: 'text/css or text/javascript' }, 404: errorResponse('No such asset') },
         },
@@ -503,7 +658,11 @@ function rawDocument(publicBaseUrl: string) {
         get: {
           summary: 'Prometheus metrics of this API process, with every queue\'s depth read now (see docs/operations.md, "Operations: metrics and alerts")',
           security: [{ MetricsToken: [] }],
-          responses: { 200: { description: 'Prometheus text format 0.0.4', content: { 'text/plain': { schema: { type: 'string' } } } }, 401: errorResponse('No or wrong metrics token'), 404: errorResponse('Metrics are off: no METRICS_TOKEN configured') },
+          responses: {
+            200: { description: 'Prometheus text format 0.0.4', content: { 'text/plain': { schema: { type: 'string' } } } },
+            401: errorResponse('No or wrong metrics token'),
+            404: errorResponse('Metrics are off: no METRICS_TOKEN configured'),
+          },
         },
       },
       '/v1/public/files/{kind}/{owner}/{name}': {
@@ -513,7 +672,12 @@ function rawDocument(publicBaseUrl: string) {
           responses: { 200: { description: 'The file, immutable' }, 404: errorResponse('No such file') },
         },
       },
-      '/': { get: { summary: 'Where the documentation is: a browser (Accept: text/html) is redirected to /docs; others get { service, docs, openapi, health }', responses: { 200: { description: 'Links' }, 302: { description: 'To /docs' } } } },
+      '/': {
+        get: {
+          summary: 'Where the documentation is: a browser (Accept: text/html) is redirected to /docs; others get { service, docs, openapi, health }',
+          responses: { 200: { description: 'Links' }, 302: { description: 'To /docs' } },
+        },
+      },
       '/openapi.json': { get: { summary: 'This document', responses: { 200: { description: 'OpenAPI 3.1' } } } },
       '/docs': { get: { summary: 'This document as an HTML reference page', responses: { 200: { description: 'HTML' } } } },
     },
@@ -539,7 +703,7 @@ function legacyQrPaths() {
           201: { description: 'The QR (also for an idempotent replay, with Idempotent-Replayed: true)', content: json('LegacyQrCreated') },
           400: errorResponse('Invalid or missing fields (earlier names) or headers, malformed JSON'),
           401: errorResponse('API key invalid or missing'),
-          404: errorResponse('store_not_found: store is not the API key\'s point of sale'),
+          404: errorResponse("store_not_found: store is not the API key's point of sale"),
           409: errorResponse('Idempotency-Key reused with a different body'),
           410: sunset,
           415: errorResponse('Content-Type is not application/json'),
@@ -555,7 +719,7 @@ function legacyQrPaths() {
           200: { description: 'The QR; sat_payment_method is the payment form', content: json('LegacyQrResolved') },
           400: errorResponse('invalid_signature, unsupported_version'),
           401: errorResponse('API key invalid or missing'),
-          404: errorResponse('qr_not_found: unknown token, or another merchant\'s QR'),
+          404: errorResponse("qr_not_found: unknown token, or another merchant's QR"),
           409: errorResponse('qr_already_invoiced (consumed)'),
           410: errorResponse('qr_expired, qr_cancelled, endpoint_sunset'),
           422: errorResponse('store_inactive'),
@@ -571,7 +735,9 @@ function merchantPaths() {
   const common = { 401: errorResponse('Token invalid, expired or revoked'), 404: errorResponse('Merchant (or issuer) not in the account') };
   const merchant = { description: 'The Merchant' };
   const csdUpload = (summary: string) => ({
-    summary, security: bearer, parameters: id,
+    summary,
+    security: bearer,
+    parameters: id,
     requestBody: {
       required: true,
       content: {
@@ -590,20 +756,29 @@ function merchantPaths() {
       },
     },
     responses: {
-      200: { description: 'InvoiceModeResponse (replaced)' }, 201: { description: 'InvoiceModeResponse (new)' },
+      200: { description: 'InvoiceModeResponse (replaced)' },
+      201: { description: 'InvoiceModeResponse (new)' },
       400: errorResponse('invalid_csd with details: wrong password, key mismatch, expired or not yet valid, FIEL, RFC of another taxpayer'),
-      413: errorResponse('A file over 64 KB'), 415: errorResponse('Not multipart/form-data'), ...common,
+      413: errorResponse('A file over 64 KB'),
+      415: errorResponse('Not multipart/form-data'),
+      ...common,
     },
   });
   return {
     '/v1/qrs/merchants': {
       post: {
-        summary: 'Create a merchant (point of sale); the answer also carries its first development API key (`apiKey`), shown only here', security: bearer,
+        summary: 'Create a merchant (point of sale); the answer also carries its first development API key (`apiKey`), shown only here',
+        security: bearer,
         requestBody: { required: true, content: json('CreateMerchantRequest') },
-        responses: { 201: { ...merchant, description: 'The Merchant, plus `apiKey`: its first development API key (shown once; `PUT …/api-key/regenerate` replaces it)' }, 400: errorResponse('Invalid fields'), ...common },
+        responses: {
+          201: { ...merchant, description: 'The Merchant, plus `apiKey`: its first development API key (shown once; `PUT …/api-key/regenerate` replaces it)' },
+          400: errorResponse('Invalid fields'),
+          ...common,
+        },
       },
       get: {
-        summary: 'List merchants of an issuer (page of MerchantSummary)', security: bearer,
+        summary: 'List merchants of an issuer (page of MerchantSummary)',
+        security: bearer,
         parameters: [{ name: 'issuerId', in: 'query', required: true, schema: { type: 'string' } }, { name: 'filter', in: 'query', schema: { type: 'string' } }, ...pageQuery],
         responses: { 200: { description: 'Page envelope of MerchantSummary' }, 400: errorResponse('issuerId missing or bad paging'), ...common },
       },
@@ -611,7 +786,9 @@ function merchantPaths() {
     '/v1/qrs/merchants/{merchantId}': {
       get: { summary: 'Read a merchant', security: bearer, parameters: id, responses: { 200: merchant, ...common } },
       put: {
-        summary: 'Update a merchant (partial; issuerId cannot change)', security: bearer, parameters: id,
+        summary: 'Update a merchant (partial; issuerId cannot change)',
+        security: bearer,
+        parameters: id,
         requestBody: { required: true, content: json('UpdateMerchantRequest') },
         responses: { 200: merchant, 400: errorResponse('Invalid fields, or issuerId'), ...common },
       },
@@ -622,7 +799,9 @@ function merchantPaths() {
     },
     '/v1/qrs/merchants/{merchantId}/logos': {
       post: {
-        summary: 'Upload logos (decoded and re-encoded: invoice logo PNG ≤ 600×300, app logo WebP ≤ 512×512)', security: bearer, parameters: id,
+        summary: 'Upload logos (decoded and re-encoded: invoice logo PNG ≤ 600×300, app logo WebP ≤ 512×512)',
+        security: bearer,
+        parameters: id,
         requestBody: {
           required: true,
           content: {
@@ -630,7 +809,8 @@ function merchantPaths() {
               schema: {
                 type: 'object',
                 properties: {
-                  invoiceLogo: { type: 'string', format: 'binary' }, appLogo: { type: 'string', format: 'binary' },
+                  invoiceLogo: { type: 'string', format: 'binary' },
+                  appLogo: { type: 'string', format: 'binary' },
                   logoAnimation: { type: 'string', enum: ['NONE', 'BOUNCE'] },
                 },
               },
@@ -644,36 +824,52 @@ function merchantPaths() {
       post: csdUpload('Save the CSD (.cer, .key, password); 201 when new, 200 when it replaced one'),
       put: csdUpload('Renew the CSD; 201 when there was none, 200 when it replaced one'),
       get: {
-        summary: 'The configured invoice mode (InvoiceModeResponse, no secrets)', security: bearer, parameters: id,
+        summary: 'The configured invoice mode (InvoiceModeResponse, no secrets)',
+        security: bearer,
+        parameters: id,
         responses: { 200: { description: 'InvoiceModeResponse' }, ...common },
       },
     },
     '/v1/qrs/merchants/{merchantId}/products': {
       post: {
-        summary: 'Add products to the catalog (all or none)', security: bearer, parameters: id,
+        summary: 'Add products to the catalog (all or none)',
+        security: bearer,
+        parameters: id,
         requestBody: { required: true, content: json('CreateMerchantProductRequest') },
-        responses: { 201: { description: 'The created MerchantProductResponse list' }, 400: errorResponse('Invalid fields or SAT keys'), 409: errorResponse('A sku already exists'), ...common },
+        responses: {
+          201: { description: 'The created MerchantProductResponse list' },
+          400: errorResponse('Invalid fields or SAT keys'),
+          409: errorResponse('A sku already exists'),
+          ...common,
+        },
       },
       get: {
-        summary: 'List products (page envelope), search by sku or description', security: bearer,
+        summary: 'List products (page envelope), search by sku or description',
+        security: bearer,
         parameters: [...id, { name: 'search', in: 'query', schema: { type: 'string' } }, ...pageQuery],
         responses: { 200: { description: 'Page of MerchantProductResponse' }, ...common },
       },
     },
     '/v1/qrs/merchants/{merchantId}/products/{productId}': {
       get: {
-        summary: 'Read a product', security: bearer, parameters: productId,
+        summary: 'Read a product',
+        security: bearer,
+        parameters: productId,
         responses: { 200: { description: 'MerchantProductResponse' }, ...common },
       },
       put: {
-        summary: 'Update a product (any subset of fields)', security: bearer, parameters: productId,
+        summary: 'Update a product (any subset of fields)',
+        security: bearer,
+        parameters: productId,
         requestBody: { required: true, content: json('UpdateMerchantProductRequest') },
         responses: { 200: { description: 'MerchantProductResponse' }, 400: errorResponse('Invalid fields or SAT keys'), 409: errorResponse('sku taken'), ...common },
       },
     },
     '/v1/qrs/merchants/{merchantId}/api-key/regenerate': {
       put: {
-        summary: 'Replace the API key; the old one fails from the next request', security: bearer, parameters: id,
+        summary: 'Replace the API key; the old one fails from the next request',
+        security: bearer,
+        parameters: id,
         responses: { 200: { description: '{ merchantId, apiKey, mode }: the new key, shown once (Cache-Control: no-store)' }, ...common },
       },
     },

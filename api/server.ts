@@ -14,9 +14,13 @@ export async function startApi(runtime: Runtime, port = runtime.config.port, hos
   await new Promise<void>((resolve, reject) => {
     server.once('listening', resolve);
     server.once('error', (err: NodeJS.ErrnoException) => {
-      reject(err.code === 'EADDRINUSE'
-        ? new StartupHint(`Port ${port} on ${host} is already in use (PORT): another copy of the service may be running; stop it, or start this one with PORT=${Number(port) + 1}.`)
-        : err);
+      reject(
+        err.code === 'EADDRINUSE'
+          ? new StartupHint(
+              `Port ${port} on ${host} is already in use (PORT): another copy of the service may be running; stop it, or start this one with PORT=${Number(port) + 1}.`,
+            )
+          : err,
+      );
     });
   });
   return server;

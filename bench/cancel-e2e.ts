@@ -16,21 +16,30 @@ function percentile(sorted: number[], p: number): number {
 }
 
 export async function benchCancelEndToEnd(options: { baseUrl: string; db: Knex; apiKey: string; count: number; concurrency: number }): Promise<CancelFigures> {
-  const uuids = (await options.db('invoices').where({ status: 'ACTIVE', cfdi_type: 'I' }).whereNotNull('transaction_id')
-    .orderBy('stamped_at').limit(options.count).pluck('uuid')) as string[];
+  const uuids = (await options
+    .db('invoices')
+    .where({ status: 'ACTIVE', cfdi_type: 'I' })
+    .whereNotNull('transaction_id')
+    .orderBy('stamped_at')
+    .limit(options.count)
+    .pluck('uuid')) as string[];
   const accepted = new Map<string, number>();
   const start = performance.now();
   let next = 0;
-  await Promise.all(Array.from({ length: options.concurrency }, async () => {
-    while (next < uuids.length) {
-      const uuid = uuids[next++]!;
-      const res = await fetch(`${options.baseUrl}/v1/qrs/invoices/${uuid}`, {
-        method: 'DELETE', headers: { 'X-API-Key': options.apiKey, 'content-type': 'application/json' }, body: JSON.stringify({ motive: '02' }),
-      });
-      if (res.status !== 202) throw new Error(`DELETE answered ${res.status}: ${await res.text()}`);
-      accepted.set(uuid, performance.now());
-    }
-  }));
+  await Promise.all(
+    Array.from({ length: options.concurrency }, async () => {
+      while (next < uuids.length) {
+        const uuid = uuids[next++]!;
+        const res = await fetch(`${options.baseUrl}/v1/qrs/invoices/${uuid}`, {
+          method: 'DELETE',
+          headers: { 'X-API-Key': options.apiKey, 'content-type': 'application/json' },
+          body: JSON.stringify({ motive: '02' }),
+        });
+        if (res.status !== 202) throw new Error(`DELETE answered ${res.status}: ${await res.text()}`);
+        accepted.set(uuid, performance.now());
+      }
+    }),
+  );
   // The bench may poll: it measures the pipeline, and a 20 ms poll is small against a PAC round trip.
   const done = new Map<string, number>();
   while (done.size < uuids.length) {
@@ -43,7 +52,10 @@ export async function benchCancelEndToEnd(options: { baseUrl: string; db: Knex; 
   const seconds = (performance.now() - start) / 1000;
   const latencies = uuids.map((u) => done.get(u)! - accepted.get(u)!).sort((a, b) => a - b);
   return {
-    invoices: uuids.length, seconds: Math.round(seconds * 100) / 100, perSecond: Math.round((uuids.length / seconds) * 10) / 10,
-    p50Ms: Math.round(percentile(latencies, 50)), p99Ms: Math.round(percentile(latencies, 99)),
+    invoices: uuids.length,
+    seconds: Math.round(seconds * 100) / 100,
+    perSecond: Math.round((uuids.length / seconds) * 10) / 10,
+    p50Ms: Math.round(percentile(latencies, 50)),
+    p99Ms: Math.round(percentile(latencies, 99)),
   };
 }

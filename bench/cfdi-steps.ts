@@ -58,11 +58,14 @@ export async function benchCfdiSteps(): Promise<CfdiStepFigures> {
 }
 
 if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
-  benchCfdiSteps().then((f) => {
-    process.stdout.write(`${JSON.stringify(f)}\n`);
-    process.exit(0);
-  }, (err: unknown) => {
-    process.stderr.write(`${String(err)}\n`);
-    process.exit(1);
-  });
+  benchCfdiSteps().then(
+    (f) => {
+      process.stdout.write(`${JSON.stringify(f)}\n`);
+      process.exit(0);
+    },
+    (err: unknown) => {
+      process.stderr.write(`${String(err)}\n`);
+      process.exit(1);
+    },
+  );
 }

@@ -35,7 +35,13 @@ function fmt(n: number): string {
 }
 
 /** `below`: value labels under the points (keeps two close series readable). */
-interface Series { name: string; color: string; values: number[]; dash?: string; below?: boolean }
+interface Series {
+  name: string;
+  color: string;
+  values: number[];
+  dash?: string;
+  below?: boolean;
+}
 
 function panel(left: number, title: string, unit: string, xs: number[], series: Series[], targets: { value: number; label: string }[]): string {
   const all = [...series.flatMap((s) => s.values), ...targets.map((t) => t.value)];
@@ -61,7 +67,9 @@ function panel(left: number, title: string, unit: string, xs: number[], series: 
   out.push(`<text transform="translate(${left - 55} ${TOP + PANEL_H / 2}) rotate(-90)" text-anchor="middle" font-size="12" fill="${COLORS.text}">${esc(unit)}</text>`);
   for (const t of targets) {
     if (t.value > yMax) continue;
-    out.push(`<line x1="${left}" x2="${left + PANEL_W}" y1="${y(t.value).toFixed(1)}" y2="${y(t.value).toFixed(1)}" stroke="${COLORS.target}" stroke-width="1.5" stroke-dasharray="6 4"/>`);
+    out.push(
+      `<line x1="${left}" x2="${left + PANEL_W}" y1="${y(t.value).toFixed(1)}" y2="${y(t.value).toFixed(1)}" stroke="${COLORS.target}" stroke-width="1.5" stroke-dasharray="6 4"/>`,
+    );
     out.push(`<text x="${left + 6}" y="${(y(t.value) - 6).toFixed(1)}" font-size="11" fill="${COLORS.target}">${esc(t.label)}</text>`);
   }
   series.forEach((s, si) => {
@@ -69,7 +77,9 @@ function panel(left: number, title: string, unit: string, xs: number[], series: 
     out.push(`<polyline points="${pts.join(' ')}" fill="none" stroke="${s.color}" stroke-width="2.5"${s.dash ? ` stroke-dasharray="${s.dash}"` : ''}/>`);
     xs.forEach((c, i) => {
       const v = s.values[i]!;
-      out.push(`<circle cx="${x(c).toFixed(1)}" cy="${y(v).toFixed(1)}" r="3.5" fill="${s.color}"><title>${esc(`${s.name}, ${c} connections: ${fmt(v)} ${unit}`)}</title></circle>`);
+      out.push(
+        `<circle cx="${x(c).toFixed(1)}" cy="${y(v).toFixed(1)}" r="3.5" fill="${s.color}"><title>${esc(`${s.name}, ${c} connections: ${fmt(v)} ${unit}`)}</title></circle>`,
+      );
       // Under the point, or beside it when that would reach the axis labels.
       const [tx, ty, anchor] = !s.below ? [x(c), y(v) - 8, 'middle'] : y(v) + 16 < TOP + PANEL_H ? [x(c), y(v) + 16, 'middle'] : [x(c) + 7, y(v) - 4, 'start'];
       out.push(`<text x="${tx.toFixed(1)}" y="${ty.toFixed(1)}" text-anchor="${anchor}" font-size="10" fill="${s.color}">${fmt(v)}</text>`);
@@ -89,15 +99,25 @@ export function connectionsChartSvg(points: SweepPoint[], context: ChartContext)
   const xs = sorted.map((p) => p.connections);
   const target = Math.round(context.ceilingPerSecond * 0.3);
   const body = [
-    panel(LEFTS[0]!, 'POST /v1/qrs throughput', 'QRs per second', xs,
+    panel(
+      LEFTS[0]!,
+      'POST /v1/qrs throughput',
+      'QRs per second',
+      xs,
       [{ name: 'QRs/s', color: COLORS.rate, values: sorted.map((p) => p.requestsPerSecond) }],
-      [{ value: target, label: `target: 30 % of the bare ceiling (${fmt(target)}/s)` }]),
-    panel(LEFTS[1]!, 'POST /v1/qrs latency', 'milliseconds', xs,
+      [{ value: target, label: `target: 30 % of the bare ceiling (${fmt(target)}/s)` }],
+    ),
+    panel(
+      LEFTS[1]!,
+      'POST /v1/qrs latency',
+      'milliseconds',
+      xs,
       [
         { name: 'p50', color: COLORS.p50, values: sorted.map((p) => p.p50), below: true },
         { name: 'p99', color: COLORS.p99, values: sorted.map((p) => p.p99) },
       ],
-      [{ value: 100, label: 'target: p99 < 100 ms' }]),
+      [{ value: 100, label: 'target: p99 < 100 ms' }],
+    ),
   ];
   return `<?xml version="1.0" encoding="UTF-8"?>
 <svg xmlns="http://www.w3.org/2000/svg" width="${W}" height="${H}" viewBox="0 0 ${W} ${H}" font-family="system-ui, -apple-system, 'Segoe UI', Helvetica, Arial, sans-serif">

@@ -19,17 +19,29 @@ export function sweepConnections(): number[] {
 }
 
 export async function benchConnectionSweep(options: {
-  url: string; headers: () => Record<string, string>; body: string; connections: number[]; seconds: number;
+  url: string;
+  headers: () => Record<string, string>;
+  body: string;
+  connections: number[];
+  seconds: number;
 }): Promise<SweepPoint[]> {
   const points: SweepPoint[] = [];
   for (const connections of options.connections) {
     const result = await autocannon({
-      url: options.url, method: 'POST', connections, duration: options.seconds,
+      url: options.url,
+      method: 'POST',
+      connections,
+      duration: options.seconds,
       requests: [{ method: 'POST', setupRequest: (req) => ({ ...req, headers: { ...options.headers(), 'content-type': 'application/json' }, body: options.body }) }],
     });
     points.push({
-      connections, requestsPerSecond: Math.round(result.requests.average), p50: result.latency.p50, p90: result.latency.p90,
-      p99: result.latency.p99, non2xx: result.non2xx, errors: result.errors,
+      connections,
+      requestsPerSecond: Math.round(result.requests.average),
+      p50: result.latency.p50,
+      p90: result.latency.p90,
+      p99: result.latency.p99,
+      non2xx: result.non2xx,
+      errors: result.errors,
     });
   }
   return points;

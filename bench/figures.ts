@@ -31,12 +31,21 @@ export function machine(): Machine {
     // not Linux: os.cpus() it is
   }
   return {
-    cores: availableParallelism(), cpu, memoryGb: Math.round(totalmem() / 2 ** 30),
-    loadAtStart: LOAD_AT_START, loadAverage: loadavg().map(round2), node: process.version,
+    cores: availableParallelism(),
+    cpu,
+    memoryGb: Math.round(totalmem() / 2 ** 30),
+    loadAtStart: LOAD_AT_START,
+    loadAverage: loadavg().map(round2),
+    node: process.version,
   };
 }
 
-interface LoadFigures { requestsPerSecond: number; p50: number; p99: number; non2xx: number }
+interface LoadFigures {
+  requestsPerSecond: number;
+  p50: number;
+  p99: number;
+  non2xx: number;
+}
 
 export interface AllFigures {
   connections: number;
@@ -67,17 +76,30 @@ export function printFigures(f: AllFigures): void {
     [`Redis per pending QR (${pendingCount} pending; target <= 50 B)`, `${n(f.pending.redisBytesPerPending)} B`, '', ''],
     ['PostgreSQL per QR: pending / finished (rows only)', `${n(f.pending.pgBytesPerPending)} / ${n(f.pending.pgBytesPerFinished)} B`, '', ''],
     [`GET /v1/qrs/{qrId}, ${pendingCount} pending, 1 conn`, `${n(f.pending.getSerial.requestsPerSecond)}/s`, `${f.pending.getSerial.p50} ms`, `${f.pending.getSerial.p99} ms`],
-    [`GET /v1/qrs/{qrId}, ${pendingCount} pending, ${f.pending.getLoaded.connections} conn`, `${n(f.pending.getLoaded.requestsPerSecond)}/s`, `${f.pending.getLoaded.p50} ms`, `${f.pending.getLoaded.p99} ms`],
+    [
+      `GET /v1/qrs/{qrId}, ${pendingCount} pending, ${f.pending.getLoaded.connections} conn`,
+      `${n(f.pending.getLoaded.requestsPerSecond)}/s`,
+      `${f.pending.getLoaded.p50} ms`,
+      `${f.pending.getLoaded.p99} ms`,
+    ],
   ];
   const m = machine();
   const out: string[] = [];
-  out.push('', `Figures (issue #8): ${m.cores} cores, ${m.cpu}, ${m.memoryGb} GB, node ${m.node}, load average ${m.loadAtStart.join(' ')} at start, ${m.loadAverage.join(' ')} now`);
+  out.push(
+    '',
+    `Figures (issue #8): ${m.cores} cores, ${m.cpu}, ${m.memoryGb} GB, node ${m.node}, load average ${m.loadAtStart.join(' ')} at start, ${m.loadAverage.join(' ')} now`,
+  );
   out.push(`${'figure'.padEnd(50)}${'rate'.padStart(14)}${'p50'.padStart(10)}${'p99'.padStart(10)}`);
   for (const [name, rate, p50, p99] of rows) out.push(`${name.padEnd(50)}${rate.padStart(14)}${p50.padStart(10)}${p99.padStart(10)}`);
-  out.push(`(${pendingCount} pending QRs: rows written in ${n(f.pending.seedMs)} ms, expiry planned in ${n(f.pending.planMs)} ms as ${n(f.pending.delayedJobs)} delayed bucket jobs; Redis used_memory +${n(f.pending.redisDeltaBytes)} B; GET non-2xx ${f.pending.getSerial.non2xx + f.pending.getLoaded.non2xx})`);
+  out.push(
+    `(${pendingCount} pending QRs: rows written in ${n(f.pending.seedMs)} ms, expiry planned in ${n(f.pending.planMs)} ms as ${n(f.pending.delayedJobs)} delayed bucket jobs; Redis used_memory +${n(f.pending.redisDeltaBytes)} B; GET non-2xx ${f.pending.getSerial.non2xx + f.pending.getLoaded.non2xx})`,
+  );
   out.push('', 'POST /v1/qrs against connections:');
   out.push(`${'connections'.padStart(11)}${'QR/s'.padStart(8)}${'p50'.padStart(8)}${'p90'.padStart(8)}${'p99'.padStart(8)}${'non-2xx'.padStart(9)}`);
-  for (const p of f.sweep) out.push(`${String(p.connections).padStart(11)}${String(p.requestsPerSecond).padStart(8)}${String(p.p50).padStart(8)}${String(p.p90).padStart(8)}${String(p.p99).padStart(8)}${String(p.non2xx).padStart(9)}`);
+  for (const p of f.sweep)
+    out.push(
+      `${String(p.connections).padStart(11)}${String(p.requestsPerSecond).padStart(8)}${String(p.p50).padStart(8)}${String(p.p90).padStart(8)}${String(p.p99).padStart(8)}${String(p.non2xx).padStart(9)}`,
+    );
   out.push(`chart: ${f.chart}`, '');
   process.stdout.write(`${out.join('\n')}\n`);
 }

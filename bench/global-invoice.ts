@@ -30,23 +30,32 @@ const SALES = Number(process.env.BENCH_GLOBAL_SALES ?? 10_000);
 /** SALES expired sales of a closed month for the merchant, written by the database itself (3 concepts, 2 taxes each). */
 async function seedSales(db: Knex, merchantId: string, periodEnd: Date): Promise<void> {
   const tag = `g${Date.now()}`;
-  await db.raw(`
+  await db.raw(
+    `
     INSERT INTO qr_transactions (id, merchant_id, mode, store_uid, sale_id, idempotency_key, operation, amount, subtotal, currency,
       sat_payment_method, sat_payment_form, type_of_receipt, export_code, status, token, time_zone, issued_local, qr_png,
       expires_at, global_periodicity, global_period_end)
     SELECT '${tag}_' || n, ?, 'development', 'bench', 'T-' || lpad(n::text, 6, '0'), '${tag}-' || n, 'INVOICE', 302.32, 262, 'MXN',
       'PUE', CASE WHEN n % 2 = 0 THEN '04' ELSE '01' END, 'I', '01', 'EXPIRED', '${tag}t' || n, 'America/Mexico_City', '2026-10-15T12:00:00', '\\x00',
       ?::timestamptz - interval '1 minute', '04', ?
-    FROM generate_series(1, ?) AS n`, [merchantId, periodEnd, periodEnd, SALES]);
-  await db.raw(`
+    FROM generate_series(1, ?) AS n`,
+    [merchantId, periodEnd, periodEnd, SALES],
+  );
+  await db.raw(
+    `
     INSERT INTO qr_concepts (transaction_id, position, description, amount, quantity, unit_price, sat_unit_key, sat_product_service_key, sat_tax_object_key)
     SELECT '${tag}_' || n, c.position, c.description, c.amount, c.quantity, c.unit_price, c.unit, c.product, c.object
     FROM generate_series(1, ?) AS n, (VALUES (0, 'Gasolina regular', 215, 10, 21.5, 'LTR', '15101514', '02'), (1, 'Agua', 37, 2, 18.5, 'H87', '50202301', '02'),
-      (2, 'Lavado', 10, 1, 10, 'E48', '01010101', '01')) AS c(position, description, amount, quantity, unit_price, unit, product, object)`, [SALES]);
-  await db.raw(`
+      (2, 'Lavado', 10, 1, 10, 'E48', '01010101', '01')) AS c(position, description, amount, quantity, unit_price, unit, product, object)`,
+    [SALES],
+  );
+  await db.raw(
+    `
     INSERT INTO qr_concept_taxes (transaction_id, concept_position, position, type, tax, factor, rate, taxable_base, amount)
     SELECT '${tag}_' || n, x.concept_position, 0, 'Traslado', '002', 'Tasa', '0.160000', x.base, x.amount
-    FROM generate_series(1, ?) AS n, (VALUES (0, 215, 34.4), (1, 37, 5.92)) AS x(concept_position, base, amount)`, [SALES]);
+    FROM generate_series(1, ?) AS n, (VALUES (0, 215, 34.4), (1, 37, 5.92)) AS x(concept_position, base, amount)`,
+    [SALES],
+  );
 }
 
 export async function benchGlobalInvoice(databaseUrl: string): Promise<GlobalInvoiceFigures> {
@@ -65,7 +74,10 @@ export async function benchGlobalInvoice(databaseUrl: string): Promise<GlobalInv
     const signer = csdSigner(readFileSync(new URL('EKU9003173C9.cer', dir)), readFileSync(new URL('EKU9003173C9.key', dir)), '12345678a');
     start = performance.now();
     const sealed = invoices.map((invoice, i) => {
-      const result = sealInput({ ...storedDocument(invoice.document).input, folio: String(i + 1), issuedLocal: new Date(Date.now() - 6 * 3600_000).toISOString().slice(0, 19) }, signer);
+      const result = sealInput(
+        { ...storedDocument(invoice.document).input, folio: String(i + 1), issuedLocal: new Date(Date.now() - 6 * 3600_000).toISOString().slice(0, 19) },
+        signer,
+      );
       if (!result.ok) throw new Error(`global invoice refused by its own self-check: ${JSON.stringify(result.findings.slice(0, 3))}`);
       return result.xml;
     });
@@ -88,8 +100,11 @@ export async function benchGlobalInvoice(databaseUrl: string): Promise<GlobalInv
 
 if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
   const url = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/autofactura_bench';
-  benchGlobalInvoice(url).then((f) => process.stdout.write(`${JSON.stringify(f)}\n`), (err: unknown) => {
-    process.stderr.write(`${err instanceof Error ? err.stack : String(err)}\n`);
-    process.exit(1);
-  });
+  benchGlobalInvoice(url).then(
+    (f) => process.stdout.write(`${JSON.stringify(f)}\n`),
+    (err: unknown) => {
+      process.stderr.write(`${err instanceof Error ? err.stack : String(err)}\n`);
+      process.exit(1);
+    },
+  );
 }

@@ -66,22 +66,31 @@ async function usedMemory(redis: Redis): Promise<number> {
 }
 
 async function seedPending(db: Knex, merchantId: string, ids: string[]): Promise<void> {
-  await db.raw(`
+  await db.raw(
+    `
     INSERT INTO qr_transactions (id, merchant_id, mode, store_uid, sale_id, idempotency_key, operation, amount, subtotal, currency,
       sat_payment_method, sat_payment_form, type_of_receipt, export_code, status, token, time_zone, issued_local, qr_png, expires_at)
     SELECT u.id, ?, 'development', '${STORE_UID}', 'P-' || lpad(u.n::text, 6, '0'), gen_random_uuid()::text, 'INVOICE', 302.32, 262, 'MXN',
       'PUE', '04', 'I', '01', 'PENDING', md5(u.id) || md5(u.id || 't'), 'America/Mexico_City', to_char(now(), 'YYYY-MM-DD"T"HH24:MI:SS'),
       decode(repeat('00', 1300), 'hex'), now() + ((u.n % 20) + 1) * interval '1 day'
-    FROM unnest(?::text[]) WITH ORDINALITY AS u(id, n)`, [merchantId, ids]);
-  await db.raw(`
+    FROM unnest(?::text[]) WITH ORDINALITY AS u(id, n)`,
+    [merchantId, ids],
+  );
+  await db.raw(
+    `
     INSERT INTO qr_concepts (transaction_id, position, description, amount, quantity, unit_price, sat_unit_key, sat_product_service_key, sat_tax_object_key)
     SELECT u.id, c.position, c.description, c.amount, c.quantity, c.unit_price, c.unit, c.product, c.object
     FROM unnest(?::text[]) AS u(id), (VALUES (0, 'Gasolina regular', 215, 10, 21.5, 'LTR', '15101514', '02'), (1, 'Agua', 37, 2, 18.5, 'H87', '50202301', '02'),
-      (2, 'Lavado', 10, 1, 10, 'E48', '01010101', '01')) AS c(position, description, amount, quantity, unit_price, unit, product, object)`, [ids]);
-  await db.raw(`
+      (2, 'Lavado', 10, 1, 10, 'E48', '01010101', '01')) AS c(position, description, amount, quantity, unit_price, unit, product, object)`,
+    [ids],
+  );
+  await db.raw(
+    `
     INSERT INTO qr_concept_taxes (transaction_id, concept_position, position, type, tax, factor, rate, taxable_base, amount)
     SELECT u.id, x.concept_position, 0, 'Traslado', '002', 'Tasa', '0.160000', x.base, x.amount
-    FROM unnest(?::text[]) AS u(id), (VALUES (0, 215, 34.4), (1, 37, 5.92)) AS x(concept_position, base, amount)`, [ids]);
+    FROM unnest(?::text[]) AS u(id), (VALUES (0, 215, 34.4), (1, 37, 5.92)) AS x(concept_position, base, amount)`,
+    [ids],
+  );
   await db.raw('ANALYZE qr_transactions, qr_concepts, qr_concept_taxes');
 }
 
@@ -90,7 +99,9 @@ async function rowBytesPerQr(db: Knex): Promise<number> {
   const { rows } = (await db.raw(`
     SELECT (SELECT avg(pg_column_size(t.*)) FROM qr_transactions t WHERE t.store_uid = '${STORE_UID}')
       + (SELECT sum(pg_column_size(c.*)) / count(DISTINCT c.transaction_id) FROM qr_concepts c JOIN qr_transactions t ON t.id = c.transaction_id WHERE t.store_uid = '${STORE_UID}')
-      + (SELECT sum(pg_column_size(x.*)) / count(DISTINCT x.transaction_id) FROM qr_concept_taxes x JOIN qr_transactions t ON t.id = x.transaction_id WHERE t.store_uid = '${STORE_UID}') AS bytes`)) as { rows: { bytes: string }[] };
+      + (SELECT sum(pg_column_size(x.*)) / count(DISTINCT x.transaction_id) FROM qr_concept_taxes x JOIN qr_transactions t ON t.id = x.transaction_id WHERE t.store_uid = '${STORE_UID}') AS bytes`)) as {
+    rows: { bytes: string }[];
+  };
   return Math.round(Number(rows[0]?.bytes ?? 0));
 }
 
@@ -101,15 +112,23 @@ async function removePending(db: Knex): Promise<void> {
 
 async function timeGets(options: PendingQrOptions, ids: string[], connections: number): Promise<GetFigures> {
   const result = await autocannon({
-    url: options.baseUrl, connections, duration: options.seconds,
-    requests: [{
-      method: 'GET',
-      setupRequest: (req) => ({ ...req, path: `/v1/qrs/${ids[Math.floor(Math.random() * ids.length)]!}`, headers: { 'X-API-Key': options.apiKey } }),
-    }],
+    url: options.baseUrl,
+    connections,
+    duration: options.seconds,
+    requests: [
+      {
+        method: 'GET',
+        setupRequest: (req) => ({ ...req, path: `/v1/qrs/${ids[Math.floor(Math.random() * ids.length)]!}`, headers: { 'X-API-Key': options.apiKey } }),
+      },
+    ],
   });
   return {
-    connections, requestsPerSecond: Math.round(result.requests.average), p50: result.latency.p50, p99: result.latency.p99,
-    non2xx: result.non2xx, total: result.requests.total,
+    connections,
+    requestsPerSecond: Math.round(result.requests.average),
+    p50: result.latency.p50,
+    p99: result.latency.p99,
+    non2xx: result.non2xx,
+    total: result.requests.total,
   };
 }
 
@@ -144,8 +163,16 @@ export async function benchPendingQrs(options: PendingQrOptions): Promise<Pendin
     await options.db.raw(`UPDATE qr_transactions SET status = 'EXPIRED', expired_at = now() WHERE store_uid = '${STORE_UID}'`);
     const pgBytesPerFinished = await rowBytesPerQr(options.db);
     return {
-      pending: count, seedMs, planMs, redisBytesPerPending: Math.round((after - before) / count), redisDeltaBytes: after - before, delayedJobs,
-      pgBytesPerPending, pgBytesPerFinished, getSerial, getLoaded,
+      pending: count,
+      seedMs,
+      planMs,
+      redisBytesPerPending: Math.round((after - before) / count),
+      redisDeltaBytes: after - before,
+      delayedJobs,
+      pgBytesPerPending,
+      pgBytesPerFinished,
+      getSerial,
+      getLoaded,
     };
   } finally {
     if (!obliterated) await queue.obliterate({ force: true }).catch(() => undefined);

@@ -39,13 +39,23 @@ const CHART = process.env.BENCH_CHART ?? new URL('../docs/performance.svg', impo
 // Pending QRs (rows + delayed expiry jobs) for Redis memory per expiry and GET /v1/qrs/{qrId} at scale.
 const PENDING = Number(process.env.BENCH_PENDING ?? 100_000);
 const env = {
-  ...process.env, NODE_ENV: 'development', LOG_FORMAT: 'json', WORKER_METRICS_PORT: '0', DATABASE_URL, QUEUE_PREFIX: `afbench${process.pid}`, LOG_LEVEL: 'warn',
-  PORT: String(PORT), PUBLIC_BASE_URL: 'https://factura.example.test', EXPIRY_SWEEP_MS: '3600000',
+  ...process.env,
+  NODE_ENV: 'development',
+  LOG_FORMAT: 'json',
+  WORKER_METRICS_PORT: '0',
+  DATABASE_URL,
+  QUEUE_PREFIX: `afbench${process.pid}`,
+  LOG_LEVEL: 'warn',
+  PORT: String(PORT),
+  PUBLIC_BASE_URL: 'https://factura.example.test',
+  EXPIRY_SWEEP_MS: '3600000',
   FILE_STORE_DIR: join(tmpdir(), `afbench-files-${process.pid}`),
   // Every simulated buyer comes from 127.0.0.1: the per-IP limits of the public routes would stop the run.
-  PUBLIC_RATE_PER_IP: '100000000', PUBLIC_RATE_PER_TOKEN: '100000000',
+  PUBLIC_RATE_PER_IP: '100000000',
+  PUBLIC_RATE_PER_TOKEN: '100000000',
   // One API key drives the whole run: its per-key limit (1,200/min by default) would measure the limiter.
-  API_KEY_RATE_PER_MIN: '100000000', MANAGEMENT_RATE_PER_IP: '100000000',
+  API_KEY_RATE_PER_MIN: '100000000',
+  MANAGEMENT_RATE_PER_IP: '100000000',
 };
 
 /** BENCH_PROFILE=1 writes a V8 CPU profile of each process to bench/profiles/ (open in Chrome DevTools). */
@@ -67,11 +77,21 @@ async function waitHealthy(url: string): Promise<void> {
   throw new Error(`${url} never became healthy`);
 }
 
-interface Figures { requestsPerSecond: number; p50: number; p99: number; non2xx: number; errors: number; total: number }
+interface Figures {
+  requestsPerSecond: number;
+  p50: number;
+  p99: number;
+  non2xx: number;
+  errors: number;
+  total: number;
+}
 
 async function load(url: string, headers: () => Record<string, string>, body: string, connections = CONNECTIONS): Promise<Figures> {
   const result = await autocannon({
-    url, method: 'POST', connections, duration: DURATION,
+    url,
+    method: 'POST',
+    connections,
+    duration: DURATION,
     requests: [{ method: 'POST', setupRequest: (req) => ({ ...req, headers: { ...headers(), 'content-type': 'application/json' }, body }) }],
   });
   return {
@@ -112,17 +132,32 @@ async function main(): Promise<void> {
     const light = await load(`http://127.0.0.1:${PORT}/v1/qrs`, headers, body, 10);
     const sweep = await benchConnectionSweep({ url: `http://127.0.0.1:${PORT}/v1/qrs`, headers, body, connections: sweepConnections(), seconds: SWEEP_SECONDS });
     const stampDb = knexFactory(knexConfig(DATABASE_URL));
-    const stampRun = (latencyMs: number, count: number) => benchStampEndToEnd({
-      baseUrl: `http://127.0.0.1:${PORT}`, db: stampDb, pac, apiKey: account.apiKey, storeUid: account.storeUid, count, concurrency: STAMP_CONCURRENCY, latencyMs,
-    });
+    const stampRun = (latencyMs: number, count: number) =>
+      benchStampEndToEnd({
+        baseUrl: `http://127.0.0.1:${PORT}`,
+        db: stampDb,
+        pac,
+        apiKey: account.apiKey,
+        storeUid: account.storeUid,
+        count,
+        concurrency: STAMP_CONCURRENCY,
+        latencyMs,
+      });
     await stampRun(0, 10); // warm-up: the worker's CSD, the PAC's schema cache, JIT
     const stampFast = await stampRun(0, STAMP_COUNT);
     const stampSlow = await stampRun(300, STAMP_COUNT);
     pac.latencyMs = 0;
     const cancels = await benchCancelEndToEnd({ baseUrl: `http://127.0.0.1:${PORT}`, db: stampDb, apiKey: account.apiKey, count: STAMP_COUNT, concurrency: STAMP_CONCURRENCY });
     const pending = await benchPendingQrs({
-      baseUrl: `http://127.0.0.1:${PORT}`, db: stampDb, redisUrl: loadConfig(env).redisUrl, queuePrefix: env.QUEUE_PREFIX, apiKey: account.apiKey,
-      merchantId: account.merchantId, count: PENDING, seconds: SWEEP_SECONDS, connections: CONNECTIONS,
+      baseUrl: `http://127.0.0.1:${PORT}`,
+      db: stampDb,
+      redisUrl: loadConfig(env).redisUrl,
+      queuePrefix: env.QUEUE_PREFIX,
+      apiKey: account.apiKey,
+      merchantId: account.merchantId,
+      count: PENDING,
+      seconds: SWEEP_SECONDS,
+      connections: CONNECTIONS,
     });
     await stampDb.destroy();
     api.kill('SIGTERM');
@@ -140,17 +175,31 @@ async function main(): Promise<void> {
     process.stdout.write(`${'route'.padEnd(38)}${'rate'.padStart(10)}${'p50'.padStart(10)}${'p99'.padStart(10)}${'non-2xx'.padStart(10)}\n`);
     for (const r of rows) process.stdout.write(`${r[0]!.padEnd(38)}${r[1]!.padStart(10)}${r[2]!.padStart(10)}${r[3]!.padStart(10)}${r[4]!.padStart(10)}\n`);
     process.stdout.write(`POST /v1/qrs / ceiling: ${ratio} % (target >= 30 %), p99 ${qrs.p99} ms (target < 100 ms)\n`);
-    process.stdout.write(`QR render alone: ${render.pngPerSecond} PNG/s, matrix only ${render.matrixOnlyPerSecond}/s (qrcode.toDataURL: ${render.baselineToDataUrlPerSecond}/s, qrcode.create: ${render.baselineCreatePerSecond}/s)\n`);
-    process.stdout.write(`CFDI steps per document (ms): build ${cfdi.buildMs}, cadena ${cfdi.cadenaMs}, seal ${cfdi.sealMs}, fake PAC ${cfdi.pacMs} (with 300 ms latency: ${cfdi.pacSlowMs}), PDF ${cfdi.pdfMs} (${cfdi.pdfPerSecond} PDF/s)\n`);
+    process.stdout.write(
+      `QR render alone: ${render.pngPerSecond} PNG/s, matrix only ${render.matrixOnlyPerSecond}/s (qrcode.toDataURL: ${render.baselineToDataUrlPerSecond}/s, qrcode.create: ${render.baselineCreatePerSecond}/s)\n`,
+    );
+    process.stdout.write(
+      `CFDI steps per document (ms): build ${cfdi.buildMs}, cadena ${cfdi.cadenaMs}, seal ${cfdi.sealMs}, fake PAC ${cfdi.pacMs} (with 300 ms latency: ${cfdi.pacSlowMs}), PDF ${cfdi.pdfMs} (${cfdi.pdfPerSecond} PDF/s)\n`,
+    );
     for (const s of [stampFast, stampSlow]) {
-      process.stdout.write(`Stamping end to end, fake PAC +${s.latencyMs} ms: ${s.invoices} confirmations → INVOICED in ${s.seconds} s = ${s.perSecond} CFDI/s (confirm to INVOICED p50 ${s.p50Ms} ms, p99 ${s.p99Ms} ms)\n`);
+      process.stdout.write(
+        `Stamping end to end, fake PAC +${s.latencyMs} ms: ${s.invoices} confirmations → INVOICED in ${s.seconds} s = ${s.perSecond} CFDI/s (confirm to INVOICED p50 ${s.p50Ms} ms, p99 ${s.p99Ms} ms)\n`,
+      );
     }
-    process.stdout.write(`Cancellation end to end: ${cancels.invoices} DELETEs → CANCELLED in ${cancels.seconds} s = ${cancels.perSecond}/s (p50 ${cancels.p50Ms} ms, p99 ${cancels.p99Ms} ms)\n`);
-    process.stdout.write(`Global invoice of ${global.sales} unclaimed sales: recorded in ${global.recordMs} ms as ${global.documents} documents; build + self-check + seal ${global.sealMsPerDocument} ms each (${Math.round(global.xmlBytes / 1024)} KB); fake PAC checks ${global.fakePacMs} ms\n`);
+    process.stdout.write(
+      `Cancellation end to end: ${cancels.invoices} DELETEs → CANCELLED in ${cancels.seconds} s = ${cancels.perSecond}/s (p50 ${cancels.p50Ms} ms, p99 ${cancels.p99Ms} ms)\n`,
+    );
+    process.stdout.write(
+      `Global invoice of ${global.sales} unclaimed sales: recorded in ${global.recordMs} ms as ${global.documents} documents; build + self-check + seal ${global.sealMsPerDocument} ms each (${Math.round(global.xmlBytes / 1024)} KB); fake PAC checks ${global.fakePacMs} ms\n`,
+    );
     const host = machine();
-    await writeFile(CHART, connectionsChartSvg(sweep, {
-      ceilingPerSecond: ceiling.requestsPerSecond, caption: `${host.cores} cores (${host.cpu}), ${SWEEP_SECONDS} s per point, ${new Date().toISOString().slice(0, 10)}, load average ${host.loadAtStart[0]} at start`,
-    }));
+    await writeFile(
+      CHART,
+      connectionsChartSvg(sweep, {
+        ceilingPerSecond: ceiling.requestsPerSecond,
+        caption: `${host.cores} cores (${host.cpu}), ${SWEEP_SECONDS} s per point, ${new Date().toISOString().slice(0, 10)}, load average ${host.loadAtStart[0]} at start`,
+      }),
+    );
     printFigures({ connections: CONNECTIONS, ceiling, qrs, ratioPercent: ratio, render, stampFast, stampSlow, cfdi, pending, sweep, chart: CHART });
     process.stdout.write(`${JSON.stringify({ machine: host, ceiling, qrs, light, ratioPercent: ratio, render, cfdi, stampFast, stampSlow, cancels, global, sweep, pending })}\n`);
   } finally {
@@ -167,7 +216,10 @@ async function main(): Promise<void> {
   }
 }
 
-main().then(() => process.exit(0), (err: unknown) => {
-  process.stderr.write(`${err instanceof Error ? err.stack : String(err)}\n`);
-  process.exit(1);
-});
+main().then(
+  () => process.exit(0),
+  (err: unknown) => {
+    process.stderr.write(`${err instanceof Error ? err.stack : String(err)}\n`);
+    process.exit(1);
+  },
+);

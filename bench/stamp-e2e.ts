@@ -17,14 +17,20 @@ export interface StampFigures {
   p99Ms: number;
 }
 
-interface Link { v: string; t: string; m: string; qrId: string }
+interface Link {
+  v: string;
+  t: string;
+  m: string;
+  qrId: string;
+}
 
 async function newLinks(baseUrl: string, apiKey: string, storeUid: string, count: number): Promise<Link[]> {
   const body = JSON.stringify(sampleSale(storeUid, new Date(Date.now() + 86_400_000)));
   const links: Link[] = [];
   for (let i = 0; i < count; i++) {
     const res = await fetch(`${baseUrl}/v1/qrs`, {
-      method: 'POST', body,
+      method: 'POST',
+      body,
       headers: { 'X-API-Key': apiKey, 'X-TIME-ZONE': 'America/Mexico_City', 'idempotency-key': randomUUID(), 'content-type': 'application/json' },
     });
     const created = (await res.json()) as { qr_id: string; qr_content: string };
@@ -41,7 +47,14 @@ function percentile(sorted: number[], p: number): number {
 
 /** Confirms `count` fresh QRs with `concurrency` buyers at a time and waits until all are INVOICED. */
 export async function benchStampEndToEnd(options: {
-  baseUrl: string; db: Knex; pac: FakePacServer; apiKey: string; storeUid: string; count: number; concurrency: number; latencyMs: number;
+  baseUrl: string;
+  db: Knex;
+  pac: FakePacServer;
+  apiKey: string;
+  storeUid: string;
+  count: number;
+  concurrency: number;
+  latencyMs: number;
 }): Promise<StampFigures> {
   const { baseUrl, db, pac, count } = options;
   const links = await newLinks(baseUrl, options.apiKey, options.storeUid, count);
@@ -49,17 +62,20 @@ export async function benchStampEndToEnd(options: {
   const accepted = new Map<string, number>();
   const start = performance.now();
   let next = 0;
-  await Promise.all(Array.from({ length: options.concurrency }, async () => {
-    while (next < links.length) {
-      const link = links[next++]!;
-      const res = await fetch(`${baseUrl}/v1/public/qrs/confirm`, {
-        method: 'POST', headers: { 'content-type': 'application/json' },
-        body: JSON.stringify({ v: link.v, t: link.t, m: link.m, customer: BUYER }),
-      });
-      if (res.status !== 202) throw new Error(`confirm answered ${res.status}: ${await res.text()}`);
-      accepted.set(link.qrId, performance.now());
-    }
-  }));
+  await Promise.all(
+    Array.from({ length: options.concurrency }, async () => {
+      while (next < links.length) {
+        const link = links[next++]!;
+        const res = await fetch(`${baseUrl}/v1/public/qrs/confirm`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify({ v: link.v, t: link.t, m: link.m, customer: BUYER }),
+        });
+        if (res.status !== 202) throw new Error(`confirm answered ${res.status}: ${await res.text()}`);
+        accepted.set(link.qrId, performance.now());
+      }
+    }),
+  );
   // The bench may poll: it measures the pipeline, and a 20 ms poll is small against a stamp.
   const done = new Map<string, number>();
   const ids = links.map((l) => l.qrId);
@@ -73,7 +89,11 @@ export async function benchStampEndToEnd(options: {
   const seconds = (performance.now() - start) / 1000;
   const latencies = ids.map((id) => done.get(id)! - accepted.get(id)!).sort((a, b) => a - b);
   return {
-    latencyMs: options.latencyMs, invoices: count, seconds: Math.round(seconds * 100) / 100,
-    perSecond: Math.round((count / seconds) * 10) / 10, p50Ms: Math.round(percentile(latencies, 50)), p99Ms: Math.round(percentile(latencies, 99)),
+    latencyMs: options.latencyMs,
+    invoices: count,
+    seconds: Math.round(seconds * 100) / 100,
+    perSecond: Math.round((count / seconds) * 10) / 10,
+    p50Ms: Math.round(percentile(latencies, 50)),
+    p99Ms: Math.round(percentile(latencies, 99)),
   };
 }

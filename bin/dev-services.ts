@@ -13,7 +13,8 @@ import { fakeMailDir, fakePacJournal, loadConfig, type Config } from '../shared/
 /** Starts a fake for each of CSF_BASE_URL, PAC_BASE_URL and SMTP_URL left empty; refuses production. */
 export async function startDevServices(env: NodeJS.ProcessEnv = process.env): Promise<void> {
   const cfg = loadConfig({ ...env, NODE_ENV: env.NODE_ENV === 'production' ? 'development' : env.NODE_ENV });
-  if (env.NODE_ENV === 'production') throw new Error('the development entry starts fakes of SAT, the PAC and SMTP; production runs api/main.ts and workers/main.ts (see the Procfile)');
+  if (env.NODE_ENV === 'production')
+    throw new Error('the development entry starts fakes of SAT, the PAC and SMTP; production runs api/main.ts and workers/main.ts (see the Procfile)');
   const started: string[] = [];
   if (!cfg.csfBaseUrl) {
     env.CSF_BASE_URL = (await startFakeCsfServer()).url;
@@ -33,7 +34,10 @@ export async function startDevServices(env: NodeJS.ProcessEnv = process.env): Pr
     if (mailDir) process.stdout.write(`E-mails are not sent (no SMTP_URL): each one is kept as an .eml file in ${resolve(mailDir)}\n`);
   }
   await devOperatorCredentials(cfg, env);
-  if (started.length > 0) process.stdout.write(`Development fakes on loopback: ${started.join(', ')} (set ${started.map((s) => (s === 'SMTP' ? 'SMTP_URL' : `${s}_BASE_URL`)).join(', ')} to use real ones)\n`);
+  if (started.length > 0)
+    process.stdout.write(
+      `Development fakes on loopback: ${started.join(', ')} (set ${started.map((s) => (s === 'SMTP' ? 'SMTP_URL' : `${s}_BASE_URL`)).join(', ')} to use real ones)\n`,
+    );
 }
 
 /**
@@ -54,5 +58,6 @@ async function devOperatorCredentials(cfg: Readonly<Config>, env: NodeJS.Process
     env.METRICS_TOKEN = token;
     lines.push(`Metrics: curl -H 'Authorization: Bearer ${token}' ${cfg.publicBaseUrl}/metrics`);
   }
-  if (lines.length > 0) process.stdout.write(`Development operator credentials for this run (set ADMIN_PASSWORD_HASH and METRICS_TOKEN to choose them):\n  ${lines.join('\n  ')}\n`);
+  if (lines.length > 0)
+    process.stdout.write(`Development operator credentials for this run (set ADMIN_PASSWORD_HASH and METRICS_TOKEN to choose them):\n  ${lines.join('\n  ')}\n`);
 }

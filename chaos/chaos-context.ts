@@ -40,22 +40,46 @@ export async function startServices(ctx: ChaosContext, name: string, extraEnv: R
   const queuePrefix = `afchaos${process.pid}${name.replace(/[^a-z0-9]/gi, '')}`;
   const env: Record<string, string> = {
     // JSON logs, as in production: the scenarios read them (readiness, job outcomes).
-    NODE_ENV: 'development', LOG_FORMAT: 'json', DATABASE_URL: ctx.databaseUrl, REDIS_URL: ctx.redisUrl, QUEUE_PREFIX: queuePrefix,
-    PORT: String(port), HOST: '127.0.0.1', PUBLIC_BASE_URL: 'https://factura.example.test', WORKER_METRICS_PORT: '0',
-    PAC_BASE_URL: pacUrl, PAC_TOKEN: ctx.pac.token, SAT_STATUS_URL: `${ctx.pac.url}/ConsultaCFDIService.svc`,
-    FILE_STORE_DIR: join(ctx.workDir, 'files'), STAMP_SWEEP_MS: '2000', EXPIRY_SWEEP_MS: '5000',
-    PAC_TIMEOUT_MS: '5000', PAC_ATTEMPTS: '4', PAC_BACKOFF_MS: '200', RENDER_TIMEOUT_MS: '5000', SHUTDOWN_TIMEOUT_MS: '8000',
-    PUBLIC_RATE_PER_IP: '100000000', PUBLIC_RATE_PER_TOKEN: '100000000', PUBLIC_CODE_RATE_PER_IP: '100000000',
+    NODE_ENV: 'development',
+    LOG_FORMAT: 'json',
+    DATABASE_URL: ctx.databaseUrl,
+    REDIS_URL: ctx.redisUrl,
+    QUEUE_PREFIX: queuePrefix,
+    PORT: String(port),
+    HOST: '127.0.0.1',
+    PUBLIC_BASE_URL: 'https://factura.example.test',
+    WORKER_METRICS_PORT: '0',
+    PAC_BASE_URL: pacUrl,
+    PAC_TOKEN: ctx.pac.token,
+    SAT_STATUS_URL: `${ctx.pac.url}/ConsultaCFDIService.svc`,
+    FILE_STORE_DIR: join(ctx.workDir, 'files'),
+    STAMP_SWEEP_MS: '2000',
+    EXPIRY_SWEEP_MS: '5000',
+    PAC_TIMEOUT_MS: '5000',
+    PAC_ATTEMPTS: '4',
+    PAC_BACKOFF_MS: '200',
+    RENDER_TIMEOUT_MS: '5000',
+    SHUTDOWN_TIMEOUT_MS: '8000',
+    PUBLIC_RATE_PER_IP: '100000000',
+    PUBLIC_RATE_PER_TOKEN: '100000000',
+    PUBLIC_CODE_RATE_PER_IP: '100000000',
     // One API key and one IP drive all the load: the per-key and per-IP limits would refuse it.
-    API_KEY_RATE_PER_MIN: '100000000', MANAGEMENT_RATE_PER_IP: '100000000',
-    CANCELLATION_POLL_MS: '3600000', GLOBAL_INVOICE_CHECK_MS: '3600000', WEBHOOK_DISPATCH_MS: '5000',
+    API_KEY_RATE_PER_MIN: '100000000',
+    MANAGEMENT_RATE_PER_IP: '100000000',
+    CANCELLATION_POLL_MS: '3600000',
+    GLOBAL_INVOICE_CHECK_MS: '3600000',
+    WEBHOOK_DISPATCH_MS: '5000',
     ...extraEnv,
   };
   const api = serviceProcess(`${name} api`, 'bin/web.ts', 'api listening', env, join(ctx.workDir, `${name}-api.log`));
   const worker = serviceProcess(`${name} worker`, 'bin/worker.ts', 'workers running', env, join(ctx.workDir, `${name}-worker.log`));
   await Promise.all([api.start(), worker.start()]);
   return {
-    api, worker, baseUrl: `http://127.0.0.1:${port}`, queuePrefix, env,
+    api,
+    worker,
+    baseUrl: `http://127.0.0.1:${port}`,
+    queuePrefix,
+    env,
     crashes: () => [...api.crashes, ...worker.crashes],
     async stop() {
       await Promise.all([api.stop(), worker.stop()]);
@@ -76,7 +100,9 @@ export function saleBody(ctx: ChaosContext, expiresAt = new Date(Date.now() + 5 
 
 export function postQr(ctx: ChaosContext, baseUrl: string, body: unknown, key: string, timeoutMs = 30_000): Promise<Answer> {
   return httpCall('POST', `${baseUrl}/v1/qrs`, {
-    headers: { 'X-API-Key': ctx.account.apiKey, 'X-TIME-ZONE': 'America/Mexico_City', 'idempotency-key': key }, body, timeoutMs,
+    headers: { 'X-API-Key': ctx.account.apiKey, 'X-TIME-ZONE': 'America/Mexico_City', 'idempotency-key': key },
+    body,
+    timeoutMs,
   });
 }
 
@@ -86,7 +112,12 @@ export function getQr(ctx: ChaosContext, baseUrl: string, qrId: string): Promise
 
 /** A buyer SAT's fake PAC knows (name, zip and regime as registered). */
 export const BUYER = {
-  rfc: 'URE180429TM6', name: 'UNIVERSIDAD ROBOTICA ESPAÑOLA', tax_regime: '601', postal_code: '86991', cfdi_use: 'G03', email: 'compras@example.test',
+  rfc: 'URE180429TM6',
+  name: 'UNIVERSIDAD ROBOTICA ESPAÑOLA',
+  tax_regime: '601',
+  postal_code: '86991',
+  cfdi_use: 'G03',
+  email: 'compras@example.test',
 };
 
 /** The buyer confirms the QR behind `qrContent`. */

@@ -32,8 +32,23 @@ export class History {
 
   /** One JSON line per event (bodies left out), for a look after the run. */
   async save(path: string): Promise<void> {
-    await writeFile(path, this.events.map((e) => JSON.stringify({ op: e.op, key: e.key, at: Math.round(e.at), ms: Math.round(e.answer.ms), status: e.answer.status, error: e.answer.error,
-      code: (e.answer.body as { error?: { code?: string } } | undefined)?.error?.code, request_id: e.answer.headers?.get('x-request-id') })).join('\n'));
+    await writeFile(
+      path,
+      this.events
+        .map((e) =>
+          JSON.stringify({
+            op: e.op,
+            key: e.key,
+            at: Math.round(e.at),
+            ms: Math.round(e.answer.ms),
+            status: e.answer.status,
+            error: e.answer.error,
+            code: (e.answer.body as { error?: { code?: string } } | undefined)?.error?.code,
+            request_id: e.answer.headers?.get('x-request-id'),
+          }),
+        )
+        .join('\n'),
+    );
   }
 
   of(op: string): Event[] {

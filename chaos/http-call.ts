@@ -48,5 +48,8 @@ export function answerLabel(answer: Answer): string {
 export function tally(labels: string[]): string {
   const counts = new Map<string, number>();
   for (const l of labels) counts.set(l, (counts.get(l) ?? 0) + 1);
-  return [...counts.entries()].sort((a, b) => b[1] - a[1]).map(([l, n]) => `${n}× ${l}`).join(', ');
+  return [...counts.entries()]
+    .sort((a, b) => b[1] - a[1])
+    .map(([l, n]) => `${n}× ${l}`)
+    .join(', ');
 }

@@ -24,7 +24,7 @@ export interface OwnPostgres {
 
 /** Runs a PostgreSQL binary as the postgres OS user when we are root (initdb refuses root). */
 function asPostgres(command: string, args: string[]) {
-  const argv = userInfo().uid === 0 ? ['runuser', ['-u', 'postgres', '--', command, ...args]] as const : [command, args] as const;
+  const argv = userInfo().uid === 0 ? (['runuser', ['-u', 'postgres', '--', command, ...args]] as const) : ([command, args] as const);
   return run(argv[0], [...argv[1]], { timeout: 60_000 });
 }
 

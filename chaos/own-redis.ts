@@ -44,7 +44,9 @@ export async function startOwnRedis(): Promise<OwnRedis> {
   const port = await freePort();
   let child: ChildProcess | undefined;
   const launch = async () => {
-    child = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--dir', dir, '--maxmemory-policy', 'noeviction'], { stdio: 'ignore' });
+    child = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--dir', dir, '--maxmemory-policy', 'noeviction'], {
+      stdio: 'ignore',
+    });
     await waitPing(port);
   };
   const stop = async (signal: NodeJS.Signals) => {

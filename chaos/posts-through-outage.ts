@@ -27,14 +27,22 @@ export interface PostsThroughOutage {
  * then 3 s more. Returns the history and what every outage scenario checks of it.
  */
 export async function postsThroughOutage(
-  ctx: ChaosContext, services: Services, rate: number, downMs: number, dependency: { down(): Promise<void>; up(): Promise<void> },
+  ctx: ChaosContext,
+  services: Services,
+  rate: number,
+  downMs: number,
+  dependency: { down(): Promise<void>; up(): Promise<void> },
 ): Promise<PostsThroughOutage> {
   const history = new History();
   let stopAt = Infinity;
-  const load = openLoop(rate, async () => {
-    const key = randomUUID();
-    await history.record('post', key, () => postQr(ctx, services.baseUrl, saleBody(ctx), key, 30_000));
-  }, () => history.now() > stopAt);
+  const load = openLoop(
+    rate,
+    async () => {
+      const key = randomUUID();
+      await history.record('post', key, () => postQr(ctx, services.baseUrl, saleBody(ctx), key, 30_000));
+    },
+    () => history.now() > stopAt,
+  );
   try {
     await sleep(3000);
     const downAt = history.now();
@@ -51,7 +59,14 @@ export async function postsThroughOutage(
     const refused = posts.filter((e) => e.answer.status !== 201);
     const firstOk = posts.filter((e) => e.at > upAt && e.answer.status === 201).sort((a, b) => a.at - b.at)[0];
     return {
-      history, fired, posts, downAt, upAt, created, inDb, refused,
+      history,
+      fired,
+      posts,
+      downAt,
+      upAt,
+      created,
+      inDb,
+      refused,
       bad: refused.filter((e) => e.answer.status !== 503 || !isErrorObject(e.answer.body)),
       backMs: firstOk ? firstOk.at + firstOk.answer.ms - upAt : undefined,
     };

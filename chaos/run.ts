@@ -77,7 +77,13 @@ async function main(): Promise<number> {
         results.push(...got);
         for (const r of got) process.stdout.write(formatReport([r]).split('\n')[2] + '\n');
       } catch (err) {
-        results.push({ scenario: name, counts: '', checks: [{ name: 'scenario ran', ok: false, detail: err instanceof Error ? err.message : String(err) }], timings: '', seconds: 0 });
+        results.push({
+          scenario: name,
+          counts: '',
+          checks: [{ name: 'scenario ran', ok: false, detail: err instanceof Error ? err.message : String(err) }],
+          timings: '',
+          seconds: 0,
+        });
       }
     }
   } finally {
@@ -94,7 +100,10 @@ async function main(): Promise<number> {
   return failed.length === 0 ? 0 : 1;
 }
 
-main().then((code) => process.exit(code), (err: unknown) => {
-  process.stderr.write(`${err instanceof Error ? err.stack : String(err)}\n`);
-  process.exit(1);
-});
+main().then(
+  (code) => process.exit(code),
+  (err: unknown) => {
+    process.stderr.write(`${err instanceof Error ? err.stack : String(err)}\n`);
+    process.exit(1);
+  },
+);

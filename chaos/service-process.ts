@@ -30,10 +30,11 @@ export function serviceProcess(name: string, script: string, ready: string, env:
   const crashes: string[] = [];
   let starts = 0;
 
-  const exitOf = (c: ChildProcess) => new Promise<void>((resolve) => {
-    if (c.exitCode !== null || c.signalCode !== null) return resolve();
-    c.once('exit', () => resolve());
-  });
+  const exitOf = (c: ChildProcess) =>
+    new Promise<void>((resolve) => {
+      if (c.exitCode !== null || c.signalCode !== null) return resolve();
+      c.once('exit', () => resolve());
+    });
 
   const self: ServiceProcess = {
     name,

@@ -62,29 +62,72 @@ export async function bootstrapAccount(db: Db, config: Readonly<Config>, name: s
 
     const group = await findOrInsert(trx, 'groups', { account_id: account.id, name: 'default' }, () => ({ id: newId('group'), account_id: account.id, name: 'default' }));
     const issuer = await findOrInsert(trx, 'issuers', { group_id: group.id, rfc: TEST_ISSUER.rfc }, () => ({
-      id: newId('issuer'), account_id: account.id, group_id: group.id, alias: 'Escuela Kemper (pruebas SAT)', rfc: TEST_ISSUER.rfc,
-      id_cif: TEST_ISSUER.idCif, business_name: TEST_ISSUER.name, email: 'facturacion@example.com', zip: TEST_ISSUER.zip,
-      tax_regime_code: TEST_ISSUER.regime, status: 'ACTIVE',
+      id: newId('issuer'),
+      account_id: account.id,
+      group_id: group.id,
+      alias: 'Escuela Kemper (pruebas SAT)',
+      rfc: TEST_ISSUER.rfc,
+      id_cif: TEST_ISSUER.idCif,
+      business_name: TEST_ISSUER.name,
+      email: 'facturacion@example.com',
+      zip: TEST_ISSUER.zip,
+      tax_regime_code: TEST_ISSUER.regime,
+      status: 'ACTIVE',
     }));
     const merchant = await findOrInsert(trx, 'merchants', { account_id: account.id, external_merchant_id: STORE_UID }, () => ({
-      id: newId('merchant'), account_id: account.id, issuer_id: issuer.id, external_merchant_id: STORE_UID, name: 'Tienda de pruebas 1',
-      billing_profile: 'GENERAL', contact_email: 'tienda@example.com', contact_phone_number: '5555555555',
-      address: JSON.stringify({ street: 'Av. Reforma', exteriorNumber: '1', interiorNumber: null, neighborhood: 'Centro', city: 'Pachuca', state: 'Hidalgo', zipCode: TEST_ISSUER.zip }),
+      id: newId('merchant'),
+      account_id: account.id,
+      issuer_id: issuer.id,
+      external_merchant_id: STORE_UID,
+      name: 'Tienda de pruebas 1',
+      billing_profile: 'GENERAL',
+      contact_email: 'tienda@example.com',
+      contact_phone_number: '5555555555',
+      address: JSON.stringify({
+        street: 'Av. Reforma',
+        exteriorNumber: '1',
+        interiorNumber: null,
+        neighborhood: 'Centro',
+        city: 'Pachuca',
+        state: 'Hidalgo',
+        zipCode: TEST_ISSUER.zip,
+      }),
       status: 'ACTIVE',
     }));
     await trx('merchants').where({ id: merchant.id }).update({ status: 'ACTIVE', updated_at: trx.fn.now() });
     if (!(await findCsdSummary(trx, merchant.id))) {
-      await saveMerchantCsd(trx, merchant.id, {
-        cer, key, password: TEST_CSD_PASSWORD, cerFileName: 'EKU9003173C9.cer', keyFileName: 'EKU9003173C9.key',
-        serialNumberPrefix: 'DEV', businessCode: STORE_UID, mode: 'development',
-      }, csd, keyring);
+      await saveMerchantCsd(
+        trx,
+        merchant.id,
+        {
+          cer,
+          key,
+          password: TEST_CSD_PASSWORD,
+          cerFileName: 'EKU9003173C9.cer',
+          keyFileName: 'EKU9003173C9.key',
+          serialNumberPrefix: 'DEV',
+          businessCode: STORE_UID,
+          mode: 'development',
+        },
+        csd,
+        keyring,
+      );
     }
 
     const token = await createAccessToken(trx, account.id, config.accessTokenTtlSeconds);
     const apiKey = await createApiKey(trx, merchant.id, 'development');
     return {
-      accountId: account.id, clientId, clientSecret, accessToken: token.token, accessTokenExpiresAt: token.expiresAt.toISOString(),
-      groupId: group.id, issuerId: issuer.id, merchantId: merchant.id, storeUid: STORE_UID, apiKey, mode: 'development',
+      accountId: account.id,
+      clientId,
+      clientSecret,
+      accessToken: token.token,
+      accessTokenExpiresAt: token.expiresAt.toISOString(),
+      groupId: group.id,
+      issuerId: issuer.id,
+      merchantId: merchant.id,
+      storeUid: STORE_UID,
+      apiKey,
+      mode: 'development',
     };
   });
 }

@@ -39,8 +39,10 @@ export async function reencryptSecrets(db: Db, keyring: Keyring): Promise<Record
     let lastId = '';
     for (;;) {
       const done = await db.transaction(async (trx) => {
-        const rows = (await trx(c.table).where(c.id, '>', lastId).orderBy(c.id).limit(BATCH).forUpdate()
-          .select({ id: c.id, sealed: c.column })) as { id: string; sealed: Buffer }[];
+        const rows = (await trx(c.table).where(c.id, '>', lastId).orderBy(c.id).limit(BATCH).forUpdate().select({ id: c.id, sealed: c.column })) as {
+          id: string;
+          sealed: Buffer;
+        }[];
         for (const row of rows) {
           if (isCurrent(row.sealed, keyring)) {
             count.alreadyCurrent++;
@@ -54,7 +56,9 @@ export async function reencryptSecrets(db: Db, keyring: Keyring): Promise<Record
             continue;
           }
           // Outside the try: a database error aborts the transaction, so it must stop the run, not count as one row.
-          await trx(c.table).where(c.id, row.id).update({ [c.column]: encrypt(plain, keyring, c.aad(row.id)) });
+          await trx(c.table)
+            .where(c.id, row.id)
+            .update({ [c.column]: encrypt(plain, keyring, c.aad(row.id)) });
           count.reencrypted++;
         }
         if (rows.length > 0) lastId = rows[rows.length - 1]!.id;

@@ -26,7 +26,16 @@ export interface FakeCsfServer {
 /** SAT's public test taxpayers (../shared/sat/test-csd). Any 11-digit idCIF is accepted for them. */
 const TAXPAYERS: CsfData[] = [
   { rfc: 'EKU9003173C9', legalName: 'ESCUELA KEMPER URGATE', zip: '42501', status: 'ACTIVO', regimes: [{ code: '601', since: '2019-01-01' }] },
-  { rfc: 'CACX7605101P8', legalName: 'XOCHILT CASAS CHAVEZ', zip: '36257', status: 'ACTIVO', regimes: [{ code: '612', since: '2015-03-01' }, { code: '626', since: '2022-01-01' }] },
+  {
+    rfc: 'CACX7605101P8',
+    legalName: 'XOCHILT CASAS CHAVEZ',
+    zip: '36257',
+    status: 'ACTIVO',
+    regimes: [
+      { code: '612', since: '2015-03-01' },
+      { code: '626', since: '2022-01-01' },
+    ],
+  },
 ];
 
 export async function startFakeCsfServer(port = 0): Promise<FakeCsfServer> {
@@ -81,9 +90,10 @@ export async function startFakeCsfServer(port = 0): Promise<FakeCsfServer> {
     script: (rfc, ...answers) => scripts.set(rfc, [...(scripts.get(rfc) ?? []), ...answers]),
     setTaxpayer: (data) => taxpayers.set(data.rfc, data),
     calls,
-    close: () => new Promise((resolve) => {
-      server.close(() => resolve());
-      server.closeAllConnections();
-    }),
+    close: () =>
+      new Promise((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      }),
   };
 }

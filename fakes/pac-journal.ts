@@ -34,7 +34,9 @@ export interface PacJournal {
   recordCfdi(uuid: string): void;
 }
 
-type Line = { key: string; data: Record<string, string> } | { uuid: string; cfdi: Omit<StampedCfdi, 'total' | 'exchangeRate' | 'stampedAt'> & { total: string; exchangeRate: string; stampedAt: string } };
+type Line =
+  | { key: string; data: Record<string, string> }
+  | { uuid: string; cfdi: Omit<StampedCfdi, 'total' | 'exchangeRate' | 'stampedAt'> & { total: string; exchangeRate: string; stampedAt: string } };
 
 export function openPacJournal(file?: string): PacJournal {
   const stamped = new Map<string, Record<string, string>>();

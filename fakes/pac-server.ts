@@ -94,7 +94,6 @@ const RECEIVER_OUTCOMES: Record<ReceiverAnswer, { state: StampedCfdi['state']; c
   'no-answer': { state: 'Cancelado', cancellationStatus: 'Plazo vencido' },
 };
 
-
 /** SAT's public test taxpayers and the receptors the tests use; other RFCs are not checked. */
 const TAXPAYERS: RegisteredTaxpayer[] = [
   { rfc: 'EKU9003173C9', name: 'ESCUELA KEMPER URGATE', zip: '42501', regimes: ['601'] },
@@ -104,7 +103,10 @@ const TAXPAYERS: RegisteredTaxpayer[] = [
 ];
 
 class Refusal extends Error {
-  constructor(readonly code: string, message: string) {
+  constructor(
+    readonly code: string,
+    message: string,
+  ) {
     super(message);
   }
 }
@@ -154,11 +156,13 @@ function xsdChecker(): (xml: string) => Promise<string | undefined> {
   async function checkBatch(batch: XsdCheck[]): Promise<void> {
     const dir = await mkdtemp(join(tmpdir(), 'fake-pac-'));
     try {
-      const paths = await Promise.all(batch.map(async (check, i) => {
-        const path = join(dir, `${i}.xml`);
-        await writeFile(path, check.xml);
-        return path;
-      }));
+      const paths = await Promise.all(
+        batch.map(async (check, i) => {
+          const path = join(dir, `${i}.xml`);
+          await writeFile(path, check.xml);
+          return path;
+        }),
+      );
       const stderr = await new Promise<string | undefined>((resolve) => {
         const proc = spawn('xmllint', ['--noout', '--nonet', '--schema', XSD_BUNDLE, ...paths]);
         let out = '';
@@ -256,9 +260,11 @@ function cancellableText(cfdi: StampedCfdi, now: Date): string {
 
 /** SAT's acknowledgement of a cancellation request for one UUID. */
 function acuse(uuid: string, cfdi: StampedCfdi, satCode: string, now: Date): string {
-  return '<?xml version="1.0" encoding="utf-8"?><Acuse xmlns:xsd="http://www.w3.org/2001/XMLSchema" xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance"'
-    + ` Fecha="${mexicoCityNow(now)}" RfcEmisor="${escapeAttribute(cfdi.issuerRfc)}"><Folios xmlns="http://cancelacfd.sat.gob.mx">`
-    + `<UUID>${escapeAttribute(uuid)}</UUID><EstatusUUID>${satCode}</EstatusUUID><EstatusCancelacion>${escapeAttribute(cfdi.cancellationStatus)}</EstatusCancelacion></Folios></Acuse>`;
+  return (
+    '<?xml version="1.0" encoding="utf-8"?><Acuse xmlns:xsd="http://www.w3.org/2001/XMLSchema" xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance"' +
+    ` Fecha="${mexicoCityNow(now)}" RfcEmisor="${escapeAttribute(cfdi.issuerRfc)}"><Folios xmlns="http://cancelacfd.sat.gob.mx">` +
+    `<UUID>${escapeAttribute(uuid)}</UUID><EstatusUUID>${satCode}</EstatusUUID><EstatusCancelacion>${escapeAttribute(cfdi.cancellationStatus)}</EstatusCancelacion></Folios></Acuse>`
+  );
 }
 
 /** Whether `der` is a certificate of `rfc` whose key `keyDer` opens with `password`; SAT's test CSDs carry the RFC in the subject (x500UniqueIdentifier). */
@@ -299,19 +305,26 @@ function soapStatus(res: ServerResponse, fields: { CodigoEstatus: string; EsCanc
     // SAT writes an unknown value as i:nil, an empty one as an empty element.
     return value === undefined ? `<a:${name} i:nil="true"/>` : value === '' ? `<a:${name}/>` : `<a:${name}>${escapeAttribute(value)}</a:${name}>`;
   };
-  res.writeHead(200, { 'content-type': 'text/xml; charset=utf-8' }).end('<s:Envelope xmlns:s="http://schemas.xmlsoap.org/soap/envelope/"><s:Body>'
-    + '<ConsultaResponse xmlns="http://tempuri.org/"><ConsultaResult xmlns:a="http://schemas.datacontract.org/2004/07/Sat.Cfdi.Negocio.ConsultaCfdi.Servicio" xmlns:i="http://www.w3.org/2001/XMLSchema-instance">'
-    + `${field('CodigoEstatus')}${field('EsCancelable')}${field('Estado')}${field('EstatusCancelacion')}<a:ValidacionEFOS>200</a:ValidacionEFOS>`
-    + '</ConsultaResult></ConsultaResponse></s:Body></s:Envelope>');
+  res
+    .writeHead(200, { 'content-type': 'text/xml; charset=utf-8' })
+    .end(
+      '<s:Envelope xmlns:s="http://schemas.xmlsoap.org/soap/envelope/"><s:Body>' +
+        '<ConsultaResponse xmlns="http://tempuri.org/"><ConsultaResult xmlns:a="http://schemas.datacontract.org/2004/07/Sat.Cfdi.Negocio.ConsultaCfdi.Servicio" xmlns:i="http://www.w3.org/2001/XMLSchema-instance">' +
+        `${field('CodigoEstatus')}${field('EsCancelable')}${field('Estado')}${field('EstatusCancelacion')}<a:ValidacionEFOS>200</a:ValidacionEFOS>` +
+        '</ConsultaResult></ConsultaResponse></s:Body></s:Envelope>',
+    );
 }
 
 function checkReceptor(comprobante: XmlElement, taxpayers: Map<string, RegisteredTaxpayer>): void {
   const receptor = child(comprobante, 'cfdi:Receptor');
   const known = taxpayers.get(attribute(receptor ?? comprobante, 'Rfc') ?? '');
   if (!receptor || !known) return;
-  if (attribute(receptor, 'Nombre') !== known.name) throw new Refusal('CFDI40145', 'El campo Nombre del receptor, debe pertenecer al nombre asociado al RFC registrado en el campo Rfc del Receptor.');
-  if (attribute(receptor, 'DomicilioFiscalReceptor') !== known.zip) throw new Refusal('CFDI40147', 'El campo DomicilioFiscalReceptor del receptor, debe pertenecer al nombre asociado al RFC registrado en el campo Rfc del Receptor.');
-  if (!known.regimes.includes(attribute(receptor, 'RegimenFiscalReceptor') ?? '')) throw new Refusal('CFDI40158', 'La clave del campo RegimenFiscalR debe corresponder con el régimen del RFC receptor registrado en el SAT.');
+  if (attribute(receptor, 'Nombre') !== known.name)
+    throw new Refusal('CFDI40145', 'El campo Nombre del receptor, debe pertenecer al nombre asociado al RFC registrado en el campo Rfc del Receptor.');
+  if (attribute(receptor, 'DomicilioFiscalReceptor') !== known.zip)
+    throw new Refusal('CFDI40147', 'El campo DomicilioFiscalReceptor del receptor, debe pertenecer al nombre asociado al RFC registrado en el campo Rfc del Receptor.');
+  if (!known.regimes.includes(attribute(receptor, 'RegimenFiscalReceptor') ?? ''))
+    throw new Refusal('CFDI40158', 'La clave del campo RegimenFiscalR debe corresponder con el régimen del RFC receptor registrado en el SAT.');
 }
 
 /** `journalFile`: where stamps are kept across restarts (fakes/pac-journal.ts); none: memory only. */
@@ -363,8 +376,15 @@ export async function startFakePacServer(options: { port?: number; latencyMs?: n
 
     const uuid = randomUUID().toUpperCase();
     const tfd = element('tfd:TimbreFiscalDigital', {
-      'xmlns:tfd': TFD_NS, 'xmlns:xsi': 'http://www.w3.org/2001/XMLSchema-instance', 'xsi:schemaLocation': TFD_SCHEMA,
-      Version: '1.1', UUID: uuid, FechaTimbrado: mexicoCityNow(now), RfcProvCertif: PAC_RFC, SelloCFD: seal, NoCertificadoSAT: signer.certificateNumber,
+      'xmlns:tfd': TFD_NS,
+      'xmlns:xsi': 'http://www.w3.org/2001/XMLSchema-instance',
+      'xsi:schemaLocation': TFD_SCHEMA,
+      Version: '1.1',
+      UUID: uuid,
+      FechaTimbrado: mexicoCityNow(now),
+      RfcProvCertif: PAC_RFC,
+      SelloCFD: seal,
+      NoCertificadoSAT: signer.certificateNumber,
     });
     const tfdCadena = tfdCadenaOriginal(tfd);
     tfd.attributes.push(['SelloSAT', createSign('RSA-SHA256').update(tfdCadena, 'utf8').sign(signer.privateKey, 'base64')]);
@@ -375,8 +395,13 @@ export async function startFakePacServer(options: { port?: number; latencyMs?: n
     }
     complemento.children.push(tfd);
     const data = {
-      cfdi: serializeXml(comprobante), cadenaOriginalSAT: tfdCadena, noCertificadoSAT: signer.certificateNumber,
-      noCertificadoCFDI: attribute(comprobante, 'NoCertificado') ?? '', uuid, selloSAT: attribute(tfd, 'SelloSAT') ?? '', selloCFDI: seal,
+      cfdi: serializeXml(comprobante),
+      cadenaOriginalSAT: tfdCadena,
+      noCertificadoSAT: signer.certificateNumber,
+      noCertificadoCFDI: attribute(comprobante, 'NoCertificado') ?? '',
+      uuid,
+      selloSAT: attribute(tfd, 'SelloSAT') ?? '',
+      selloCFDI: seal,
       fechaTimbrado: attribute(tfd, 'FechaTimbrado') ?? '',
     };
     stamped.set(key, data);
@@ -456,8 +481,10 @@ export async function startFakePacServer(options: { port?: number; latencyMs?: n
       return soapStatus(res, { CodigoEstatus: 'N - 602: Comprobante no encontrado.', Estado: 'No Encontrado' });
     }
     soapStatus(res, {
-      CodigoEstatus: 'S - Comprobante obtenido satisfactoriamente.', EsCancelable: cfdi.cancellable ?? cancellableText(cfdi, new Date()),
-      Estado: cfdi.state, EstatusCancelacion: cfdi.cancellationStatus,
+      CodigoEstatus: 'S - Comprobante obtenido satisfactoriamente.',
+      EsCancelable: cfdi.cancellable ?? cancellableText(cfdi, new Date()),
+      Estado: cfdi.state,
+      EstatusCancelacion: cfdi.cancellationStatus,
     });
   }
 
@@ -540,10 +567,11 @@ export async function startFakePacServer(options: { port?: number; latencyMs?: n
     register: (taxpayer) => void taxpayers.set(taxpayer.rfc, taxpayer),
     calls,
     certificate,
-    close: () => new Promise<void>((resolve) => {
-      server.close(() => resolve());
-      server.closeAllConnections();
-    }),
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      }),
   };
   return fake;
 }

@@ -109,31 +109,33 @@ export async function startFakeSmtpServer(options: { mailDir?: string } = {}): P
   return {
     url: `smtp://127.0.0.1:${address.port}`,
     messages,
-    waitForMessages: (n, timeoutMs) => new Promise((resolve, reject) => {
-      const check = () => {
-        if (messages.length < n) return;
-        done();
-        resolve(messages.slice(0, n));
-      };
-      const timer = setTimeout(() => {
-        done();
-        reject(new Error(`expected ${n} message(s) within ${timeoutMs} ms, got ${messages.length}`));
-      }, timeoutMs);
-      const done = () => {
-        clearTimeout(timer);
-        arrivals.delete(check);
-      };
-      arrivals.add(check);
-      check();
-    }),
+    waitForMessages: (n, timeoutMs) =>
+      new Promise((resolve, reject) => {
+        const check = () => {
+          if (messages.length < n) return;
+          done();
+          resolve(messages.slice(0, n));
+        };
+        const timer = setTimeout(() => {
+          done();
+          reject(new Error(`expected ${n} message(s) within ${timeoutMs} ms, got ${messages.length}`));
+        }, timeoutMs);
+        const done = () => {
+          clearTimeout(timer);
+          arrivals.delete(check);
+        };
+        arrivals.add(check);
+        check();
+      }),
     failNext: (count, failure) => {
       for (let i = 0; i < count; i++) failures.push(failure);
     },
-    close: () => new Promise((resolve) => {
-      server.close(() => resolve());
-      // smtp-server would otherwise wait 30 s for open (pooled) sessions before ending them.
-      for (const connection of server.connections) connection.close();
-    }),
+    close: () =>
+      new Promise((resolve) => {
+        server.close(() => resolve());
+        // smtp-server would otherwise wait 30 s for open (pooled) sessions before ending them.
+        for (const connection of server.connections) connection.close();
+      }),
   };
 }
 
@@ -192,7 +194,14 @@ function parameters(pieces: string[]): Map<string, string> {
   const params = new Map<string, string>();
   for (const piece of pieces) {
     const eq = piece.indexOf('=');
-    if (eq > 0) params.set(piece.slice(0, eq).trim().toLowerCase(), piece.slice(eq + 1).trim().replace(/^"(.*)"$/, '$1'));
+    if (eq > 0)
+      params.set(
+        piece.slice(0, eq).trim().toLowerCase(),
+        piece
+          .slice(eq + 1)
+          .trim()
+          .replace(/^"(.*)"$/, '$1'),
+      );
   }
   return params;
 }
@@ -215,9 +224,10 @@ function unquote(text: string): string {
 
 /** RFC 2047 encoded words (UTF-8, as nodemailer writes them); other header bytes are read as UTF-8. */
 function decodeHeader(value: string): string {
-  return Buffer.from(value, 'latin1').toString('utf8')
+  return Buffer.from(value, 'latin1')
+    .toString('utf8')
     .replace(/(\?=)\s+(?==\?)/g, '$1')
-    .replace(/=\?utf-8\?([BQ])\?([^?]*)\?=/gi, (_, encoding: string, data: string) => encoding.toUpperCase() === 'B'
-      ? Buffer.from(data, 'base64').toString('utf8')
-      : Buffer.from(unquote(data.replace(/_/g, ' ')), 'latin1').toString('utf8'));
+    .replace(/=\?utf-8\?([BQ])\?([^?]*)\?=/gi, (_, encoding: string, data: string) =>
+      encoding.toUpperCase() === 'B' ? Buffer.from(data, 'base64').toString('utf8') : Buffer.from(unquote(data.replace(/_/g, ' ')), 'latin1').toString('utf8'),
+    );
 }

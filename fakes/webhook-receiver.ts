@@ -74,10 +74,11 @@ export async function startFakeWebhookReceiver(): Promise<FakeWebhookReceiver> {
       if (earlier) return Promise.resolve(earlier);
       return new Promise((resolve) => waiting.push({ match, resolve }));
     },
-    close: () => new Promise<void>((resolve) => {
-      for (const res of hanging) res.destroy();
-      server.close(() => resolve());
-      server.closeAllConnections();
-    }),
+    close: () =>
+      new Promise<void>((resolve) => {
+        for (const res of hanging) res.destroy();
+        server.close(() => resolve());
+        server.closeAllConnections();
+      }),
   };
 }

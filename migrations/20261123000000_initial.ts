@@ -181,8 +181,17 @@ export async function up(knex: Knex): Promise<void> {
 
 export async function down(knex: Knex): Promise<void> {
   for (const table of [
-    'idempotency_keys', 'qr_concept_taxes', 'qr_concepts', 'qr_transactions', 'api_keys',
-    'merchant_csds', 'merchants', 'issuers', 'groups', 'access_tokens', 'accounts',
+    'idempotency_keys',
+    'qr_concept_taxes',
+    'qr_concepts',
+    'qr_transactions',
+    'api_keys',
+    'merchant_csds',
+    'merchants',
+    'issuers',
+    'groups',
+    'access_tokens',
+    'accounts',
   ]) {
     await knex.schema.dropTableIfExists(table);
   }

@@ -9,9 +9,7 @@ import { readFileSync, writeFileSync, mkdirSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { gunzipSync } from 'node:zlib';
-import {
-  CATALOG_FILE_VERSION, PRODUCT_CATALOG, type CatalogFile, type CatalogRow, type CatalogTable,
-} from '../shared/sat/catalog-file.js';
+import { CATALOG_FILE_VERSION, PRODUCT_CATALOG, type CatalogFile, type CatalogRow, type CatalogTable } from '../shared/sat/catalog-file.js';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const sourceDir = resolve(process.argv[2] ?? join(root, '..', 'shared', 'sat', 'catalogs'));
@@ -46,17 +44,27 @@ function parseCsv(text: string): string[][] {
   for (let i = 0; i < text.length; i++) {
     const ch = text[i];
     if (quoted) {
-      if (ch === '"' && text[i + 1] === '"') { field += '"'; i++; }
-      else if (ch === '"') quoted = false;
+      if (ch === '"' && text[i + 1] === '"') {
+        field += '"';
+        i++;
+      } else if (ch === '"') quoted = false;
       else field += ch;
     } else if (ch === '"') quoted = true;
-    else if (ch === ',') { row.push(field); field = ''; }
-    else if (ch === '\n' || ch === '\r') {
+    else if (ch === ',') {
+      row.push(field);
+      field = '';
+    } else if (ch === '\n' || ch === '\r') {
       if (ch === '\r' && text[i + 1] === '\n') i++;
-      row.push(field); rows.push(row); row = []; field = '';
+      row.push(field);
+      rows.push(row);
+      row = [];
+      field = '';
     } else field += ch;
   }
-  if (field !== '' || row.length > 0) { row.push(field); rows.push(row); }
+  if (field !== '' || row.length > 0) {
+    row.push(field);
+    rows.push(row);
+  }
   return rows;
 }
 
@@ -79,7 +87,7 @@ const oneLine = (s: string): string => s.replace(/\s+/g, ' ').trim();
 function rows(name: string, keep: Record<string, string>): CatalogRow[] {
   return readCsv(name).map((r) => {
     // c_ClaveUnidad's "description" is a long note; its short name is what SAT prints.
-    const description = name === 'c_ClaveUnidad' ? r.name ?? '' : r.description ?? '';
+    const description = name === 'c_ClaveUnidad' ? (r.name ?? '') : (r.description ?? '');
     const key = r.key;
     if (!key) throw new Error(`${name}: row without key`);
     return [key, oneLine(description), r.vigencia_desde || null, r.vigencia_hasta || null, ...Object.keys(keep).map((c) => oneLine(r[c] ?? ''))];
@@ -131,5 +139,7 @@ mkdirSync(targetDir, { recursive: true });
 writeFileSync(join(targetDir, 'catalogs.json'), `${JSON.stringify(file)}\n`);
 const products = productLines();
 writeFileSync(join(targetDir, `${PRODUCT_CATALOG.name}.tsv`), products);
-const counts = Object.entries(file.tables).map(([n, t]) => `${n}=${t.rows.length}`).join(' ');
+const counts = Object.entries(file.tables)
+  .map(([n, t]) => `${n}=${t.rows.length}`)
+  .join(' ');
 console.log(`wrote ${targetDir}: ${counts} c_TasaOCuota=${file.rates.length} ${PRODUCT_CATALOG.name}=${products.split('\n').length - 1}`);

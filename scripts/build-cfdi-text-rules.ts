@@ -33,8 +33,10 @@ export function buildCfdiTextRules(xsd: string = readFileSync(XSD, 'utf8')): Rec
         const maxLength = facet(restriction, 'maxLength');
         if (pattern !== undefined || maxLength !== undefined) {
           rules[`${here.join('/')}@${attribute(node, 'name') ?? ''}`] = {
-            minLength: Number(facet(restriction, 'minLength') ?? 0), maxLength: maxLength === undefined ? undefined : Number(maxLength),
-            pattern, collapse: facet(restriction, 'whiteSpace') === 'collapse',
+            minLength: Number(facet(restriction, 'minLength') ?? 0),
+            maxLength: maxLength === undefined ? undefined : Number(maxLength),
+            pattern,
+            collapse: facet(restriction, 'whiteSpace') === 'collapse',
           };
         }
       }

@@ -8,18 +8,12 @@ export function createLogger(level: string, format: 'json' | 'pretty' = 'json'):
   return pino({
     level,
     // Development only (LOG_FORMAT=pretty): pino-pretty is a development dependency, loaded in its own thread.
-    ...(format === 'pretty' ? { transport: { target: 'pino-pretty', options: { colorize: true, singleLine: true, translateTime: 'SYS:HH:MM:ss', ignore: 'pid,hostname,service' } } } : {}),
+    ...(format === 'pretty'
+      ? { transport: { target: 'pino-pretty', options: { colorize: true, singleLine: true, translateTime: 'SYS:HH:MM:ss', ignore: 'pid,hostname,service' } } }
+      : {}),
     base: { service: 'autofactura-qr' },
     redact: {
-      paths: [
-        'req.headers["x-api-key"]',
-        'req.headers.authorization',
-        'headers["x-api-key"]',
-        'headers.authorization',
-        '*.password',
-        '*.apiKey',
-        '*.accessToken',
-      ],
+      paths: ['req.headers["x-api-key"]', 'req.headers.authorization', 'headers["x-api-key"]', 'headers.authorization', '*.password', '*.apiKey', '*.accessToken'],
       censor: '[redacted]',
     },
   });

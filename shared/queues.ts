@@ -72,11 +72,12 @@ export function watchJobResult<R>(events: QueueEvents, queue: Queue, id: string,
     const emitter = events as unknown as EventEmitter;
     const timer = setTimeout(() => {
       Job.fromId(queue, id).then(
-        (fresh) => settle(() => {
-          if (fresh?.finishedOn && !fresh.failedReason) resolve(fresh.returnvalue as R);
-          else if (fresh?.failedReason) reject(new JobFailed(fresh.failedReason));
-          else reject(new JobTimeout(`job ${id} did not finish within ${timeoutMs} ms`));
-        }),
+        (fresh) =>
+          settle(() => {
+            if (fresh?.finishedOn && !fresh.failedReason) resolve(fresh.returnvalue as R);
+            else if (fresh?.failedReason) reject(new JobFailed(fresh.failedReason));
+            else reject(new JobTimeout(`job ${id} did not finish within ${timeoutMs} ms`));
+          }),
         (err: unknown) => settle(() => reject(err instanceof Error ? err : new Error(String(err)))),
       );
     }, timeoutMs);

@@ -31,7 +31,11 @@ export async function openRuntime(cfg: Readonly<Config>, options: { migrate: boo
   const redis = await connectFailFast(cfg.redisUrl);
   const producers = await createProducers(redis);
   return {
-    config: cfg, db: database, redis, producers, logger,
+    config: cfg,
+    db: database,
+    redis,
+    producers,
+    logger,
     async close() {
       await producers.close();
       redis.disconnect();

@@ -10,8 +10,14 @@ function formatter(zone: string): Intl.DateTimeFormat | null {
     } else {
       try {
         f = new Intl.DateTimeFormat('en-CA', {
-          timeZone: zone, year: 'numeric', month: '2-digit', day: '2-digit',
-          hour: '2-digit', minute: '2-digit', second: '2-digit', hourCycle: 'h23',
+          timeZone: zone,
+          year: 'numeric',
+          month: '2-digit',
+          day: '2-digit',
+          hour: '2-digit',
+          minute: '2-digit',
+          second: '2-digit',
+          hourCycle: 'h23',
         });
       } catch {
         f = null;

@@ -40,7 +40,9 @@ function supportHtml(support: Support | undefined): string {
   const ways = [
     support.email ? `escribe a <a href="mailto:${escape(support.email)}">${escape(support.email)}</a>` : '',
     support.phone ? `llama al <a href="tel:${escape(support.phone.replace(/[^0-9+]/g, ''))}">${escape(support.phone)}</a>` : '',
-  ].filter(Boolean).join(' o ');
+  ]
+    .filter(Boolean)
+    .join(' o ');
   return `<footer class="support"><p>¿Dudas con tu factura? ${escape(support.merchantName)}: ${ways}.</p></footer>`;
 }
 
@@ -80,12 +82,14 @@ function header(view: BuyerSaleView): string {
 }
 
 function conceptsHtml(view: BuyerSaleView): string {
-  const rows = view.operation_data.map((c) => {
-    const taxes = c.taxes.map((t) => `<li>${escape(taxLabel(t))}${t.amount === null ? '' : `: ${money(t.amount, view.currency)}`}</li>`).join('');
-    return `<li class="concept"><div class="concept-line"><span class="concept-name">${escape(c.description)}</span><span class="amount">${money(c.amount, view.currency)}</span></div>
+  const rows = view.operation_data
+    .map((c) => {
+      const taxes = c.taxes.map((t) => `<li>${escape(taxLabel(t))}${t.amount === null ? '' : `: ${money(t.amount, view.currency)}`}</li>`).join('');
+      return `<li class="concept"><div class="concept-line"><span class="concept-name">${escape(c.description)}</span><span class="amount">${money(c.amount, view.currency)}</span></div>
 <p class="sat">${escape(formatAmount(String(c.quantity), 0))} × ${money(c.unit_price, view.currency)} · ${escape(c.sat_product_service_desc ?? c.sat_product_service_key)} (${escape(c.sat_product_service_key)}) · ${escape(c.sat_unit_desc ?? c.sat_unit_key)}</p>
 ${c.discount ? `<p class="sat">Descuento: ${money(c.discount, view.currency)}</p>` : ''}${taxes ? `<ul class="taxes">${taxes}</ul>` : ''}</li>`;
-  }).join('\n');
+    })
+    .join('\n');
   return `<ul class="concepts">${rows}</ul>`;
 }
 
@@ -171,11 +175,17 @@ ${field('email', 'Correo electrónico', `<input id="email" name="email" type="em
 
 /** The sale to review and the form to fill (200). */
 export function renderSalePage(
-  view: BuyerSaleView, options: { link: { v: string; t: string; m: string }; catalogs: FormCatalogs; storeZip: string; support: Support; allowGenericRfc: boolean },
+  view: BuyerSaleView,
+  options: { link: { v: string; t: string; m: string }; catalogs: FormCatalogs; storeZip: string; support: Support; allowGenericRfc: boolean },
 ): string {
   const data = {
-    link: options.link, currency: view.currency, storeZip: options.storeZip, confirmation: view.confirmation, allowGenericRfc: options.allowGenericRfc,
-    regimes: options.catalogs.regimes, uses: options.catalogs.uses,
+    link: options.link,
+    currency: view.currency,
+    storeZip: options.storeZip,
+    confirmation: view.confirmation,
+    allowGenericRfc: options.allowGenericRfc,
+    regimes: options.catalogs.regimes,
+    uses: options.catalogs.uses,
   };
   const body = `${header(view)}
 <section class="sale" aria-labelledby="sale-title">
@@ -192,13 +202,20 @@ ${formHtml()}
   return layout(`Factura tu compra en ${view.merchant.name}`, body, options.support, true);
 }
 
-export type StatePageKind = 'expired' | 'globally_invoiced' | 'cancelled' | 'invoice_cancelled' | 'invoiced' | 'bad_link' | 'not_found' | 'store_inactive' | 'code_not_found' | 'rate_limited';
+export type StatePageKind =
+  'expired' | 'globally_invoiced' | 'cancelled' | 'invoice_cancelled' | 'invoiced' | 'bad_link' | 'not_found' | 'store_inactive' | 'code_not_found' | 'rate_limited';
 
 const STATES: Record<StatePageKind, { title: string; text: string }> = {
   expired: { title: 'Este código ya venció', text: 'El plazo para facturar esta compra con este código terminó. Pide a la tienda un ticket o código nuevo.' },
-  globally_invoiced: { title: 'Esta compra ya se reportó al SAT', text: 'Como nadie la facturó a tiempo, la tienda la incluyó en su factura global al público en general y ya no puede facturarse a tu nombre. Si la necesitas, habla con la tienda.' },
+  globally_invoiced: {
+    title: 'Esta compra ya se reportó al SAT',
+    text: 'Como nadie la facturó a tiempo, la tienda la incluyó en su factura global al público en general y ya no puede facturarse a tu nombre. Si la necesitas, habla con la tienda.',
+  },
   cancelled: { title: 'La tienda canceló este código', text: 'Este código ya no sirve para facturar. Si aún necesitas tu factura, pide ayuda a la tienda.' },
-  invoice_cancelled: { title: 'La tienda canceló tu factura', text: 'Esta factura ya no es válida ante el SAT: no la uses ni la deduzcas. Si necesitas una nueva, habla con la tienda.' },
+  invoice_cancelled: {
+    title: 'La tienda canceló tu factura',
+    text: 'Esta factura ya no es válida ante el SAT: no la uses ni la deduzcas. Si necesitas una nueva, habla con la tienda.',
+  },
   invoiced: { title: 'Esta compra ya está facturada', text: 'Ya se emitió la factura de esta compra. Puedes verla o descargarla aquí.' },
   bad_link: { title: 'Este enlace no es válido', text: 'El enlace está incompleto o alterado. Vuelve a escanear el código QR de tu ticket o escribe el código impreso.' },
   not_found: { title: 'No encontramos esta compra', text: 'Este código no corresponde a ninguna compra. Vuelve a escanear el QR de tu ticket o escribe el código impreso.' },
@@ -219,11 +236,11 @@ export function renderStatePage(
     ? `<p>Folio fiscal (UUID) de la factura cancelada:</p><p class="uuid">${escape(cancelled.uuid)}</p>
 <dl class="cancelled"><dt>Emitida</dt><dd>${escape(mexicoLongDate(cancelled.issued_at))}</dd><dt>Cancelada ante el SAT</dt><dd>${escape(mexicoLongDate(cancelled.cancelled_at))}</dd></dl>`
     : invoice
-    ? `<p>Folio fiscal (UUID):</p><p class="uuid">${escape(invoice.uuid)}</p>
+      ? `<p>Folio fiscal (UUID):</p><p class="uuid">${escape(invoice.uuid)}</p>
 <p class="links"><a class="button" href="${escape(localPath(invoice.pdf_url))}" target="_blank" rel="noopener">Ver PDF</a>
 <a class="button secondary" href="${escape(`${localPath(invoice.pdf_url)}&download=1`)}">Descargar PDF</a>
 <a class="button secondary" href="${escape(`${localPath(invoice.xml_url)}&download=1`)}">Descargar XML</a></p>`
-    : '';
+      : '';
   const retry = kind === 'bad_link' || kind === 'not_found' || kind === 'code_not_found' ? codeFormHtml() : '';
   const body = `<section class="state state-${kind}" aria-labelledby="state-title"><h1 id="state-title">${state.title}</h1><p>${state.text}</p>${links}</section>${retry}`;
   return layout(state.title, body, options.support);

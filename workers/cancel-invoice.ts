@@ -57,8 +57,13 @@ export async function cancelInvoiceJob(deps: CancelDeps, job: Job<CancelInvoiceP
   let answer;
   try {
     answer = await deps.pac.cancel({
-      uuid: query.uuid, issuerRfc: query.issuerRfc, motive: cancellation.motive, substitutionUuid: cancellation.substitution_uuid ?? undefined,
-      certificateDer: csd.certificateDer, privateKeyDer: csd.privateKeyDer, password: csd.password,
+      uuid: query.uuid,
+      issuerRfc: query.issuerRfc,
+      motive: cancellation.motive,
+      substitutionUuid: cancellation.substitution_uuid ?? undefined,
+      certificateDer: csd.certificateDer,
+      privateKeyDer: csd.privateKeyDer,
+      password: csd.password,
     });
   } catch (err) {
     if (!(err instanceof PacRefused)) throw err;
@@ -67,9 +72,7 @@ export async function cancelInvoiceJob(deps: CancelDeps, job: Job<CancelInvoiceP
   }
   const acuseFileKey = await deps.files.put('acuses', { contentType: 'application/xml', data: Buffer.from(answer.acuse, 'utf8') }, 'xml');
   // 202: SAT had cancelled it already (an earlier attempt whose answer was lost).
-  const status = answer.satCode === '202'
-    ? { state: 'Cancelado', cancellable: '', cancellationStatus: '' }
-    : await deps.pac.status(query);
+  const status = answer.satCode === '202' ? { state: 'Cancelado', cancellable: '', cancellationStatus: '' } : await deps.pac.status(query);
   const outcome = cancellationOutcome(status);
   const moved = await moveCancellation(deps.db, cancellation.id, ['REQUESTED'], outcome, { satCode: answer.satCode, satStatus: status.cancellationStatus, acuseFileKey });
   if (moved && outcome === 'CANCELLED') await enqueueCancellationEmail(deps.producers, deps.emailBackoffMs, invoice.id);

@@ -13,10 +13,17 @@ const BATCH = 500;
 const REQUEUE_AFTER_MS = 60_000;
 
 export async function enqueueDelivery(producers: Producers, config: Readonly<Config>, deliveryId: string): Promise<void> {
-  await producers.add('deliver-webhook', { deliveryId }, {
-    jobId: jobId.deliverWebhook(deliveryId), attempts: config.webhookAttempts, backoff: { type: 'exponential', delay: config.webhookBackoffMs },
-    removeOnComplete: { age: 3600, count: 1000 }, removeOnFail: { age: 86_400 },
-  });
+  await producers.add(
+    'deliver-webhook',
+    { deliveryId },
+    {
+      jobId: jobId.deliverWebhook(deliveryId),
+      attempts: config.webhookAttempts,
+      backoff: { type: 'exponential', delay: config.webhookBackoffMs },
+      removeOnComplete: { age: 3600, count: 1000 },
+      removeOnFail: { age: 86_400 },
+    },
+  );
 }
 
 export async function dispatchWebhooksJob(db: Db, producers: Producers, config: Readonly<Config>, now = new Date()): Promise<{ queued: number }> {

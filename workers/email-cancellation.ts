@@ -24,8 +24,13 @@ export async function emailCancellationJob(deps: EmailDeps, job: Job<InvoicePayl
   const merchant = (await deps.db('merchants').where({ id: invoice.merchant_id }).first('name', 'contact_email')) as { name: string; contact_email: string | null } | undefined;
   if (!xml || !merchant) throw new UnrecoverableError(`invoice ${invoice.id}: XML or merchant missing`);
   const mail = cancellationMail({
-    to: cancelled.email, uuid: cancelled.uuid, issuerName: stampedFacts(xml.data.toString('utf8')).issuerName, storeName: merchant.name,
-    issuedOn: mexicoLongDate(cancelled.issuedAt.toISOString()), cancelledOn: mexicoLongDate(cancelled.cancelledAt), supportEmail: merchant.contact_email ?? undefined,
+    to: cancelled.email,
+    uuid: cancelled.uuid,
+    issuerName: stampedFacts(xml.data.toString('utf8')).issuerName,
+    storeName: merchant.name,
+    issuedOn: mexicoLongDate(cancelled.issuedAt.toISOString()),
+    cancelledOn: mexicoLongDate(cancelled.cancelledAt),
+    supportEmail: merchant.contact_email ?? undefined,
   });
   try {
     await deps.mailer.send(mail);
@@ -38,7 +43,15 @@ export async function emailCancellationJob(deps: EmailDeps, job: Job<InvoicePayl
 
 /** Queued after the cancellation is recorded; one per invoice. */
 export async function enqueueCancellationEmail(producers: Producers, backoffMs: number, invoiceId: string): Promise<void> {
-  await producers.add('email-cancellation', { invoiceId }, {
-    jobId: jobId.emailCancellation(invoiceId), attempts: 6, backoff: { type: 'exponential', delay: backoffMs }, removeOnComplete: { age: 3600, count: 1000 }, removeOnFail: 100,
-  });
+  await producers.add(
+    'email-cancellation',
+    { invoiceId },
+    {
+      jobId: jobId.emailCancellation(invoiceId),
+      attempts: 6,
+      backoff: { type: 'exponential', delay: backoffMs },
+      removeOnComplete: { age: 3600, count: 1000 },
+      removeOnFail: 100,
+    },
+  );
 }

@@ -24,7 +24,10 @@ export interface EmailDeps {
   urlSigningKey: string;
 }
 
-export async function emailInvoiceJob(deps: EmailDeps, job: Job<InvoicePayload & { to?: string }>): Promise<{ messageId: string; qrId: string | null; uuid: string; recipient: 'buyer' | 'requested' }> {
+export async function emailInvoiceJob(
+  deps: EmailDeps,
+  job: Job<InvoicePayload & { to?: string }>,
+): Promise<{ messageId: string; qrId: string | null; uuid: string; recipient: 'buyer' | 'requested' }> {
   const invoice = await findInvoice(deps.db, job.data.invoiceId);
   if (!invoice?.uuid || !invoice.xml_file_key || !invoice.pdf_file_key) throw new UnrecoverableError(`invoice ${job.data.invoiceId} has no files yet`);
   const merchant = (await deps.db('merchants').where({ id: invoice.merchant_id }).first('name', 'contact_email')) as { name: string; contact_email: string | null } | undefined;
@@ -35,10 +38,20 @@ export async function emailInvoiceJob(deps: EmailDeps, job: Job<InvoicePayload &
   const facts = stampedFacts(text);
   const amount = invoice.cfdi_type === 'P' ? paymentAmount(text) : { total: invoice.total ?? '0', currency: facts.currency };
   const mail = invoiceMail({
-    to: job.data.to ?? invoice.customer.email, uuid: invoice.uuid, series: invoice.series ?? undefined, folio: invoice.folio,
-    issuerName: facts.issuerName, issuerRfc: facts.issuerRfc, kind: KIND[invoice.cfdi_type],
-    total: formatAmount(amount.total), currency: amount.currency, storeName: merchant.name, supportEmail: merchant.contact_email ?? undefined,
-    xml: xml.data, pdf: pdf.data, viewUrl: invoiceFileUrl(deps.publicBaseUrl, invoice.uuid, 'pdf', deps.urlSigningKey),
+    to: job.data.to ?? invoice.customer.email,
+    uuid: invoice.uuid,
+    series: invoice.series ?? undefined,
+    folio: invoice.folio,
+    issuerName: facts.issuerName,
+    issuerRfc: facts.issuerRfc,
+    kind: KIND[invoice.cfdi_type],
+    total: formatAmount(amount.total),
+    currency: amount.currency,
+    storeName: merchant.name,
+    supportEmail: merchant.contact_email ?? undefined,
+    xml: xml.data,
+    pdf: pdf.data,
+    viewUrl: invoiceFileUrl(deps.publicBaseUrl, invoice.uuid, 'pdf', deps.urlSigningKey),
   });
   try {
     const sent = await deps.mailer.send(mail);

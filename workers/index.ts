@@ -113,16 +113,31 @@ export async function startWorkers(deps: WorkerDeps): Promise<RunningWorkers> {
   const keyring = encryptionKeyring(deps.config);
   const pac = deps.pac ?? pacClientFromConfig(deps.config);
   const stamp: StampDeps = {
-    db: deps.db, pac, files: deps.files ?? fileStoreFromConfig(deps.config, deps.db), catalogs: satCatalogs(), producers: deps.producers, keyring,
+    db: deps.db,
+    pac,
+    files: deps.files ?? fileStoreFromConfig(deps.config, deps.db),
+    catalogs: satCatalogs(),
+    producers: deps.producers,
+    keyring,
   };
-  const pdf: PdfDeps = { db: deps.db, files: stamp.files, catalogs: stamp.catalogs, producers: deps.producers, publicBaseUrl: deps.config.publicBaseUrl, emailBackoffMs: deps.config.emailBackoffMs,
+  const pdf: PdfDeps = {
+    db: deps.db,
+    files: stamp.files,
+    catalogs: stamp.catalogs,
+    producers: deps.producers,
+    publicBaseUrl: deps.config.publicBaseUrl,
+    emailBackoffMs: deps.config.emailBackoffMs,
   };
   // A mailer built here is closed here; one passed in belongs to the caller.
   let ownMailer: ReturnType<typeof mailerFromConfig> | undefined;
   const mailer = deps.mailer ?? (ownMailer = mailerFromConfig(deps.config));
   const email: EmailDeps = { db: deps.db, files: stamp.files, mailer, publicBaseUrl: deps.config.publicBaseUrl, urlSigningKey: deps.config.urlSigningKey };
   const cancel: CancelDeps = { db: deps.db, pac, files: stamp.files, keyring, producers: deps.producers, emailBackoffMs: deps.config.emailBackoffMs };
-  const webhooks: WebhookDeps = { db: deps.db, client: deps.webhooks ?? httpWebhookClient(deps.config.webhookTimeoutMs, { allowPrivate: deps.config.webhookAllowPrivate }), keyring };
+  const webhooks: WebhookDeps = {
+    db: deps.db,
+    client: deps.webhooks ?? httpWebhookClient(deps.config.webhookTimeoutMs, { allowPrivate: deps.config.webhookAllowPrivate }),
+    keyring,
+  };
   const handlers = jobHandlers(deps, { sync, stamp, pdf, email, cancel, webhooks });
   const workers = Object.values(QUEUES).map((queue) => {
     const worker = new Worker(queue, withOutcomeLog(queue, deps.logger, processorFor(queue, handlers)), {

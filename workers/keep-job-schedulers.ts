@@ -35,23 +35,28 @@ function schedulerSpecs(config: Readonly<Config>): SchedulerSpec[] {
  */
 export async function keepJobSchedulers(producers: Producers, config: Readonly<Config>, logger: Logger): Promise<{ stop(): void }> {
   const specs = schedulerSpecs(config);
-  const upsert = (s: SchedulerSpec) => producers.queue(JOB_QUEUE[s.name]).upsertJobScheduler(s.id, { every: s.every },
-    { name: s.name, data: {}, opts: { removeOnComplete: true, removeOnFail: 100 } });
+  const upsert = (s: SchedulerSpec) =>
+    producers.queue(JOB_QUEUE[s.name]).upsertJobScheduler(s.id, { every: s.every }, { name: s.name, data: {}, opts: { removeOnComplete: true, removeOnFail: 100 } });
   for (const s of specs) await upsert(s);
   let checking = false;
-  const timer = setInterval(() => {
-    if (checking) return;
-    checking = true;
-    void (async () => {
-      for (const s of specs) {
-        if (await producers.queue(JOB_QUEUE[s.name]).getJobScheduler(s.id)) continue;
-        await upsert(s);
-        logger.warn({ scheduler: s.id }, 'job scheduler was missing from Redis; created again');
-      }
-    })().catch((err: unknown) => logger.warn({ err }, 'job schedulers not checked (Redis unavailable?)')).finally(() => {
-      checking = false;
-    });
-  }, Math.min(30_000, config.expirySweepMs, config.stampSweepMs));
+  const timer = setInterval(
+    () => {
+      if (checking) return;
+      checking = true;
+      void (async () => {
+        for (const s of specs) {
+          if (await producers.queue(JOB_QUEUE[s.name]).getJobScheduler(s.id)) continue;
+          await upsert(s);
+          logger.warn({ scheduler: s.id }, 'job scheduler was missing from Redis; created again');
+        }
+      })()
+        .catch((err: unknown) => logger.warn({ err }, 'job schedulers not checked (Redis unavailable?)'))
+        .finally(() => {
+          checking = false;
+        });
+    },
+    Math.min(30_000, config.expirySweepMs, config.stampSweepMs),
+  );
   timer.unref();
   return { stop: () => clearInterval(timer) };
 }

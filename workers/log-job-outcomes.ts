@@ -11,8 +11,19 @@ const SALE_JOBS = new Set(['render-qr', 'stamp-invoice', 'render-invoice-pdf', '
 
 /** Payload and result fields that may be logged, and their names in the log. */
 const LOGGED: Record<string, string> = {
-  qrId: 'qr_id', invoiceId: 'invoice_id', cancellationId: 'cancellation_id', deliveryId: 'delivery_id', issuerId: 'issuer_id',
-  outcome: 'outcome', status: 'status', uuid: 'uuid', code: 'code', expired: 'expired', event: 'event', recipient: 'recipient', statusCode: 'status_code',
+  qrId: 'qr_id',
+  invoiceId: 'invoice_id',
+  cancellationId: 'cancellation_id',
+  deliveryId: 'delivery_id',
+  issuerId: 'issuer_id',
+  outcome: 'outcome',
+  status: 'status',
+  uuid: 'uuid',
+  code: 'code',
+  expired: 'expired',
+  event: 'event',
+  recipient: 'recipient',
+  statusCode: 'status_code',
 };
 
 export function jobLogFields(...sources: unknown[]): Record<string, string | number | boolean> {

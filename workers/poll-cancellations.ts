@@ -18,7 +18,8 @@ const BATCH = 500;
 const REQUEUE_AFTER_MS = 60_000;
 
 export async function pollCancellationsJob(
-  deps: CancelDeps & { producers: Producers; config: Readonly<Config> }, now = new Date(),
+  deps: CancelDeps & { producers: Producers; config: Readonly<Config> },
+  now = new Date(),
 ): Promise<{ resolved: number; requeued: number }> {
   const open = await openCancellations(deps.db, new Date(now.getTime() - REQUEUE_AFTER_MS), BATCH);
   let resolved = 0;

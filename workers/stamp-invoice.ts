@@ -68,10 +68,19 @@ async function documentSource(deps: StampDeps, invoice: InvoiceRow): Promise<{ t
   if (!sale) throw new UnrecoverableError(`transaction ${invoice.transaction_id} is gone`);
   return {
     timeZone: sale.record.transaction.time_zone,
-    seal: (numbering, signer) => sealSale(sale.record, invoice.customer, {
-      issuer: { rfc: sale.issuer.rfc, name: sale.issuer.name, taxRegime: sale.issuer.taxRegime }, expeditionPlace: expeditionPlace(sale), ...numbering,
-      resicoWithholding: sale.merchant.invoiceRules.resicoWithholding,
-    }, signer, deps.catalogs),
+    seal: (numbering, signer) =>
+      sealSale(
+        sale.record,
+        invoice.customer,
+        {
+          issuer: { rfc: sale.issuer.rfc, name: sale.issuer.name, taxRegime: sale.issuer.taxRegime },
+          expeditionPlace: expeditionPlace(sale),
+          ...numbering,
+          resicoWithholding: sale.merchant.invoiceRules.resicoWithholding,
+        },
+        signer,
+        deps.catalogs,
+      ),
   };
 }
 
@@ -92,7 +101,8 @@ async function sealedDocument(deps: StampDeps, invoice: InvoiceRow, now: () => D
   const sealed = source.seal({ series: invoice.series ?? undefined, folio: invoice.folio, issuedLocal: nowLocal }, signer);
   if (!sealed.ok) {
     await recordRefusal(deps.db, invoice.id, {
-      code: 'invoice_arithmetic', message: 'The sale cannot be invoiced as recorded: its amounts break Anexo 20\'s rules.',
+      code: 'invoice_arithmetic',
+      message: "The sale cannot be invoiced as recorded: its amounts break Anexo 20's rules.",
       details: sealed.findings.map((f) => ({ field: f.path, code: f.code, message: f.message, source: 'service' as const, pac_code: f.satCode })),
     });
     return { refused: true };
@@ -133,8 +143,12 @@ export async function stampInvoiceJob(deps: StampDeps, job: Job<InvoicePayload>,
       const comprobante = parseXml(stamp.xml);
       const xmlFileKey = await deps.files.put('invoices', { contentType: 'application/xml', data: Buffer.from(stamp.xml, 'utf8') }, 'xml');
       const recorded = await recordStamp(deps.db, invoice.id, {
-        uuid: stamp.uuid, stampedAt: new Date(`${stamp.stampedAt}-06:00`), xmlFileKey,
-        subtotal: attribute(comprobante, 'SubTotal') ?? '0', discount: attribute(comprobante, 'Descuento') ?? '0', total: attribute(comprobante, 'Total') ?? '0',
+        uuid: stamp.uuid,
+        stampedAt: new Date(`${stamp.stampedAt}-06:00`),
+        xmlFileKey,
+        subtotal: attribute(comprobante, 'SubTotal') ?? '0',
+        discount: attribute(comprobante, 'Descuento') ?? '0',
+        total: attribute(comprobante, 'Total') ?? '0',
       });
       if (recorded !== 'uuid-taken') {
         crashAfterCommit('invoice-stamped');

@@ -21,11 +21,22 @@ export async function sweepInvoiceFollowUpsJob(db: Db, producers: Producers, con
   const settled = new Date(Date.now() - config.stampSweepMs);
   const since = new Date(Date.now() - WINDOW_MS);
   const recent = (q: Knex.QueryBuilder) => q.where('stamped_at', '>', since).where('updated_at', '<', settled);
-  const pdfs = await eachPending(() => recent(db('invoices').whereNotNull('xml_file_key').whereNull('pdf_file_key')),
-    (id) => requeue(producers.queue(QUEUES.pdf), jobId.renderInvoicePdf(id), () => enqueueInvoicePdf(producers, id)));
-  const emails = await eachPending(() => recent(db('invoices').where({ status: 'ACTIVE' }).whereNotNull('pdf_file_key').whereNull('email_sent_at').whereNull('email_refused_at')
-    .whereRaw("coalesce(customer->>'email', '') <> ''")),
-  (id) => requeue(producers.queue(QUEUES.email), jobId.emailInvoice(id), () => enqueueInvoiceEmail(producers, config.emailBackoffMs, id)));
+  const pdfs = await eachPending(
+    () => recent(db('invoices').whereNotNull('xml_file_key').whereNull('pdf_file_key')),
+    (id) => requeue(producers.queue(QUEUES.pdf), jobId.renderInvoicePdf(id), () => enqueueInvoicePdf(producers, id)),
+  );
+  const emails = await eachPending(
+    () =>
+      recent(
+        db('invoices')
+          .where({ status: 'ACTIVE' })
+          .whereNotNull('pdf_file_key')
+          .whereNull('email_sent_at')
+          .whereNull('email_refused_at')
+          .whereRaw("coalesce(customer->>'email', '') <> ''"),
+      ),
+    (id) => requeue(producers.queue(QUEUES.email), jobId.emailInvoice(id), () => enqueueInvoiceEmail(producers, config.emailBackoffMs, id)),
+  );
   return { pdfs, emails };
 }
 
@@ -39,7 +50,10 @@ async function eachPending(query: () => Knex.QueryBuilder, visit: (id: string) =
   for (;;) {
     const q = query();
     if (after) q.whereRaw('(stamped_at, id) > (?, ?)', [after.stamped_at, after.id]);
-    const page = (await q.orderBy([{ column: 'stamped_at' }, { column: 'id' }]).limit(PAGE).select('id', 'stamped_at')) as { stamped_at: Date; id: string }[];
+    const page = (await q
+      .orderBy([{ column: 'stamped_at' }, { column: 'id' }])
+      .limit(PAGE)
+      .select('id', 'stamped_at')) as { stamped_at: Date; id: string }[];
     for (const row of page) if (await visit(row.id)) requeued++;
     if (page.length < PAGE) return requeued;
     after = page[page.length - 1];

@@ -26,14 +26,18 @@ export async function sweepLostSyncsJob(db: Db, producers: Producers): Promise<{
   let failed = 0;
   let after = '';
   for (;;) {
-    const page = (await db('issuers').whereIn('sync_status', SYNC_IN_PROGRESS).whereNotNull('sync_job_id').where('id', '>', after)
-      .orderBy('id').limit(PAGE).select('id', 'sync_job_id')) as { id: string; sync_job_id: string }[];
+    const page = (await db('issuers')
+      .whereIn('sync_status', SYNC_IN_PROGRESS)
+      .whereNotNull('sync_job_id')
+      .where('id', '>', after)
+      .orderBy('id')
+      .limit(PAGE)
+      .select('id', 'sync_job_id')) as { id: string; sync_job_id: string }[];
     for (const row of page) {
       const job = await queue.getJob(row.sync_job_id);
       const state = job ? await job.getState() : 'unknown';
       if (state !== 'completed' && state !== 'failed' && state !== 'unknown') continue;
-      const reason = state === 'unknown' ? SYNC_INTERRUPTED.lost
-        : /stalled/i.test(job?.failedReason ?? '') ? SYNC_INTERRUPTED.stalled : SYNC_INTERRUPTED.failed;
+      const reason = state === 'unknown' ? SYNC_INTERRUPTED.lost : /stalled/i.test(job?.failedReason ?? '') ? SYNC_INTERRUPTED.stalled : SYNC_INTERRUPTED.failed;
       if (await recordSyncInterrupted(db, row.id, row.sync_job_id, reason, new Date())) failed++;
     }
     if (page.length < PAGE) return { failed };

@@ -9,8 +9,12 @@ import type { Producers } from '../shared/queues.js';
  * long): queue it again. The stamp job re-sends the stored sealed document, or re-seals past 70 hours.
  */
 export async function sweepStampingJob(db: Db, producers: Producers, config: Readonly<Config>): Promise<{ requeued: number }> {
-  const stale = (await db('invoices').where({ status: 'STAMPING' })
-    .where('updated_at', '<', new Date(Date.now() - config.stampSweepMs)).orderBy('updated_at').limit(1000).pluck('id')) as string[];
+  const stale = (await db('invoices')
+    .where({ status: 'STAMPING' })
+    .where('updated_at', '<', new Date(Date.now() - config.stampSweepMs))
+    .orderBy('updated_at')
+    .limit(1000)
+    .pluck('id')) as string[];
   for (const id of stale) await enqueueStamp(producers, config, id);
   return { requeued: stale.length };
 }

@@ -41,7 +41,12 @@ export async function syncIssuerJob(deps: SyncIssuerDeps, job: Job<SyncIssuerPay
   const last = !failure.retryable || attempt >= (job.opts.attempts ?? 1);
   const now = new Date();
   await recordSyncProgress(deps.db, issuer.id, {
-    jobId, status: last ? 'FAILED' : 'RETRY_SCHEDULED', attempts: attempt, error: failure.reason, finishedAt: last ? now : null, now,
+    jobId,
+    status: last ? 'FAILED' : 'RETRY_SCHEDULED',
+    attempts: attempt,
+    error: failure.reason,
+    finishedAt: last ? now : null,
+    now,
   });
   throw failure.retryable ? new Error(failure.reason) : new UnrecoverableError(failure.reason);
 }

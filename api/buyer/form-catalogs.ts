@@ -19,10 +19,17 @@ export function formCatalogs(catalogs: SatCatalogs, rules: Pick<InvoiceRules, 'a
 function dayCatalogs(catalogs: SatCatalogs): FormCatalogs {
   const day = satToday();
   if (cached?.day === day) return cached.lists;
-  const regimes = catalogs.keys('c_RegimenFiscal', day)
-    .flatMap((e) => { const r = catalogs.regime(e.key); return r ? [[r.code, r.description, r.naturalPerson, r.legalPerson] as FormCatalogs['regimes'][number]] : []; });
-  const uses = catalogs.keys('c_UsoCFDI', day).filter((e) => !USES_NOT_FOR_SALES.has(e.key))
-    .flatMap((e) => { const u = catalogs.cfdiUse(e.key); return u ? [[u.code, u.description, u.naturalPerson, u.legalPerson, [...u.receiverRegimes]] as FormCatalogs['uses'][number]] : []; });
+  const regimes = catalogs.keys('c_RegimenFiscal', day).flatMap((e) => {
+    const r = catalogs.regime(e.key);
+    return r ? [[r.code, r.description, r.naturalPerson, r.legalPerson] as FormCatalogs['regimes'][number]] : [];
+  });
+  const uses = catalogs
+    .keys('c_UsoCFDI', day)
+    .filter((e) => !USES_NOT_FOR_SALES.has(e.key))
+    .flatMap((e) => {
+      const u = catalogs.cfdiUse(e.key);
+      return u ? [[u.code, u.description, u.naturalPerson, u.legalPerson, [...u.receiverRegimes]] as FormCatalogs['uses'][number]] : [];
+    });
   cached = { day, lists: { regimes, uses } };
   return cached.lists;
 }

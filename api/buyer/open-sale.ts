@@ -36,13 +36,19 @@ export async function ensureInvoiceable(deps: ApiDeps, sale: Sale): Promise<void
     // A buyer who downloaded the invoice must learn it is void: they could otherwise deduct it.
     const cancelled = await cancelledInvoiceOf(deps.db, deps.files, { transactionId: t.id });
     if (cancelled) {
-      throw new AppError(410, 'invoice_cancelled', `The invoice of this sale (${cancelled.uuid}) was cancelled by the store before SAT on ${cancelled.cancelledAt}: it is void, do not deduct it.`, {
-        extra: { invoice: { uuid: cancelled.uuid, issued_at: cancelled.issuedAt.toISOString(), cancelled_at: cancelled.cancelledAt } },
-      });
+      throw new AppError(
+        410,
+        'invoice_cancelled',
+        `The invoice of this sale (${cancelled.uuid}) was cancelled by the store before SAT on ${cancelled.cancelledAt}: it is void, do not deduct it.`,
+        {
+          extra: { invoice: { uuid: cancelled.uuid, issued_at: cancelled.issuedAt.toISOString(), cancelled_at: cancelled.cancelledAt } },
+        },
+      );
     }
     throw new AppError(410, 'qr_cancelled', 'This QR was cancelled by the store.');
   }
-  if (t.global_invoice_id) throw new AppError(410, 'qr_globally_invoiced', 'Nobody invoiced this sale in time: it was reported in the store\'s global invoice to público en general.');
+  if (t.global_invoice_id)
+    throw new AppError(410, 'qr_globally_invoiced', "Nobody invoiced this sale in time: it was reported in the store's global invoice to público en general.");
   if (isExpired(t, new Date())) {
     throw new AppError(410, 'qr_expired', 'This QR has expired; ask the store for a new one.');
   }

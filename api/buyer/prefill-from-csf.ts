@@ -24,7 +24,7 @@ async function fetchCsf(deps: ApiDeps, rfc: string, idCif: string): Promise<CsfD
     } catch (err) {
       if (err instanceof CsfNotFound) throw new AppError(404, 'csf_not_found', 'SAT does not know a tax-status certificate with this RFC and idCIF.');
       if (!(err instanceof CsfUnavailable) || attempt >= ATTEMPTS) {
-        throw new AppError(503, 'csf_unavailable', 'SAT\'s tax-status service is not answering; type the data or try again shortly.', { cause: err });
+        throw new AppError(503, 'csf_unavailable', "SAT's tax-status service is not answering; type the data or try again shortly.", { cause: err });
       }
     }
   }
@@ -41,9 +41,12 @@ export async function prefillFromCsf(deps: ApiDeps, file: Buffer): Promise<CsfPr
     found = await readCsfDocument(file, { timeoutMs: deps.config.csfReadTimeoutMs });
   } catch (err) {
     if (err instanceof CsfDocumentUnreadable) {
-      throw new AppError(422, 'csf_unreadable', err.reason === 'not_a_document'
-        ? 'The file is neither a PDF nor an image that can be read.'
-        : 'No tax-status certificate (CSF) QR or data was found in the file.', { details: [{ field: 'document', code: err.reason, message: err.message }] });
+      throw new AppError(
+        422,
+        'csf_unreadable',
+        err.reason === 'not_a_document' ? 'The file is neither a PDF nor an image that can be read.' : 'No tax-status certificate (CSF) QR or data was found in the file.',
+        { details: [{ field: 'document', code: err.reason, message: err.message }] },
+      );
     }
     throw err;
   }
@@ -52,8 +55,9 @@ export async function prefillFromCsf(deps: ApiDeps, file: Buffer): Promise<CsfPr
   const personType = data.rfc.length === 12 ? 'legal' : 'natural';
   const regimes = data.regimes
     .map((r) => deps.catalogs.regime(r.code))
-    .filter((r): r is NonNullable<typeof r> => r !== undefined && (personType === 'legal' ? r.legalPerson : r.naturalPerson)
-      && deps.catalogs.check('c_RegimenFiscal', r.code, today).ok)
+    .filter(
+      (r): r is NonNullable<typeof r> => r !== undefined && (personType === 'legal' ? r.legalPerson : r.naturalPerson) && deps.catalogs.check('c_RegimenFiscal', r.code, today).ok,
+    )
     .map((r) => ({ code: r.code, description: r.description }));
   return { rfc: data.rfc, name: data.legalName, postal_code: data.zip, status: data.status, tax_regimes: regimes, read_from: found.via };
 }

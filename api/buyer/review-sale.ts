@@ -8,7 +8,11 @@ import { viewContext, type ApiDeps } from '../deps.js';
 
 /** The issuer side of a preview: the totals do not depend on folio or date. */
 export function saleParties(sale: Sale) {
-  return { issuer: { rfc: sale.issuer.rfc, name: sale.issuer.name, taxRegime: sale.issuer.taxRegime }, expeditionPlace: expeditionPlace(sale), folio: '0', issuedLocal: '',
+  return {
+    issuer: { rfc: sale.issuer.rfc, name: sale.issuer.name, taxRegime: sale.issuer.taxRegime },
+    expeditionPlace: expeditionPlace(sale),
+    folio: '0',
+    issuedLocal: '',
     resicoWithholding: sale.merchant.invoiceRules.resicoWithholding,
   };
 }

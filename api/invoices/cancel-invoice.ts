@@ -23,9 +23,10 @@ async function factsOf(deps: ApiDeps, invoice: InvoiceRow): Promise<StampedFacts
 
 /** Motive 01: the replacing CFDI must be stamped, of the same issuer, and relate to this one with TipoRelacion 04. */
 async function checkSubstitute(deps: ApiDeps, scope: InvoiceScope, invoice: InvoiceRow, facts: StampedFacts, substitutionUuid: string): Promise<void> {
-  const refuse = (code: string, message: string) => new AppError(422, 'substitution_invalid', message, {
-    details: [{ field: 'substitution_uuid', code, message }],
-  });
+  const refuse = (code: string, message: string) =>
+    new AppError(422, 'substitution_invalid', message, {
+      details: [{ field: 'substitution_uuid', code, message }],
+    });
   const uuid = substitutionUuid.toUpperCase();
   if (uuid === invoice.uuid) throw refuse('same_invoice', 'An invoice cannot replace itself.');
   const substitute = await findInvoiceByUuid(deps.db, uuid, scope);
@@ -75,10 +76,17 @@ export async function cancelInvoice(deps: ApiDeps, scope: InvoiceScope, uuid: st
   if (request.substitution_uuid) await checkSubstitute(deps, scope, invoice, facts, request.substitution_uuid);
   const terms = cancellationTerms({ ...facts, stampedAt: invoice.stamped_at, now });
   if (!terms.cancellable) {
-    throw new AppError(422, 'cancellation_period_over', `SAT accepts cancellations of this invoice until ${terms.deadline.toISOString()} (the month the issuer's annual return is due).`);
+    throw new AppError(
+      422,
+      'cancellation_period_over',
+      `SAT accepts cancellations of this invoice until ${terms.deadline.toISOString()} (the month the issuer's annual return is due).`,
+    );
   }
   const recorded = await requestCancellation(deps.db, invoice, {
-    motive: request.motive, substitutionUuid: request.substitution_uuid?.toUpperCase(), acceptance: terms.acceptance, acceptanceReason: terms.reason,
+    motive: request.motive,
+    substitutionUuid: request.substitution_uuid?.toUpperCase(),
+    acceptance: terms.acceptance,
+    acceptanceReason: terms.reason,
   });
   if (!recorded.ok && recorded.reason === 'related_active') {
     throw new AppError(409, 'related_cfdis_active', `Cancel the credit notes and payment complements that relate to this invoice first: ${recorded.related.join(', ')}.`);
@@ -87,7 +95,8 @@ export async function cancelInvoice(deps: ApiDeps, scope: InvoiceScope, uuid: st
   // Another DELETE got there first.
   if (!recorded.created) return existingAnswer(invoice.uuid, recorded.invoiceStatus, recorded.cancellation, request);
   // Recorded first: if Redis cannot take the job now, the cancellation poll finds the request and queues it.
-  await enqueueCancellation(deps.producers, deps.config, recorded.cancellation.id)
-    .catch((err: unknown) => deps.logger.warn({ err, cancellation_id: recorded.cancellation.id }, 'cancellation recorded, job not queued; the poll will queue it'));
+  await enqueueCancellation(deps.producers, deps.config, recorded.cancellation.id).catch((err: unknown) =>
+    deps.logger.warn({ err, cancellation_id: recorded.cancellation.id }, 'cancellation recorded, job not queued; the poll will queue it'),
+  );
   return { status: 202, body: cancellationView(invoice.uuid, recorded.invoiceStatus, recorded.cancellation) };
 }

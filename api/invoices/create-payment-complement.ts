@@ -43,7 +43,11 @@ async function replay(deps: ApiDeps, scope: IdempotencyScope, fingerprint: strin
  * decided under lock; the stamp worker seals and stamps it like any CFDI (then PDF and e-mail to the buyer).
  */
 export async function createPaymentComplement(
-  deps: ApiDeps, scope: InvoiceScope, request: CreatePaymentComplementRequest, idempotencyKey: string | undefined, now = new Date(),
+  deps: ApiDeps,
+  scope: InvoiceScope,
+  request: CreatePaymentComplementRequest,
+  idempotencyKey: string | undefined,
+  now = new Date(),
 ): Promise<PaymentComplementAnswer> {
   const malformed: ErrorDetail[] = [];
   if (idempotencyKey !== undefined && !UUID.test(idempotencyKey)) malformed.push({ field: 'Idempotency-Key', code: 'invalid_format', message: 'Idempotency-Key must be a UUID.' });
@@ -51,21 +55,31 @@ export async function createPaymentComplement(
   if (malformed.length > 0) throw new AppError(400, 'validation_failed', 'The request has invalid or missing fields.', { details: malformed });
 
   const details: ErrorDetail[] = [];
-  const invoices: (PaidInvoiceFacts & { row: InvoiceRow; index: number })[] = (await relatedInvoices(deps, scope, request.related.map((r) => r.uuid), details))
-    .map((found) => {
-      const related = request.related[found.index]!;
-      return { ...found, amountPaid: dec(related.amount_paid), equivalence: related.equivalence === undefined ? undefined : dec(related.equivalence) };
-    });
+  const invoices: (PaidInvoiceFacts & { row: InvoiceRow; index: number })[] = (
+    await relatedInvoices(
+      deps,
+      scope,
+      request.related.map((r) => r.uuid),
+      details,
+    )
+  ).map((found) => {
+    const related = request.related[found.index]!;
+    return { ...found, amountPaid: dec(related.amount_paid), equivalence: related.equivalence === undefined ? undefined : dec(related.equivalence) };
+  });
   if (details.length > 0) throw invalid(details);
 
   const first = invoices[0]!.row;
   const fingerprint = requestFingerprint(request, {});
   // Keys belong to the merchant whose invoices are paid, whichever credentials (its key, its account's token) ask.
-  const idempotency = idempotencyKey === undefined ? undefined : {
-    scope: { merchantId: first.merchant_id, scope: IDEMPOTENCY_SCOPE, key: idempotencyKey.toLowerCase() }, fingerprint,
-  };
+  const idempotency =
+    idempotencyKey === undefined
+      ? undefined
+      : {
+          scope: { merchantId: first.merchant_id, scope: IDEMPOTENCY_SCOPE, key: idempotencyKey.toLowerCase() },
+          fingerprint,
+        };
   // Answered before any rule: the payment a key recorded stays its answer, whatever the balances say now.
-  const earlier = idempotency && await replay(deps, idempotency.scope, fingerprint);
+  const earlier = idempotency && (await replay(deps, idempotency.scope, fingerprint));
   if (earlier) return earlier;
 
   const timeZone = first.transaction_id
@@ -76,14 +90,26 @@ export async function createPaymentComplement(
 
   const currencyDecimals = (currency: string) => deps.catalogs.currencyDecimals(currency) ?? 2;
   const recorded = await recordPaymentComplement(deps.db, {
-    id: newId('invoice'), merchantId: first.merchant_id, customer: first.customer, timeZone, invoices: invoices.map((i) => i.row), idempotency,
-    plan: (standing) => planPaymentComplement(request.payment, invoices.map((invoice) => {
-      const asked = request.related[invoice.index]!;
-      return {
-        ...invoice, standing: standing.get(invoice.row.id)!, assertedInstallment: asked.installment,
-        assertedPreviousBalance: asked.previous_balance === undefined ? undefined : dec(asked.previous_balance),
-      };
-    }), currencyDecimals),
+    id: newId('invoice'),
+    merchantId: first.merchant_id,
+    customer: first.customer,
+    timeZone,
+    invoices: invoices.map((i) => i.row),
+    idempotency,
+    plan: (standing) =>
+      planPaymentComplement(
+        request.payment,
+        invoices.map((invoice) => {
+          const asked = request.related[invoice.index]!;
+          return {
+            ...invoice,
+            standing: standing.get(invoice.row.id)!,
+            assertedInstallment: asked.installment,
+            assertedPreviousBalance: asked.previous_balance === undefined ? undefined : dec(asked.previous_balance),
+          };
+        }),
+        currencyDecimals,
+      ),
   });
   if (!recorded.ok) {
     if (recorded.reason === 'key_taken') {
@@ -92,12 +118,18 @@ export async function createPaymentComplement(
       return winner;
     }
     if (recorded.reason === 'balance_changed') {
-      throw new AppError(409, 'balance_changed', 'An invoice\'s balance or installment is not what the request states: another payment was recorded meanwhile (or this one already was).', { details: recorded.details });
+      throw new AppError(
+        409,
+        'balance_changed',
+        "An invoice's balance or installment is not what the request states: another payment was recorded meanwhile (or this one already was).",
+        { details: recorded.details },
+      );
     }
     throw invalid(recorded.details);
   }
   // Recorded first: if the enqueue fails, the stamping sweep finds the complement STAMPING and queues it.
-  await enqueueStamp(deps.producers, deps.config, recorded.complement.id)
-    .catch((err: unknown) => deps.logger.warn({ err, invoice_id: recorded.complement.id }, 'payment complement recorded, stamp job not queued; the sweep will queue it'));
+  await enqueueStamp(deps.producers, deps.config, recorded.complement.id).catch((err: unknown) =>
+    deps.logger.warn({ err, invoice_id: recorded.complement.id }, 'payment complement recorded, stamp job not queued; the sweep will queue it'),
+  );
   return { id: recorded.complement.id, replayed: false };
 }

@@ -41,8 +41,12 @@ export async function updateIssuerFromForm(deps: ApiDeps, issuer: IssuerRow, for
     : undefined;
   const updated = await deps.db.transaction(async (trx) => {
     const row = await updateIssuer(trx, issuer.id, {
-      group_id: fields.groupId, alias: fields.alias, email: fields.email, tax_regime_code: fields.taxRegimeCode,
-      ...(fields.status ? { status: fields.status } : {}), ...(logoUrl ? { invoice_logo_url: logoUrl } : {}),
+      group_id: fields.groupId,
+      alias: fields.alias,
+      email: fields.email,
+      tax_regime_code: fields.taxRegimeCode,
+      ...(fields.status ? { status: fields.status } : {}),
+      ...(logoUrl ? { invoice_logo_url: logoUrl } : {}),
     });
     // Thrown inside the transaction so the logo written above is rolled back with it.
     if (row === 'rfc_taken') {

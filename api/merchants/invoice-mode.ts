@@ -50,10 +50,22 @@ export async function saveInvoiceMode(deps: ApiDeps, merchant: MerchantRow, form
   const checked = checkCsd(cer.data, key.data, password, issuer.rfc, new Date());
   if ('details' in checked) throw new AppError(400, 'invalid_csd', 'The CSD cannot be used for this merchant.', { details: checked.details });
 
-  const { replaced } = await saveMerchantCsd(deps.db, merchant.id, {
-    cer: cer.data, key: key.data, password, cerFileName: cer.fileName, keyFileName: key.fileName,
-    serialNumberPrefix: prefix, businessCode: merchant.external_merchant_id, mode: 'development',
-  }, checked.csd, encryptionKeyring(deps.config));
+  const { replaced } = await saveMerchantCsd(
+    deps.db,
+    merchant.id,
+    {
+      cer: cer.data,
+      key: key.data,
+      password,
+      cerFileName: cer.fileName,
+      keyFileName: key.fileName,
+      serialNumberPrefix: prefix,
+      businessCode: merchant.external_merchant_id,
+      mode: 'development',
+    },
+    checked.csd,
+    encryptionKeyring(deps.config),
+  );
   const saved = await findCsdSummary(deps.db, merchant.id);
   if (!saved) throw new Error('CSD vanished after saving');
   return { replaced, view: invoiceModeView(saved) };

@@ -11,9 +11,12 @@ export function bearerAuth(db: Db): Middleware<AppState> {
     const token = /^Bearer +(\S+)$/i.exec(header)?.[1];
     const account = token ? await findTokenAccount(db, token) : undefined;
     if (!account) {
-      throw new AppError(401, 'unauthorized', header
-        ? 'The access token is invalid, expired or revoked; get a new one from POST /v1/auth/token.'
-        : 'An Authorization: Bearer <access token> header is required.', { headers: { 'WWW-Authenticate': 'Bearer' } });
+      throw new AppError(
+        401,
+        'unauthorized',
+        header ? 'The access token is invalid, expired or revoked; get a new one from POST /v1/auth/token.' : 'An Authorization: Bearer <access token> header is required.',
+        { headers: { 'WWW-Authenticate': 'Bearer' } },
+      );
     }
     ctx.state.accountId = account.accountId;
     await next();

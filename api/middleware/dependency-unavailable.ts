@@ -24,6 +24,8 @@ function unavailable(err: unknown): boolean {
 export function dependencyUnavailable(err: unknown): AppError | undefined {
   if (!unavailable(err)) return undefined;
   return new AppError(503, 'service_unavailable', 'A service the API depends on is unavailable; retry shortly (with the same idempotency-key).', {
-    cause: err, expose: true, headers: { 'Retry-After': '1' },
+    cause: err,
+    expose: true,
+    headers: { 'Retry-After': '1' },
   });
 }

@@ -62,7 +62,7 @@ export function errorHandler(): Middleware<AppState> {
         error = new AppError(405, 'method_not_allowed', `${ctx.method} is not allowed on ${ctx.path}.`);
       }
     } catch (err) {
-      error = isAppError(err) ? err : fromHttpError(err as HttpLikeError) ?? dependencyUnavailable(err);
+      error = isAppError(err) ? err : (fromHttpError(err as HttpLikeError) ?? dependencyUnavailable(err));
       if (!error || error.status >= 500) {
         ctx.state.log.error({ err }, 'request failed');
       }

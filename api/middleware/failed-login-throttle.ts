@@ -34,7 +34,11 @@ export function failedLoginThrottle(redis: Redis, scope: string, maxFailures: nu
     async recordFailure(ctx) {
       const key = keyOf(ctx.ip);
       try {
-        await redis.multi().incr(key).expire(key, windowSeconds + 1).exec();
+        await redis
+          .multi()
+          .incr(key)
+          .expire(key, windowSeconds + 1)
+          .exec();
       } catch (err) {
         ctx.state.log.warn({ err }, 'failed login not counted');
       }

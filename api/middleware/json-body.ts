@@ -10,7 +10,13 @@ import type { AppState } from '../context.js';
  */
 export function jsonBody(limit: string, options: { form?: boolean } = {}): Middleware<AppState> {
   const parse = koaBody({
-    json: true, jsonLimit: limit, jsonStrict: true, urlencoded: options.form === true, formLimit: limit, text: false, multipart: false,
+    json: true,
+    jsonLimit: limit,
+    jsonStrict: true,
+    urlencoded: options.form === true,
+    formLimit: limit,
+    text: false,
+    multipart: false,
     // DELETE /v1/qrs/invoices/{uuid} carries its motive in the body.
     parsedMethods: [HttpMethodEnum.POST, HttpMethodEnum.PUT, HttpMethodEnum.PATCH, HttpMethodEnum.DELETE],
   });

@@ -4,7 +4,6 @@ import { koaBody } from 'koa-body';
 import { AppError } from '../../shared/errors.js';
 import type { AppState, MultipartForm } from '../context.js';
 
-
 /**
  * multipart/form-data into `ctx.state.form`. Files stay in memory and never touch the disk (CSD private
  * keys pass through here). Over `maxFileBytes` is 413; malformed or too many parts is 400; another
@@ -17,7 +16,10 @@ export function multipartBody(options: { maxFileBytes: number; maxFiles: number 
     if (type === false) throw new AppError(415, 'unsupported_media_type', 'Content-Type must be multipart/form-data.');
     const chunks = new Map<string, Buffer[]>();
     const parse = koaBody({
-      multipart: true, json: false, urlencoded: false, text: false,
+      multipart: true,
+      json: false,
+      urlencoded: false,
+      text: false,
       formidable: {
         maxFileSize: options.maxFileBytes,
         maxTotalFileSize: options.maxFileBytes * options.maxFiles,
@@ -29,7 +31,12 @@ export function multipartBody(options: { maxFileBytes: number; maxFiles: number 
         fileWriteStreamHandler: (file) => {
           const parts: Buffer[] = [];
           if (file) chunks.set((file as unknown as { newFilename: string }).newFilename, parts);
-          return new Writable({ write(chunk: Buffer, _enc, done) { parts.push(chunk); done(); } });
+          return new Writable({
+            write(chunk: Buffer, _enc, done) {
+              parts.push(chunk);
+              done();
+            },
+          });
         },
       },
       onError: (err) => {

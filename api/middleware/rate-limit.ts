@@ -30,7 +30,10 @@ export function rateLimit(redis: Redis, limits: RateLimit[]): Middleware<AppStat
       const pipeline = redis.pipeline();
       for (const { limit, id } of keyed) {
         const key = `rl:${limit.scope}:${id}:`;
-        pipeline.incr(key + window).expire(key + window, 121).get(key + (window - 1));
+        pipeline
+          .incr(key + window)
+          .expire(key + window, 121)
+          .get(key + (window - 1));
       }
       const results = (await pipeline.exec()) ?? [];
       counts = keyed.map((_, i) => ({ current: Number(results[i * 3]?.[1] ?? 0), previous: Number(results[i * 3 + 2]?.[1] ?? 0) }));
@@ -58,10 +61,10 @@ export function retryAfterSeconds(count: { current: number; previous: number }, 
   let wait: number; // in minutes
   if (count.current <= perMinute && count.previous > 0) {
     // Within this minute, as last minute's share fades.
-    wait = (1 - elapsed) - (perMinute - count.current) / count.previous;
+    wait = 1 - elapsed - (perMinute - count.current) / count.previous;
   } else {
     // This minute alone is over: into the next one, until this minute's fading share is small enough.
-    wait = (1 - elapsed) + Math.max(0, 1 - perMinute / Math.max(1, count.current));
+    wait = 1 - elapsed + Math.max(0, 1 - perMinute / Math.max(1, count.current));
   }
   return Math.min(120, Math.max(1, Math.ceil(wait * 60)));
 }

@@ -2,9 +2,7 @@ import { qrTransitions } from '../../shared/metrics/registry.js';
 import { AppError, type ErrorDetail } from '../../shared/errors.js';
 import { newId } from '../../shared/ids.js';
 import { requestFingerprint } from '../../shared/idempotency/request-fingerprint.js';
-import {
-  cacheRecord, findRecord, readCachedRecord, type IdempotencyRecord, type IdempotencyScope,
-} from '../../shared/idempotency/idempotency-store.js';
+import { cacheRecord, findRecord, readCachedRecord, type IdempotencyRecord, type IdempotencyScope } from '../../shared/idempotency/idempotency-store.js';
 import { expiryBucket, withinPlanWindow } from '../../shared/qr/expiry-buckets.js';
 import { scheduleExpiryBuckets } from '../../shared/qr/schedule-expiry-buckets.js';
 import type { ApiKeyPrincipal } from '../../shared/repositories/api-keys.js';
@@ -51,9 +49,14 @@ function reusedKey(): AppError {
 
 /** The same body with another X-TIME-ZONE is a different request too (the CFDI's Fecha depends on it): say which. */
 function reusedKeyWithOtherTimeZone(stored: string, asked: string): AppError {
-  return new AppError(409, 'idempotency_key_reused', `This idempotency-key was already used with X-TIME-ZONE ${stored}, not ${asked}; send the same headers to replay it, or use a new key for a new sale.`, {
-    details: [{ field: 'X-TIME-ZONE', code: 'differs_from_first_request', message: `The first request with this key said ${stored}.` }],
-  });
+  return new AppError(
+    409,
+    'idempotency_key_reused',
+    `This idempotency-key was already used with X-TIME-ZONE ${stored}, not ${asked}; send the same headers to replay it, or use a new key for a new sale.`,
+    {
+      details: [{ field: 'X-TIME-ZONE', code: 'differs_from_first_request', message: `The first request with this key said ${stored}.` }],
+    },
+  );
 }
 
 async function replay(deps: ApiDeps, principal: ApiKeyPrincipal, record: IdempotencyRecord, fingerprint: string, input: CreateQrInput): Promise<CreateQrResult> {
@@ -76,12 +79,12 @@ async function answerReplay(deps: ApiDeps, principal: ApiKeyPrincipal, record: I
 function checkMerchant(principal: ApiKeyPrincipal, storeUid: string, now: Date): void {
   if (storeUid !== principal.merchantId && storeUid !== principal.externalMerchantId) {
     throw new AppError(404, 'store_not_found', `store_uid "${storeUid}" does not name this API key's merchant.`, {
-      details: [{ field: 'store_uid', code: 'not_found', message: 'Use the merchantId or the externalMerchantId of the API key\'s merchant.' }],
+      details: [{ field: 'store_uid', code: 'not_found', message: "Use the merchantId or the externalMerchantId of the API key's merchant." }],
     });
   }
   if (principal.merchantStatus !== 'ACTIVE') throw new AppError(422, 'merchant_inactive', 'The merchant is INACTIVE and cannot generate QRs.');
   if (!principal.csdValidTo) throw new AppError(422, 'csd_not_configured', 'The merchant has no CSD configured; upload it with POST /v1/qrs/merchants/{merchantId}/invoice-mode.');
-  if (principal.csdValidTo.getTime() <= now.getTime()) throw new AppError(422, 'csd_expired', 'The merchant\'s CSD has expired; renew it before generating QRs.');
+  if (principal.csdValidTo.getTime() <= now.getTime()) throw new AppError(422, 'csd_expired', "The merchant's CSD has expired; renew it before generating QRs.");
 }
 
 /**
@@ -114,7 +117,12 @@ export async function createQr(deps: ApiDeps, principal: ApiKeyPrincipal, input:
 }
 
 async function createNew(
-  deps: ApiDeps, principal: ApiKeyPrincipal, input: CreateQrInput, scope: IdempotencyScope, fingerprint: string, now: Date,
+  deps: ApiDeps,
+  principal: ApiKeyPrincipal,
+  input: CreateQrInput,
+  scope: IdempotencyScope,
+  fingerprint: string,
+  now: Date,
 ): Promise<CreateQrResult | 'key_taken'> {
   const draft = parseQrCreateRequest(input.body, now);
   checkMerchant(principal, draft.store_uid, now);
@@ -134,7 +142,16 @@ async function createNew(
   const png = await renderQr(deps, qrId, content);
 
   const record = buildQrTransactionRecord({
-    request, qrId, token, shortCode: newShortCode(), png, principal, idempotencyKey: scope.key, timeZone: input.timeZone, issuedLocal, now,
+    request,
+    qrId,
+    token,
+    shortCode: newShortCode(),
+    png,
+    principal,
+    idempotencyKey: scope.key,
+    timeZone: input.timeZone,
+    issuedLocal,
+    now,
   });
   if (!(await recordWithFreshShortCode(deps, record, fingerprint))) return 'key_taken';
   crashAfterCommit('qr-created');

@@ -29,12 +29,20 @@ export async function renderQr(deps: ApiDeps, qrId: string, content: string): Pr
   } catch (cause) {
     if (cause instanceof JobTimeout) {
       await queue.remove(id).catch(() => undefined);
-      throw new AppError(503, 'qr_render_timeout', 'The QR image was not rendered in time; retry with the same idempotency-key.', { cause, expose: true, headers: { 'Retry-After': '1' } });
+      throw new AppError(503, 'qr_render_timeout', 'The QR image was not rendered in time; retry with the same idempotency-key.', {
+        cause,
+        expose: true,
+        headers: { 'Retry-After': '1' },
+      });
     }
     if (cause instanceof JobFailed) {
       throw new AppError(500, 'qr_render_failed', 'The QR image could not be rendered; retry with the same idempotency-key.', { cause, expose: true });
     }
-    throw new AppError(503, 'service_unavailable', 'The job queue became unavailable; retry with the same idempotency-key.', { cause, expose: true, headers: { 'Retry-After': '1' } });
+    throw new AppError(503, 'service_unavailable', 'The job queue became unavailable; retry with the same idempotency-key.', {
+      cause,
+      expose: true,
+      headers: { 'Retry-After': '1' },
+    });
   }
   return Buffer.from(result.png, 'base64');
 }

@@ -14,7 +14,8 @@ import { rateLimit, shortCodeRateLimit } from '../middleware/rate-limit.js';
 
 // The page holds no secrets but its URL does (the QR token): never leak it to another origin, never cache it.
 const PAGE_HEADERS = {
-  'Content-Security-Policy': "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; form-action 'self'; base-uri 'none'; frame-ancestors 'none'",
+  'Content-Security-Policy':
+    "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; form-action 'self'; base-uri 'none'; frame-ancestors 'none'",
   'Referrer-Policy': 'no-referrer',
   'X-Content-Type-Options': 'nosniff',
   'Cache-Control': 'no-store',
@@ -22,9 +23,18 @@ const PAGE_HEADERS = {
 
 // The API's refusals as the page's states (same codes as ensureInvoiceable and saleFromLink).
 const STATE_OF_ERROR: Record<string, StatePageKind> = {
-  invalid_signature: 'bad_link', unsupported_version: 'bad_link', qr_not_found: 'not_found', qr_expired: 'expired',
-  qr_globally_invoiced: 'globally_invoiced', qr_cancelled: 'cancelled', invoice_cancelled: 'invoice_cancelled', qr_already_invoiced: 'invoiced', store_inactive: 'store_inactive',
-  invalid_short_code: 'code_not_found', short_code_not_found: 'code_not_found', rate_limited: 'rate_limited',
+  invalid_signature: 'bad_link',
+  unsupported_version: 'bad_link',
+  qr_not_found: 'not_found',
+  qr_expired: 'expired',
+  qr_globally_invoiced: 'globally_invoiced',
+  qr_cancelled: 'cancelled',
+  invoice_cancelled: 'invoice_cancelled',
+  qr_already_invoiced: 'invoiced',
+  store_inactive: 'store_inactive',
+  invalid_short_code: 'code_not_found',
+  short_code_not_found: 'code_not_found',
+  rate_limited: 'rate_limited',
 };
 
 function supportOf(sale: Sale): Support {
@@ -72,10 +82,17 @@ export function buyerPageRoutes(deps: ApiDeps): Router<AppState> {
       await ensureInvoiceable(deps, sale);
       const view = await reviewSale(deps, sale);
       const link = { v: String(ctx.query.v), t: String(ctx.query.t), m: String(ctx.query.m) };
-      html(ctx, 200, renderSalePage(view, {
-        link, catalogs: formCatalogs(deps.catalogs, sale.merchant.invoiceRules), storeZip: expeditionPlace(sale), support: supportOf(sale),
-        allowGenericRfc: sale.merchant.invoiceRules.allowGenericRfc,
-      }));
+      html(
+        ctx,
+        200,
+        renderSalePage(view, {
+          link,
+          catalogs: formCatalogs(deps.catalogs, sale.merchant.invoiceRules),
+          storeZip: expeditionPlace(sale),
+          support: supportOf(sale),
+          allowGenericRfc: sale.merchant.invoiceRules.allowGenericRfc,
+        }),
+      );
     } catch (err) {
       const kind = err instanceof AppError ? STATE_OF_ERROR[err.code] : undefined;
       if (!kind || !(err instanceof AppError)) throw err;

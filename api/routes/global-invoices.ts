@@ -48,7 +48,13 @@ export function globalInvoiceRoutes(deps: ApiDeps): Router<AppState> {
       });
     }
     const invoices = await reportPeriods(deps.db, deps.producers, deps.config, periods);
-    const rows = invoices.length > 0 ? await globalInvoicesByIds(deps.db, invoices.map((i) => i.id)) : [];
+    const rows =
+      invoices.length > 0
+        ? await globalInvoicesByIds(
+            deps.db,
+            invoices.map((i) => i.id),
+          )
+        : [];
     ctx.status = rows.length > 0 ? 201 : 200;
     ctx.body = { items: rows.map((row) => globalInvoiceView(row, links)) };
   });
@@ -57,7 +63,11 @@ export function globalInvoiceRoutes(deps: ApiDeps): Router<AppState> {
     const issuer = await accountIssuer(deps, ctx);
     const page = parsePageRequest(ctx.query);
     const { rows, total } = await listGlobalInvoices(deps.db, issuer.id, page);
-    ctx.body = pageOf(rows.map((row) => globalInvoiceView(row, links)), total, page);
+    ctx.body = pageOf(
+      rows.map((row) => globalInvoiceView(row, links)),
+      total,
+      page,
+    );
   });
 
   return router;

@@ -11,7 +11,9 @@ async function timed(fn: () => Promise<unknown>, timeoutMs: number): Promise<Che
   try {
     await Promise.race([
       fn(),
-      new Promise((_, reject) => { timer = setTimeout(() => reject(new Error(`no answer within ${timeoutMs} ms`)), timeoutMs); }),
+      new Promise((_, reject) => {
+        timer = setTimeout(() => reject(new Error(`no answer within ${timeoutMs} ms`)), timeoutMs);
+      }),
     ]);
     return { ok: true, latency_ms: Math.round((performance.now() - started) * 100) / 100 };
   } catch (err) {
@@ -25,15 +27,14 @@ async function timed(fn: () => Promise<unknown>, timeoutMs: number): Promise<Che
 export function healthRoutes(deps: ApiDeps): Router<AppState> {
   const router = new Router<AppState>();
   router.get('/health', async (ctx) => {
-    const [postgres, redis] = await Promise.all([
-      timed(() => deps.db.raw('select 1'), 2000),
-      timed(() => deps.redis.ping(), 2000),
-    ]);
+    const [postgres, redis] = await Promise.all([timed(() => deps.db.raw('select 1'), 2000), timed(() => deps.redis.ping(), 2000)]);
     const queues: Record<string, Record<string, number>> = {};
     if (redis.ok) {
-      await Promise.all(Object.values(QUEUES).map(async (name) => {
-        queues[name] = await deps.producers.queue(name).getJobCounts('waiting', 'active', 'delayed', 'failed', 'completed');
-      })).catch(() => undefined);
+      await Promise.all(
+        Object.values(QUEUES).map(async (name) => {
+          queues[name] = await deps.producers.queue(name).getJobCounts('waiting', 'active', 'delayed', 'failed', 'completed');
+        }),
+      ).catch(() => undefined);
     }
     const ok = postgres.ok && redis.ok;
     ctx.status = ok ? 200 : 503;

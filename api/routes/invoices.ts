@@ -40,7 +40,10 @@ export function invoiceRoutes(deps: ApiDeps): Router<AppState> {
     return invoice;
   };
   const fileAnswer = (uuid: string | null, fileName: string, file: StoredFile) => ({
-    uuid, file_name: fileName, content_type: file.contentType, content: file.data.toString('base64'),
+    uuid,
+    file_name: fileName,
+    content_type: file.contentType,
+    content: file.data.toString('base64'),
   });
   const download = (kind: InvoiceFileKind) => async (ctx: AppContext) => {
     const invoice = await invoiceOf(ctx);

@@ -31,8 +31,15 @@ export function issuerRoutes(deps: ApiDeps): Router<AppState> {
     if ('details' in checked) throw new AppError(400, 'validation_failed', 'The issuer has invalid fields.', { details: checked.details });
     if (!(await groupBelongsTo(deps.db, accountId, request.groupId))) throw groupNotFound(request.groupId);
     const row = await insertIssuer(deps.db, {
-      account_id: accountId, group_id: request.groupId, alias: request.alias, rfc: checked.rfc, id_cif: request.idCif,
-      business_name: request.businessName.trim(), email: request.email, zip: request.zip, tax_regime_code: request.taxRegimeCode,
+      account_id: accountId,
+      group_id: request.groupId,
+      alias: request.alias,
+      rfc: checked.rfc,
+      id_cif: request.idCif,
+      business_name: request.businessName.trim(),
+      email: request.email,
+      zip: request.zip,
+      tax_regime_code: request.taxRegimeCode,
     });
     if (!row) {
       throw new AppError(409, 'issuer_already_exists', `The group already has an issuer with RFC ${checked.rfc}.`, {
@@ -50,7 +57,11 @@ export function issuerRoutes(deps: ApiDeps): Router<AppState> {
     const filter = queryText(ctx.query, 'filter');
     if (groupId && !(await groupBelongsTo(deps.db, accountId, groupId))) throw groupNotFound(groupId);
     const { rows, total } = await listIssuers(deps.db, accountId, { groupId, filter }, page);
-    ctx.body = pageOf(rows.map((r) => issuerView(r, deps.catalogs)), total, page);
+    ctx.body = pageOf(
+      rows.map((r) => issuerView(r, deps.catalogs)),
+      total,
+      page,
+    );
   });
 
   router.get('/:issuerId', async (ctx) => {

@@ -1,8 +1,6 @@
 import { Router } from '@koa/router';
 import { AppError } from '../../shared/errors.js';
-import {
-  createMerchantSchema, updateMerchantSchema, type UpdateMerchantRequest,
-} from '../../shared/merchants/merchant-schema.js';
+import { createMerchantSchema, updateMerchantSchema, type UpdateMerchantRequest } from '../../shared/merchants/merchant-schema.js';
 import { merchantSummaryView, merchantView } from '../../shared/merchants/merchant-view.js';
 import { pageOf, parsePageRequest, queryText } from '../../shared/pagination.js';
 import { accountMerchant, issuerNotFound, merchantNotFound } from '../account-resources.js';

@@ -3,9 +3,7 @@ import { AppError, type ErrorDetail } from '../../shared/errors.js';
 import { pageOf, parsePageRequest, queryText } from '../../shared/pagination.js';
 import { satToday } from '../../shared/time-zone.js';
 import { checkProduct } from '../../shared/products/check-product.js';
-import {
-  createMerchantProductSchema, updateMerchantProductSchema,
-} from '../../shared/products/product-schema.js';
+import { createMerchantProductSchema, updateMerchantProductSchema } from '../../shared/products/product-schema.js';
 import { productView } from '../../shared/products/product-view.js';
 import { findProduct, insertProducts, listProducts, updateProduct } from '../../shared/repositories/products.js';
 import { validator } from '../../shared/validation/ajv.js';
@@ -52,7 +50,11 @@ export function productRoutes(deps: ApiDeps): Router<AppState> {
     const page = parsePageRequest(ctx.query);
     const search = queryText(ctx.query, 'search');
     const { rows, total } = await listProducts(deps.db, merchant.id, search, page);
-    ctx.body = pageOf(rows.map((r) => productView(r, deps.catalogs)), total, page);
+    ctx.body = pageOf(
+      rows.map((r) => productView(r, deps.catalogs)),
+      total,
+      page,
+    );
   });
 
   router.get('/:productId', async (ctx) => {
@@ -68,11 +70,19 @@ export function productRoutes(deps: ApiDeps): Router<AppState> {
     if (!existing) throw new AppError(404, 'product_not_found', `No product ${ctx.params.productId} for this merchant.`);
     const fields = validateUpdate(ctx.request.body);
     // The keys and taxes are checked as the product will be after the update.
-    const details = checkProduct({
-      sku: existing.sku, description: existing.description, unitPrice: 0,
-      satUnitKey: fields.satUnitKey ?? existing.sat_unit_key, satProductServiceKey: fields.satProductServiceKey ?? existing.sat_product_service_key,
-      satTaxObjectKey: fields.satTaxObjectKey ?? existing.sat_tax_object_key, taxes: fields.taxes ?? existing.taxes,
-    }, '', { catalogs: deps.catalogs, onDate: satToday() });
+    const details = checkProduct(
+      {
+        sku: existing.sku,
+        description: existing.description,
+        unitPrice: 0,
+        satUnitKey: fields.satUnitKey ?? existing.sat_unit_key,
+        satProductServiceKey: fields.satProductServiceKey ?? existing.sat_product_service_key,
+        satTaxObjectKey: fields.satTaxObjectKey ?? existing.sat_tax_object_key,
+        taxes: fields.taxes ?? existing.taxes,
+      },
+      '',
+      { catalogs: deps.catalogs, onDate: satToday() },
+    );
     if (details.length > 0) throw new AppError(400, 'validation_failed', 'The product has invalid fields.', { details });
     const row = await updateProduct(deps.db, merchant.id, existing.id, fields);
     if (row === 'sku_taken') throw skuTaken([fields.sku ?? ''], () => 'sku');

@@ -78,18 +78,27 @@ export function publicBuyerRoutes(deps: ApiDeps): Router<AppState> {
 
     const invoiceId = newId('invoice');
     const outcome = await recordConfirmation(deps.db, {
-      invoiceId, transactionId: sale.record.transaction.id, merchantId: sale.merchant.id, customer,
+      invoiceId,
+      transactionId: sale.record.transaction.id,
+      merchantId: sale.merchant.id,
+      customer,
     });
     if (!outcome.ok) {
       switch (outcome.reason) {
-        case 'expired': throw new AppError(410, 'qr_expired', 'This QR has expired; ask the store for a new one.');
-        case 'cancelled': throw new AppError(410, 'qr_cancelled', 'This QR was cancelled by the store.');
-        case 'not_found': throw new AppError(404, 'qr_not_found', 'This QR is not known; ask the store for a new one.');
+        case 'expired':
+          throw new AppError(410, 'qr_expired', 'This QR has expired; ask the store for a new one.');
+        case 'cancelled':
+          throw new AppError(410, 'qr_cancelled', 'This QR was cancelled by the store.');
+        case 'not_found':
+          throw new AppError(404, 'qr_not_found', 'This QR is not known; ask the store for a new one.');
         default: {
           // A double click or a second device with the same data gets the same answer as the first.
           // jsonb keeps its own key order: compare values, not serializations.
           const same = outcome.invoice && isDeepStrictEqual(outcome.invoice.customer, JSON.parse(JSON.stringify(customer)));
-          if (!same) throw new AppError(409, 'already_confirmed', 'This sale was already confirmed for invoicing.', { extra: { confirmation: confirmationView(outcome.invoice, viewContext(deps)) } });
+          if (!same)
+            throw new AppError(409, 'already_confirmed', 'This sale was already confirmed for invoicing.', {
+              extra: { confirmation: confirmationView(outcome.invoice, viewContext(deps)) },
+            });
           ctx.status = 202;
           ctx.body = confirmationView(outcome.invoice, viewContext(deps));
           return;
@@ -136,7 +145,10 @@ export function publicBuyerRoutes(deps: ApiDeps): Router<AppState> {
     const sale = await saleFromLink(deps, form.fields);
     await ensureInvoiceable(deps, sale);
     const document = form.files.document;
-    if (!document) throw new AppError(400, 'document_required', 'Attach the tax-status certificate as the multipart field "document".', { details: [{ field: 'document', code: 'required', message: 'document is required.' }] });
+    if (!document)
+      throw new AppError(400, 'document_required', 'Attach the tax-status certificate as the multipart field "document".', {
+        details: [{ field: 'document', code: 'required', message: 'document is required.' }],
+      });
     ctx.body = await prefillFromCsf(deps, document.data);
   });
 

@@ -17,7 +17,8 @@ export function publicQrImageRoutes(deps: ApiDeps): Router<AppState> {
         ? new AppError(410, 'url_expired', 'This QR image URL has expired.')
         : new AppError(403, 'invalid_signature', 'This QR image URL is not valid.');
     }
-    const row = (await deps.db('qr_transactions').where({ id: qrId }).first('qr_png', 'token', 'expires_at')) as { qr_png: Buffer | null; token: string; expires_at: Date } | undefined;
+    const row = (await deps.db('qr_transactions').where({ id: qrId }).first('qr_png', 'token', 'expires_at')) as
+      { qr_png: Buffer | null; token: string; expires_at: Date } | undefined;
     if (!row) throw new AppError(404, 'not_found', 'No such QR image.');
     const maxAge = Math.max(0, Math.floor((row.expires_at.getTime() - Date.now()) / 1000));
     ctx.set('Cache-Control', `private, max-age=${Math.min(maxAge, 86_400)}`);

@@ -34,7 +34,10 @@ export function webhookRoutes(deps: ApiDeps): Router<AppState> {
     // The id is chosen first: the secret is encrypted bound to it (GCM associated data).
     const id = newId('webhookEndpoint');
     const row = await createEndpoint(deps.db, ctx.state.accountId!, {
-      id, url: request.url, events: request.events ?? [], description: request.description ?? null,
+      id,
+      url: request.url,
+      events: request.events ?? [],
+      description: request.description ?? null,
       secretEncrypted: encrypt(Buffer.from(secret, 'utf8'), encryptionKeyring(deps.config), boundTo.webhookSecret(id)),
     });
     ctx.status = 201;

@@ -31,7 +31,9 @@ export async function commitKill(ctx: ChaosContext, options: CommitKillOptions):
   const started = performance.now();
   const name = `commitkill${options.crashes}`;
   const services = await startServices(ctx, name, {
-    CRASH_AFTER_COMMIT: String(options.probability ?? 0.04), STAMP_SWEEP_MS: String(SWEEP_MS), EXPIRY_SWEEP_MS: String(SWEEP_MS),
+    CRASH_AFTER_COMMIT: String(options.probability ?? 0.04),
+    STAMP_SWEEP_MS: String(SWEEP_MS),
+    EXPIRY_SWEEP_MS: String(SWEEP_MS),
   });
   const history = new History();
   const confirmed: string[] = [];
@@ -86,19 +88,38 @@ export async function commitKill(ctx: ChaosContext, options: CommitKillOptions):
 
     const db = ctx.db;
     const done = async () => {
-      const [invoiced] = (await db('invoices').whereIn('transaction_id', confirmed).where({ status: 'ACTIVE' }).whereNotNull('pdf_file_key').whereNotNull('email_sent_at')
+      const [invoiced] = (await db('invoices')
+        .whereIn('transaction_id', confirmed)
+        .where({ status: 'ACTIVE' })
+        .whereNotNull('pdf_file_key')
+        .whereNotNull('email_sent_at')
         .count({ n: '*' })) as { n: string }[];
-      const [expired] = (await db('qr_transactions').whereIn('id', unconfirmed.map((u) => u.qrId)).where({ status: 'EXPIRED' }).count({ n: '*' })) as { n: string }[];
+      const [expired] = (await db('qr_transactions')
+        .whereIn(
+          'id',
+          unconfirmed.map((u) => u.qrId),
+        )
+        .where({ status: 'EXPIRED' })
+        .count({ n: '*' })) as { n: string }[];
       return Number(invoiced!.n) === confirmed.length && Number(expired!.n) === unconfirmed.length;
     };
     const settled = await waitFor(done, 180_000);
 
     const crashes = await crashesByPoint(ctx, name);
-    const invoices = (await db('invoices').whereIn('transaction_id', confirmed).select('transaction_id', 'status', 'uuid', 'folio', 'pdf_file_key', 'email_sent_at')) as
-      { transaction_id: string; status: string; uuid: string | null; folio: string; pdf_file_key: string | null; email_sent_at: Date | null }[];
+    const invoices = (await db('invoices').whereIn('transaction_id', confirmed).select('transaction_id', 'status', 'uuid', 'folio', 'pdf_file_key', 'email_sent_at')) as {
+      transaction_id: string;
+      status: string;
+      uuid: string | null;
+      folio: string;
+      pdf_file_key: string | null;
+      email_sent_at: Date | null;
+    }[];
     const live = invoices.filter((i) => i.status !== 'REFUSED');
-    const qrs = (await db('qr_transactions').whereIn('idempotency_key', keys).where({ merchant_id: ctx.account.merchantId }).select('id', 'idempotency_key', 'status')) as
-      { id: string; idempotency_key: string; status: string }[];
+    const qrs = (await db('qr_transactions').whereIn('idempotency_key', keys).where({ merchant_id: ctx.account.merchantId }).select('id', 'idempotency_key', 'status')) as {
+      id: string;
+      idempotency_key: string;
+      status: string;
+    }[];
     const statusOf = new Map(qrs.map((q) => [q.id, q.status]));
     const creates = history.of('create');
     const confirms = history.of('confirm');
@@ -113,26 +134,56 @@ export async function commitKill(ctx: ChaosContext, options: CommitKillOptions):
 
     return {
       scenario: `kill -9 between commit and enqueue ×${crashes.total}`,
-      counts: `${crashes.total} kills after a commit (${POINTS.map((p) => `${p} ${crashes.byPoint[p]}`).join(', ')}); ${restarts.api} API and ${restarts.worker} worker restarts; `
-        + `${keys.length} sales (${confirmed.length} confirmed, ${unconfirmed.length} left to expire); ${creates.length} creates (${tally(creates.map((e) => answerLabel(e.answer)))}), `
-        + `${confirms.length} confirms (${tally(confirms.map((e) => answerLabel(e.answer)))}); ${unanswered.length} requests cut by a kill, each retried`,
+      counts:
+        `${crashes.total} kills after a commit (${POINTS.map((p) => `${p} ${crashes.byPoint[p]}`).join(', ')}); ${restarts.api} API and ${restarts.worker} worker restarts; ` +
+        `${keys.length} sales (${confirmed.length} confirmed, ${unconfirmed.length} left to expire); ${creates.length} creates (${tally(creates.map((e) => answerLabel(e.answer)))}), ` +
+        `${confirms.length} confirms (${tally(confirms.map((e) => answerLabel(e.answer)))}); ${unanswered.length} requests cut by a kill, each retried`,
       checks: [
-        check(`≥ ${options.crashes} kills after a commit, at every point`, crashes.total >= options.crashes && pointsHit.length === POINTS.length, `${crashes.total}, points ${pointsHit.join(', ')}`),
-        check('every request answered in the end (no 5xx but while a process was down)', [...lastAnswers.values()].every((s) => s !== 0 && s < 500)),
-        check('every confirmation retried with the same data answered as the first', confirms.every((e) => e.answer.status !== 409 || errorCode(e.answer) === 'qr_already_invoiced'),
-          tally(confirms.filter((e) => e.answer.status === 409).map((e) => answerLabel(e.answer)))),
-        check('every key answered 201, one transaction per key', keys.every((k) => answeredKeys.has(k) && perKey.get(k) === 1), `${answeredKeys.size}/${keys.length} keys, ${qrs.length} rows`),
-        check('every confirmed QR INVOICED', confirmed.every((id) => statusOf.get(id) === 'INVOICED'), `${confirmed.filter((id) => statusOf.get(id) === 'INVOICED').length}/${confirmed.length}`),
-        check('one ACTIVE invoice per confirmed QR, one UUID and one folio each', live.length === confirmed.length && live.every((i) => i.status === 'ACTIVE')
-          && new Set(live.map((i) => i.transaction_id)).size === live.length && new Set(live.map((i) => i.uuid)).size === live.length && new Set(live.map((i) => i.folio)).size === live.length,
-        `${live.length} live invoices for ${confirmed.length} QRs`),
-        check('every invoice with its PDF and its e-mail', live.every((i) => i.pdf_file_key && i.email_sent_at),
-          `${live.filter((i) => !i.pdf_file_key).length} without PDF, ${live.filter((i) => !i.email_sent_at).length} without e-mail`),
+        check(
+          `≥ ${options.crashes} kills after a commit, at every point`,
+          crashes.total >= options.crashes && pointsHit.length === POINTS.length,
+          `${crashes.total}, points ${pointsHit.join(', ')}`,
+        ),
+        check(
+          'every request answered in the end (no 5xx but while a process was down)',
+          [...lastAnswers.values()].every((s) => s !== 0 && s < 500),
+        ),
+        check(
+          'every confirmation retried with the same data answered as the first',
+          confirms.every((e) => e.answer.status !== 409 || errorCode(e.answer) === 'qr_already_invoiced'),
+          tally(confirms.filter((e) => e.answer.status === 409).map((e) => answerLabel(e.answer))),
+        ),
+        check(
+          'every key answered 201, one transaction per key',
+          keys.every((k) => answeredKeys.has(k) && perKey.get(k) === 1),
+          `${answeredKeys.size}/${keys.length} keys, ${qrs.length} rows`,
+        ),
+        check(
+          'every confirmed QR INVOICED',
+          confirmed.every((id) => statusOf.get(id) === 'INVOICED'),
+          `${confirmed.filter((id) => statusOf.get(id) === 'INVOICED').length}/${confirmed.length}`,
+        ),
+        check(
+          'one ACTIVE invoice per confirmed QR, one UUID and one folio each',
+          live.length === confirmed.length &&
+            live.every((i) => i.status === 'ACTIVE') &&
+            new Set(live.map((i) => i.transaction_id)).size === live.length &&
+            new Set(live.map((i) => i.uuid)).size === live.length &&
+            new Set(live.map((i) => i.folio)).size === live.length,
+          `${live.length} live invoices for ${confirmed.length} QRs`,
+        ),
+        check(
+          'every invoice with its PDF and its e-mail',
+          live.every((i) => i.pdf_file_key && i.email_sent_at),
+          `${live.filter((i) => !i.pdf_file_key).length} without PDF, ${live.filter((i) => !i.email_sent_at).length} without e-mail`,
+        ),
         check('every unconfirmed QR EXPIRED', expiredLate.length === 0, `${unconfirmed.length - expiredLate.length}/${unconfirmed.length}`),
         check('no process crashed once the faults ended', services.crashes().length === crashesBefore, services.crashes().slice(crashesBefore).join('; ')),
       ],
-      timings: settled === undefined ? 'not settled within 180 s of the restart without faults'
-        : `settled ${(settled / 1000).toFixed(1)} s after the restart without faults (sweeps every ${SWEEP_MS / 1000} s; BullMQ's stall check every 30 s)`,
+      timings:
+        settled === undefined
+          ? 'not settled within 180 s of the restart without faults'
+          : `settled ${(settled / 1000).toFixed(1)} s after the restart without faults (sweeps every ${SWEEP_MS / 1000} s; BullMQ's stall check every 30 s)`,
       seconds: (performance.now() - started) / 1000,
     };
   } finally {

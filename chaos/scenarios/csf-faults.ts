@@ -36,7 +36,10 @@ export async function csfFaults(ctx: ChaosContext, options: CsfFaultOptions): Pr
   const csf = await startFakeCsfServer();
   const proxy = await startFaultProxy(csf.url);
   const services = await startServices(ctx, 'csf', {
-    CSF_BASE_URL: proxy.url, CSF_ATTEMPTS: String(ATTEMPTS), CSF_TIMEOUT_MS: String(TIMEOUT_MS), CSF_BACKOFF_MS: String(BACKOFF_MS),
+    CSF_BASE_URL: proxy.url,
+    CSF_ATTEMPTS: String(ATTEMPTS),
+    CSF_TIMEOUT_MS: String(TIMEOUT_MS),
+    CSF_BACKOFF_MS: String(BACKOFF_MS),
   });
   const queue = new Queue(QUEUES.csfSync, { connection: { url: ctx.redisUrl }, prefix: services.queuePrefix });
   const history = new History();
@@ -56,10 +59,20 @@ export async function csfFaults(ctx: ChaosContext, options: CsfFaultOptions): Pr
       idCifOf.set(o.issuerId, idCif);
     }
     const idCifOfCall = (url: string) => new URL(url, 'http://proxy').searchParams.get('idCif') ?? '?';
-    const synchronize = (o: BootstrapResult) => history.record('synchronize', o.issuerId, () => httpCall('POST', `${services.baseUrl}/v1/qrs/issuers/${o.issuerId}/synchronize`, {
-      headers: { Authorization: `Bearer ${o.accessToken}` },
-    }));
-    const statuses = async () => (await ctx.db('issuers').whereIn('id', owners.map((o) => o.issuerId)).select('sync_status')) as { sync_status: string | null }[];
+    const synchronize = (o: BootstrapResult) =>
+      history.record('synchronize', o.issuerId, () =>
+        httpCall('POST', `${services.baseUrl}/v1/qrs/issuers/${o.issuerId}/synchronize`, {
+          headers: { Authorization: `Bearer ${o.accessToken}` },
+        }),
+      );
+    const statuses = async () =>
+      (await ctx
+        .db('issuers')
+        .whereIn(
+          'id',
+          owners.map((o) => o.issuerId),
+        )
+        .select('sync_status')) as { sync_status: string | null }[];
     // No synchronization waiting, retrying or running (the queue also holds sweep-lost-syncs' next run).
     const idle = async () => (await queue.getJobs(['active', 'waiting', 'delayed', 'prioritized'])).every((j) => j.name !== 'sync-issuer');
 
@@ -107,14 +120,30 @@ export async function csfFaults(ctx: ChaosContext, options: CsfFaultOptions): Pr
       const creates = events.filter((e) => e.op === 'create');
       const sold = new Set(creates.filter((e) => e.answer.status === 201).map((e) => e.key));
       const sales = new Set(creates.map((e) => e.key));
-      counts.push(`${fault}: ${clicks.length} clicks → ${jobs} synchronization jobs, ${faultCalls.length} CSF calls; ${sales.size} sales at ${Math.round(sales.size / (options.faultMs / 1000))} QR/s`);
+      counts.push(
+        `${fault}: ${clicks.length} clicks → ${jobs} synchronization jobs, ${faultCalls.length} CSF calls; ${sales.size} sales at ${Math.round(sales.size / (options.faultMs / 1000))} QR/s`,
+      );
       checks.push(
-        check(`${fault}: every click 202`, clicks.every((e) => e.answer.status === 202), tally(clicks.map((e) => answerLabel(e.answer)))),
-        check(`${fault}: bounded retries (≤ ${ATTEMPTS} CSF calls per job, per issuer)`, overBound.length === 0 && strangers === 0,
-          `${faultCalls.length} calls for ${jobs} jobs; per issuer at most ${maxPerJob.toFixed(1)} calls per job, ${Math.max(0, ...perIssuer.map((p) => p.calls))} calls; ${overBound.length} issuers over, ${strangers} calls of no issuer`),
-        check(`${fault}: every synchronization ended FAILED, no job left`, settled !== undefined, settled === undefined ? tally((await statuses()).map((s) => s.sync_status ?? 'none')) : ''),
-        check(`${fault}: every sale 201, no 5xx but 503 load shedding`, sold.size === sales.size && creates.every((e) => e.answer.status === 201 || (e.answer.status === 503 && e.answer.headers?.get('retry-after'))),
-          `${sold.size}/${sales.size} sales; ${tally(creates.map((e) => answerLabel(e.answer)))}`),
+        check(
+          `${fault}: every click 202`,
+          clicks.every((e) => e.answer.status === 202),
+          tally(clicks.map((e) => answerLabel(e.answer))),
+        ),
+        check(
+          `${fault}: bounded retries (≤ ${ATTEMPTS} CSF calls per job, per issuer)`,
+          overBound.length === 0 && strangers === 0,
+          `${faultCalls.length} calls for ${jobs} jobs; per issuer at most ${maxPerJob.toFixed(1)} calls per job, ${Math.max(0, ...perIssuer.map((p) => p.calls))} calls; ${overBound.length} issuers over, ${strangers} calls of no issuer`,
+        ),
+        check(
+          `${fault}: every synchronization ended FAILED, no job left`,
+          settled !== undefined,
+          settled === undefined ? tally((await statuses()).map((s) => s.sync_status ?? 'none')) : '',
+        ),
+        check(
+          `${fault}: every sale 201, no 5xx but 503 load shedding`,
+          sold.size === sales.size && creates.every((e) => e.answer.status === 201 || (e.answer.status === 503 && e.answer.headers?.get('retry-after'))),
+          `${sold.size}/${sales.size} sales; ${tally(creates.map((e) => answerLabel(e.answer)))}`,
+        ),
       );
       timings.push(`${fault}: all FAILED ${settled === undefined ? 'never' : `${((Date.now() - faultStart - options.faultMs) / 1000).toFixed(1)} s after the fault's end`}`);
     }
@@ -125,13 +154,20 @@ export async function csfFaults(ctx: ChaosContext, options: CsfFaultOptions): Pr
     const succeeded = await waitFor(async () => (await idle()) && (await statuses()).every((s) => s.sync_status === 'SUCCEEDED'), 30_000);
     checks.push(
       check('after recovery, one click each: every issuer SUCCEEDED', succeeded !== undefined, tally((await statuses()).map((s) => s.sync_status ?? 'none'))),
-      check('after recovery, every click 202', clicks.every((a) => a.status === 202), tally(clicks.map(answerLabel))),
+      check(
+        'after recovery, every click 202',
+        clicks.every((a) => a.status === 202),
+        tally(clicks.map(answerLabel)),
+      ),
       check('no process crashed', services.crashes().length === 0, services.crashes().join('; ')),
     );
     timings.push(`recovered: all SUCCEEDED ${succeeded === undefined ? 'never' : `${((Date.now() - recovered) / 1000).toFixed(1)} s after the click`}`);
     return {
       scenario: `CSF service hanging / 503 / garbage, ${options.faultMs / 1000} s each, ${owners.length} issuers`,
-      counts: counts.join('; '), checks, timings: timings.join('; '), seconds: (performance.now() - started) / 1000,
+      counts: counts.join('; '),
+      checks,
+      timings: timings.join('; '),
+      seconds: (performance.now() - started) / 1000,
     };
   } finally {
     await queue.close();

@@ -58,7 +58,13 @@ export async function killApiDuringPosts(ctx: ChaosContext, options: KillApiOpti
     await Promise.all([...clients, killer]);
 
     const posts = history.of('post');
-    const rows = (await ctx.db('qr_transactions').where({ merchant_id: ctx.account.merchantId }).whereIn('idempotency_key', keys.map((k) => k.key))
+    const rows = (await ctx
+      .db('qr_transactions')
+      .where({ merchant_id: ctx.account.merchantId })
+      .whereIn(
+        'idempotency_key',
+        keys.map((k) => k.key),
+      )
       .select('id', 'idempotency_key')) as { id: string; idempotency_key: string }[];
     const rowsByKey = new Map<string, string[]>();
     for (const r of rows) rowsByKey.set(r.idempotency_key, [...(rowsByKey.get(r.idempotency_key) ?? []), r.id]);

@@ -56,13 +56,20 @@ export async function killWorkerMidStamp(ctx: ChaosContext, options: KillWorkerO
     const invoicedCount = async () => Number((await ctx.db('qr_transactions').whereIn('id', confirmed).where({ status: 'INVOICED' }).count({ n: '*' }).first())?.n ?? 0);
     const settled = await waitFor(async () => (await invoicedCount()) === confirmed.length, options.settleMs ?? 180_000);
 
-    const invoices = (await ctx.db('invoices').whereIn('transaction_id', confirmed).select('transaction_id', 'status', 'uuid', 'folio')) as
-      { transaction_id: string; status: string; uuid: string | null; folio: string }[];
+    const invoices = (await ctx.db('invoices').whereIn('transaction_id', confirmed).select('transaction_id', 'status', 'uuid', 'folio')) as {
+      transaction_id: string;
+      status: string;
+      uuid: string | null;
+      folio: string;
+    }[];
     const live = invoices.filter((i) => i.status !== 'REFUSED');
     const perQr = new Map<string, number>();
     for (const i of live) perQr.set(i.transaction_id, (perQr.get(i.transaction_id) ?? 0) + 1);
     const invoiced = await invoicedCount();
-    const newStamps = ctx.pac.calls.slice(pacCallsBefore).filter((c) => c.outcome.startsWith('stamped')).map((c) => c.uuid);
+    const newStamps = ctx.pac.calls
+      .slice(pacCallsBefore)
+      .filter((c) => c.outcome.startsWith('stamped'))
+      .map((c) => c.uuid);
     const ourUuids = new Set(live.map((i) => i.uuid));
     const stamp = new Queue('stamp', { connection: { url: ctx.redisUrl }, prefix: services.queuePrefix });
     const failedJobs = (await stamp.getJobCounts('failed')).failed ?? 0;
@@ -74,12 +81,26 @@ export async function killWorkerMidStamp(ctx: ChaosContext, options: KillWorkerO
       counts: `${options.kills} kills (${killsWithStampsInFlight} with stamps in flight), ${confirmed.length} QRs confirmed (${tally(confirms.map((e) => answerLabel(e.answer)))}), ${newStamps.length} PAC stamps, ${failedJobs} failed stamp jobs left in Redis`,
       checks: [
         check('every confirmed QR INVOICED', invoiced === confirmed.length, `${invoiced}/${confirmed.length}`),
-        check('one live invoice per QR, ACTIVE', live.length === confirmed.length && [...perQr.values()].every((n) => n === 1) && live.every((i) => i.status === 'ACTIVE'),
-          `${live.length} live, ${live.filter((i) => i.status === 'ACTIVE').length} ACTIVE, ${invoices.length - live.length} REFUSED`),
-        check('one UUID and one folio per QR', new Set(live.map((i) => i.uuid)).size === live.length && new Set(live.map((i) => i.folio)).size === live.length,
-          `${new Set(live.map((i) => i.uuid)).size} UUIDs, ${new Set(live.map((i) => i.folio)).size} folios`),
-        check('no CFDI stamped twice at the PAC', newStamps.length === live.length && newStamps.every((u) => u !== undefined && ourUuids.has(u)), `${newStamps.length} stamps for ${live.length} invoices`),
-        check('every confirm answered 202', confirms.every((e) => e.answer.status === 202), tally(confirms.map((e) => answerLabel(e.answer)))),
+        check(
+          'one live invoice per QR, ACTIVE',
+          live.length === confirmed.length && [...perQr.values()].every((n) => n === 1) && live.every((i) => i.status === 'ACTIVE'),
+          `${live.length} live, ${live.filter((i) => i.status === 'ACTIVE').length} ACTIVE, ${invoices.length - live.length} REFUSED`,
+        ),
+        check(
+          'one UUID and one folio per QR',
+          new Set(live.map((i) => i.uuid)).size === live.length && new Set(live.map((i) => i.folio)).size === live.length,
+          `${new Set(live.map((i) => i.uuid)).size} UUIDs, ${new Set(live.map((i) => i.folio)).size} folios`,
+        ),
+        check(
+          'no CFDI stamped twice at the PAC',
+          newStamps.length === live.length && newStamps.every((u) => u !== undefined && ourUuids.has(u)),
+          `${newStamps.length} stamps for ${live.length} invoices`,
+        ),
+        check(
+          'every confirm answered 202',
+          confirms.every((e) => e.answer.status === 202),
+          tally(confirms.map((e) => answerLabel(e.answer))),
+        ),
         check('no process crashed', services.crashes().length === 0, services.crashes().join('; ')),
       ],
       timings: settled === undefined ? `not all INVOICED within ${(options.settleMs ?? 180_000) / 1000} s` : `all INVOICED ${(settled / 1000).toFixed(1)} s after the last restart`,

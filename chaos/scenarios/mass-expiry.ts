@@ -28,7 +28,12 @@ const LATER = 300;
 const CONFIRMED = 20;
 const POLL_MS = 200;
 
-interface Row { id: string; status: string; expires_at: Date; expired_at: Date | null }
+interface Row {
+  id: string;
+  status: string;
+  expires_at: Date;
+  expired_at: Date | null;
+}
 
 const quantile = (sorted: number[], q: number) => (sorted.length === 0 ? NaN : sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(q * sorted.length) - 1))]!);
 const s = (ms: number) => (Number.isFinite(ms) ? `${(ms / 1000).toFixed(2)} s` : 'never');
@@ -48,24 +53,29 @@ export async function massExpiry(ctx: ChaosContext, options: MassExpiryOptions):
   const createAll = async (op: string, requests: { key: string; body: ReturnType<typeof saleBody> }[]) => {
     const answers: Answer[] = [];
     let next = 0;
-    await Promise.all(Array.from({ length: CONNECTIONS }, async () => {
-      for (let r = requests[next++]; r; r = requests[next++]) {
-        const item = r;
-        let answer = await history.record(op, item.key, () => postQr(ctx, services.baseUrl, item.body, item.key));
-        for (let attempt = 1; attempt < 5 && answer.status === 503; attempt++) {
-          await sleep(Number(answer.headers?.get('retry-after') ?? 1) * 1000);
-          answer = await history.record(op, item.key, () => postQr(ctx, services.baseUrl, item.body, item.key));
+    await Promise.all(
+      Array.from({ length: CONNECTIONS }, async () => {
+        for (let r = requests[next++]; r; r = requests[next++]) {
+          const item = r;
+          let answer = await history.record(op, item.key, () => postQr(ctx, services.baseUrl, item.body, item.key));
+          for (let attempt = 1; attempt < 5 && answer.status === 503; attempt++) {
+            await sleep(Number(answer.headers?.get('retry-after') ?? 1) * 1000);
+            answer = await history.record(op, item.key, () => postQr(ctx, services.baseUrl, item.body, item.key));
+          }
+          answers.push(answer);
         }
-        answers.push(answer);
-      }
-    }));
+      }),
+    );
     return answers.filter((a) => a.status === 201).map((a) => a.body as { qr_id: string; qr_content: string });
   };
   try {
     // Warm-up: QRs expiring two hours later, timed, so the window can open after the creation phase.
     const laterAt = new Date(Date.now() + 2 * 3_600_000);
     const warmStarted = performance.now();
-    const later = await createAll('later', Array.from({ length: LATER }, () => ({ key: randomUUID(), body: saleBody(ctx, laterAt) })));
+    const later = await createAll(
+      'later',
+      Array.from({ length: LATER }, () => ({ key: randomUUID(), body: saleBody(ctx, laterAt) })),
+    );
     const warmRate = LATER / ((performance.now() - warmStarted) / 1000);
 
     const total = options.expiring + CONFIRMED;
@@ -89,7 +99,10 @@ export async function massExpiry(ctx: ChaosContext, options: MassExpiryOptions):
 
     const toConfirm = created.slice(0, CONFIRMED);
     await Promise.all(toConfirm.map((qr) => history.record('confirm', qr.qr_id, () => confirmQr(services.baseUrl, qr.qr_content))));
-    const confirmedIds = history.of('confirm').filter((e) => e.answer.status === 202).map((e) => e.key);
+    const confirmedIds = history
+      .of('confirm')
+      .filter((e) => e.answer.status === 202)
+      .map((e) => e.key);
     const confirmedSet = new Set(toConfirm.map((q) => q.qr_id));
     const expiringIds = created.map((q) => q.qr_id).filter((id) => !confirmedSet.has(id));
     const openedAfterCreation = windowStart - Date.now();
@@ -102,7 +115,10 @@ export async function massExpiry(ctx: ChaosContext, options: MassExpiryOptions):
     while (remaining.length > 0 && Date.now() < pollUntil) {
       const polled = performance.now();
       for (let i = 0; i < remaining.length; i += 10_000) {
-        const rows = (await ctx.db('qr_transactions').whereIn('id', remaining.slice(i, i + 10_000)).where({ status: 'EXPIRED' })
+        const rows = (await ctx
+          .db('qr_transactions')
+          .whereIn('id', remaining.slice(i, i + 10_000))
+          .where({ status: 'EXPIRED' })
           .select('id', ctx.db.raw('statement_timestamp() as seen'))) as { id: string; seen: Date }[];
         for (const r of rows) seen.set(r.id, r.seen.getTime());
       }
@@ -112,12 +128,15 @@ export async function massExpiry(ctx: ChaosContext, options: MassExpiryOptions):
 
     // The jobs behind the first ones find their QRs expired: how long until the expiry queue is empty.
     const expiryQueue = new Queue(QUEUES.expiry, { connection: { url: ctx.redisUrl }, prefix: services.queuePrefix });
-    const drained = await waitFor(async () => {
-      const c = await expiryQueue.getJobCounts('wait', 'active');
-      if ((c.wait ?? 0) + (c.active ?? 0) > 0) return false;
-      // Still delayed: the schedulers' next runs (the QRs expiring two hours later have no bucket yet).
-      return (await expiryQueue.getDelayed(0, 1)).every((j) => j.name !== 'expire-due-qrs' || j.timestamp + j.delay > windowEnd + 3_600_000);
-    }, Math.max(0, windowEnd + 120_000 - Date.now())).finally(() => expiryQueue.close());
+    const drained = await waitFor(
+      async () => {
+        const c = await expiryQueue.getJobCounts('wait', 'active');
+        if ((c.wait ?? 0) + (c.active ?? 0) > 0) return false;
+        // Still delayed: the schedulers' next runs (the QRs expiring two hours later have no bucket yet).
+        return (await expiryQueue.getDelayed(0, 1)).every((j) => j.name !== 'expire-due-qrs' || j.timestamp + j.delay > windowEnd + 3_600_000);
+      },
+      Math.max(0, windowEnd + 120_000 - Date.now()),
+    ).finally(() => expiryQueue.close());
     const drainedAfter = drained === undefined ? Infinity : Date.now() - windowEnd;
 
     const rows = new Map(((await ctx.db('qr_transactions').whereIn('id', expiringIds).select('id', 'status', 'expires_at', 'expired_at')) as Row[]).map((r) => [r.id, r]));
@@ -132,41 +151,67 @@ export async function massExpiry(ctx: ChaosContext, options: MassExpiryOptions):
     // The merchant's view of a sample.
     const sample = [...expiringIds].sort(() => Math.random() - 0.5).slice(0, 200);
     let nextGet = 0;
-    await Promise.all(Array.from({ length: 20 }, async () => {
-      for (let id = sample[nextGet++]; id; id = sample[nextGet++]) {
-        const qrId = id;
-        await history.record('get', qrId, () => getQr(ctx, services.baseUrl, qrId));
-      }
-    }));
+    await Promise.all(
+      Array.from({ length: 20 }, async () => {
+        for (let id = sample[nextGet++]; id; id = sample[nextGet++]) {
+          const qrId = id;
+          await history.record('get', qrId, () => getQr(ctx, services.baseUrl, qrId));
+        }
+      }),
+    );
     const gets = history.of('get');
     const getsExpired = gets.filter((e) => e.answer.status === 200 && (e.answer.body as { status?: string }).status === 'EXPIRED');
 
-    const laterRows = (await ctx.db('qr_transactions').whereIn('id', later.map((q) => q.qr_id)).select('status')) as { status: string }[];
+    const laterRows = (await ctx
+      .db('qr_transactions')
+      .whereIn(
+        'id',
+        later.map((q) => q.qr_id),
+      )
+      .select('status')) as { status: string }[];
     const confirmedRows = (await ctx.db('qr_transactions').whereIn('id', confirmedIds).select('status')) as { status: string }[];
     const creates = history.of('create');
     const attempts = [...creates, ...history.of('later')];
-    const shed = attempts.filter((e) => e.answer.status === 503 && (e.answer.body as { error?: { code?: string } } | undefined)?.error?.code === 'qr_render_timeout' && e.answer.headers?.get('retry-after'));
+    const shed = attempts.filter(
+      (e) => e.answer.status === 503 && (e.answer.body as { error?: { code?: string } } | undefined)?.error?.code === 'qr_render_timeout' && e.answer.headers?.get('retry-after'),
+    );
     const fivexx = attempts.filter((e) => e.answer.status >= 500 || e.answer.status === 0).filter((e) => !shed.includes(e));
     if (process.env.CHAOS_KEEP_LOGS === '1') await history.save(`${ctx.workDir}/mass-expiry-history.jsonl`);
     return {
       scenario: `${options.expiring.toLocaleString('en')} QRs expiring within ${options.windowMs / 1000} s (EXPIRY_SWEEP_MS ${SWEEP_MS / 1000} s)`,
       counts: `${created.length}/${total} created at ${CONNECTIONS} connections (${creates.length} attempts: ${tally(creates.map((e) => answerLabel(e.answer)))}), ${CONFIRMED} of them confirmed (${tally(history.of('confirm').map((e) => answerLabel(e.answer)))}); ${later.length} expiring 2 h later; ${gets.length} GETs after the window`,
       checks: [
-        check('every sale created (201), 0 5xx but load shedding', created.length === total && fivexx.length === 0,
-          `${created.length}/${total} × 201; ${fivexx.length} 5xx or no answer; ${shed.length} × 503 qr_render_timeout with Retry-After, retried with the same key`),
-        check('the window opened after the last creation', openedAfterCreation > 0, `${s(openedAfterCreation)} after; ${inWindow.length}/${expiringIds.length} expires_at inside it`),
+        check(
+          'every sale created (201), 0 5xx but load shedding',
+          created.length === total && fivexx.length === 0,
+          `${created.length}/${total} × 201; ${fivexx.length} 5xx or no answer; ${shed.length} × 503 qr_render_timeout with Retry-After, retried with the same key`,
+        ),
+        check(
+          'the window opened after the last creation',
+          openedAfterCreation > 0,
+          `${s(openedAfterCreation)} after; ${inWindow.length}/${expiringIds.length} expires_at inside it`,
+        ),
         check(`all ${expiringIds.length} EXPIRED`, expired.length === expiringIds.length && expiringIds.length === options.expiring, `${expired.length}/${expiringIds.length}`),
         check('none EXPIRED before its expires_at', early === 0, `${early} early`),
         check(`expired_at − expires_at ≤ ${TARGET_MS / 1000} s (max and p99)`, maxLate <= TARGET_MS && p99 <= TARGET_MS, `p99 ${s(p99)}, max ${s(maxLate)}`),
-        check(`seen EXPIRED by a ${POLL_MS} ms poll ≤ ${TARGET_MS / 1000} s after expires_at`, (visible.at(-1) ?? Infinity) <= TARGET_MS, `p99 ${s(quantile(visible, 0.99))}, max ${s(visible.at(-1) ?? Infinity)}`),
-        check('GET /v1/qrs/{id} answers EXPIRED', getsExpired.length === gets.length && gets.length > 0, `${getsExpired.length}/${gets.length} (${tally(gets.map((e) => `${answerLabel(e.answer)} ${(e.answer.body as { status?: string } | undefined)?.status ?? ''}`.trim()))})`),
+        check(
+          `seen EXPIRED by a ${POLL_MS} ms poll ≤ ${TARGET_MS / 1000} s after expires_at`,
+          (visible.at(-1) ?? Infinity) <= TARGET_MS,
+          `p99 ${s(quantile(visible, 0.99))}, max ${s(visible.at(-1) ?? Infinity)}`,
+        ),
+        check(
+          'GET /v1/qrs/{id} answers EXPIRED',
+          getsExpired.length === gets.length && gets.length > 0,
+          `${getsExpired.length}/${gets.length} (${tally(gets.map((e) => `${answerLabel(e.answer)} ${(e.answer.body as { status?: string } | undefined)?.status ?? ''}`.trim()))})`,
+        ),
         check('confirmed QRs never EXPIRED', confirmedRows.length === CONFIRMED && confirmedRows.every((r) => r.status !== 'EXPIRED'), tally(confirmedRows.map((r) => r.status))),
         check('QRs expiring later left PENDING', laterRows.length === LATER && laterRows.every((r) => r.status === 'PENDING'), tally(laterRows.map((r) => r.status))),
         check('no process crashed', services.crashes().length === 0, services.crashes().join('; ')),
       ],
-      timings: `created at ${(created.length / createSeconds).toFixed(0)} QR/s (${createSeconds.toFixed(1)} s; warm-up ${warmRate.toFixed(0)} QR/s), window opened ${s(windowStart - createdAt)} after; `
-        + `expired_at − expires_at p50 ${s(quantile(lateness, 0.5))}, p99 ${s(p99)}, max ${s(maxLate)}; seen by the poll p50 ${s(quantile(visible, 0.5))}, p99 ${s(quantile(visible, 0.99))}, max ${s(visible.at(-1) ?? Infinity)}; `
-        + `expiry queue empty ${s(drainedAfter)} after the window closed`,
+      timings:
+        `created at ${(created.length / createSeconds).toFixed(0)} QR/s (${createSeconds.toFixed(1)} s; warm-up ${warmRate.toFixed(0)} QR/s), window opened ${s(windowStart - createdAt)} after; ` +
+        `expired_at − expires_at p50 ${s(quantile(lateness, 0.5))}, p99 ${s(p99)}, max ${s(maxLate)}; seen by the poll p50 ${s(quantile(visible, 0.5))}, p99 ${s(quantile(visible, 0.99))}, max ${s(visible.at(-1) ?? Infinity)}; ` +
+        `expiry queue empty ${s(drainedAfter)} after the window closed`,
       seconds: (performance.now() - started) / 1000,
     };
   } finally {

@@ -25,7 +25,12 @@ const TIMEOUT_MS = 5000;
 export async function pacFaults(ctx: ChaosContext, options: PacFaultOptions): Promise<ScenarioResult> {
   const started = performance.now();
   const proxy = await startFaultProxy(ctx.pac.url);
-  const services = await startServices(ctx, 'pac', { PAC_ATTEMPTS: String(ATTEMPTS), PAC_BACKOFF_MS: '200', PAC_TIMEOUT_MS: String(TIMEOUT_MS), STAMP_SWEEP_MS: String(SWEEP_MS) }, proxy.url);
+  const services = await startServices(
+    ctx,
+    'pac',
+    { PAC_ATTEMPTS: String(ATTEMPTS), PAC_BACKOFF_MS: '200', PAC_TIMEOUT_MS: String(TIMEOUT_MS), STAMP_SWEEP_MS: String(SWEEP_MS) },
+    proxy.url,
+  );
   const history = new History();
   const checks: Check[] = [];
   const counts: string[] = [];
@@ -52,8 +57,15 @@ export async function pacFaults(ctx: ChaosContext, options: PacFaultOptions): Pr
       const maxPerFolio = Math.max(0, ...perFolio.values());
       const bound = ATTEMPTS * (1 + Math.ceil(options.faultMs / SWEEP_MS));
       proxy.mode = 'pass';
-      const drained = await waitFor(async () => Number((await ctx.db('qr_transactions').whereIn('id', confirmed).where({ status: 'INVOICED' }).count({ n: '*' }).first())?.n ?? 0) === confirmed.length, 90_000);
-      const invoices = (await ctx.db('invoices').whereIn('transaction_id', confirmed).whereNot({ status: 'REFUSED' }).select('uuid', 'folio', 'status')) as { uuid: string; folio: string; status: string }[];
+      const drained = await waitFor(
+        async () => Number((await ctx.db('qr_transactions').whereIn('id', confirmed).where({ status: 'INVOICED' }).count({ n: '*' }).first())?.n ?? 0) === confirmed.length,
+        90_000,
+      );
+      const invoices = (await ctx.db('invoices').whereIn('transaction_id', confirmed).whereNot({ status: 'REFUSED' }).select('uuid', 'folio', 'status')) as {
+        uuid: string;
+        folio: string;
+        status: string;
+      }[];
       // A stamp job still running 10 s after every QR is INVOICED (the sweep's own run aside) would be a stuck one.
       const stampsRunning = async () => (await stamp.getActive()).filter((j) => j.name === 'stamp-invoice').length;
       await waitFor(async () => (await stampsRunning()) === 0, 10_000);
@@ -61,14 +73,26 @@ export async function pacFaults(ctx: ChaosContext, options: PacFaultOptions): Pr
       counts.push(`${fault}: ${confirmed.length} confirmed, ${faultCalls.length} PAC calls during ${options.faultMs / 1000} s (≤ ${maxPerFolio} per invoice)`);
       checks.push(
         check(`${fault}: bounded retries`, maxPerFolio <= bound, `max ${maxPerFolio} calls per invoice (bound ${bound})`),
-        check(`${fault}: backlog drains, each INVOICED once`, drained !== undefined && invoices.length === confirmed.length && invoices.every((i) => i.status === 'ACTIVE') && new Set(invoices.map((i) => i.uuid)).size === confirmed.length,
-          `${invoices.filter((i) => i.status === 'ACTIVE').length}/${confirmed.length}`),
+        check(
+          `${fault}: backlog drains, each INVOICED once`,
+          drained !== undefined &&
+            invoices.length === confirmed.length &&
+            invoices.every((i) => i.status === 'ACTIVE') &&
+            new Set(invoices.map((i) => i.uuid)).size === confirmed.length,
+          `${invoices.filter((i) => i.status === 'ACTIVE').length}/${confirmed.length}`,
+        ),
         check(`${fault}: no stamp job left running`, active === 0, `${active} active`),
       );
       timings.push(`${fault}: drained ${drained === undefined ? 'never' : `${(drained / 1000).toFixed(1)} s`} after recovery`);
     }
     checks.push(check('no process crashed', services.crashes().length === 0, services.crashes().join('; ')));
-    return { scenario: `PAC hanging / 503 / garbage, ${options.faultMs / 1000} s each`, counts: counts.join('; '), checks, timings: timings.join('; '), seconds: (performance.now() - started) / 1000 };
+    return {
+      scenario: `PAC hanging / 503 / garbage, ${options.faultMs / 1000} s each`,
+      counts: counts.join('; '),
+      checks,
+      timings: timings.join('; '),
+      seconds: (performance.now() - started) / 1000,
+    };
   } finally {
     await stamp.close();
     await services.stop();

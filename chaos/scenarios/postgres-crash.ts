@@ -27,7 +27,9 @@ export async function postgresCrash(ctx: ChaosContext, postgres: OwnPostgres, op
     const { fired, posts, created, inDb, bad, backMs, downAt: crashAt, upAt } = run;
     const keys = posts.map((e) => e.key);
     // The sample sale has 3 concepts and 2 taxes: a transaction with fewer is half written.
-    const half = (await ctx.db('qr_transactions as t').whereIn('t.idempotency_key', keys)
+    const half = (await ctx
+      .db('qr_transactions as t')
+      .whereIn('t.idempotency_key', keys)
       .select('t.id')
       .select(ctx.db.raw('(select count(*) from qr_concepts c where c.transaction_id = t.id)::int as concepts'))
       .select(ctx.db.raw('(select count(*) from qr_concept_taxes x where x.transaction_id = t.id)::int as taxes'))) as { id: string; concepts: number; taxes: number }[];

@@ -25,20 +25,26 @@ export async function redisFlushAll(ctx: ChaosContext, redis: OwnRedis, options:
     const expiresAt = new Date(Date.now() + 20_000 + options.pending * 10);
     const requests = Array.from({ length: options.pending }, () => ({ key: randomUUID(), body: saleBody(ctx, expiresAt) }));
     let next = 0;
-    await Promise.all(Array.from({ length: 20 }, async () => {
-      for (let r = requests[next++]; r; r = requests[next++]) {
-        const item = r;
-        // A 503 (load shed, Retry-After) is retried with the same key, as a POS does.
-        while ((await history.record('create', item.key, () => postQr(ctx, services.baseUrl, item.body, item.key))).status === 503) await sleep(100);
-      }
-    }));
+    await Promise.all(
+      Array.from({ length: 20 }, async () => {
+        for (let r = requests[next++]; r; r = requests[next++]) {
+          const item = r;
+          // A 503 (load shed, Retry-After) is retried with the same key, as a POS does.
+          while ((await history.record('create', item.key, () => postQr(ctx, services.baseUrl, item.body, item.key))).status === 503) await sleep(100);
+        }
+      }),
+    );
     const created = history.of('create').filter((e) => e.answer.status === 201);
     const ids = created.map((e) => (e.answer.body as { qr_id: string }).qr_id);
     const flushedAt = Date.now();
     await redis.flushAll();
     const deadline = expiresAt.getTime() + SWEEP_MS + 3000;
     await sleep(Math.max(0, deadline - Date.now()));
-    const rows = (await ctx.db('qr_transactions').whereIn('id', ids).select('status', 'expires_at', 'expired_at')) as { status: string; expires_at: Date; expired_at: Date | null }[];
+    const rows = (await ctx.db('qr_transactions').whereIn('id', ids).select('status', 'expires_at', 'expired_at')) as {
+      status: string;
+      expires_at: Date;
+      expired_at: Date | null;
+    }[];
     const expired = rows.filter((r) => r.status === 'EXPIRED' && r.expired_at);
     const lateness = expired.map((r) => r.expired_at!.getTime() - r.expires_at.getTime()).sort((a, b) => a - b);
     const maxLate = lateness.at(-1) ?? Infinity;
@@ -50,21 +56,38 @@ export async function redisFlushAll(ctx: ChaosContext, redis: OwnRedis, options:
     const byKey = new Map(created.map((e) => [e.key, e.answer.body as { qr_id: string }]));
     const replayKeys = requests.filter((r) => byKey.has(r.key));
     next = 0;
-    await Promise.all(Array.from({ length: 20 }, async () => {
-      for (let r = replayKeys[next++]; r; r = replayKeys[next++]) {
-        const item = r;
-        await history.record('replay', item.key, () => postQr(ctx, services.baseUrl, item.body, item.key));
-      }
-    }));
+    await Promise.all(
+      Array.from({ length: 20 }, async () => {
+        for (let r = replayKeys[next++]; r; r = replayKeys[next++]) {
+          const item = r;
+          await history.record('replay', item.key, () => postQr(ctx, services.baseUrl, item.body, item.key));
+        }
+      }),
+    );
     const replays = history.of('replay');
     const same = replays.filter((e) => e.answer.status === 201 && (e.answer.body as { qr_id?: string }).qr_id === byKey.get(e.key)?.qr_id);
-    const rowCount = Number((await ctx.db('qr_transactions').where({ merchant_id: ctx.account.merchantId }).whereIn('idempotency_key', requests.map((r) => r.key)).count({ n: '*' }).first())?.n ?? 0);
+    const rowCount = Number(
+      (
+        await ctx
+          .db('qr_transactions')
+          .where({ merchant_id: ctx.account.merchantId })
+          .whereIn(
+            'idempotency_key',
+            requests.map((r) => r.key),
+          )
+          .count({ n: '*' })
+          .first()
+      )?.n ?? 0,
+    );
     return {
       scenario: `Redis FLUSHALL with ${options.pending} pending QRs; FLUSHALL + API restart, ${replays.length} replays`,
       counts: `${created.length} QRs created (${tally(history.of('create').map((e) => answerLabel(e.answer)))}), flushed ${((expiresAt.getTime() - flushedAt) / 1000).toFixed(1)} s before they expire; replays: ${tally(replays.map((e) => answerLabel(e.answer)))}`,
       checks: [
-        check(`all EXPIRED within one sweep period (${SWEEP_MS / 1000} s) of expires_at`, expired.length === ids.length && maxLate <= SWEEP_MS + 1000,
-          `${expired.length}/${ids.length} expired${lateness.length ? `, late by ${(lateness[0]! / 1000).toFixed(1)}–${(maxLate / 1000).toFixed(1)} s` : ''}`),
+        check(
+          `all EXPIRED within one sweep period (${SWEEP_MS / 1000} s) of expires_at`,
+          expired.length === ids.length && maxLate <= SWEEP_MS + 1000,
+          `${expired.length}/${ids.length} expired${lateness.length ? `, late by ${(lateness[0]! / 1000).toFixed(1)}–${(maxLate / 1000).toFixed(1)} s` : ''}`,
+        ),
         check('every replay answers the same transaction', same.length === replayKeys.length, `${same.length}/${replayKeys.length}`),
         check('no new rows from the replays', rowCount === created.length, `${rowCount} rows for ${created.length} QRs`),
         check('no process crashed', services.crashes().length === 0, services.crashes().join('; ')),

@@ -35,9 +35,10 @@ export async function redisOutage(ctx: ChaosContext, redis: OwnRedis, options: R
     const qr = await postQr(ctx, services.baseUrl, saleBody(ctx), key);
     const qrId = (qr.body as { qr_id?: string } | undefined)?.qr_id;
     const confirmed = qrId ? await confirmQr(services.baseUrl, (qr.body as { qr_content: string }).qr_content) : undefined;
-    const stampedIn = qrId && confirmed?.status === 202
-      ? await waitFor(async () => (await ctx.db('qr_transactions').where({ id: qrId }).first('status'))?.status === 'INVOICED', 30_000)
-      : undefined;
+    const stampedIn =
+      qrId && confirmed?.status === 202
+        ? await waitFor(async () => (await ctx.db('qr_transactions').where({ id: qrId }).first('status'))?.status === 'INVOICED', 30_000)
+        : undefined;
 
     return {
       scenario: `Redis down ${options.outageMs / 1000} s at ${options.rate} POST/s`,
@@ -45,8 +46,16 @@ export async function redisOutage(ctx: ChaosContext, redis: OwnRedis, options: R
       checks: [
         check('no 201 lost (every 201 in PostgreSQL)', inDb === created.length, `${inDb}/${created.length}`),
         check('errors only as 503 error objects', bad.length === 0, bad.length ? tally(bad.map((e) => answerLabel(e.answer))) : `${others.length} × 503`),
-        check('POST /v1/qrs (render worker) back within 30 s', resumed !== undefined && resumeMs !== undefined && resumeMs <= 30_000, resumeMs === undefined ? 'never' : `${(resumeMs / 1000).toFixed(1)} s`),
-        check('a confirmation after the outage is stamped within 30 s', stampedIn !== undefined, stampedIn === undefined ? `confirm ${confirmed?.status ?? 'not made'}` : `${(stampedIn / 1000).toFixed(1)} s`),
+        check(
+          'POST /v1/qrs (render worker) back within 30 s',
+          resumed !== undefined && resumeMs !== undefined && resumeMs <= 30_000,
+          resumeMs === undefined ? 'never' : `${(resumeMs / 1000).toFixed(1)} s`,
+        ),
+        check(
+          'a confirmation after the outage is stamped within 30 s',
+          stampedIn !== undefined,
+          stampedIn === undefined ? `confirm ${confirmed?.status ?? 'not made'}` : `${(stampedIn / 1000).toFixed(1)} s`,
+        ),
         check('no process crashed', services.crashes().length === 0, services.crashes().join('; ')),
       ],
       timings: `first 201 ${resumeMs === undefined ? 'never' : `${(resumeMs / 1000).toFixed(1)} s`} after Redis came back; stamp after it ${stampedIn === undefined ? 'never' : `${(stampedIn / 1000).toFixed(1)} s`}`,

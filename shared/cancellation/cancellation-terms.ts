@@ -9,8 +9,7 @@ import { checkRfc } from '../tax-id/check-rfc.js';
 export type CancellationAcceptance = 'NOT_REQUIRED' | 'REQUIRED';
 
 /** Why SAT cancels without the receptor, or `receptor_must_accept`. */
-export type AcceptanceReason =
-  | 'not_income' | 'amount_up_to_1000' | 'publico_en_general' | 'foreign_receptor' | 'next_business_day' | 'receptor_must_accept';
+export type AcceptanceReason = 'not_income' | 'amount_up_to_1000' | 'publico_en_general' | 'foreign_receptor' | 'next_business_day' | 'receptor_must_accept';
 
 export interface CancellationTermsInput {
   /** TipoDeComprobante: I, E, T, N or P. */
@@ -24,9 +23,7 @@ export interface CancellationTermsInput {
   now: Date;
 }
 
-export type CancellationTerms =
-  | { cancellable: true; acceptance: CancellationAcceptance; reason: AcceptanceReason }
-  | { cancellable: false; reason: 'period_over'; deadline: Date };
+export type CancellationTerms = { cancellable: true; acceptance: CancellationAcceptance; reason: AcceptanceReason } | { cancellable: false; reason: 'period_over'; deadline: Date };
 
 /** Central Mexico has kept UTC−6 all year since 2022; SAT's dates are its calendar dates. */
 const MEXICO_OFFSET_MS = -6 * 3600_000;
@@ -59,14 +56,16 @@ function isRestDay(date: Date): boolean {
   const day = date.getUTCDate();
   const weekday = date.getUTCDay();
   if (weekday === 0 || weekday === 6) return true;
-  return (month === 0 && day === 1)
-    || (month === 1 && day === nthMonday(year, 1, 1))
-    || (month === 2 && day === nthMonday(year, 2, 3))
-    || (month === 4 && day === 1)
-    || (month === 8 && day === 16)
-    || (month === 9 && day === 1 && (year - 2024) % 6 === 0)
-    || (month === 10 && day === nthMonday(year, 10, 3))
-    || (month === 11 && day === 25);
+  return (
+    (month === 0 && day === 1) ||
+    (month === 1 && day === nthMonday(year, 1, 1)) ||
+    (month === 2 && day === nthMonday(year, 2, 3)) ||
+    (month === 4 && day === 1) ||
+    (month === 8 && day === 16) ||
+    (month === 9 && day === 1 && (year - 2024) % 6 === 0) ||
+    (month === 10 && day === nthMonday(year, 10, 3)) ||
+    (month === 11 && day === 25)
+  );
 }
 
 /** The end of the business day that follows the day of `at` (central Mexico). */
@@ -96,7 +95,13 @@ export function cancellationTerms(input: CancellationTermsInput): CancellationTe
   const atOnce = (reason: AcceptanceReason): CancellationTerms => ({ cancellable: true, acceptance: 'NOT_REQUIRED', reason });
   if (input.type === 'E' || input.type === 'T' || input.type === 'N') return atOnce('not_income');
   // A payment complement is not covered by the amount rule.
-  if (input.type !== 'P' && dec(input.total).times(dec(input.exchangeRate || '1')).lte(1000)) return atOnce('amount_up_to_1000');
+  if (
+    input.type !== 'P' &&
+    dec(input.total)
+      .times(dec(input.exchangeRate || '1'))
+      .lte(1000)
+  )
+    return atOnce('amount_up_to_1000');
   if (input.receptorRfc === GENERIC_RECEPTOR) return atOnce('publico_en_general');
   if (input.receptorRfc === FOREIGN_RECEPTOR) return atOnce('foreign_receptor');
   if (input.now.getTime() <= endOfNextBusinessDay(input.stampedAt).getTime()) return atOnce('next_business_day');

@@ -26,7 +26,8 @@ export function acuseDate(acuseXml: string): string | undefined {
 export async function cancelledInvoiceOf(db: Db, files: FileStore, where: { transactionId: string } | { invoiceId: string }): Promise<CancelledInvoice | undefined> {
   const row = (await db('invoices as i')
     .join('invoice_cancellations as c', 'c.invoice_id', 'i.id')
-    .where('i.status', 'CANCELLED').where('c.status', 'CANCELLED')
+    .where('i.status', 'CANCELLED')
+    .where('c.status', 'CANCELLED')
     .where('transactionId' in where ? { 'i.transaction_id': where.transactionId } : { 'i.id': where.invoiceId })
     .orderBy('c.resolved_at', 'desc')
     .first('i.id', 'i.uuid', 'i.stamped_at', 'i.customer', 'c.acuse_file_key', 'c.resolved_at')) as
@@ -35,7 +36,10 @@ export async function cancelledInvoiceOf(db: Db, files: FileStore, where: { tran
   const acuse = row.acuse_file_key ? await files.get(row.acuse_file_key) : undefined;
   const fromAcuse = acuse ? acuseDate(acuse.data.toString('utf8')) : undefined;
   return {
-    invoiceId: row.id, uuid: row.uuid, issuedAt: row.stamped_at,
-    cancelledAt: fromAcuse ?? (row.resolved_at ?? new Date()).toISOString(), email: row.customer?.email || null,
+    invoiceId: row.id,
+    uuid: row.uuid,
+    issuedAt: row.stamped_at,
+    cancelledAt: fromAcuse ?? (row.resolved_at ?? new Date()).toISOString(),
+    email: row.customer?.email || null,
   };
 }

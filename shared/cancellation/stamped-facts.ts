@@ -18,9 +18,11 @@ export function stampedFacts(xml: string): StampedFacts {
   const comprobante = parseXml(xml);
   const related = comprobante.children
     .filter((c) => c.name === 'cfdi:CfdiRelacionados')
-    .flatMap((group) => group.children
-      .filter((c) => c.name === 'cfdi:CfdiRelacionado')
-      .map((c) => ({ type: attribute(group, 'TipoRelacion') ?? '', uuid: (attribute(c, 'UUID') ?? '').toUpperCase() })));
+    .flatMap((group) =>
+      group.children
+        .filter((c) => c.name === 'cfdi:CfdiRelacionado')
+        .map((c) => ({ type: attribute(group, 'TipoRelacion') ?? '', uuid: (attribute(c, 'UUID') ?? '').toUpperCase() })),
+    );
   return {
     type: attribute(comprobante, 'TipoDeComprobante') ?? '',
     total: attribute(comprobante, 'Total') ?? '0',

@@ -33,9 +33,7 @@ export function withinLimits(value: Decimal, limits: Limits): boolean {
  * Concepto/@Importe: at least (Cantidad − ½u) × (ValorUnitario − ½u) truncated, at most
  * (Cantidad + ½u − 10⁻¹²) × (ValorUnitario + ½u − 10⁻¹²) rounded up, to the Importe's decimals.
  */
-export function conceptAmountLimits(
-  quantity: Decimal, quantityDecimals: number, unitPrice: Decimal, unitPriceDecimals: number, amountDecimals: number,
-): Limits {
+export function conceptAmountLimits(quantity: Decimal, quantityDecimals: number, unitPrice: Decimal, unitPriceDecimals: number, amountDecimals: number): Limits {
   const q = halfUnit(quantityDecimals);
   const u = halfUnit(unitPriceDecimals);
   return {
@@ -89,8 +87,12 @@ export function groupTaxes(lines: readonly TaxLine[], currencyDecimals: number):
   for (const line of lines) {
     const key = line.direction === 'Traslado' ? `T|${line.tax}|${line.factor}|${line.rate ?? ''}` : `R|${line.tax}`;
     const group = groups.get(key) ?? {
-      direction: line.direction, tax: line.tax, factor: line.factor, rate: line.direction === 'Traslado' ? line.rate : undefined,
-      base: new Money(0), amount: new Money(0),
+      direction: line.direction,
+      tax: line.tax,
+      factor: line.factor,
+      rate: line.direction === 'Traslado' ? line.rate : undefined,
+      base: new Money(0),
+      amount: new Money(0),
     };
     group.base = group.base.plus(line.base);
     group.amount = group.amount.plus(line.amount ?? 0);
@@ -112,9 +114,7 @@ export interface DocumentTotals {
 }
 
 /** SubTotal, Descuento, TotalImpuestosTrasladados/Retenidos and Total, each at the currency's decimals. */
-export function documentTotals(
-  concepts: readonly { amount: Decimal; discount?: Decimal }[], taxes: readonly TaxGroup[], currencyDecimals: number,
-): DocumentTotals {
+export function documentTotals(concepts: readonly { amount: Decimal; discount?: Decimal }[], taxes: readonly TaxGroup[], currencyDecimals: number): DocumentTotals {
   const sum = (values: Decimal[]) => values.reduce((a, b) => a.plus(b), new Money(0)).toDecimalPlaces(currencyDecimals);
   const subtotal = sum(concepts.map((c) => c.amount));
   const discount = sum(concepts.map((c) => c.discount ?? new Money(0)));

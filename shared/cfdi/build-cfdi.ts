@@ -23,8 +23,11 @@ export function writeAmount(value: Decimal, currencyDecimals: number): string {
 function taxNode(name: 'cfdi:Traslado' | 'cfdi:Retencion', t: CfdiTaxInput, cd: number): XmlElement {
   const exempt = t.factor === 'Exento';
   return element(name, {
-    Base: writeAmount(t.base, cd), Impuesto: t.tax, TipoFactor: t.factor,
-    TasaOCuota: exempt ? undefined : t.rate, Importe: exempt || !t.amount ? undefined : writeAmount(t.amount, cd),
+    Base: writeAmount(t.base, cd),
+    Impuesto: t.tax,
+    TipoFactor: t.factor,
+    TasaOCuota: exempt ? undefined : t.rate,
+    Importe: exempt || !t.amount ? undefined : writeAmount(t.amount, cd),
   });
 }
 
@@ -32,13 +35,38 @@ function conceptNode(c: CfdiConceptInput, cd: number): XmlElement {
   const transfers = c.taxes.filter((t) => t.type === 'Traslado');
   const withholdings = c.taxes.filter((t) => t.type === 'Retencion');
   const taxes: XmlElement[] = [];
-  if (transfers.length > 0) taxes.push(element('cfdi:Traslados', {}, transfers.map((t) => taxNode('cfdi:Traslado', t, cd))));
-  if (withholdings.length > 0) taxes.push(element('cfdi:Retenciones', {}, withholdings.map((t) => taxNode('cfdi:Retencion', t, cd))));
-  return element('cfdi:Concepto', {
-    ClaveProdServ: c.productServiceKey, NoIdentificacion: c.sku, Cantidad: c.quantity.toFixed(QUANTITY_DECIMALS), ClaveUnidad: c.unitKey,
-    Unidad: c.unitName, Descripcion: c.description, ValorUnitario: c.unitPrice.toFixed(UNIT_PRICE_DECIMALS), Importe: writeAmount(c.amount, cd),
-    Descuento: c.discount && c.discount.greaterThan(0) ? writeAmount(c.discount, cd) : undefined, ObjetoImp: c.taxObject,
-  }, taxes.length > 0 ? [element('cfdi:Impuestos', {}, taxes)] : []);
+  if (transfers.length > 0)
+    taxes.push(
+      element(
+        'cfdi:Traslados',
+        {},
+        transfers.map((t) => taxNode('cfdi:Traslado', t, cd)),
+      ),
+    );
+  if (withholdings.length > 0)
+    taxes.push(
+      element(
+        'cfdi:Retenciones',
+        {},
+        withholdings.map((t) => taxNode('cfdi:Retencion', t, cd)),
+      ),
+    );
+  return element(
+    'cfdi:Concepto',
+    {
+      ClaveProdServ: c.productServiceKey,
+      NoIdentificacion: c.sku,
+      Cantidad: c.quantity.toFixed(QUANTITY_DECIMALS),
+      ClaveUnidad: c.unitKey,
+      Unidad: c.unitName,
+      Descripcion: c.description,
+      ValorUnitario: c.unitPrice.toFixed(UNIT_PRICE_DECIMALS),
+      Importe: writeAmount(c.amount, cd),
+      Descuento: c.discount && c.discount.greaterThan(0) ? writeAmount(c.discount, cd) : undefined,
+      ObjetoImp: c.taxObject,
+    },
+    taxes.length > 0 ? [element('cfdi:Impuestos', {}, taxes)] : [],
+  );
 }
 
 export interface BuiltCfdi {
@@ -48,7 +76,13 @@ export interface BuiltCfdi {
 
 function relatedNode(related: CfdiInput['relatedCfdis']): XmlElement[] {
   if (!related || related.uuids.length === 0) return [];
-  return [element('cfdi:CfdiRelacionados', { TipoRelacion: related.relationType }, related.uuids.map((uuid) => element('cfdi:CfdiRelacionado', { UUID: uuid })))];
+  return [
+    element(
+      'cfdi:CfdiRelacionados',
+      { TipoRelacion: related.relationType },
+      related.uuids.map((uuid) => element('cfdi:CfdiRelacionado', { UUID: uuid })),
+    ),
+  ];
 }
 
 function issuerNode(issuer: CfdiParty): XmlElement {
@@ -66,19 +100,46 @@ function buildPaymentCfdi(input: CfdiPaymentInput): BuiltCfdi {
     ...relatedNode(input.relatedCfdis),
     issuerNode(input.issuer),
     element('cfdi:Receptor', {
-      Rfc: r.rfc, Nombre: r.name, DomicilioFiscalReceptor: r.postalCode, ResidenciaFiscal: r.taxResidence, RegimenFiscalReceptor: r.taxRegime, UsoCFDI: 'CP01',
+      Rfc: r.rfc,
+      Nombre: r.name,
+      DomicilioFiscalReceptor: r.postalCode,
+      ResidenciaFiscal: r.taxResidence,
+      RegimenFiscalReceptor: r.taxRegime,
+      UsoCFDI: 'CP01',
     }),
-    element('cfdi:Conceptos', {}, [element('cfdi:Concepto', {
-      ClaveProdServ: '84111506', Cantidad: '1', ClaveUnidad: 'ACT', Descripcion: 'Pago', ValorUnitario: '0', Importe: '0', ObjetoImp: '01',
-    })]),
+    element('cfdi:Conceptos', {}, [
+      element('cfdi:Concepto', {
+        ClaveProdServ: '84111506',
+        Cantidad: '1',
+        ClaveUnidad: 'ACT',
+        Descripcion: 'Pago',
+        ValorUnitario: '0',
+        Importe: '0',
+        ObjetoImp: '01',
+      }),
+    ]),
     element('cfdi:Complemento', {}, [buildPagos20(input.payments)]),
   ];
-  const comprobante = element('cfdi:Comprobante', {
-    'xmlns:cfdi': CFDI_NAMESPACE, 'xmlns:xsi': XSI_NAMESPACE, 'xmlns:pago20': PAGOS20_NAMESPACE,
-    'xsi:schemaLocation': `${SCHEMA_LOCATION} ${PAGOS20_SCHEMA_LOCATION}`,
-    Version: '4.0', Serie: input.series, Folio: input.folio, Fecha: input.issuedLocal, SubTotal: '0', Moneda: 'XXX', Total: '0',
-    TipoDeComprobante: 'P', Exportacion: '01', LugarExpedicion: input.expeditionPlace,
-  }, children);
+  const comprobante = element(
+    'cfdi:Comprobante',
+    {
+      'xmlns:cfdi': CFDI_NAMESPACE,
+      'xmlns:xsi': XSI_NAMESPACE,
+      'xmlns:pago20': PAGOS20_NAMESPACE,
+      'xsi:schemaLocation': `${SCHEMA_LOCATION} ${PAGOS20_SCHEMA_LOCATION}`,
+      Version: '4.0',
+      Serie: input.series,
+      Folio: input.folio,
+      Fecha: input.issuedLocal,
+      SubTotal: '0',
+      Moneda: 'XXX',
+      Total: '0',
+      TipoDeComprobante: 'P',
+      Exportacion: '01',
+      LugarExpedicion: input.expeditionPlace,
+    },
+    children,
+  );
   const zero = new Money(0);
   return { comprobante, totals: { subtotal: zero, discount: zero, transferred: zero, withheld: zero, total: zero } };
 }
@@ -87,7 +148,11 @@ function buildInvoiceCfdi(input: CfdiInput): BuiltCfdi {
   const cd = input.currencyDecimals;
   const lines: TaxLine[] = input.concepts.flatMap((c) => c.taxes.map((t) => ({ direction: t.type, tax: t.tax, factor: t.factor, rate: t.rate, base: t.base, amount: t.amount })));
   const groups = groupTaxes(lines, cd);
-  const totals = documentTotals(input.concepts.map((c) => ({ amount: c.amount, discount: c.discount })), groups, cd);
+  const totals = documentTotals(
+    input.concepts.map((c) => ({ amount: c.amount, discount: c.discount })),
+    groups,
+    cd,
+  );
   const hasDiscount = input.concepts.some((c) => c.discount?.greaterThan(0));
   const fixed = (value: Decimal) => value.toFixed(cd);
 
@@ -97,39 +162,90 @@ function buildInvoiceCfdi(input: CfdiInput): BuiltCfdi {
   }
   children.push(...relatedNode(input.relatedCfdis), issuerNode(input.issuer));
   const r = input.receptor;
-  children.push(element('cfdi:Receptor', {
-    Rfc: r.rfc, Nombre: r.name, DomicilioFiscalReceptor: r.postalCode, ResidenciaFiscal: r.taxResidence, RegimenFiscalReceptor: r.taxRegime, UsoCFDI: r.cfdiUse,
-  }));
-  children.push(element('cfdi:Conceptos', {}, input.concepts.map((c) => conceptNode(c, cd))));
+  children.push(
+    element('cfdi:Receptor', {
+      Rfc: r.rfc,
+      Nombre: r.name,
+      DomicilioFiscalReceptor: r.postalCode,
+      ResidenciaFiscal: r.taxResidence,
+      RegimenFiscalReceptor: r.taxRegime,
+      UsoCFDI: r.cfdiUse,
+    }),
+  );
+  children.push(
+    element(
+      'cfdi:Conceptos',
+      {},
+      input.concepts.map((c) => conceptNode(c, cd)),
+    ),
+  );
 
   const transfers = groups.filter((g) => g.direction === 'Traslado');
   const withholdings = groups.filter((g) => g.direction === 'Retencion');
   if (transfers.length > 0 || withholdings.length > 0) {
     const taxChildren: XmlElement[] = [];
-    if (withholdings.length > 0) taxChildren.push(element('cfdi:Retenciones', {}, withholdings.map((g) => element('cfdi:Retencion', { Impuesto: g.tax, Importe: fixed(g.amount) }))));
+    if (withholdings.length > 0)
+      taxChildren.push(
+        element(
+          'cfdi:Retenciones',
+          {},
+          withholdings.map((g) => element('cfdi:Retencion', { Impuesto: g.tax, Importe: fixed(g.amount) })),
+        ),
+      );
     if (transfers.length > 0) {
-      taxChildren.push(element('cfdi:Traslados', {}, transfers.map((g) => {
-        const exempt = g.factor === 'Exento';
-        return element('cfdi:Traslado', { Base: fixed(g.base), Impuesto: g.tax, TipoFactor: g.factor, TasaOCuota: exempt ? undefined : g.rate, Importe: exempt ? undefined : fixed(g.amount) });
-      })));
+      taxChildren.push(
+        element(
+          'cfdi:Traslados',
+          {},
+          transfers.map((g) => {
+            const exempt = g.factor === 'Exento';
+            return element('cfdi:Traslado', {
+              Base: fixed(g.base),
+              Impuesto: g.tax,
+              TipoFactor: g.factor,
+              TasaOCuota: exempt ? undefined : g.rate,
+              Importe: exempt ? undefined : fixed(g.amount),
+            });
+          }),
+        ),
+      );
     }
     const onlyExempt = transfers.every((g) => g.factor === 'Exento');
-    children.push(element('cfdi:Impuestos', {
-      TotalImpuestosRetenidos: withholdings.length > 0 ? fixed(totals.withheld) : undefined,
-      TotalImpuestosTrasladados: transfers.length > 0 && !onlyExempt ? fixed(totals.transferred) : undefined,
-    }, taxChildren));
+    children.push(
+      element(
+        'cfdi:Impuestos',
+        {
+          TotalImpuestosRetenidos: withholdings.length > 0 ? fixed(totals.withheld) : undefined,
+          TotalImpuestosTrasladados: transfers.length > 0 && !onlyExempt ? fixed(totals.transferred) : undefined,
+        },
+        taxChildren,
+      ),
+    );
   }
 
   const foreign = input.currency !== 'MXN' && input.currency !== 'XXX';
-  const comprobante = element('cfdi:Comprobante', {
-    'xmlns:cfdi': CFDI_NAMESPACE,
-    'xmlns:xsi': XSI_NAMESPACE,
-    'xsi:schemaLocation': SCHEMA_LOCATION,
-    Version: '4.0', Serie: input.series, Folio: input.folio, Fecha: input.issuedLocal, FormaPago: input.paymentForm,
-    SubTotal: fixed(totals.subtotal), Descuento: hasDiscount ? fixed(totals.discount) : undefined, Moneda: input.currency,
-    TipoCambio: foreign ? (input.exchangeRate ?? new Money(1)).toFixed(writtenDecimals(input.exchangeRate ?? 1)) : undefined,
-    Total: fixed(totals.total), TipoDeComprobante: input.type, Exportacion: input.exportCode, MetodoPago: input.paymentMethod,
-    LugarExpedicion: input.expeditionPlace,
-  }, children);
+  const comprobante = element(
+    'cfdi:Comprobante',
+    {
+      'xmlns:cfdi': CFDI_NAMESPACE,
+      'xmlns:xsi': XSI_NAMESPACE,
+      'xsi:schemaLocation': SCHEMA_LOCATION,
+      Version: '4.0',
+      Serie: input.series,
+      Folio: input.folio,
+      Fecha: input.issuedLocal,
+      FormaPago: input.paymentForm,
+      SubTotal: fixed(totals.subtotal),
+      Descuento: hasDiscount ? fixed(totals.discount) : undefined,
+      Moneda: input.currency,
+      TipoCambio: foreign ? (input.exchangeRate ?? new Money(1)).toFixed(writtenDecimals(input.exchangeRate ?? 1)) : undefined,
+      Total: fixed(totals.total),
+      TipoDeComprobante: input.type,
+      Exportacion: input.exportCode,
+      MetodoPago: input.paymentMethod,
+      LugarExpedicion: input.expeditionPlace,
+    },
+    children,
+  );
   return { comprobante, totals };
 }

@@ -8,8 +8,16 @@ import { Money } from '../money.js';
 import { writtenDecimals, type TaxGroup, type TaxLine } from './anexo20-amounts.js';
 import type { CfdiPaidDocument, CfdiPayment } from './cfdi-input.js';
 import {
-  EQUIVALENCE_DECIMALS, PAYMENT_EXCHANGE_RATE_DECIMALS, PAYMENT_TAX_DECIMALS, PAYMENT_TOTAL_RULES,
-  inPaymentCurrency, paidTaxLines, paymentTaxes, paymentTotals, writeTotal, type PaymentForTotals,
+  EQUIVALENCE_DECIMALS,
+  PAYMENT_EXCHANGE_RATE_DECIMALS,
+  PAYMENT_TAX_DECIMALS,
+  PAYMENT_TOTAL_RULES,
+  inPaymentCurrency,
+  paidTaxLines,
+  paymentTaxes,
+  paymentTotals,
+  writeTotal,
+  type PaymentForTotals,
 } from './pagos20-amounts.js';
 import { element, type XmlElement } from './xml-element.js';
 
@@ -23,7 +31,10 @@ function write(value: Decimal, minimum = 0): string {
 
 function drTaxNode(name: 'pago20:TrasladoDR' | 'pago20:RetencionDR', t: TaxLine, decimals: number): XmlElement {
   return element(name, {
-    BaseDR: write(t.base, decimals), ImpuestoDR: t.tax, TipoFactorDR: t.factor, TasaOCuotaDR: t.rate,
+    BaseDR: write(t.base, decimals),
+    ImpuestoDR: t.tax,
+    TipoFactorDR: t.factor,
+    TasaOCuotaDR: t.rate,
     ImporteDR: t.amount === undefined ? undefined : write(t.amount, decimals),
   });
 }
@@ -58,15 +69,39 @@ function documentNode(doc: CfdiPaidDocument, payment: CfdiPayment): BuiltDocumen
   const withholdings = lines.filter((l) => l.direction === 'Retencion');
   const transfers = lines.filter((l) => l.direction === 'Traslado');
   const taxChildren: XmlElement[] = [];
-  if (withholdings.length > 0) taxChildren.push(element('pago20:RetencionesDR', {}, withholdings.map((l) => drTaxNode('pago20:RetencionDR', l, d))));
-  if (transfers.length > 0) taxChildren.push(element('pago20:TrasladosDR', {}, transfers.map((l) => drTaxNode('pago20:TrasladoDR', l, d))));
-  const node = element('pago20:DoctoRelacionado', {
-    IdDocumento: doc.uuid, Serie: doc.series, Folio: doc.folio, MonedaDR: doc.currency,
-    EquivalenciaDR: write(equivalence), NumParcialidad: String(doc.installment),
-    ImpSaldoAnt: previous.toFixed(d), ImpPagado: paid.toFixed(d),
-    // SAT's sample writes a settled balance as 0; any other balance carries the currency's decimals.
-    ImpSaldoInsoluto: outstanding.isZero() ? '0' : outstanding.toFixed(d), ObjetoImpDR: doc.taxObject,
-  }, taxChildren.length > 0 ? [element('pago20:ImpuestosDR', {}, taxChildren)] : []);
+  if (withholdings.length > 0)
+    taxChildren.push(
+      element(
+        'pago20:RetencionesDR',
+        {},
+        withholdings.map((l) => drTaxNode('pago20:RetencionDR', l, d)),
+      ),
+    );
+  if (transfers.length > 0)
+    taxChildren.push(
+      element(
+        'pago20:TrasladosDR',
+        {},
+        transfers.map((l) => drTaxNode('pago20:TrasladoDR', l, d)),
+      ),
+    );
+  const node = element(
+    'pago20:DoctoRelacionado',
+    {
+      IdDocumento: doc.uuid,
+      Serie: doc.series,
+      Folio: doc.folio,
+      MonedaDR: doc.currency,
+      EquivalenciaDR: write(equivalence),
+      NumParcialidad: String(doc.installment),
+      ImpSaldoAnt: previous.toFixed(d),
+      ImpPagado: paid.toFixed(d),
+      // SAT's sample writes a settled balance as 0; any other balance carries the currency's decimals.
+      ImpSaldoInsoluto: outstanding.isZero() ? '0' : outstanding.toFixed(d),
+      ObjetoImpDR: doc.taxObject,
+    },
+    taxChildren.length > 0 ? [element('pago20:ImpuestosDR', {}, taxChildren)] : [],
+  );
   return { node, taxes: inPaymentCurrency(lines, equivalence) };
 }
 
@@ -76,15 +111,31 @@ function paymentTaxesNode(groups: readonly TaxGroup[]): XmlElement[] {
   const transfers = groups.filter((g) => g.direction === 'Traslado');
   const taxChildren: XmlElement[] = [];
   if (withholdings.length > 0) {
-    taxChildren.push(element('pago20:RetencionesP', {}, withholdings.map((g) => element('pago20:RetencionP', { ImpuestoP: g.tax, ImporteP: fixed(g.amount) }))));
+    taxChildren.push(
+      element(
+        'pago20:RetencionesP',
+        {},
+        withholdings.map((g) => element('pago20:RetencionP', { ImpuestoP: g.tax, ImporteP: fixed(g.amount) })),
+      ),
+    );
   }
   if (transfers.length > 0) {
-    taxChildren.push(element('pago20:TrasladosP', {}, transfers.map((g) => {
-      const exempt = g.factor === 'Exento';
-      return element('pago20:TrasladoP', {
-        BaseP: fixed(g.base), ImpuestoP: g.tax, TipoFactorP: g.factor, TasaOCuotaP: exempt ? undefined : g.rate, ImporteP: exempt ? undefined : fixed(g.amount),
-      });
-    })));
+    taxChildren.push(
+      element(
+        'pago20:TrasladosP',
+        {},
+        transfers.map((g) => {
+          const exempt = g.factor === 'Exento';
+          return element('pago20:TrasladoP', {
+            BaseP: fixed(g.base),
+            ImpuestoP: g.tax,
+            TipoFactorP: g.factor,
+            TasaOCuotaP: exempt ? undefined : g.rate,
+            ImporteP: exempt ? undefined : fixed(g.amount),
+          });
+        }),
+      ),
+    );
   }
   return taxChildren.length > 0 ? [element('pago20:ImpuestosP', {}, taxChildren)] : [];
 }
@@ -94,12 +145,23 @@ function paymentNode(payment: CfdiPayment): { node: XmlElement; totals: PaymentF
   const amount = new Money(payment.amount).toDecimalPlaces(payment.currencyDecimals);
   const documents = payment.documents.map((doc) => documentNode(doc, payment));
   const taxes = paymentTaxes(documents.flatMap((d) => d.taxes));
-  const node = element('pago20:Pago', {
-    FechaPago: payment.paidAt, FormaDePagoP: payment.form, MonedaP: payment.currency, TipoCambioP: write(exchangeRate),
-    Monto: amount.toFixed(payment.currencyDecimals), NumOperacion: payment.operationNumber, RfcEmisorCtaOrd: payment.payerBankRfc,
-    NomBancoOrdExt: payment.payerForeignBankName, CtaOrdenante: payment.payerAccount, RfcEmisorCtaBen: payment.payeeBankRfc,
-    CtaBeneficiario: payment.payeeAccount,
-  }, [...documents.map((d) => d.node), ...paymentTaxesNode(taxes)]);
+  const node = element(
+    'pago20:Pago',
+    {
+      FechaPago: payment.paidAt,
+      FormaDePagoP: payment.form,
+      MonedaP: payment.currency,
+      TipoCambioP: write(exchangeRate),
+      Monto: amount.toFixed(payment.currencyDecimals),
+      NumOperacion: payment.operationNumber,
+      RfcEmisorCtaOrd: payment.payerBankRfc,
+      NomBancoOrdExt: payment.payerForeignBankName,
+      CtaOrdenante: payment.payerAccount,
+      RfcEmisorCtaBen: payment.payeeBankRfc,
+      CtaBeneficiario: payment.payeeAccount,
+    },
+    [...documents.map((d) => d.node), ...paymentTaxesNode(taxes)],
+  );
   return { node, totals: { exchangeRate, amount, taxes } };
 }
 

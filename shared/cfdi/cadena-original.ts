@@ -6,10 +6,7 @@
  */
 import { attribute, descendants, type XmlElement } from './xml-element.js';
 
-type Step =
-  | { attr: string; required: boolean }
-  | { each: readonly string[]; steps: readonly Step[] }
-  | { complementsIn: readonly string[] };
+type Step = { attr: string; required: boolean } | { each: readonly string[]; steps: readonly Step[] } | { complementsIn: readonly string[] };
 
 const req = (attr: string): Step => ({ attr, required: true });
 const opt = (attr: string): Step => ({ attr, required: false });
@@ -19,8 +16,16 @@ const TRANSFER: readonly Step[] = [req('Base'), req('Impuesto'), req('TipoFactor
 const WITHHOLDING: readonly Step[] = [req('Base'), req('Impuesto'), req('TipoFactor'), req('TasaOCuota'), req('Importe')];
 
 const CONCEPT: readonly Step[] = [
-  req('ClaveProdServ'), opt('NoIdentificacion'), req('Cantidad'), req('ClaveUnidad'), opt('Unidad'), req('Descripcion'),
-  req('ValorUnitario'), req('Importe'), opt('Descuento'), req('ObjetoImp'),
+  req('ClaveProdServ'),
+  opt('NoIdentificacion'),
+  req('Cantidad'),
+  req('ClaveUnidad'),
+  opt('Unidad'),
+  req('Descripcion'),
+  req('ValorUnitario'),
+  req('Importe'),
+  opt('Descuento'),
+  req('ObjetoImp'),
   each('cfdi:Impuestos/cfdi:Traslados/cfdi:Traslado', TRANSFER),
   each('cfdi:Impuestos/cfdi:Retenciones/cfdi:Retencion', WITHHOLDING),
   each('cfdi:ACuentaTerceros', [req('RfcACuentaTerceros'), req('NombreACuentaTerceros'), req('RegimenFiscalACuentaTerceros'), req('DomicilioFiscalACuentaTerceros')]),
@@ -28,15 +33,35 @@ const CONCEPT: readonly Step[] = [
   each('cfdi:CuentaPredial', [req('Numero')]),
   { complementsIn: ['cfdi:ComplementoConcepto'] },
   each('cfdi:Parte', [
-    req('ClaveProdServ'), opt('NoIdentificacion'), req('Cantidad'), opt('Unidad'), req('Descripcion'), opt('ValorUnitario'), opt('Importe'),
+    req('ClaveProdServ'),
+    opt('NoIdentificacion'),
+    req('Cantidad'),
+    opt('Unidad'),
+    req('Descripcion'),
+    opt('ValorUnitario'),
+    opt('Importe'),
     each('cfdi:InformacionAduanera', [req('NumeroPedimento')]),
   ]),
 ];
 
 const COMPROBANTE: readonly Step[] = [
-  req('Version'), opt('Serie'), opt('Folio'), req('Fecha'), opt('FormaPago'), req('NoCertificado'), opt('CondicionesDePago'),
-  req('SubTotal'), opt('Descuento'), req('Moneda'), opt('TipoCambio'), req('Total'), req('TipoDeComprobante'), req('Exportacion'),
-  opt('MetodoPago'), req('LugarExpedicion'), opt('Confirmacion'),
+  req('Version'),
+  opt('Serie'),
+  opt('Folio'),
+  req('Fecha'),
+  opt('FormaPago'),
+  req('NoCertificado'),
+  opt('CondicionesDePago'),
+  req('SubTotal'),
+  opt('Descuento'),
+  req('Moneda'),
+  opt('TipoCambio'),
+  req('Total'),
+  req('TipoDeComprobante'),
+  req('Exportacion'),
+  opt('MetodoPago'),
+  req('LugarExpedicion'),
+  opt('Confirmacion'),
   each('cfdi:InformacionGlobal', [req('Periodicidad'), req('Meses'), req('Año')]),
   each('cfdi:CfdiRelacionados', [req('TipoRelacion'), each('cfdi:CfdiRelacionado', [req('UUID')])]),
   each('cfdi:Emisor', [req('Rfc'), req('Nombre'), req('RegimenFiscal'), opt('FacAtrAdquirente')]),
@@ -55,17 +80,45 @@ const COMPROBANTE: readonly Step[] = [
 const PAGOS20: readonly Step[] = [
   req('Version'),
   each('pago20:Totales', [
-    opt('TotalRetencionesIVA'), opt('TotalRetencionesISR'), opt('TotalRetencionesIEPS'), opt('TotalTrasladosBaseIVA16'),
-    opt('TotalTrasladosImpuestoIVA16'), opt('TotalTrasladosBaseIVA8'), opt('TotalTrasladosImpuestoIVA8'), opt('TotalTrasladosBaseIVA0'),
-    opt('TotalTrasladosImpuestoIVA0'), opt('TotalTrasladosBaseIVAExento'), req('MontoTotalPagos'),
+    opt('TotalRetencionesIVA'),
+    opt('TotalRetencionesISR'),
+    opt('TotalRetencionesIEPS'),
+    opt('TotalTrasladosBaseIVA16'),
+    opt('TotalTrasladosImpuestoIVA16'),
+    opt('TotalTrasladosBaseIVA8'),
+    opt('TotalTrasladosImpuestoIVA8'),
+    opt('TotalTrasladosBaseIVA0'),
+    opt('TotalTrasladosImpuestoIVA0'),
+    opt('TotalTrasladosBaseIVAExento'),
+    req('MontoTotalPagos'),
   ]),
   each('pago20:Pago', [
-    req('FechaPago'), req('FormaDePagoP'), req('MonedaP'), opt('TipoCambioP'), req('Monto'), opt('NumOperacion'), opt('RfcEmisorCtaOrd'),
-    opt('NomBancoOrdExt'), opt('CtaOrdenante'), opt('RfcEmisorCtaBen'), opt('CtaBeneficiario'), opt('TipoCadPago'), opt('CertPago'),
-    opt('CadPago'), opt('SelloPago'),
+    req('FechaPago'),
+    req('FormaDePagoP'),
+    req('MonedaP'),
+    opt('TipoCambioP'),
+    req('Monto'),
+    opt('NumOperacion'),
+    opt('RfcEmisorCtaOrd'),
+    opt('NomBancoOrdExt'),
+    opt('CtaOrdenante'),
+    opt('RfcEmisorCtaBen'),
+    opt('CtaBeneficiario'),
+    opt('TipoCadPago'),
+    opt('CertPago'),
+    opt('CadPago'),
+    opt('SelloPago'),
     each('pago20:DoctoRelacionado', [
-      req('IdDocumento'), opt('Serie'), opt('Folio'), req('MonedaDR'), opt('EquivalenciaDR'), req('NumParcialidad'), req('ImpSaldoAnt'),
-      req('ImpPagado'), req('ImpSaldoInsoluto'), req('ObjetoImpDR'),
+      req('IdDocumento'),
+      opt('Serie'),
+      opt('Folio'),
+      req('MonedaDR'),
+      opt('EquivalenciaDR'),
+      req('NumParcialidad'),
+      req('ImpSaldoAnt'),
+      req('ImpPagado'),
+      req('ImpSaldoInsoluto'),
+      req('ObjetoImpDR'),
       each('pago20:ImpuestosDR/pago20:RetencionesDR/pago20:RetencionDR', [req('BaseDR'), req('ImpuestoDR'), req('TipoFactorDR'), req('TasaOCuotaDR'), req('ImporteDR')]),
       each('pago20:ImpuestosDR/pago20:TrasladosDR/pago20:TrasladoDR', [req('BaseDR'), req('ImpuestoDR'), req('TipoFactorDR'), opt('TasaOCuotaDR'), opt('ImporteDR')]),
     ]),

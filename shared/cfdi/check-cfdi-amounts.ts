@@ -38,9 +38,17 @@ export function checkCfdiAmounts(comprobante: XmlElement): CfdiFinding[] {
     const amount = attribute(c, 'Importe') ?? '0';
     const limits = conceptAmountLimits(new Money(quantity), written(quantity), new Money(unitPrice), written(unitPrice), written(amount));
     if (!withinLimits(new Money(amount), limits)) {
-      out.push({ code: 'concept_amount_out_of_limits', satCode: 'CFDI40167', path: `${path}/@Importe`, message: `Importe ${amount} is outside ${limits.low.toString()}–${limits.high.toString()} (Cantidad × ValorUnitario).` });
+      out.push({
+        code: 'concept_amount_out_of_limits',
+        satCode: 'CFDI40167',
+        path: `${path}/@Importe`,
+        message: `Importe ${amount} is outside ${limits.low.toString()}–${limits.high.toString()} (Cantidad × ValorUnitario).`,
+      });
     }
-    for (const [kind, satCode] of [['Traslado', 'CFDI40215'], ['Retencion', 'CFDI40221']] as const) {
+    for (const [kind, satCode] of [
+      ['Traslado', 'CFDI40215'],
+      ['Retencion', 'CFDI40221'],
+    ] as const) {
       descendants(c, ['cfdi:Impuestos', `cfdi:${kind}${kind === 'Traslado' ? 's' : 'es'}`, `cfdi:${kind}`]).forEach((t, j) => {
         const base = attribute(t, 'Base') ?? '0';
         const rate = attribute(t, 'TasaOCuota');
@@ -48,7 +56,12 @@ export function checkCfdiAmounts(comprobante: XmlElement): CfdiFinding[] {
         if (rate === undefined || taxAmount === undefined) return;
         const taxLimits = taxAmountLimits(new Money(base), written(base), new Money(rate), written(taxAmount));
         if (!withinLimits(new Money(taxAmount), taxLimits)) {
-          out.push({ code: 'tax_amount_out_of_limits', satCode, path: `${path}/Impuestos/${kind}[${j + 1}]/@Importe`, message: `Importe ${taxAmount} is outside ${taxLimits.low.toString()}–${taxLimits.high.toString()} (Base × TasaOCuota).` });
+          out.push({
+            code: 'tax_amount_out_of_limits',
+            satCode,
+            path: `${path}/Impuestos/${kind}[${j + 1}]/@Importe`,
+            message: `Importe ${taxAmount} is outside ${taxLimits.low.toString()}–${taxLimits.high.toString()} (Base × TasaOCuota).`,
+          });
         }
       });
     }
@@ -58,31 +71,56 @@ export function checkCfdiAmounts(comprobante: XmlElement): CfdiFinding[] {
   const subtotal = num(comprobante, 'SubTotal') ?? new Money(0);
   const expectedSubtotal = round(sum(concepts.map((c) => num(c, 'Importe') ?? new Money(0))));
   if (!subtotal.equals(expectedSubtotal)) {
-    out.push({ code: 'subtotal_mismatch', satCode: 'CFDI40108', path: '@SubTotal', message: `SubTotal must be ${expectedSubtotal.toFixed(cd)}, the sum of the concepts' Importe.` });
+    out.push({
+      code: 'subtotal_mismatch',
+      satCode: 'CFDI40108',
+      path: '@SubTotal',
+      message: `SubTotal must be ${expectedSubtotal.toFixed(cd)}, the sum of the concepts' Importe.`,
+    });
   }
   const discount = num(comprobante, 'Descuento') ?? new Money(0);
   const expectedDiscount = round(sum(concepts.map((c) => num(c, 'Descuento') ?? new Money(0))));
   if (!discount.equals(expectedDiscount)) {
-    out.push({ code: 'discount_mismatch', satCode: 'CFDI40111', path: '@Descuento', message: `Descuento must be ${expectedDiscount.toFixed(cd)}, the sum of the concepts' Descuento.` });
+    out.push({
+      code: 'discount_mismatch',
+      satCode: 'CFDI40111',
+      path: '@Descuento',
+      message: `Descuento must be ${expectedDiscount.toFixed(cd)}, the sum of the concepts' Descuento.`,
+    });
   }
   const taxes = children(comprobante, 'cfdi:Impuestos')[0];
-  const transferred = taxes ? num(taxes, 'TotalImpuestosTrasladados') ?? new Money(0) : new Money(0);
-  const withheld = taxes ? num(taxes, 'TotalImpuestosRetenidos') ?? new Money(0) : new Money(0);
+  const transferred = taxes ? (num(taxes, 'TotalImpuestosTrasladados') ?? new Money(0)) : new Money(0);
+  const withheld = taxes ? (num(taxes, 'TotalImpuestosRetenidos') ?? new Money(0)) : new Money(0);
   const total = num(comprobante, 'Total') ?? new Money(0);
   const expectedTotal = subtotal.minus(discount).plus(transferred).minus(withheld);
   if (!total.equals(expectedTotal)) {
-    out.push({ code: 'total_mismatch', satCode: 'CFDI40119', path: '@Total', message: `Total must be ${expectedTotal.toFixed(cd)} (SubTotal − Descuento + transferred − withheld taxes).` });
+    out.push({
+      code: 'total_mismatch',
+      satCode: 'CFDI40119',
+      path: '@Total',
+      message: `Total must be ${expectedTotal.toFixed(cd)} (SubTotal − Descuento + transferred − withheld taxes).`,
+    });
   }
   if (taxes) {
     const docTransfers = descendants(taxes, ['cfdi:Traslados', 'cfdi:Traslado']).filter((t) => attribute(t, 'Importe') !== undefined);
     const expectedTransferred = round(sum(docTransfers.map((t) => num(t, 'Importe') ?? new Money(0))));
     if (docTransfers.length > 0 && !transferred.equals(expectedTransferred)) {
-      out.push({ code: 'transferred_total_mismatch', satCode: 'CFDI40197', path: 'Impuestos/@TotalImpuestosTrasladados', message: `TotalImpuestosTrasladados must be ${expectedTransferred.toFixed(cd)}.` });
+      out.push({
+        code: 'transferred_total_mismatch',
+        satCode: 'CFDI40197',
+        path: 'Impuestos/@TotalImpuestosTrasladados',
+        message: `TotalImpuestosTrasladados must be ${expectedTransferred.toFixed(cd)}.`,
+      });
     }
     const docWithholdings = descendants(taxes, ['cfdi:Retenciones', 'cfdi:Retencion']);
     const expectedWithheld = round(sum(docWithholdings.map((t) => num(t, 'Importe') ?? new Money(0))));
     if (docWithholdings.length > 0 && !withheld.equals(expectedWithheld)) {
-      out.push({ code: 'withheld_total_mismatch', satCode: 'CFDI40193', path: 'Impuestos/@TotalImpuestosRetenidos', message: `TotalImpuestosRetenidos must be ${expectedWithheld.toFixed(cd)}.` });
+      out.push({
+        code: 'withheld_total_mismatch',
+        satCode: 'CFDI40193',
+        path: 'Impuestos/@TotalImpuestosRetenidos',
+        message: `TotalImpuestosRetenidos must be ${expectedWithheld.toFixed(cd)}.`,
+      });
     }
   }
   out.push(...checkPagos20(comprobante));

@@ -76,11 +76,11 @@ export function matchesSum(written: Decimal, writtenDecimals: number, exact: Dec
 }
 
 /** What a related document's ImpPagado counts for against Monto, in the payment's currency (CRP20217). */
-export function paidAmountFloor(
-  paid: Decimal, paidDecimals: number, equivalence: Decimal, equivalenceDecimals: number, sameCurrency: boolean, paymentDecimals: number,
-): Decimal {
+export function paidAmountFloor(paid: Decimal, paidDecimals: number, equivalence: Decimal, equivalenceDecimals: number, sameCurrency: boolean, paymentDecimals: number): Decimal {
   if (sameCurrency) return new Money(paid);
-  return new Money(paid).minus(halfUnit(paidDecimals)).div(new Money(equivalence).plus(halfUnit(equivalenceDecimals)))
+  return new Money(paid)
+    .minus(halfUnit(paidDecimals))
+    .div(new Money(equivalence).plus(halfUnit(equivalenceDecimals)))
     .toDecimalPlaces(paymentDecimals, Money.ROUND_DOWN);
 }
 

@@ -9,19 +9,29 @@ export const createCreditNoteSchema = {
   required: ['related', 'sat_payment_form', 'sat_payment_method'],
   properties: {
     related: {
-      type: 'array', minItems: 1, maxItems: 50,
+      type: 'array',
+      minItems: 1,
+      maxItems: 50,
       items: {
-        type: 'object', additionalProperties: false, required: ['uuid', 'amount'],
+        type: 'object',
+        additionalProperties: false,
+        required: ['uuid', 'amount'],
         properties: {
           uuid: { type: 'string', format: 'uuid', description: 'Fiscal UUID of a stamped invoice (type I) of this merchant or account.' },
-          amount: { type: 'number', exclusiveMinimum: 0, 'x-decimal': true, description: 'How much of that invoice\'s total (taxes included) to credit.' },
+          amount: { type: 'number', exclusiveMinimum: 0, 'x-decimal': true, description: "How much of that invoice's total (taxes included) to credit." },
         },
       },
       description: 'The invoices credited (CfdiRelacionados, TipoRelacion 01): same issuer, receptor and currency.',
     },
     sat_payment_form: { type: 'string', pattern: '^[0-9]{2}$', description: 'c_FormaPago the money goes back with (not 99).' },
     sat_payment_method: { type: 'string', enum: ['PUE'], description: 'c_MetodoPago: a credit note is settled in one payment (PUE).' },
-    description: { type: 'string', minLength: 1, maxLength: 200, 'x-cfdi-text': CFDI_TEXT.conceptDescription, description: 'Why (shown on each concept), e.g. "Devolución de mercancía".' },
+    description: {
+      type: 'string',
+      minLength: 1,
+      maxLength: 200,
+      'x-cfdi-text': CFDI_TEXT.conceptDescription,
+      description: 'Why (shown on each concept), e.g. "Devolución de mercancía".',
+    },
   },
 } as const;
 

@@ -10,7 +10,10 @@ export interface CsdInfo {
 }
 
 export class CsdError extends Error {
-  constructor(readonly code: 'csd_unreadable' | 'csd_not_a_csd' | 'csd_wrong_password' | 'csd_key_mismatch' | 'csd_files_swapped', message: string) {
+  constructor(
+    readonly code: 'csd_unreadable' | 'csd_not_a_csd' | 'csd_wrong_password' | 'csd_key_mismatch' | 'csd_files_swapped',
+    message: string,
+  ) {
     super(message);
     this.name = 'CsdError';
   }
@@ -29,7 +32,10 @@ export function readCsd(cer: Buffer, key: Buffer, password: string): CsdInfo {
     if (/pass|decrypt/i.test(message)) throw new CsdError('csd_wrong_password', 'The private key could not be opened with that password.');
     if (/does not belong/i.test(message)) throw new CsdError('csd_key_mismatch', 'The private key does not belong to the certificate.');
     if (opensSwapped(cer, key, password)) {
-      throw new CsdError('csd_files_swapped', 'The files are swapped: the .key file was sent as the certificate and the .cer file as the private key. Send each in the other field.');
+      throw new CsdError(
+        'csd_files_swapped',
+        'The files are swapped: the .key file was sent as the certificate and the .cer file as the private key. Send each in the other field.',
+      );
     }
     throw new CsdError('csd_unreadable', 'The certificate (.cer) could not be read: send the .cer file SAT issued with this CSD, as it was downloaded (DER).');
   }

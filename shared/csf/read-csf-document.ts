@@ -13,7 +13,10 @@ export interface CsfDocumentKey extends CsfKey {
 }
 
 export class CsfDocumentUnreadable extends Error {
-  constructor(readonly reason: 'not_a_document' | 'no_csf_found', message: string) {
+  constructor(
+    readonly reason: 'not_a_document' | 'no_csf_found',
+    message: string,
+  ) {
     super(message);
     this.name = 'CsfDocumentUnreadable';
   }
@@ -70,7 +73,7 @@ async function readPdf(pdf: Buffer, deadline: number, decoder: QrDecoder): Promi
   try {
     const pages = await renderPdfPages(pdf, { ...PDF_PAGES, longSide: PDF_LONG_SIDE, timeoutMs: msLeft(deadline) });
     for (const page of pages) {
-      const key = parseCsfQrText(await findQrText(pageAttempts(page), decoder) ?? '');
+      const key = parseCsfQrText((await findQrText(pageAttempts(page), decoder)) ?? '');
       if (key) return { ...key, via: 'qr' };
     }
     const key = csfKeyFromText(await pdfText(pdf, { ...PDF_PAGES, timeoutMs: msLeft(deadline) }));
@@ -155,11 +158,13 @@ async function workingImage(file: Buffer): Promise<GreyImage> {
     if (err instanceof Error && /pixel limit/i.test(err.message)) throw tooManyPixels();
     throw new CsfDocumentUnreadable('not_a_document', 'The file is neither a PDF nor an image (JPEG, PNG or WebP).');
   }
-  if (!format || !IMAGE_FORMATS.has(format)) throw new CsfDocumentUnreadable('not_a_document', `Files in ${format ?? 'this'} format are not accepted; upload the CSF's PDF or a photo of it.`);
+  if (!format || !IMAGE_FORMATS.has(format))
+    throw new CsfDocumentUnreadable('not_a_document', `Files in ${format ?? 'this'} format are not accepted; upload the CSF's PDF or a photo of it.`);
   if (pixels === 0 || pixels > MAX_INPUT_PIXELS) throw tooManyPixels();
   try {
-    return await toGrey(sharp(file, { limitInputPixels: MAX_INPUT_PIXELS, failOn: 'error' }).rotate()
-      .resize({ width: WORKING_SIDE, height: WORKING_SIDE, fit: 'inside', withoutEnlargement: true }));
+    return await toGrey(
+      sharp(file, { limitInputPixels: MAX_INPUT_PIXELS, failOn: 'error' }).rotate().resize({ width: WORKING_SIDE, height: WORKING_SIDE, fit: 'inside', withoutEnlargement: true }),
+    );
   } catch {
     throw new CsfDocumentUnreadable('not_a_document', 'The image could not be decoded.');
   }

@@ -28,8 +28,14 @@ export function cancellationMail(input: CancellationMailInput): InvoiceMail {
     to: input.to,
     subject: `Tu factura de ${input.issuerName} fue cancelada`.replace(/\s+/g, ' '),
     text: ['Hola:', '', ...lines.flatMap((l) => [l, '']), ''].join('\n'),
-    html: ['<!doctype html>', '<html lang="es"><head><meta charset="utf-8"></head><body style="font-family: sans-serif; color: #222;">', '<p>Hola:</p>',
-      ...lines.map((l) => `<p>${escapeHtml(l)}</p>`), '</body></html>', ''].join('\n'),
+    html: [
+      '<!doctype html>',
+      '<html lang="es"><head><meta charset="utf-8"></head><body style="font-family: sans-serif; color: #222;">',
+      '<p>Hola:</p>',
+      ...lines.map((l) => `<p>${escapeHtml(l)}</p>`),
+      '</body></html>',
+      '',
+    ].join('\n'),
     attachments: [],
   };
 }

@@ -70,9 +70,7 @@ export function invoiceMail(input: InvoiceMailInput): InvoiceMail {
   ].join('\n');
 
   const e = escapeHtml;
-  const helpHtml = input.supportEmail
-    ? `Si tienes dudas sobre tu factura, escríbenos a <a href="mailto:${e(input.supportEmail)}">${e(input.supportEmail)}</a>.`
-    : e(help);
+  const helpHtml = input.supportEmail ? `Si tienes dudas sobre tu factura, escríbenos a <a href="mailto:${e(input.supportEmail)}">${e(input.supportEmail)}</a>.` : e(help);
   const html = [
     '<!doctype html>',
     '<html lang="es"><head><meta charset="utf-8"></head><body style="font-family: sans-serif; color: #222;">',

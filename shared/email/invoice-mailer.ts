@@ -27,7 +27,10 @@ export interface Mailer {
  */
 export class MailUnavailable extends Error {
   /** `responseCode` is the SMTP reply code when the server gave one, e.g. 451. */
-  constructor(message: string, readonly responseCode?: number) {
+  constructor(
+    message: string,
+    readonly responseCode?: number,
+  ) {
     super(message);
     this.name = 'MailUnavailable';
   }
@@ -36,7 +39,10 @@ export class MailUnavailable extends Error {
 /** The server refused this message for good (5xx, e.g. unknown recipient): sending it again gets the same. */
 export class MailRejected extends Error {
   /** `responseCode` is the SMTP reply code when the server gave one, e.g. 550. */
-  constructor(message: string, readonly responseCode?: number) {
+  constructor(
+    message: string,
+    readonly responseCode?: number,
+  ) {
     super(message);
     this.name = 'MailRejected';
   }

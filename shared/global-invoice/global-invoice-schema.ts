@@ -8,7 +8,11 @@ export const globalPeriodicityRequestSchema = {
   additionalProperties: false,
   required: ['periodicity'],
   properties: {
-    periodicity: { type: 'string', enum: [...GLOBAL_PERIODICITIES], description: 'c_Periodicidad: 01 daily, 02 weekly, 03 fortnightly, 04 monthly (the default). Applies to QRs created from now on.' },
+    periodicity: {
+      type: 'string',
+      enum: [...GLOBAL_PERIODICITIES],
+      description: 'c_Periodicidad: 01 daily, 02 weekly, 03 fortnightly, 04 monthly (the default). Applies to QRs created from now on.',
+    },
   },
 } as const;
 
@@ -18,7 +22,11 @@ export const reportGlobalRequestSchema = {
   type: 'object',
   additionalProperties: false,
   properties: {
-    date: { type: 'string', pattern: '^[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])$', description: 'A day (central Mexico) of the period to report; absent: every closed period with unclaimed sales.' },
+    date: {
+      type: 'string',
+      pattern: '^[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])$',
+      description: 'A day (central Mexico) of the period to report; absent: every closed period with unclaimed sales.',
+    },
   },
 } as const;
 

@@ -43,7 +43,7 @@ function pesos(value: string, rate: Decimal): Decimal {
 
 /** The ticket as one concept: amounts summed, taxes grouped by type, tax, factor and rate. */
 export function ticketConcept(ticket: UnclaimedTicket): CfdiConceptInput {
-  const rate = dec(ticket.currency === 'MXN' ? '1' : ticket.exchangeRate ?? '1');
+  const rate = dec(ticket.currency === 'MXN' ? '1' : (ticket.exchangeRate ?? '1'));
   const amount = ticket.concepts.reduce((sum, c) => sum.plus(pesos(c.amount, rate)), new Money(0));
   const discount = ticket.concepts.reduce((sum, c) => sum.plus(c.discount === null ? 0 : pesos(c.discount, rate)), new Money(0));
   const groups = new Map<string, { tax: QrConceptTaxRow; base: Decimal; cuota: Decimal }>();
@@ -55,12 +55,24 @@ export function ticketConcept(ticket: UnclaimedTicket): CfdiConceptInput {
     groups.set(key, group);
   }
   const taxes: CfdiTaxInput[] = [...groups.values()].map(({ tax, base, cuota }) => ({
-    type: tax.type, tax: tax.tax, factor: tax.factor, rate: tax.rate ?? undefined, base,
+    type: tax.type,
+    tax: tax.tax,
+    factor: tax.factor,
+    rate: tax.rate ?? undefined,
+    base,
     amount: tax.factor === 'Exento' ? undefined : tax.factor === 'Cuota' ? cuota : base.times(tax.rate ?? '0').toDecimalPlaces(MXN_DECIMALS),
   }));
   return {
-    productServiceKey: '01010101', sku: ticket.saleId.slice(0, 100), quantity: new Money(1), unitKey: 'ACT', description: 'Venta',
-    unitPrice: amount, amount, discount: discount.isZero() ? undefined : discount, taxObject: taxes.length > 0 ? '02' : '01', taxes,
+    productServiceKey: '01010101',
+    sku: ticket.saleId.slice(0, 100),
+    quantity: new Money(1),
+    unitKey: 'ACT',
+    description: 'Venta',
+    unitPrice: amount,
+    amount,
+    discount: discount.isZero() ? undefined : discount,
+    taxObject: taxes.length > 0 ? '02' : '01',
+    taxes,
   };
 }
 
@@ -83,9 +95,17 @@ export function planGlobalInvoices(input: {
     for (let start = 0, part = 1; start < tickets.length; start += MAX_CONCEPTS, part++) {
       const chunk = tickets.slice(start, start + MAX_CONCEPTS);
       parts.push({
-        paymentForm, paymentMethod, part, ticketIds: chunk.map((t) => t.id),
+        paymentForm,
+        paymentMethod,
+        part,
+        ticketIds: chunk.map((t) => t.id),
         input: {
-          type: 'I', paymentForm, paymentMethod, currency: 'MXN', currencyDecimals: MXN_DECIMALS, exportCode: '01',
+          type: 'I',
+          paymentForm,
+          paymentMethod,
+          currency: 'MXN',
+          currencyDecimals: MXN_DECIMALS,
+          exportCode: '01',
           expeditionPlace: input.expeditionPlace,
           globalInfo: { periodicity: input.period.periodicity, months: input.period.months, year: input.period.year },
           issuer: input.issuer,

@@ -16,7 +16,10 @@ export const LOGO_LIMITS = {
 const ACCEPTED = new Set(['jpeg', 'png', 'webp', 'gif', 'avif', 'tiff']);
 
 export class InvalidImage extends Error {
-  constructor(readonly code: 'invalid_image' | 'image_too_large', message: string) {
+  constructor(
+    readonly code: 'invalid_image' | 'image_too_large',
+    message: string,
+  ) {
     super(message);
   }
 }

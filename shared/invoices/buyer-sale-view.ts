@@ -5,7 +5,6 @@ import { isStamped, type InvoiceRow } from '../repositories/invoices.js';
 import type { Sale } from '../repositories/sales.js';
 import { invoiceView } from './invoice-view.js';
 
-
 /** Where the buyer's confirmation stands: stamping, refused (with what to correct) or stamped. */
 export function confirmationView(invoice: InvoiceRow | undefined, ctx: ViewContext) {
   if (!invoice) return null;
@@ -27,7 +26,9 @@ export function buyerSaleView(sale: Sale, totals: DocumentTotals, latest: Invoic
     expires_at: full.expires_at,
     scanned_at: full.scanned_at,
     merchant: {
-      name: sale.merchant.name, app_logo_url: sale.merchant.appLogoUrl, logo_animation: sale.merchant.logoAnimation,
+      name: sale.merchant.name,
+      app_logo_url: sale.merchant.appLogoUrl,
+      logo_animation: sale.merchant.logoAnimation,
       support: { email: sale.merchant.contactEmail, phone: sale.merchant.contactPhone },
     },
     issuer: { rfc: sale.issuer.rfc, name: sale.issuer.name },

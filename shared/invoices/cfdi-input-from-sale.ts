@@ -35,25 +35,52 @@ export function cfdiInputFromSale(record: QrTransactionRecord, customer: Custome
   const concepts: CfdiConceptInput[] = record.concepts.map((c) => {
     const amount = dec(c.amount);
     const discount = c.discount === null ? undefined : dec(c.discount);
-    const recorded: CfdiTaxInput[] = record.taxes.filter((x) => x.concept_position === c.position).map((x) => ({
-      type: x.type, tax: x.tax, factor: x.factor, rate: x.rate ?? undefined, base: dec(x.taxable_base), amount: x.amount === null ? undefined : dec(x.amount),
-    }));
+    const recorded: CfdiTaxInput[] = record.taxes
+      .filter((x) => x.concept_position === c.position)
+      .map((x) => ({
+        type: x.type,
+        tax: x.tax,
+        factor: x.factor,
+        rate: x.rate ?? undefined,
+        base: dec(x.taxable_base),
+        amount: x.amount === null ? undefined : dec(x.amount),
+      }));
     const taxes = c.sat_tax_object_key === '02' ? [...recorded, ...buyerWithholdings(parties, customer, discount ? amount.minus(discount) : amount, cd)] : recorded;
     return {
-      productServiceKey: c.sat_product_service_key, sku: c.sku ?? undefined, quantity: dec(c.quantity), unitKey: c.sat_unit_key,
-      description: c.description, unitPrice: dec(c.unit_price), amount, discount, taxObject: c.sat_tax_object_key, taxes,
+      productServiceKey: c.sat_product_service_key,
+      sku: c.sku ?? undefined,
+      quantity: dec(c.quantity),
+      unitKey: c.sat_unit_key,
+      description: c.description,
+      unitPrice: dec(c.unit_price),
+      amount,
+      discount,
+      taxObject: c.sat_tax_object_key,
+      taxes,
     };
   });
   const foreign = customer.rfc === FOREIGN_RFC;
   return {
-    series: parties.series, folio: parties.folio, issuedLocal: parties.issuedLocal, type: t.type_of_receipt === 'E' ? 'E' : 'I',
-    paymentForm: t.sat_payment_form, paymentMethod: t.sat_payment_method, currency: t.currency, currencyDecimals: cd,
-    exchangeRate: t.exchange_rate === null ? undefined : new Money(t.exchange_rate), exportCode: t.export_code, expeditionPlace: parties.expeditionPlace,
+    series: parties.series,
+    folio: parties.folio,
+    issuedLocal: parties.issuedLocal,
+    type: t.type_of_receipt === 'E' ? 'E' : 'I',
+    paymentForm: t.sat_payment_form,
+    paymentMethod: t.sat_payment_method,
+    currency: t.currency,
+    currencyDecimals: cd,
+    exchangeRate: t.exchange_rate === null ? undefined : new Money(t.exchange_rate),
+    exportCode: t.export_code,
+    expeditionPlace: parties.expeditionPlace,
     globalInfo: t.global_info ? { periodicity: t.global_info.periodicity, months: t.global_info.months, year: t.global_info.year } : undefined,
     relatedCfdis: t.related_cfdis ? { relationType: t.related_cfdis.tipo_relacion, uuids: t.related_cfdis.cfdis } : undefined,
     issuer: parties.issuer,
     receptor: {
-      rfc: customer.rfc, name: customer.name, taxRegime: customer.tax_regime, postalCode: customer.postal_code, cfdiUse: customer.cfdi_use,
+      rfc: customer.rfc,
+      name: customer.name,
+      taxRegime: customer.tax_regime,
+      postalCode: customer.postal_code,
+      cfdiUse: customer.cfdi_use,
       taxResidence: foreign ? customer.tax_residence : undefined,
     },
     concepts,

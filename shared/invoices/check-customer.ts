@@ -50,20 +50,28 @@ export function checkCustomer(input: Customer, ctx: CustomerContext): CheckedCus
   if (!rfc.ok) findings.push(finding('rfc', rfc.code, rfc.message));
   const warnings: ErrorDetail[] = [];
   if (rfc.ok && !rfc.checkDigit.matches) {
-    warnings.push(finding('rfc', 'rfc_check_digit', `The last character of ${customer.rfc} is not its computed check digit (${rfc.checkDigit.expected}). SAT has issued some RFCs like this: check it against the tax-status certificate.`));
+    warnings.push(
+      finding(
+        'rfc',
+        'rfc_check_digit',
+        `The last character of ${customer.rfc} is not its computed check digit (${rfc.checkDigit.expected}). SAT has issued some RFCs like this: check it against the tax-status certificate.`,
+      ),
+    );
   }
 
   const generic = customer.rfc === GENERIC_RFC || customer.rfc === FOREIGN_RFC;
   if (customer.rfc === GENERIC_RFC && !ctx.rules.allowGenericRfc) {
     // Not SAT's refusal but the merchant's: such a CFDI has no fiscal use for the buyer, the sale belongs in the
     // global invoice, and the QR could no longer be invoiced to the buyer's own RFC without a cancellation.
-    findings.push(finding('rfc', 'generic_rfc_not_offered', 'Without an RFC no invoice is needed: this sale is included in the store\'s global invoice.'));
+    findings.push(finding('rfc', 'generic_rfc_not_offered', "Without an RFC no invoice is needed: this sale is included in the store's global invoice."));
   }
   if (generic) {
     // Anexo 20: a generic receptor has regime 616, use S01 and the expedition place as its zip.
-    if (customer.tax_regime !== '616') findings.push(finding('tax_regime', 'tax_regime_not_allowed', `With RFC ${customer.rfc} the tax regime is 616 (Sin obligaciones fiscales).`));
+    if (customer.tax_regime !== '616')
+      findings.push(finding('tax_regime', 'tax_regime_not_allowed', `With RFC ${customer.rfc} the tax regime is 616 (Sin obligaciones fiscales).`));
     if (customer.cfdi_use !== 'S01') findings.push(finding('cfdi_use', 'cfdi_use_not_allowed', `With RFC ${customer.rfc} the CFDI use is S01 (Sin efectos fiscales).`));
-    if (customer.postal_code !== ctx.expeditionPlace) findings.push(finding('postal_code', 'postal_code_mismatch', `With RFC ${customer.rfc} the postal code is the store's (${ctx.expeditionPlace}).`));
+    if (customer.postal_code !== ctx.expeditionPlace)
+      findings.push(finding('postal_code', 'postal_code_mismatch', `With RFC ${customer.rfc} the postal code is the store's (${ctx.expeditionPlace}).`));
     if (customer.rfc === GENERIC_RFC && customer.name === 'PUBLICO EN GENERAL') {
       findings.push(finding('name', 'name_not_allowed', 'A nominative invoice to XAXX010101000 carries the buyer\'s name; "PUBLICO EN GENERAL" is for global invoices.'));
     }
@@ -73,20 +81,34 @@ export function checkCustomer(input: Customer, ctx: CustomerContext): CheckedCus
   } else {
     if (customer.tax_residence !== undefined) findings.push(finding('tax_residence', 'tax_residence_not_allowed', 'tax_residence is only for XEXX010101000.'));
     if (personType === 'legal' && COMPANY_SUFFIX.test(customer.name)) {
-      findings.push(finding('name', 'name_has_company_suffix', 'Write the legal name without the company type (for example, without "SA DE CV"), as on the tax-status certificate.'));
+      findings.push(
+        finding('name', 'name_has_company_suffix', 'Write the legal name without the company type (for example, without "SA DE CV"), as on the tax-status certificate.'),
+      );
     }
     const regime = ctx.catalogs.regime(customer.tax_regime);
     if (!regime || ctx.catalogs.check('c_RegimenFiscal', customer.tax_regime, ctx.onDate).ok === false) {
       findings.push(finding('tax_regime', 'tax_regime_unknown', `${customer.tax_regime} is not a tax regime in SAT's catalog.`));
     } else if (!(personType === 'legal' ? regime.legalPerson : regime.naturalPerson)) {
-      findings.push(finding('tax_regime', 'tax_regime_not_allowed', `Regime ${customer.tax_regime} (${regime.description}) is not for a ${personType === 'legal' ? 'company (persona moral)' : 'person (persona física)'}.`));
+      findings.push(
+        finding(
+          'tax_regime',
+          'tax_regime_not_allowed',
+          `Regime ${customer.tax_regime} (${regime.description}) is not for a ${personType === 'legal' ? 'company (persona moral)' : 'person (persona física)'}.`,
+        ),
+      );
     }
   }
   const use = ctx.catalogs.cfdiUse(customer.cfdi_use);
   if (!use || ctx.catalogs.check('c_UsoCFDI', customer.cfdi_use, ctx.onDate).ok === false) {
     findings.push(finding('cfdi_use', 'cfdi_use_unknown', `${customer.cfdi_use} is not a CFDI use in SAT's catalog.`));
   } else if (USES_NOT_FOR_SALES.has(customer.cfdi_use)) {
-    findings.push(finding('cfdi_use', 'cfdi_use_not_for_sales', `${customer.cfdi_use} (${use.description}) is for ${customer.cfdi_use === 'CP01' ? 'payment receipts' : 'payroll'}, not for a sale's invoice.`));
+    findings.push(
+      finding(
+        'cfdi_use',
+        'cfdi_use_not_for_sales',
+        `${customer.cfdi_use} (${use.description}) is for ${customer.cfdi_use === 'CP01' ? 'payment receipts' : 'payroll'}, not for a sale's invoice.`,
+      ),
+    );
   } else if (!generic && ctx.rules.allowedCfdiUses && !ctx.rules.allowedCfdiUses.includes(customer.cfdi_use)) {
     findings.push(finding('cfdi_use', 'cfdi_use_not_offered', `This store invoices with the CFDI uses ${ctx.rules.allowedCfdiUses.join(', ')}.`));
   } else if (!generic && (!(personType === 'legal' ? use.legalPerson : use.naturalPerson) || !use.receiverRegimes.includes(customer.tax_regime))) {

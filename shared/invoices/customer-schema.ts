@@ -8,7 +8,11 @@ export const customerSchema = {
   required: ['rfc', 'name', 'tax_regime', 'postal_code', 'cfdi_use', 'email'],
   properties: {
     rfc: { type: 'string', minLength: 12, maxLength: 13, description: 'RFC; XAXX010101000 (público en general) and XEXX010101000 (foreign) follow Anexo 20.' },
-    name: { type: 'string', 'x-cfdi-text': CFDI_TEXT.receptorName, description: 'Legal name exactly as on the tax-status certificate, without the company-type suffix (SA DE CV).' },
+    name: {
+      type: 'string',
+      'x-cfdi-text': CFDI_TEXT.receptorName,
+      description: 'Legal name exactly as on the tax-status certificate, without the company-type suffix (SA DE CV).',
+    },
     tax_regime: { type: 'string', pattern: '^[0-9]{3}$', description: 'c_RegimenFiscal key' },
     postal_code: { type: 'string', pattern: '^[0-9]{5}$', description: 'Fiscal postal code' },
     cfdi_use: { type: 'string', pattern: '^[A-Z0-9]{3,4}$', description: 'c_UsoCFDI key' },

@@ -6,10 +6,7 @@ import { AppError } from '../errors.js';
  * carry: a thrown-away ticket must not turn into the buyer's tax data sent anywhere, nor the merchant's
  * mail into a relay. Pure: the route counts the attempt and queues the send.
  */
-export function invoiceEmailRecipient(
-  request: { email?: string; rfc?: string },
-  confirmed: { email: string; rfc: string },
-): { to: string; newAddress: boolean } {
+export function invoiceEmailRecipient(request: { email?: string; rfc?: string }, confirmed: { email: string; rfc: string }): { to: string; newAddress: boolean } {
   const asked = request.email?.trim();
   if (!asked || sameAddress(asked, confirmed.email)) return { to: confirmed.email, newAddress: false };
   if (!request.rfc) {
@@ -19,7 +16,7 @@ export function invoiceEmailRecipient(
   }
   if (normalRfc(request.rfc) !== normalRfc(confirmed.rfc)) {
     throw new AppError(403, 'buyer_rfc_mismatch', "That RFC is not the invoice's buyer; the invoice can still go to the address given at confirmation.", {
-      details: [{ field: 'rfc', code: 'mismatch', message: "Not the RFC on the invoice." }],
+      details: [{ field: 'rfc', code: 'mismatch', message: 'Not the RFC on the invoice.' }],
     });
   }
   return { to: asked, newAddress: true };

@@ -14,7 +14,10 @@ export async function enqueueStamp(producers: Producers, config: Readonly<Config
 /** Options of a job that calls the PAC: its own id, retries with exponential backoff; a sweep from PostgreSQL takes over after the last. */
 export function pacJobOptions(config: Readonly<Config>, id: string) {
   return {
-    jobId: id, attempts: config.pacAttempts, backoff: { type: 'exponential', delay: config.pacBackoffMs },
-    removeOnComplete: { age: 3600, count: 1000 }, removeOnFail: true,
+    jobId: id,
+    attempts: config.pacAttempts,
+    backoff: { type: 'exponential', delay: config.pacBackoffMs },
+    removeOnComplete: { age: 3600, count: 1000 },
+    removeOnFail: true,
   };
 }

@@ -4,7 +4,10 @@ import { toJsonNumber } from '../money.js';
 /** An invoice's totals as the API shows them. */
 export function totalsView(totals: DocumentTotals) {
   return {
-    subtotal: toJsonNumber(totals.subtotal), discount: toJsonNumber(totals.discount), transferred_taxes: toJsonNumber(totals.transferred),
-    withheld_taxes: toJsonNumber(totals.withheld), total: toJsonNumber(totals.total),
+    subtotal: toJsonNumber(totals.subtotal),
+    discount: toJsonNumber(totals.discount),
+    transferred_taxes: toJsonNumber(totals.transferred),
+    withheld_taxes: toJsonNumber(totals.withheld),
+    total: toJsonNumber(totals.total),
   };
 }

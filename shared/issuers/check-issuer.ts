@@ -20,12 +20,20 @@ export function checkIssuerTaxData(data: IssuerTaxData, catalogs: SatCatalogs, o
 
   const regime = catalogs.check('c_RegimenFiscal', data.taxRegimeCode, onDate);
   if (!regime.ok) {
-    details.push({ field: 'taxRegimeCode', code: regime.reason === 'unknown' ? 'catalog_key_unknown' : 'catalog_key_not_in_force', message: `${data.taxRegimeCode} is not a tax regime in force (c_RegimenFiscal).` });
+    details.push({
+      field: 'taxRegimeCode',
+      code: regime.reason === 'unknown' ? 'catalog_key_unknown' : 'catalog_key_not_in_force',
+      message: `${data.taxRegimeCode} is not a tax regime in force (c_RegimenFiscal).`,
+    });
   } else if (own) {
     const info = catalogs.regime(data.taxRegimeCode);
     const allowed = own.personType === 'legal' ? info?.legalPerson : info?.naturalPerson;
     if (!allowed) {
-      details.push({ field: 'taxRegimeCode', code: 'tax_regime_not_allowed', message: `Regime ${data.taxRegimeCode} (${regime.entry.description}) is not for a ${PERSON[own.personType]}.` });
+      details.push({
+        field: 'taxRegimeCode',
+        code: 'tax_regime_not_allowed',
+        message: `Regime ${data.taxRegimeCode} (${regime.entry.description}) is not for a ${PERSON[own.personType]}.`,
+      });
     }
   }
   return details.length > 0 || !own ? { details } : { rfc: own.rfc };

@@ -18,13 +18,16 @@ export function issuerView(row: IssuerRow, catalogs: SatCatalogs) {
     // Not in the spec's Issuer: the c_Periodicidad of its global invoice for unclaimed sales.
     globalPeriodicity: row.global_periodicity,
     // Not in the spec's Issuer: the last CSF synchronization, null until one is requested.
-    synchronization: row.sync_status === null ? null : {
-      status: row.sync_status,
-      jobId: row.sync_job_id,
-      attempts: row.sync_attempts,
-      error: row.sync_error,
-      requestedAt: row.sync_requested_at?.toISOString() ?? null,
-      finishedAt: row.sync_finished_at?.toISOString() ?? null,
-    },
+    synchronization:
+      row.sync_status === null
+        ? null
+        : {
+            status: row.sync_status,
+            jobId: row.sync_job_id,
+            attempts: row.sync_attempts,
+            error: row.sync_error,
+            requestedAt: row.sync_requested_at?.toISOString() ?? null,
+            finishedAt: row.sync_finished_at?.toISOString() ?? null,
+          },
   };
 }

@@ -30,7 +30,7 @@ export function toQrCreateRequest(
 ): QrCreateDraft {
   if (legacy.issuer_rfc.trim().toUpperCase() !== merchant.issuerRfc) {
     throw new AppError(422, 'issuer_mismatch', `issuer_rfc "${legacy.issuer_rfc}" is not the RFC of this API key's issuer.`, {
-      details: [{ field: 'issuer_rfc', code: 'issuer_mismatch', message: 'issuer_rfc must be the RFC of the issuer the API key\'s store invoices for.' }],
+      details: [{ field: 'issuer_rfc', code: 'issuer_mismatch', message: "issuer_rfc must be the RFC of the issuer the API key's store invoices for." }],
     });
   }
   const store = legacy.store.trim().toLowerCase();

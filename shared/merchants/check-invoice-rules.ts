@@ -11,7 +11,8 @@ export function checkInvoiceRules(rules: Partial<InvoiceRules> | undefined, cata
   (rules?.allowedCfdiUses ?? []).forEach((code, i) => {
     const field = `invoiceRules.allowedCfdiUses[${i}]`;
     if (!catalogs.cfdiUse(code)) out.push({ field, code: 'catalog_key_unknown', message: `${code} is not a CFDI use in SAT's catalog (c_UsoCFDI).` });
-    else if (USES_NOT_FOR_SALES.has(code)) out.push({ field, code: 'cfdi_use_not_for_sales', message: `${code} is for ${code === 'CP01' ? 'payment receipts' : 'payroll'}, not for a sale's invoice.` });
+    else if (USES_NOT_FOR_SALES.has(code))
+      out.push({ field, code: 'cfdi_use_not_for_sales', message: `${code} is for ${code === 'CP01' ? 'payment receipts' : 'payroll'}, not for a sale's invoice.` });
   });
   return out;
 }

@@ -65,12 +65,16 @@ const merchantProperties = {
   invoiceRules: {
     type: 'object',
     additionalProperties: false,
-    description: 'How buyers may self-invoice this merchant\'s sales; fields left out keep their value (defaults: allowGenericRfc false, allowedCfdiUses null, resicoWithholding true).',
+    description:
+      "How buyers may self-invoice this merchant's sales; fields left out keep their value (defaults: allowGenericRfc false, allowedCfdiUses null, resicoWithholding true).",
     properties: {
-      allowGenericRfc: { type: 'boolean', description: 'Let a buyer confirm as público en general (XAXX010101000). Off: the page says the sale goes into the store\'s global invoice.' },
+      allowGenericRfc: {
+        type: 'boolean',
+        description: "Let a buyer confirm as público en general (XAXX010101000). Off: the page says the sale goes into the store's global invoice.",
+      },
       allowedCfdiUses: {
         anyOf: [{ type: 'null' }, { type: 'array', minItems: 1, maxItems: 30, uniqueItems: true, items: { type: 'string', pattern: '^[A-Z0-9]{3,4}$' } }],
-        description: 'c_UsoCFDI keys buyers may pick; null: every use SAT allows for the buyer\'s regime.',
+        description: "c_UsoCFDI keys buyers may pick; null: every use SAT allows for the buyer's regime.",
       },
       resicoWithholding: { type: 'boolean', description: 'Withhold 1.25 % ISR when a RESICO issuer (626) invoices a company (LISR 113-J).' },
     },

@@ -40,9 +40,10 @@ export async function startMetricsServer(options: { port: number; host: string; 
   const { address, port } = server.address() as AddressInfo;
   return {
     url: `http://${address.includes(':') ? `[${address}]` : address}:${port}`,
-    close: () => new Promise<void>((resolve) => {
-      server.close(() => resolve());
-      server.closeIdleConnections();
-    }),
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeIdleConnections();
+      }),
   };
 }

@@ -18,11 +18,13 @@ function oldestWaitingSeconds(jobs: Job[], now: number): number {
  */
 export async function recordQueueDepths(producers: Producers, now: number = Date.now()): Promise<void> {
   try {
-    const readings = await Promise.all(Object.values(QUEUES).map(async (name) => {
-      const queue = producers.queue(name);
-      const [counts, next] = await Promise.all([queue.getJobCounts(...STATES), queue.getWaiting(0, 0)]);
-      return { name, counts, oldest: oldestWaitingSeconds(next, now) };
-    }));
+    const readings = await Promise.all(
+      Object.values(QUEUES).map(async (name) => {
+        const queue = producers.queue(name);
+        const [counts, next] = await Promise.all([queue.getJobCounts(...STATES), queue.getWaiting(0, 0)]);
+        return { name, counts, oldest: oldestWaitingSeconds(next, now) };
+      }),
+    );
     for (const { name, counts, oldest } of readings) {
       for (const state of STATES) queueJobs.set({ queue: name, state }, counts[state] ?? 0);
       queueOldestWaitingAge.set({ queue: name }, oldest);

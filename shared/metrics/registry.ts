@@ -59,7 +59,7 @@ export const queueOldestWaitingAge = new Gauge({
 
 export const pacRequestDuration = new Histogram({
   name: 'autofactura_pac_request_duration_seconds',
-  help: 'Calls to the PAC (stamp, cancel) and to SAT\'s CFDI status service (status) by outcome (ok, unavailable, refused, error), and how long they took.',
+  help: "Calls to the PAC (stamp, cancel) and to SAT's CFDI status service (status) by outcome (ok, unavailable, refused, error), and how long they took.",
   labelNames: ['operation', 'outcome'] as const,
   buckets: [0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 20, 30, 60],
   registers: [registry],
@@ -67,7 +67,7 @@ export const pacRequestDuration = new Histogram({
 
 export const csfRequestDuration = new Histogram({
   name: 'autofactura_csf_request_duration_seconds',
-  help: 'Calls to the CSF service (SAT\'s tax-status certificates) by outcome (ok, unavailable, not_found, error), and how long they took.',
+  help: "Calls to the CSF service (SAT's tax-status certificates) by outcome (ok, unavailable, not_found, error), and how long they took.",
   labelNames: ['outcome'] as const,
   buckets: [0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 20],
   registers: [registry],

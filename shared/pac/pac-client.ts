@@ -70,7 +70,10 @@ export class PacUnavailable extends Error {
 
 export class PacRefused extends Error {
   /** `pacCode` is the PAC's raw code, e.g. CFDI40145. */
-  constructor(readonly pacCode: string, message: string) {
+  constructor(
+    readonly pacCode: string,
+    message: string,
+  ) {
     super(message);
     this.name = 'PacRefused';
   }

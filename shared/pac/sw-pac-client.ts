@@ -16,9 +16,7 @@
  *
  * Status: SAT's ConsultaCFDIService (SOAP 1.1, no credentials), asked with the CFDI's QR expression.
  */
-import {
-  PacRefused, PacUnavailable, type PacCancelAnswer, type PacClient, type PacStamp,
-} from './pac-client.js';
+import { PacRefused, PacUnavailable, type PacCancelAnswer, type PacClient, type PacStamp } from './pac-client.js';
 import { textsByLocalName } from './xml-texts.js';
 
 interface SwStampData {
@@ -129,8 +127,13 @@ export function swPacClient(baseUrl: string, token: string, timeoutMs: number, s
 
     async cancel(request) {
       const body = JSON.stringify({
-        uuid: request.uuid, password: request.password, rfc: request.issuerRfc, motivo: request.motive,
-        foliosustitucion: request.substitutionUuid ?? '', b64Cer: request.certificateDer.toString('base64'), b64Key: request.privateKeyDer.toString('base64'),
+        uuid: request.uuid,
+        password: request.password,
+        rfc: request.issuerRfc,
+        motivo: request.motive,
+        foliosustitucion: request.substitutionUuid ?? '',
+        b64Cer: request.certificateDer.toString('base64'),
+        b64Key: request.privateKeyDer.toString('base64'),
       });
       const call = await callSw<SwCancelData>(`${baseUrl}/cfdi33/cancel/csd`, { body, headers: { ...headers, 'content-type': 'application/json' } }, timeoutMs);
       if (call.ok) return cancelAnswerFrom(call.answer.data, request.uuid);
@@ -140,12 +143,19 @@ export function swPacClient(baseUrl: string, token: string, timeoutMs: number, s
     async status(query) {
       // SAT reads the values raw (no percent-encoding), so an RFC with & or Ñ goes as written.
       const expression = `?re=${query.issuerRfc}&rr=${query.receptorRfc}&tt=${query.total}&id=${query.uuid}`;
-      const envelope = '<soapenv:Envelope xmlns:soapenv="http://schemas.xmlsoap.org/soap/envelope/" xmlns:tem="http://tempuri.org/"><soapenv:Header/>'
-        + `<soapenv:Body><tem:Consulta><tem:expresionImpresa>${cdata(expression)}</tem:expresionImpresa></tem:Consulta></soapenv:Body></soapenv:Envelope>`;
-      const service = 'SAT\'s status service';
-      const { status, text } = await send(service, statusUrl, {
-        body: envelope, headers: { 'content-type': 'text/xml; charset=utf-8', soapaction: SOAP_ACTION },
-      }, timeoutMs);
+      const envelope =
+        '<soapenv:Envelope xmlns:soapenv="http://schemas.xmlsoap.org/soap/envelope/" xmlns:tem="http://tempuri.org/"><soapenv:Header/>' +
+        `<soapenv:Body><tem:Consulta><tem:expresionImpresa>${cdata(expression)}</tem:expresionImpresa></tem:Consulta></soapenv:Body></soapenv:Envelope>`;
+      const service = "SAT's status service";
+      const { status, text } = await send(
+        service,
+        statusUrl,
+        {
+          body: envelope,
+          headers: { 'content-type': 'text/xml; charset=utf-8', soapaction: SOAP_ACTION },
+        },
+        timeoutMs,
+      );
       const texts = textsByLocalName(text, ['Estado', 'EsCancelable', 'EstatusCancelacion']);
       const state = texts?.get('Estado');
       if (status !== 200 || !state) throw new PacUnavailable(`unreadable answer from ${service} (HTTP ${status}${texts ? ', no Estado' : ', not XML'})`);

@@ -50,14 +50,15 @@ function checkPaymentFields(payment: PaymentRequest, ctx: PaymentContext, out: E
   }
   const form = ctx.catalogs.check('c_FormaPago', payment.sat_payment_form, today);
   if (!form.ok) out.push({ field: 'payment.sat_payment_form', code: 'invalid_value', message: `${payment.sat_payment_form} is not a c_FormaPago key in force.` });
-  else if (payment.sat_payment_form === '99') out.push({ field: 'payment.sat_payment_form', code: 'not_allowed', message: 'A payment received has a known form; 99 (por definir) is not one.' });
+  else if (payment.sat_payment_form === '99')
+    out.push({ field: 'payment.sat_payment_form', code: 'not_allowed', message: 'A payment received has a known form; 99 (por definir) is not one.' });
 
   if (!ctx.catalogs.check('c_Moneda', payment.currency, today).ok) {
     out.push({ field: 'payment.currency', code: 'invalid_value', message: `${payment.currency} is not a c_Moneda key in force.` });
     return undefined;
   }
   if (payment.currency === 'XXX') {
-    out.push({ field: 'payment.currency', code: 'not_allowed', message: 'A payment is made in a currency; XXX is only the type P CFDI\'s own.' });
+    out.push({ field: 'payment.currency', code: 'not_allowed', message: "A payment is made in a currency; XXX is only the type P CFDI's own." });
     return undefined;
   }
   if (payment.currency === 'MXN' && payment.exchange_rate !== undefined && !dec(payment.exchange_rate).equals(1)) {
@@ -74,16 +75,28 @@ function checkPaymentFields(payment: PaymentRequest, ctx: PaymentContext, out: E
 }
 
 function checkInvoice(
-  invoice: PaidInvoiceFacts, i: number, first: InvoicePdfData, payment: PaymentRequest, paymentCurrencyKnown: boolean, ctx: PaymentContext, out: ErrorDetail[],
+  invoice: PaidInvoiceFacts,
+  i: number,
+  first: InvoicePdfData,
+  payment: PaymentRequest,
+  paymentCurrencyKnown: boolean,
+  ctx: PaymentContext,
+  out: ErrorDetail[],
 ): void {
   const d = invoice.data;
   const at = (name: string) => `related[${i}].${name}`;
-  if (d.receiptType.code !== 'I') out.push({ field: at('uuid'), code: 'not_an_invoice', message: `${invoice.uuid} is a CFDI of type ${d.receiptType.code}; payments are received for invoices (I).` });
+  if (d.receiptType.code !== 'I')
+    out.push({ field: at('uuid'), code: 'not_an_invoice', message: `${invoice.uuid} is a CFDI of type ${d.receiptType.code}; payments are received for invoices (I).` });
   else if (d.paymentMethod?.code !== 'PPD') {
-    out.push({ field: at('uuid'), code: 'not_ppd', message: `${invoice.uuid} was issued ${d.paymentMethod?.code ?? 'without MetodoPago'}: it was paid when issued; only a PPD invoice takes payment complements.` });
+    out.push({
+      field: at('uuid'),
+      code: 'not_ppd',
+      message: `${invoice.uuid} was issued ${d.paymentMethod?.code ?? 'without MetodoPago'}: it was paid when issued; only a PPD invoice takes payment complements.`,
+    });
   }
   if (d.issuer.rfc !== first.issuer.rfc) out.push({ field: at('uuid'), code: 'other_issuer', message: 'Every invoice of one payment must have the same issuer.' });
-  if (d.receiver.rfc !== first.receiver.rfc) out.push({ field: at('uuid'), code: 'other_receptor', message: 'Every invoice of one payment must have the same receptor (the payer).' });
+  if (d.receiver.rfc !== first.receiver.rfc)
+    out.push({ field: at('uuid'), code: 'other_receptor', message: 'Every invoice of one payment must have the same receptor (the payer).' });
   if (payment.date < d.date.slice(0, payment.date.length)) {
     out.push({ field: 'payment.date', code: 'before_invoice', message: `Invoice ${invoice.uuid} was issued ${d.date}; a payment for it cannot be earlier.` });
   }
@@ -93,7 +106,11 @@ function checkInvoice(
   }
   const sameCurrency = d.currency.code === payment.currency;
   if (paymentCurrencyKnown && !sameCurrency && invoice.equivalence === undefined) {
-    out.push({ field: at('equivalence'), code: 'required', message: `The invoice is in ${d.currency.code} and the payment in ${payment.currency}: give how many ${d.currency.code} one ${payment.currency} is worth.` });
+    out.push({
+      field: at('equivalence'),
+      code: 'required',
+      message: `The invoice is in ${d.currency.code} and the payment in ${payment.currency}: give how many ${d.currency.code} one ${payment.currency} is worth.`,
+    });
   }
   if (sameCurrency && invoice.equivalence !== undefined && !invoice.equivalence.equals(1)) {
     out.push({ field: at('equivalence'), code: 'not_allowed', message: 'The invoice and the payment are in the same currency: the equivalence is 1.' });
@@ -116,7 +133,11 @@ export function checkPayment(payment: PaymentRequest, invoices: readonly PaidInv
     return sum.plus(paidAmountFloor(invoice.amountPaid, decimals, equivalence, equivalence.decimalPlaces(), invoice.data.currency.code === payment.currency, paymentDecimals));
   }, new Money(0));
   if (paid.greaterThan(payment.amount)) {
-    out.push({ field: 'payment.amount', code: 'exceeds_payment', message: `The invoices are paid ${paid.toFixed(paymentDecimals)} ${payment.currency} converted, more than the payment's ${payment.amount}.` });
+    out.push({
+      field: 'payment.amount',
+      code: 'exceeds_payment',
+      message: `The invoices are paid ${paid.toFixed(paymentDecimals)} ${payment.currency} converted, more than the payment's ${payment.amount}.`,
+    });
   }
   return out;
 }

@@ -12,29 +12,61 @@ export const createPaymentComplementSchema = {
       required: ['date', 'sat_payment_form', 'currency', 'amount'],
       properties: {
         date: {
-          type: 'string', pattern: '^[0-9]{4}-[0-9]{2}-[0-9]{2}(T[0-9]{2}:[0-9]{2}:[0-9]{2})?$',
-          description: 'When the money was received (FechaPago), local wall-clock time without offset: `2025-03-14T10:30:00`, or a date alone (written 12:00:00, as SAT asks when the hour is unknown). Not in the future, not before the invoices.',
+          type: 'string',
+          pattern: '^[0-9]{4}-[0-9]{2}-[0-9]{2}(T[0-9]{2}:[0-9]{2}:[0-9]{2})?$',
+          description:
+            'When the money was received (FechaPago), local wall-clock time without offset: `2025-03-14T10:30:00`, or a date alone (written 12:00:00, as SAT asks when the hour is unknown). Not in the future, not before the invoices.',
         },
         sat_payment_form: { type: 'string', pattern: '^[0-9]{2}$', description: 'c_FormaPago the money came with (FormaDePagoP), not 99.' },
         currency: { type: 'string', pattern: '^[A-Z]{3}$', description: 'c_Moneda of the payment (MonedaP), not XXX.' },
-        exchange_rate: { type: 'number', exclusiveMinimum: 0, 'x-decimal': true, description: 'MXN per unit of `currency` (TipoCambioP); required unless MXN (then omitted or 1).' },
-        amount: { type: 'number', exclusiveMinimum: 0, 'x-decimal': true, description: 'What was received (Monto), in `currency`, at most its decimals; at least what the related invoices are paid, converted.' },
-        operation_number: { type: 'string', pattern: '^[^|]{1,100}$', description: 'The bank\'s reference of the transfer, cheque number… (NumOperacion).' },
+        exchange_rate: {
+          type: 'number',
+          exclusiveMinimum: 0,
+          'x-decimal': true,
+          description: 'MXN per unit of `currency` (TipoCambioP); required unless MXN (then omitted or 1).',
+        },
+        amount: {
+          type: 'number',
+          exclusiveMinimum: 0,
+          'x-decimal': true,
+          description: 'What was received (Monto), in `currency`, at most its decimals; at least what the related invoices are paid, converted.',
+        },
+        operation_number: { type: 'string', pattern: '^[^|]{1,100}$', description: "The bank's reference of the transfer, cheque number… (NumOperacion)." },
       },
     },
     related: {
-      type: 'array', minItems: 1, maxItems: 50,
+      type: 'array',
+      minItems: 1,
+      maxItems: 50,
       items: {
-        type: 'object', additionalProperties: false, required: ['uuid', 'amount_paid'],
+        type: 'object',
+        additionalProperties: false,
+        required: ['uuid', 'amount_paid'],
         properties: {
           uuid: { type: 'string', format: 'uuid', description: 'Fiscal UUID of a stamped invoice (type I, MetodoPago PPD) of these credentials.' },
-          amount_paid: { type: 'number', exclusiveMinimum: 0, 'x-decimal': true, description: 'How much of that invoice this payment settles (ImpPagado), in the invoice\'s currency; at most its balance.' },
-          equivalence: {
-            type: 'number', exclusiveMinimum: 0,
-            description: 'Units of the invoice\'s currency worth one unit of the payment\'s (EquivalenciaDR, up to 10 decimals); required when the currencies differ, omitted (or 1) when equal.',
+          amount_paid: {
+            type: 'number',
+            exclusiveMinimum: 0,
+            'x-decimal': true,
+            description: "How much of that invoice this payment settles (ImpPagado), in the invoice's currency; at most its balance.",
           },
-          installment: { type: 'integer', minimum: 1, description: 'Optional assertion: the installment number (NumParcialidad) this payment should be. A different one is 409 balance_changed.' },
-          previous_balance: { type: 'number', exclusiveMinimum: 0, 'x-decimal': true, description: 'Optional assertion: the balance before this payment (ImpSaldoAnt). A different one is 409 balance_changed.' },
+          equivalence: {
+            type: 'number',
+            exclusiveMinimum: 0,
+            description:
+              "Units of the invoice's currency worth one unit of the payment's (EquivalenciaDR, up to 10 decimals); required when the currencies differ, omitted (or 1) when equal.",
+          },
+          installment: {
+            type: 'integer',
+            minimum: 1,
+            description: 'Optional assertion: the installment number (NumParcialidad) this payment should be. A different one is 409 balance_changed.',
+          },
+          previous_balance: {
+            type: 'number',
+            exclusiveMinimum: 0,
+            'x-decimal': true,
+            description: 'Optional assertion: the balance before this payment (ImpSaldoAnt). A different one is 409 balance_changed.',
+          },
         },
       },
       description: 'The invoices paid (DoctoRelacionado): same issuer and receptor; the service numbers the installment and computes the balances.',

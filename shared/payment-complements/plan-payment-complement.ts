@@ -38,14 +38,19 @@ export interface PaymentAllocation {
 export type PaymentComplementDocument = Omit<CfdiPaymentInput, 'series' | 'folio' | 'issuedLocal'>;
 
 export type PaymentComplementPlan =
-  | { ok: true; document: PaymentComplementDocument; allocations: PaymentAllocation[] }
-  | { ok: false; reason: 'balance_changed' | 'refused'; details: ErrorDetail[] };
+  { ok: true; document: PaymentComplementDocument; allocations: PaymentAllocation[] } | { ok: false; reason: 'balance_changed' | 'refused'; details: ErrorDetail[] };
 
 /** The invoice's taxes as its concepts state them, with their bases: what each payment carries its share of. */
 function invoiceTaxes(data: InvoicePdfData): PaidInvoiceTax[] {
-  const paid = (type: PaidInvoiceTax['type']) => (t: InvoicePdfTax): PaidInvoiceTax => ({
-    type, tax: t.tax.code, factor: t.factor ?? 'Tasa', rate: t.rate, base: dec(t.base ?? '0'),
-  });
+  const paid =
+    (type: PaidInvoiceTax['type']) =>
+    (t: InvoicePdfTax): PaidInvoiceTax => ({
+      type,
+      tax: t.tax.code,
+      factor: t.factor ?? 'Tasa',
+      rate: t.rate,
+      base: dec(t.base ?? '0'),
+    });
   return data.concepts.flatMap((c) => [...c.transfers.map(paid('Traslado')), ...c.withholdings.map(paid('Retencion'))]);
 }
 
@@ -53,26 +58,38 @@ function paidDocument(invoice: PlannedInvoice, allocation: PaymentAllocation, pa
   const d = invoice.data;
   const taxes = invoiceTaxes(d);
   return {
-    uuid: invoice.uuid, series: d.series, folio: d.folio, currency: d.currency.code, currencyDecimals,
+    uuid: invoice.uuid,
+    series: d.series,
+    folio: d.folio,
+    currency: d.currency.code,
+    currencyDecimals,
     equivalence: d.currency.code === payment.currency ? undefined : equivalenceFor(invoice, payment.currency),
-    installment: allocation.installment, previousBalance: allocation.previousBalance, amountPaid: allocation.amountPaid,
+    installment: allocation.installment,
+    previousBalance: allocation.previousBalance,
+    amountPaid: allocation.amountPaid,
     // ObjetoImpDR 02 carries the invoice's taxes in proportion to what is paid; an invoice without taxes is 01.
     taxObject: taxes.length > 0 ? '02' : '01',
     invoiceTaxes: taxes.length > 0 ? { total: dec(d.total), taxes } : undefined,
   };
 }
 
-export function planPaymentComplement(
-  payment: PaymentRequest, invoices: readonly PlannedInvoice[], currencyDecimals: (currency: string) => number,
-): PaymentComplementPlan {
+export function planPaymentComplement(payment: PaymentRequest, invoices: readonly PlannedInvoice[], currencyDecimals: (currency: string) => number): PaymentComplementPlan {
   const changed: ErrorDetail[] = [];
   invoices.forEach((invoice, i) => {
     const { balance, installment } = invoice.standing;
     if (invoice.assertedInstallment !== undefined && invoice.assertedInstallment !== installment) {
-      changed.push({ field: `related[${i}].installment`, code: 'balance_changed', message: `Invoice ${invoice.uuid}'s next installment is ${installment}, not ${invoice.assertedInstallment}: another payment was recorded.` });
+      changed.push({
+        field: `related[${i}].installment`,
+        code: 'balance_changed',
+        message: `Invoice ${invoice.uuid}'s next installment is ${installment}, not ${invoice.assertedInstallment}: another payment was recorded.`,
+      });
     }
     if (invoice.assertedPreviousBalance !== undefined && !invoice.assertedPreviousBalance.equals(balance)) {
-      changed.push({ field: `related[${i}].previous_balance`, code: 'balance_changed', message: `Invoice ${invoice.uuid}'s balance is ${balance.toString()}, not ${invoice.assertedPreviousBalance.toString()}.` });
+      changed.push({
+        field: `related[${i}].previous_balance`,
+        code: 'balance_changed',
+        message: `Invoice ${invoice.uuid}'s balance is ${balance.toString()}, not ${invoice.assertedPreviousBalance.toString()}.`,
+      });
     }
   });
   if (changed.length > 0) return { ok: false, reason: 'balance_changed', details: changed };
@@ -87,8 +104,11 @@ export function planPaymentComplement(
   if (refused.length > 0) return { ok: false, reason: 'refused', details: refused };
 
   const allocations = invoices.map((invoice): PaymentAllocation => ({
-    uuid: invoice.uuid, installment: invoice.standing.installment, previousBalance: invoice.standing.balance,
-    amountPaid: invoice.amountPaid, remainingBalance: invoice.standing.balance.minus(invoice.amountPaid),
+    uuid: invoice.uuid,
+    installment: invoice.standing.installment,
+    previousBalance: invoice.standing.balance,
+    amountPaid: invoice.amountPaid,
+    remainingBalance: invoice.standing.balance.minus(invoice.amountPaid),
   }));
   const first = invoices[0]!.data;
   const r = first.receiver;
@@ -96,15 +116,22 @@ export function planPaymentComplement(
     ok: true,
     allocations,
     document: {
-      type: 'P', expeditionPlace: first.placeOfIssue,
+      type: 'P',
+      expeditionPlace: first.placeOfIssue,
       issuer: { rfc: first.issuer.rfc, name: first.issuer.name, taxRegime: first.issuer.taxRegime.code },
       receptor: { rfc: r.rfc, name: r.name, taxRegime: r.taxRegime.code, postalCode: r.taxZipCode, taxResidence: r.foreignResidence?.code },
-      payments: [{
-        paidAt: paidAtOf(payment.date), form: payment.sat_payment_form, currency: payment.currency, currencyDecimals: currencyDecimals(payment.currency),
-        exchangeRate: payment.currency === 'MXN' ? undefined : dec(payment.exchange_rate ?? 1), amount: dec(payment.amount),
-        operationNumber: payment.operation_number,
-        documents: invoices.map((invoice, i) => paidDocument(invoice, allocations[i]!, payment, currencyDecimals(invoice.data.currency.code))),
-      }],
+      payments: [
+        {
+          paidAt: paidAtOf(payment.date),
+          form: payment.sat_payment_form,
+          currency: payment.currency,
+          currencyDecimals: currencyDecimals(payment.currency),
+          exchangeRate: payment.currency === 'MXN' ? undefined : dec(payment.exchange_rate ?? 1),
+          amount: dec(payment.amount),
+          operationNumber: payment.operation_number,
+          documents: invoices.map((invoice, i) => paidDocument(invoice, allocations[i]!, payment, currencyDecimals(invoice.data.currency.code))),
+        },
+      ],
     },
   };
 }

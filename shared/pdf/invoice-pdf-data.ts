@@ -156,8 +156,7 @@ export function invoicePdfDataFromXml(xml: string, catalogs: SatCatalogs): Invoi
   if (attribute(tfd, 'Version') !== '1.1') throw new Error('not a stamped CFDI 4.0: the TimbreFiscalDigital is not Version 1.1');
 
   const coded = (catalog: CatalogName, code: string): Coded => ({ code, description: catalogs.description(catalog, code) });
-  const codedOptional = (catalog: CatalogName, code: string | undefined): Coded | undefined =>
-    code === undefined ? undefined : coded(catalog, code);
+  const codedOptional = (catalog: CatalogName, code: string | undefined): Coded | undefined => (code === undefined ? undefined : coded(catalog, code));
   const taxOf = (e: XmlElement): InvoicePdfTax => ({
     base: attribute(e, 'Base'),
     tax: coded('c_Impuesto', required(e, 'Impuesto')),
@@ -165,8 +164,7 @@ export function invoicePdfDataFromXml(xml: string, catalogs: SatCatalogs): Invoi
     rate: attribute(e, 'TasaOCuota'),
     amount: attribute(e, 'Importe'),
   });
-  const taxList = (taxes: XmlElement | undefined, group: string, item: string): InvoicePdfTax[] =>
-    taxes ? descendants(taxes, [`cfdi:${group}`, `cfdi:${item}`]).map(taxOf) : [];
+  const taxList = (taxes: XmlElement | undefined, group: string, item: string): InvoicePdfTax[] => (taxes ? descendants(taxes, [`cfdi:${group}`, `cfdi:${item}`]).map(taxOf) : []);
 
   const issuer = requiredChild(root, 'cfdi:Emisor');
   const receiver = requiredChild(root, 'cfdi:Receptor');

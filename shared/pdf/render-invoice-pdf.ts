@@ -77,7 +77,11 @@ function stampInstant(local: string): Date {
 /** SAT's verification URL for CFDI 3.3/4.0 (Anexo 20), the content of the QR. */
 function verificationUrl(data: InvoicePdfData): string {
   return new Comprobante40().format({
-    id: data.stamp.uuid, re: data.issuer.rfc, rr: data.receiver.rfc, tt: data.total, fe: data.seal,
+    id: data.stamp.uuid,
+    re: data.issuer.rfc,
+    rr: data.receiver.rfc,
+    tt: data.total,
+    fe: data.seal,
   });
 }
 
@@ -89,7 +93,10 @@ interface TextStyle {
 }
 
 function setStyle(doc: Doc, style: TextStyle): void {
-  doc.font(style.font ?? REGULAR).fontSize(style.size ?? 8).fillColor(style.color ?? TEXT_COLOR);
+  doc
+    .font(style.font ?? REGULAR)
+    .fontSize(style.size ?? 8)
+    .fillColor(style.color ?? TEXT_COLOR);
 }
 
 function heightOf(doc: Doc, text: string, width: number, style: TextStyle = {}): number {
@@ -186,7 +193,10 @@ function drawHeader(doc: Doc, data: InvoicePdfData, logo: Buffer | undefined): n
   ];
   let right = MARGIN + band(doc, 'CFDI 4.0', boxX, MARGIN, boxWidth) + 3;
   right += fieldGrid(doc, boxFields, boxX, right, boxWidth, 1, true);
-  doc.rect(boxX, MARGIN, boxWidth, right - MARGIN).lineWidth(0.5).stroke(RULE_COLOR);
+  doc
+    .rect(boxX, MARGIN, boxWidth, right - MARGIN)
+    .lineWidth(0.5)
+    .stroke(RULE_COLOR);
   return Math.max(left, right) + GAP;
 }
 
@@ -219,10 +229,16 @@ function documentFields(data: InvoicePdfData): Field[] {
 function drawRelated(doc: Doc, data: InvoicePdfData, y: number): number {
   let top = y;
   for (const group of data.relatedCfdis) {
-    top = fieldSection(doc, 'CFDI relacionados', [
-      ['Tipo de relación', coded(group.relationType)],
-      ['Folios fiscales (UUID)', group.uuids.join(', ')],
-    ], top, 1);
+    top = fieldSection(
+      doc,
+      'CFDI relacionados',
+      [
+        ['Tipo de relación', coded(group.relationType)],
+        ['Folios fiscales (UUID)', group.uuids.join(', ')],
+      ],
+      top,
+      1,
+    );
   }
   return top;
 }
@@ -266,15 +282,20 @@ const HEADER_STYLE: TextStyle = { font: BOLD, size: 6.5 };
 const DETAIL_STYLE: TextStyle = { size: 6.5, color: LABEL_COLOR };
 
 /** One table row (drawn, or only measured); returns its height. A header row gets a band behind it. */
-function tableRow(
-  doc: Doc, columns: readonly ColumnLayout[], cells: readonly string[], x: number, y: number, header: boolean, draw: boolean,
-): number {
+function tableRow(doc: Doc, columns: readonly ColumnLayout[], cells: readonly string[], x: number, y: number, header: boolean, draw: boolean): number {
   const style = header ? HEADER_STYLE : CELL_STYLE;
-  const cellHeight = (column: ColumnLayout, i: number): number =>
-    heightOf(doc, cells[i] ?? '', column.width - 2 * PAD, { ...style, align: column.align });
+  const cellHeight = (column: ColumnLayout, i: number): number => heightOf(doc, cells[i] ?? '', column.width - 2 * PAD, { ...style, align: column.align });
   const height = Math.max(...columns.map(cellHeight)) + 2 * PAD;
   if (!draw) return height;
-  if (header) doc.rect(x, y, columns.reduce((sum, c) => sum + c.width, 0), height).fill(BAND_COLOR);
+  if (header)
+    doc
+      .rect(
+        x,
+        y,
+        columns.reduce((sum, c) => sum + c.width, 0),
+        height,
+      )
+      .fill(BAND_COLOR);
   let cx = x;
   columns.forEach((column, i) => {
     write(doc, cells[i] ?? '', cx + PAD, y + PAD, column.width - 2 * PAD, { ...style, align: column.align });
@@ -325,18 +346,18 @@ function drawConcepts(doc: Doc, data: InvoicePdfData, y: number): number {
     tableRow(doc, CONCEPT_COLUMNS, cells, MARGIN, top, false, true);
     write(doc, detail, detailX, top + rowHeight - PAD, detailWidth, DETAIL_STYLE);
     top += height;
-    doc.moveTo(MARGIN, top).lineTo(MARGIN + CONTENT_WIDTH, top).lineWidth(0.5).stroke(RULE_COLOR);
+    doc
+      .moveTo(MARGIN, top)
+      .lineTo(MARGIN + CONTENT_WIDTH, top)
+      .lineWidth(0.5)
+      .stroke(RULE_COLOR);
   }
   return top + GAP;
 }
 
 function taxRows(data: InvoicePdfData): string[][] {
-  const row = (kind: string, t: InvoicePdfTax): string[] =>
-    [kind, coded(t.tax), amount(t.base), t.factor ?? '', t.rate ?? '', amount(t.amount)];
-  return [
-    ...(data.taxes?.transfers ?? []).map((t) => row('Traslado', t)),
-    ...(data.taxes?.withholdings ?? []).map((t) => row('Retención', t)),
-  ];
+  const row = (kind: string, t: InvoicePdfTax): string[] => [kind, coded(t.tax), amount(t.base), t.factor ?? '', t.rate ?? '', amount(t.amount)];
+  return [...(data.taxes?.transfers ?? []).map((t) => row('Traslado', t)), ...(data.taxes?.withholdings ?? []).map((t) => row('Retención', t))];
 }
 
 /** The document's Impuestos node as a table (drawn, or only measured); returns its height, 0 without taxes. */
@@ -345,7 +366,15 @@ function taxTable(doc: Doc, rows: string[][], x: number, y: number, draw: boolea
   let top = y;
   if (draw) band(doc, 'Impuestos del comprobante', x, top, TAX_TABLE_WIDTH);
   top += BAND_HEIGHT;
-  top += tableRow(doc, TAX_COLUMNS, TAX_COLUMNS.map((c) => c.header), x, top, true, draw);
+  top += tableRow(
+    doc,
+    TAX_COLUMNS,
+    TAX_COLUMNS.map((c) => c.header),
+    x,
+    top,
+    true,
+    draw,
+  );
   for (const cells of rows) top += tableRow(doc, TAX_COLUMNS, cells, x, top, false, draw);
   return top - y + GAP;
 }
@@ -386,24 +415,46 @@ function drawTotals(doc: Doc, data: InvoicePdfData, y: number): number {
 }
 
 const PAID_DOCUMENT_COLUMNS: ColumnLayout[] = [
-  { width: 150, align: 'left' }, { width: 60, align: 'left' }, { width: 40, align: 'left' }, { width: 50, align: 'right' },
-  { width: 44, align: 'center' }, { width: 64, align: 'right' }, { width: 66, align: 'right' }, { width: 66, align: 'right' },
+  { width: 150, align: 'left' },
+  { width: 60, align: 'left' },
+  { width: 40, align: 'left' },
+  { width: 50, align: 'right' },
+  { width: 44, align: 'center' },
+  { width: 64, align: 'right' },
+  { width: 66, align: 'right' },
+  { width: 66, align: 'right' },
 ];
 const PAID_DOCUMENT_HEADERS = ['Documento relacionado (UUID)', 'Serie y folio', 'Moneda', 'Equivalencia', 'Parcialidad', 'Saldo anterior', 'Importe pagado', 'Saldo insoluto'];
 
 /** A type P's payment: when, how and how much, then each invoice it pays with its installment and balances. */
 function drawPayment(doc: Doc, payment: InvoicePdfPayment, y: number): number {
-  let top = fieldSection(doc, 'Pago recibido (complemento para recepción de pagos 2.0)', [
-    ['Fecha de pago', payment.date], ['Forma de pago', coded(payment.form)], ['Moneda', coded(payment.currency)],
-    ['Tipo de cambio', payment.exchangeRate ?? ''], ['Monto', amount(payment.amount)], ['Número de operación', payment.operationNumber ?? ''],
-  ], y, 3);
+  let top = fieldSection(
+    doc,
+    'Pago recibido (complemento para recepción de pagos 2.0)',
+    [
+      ['Fecha de pago', payment.date],
+      ['Forma de pago', coded(payment.form)],
+      ['Moneda', coded(payment.currency)],
+      ['Tipo de cambio', payment.exchangeRate ?? ''],
+      ['Monto', amount(payment.amount)],
+      ['Número de operación', payment.operationNumber ?? ''],
+    ],
+    y,
+    3,
+  );
   const headerHeight = tableRow(doc, PAID_DOCUMENT_COLUMNS, PAID_DOCUMENT_HEADERS, MARGIN, 0, true, false);
   top = ensureSpace(doc, top, headerHeight + 20);
   top += tableRow(doc, PAID_DOCUMENT_COLUMNS, PAID_DOCUMENT_HEADERS, MARGIN, top, true, true);
   for (const d of payment.documents) {
     const cells = [
-      d.uuid, [d.series, d.folio].filter(Boolean).join('-'), d.currency.code, d.equivalence ?? '', d.installment,
-      amount(d.previousBalance), amount(d.amountPaid), amount(d.remainingBalance),
+      d.uuid,
+      [d.series, d.folio].filter(Boolean).join('-'),
+      d.currency.code,
+      d.equivalence ?? '',
+      d.installment,
+      amount(d.previousBalance),
+      amount(d.amountPaid),
+      amount(d.remainingBalance),
     ];
     const height = tableRow(doc, PAID_DOCUMENT_COLUMNS, cells, MARGIN, 0, false, false);
     const fitted = ensureSpace(doc, top, height);
@@ -439,8 +490,7 @@ function drawStamp(doc: Doc, data: InvoicePdfData, y: number): void {
     ['Sello digital del SAT', s.satSeal],
     ['Cadena original del complemento de certificación digital del SAT', s.originalString],
   ];
-  const sealHeight = ([label, value]: Field): number =>
-    heightOf(doc, label, CONTENT_WIDTH, LABEL_STYLE) + 1 + heightOf(doc, value, CONTENT_WIDTH, SEAL_STYLE) + 4;
+  const sealHeight = ([label, value]: Field): number => heightOf(doc, label, CONTENT_WIDTH, LABEL_STYLE) + 1 + heightOf(doc, value, CONTENT_WIDTH, SEAL_STYLE) + 4;
   const upper = Math.max(QR_SIZE, fieldGrid(doc, info, infoX, 0, infoWidth, 2, false));
   const height = BAND_HEIGHT + 4 + upper + 4 + seals.reduce((sum, f) => sum + sealHeight(f), 0);
 
@@ -464,7 +514,11 @@ function drawFooters(doc: Doc, data: InvoicePdfData): void {
   for (let i = start; i < start + count; i++) {
     doc.switchToPage(i);
     const y = PAGE_HEIGHT - MARGIN - FOOTER_HEIGHT + 8;
-    doc.moveTo(MARGIN, y).lineTo(MARGIN + CONTENT_WIDTH, y).lineWidth(0.5).stroke(RULE_COLOR);
+    doc
+      .moveTo(MARGIN, y)
+      .lineTo(MARGIN + CONTENT_WIDTH, y)
+      .lineWidth(0.5)
+      .stroke(RULE_COLOR);
     const style: TextStyle = { size: 6.5, color: LABEL_COLOR };
     const legend = `Este documento es una representación impresa de un CFDI 4.0. Folio fiscal: ${data.stamp.uuid}`;
     write(doc, legend, MARGIN, y + 4, CONTENT_WIDTH * 0.8, style);
@@ -498,9 +552,17 @@ export async function renderInvoicePdf(data: InvoicePdfData, options: RenderInvo
   y = fieldSection(doc, 'Datos del comprobante', documentFields(data), y, 3);
   if (data.globalInformation) {
     const g = data.globalInformation;
-    y = fieldSection(doc, 'Información global', [
-      ['Periodicidad', coded(g.periodicity)], ['Meses', coded(g.months)], ['Año', g.year],
-    ], y, 3);
+    y = fieldSection(
+      doc,
+      'Información global',
+      [
+        ['Periodicidad', coded(g.periodicity)],
+        ['Meses', coded(g.months)],
+        ['Año', g.year],
+      ],
+      y,
+      3,
+    );
   }
   y = drawRelated(doc, data, y);
   y = drawConcepts(doc, data, y);

@@ -12,7 +12,16 @@
  */
 import type { Decimal } from 'decimal.js';
 import {
-  QUANTITY_DECIMALS, UNIT_PRICE_DECIMALS, conceptAmountLimits, documentTotals, groupTaxes, taxAmountLimits, withinLimits, writtenDecimals, type Limits, type TaxLine,
+  QUANTITY_DECIMALS,
+  UNIT_PRICE_DECIMALS,
+  conceptAmountLimits,
+  documentTotals,
+  groupTaxes,
+  taxAmountLimits,
+  withinLimits,
+  writtenDecimals,
+  type Limits,
+  type TaxLine,
 } from '../cfdi/anexo20-amounts.js';
 import type { ErrorDetail } from '../errors.js';
 import { dec } from '../money.js';
@@ -62,7 +71,11 @@ export function checkQrAmounts(request: QrCreateRequest, ctx: RuleContext): Erro
       const taxAmount = dec(t.amount);
       const taxLimits = taxAmountLimits(base, money(t.taxable_base), dec(t.rate), money(t.amount));
       if (!withinLimits(taxAmount, taxLimits)) {
-        out.push({ field: `${field}.taxes[${j}].amount`, code: 'tax_amount_mismatch', message: `amount must be taxable_base × rate (${range(taxLimits)}), got ${taxAmount.toString()}.` });
+        out.push({
+          field: `${field}.taxes[${j}].amount`,
+          code: 'tax_amount_mismatch',
+          message: `amount must be taxable_base × rate (${range(taxLimits)}), got ${taxAmount.toString()}.`,
+        });
       }
       taxLines.push({ direction: t.type, tax: t.tax, factor: t.factor, rate: t.rate, base, amount: taxAmount });
       exactTaxes = t.type === 'Traslado' ? exactTaxes.plus(taxAmount) : exactTaxes.minus(taxAmount);
@@ -75,7 +88,12 @@ export function checkQrAmounts(request: QrCreateRequest, ctx: RuleContext): Erro
   for (const g of groups) {
     if (!g.base.isZero()) continue;
     const field = firstOfGroup.get(groupKey({ type: g.direction, tax: g.tax, factor: g.factor, rate: g.rate })) ?? 'operation_data';
-    out.push({ field, code: 'tax_base_rounds_to_zero', expected: g.base.toFixed(cd), message: `The taxable bases of tax ${g.tax} (${g.factor}${g.rate ? ` ${g.rate}` : ''}) add up to less than the smallest amount ${request.currency} writes; SAT's schema refuses a tax summary with Base 0.` });
+    out.push({
+      field,
+      code: 'tax_base_rounds_to_zero',
+      expected: g.base.toFixed(cd),
+      message: `The taxable bases of tax ${g.tax} (${g.factor}${g.rate ? ` ${g.rate}` : ''}) add up to less than the smallest amount ${request.currency} writes; SAT's schema refuses a tax summary with Base 0.`,
+    });
   }
   const totals = documentTotals(concepts, groups, cd);
   const exactSubtotal = concepts.reduce((sum, c) => sum.plus(c.amount), dec(0));
@@ -87,7 +105,9 @@ export function checkQrAmounts(request: QrCreateRequest, ctx: RuleContext): Erro
     const sent = dec(value);
     if (!sent.equals(invoiceValue) && !sent.equals(exact.toDecimalPlaces(writtenDecimals(value, cd)))) {
       out.push({
-        field, code, expected: invoiceValue.toFixed(cd),
+        field,
+        code,
+        expected: invoiceValue.toFixed(cd),
         message: `${field} must be ${what}: the invoice will say ${invoiceValue.toFixed(cd)} (exactly ${exact.toString()}), got ${sent.toString()}.`,
       });
     }

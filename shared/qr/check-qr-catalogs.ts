@@ -29,9 +29,15 @@ function at(field: string, name: string): string {
 export function catalogKey(ctx: RuleContext, out: ErrorDetail[], field: string, catalog: CatalogName, key: string): boolean {
   const result = ctx.catalogs.check(catalog, key, ctx.onDate);
   if (result.ok) return true;
-  out.push(result.reason === 'unknown'
-    ? { field, code: 'catalog_key_unknown', message: `"${key}" is not a key of SAT's ${catalog}.` }
-    : { field, code: 'catalog_key_not_in_force', message: `"${key}" of ${catalog} is not in force on ${ctx.onDate} (valid ${result.entry?.validFrom ?? '…'} to ${result.entry?.validTo ?? '…'}).` });
+  out.push(
+    result.reason === 'unknown'
+      ? { field, code: 'catalog_key_unknown', message: `"${key}" is not a key of SAT's ${catalog}.` }
+      : {
+          field,
+          code: 'catalog_key_not_in_force',
+          message: `"${key}" of ${catalog} is not in force on ${ctx.onDate} (valid ${result.entry?.validFrom ?? '…'} to ${result.entry?.validTo ?? '…'}).`,
+        },
+  );
   return false;
 }
 
@@ -84,11 +90,14 @@ function checkTaxObject(out: ErrorDetail[], field: string, object: string, taxes
 export function checkQrCatalogs(request: QrCreateRequest, ctx: RuleContext): ErrorDetail[] {
   const out: ErrorDetail[] = [];
   if (catalogKey(ctx, out, 'type_of_receipt', 'c_TipoDeComprobante', request.type_of_receipt) && !SUPPORTED_RECEIPTS.has(request.type_of_receipt)) {
-    out.push({ field: 'type_of_receipt', code: 'receipt_type_not_supported', message: `A sale QR becomes an Ingreso (I) or Egreso (E) CFDI; ${request.type_of_receipt} is issued by its own operation.` });
+    out.push({
+      field: 'type_of_receipt',
+      code: 'receipt_type_not_supported',
+      message: `A sale QR becomes an Ingreso (I) or Egreso (E) CFDI; ${request.type_of_receipt} is issued by its own operation.`,
+    });
   }
   catalogKey(ctx, out, 'sat_payment_form', 'c_FormaPago', request.sat_payment_form);
-  if (catalogKey(ctx, out, 'sat_payment_method', 'c_MetodoPago', request.sat_payment_method)
-    && request.sat_payment_method === 'PPD' && request.sat_payment_form !== '99') {
+  if (catalogKey(ctx, out, 'sat_payment_method', 'c_MetodoPago', request.sat_payment_method) && request.sat_payment_method === 'PPD' && request.sat_payment_form !== '99') {
     out.push({ field: 'sat_payment_form', code: 'payment_form_must_be_99', message: 'With payment method PPD the payment form is 99 (Por definir).' });
   }
   if (catalogKey(ctx, out, 'currency', 'c_Moneda', request.currency) && request.currency === 'XXX') {
@@ -100,14 +109,24 @@ export function checkQrCatalogs(request: QrCreateRequest, ctx: RuleContext): Err
     const { periodicity, months } = request.global_info;
     const periodicityOk = catalogKey(ctx, out, 'global_info.periodicity', 'c_Periodicidad', periodicity);
     // Months 13–18 are the two-month periods, which only the bimonthly periodicity (05) uses.
-    if (catalogKey(ctx, out, 'global_info.months', 'c_Meses', months) && periodicityOk && (Number(months) > 12) !== (periodicity === '05')) {
+    if (catalogKey(ctx, out, 'global_info.months', 'c_Meses', months) && periodicityOk && Number(months) > 12 !== (periodicity === '05')) {
       out.push({ field: 'global_info.months', code: 'months_not_allowed', message: `Months ${months} do not fit periodicity ${periodicity} (13–18 only with 05, bimonthly).` });
     }
   }
   request.operation_data.forEach((concept, i) => {
-    out.push(...checkConceptKeys(ctx, `operation_data[${i}]`, {
-      unitKey: concept.sat_unit_key, productKey: concept.sat_product_service_key, taxObjectKey: concept.sat_tax_object_key, taxes: concept.taxes ?? [],
-    }, { names: QR_CONCEPT_FIELDS, withAmounts: true }));
+    out.push(
+      ...checkConceptKeys(
+        ctx,
+        `operation_data[${i}]`,
+        {
+          unitKey: concept.sat_unit_key,
+          productKey: concept.sat_product_service_key,
+          taxObjectKey: concept.sat_tax_object_key,
+          taxes: concept.taxes ?? [],
+        },
+        { names: QR_CONCEPT_FIELDS, withAmounts: true },
+      ),
+    );
   });
   return out;
 }

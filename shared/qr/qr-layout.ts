@@ -52,7 +52,11 @@ function buildLayout(version: number): QrLayout {
     set(i, 6, i % 2 === 0);
   }
   // Finder patterns with their light separators, clipped at the symbol edge.
-  for (const [cr, cc] of [[3, 3], [3, size - 4], [size - 4, 3]] as const) {
+  for (const [cr, cc] of [
+    [3, 3],
+    [3, size - 4],
+    [size - 4, 3],
+  ] as const) {
     for (let dr = -4; dr <= 4; dr++) {
       for (let dc = -4; dc <= 4; dc++) {
         const r = cr + dr;

@@ -42,7 +42,7 @@ export function encodeQrMatrix(text: string, level: EcLevel): QrMatrix {
       candidate.cols[i] = unmasked.cols[i]! ^ pattern.cols[i]!;
     }
     const bits = formatBits(level, mask);
-    for (let i = 0; i < 30; i++) setModule(candidate, formatRow[i]!, formatCol[i]!, ((bits >>> i % 15) & 1) === 1);
+    for (let i = 0; i < 30; i++) setModule(candidate, formatRow[i]!, formatCol[i]!, ((bits >>> (i % 15)) & 1) === 1);
     return candidate;
   };
 

@@ -23,9 +23,25 @@ function scanLines(planes: Int32Array, size: number, words: number, blocks: bool
     // Lanes that have a neighbouring line after them (for 2×2 blocks).
     const pairs = lanes === 32 && size > 32 * w + 32 ? -1 : valid >>> 1;
     // Modules k-1 .. k-14 of each lane (0 = light, also before the line starts).
-    let h1 = 0, h2 = 0, h3 = 0, h4 = 0, h5 = 0, h6 = 0, h7 = 0, h8 = 0, h9 = 0, h10 = 0, h11 = 0, h12 = 0, h13 = 0, h14 = 0;
+    let h1 = 0,
+      h2 = 0,
+      h3 = 0,
+      h4 = 0,
+      h5 = 0,
+      h6 = 0,
+      h7 = 0,
+      h8 = 0,
+      h9 = 0,
+      h10 = 0,
+      h11 = 0,
+      h12 = 0,
+      h13 = 0,
+      h14 = 0;
     // e1..e4: lanes whose module k-j equals module k-j-1 (runs for N1).
-    let e1 = 0, e2 = 0, e3 = 0, e4 = 0;
+    let e1 = 0,
+      e2 = 0,
+      e3 = 0,
+      e4 = 0;
     let started = 0;
     let prevVertical = 0;
     for (let k = 0; k < size + 4; k++) {
@@ -53,8 +69,20 @@ function scanLines(planes: Int32Array, size: number, words: number, blocks: bool
         const found = core & (~(h14 | h13 | h12 | h11) | ~(h3 | h2 | h1 | cur));
         penalty += 40 * popcount(found);
       }
-      h14 = h13; h13 = h12; h12 = h11; h11 = h10; h10 = h9; h9 = h8; h8 = h7;
-      h7 = h6; h6 = h5; h5 = h4; h4 = h3; h3 = h2; h2 = h1; h1 = cur;
+      h14 = h13;
+      h13 = h12;
+      h12 = h11;
+      h11 = h10;
+      h10 = h9;
+      h9 = h8;
+      h8 = h7;
+      h7 = h6;
+      h6 = h5;
+      h5 = h4;
+      h4 = h3;
+      h3 = h2;
+      h2 = h1;
+      h1 = cur;
     }
   }
   return penalty;

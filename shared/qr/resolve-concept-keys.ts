@@ -24,8 +24,12 @@ export function resolveConceptKeys(draft: QrCreateDraft, products: ReadonlyMap<s
       const value = c[key] ?? product?.[key];
       if (value === undefined) {
         details.push({
-          field: `operation_data[${i}].${key}`, code: 'required',
-          message: c.sku === undefined ? `${key} is required (or a sku of the merchant's product catalog).` : `${key} is required: sku "${c.sku}" is not in the merchant's product catalog.`,
+          field: `operation_data[${i}].${key}`,
+          code: 'required',
+          message:
+            c.sku === undefined
+              ? `${key} is required (or a sku of the merchant's product catalog).`
+              : `${key} is required: sku "${c.sku}" is not in the merchant's product catalog.`,
         });
       }
       resolved[key] = value;

@@ -9,7 +9,12 @@ import type { QrTransactionRecord } from '../repositories/qr-transactions.js';
  */
 export function saleTotals(record: Pick<QrTransactionRecord, 'concepts' | 'taxes'>, currencyDecimals: number): DocumentTotals {
   const lines: TaxLine[] = record.taxes.map((x) => ({
-    direction: x.type, tax: x.tax, factor: x.factor, rate: x.rate ?? undefined, base: dec(x.taxable_base), amount: x.amount === null ? undefined : dec(x.amount),
+    direction: x.type,
+    tax: x.tax,
+    factor: x.factor,
+    rate: x.rate ?? undefined,
+    base: dec(x.taxable_base),
+    amount: x.amount === null ? undefined : dec(x.amount),
   }));
   const concepts = record.concepts.map((c) => ({ amount: dec(c.amount), discount: c.discount === null ? undefined : dec(c.discount) }));
   return documentTotals(concepts, groupTaxes(lines, currencyDecimals), currencyDecimals);

@@ -3,9 +3,7 @@ import { issueSecret, secretMatches } from '../crypto/secret-token.js';
 
 /** The account whose client credentials these are, or undefined (unknown id and wrong secret look the same). */
 export async function findAccountByClientCredentials(db: Db, clientId: string, clientSecret: string): Promise<{ accountId: string } | undefined> {
-  const row = (await db('accounts').where({ client_id: clientId }).first('id', 'client_secret_hash')) as
-    | { id: string; client_secret_hash: Buffer }
-    | undefined;
+  const row = (await db('accounts').where({ client_id: clientId }).first('id', 'client_secret_hash')) as { id: string; client_secret_hash: Buffer } | undefined;
   if (!row || !secretMatches(clientSecret, row.client_secret_hash)) return undefined;
   return { accountId: row.id };
 }

@@ -53,9 +53,7 @@ const FIND_PRINCIPAL: PreparedStatement = {
 
 /** The merchant behind a presented API key, or undefined for a missing, unknown or revoked key. */
 export async function findApiKeyPrincipal(db: Db, presented: string): Promise<ApiKeyPrincipal | undefined> {
-  const mode: KeyMode | undefined = presented.startsWith(`${LABEL.production}_`)
-    ? 'production'
-    : presented.startsWith(`${LABEL.development}_`) ? 'development' : undefined;
+  const mode: KeyMode | undefined = presented.startsWith(`${LABEL.production}_`) ? 'production' : presented.startsWith(`${LABEL.development}_`) ? 'development' : undefined;
   if (!mode) return undefined;
   const prefix = lookupPrefix(presented, LABEL[mode]);
   if (!prefix) return undefined;

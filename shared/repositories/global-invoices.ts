@@ -42,9 +42,17 @@ function byTransaction<T extends { transaction_id: string }>(rows: T[]): Map<str
 
 /** What the global invoice needs of the merchant and its issuer. */
 async function reportingParties(db: Db, merchantId: string) {
-  const row = (await db('merchants as m').join('issuers as i', 'i.id', 'm.issuer_id').where('m.id', merchantId)
-    .first('i.id as issuer_id', 'i.rfc', 'i.business_name', 'i.tax_regime_code', 'i.zip', 'm.address')) as
-    { issuer_id: string; rfc: string; business_name: string; tax_regime_code: string; zip: string; address: { zipCode?: string } | null };
+  const row = (await db('merchants as m')
+    .join('issuers as i', 'i.id', 'm.issuer_id')
+    .where('m.id', merchantId)
+    .first('i.id as issuer_id', 'i.rfc', 'i.business_name', 'i.tax_regime_code', 'i.zip', 'm.address')) as {
+    issuer_id: string;
+    rfc: string;
+    business_name: string;
+    tax_regime_code: string;
+    zip: string;
+    address: { zipCode?: string } | null;
+  };
   return { issuerId: row.issuer_id, issuer: { rfc: row.rfc, name: row.business_name, taxRegime: row.tax_regime_code }, expeditionPlace: row.address?.zipCode ?? row.zip };
 }
 
@@ -58,44 +66,88 @@ export async function recordGlobalInvoices(db: Db, merchantId: string, periodEnd
   const parties = await reportingParties(db, merchantId);
   const period = globalPeriodEndingAt(periodEnd, periodicity);
   return db.transaction(async (trx) => {
-    const rows = (await trx('qr_transactions as t').where('t.merchant_id', merchantId).where('t.global_period_end', periodEnd)
-      .whereRaw(UNCLAIMED).forUpdate()
-      .select('t.id', 't.sale_id', 't.sat_payment_form', 't.sat_payment_method', 't.currency', 't.exchange_rate')) as
-      { id: string; sale_id: string; sat_payment_form: string; sat_payment_method: string; currency: string; exchange_rate: string | null }[];
+    const rows = (await trx('qr_transactions as t')
+      .where('t.merchant_id', merchantId)
+      .where('t.global_period_end', periodEnd)
+      .whereRaw(UNCLAIMED)
+      .forUpdate()
+      .select('t.id', 't.sale_id', 't.sat_payment_form', 't.sat_payment_method', 't.currency', 't.exchange_rate')) as {
+      id: string;
+      sale_id: string;
+      sat_payment_form: string;
+      sat_payment_method: string;
+      currency: string;
+      exchange_rate: string | null;
+    }[];
     if (rows.length === 0) return [];
     // One array parameter, however many sales (a period can hold tens of thousands).
     const ids = rows.map((r) => r.id);
     const [concepts, taxes] = await Promise.all([
-      trx('qr_concepts').whereRaw('transaction_id = ANY(?::text[])', [ids]).orderBy([{ column: 'transaction_id' }, { column: 'position' }]) as Promise<QrConceptRow[]>,
-      trx('qr_concept_taxes').whereRaw('transaction_id = ANY(?::text[])', [ids])
+      trx('qr_concepts')
+        .whereRaw('transaction_id = ANY(?::text[])', [ids])
+        .orderBy([{ column: 'transaction_id' }, { column: 'position' }]) as Promise<QrConceptRow[]>,
+      trx('qr_concept_taxes')
+        .whereRaw('transaction_id = ANY(?::text[])', [ids])
         .orderBy([{ column: 'transaction_id' }, { column: 'concept_position' }, { column: 'position' }]) as Promise<QrConceptTaxRow[]>,
     ]);
     const conceptsOf = byTransaction(concepts);
     const taxesOf = byTransaction(taxes);
     const tickets: UnclaimedTicket[] = rows.map((r) => ({
-      id: r.id, saleId: r.sale_id, paymentForm: r.sat_payment_form, paymentMethod: r.sat_payment_method, currency: r.currency,
-      exchangeRate: r.exchange_rate, concepts: conceptsOf.get(r.id) ?? [], taxes: taxesOf.get(r.id) ?? [],
+      id: r.id,
+      saleId: r.sale_id,
+      paymentForm: r.sat_payment_form,
+      paymentMethod: r.sat_payment_method,
+      currency: r.currency,
+      exchangeRate: r.exchange_rate,
+      concepts: conceptsOf.get(r.id) ?? [],
+      taxes: taxesOf.get(r.id) ?? [],
     }));
     const parts = planGlobalInvoices({ tickets, period, issuer: parties.issuer, expeditionPlace: parties.expeditionPlace });
     // Sales claimed back after an earlier report (a refused stamp) come as further parts of the same period.
-    const earlier = (await trx('global_invoices').where({ merchant_id: merchantId, period_end: period.end })
-      .groupBy('payment_form', 'payment_method').select('payment_form', 'payment_method', trx.raw('max(part)::int as last'))) as { payment_form: string; payment_method: string; last: number }[];
-    const lastPart = (p: { paymentForm: string; paymentMethod: string }) => earlier.find((e) => e.payment_form === p.paymentForm && e.payment_method === p.paymentMethod)?.last ?? 0;
+    const earlier = (await trx('global_invoices')
+      .where({ merchant_id: merchantId, period_end: period.end })
+      .groupBy('payment_form', 'payment_method')
+      .select('payment_form', 'payment_method', trx.raw('max(part)::int as last'))) as { payment_form: string; payment_method: string; last: number }[];
+    const lastPart = (p: { paymentForm: string; paymentMethod: string }) =>
+      earlier.find((e) => e.payment_form === p.paymentForm && e.payment_method === p.paymentMethod)?.last ?? 0;
     const invoices: InvoiceRow[] = [];
     for (const part of parts) {
       const invoice = await insertNumbered(trx, {
-        id: newId('invoice'), transaction_id: null, merchant_id: merchantId, cfdi_type: 'I',
+        id: newId('invoice'),
+        transaction_id: null,
+        merchant_id: merchantId,
+        cfdi_type: 'I',
         // Nobody to e-mail: público en general.
-        customer: JSON.stringify({ rfc: GENERIC_RECEPTOR.rfc, name: GENERIC_RECEPTOR.name, tax_regime: GENERIC_RECEPTOR.taxRegime, postal_code: parties.expeditionPlace, cfdi_use: GENERIC_RECEPTOR.cfdiUse, email: '' }),
+        customer: JSON.stringify({
+          rfc: GENERIC_RECEPTOR.rfc,
+          name: GENERIC_RECEPTOR.name,
+          tax_regime: GENERIC_RECEPTOR.taxRegime,
+          postal_code: parties.expeditionPlace,
+          cfdi_use: GENERIC_RECEPTOR.cfdiUse,
+          email: '',
+        }),
         document: storedDocumentJson({ timeZone: 'America/Mexico_City', input: part.input }),
       });
       await trx('global_invoices').insert({
-        invoice_id: invoice.id, issuer_id: parties.issuerId, merchant_id: merchantId, periodicity, period_start: period.start, period_end: period.end,
-        payment_form: part.paymentForm, payment_method: part.paymentMethod, part: lastPart(part) + part.part, tickets: part.ticketIds.length,
+        invoice_id: invoice.id,
+        issuer_id: parties.issuerId,
+        merchant_id: merchantId,
+        periodicity,
+        period_start: period.start,
+        period_end: period.end,
+        payment_form: part.paymentForm,
+        payment_method: part.paymentMethod,
+        part: lastPart(part) + part.part,
+        tickets: part.ticketIds.length,
       });
-      await trx('qr_transactions').whereRaw('id = ANY(?::text[])', [part.ticketIds]).update({
-        global_invoice_id: invoice.id, status: 'EXPIRED', expired_at: trx.raw('coalesce(expired_at, now())'), updated_at: trx.fn.now(),
-      });
+      await trx('qr_transactions')
+        .whereRaw('id = ANY(?::text[])', [part.ticketIds])
+        .update({
+          global_invoice_id: invoice.id,
+          status: 'EXPIRED',
+          expired_at: trx.raw('coalesce(expired_at, now())'),
+          updated_at: trx.fn.now(),
+        });
       invoices.push(invoice);
     }
     return invoices;
@@ -123,9 +175,13 @@ const LIST_COLUMNS = ['g.*', 'i.status', 'i.uuid', 'i.series', 'i.folio', 'i.tot
 /** An issuer's global invoices, newest period first. */
 export async function listGlobalInvoices(db: Db, issuerId: string, page: PageRequest): Promise<{ rows: GlobalInvoiceListRow[]; total: number }> {
   const [rows, count] = await Promise.all([
-    db('global_invoices as g').join('invoices as i', 'i.id', 'g.invoice_id').where('g.issuer_id', issuerId)
+    db('global_invoices as g')
+      .join('invoices as i', 'i.id', 'g.invoice_id')
+      .where('g.issuer_id', issuerId)
       .orderBy([{ column: 'g.period_end', order: 'desc' }, { column: 'g.merchant_id' }, { column: 'g.payment_form' }, { column: 'g.part' }])
-      .offset(page.page * page.size).limit(page.size).select(LIST_COLUMNS),
+      .offset(page.page * page.size)
+      .limit(page.size)
+      .select(LIST_COLUMNS),
     db('global_invoices').where({ issuer_id: issuerId }).count({ n: '*' }).first(),
   ]);
   return { rows: rows as GlobalInvoiceListRow[], total: Number((count as { n: string } | undefined)?.n ?? 0) };
@@ -133,8 +189,11 @@ export async function listGlobalInvoices(db: Db, issuerId: string, page: PageReq
 
 /** These global invoices (just recorded), as listed. */
 export async function globalInvoicesByIds(db: Db, invoiceIds: string[]): Promise<GlobalInvoiceListRow[]> {
-  return (await db('global_invoices as g').join('invoices as i', 'i.id', 'g.invoice_id').whereIn('g.invoice_id', invoiceIds)
-    .orderBy([{ column: 'g.period_end' }, { column: 'g.merchant_id' }, { column: 'g.payment_form' }, { column: 'g.part' }]).select(LIST_COLUMNS)) as GlobalInvoiceListRow[];
+  return (await db('global_invoices as g')
+    .join('invoices as i', 'i.id', 'g.invoice_id')
+    .whereIn('g.invoice_id', invoiceIds)
+    .orderBy([{ column: 'g.period_end' }, { column: 'g.merchant_id' }, { column: 'g.payment_form' }, { column: 'g.part' }])
+    .select(LIST_COLUMNS)) as GlobalInvoiceListRow[];
 }
 
 /** Whether an invoice is a global invoice (motive 04 cancels only those). */

@@ -29,7 +29,11 @@ export interface CancellationRow {
 
 /** Where the invoice stands while its latest request is in each state (FAILED: as if never asked). */
 const INVOICE_STATUS: Record<CancellationStatus, InvoiceStatus> = {
-  REQUESTED: 'CANCELLING', PENDING: 'CANCELLATION_PENDING', CANCELLED: 'CANCELLED', REJECTED: 'CANCELLATION_REJECTED', FAILED: 'ACTIVE',
+  REQUESTED: 'CANCELLING',
+  PENDING: 'CANCELLATION_PENDING',
+  CANCELLED: 'CANCELLED',
+  REJECTED: 'CANCELLATION_REJECTED',
+  FAILED: 'ACTIVE',
 };
 
 const OPEN: CancellationStatus[] = ['REQUESTED', 'PENDING'];
@@ -51,7 +55,8 @@ export async function latestCancellation(db: Db | Trx, invoiceId: string): Promi
  * payment complements still relate to it.
  */
 export async function requestCancellation(
-  db: Db, invoice: InvoiceRow,
+  db: Db,
+  invoice: InvoiceRow,
   request: { motive: CancellationMotive; substitutionUuid?: string; acceptance: CancellationAcceptance; acceptanceReason: AcceptanceReason },
 ): Promise<CancellationRequest> {
   return db.transaction(async (trx) => {
@@ -64,10 +69,17 @@ export async function requestCancellation(
     // Under the invoice's lock, which credit notes and payments take too: none can slip in after this look.
     const related = await liveRelatedCfdis(trx, invoice.id);
     if (related.length > 0) return { ok: false, reason: 'related_active', related };
-    const [cancellation] = (await trx('invoice_cancellations').insert({
-      id: newId('cancellation'), invoice_id: invoice.id, motive: request.motive, substitution_uuid: request.substitutionUuid ?? null,
-      status: 'REQUESTED', acceptance: request.acceptance, acceptance_reason: request.acceptanceReason,
-    }).returning('*')) as CancellationRow[];
+    const [cancellation] = (await trx('invoice_cancellations')
+      .insert({
+        id: newId('cancellation'),
+        invoice_id: invoice.id,
+        motive: request.motive,
+        substitution_uuid: request.substitutionUuid ?? null,
+        status: 'REQUESTED',
+        acceptance: request.acceptance,
+        acceptance_reason: request.acceptanceReason,
+      })
+      .returning('*')) as CancellationRow[];
     await trx('invoices').where({ id: invoice.id }).update({ status: INVOICE_STATUS.REQUESTED, updated_at: trx.fn.now() });
     return { ok: true, cancellation: cancellation!, created: true, invoiceStatus: INVOICE_STATUS.REQUESTED };
   });
@@ -82,28 +94,40 @@ export async function findCancellation(db: Db, id: string): Promise<Cancellation
  * transaction. Undefined when the request had already moved on: a job that runs twice changes nothing.
  */
 export async function moveCancellation(
-  db: Db, id: string, from: CancellationStatus[], to: CancellationStatus,
+  db: Db,
+  id: string,
+  from: CancellationStatus[],
+  to: CancellationStatus,
   fields: { satCode?: string; satStatus?: string; acuseFileKey?: string; refusal?: { code: string; message: string } } = {},
 ): Promise<CancellationRow | undefined> {
   return db.transaction(async (trx) => {
-    const [moved] = (await trx('invoice_cancellations').where({ id }).whereIn('status', from).update({
-      status: to, updated_at: trx.fn.now(), resolved_at: OPEN.includes(to) ? null : trx.fn.now(),
-      ...(fields.satCode !== undefined ? { sat_code: fields.satCode } : {}),
-      ...(fields.satStatus !== undefined ? { sat_status: fields.satStatus } : {}),
-      ...(fields.acuseFileKey !== undefined ? { acuse_file_key: fields.acuseFileKey } : {}),
-      ...(fields.refusal !== undefined ? { refusal: JSON.stringify(fields.refusal) } : {}),
-    }, '*')) as CancellationRow[];
+    const [moved] = (await trx('invoice_cancellations')
+      .where({ id })
+      .whereIn('status', from)
+      .update(
+        {
+          status: to,
+          updated_at: trx.fn.now(),
+          resolved_at: OPEN.includes(to) ? null : trx.fn.now(),
+          ...(fields.satCode !== undefined ? { sat_code: fields.satCode } : {}),
+          ...(fields.satStatus !== undefined ? { sat_status: fields.satStatus } : {}),
+          ...(fields.acuseFileKey !== undefined ? { acuse_file_key: fields.acuseFileKey } : {}),
+          ...(fields.refusal !== undefined ? { refusal: JSON.stringify(fields.refusal) } : {}),
+        },
+        '*',
+      )) as CancellationRow[];
     if (!moved) return undefined;
-    const [invoice] = (await trx('invoices').where({ id: moved.invoice_id })
-      .update({ status: INVOICE_STATUS[to], updated_at: trx.fn.now() }, '*')) as InvoiceRow[];
+    const [invoice] = (await trx('invoices').where({ id: moved.invoice_id }).update({ status: INVOICE_STATUS[to], updated_at: trx.fn.now() }, '*')) as InvoiceRow[];
     if (!invoice) return moved;
     if (to === 'CANCELLED' && invoice.transaction_id) {
       await trx('qr_transactions').where({ id: invoice.transaction_id }).update({ status: 'CANCELLED', updated_at: trx.fn.now() });
     }
-    await emitEvents(trx, to === 'CANCELLED' ? 'invoice.cancelled' : 'invoice.cancellation_status_updated', [{
-      merchantId: invoice.merchant_id,
-      data: invoiceEventData(invoice, { cancellation: { status: moved.status, motive: moved.motive, sat_status: moved.sat_status, refusal: moved.refusal } }),
-    }]);
+    await emitEvents(trx, to === 'CANCELLED' ? 'invoice.cancelled' : 'invoice.cancellation_status_updated', [
+      {
+        merchantId: invoice.merchant_id,
+        data: invoiceEventData(invoice, { cancellation: { status: moved.status, motive: moved.motive, sat_status: moved.sat_status, refusal: moved.refusal } }),
+      },
+    ]);
     return moved;
   });
 }
@@ -121,5 +145,6 @@ export async function openCancellations(db: Db, requestedBefore: Date, limit: nu
         r.where({ status: 'REQUESTED' }).where('updated_at', '<', requestedBefore);
       });
     })
-    .orderBy('updated_at').limit(limit)) as CancellationRow[];
+    .orderBy('updated_at')
+    .limit(limit)) as CancellationRow[];
 }

@@ -53,8 +53,7 @@ export interface InvoiceRow {
 }
 
 export type ConfirmOutcome =
-  | { ok: true; invoice: InvoiceRow }
-  | { ok: false; reason: 'not_found' | 'expired' | 'cancelled' | 'invoiced' | 'already_confirmed'; invoice?: InvoiceRow };
+  { ok: true; invoice: InvoiceRow } | { ok: false; reason: 'not_found' | 'expired' | 'cancelled' | 'invoiced' | 'already_confirmed'; invoice?: InvoiceRow };
 
 const UNIQUE_VIOLATION = '23505';
 
@@ -64,13 +63,10 @@ const UNIQUE_VIOLATION = '23505';
  * expire while stamping). Two confirmations at once: the row lock serializes them and the unique index
  * (one non-refused invoice per transaction) is the final word.
  */
-export async function recordConfirmation(
-  db: Db, input: { invoiceId: string; transactionId: string; merchantId: string; customer: Customer },
-): Promise<ConfirmOutcome> {
+export async function recordConfirmation(db: Db, input: { invoiceId: string; transactionId: string; merchantId: string; customer: Customer }): Promise<ConfirmOutcome> {
   try {
     return await db.transaction(async (trx) => {
-      const qr = (await trx('qr_transactions').where({ id: input.transactionId }).forUpdate()
-        .first('status', 'expires_at', 'confirmed_at', 'sale_id', 'store_uid')) as
+      const qr = (await trx('qr_transactions').where({ id: input.transactionId }).forUpdate().first('status', 'expires_at', 'confirmed_at', 'sale_id', 'store_uid')) as
         { status: QrStatus; expires_at: Date; confirmed_at: Date | null; sale_id: string; store_uid: string } | undefined;
       if (!qr) return { ok: false, reason: 'not_found' } as const;
       if (qr.status === 'INVOICED') return { ok: false, reason: 'invoiced', invoice: await liveInvoice(trx, input.transactionId) } as const;
@@ -79,16 +75,30 @@ export async function recordConfirmation(
       if (isExpired(qr, new Date())) return { ok: false, reason: 'expired' } as const;
       const row = { id: input.invoiceId, transaction_id: input.transactionId, merchant_id: input.merchantId, customer: JSON.stringify(input.customer) };
       // A refused attempt stamped no CFDI: its Serie and folio are this attempt's, so refusals leave no gap.
-      const refused = (await trx('invoices').where({ transaction_id: input.transactionId, status: 'REFUSED' }).whereNull('uuid')
-        .orderBy('created_at', 'desc').first('series', 'folio')) as { series: string | null; folio: string } | undefined;
+      const refused = (await trx('invoices')
+        .where({ transaction_id: input.transactionId, status: 'REFUSED' })
+        .whereNull('uuid')
+        .orderBy('created_at', 'desc')
+        .first('series', 'folio')) as { series: string | null; folio: string } | undefined;
       const invoice = refused
-        ? ((await trx('invoices').insert({ ...row, status: 'STAMPING', series: refused.series, folio: refused.folio }).returning('*')) as InvoiceRow[])[0]
+        ? (
+            (await trx('invoices')
+              .insert({ ...row, status: 'STAMPING', series: refused.series, folio: refused.folio })
+              .returning('*')) as InvoiceRow[]
+          )[0]
         : await insertNumbered(trx, row);
-      await trx('qr_transactions').where({ id: input.transactionId }).update({
-        status: 'SCANNED', scanned_at: trx.raw('coalesce(scanned_at, now())'), confirmed_at: trx.fn.now(), updated_at: trx.fn.now(),
-      });
+      await trx('qr_transactions')
+        .where({ id: input.transactionId })
+        .update({
+          status: 'SCANNED',
+          scanned_at: trx.raw('coalesce(scanned_at, now())'),
+          confirmed_at: trx.fn.now(),
+          updated_at: trx.fn.now(),
+        });
       if (qr.status === 'PENDING') {
-        await emitEvents(trx, 'qr.scanned', [{ merchantId: input.merchantId, data: qrEventData({ id: input.transactionId, sale_id: qr.sale_id, store_uid: qr.store_uid, status: 'SCANNED' }) }]);
+        await emitEvents(trx, 'qr.scanned', [
+          { merchantId: input.merchantId, data: qrEventData({ id: input.transactionId, sale_id: qr.sale_id, store_uid: qr.store_uid, status: 'SCANNED' }) },
+        ]);
       }
       return { ok: true, invoice: invoice! } as const;
     });
@@ -103,13 +113,20 @@ export async function recordConfirmation(
  * sequence per merchant for invoices and credit notes alike, so a folio never repeats.
  */
 export async function insertNumbered(trx: Trx, row: Record<string, unknown> & { id: string; merchant_id: string }): Promise<InvoiceRow> {
-  const [folio] = (await trx('merchant_folios').insert({ merchant_id: row.merchant_id, last_folio: 1 })
-    .onConflict('merchant_id').merge({ last_folio: trx.raw('merchant_folios.last_folio + 1') }).returning('last_folio')) as { last_folio: string }[];
-  const [invoice] = (await trx('invoices').insert({
-    ...row, status: 'STAMPING', folio: folio!.last_folio,
-    // Serie: the merchant's serialNumberPrefix (kept with its CSD) at the time of recording.
-    series: trx.raw('(SELECT serial_number_prefix FROM merchant_csds WHERE merchant_id = ?)', [row.merchant_id]),
-  }).returning('*')) as InvoiceRow[];
+  const [folio] = (await trx('merchant_folios')
+    .insert({ merchant_id: row.merchant_id, last_folio: 1 })
+    .onConflict('merchant_id')
+    .merge({ last_folio: trx.raw('merchant_folios.last_folio + 1') })
+    .returning('last_folio')) as { last_folio: string }[];
+  const [invoice] = (await trx('invoices')
+    .insert({
+      ...row,
+      status: 'STAMPING',
+      folio: folio!.last_folio,
+      // Serie: the merchant's serialNumberPrefix (kept with its CSD) at the time of recording.
+      series: trx.raw('(SELECT serial_number_prefix FROM merchant_csds WHERE merchant_id = ?)', [row.merchant_id]),
+    })
+    .returning('*')) as InvoiceRow[];
   return invoice!;
 }
 
@@ -137,21 +154,36 @@ export async function saveSealedDocument(db: Db, invoiceId: string, sealedXml: s
  * recorded, or 'uuid-taken' when another invoice recorded this UUID first (nothing is written).
  */
 export async function recordStamp(
-  db: Db, invoiceId: string,
+  db: Db,
+  invoiceId: string,
   stamp: { uuid: string; stampedAt: Date; xmlFileKey: string; subtotal: string; discount: string; total: string },
 ): Promise<'recorded' | 'not-stamping' | 'uuid-taken'> {
   try {
     return await db.transaction(async (trx) => {
-      const [stamped] = (await trx('invoices').where({ id: invoiceId, status: 'STAMPING' }).update({
-        status: 'ACTIVE', uuid: stamp.uuid, stamped_at: stamp.stampedAt, xml_file_key: stamp.xmlFileKey,
-        subtotal: stamp.subtotal, discount: stamp.discount, total: stamp.total, updated_at: trx.fn.now(),
-      }, '*')) as InvoiceRow[];
+      const [stamped] = (await trx('invoices').where({ id: invoiceId, status: 'STAMPING' }).update(
+        {
+          status: 'ACTIVE',
+          uuid: stamp.uuid,
+          stamped_at: stamp.stampedAt,
+          xml_file_key: stamp.xmlFileKey,
+          subtotal: stamp.subtotal,
+          discount: stamp.discount,
+          total: stamp.total,
+          updated_at: trx.fn.now(),
+        },
+        '*',
+      )) as InvoiceRow[];
       if (!stamped) return 'not-stamping' as const;
       // The sale's own ids travel with the event, as in qr.scanned: the POS matches it to its ticket.
       const [sale] = stamped.transaction_id
-        ? (await trx('qr_transactions').where({ id: stamped.transaction_id }).update({ status: 'INVOICED', updated_at: trx.fn.now() }, ['sale_id', 'store_uid'])) as { sale_id: string; store_uid: string }[]
+        ? ((await trx('qr_transactions').where({ id: stamped.transaction_id }).update({ status: 'INVOICED', updated_at: trx.fn.now() }, ['sale_id', 'store_uid'])) as {
+            sale_id: string;
+            store_uid: string;
+          }[])
         : [];
-      await emitEvents(trx, stampedEvent(stamped), [{ merchantId: stamped.merchant_id, data: invoiceEventData(stamped, sale ? { sale_id: sale.sale_id, store_uid: sale.store_uid } : {}) }]);
+      await emitEvents(trx, stampedEvent(stamped), [
+        { merchantId: stamped.merchant_id, data: invoiceEventData(stamped, sale ? { sale_id: sale.sale_id, store_uid: sale.store_uid } : {}) },
+      ]);
       return 'recorded' as const;
     });
   } catch (err) {
@@ -171,13 +203,19 @@ function stampedEvent(row: InvoiceRow): WebhookEventType {
 /** A refusal ends this confirmation; the QR is open again (and may now expire) for a corrected one. */
 export async function recordRefusal(db: Db, invoiceId: string, refusal: InvoiceRefusal): Promise<void> {
   await db.transaction(async (trx) => {
-    const [refused] = (await trx('invoices').where({ id: invoiceId, status: 'STAMPING' })
+    const [refused] = (await trx('invoices')
+      .where({ id: invoiceId, status: 'STAMPING' })
       .update({ status: 'REFUSED', refusal: JSON.stringify(refusal), updated_at: trx.fn.now() }, '*')) as InvoiceRow[];
     if (!refused) return;
     const [sale] = refused.transaction_id
-      ? (await trx('qr_transactions').where({ id: refused.transaction_id }).update({ confirmed_at: null, updated_at: trx.fn.now() }, ['sale_id', 'store_uid'])) as { sale_id: string; store_uid: string }[]
+      ? ((await trx('qr_transactions').where({ id: refused.transaction_id }).update({ confirmed_at: null, updated_at: trx.fn.now() }, ['sale_id', 'store_uid'])) as {
+          sale_id: string;
+          store_uid: string;
+        }[])
       : [];
-    await emitEvents(trx, 'invoice.failed', [{ merchantId: refused.merchant_id, data: invoiceEventData(refused, { ...(sale ? { sale_id: sale.sale_id, store_uid: sale.store_uid } : {}), error: refusal }) }]);
+    await emitEvents(trx, 'invoice.failed', [
+      { merchantId: refused.merchant_id, data: invoiceEventData(refused, { ...(sale ? { sale_id: sale.sale_id, store_uid: sale.store_uid } : {}), error: refusal }) },
+    ]);
   });
 }
 
@@ -201,7 +239,11 @@ export async function invoiceIdWithUuid(db: Db, uuid: string): Promise<string | 
 
 /** A stamped invoice by fiscal UUID, seen by one merchant or by every merchant of one account. */
 export async function findInvoiceByUuid(db: Db, uuid: string, scope: { merchantId: string } | { accountId: string }): Promise<InvoiceRow | undefined> {
-  const query = db('invoices as i').join('merchants as m', 'm.id', 'i.merchant_id').where('i.uuid', uuid.toUpperCase()).whereNot('i.status', 'STAMPING').whereNot('i.status', 'REFUSED');
+  const query = db('invoices as i')
+    .join('merchants as m', 'm.id', 'i.merchant_id')
+    .where('i.uuid', uuid.toUpperCase())
+    .whereNot('i.status', 'STAMPING')
+    .whereNot('i.status', 'REFUSED');
   if ('merchantId' in scope) query.where('i.merchant_id', scope.merchantId);
   else query.where('m.account_id', scope.accountId);
   return (await query.first('i.*')) as InvoiceRow | undefined;

@@ -54,9 +54,7 @@ export async function findIssuer(db: Db, accountId: string, issuerId: string): P
 }
 
 /** The account's issuers, optionally of one group, whose name, alias or RFC contains `filter`, oldest first. */
-export async function listIssuers(
-  db: Db, accountId: string, query: { groupId?: string; filter?: string }, page: PageRequest,
-): Promise<{ rows: IssuerRow[]; total: number }> {
+export async function listIssuers(db: Db, accountId: string, query: { groupId?: string; filter?: string }, page: PageRequest): Promise<{ rows: IssuerRow[]; total: number }> {
   const base = db('issuers').where({ account_id: accountId });
   if (query.groupId) base.andWhere({ group_id: query.groupId });
   if (query.filter) {
@@ -67,7 +65,11 @@ export async function listIssuers(
   }
   const [count, rows] = await Promise.all([
     base.clone().count<{ count: string }[]>('* as count'),
-    base.clone().orderBy([{ column: 'created_at' }, { column: 'id' }]).limit(page.size).offset(page.page * page.size),
+    base
+      .clone()
+      .orderBy([{ column: 'created_at' }, { column: 'id' }])
+      .limit(page.size)
+      .offset(page.page * page.size),
   ]);
   return { rows: rows as IssuerRow[], total: Number(count[0]?.count ?? 0) };
 }
@@ -83,7 +85,12 @@ export async function findIssuerById(db: Db, issuerId: string): Promise<IssuerRo
  */
 export async function recordSyncRequested(db: Db, issuerId: string, jobId: string, now: Date): Promise<void> {
   await db('issuers').where({ id: issuerId }).andWhereRaw('sync_job_id IS DISTINCT FROM ?', [jobId]).update({
-    sync_status: 'PENDING', sync_job_id: jobId, sync_attempts: 0, sync_error: null, sync_requested_at: now, sync_finished_at: null,
+    sync_status: 'PENDING',
+    sync_job_id: jobId,
+    sync_attempts: 0,
+    sync_error: null,
+    sync_requested_at: now,
+    sync_finished_at: null,
   });
 }
 
@@ -99,12 +106,17 @@ export interface SyncProgress {
 }
 
 export async function recordSyncProgress(db: Db, issuerId: string, p: SyncProgress): Promise<void> {
-  await db('issuers').where({ id: issuerId }).update({
-    sync_status: p.status, sync_job_id: p.jobId, sync_attempts: p.attempts, sync_error: p.error ?? null,
-    sync_finished_at: p.finishedAt ?? null,
-    sync_requested_at: db.raw('coalesce(sync_requested_at, ?)', [p.now]),
-    ...(p.changes ? { business_name: p.changes.businessName, tax_regime_code: p.changes.taxRegimeCode, zip: p.changes.zip, updated_at: p.now } : {}),
-  });
+  await db('issuers')
+    .where({ id: issuerId })
+    .update({
+      sync_status: p.status,
+      sync_job_id: p.jobId,
+      sync_attempts: p.attempts,
+      sync_error: p.error ?? null,
+      sync_finished_at: p.finishedAt ?? null,
+      sync_requested_at: db.raw('coalesce(sync_requested_at, ?)', [p.now]),
+      ...(p.changes ? { business_name: p.changes.businessName, tax_regime_code: p.changes.taxRegimeCode, zip: p.changes.zip, updated_at: p.now } : {}),
+    });
 }
 
 /** The states of a synchronization whose job has not ended yet. */
@@ -117,7 +129,9 @@ export const SYNC_IN_PROGRESS: readonly SyncStatus[] = ['PENDING', 'RUNNING', 'R
  */
 export async function recordSyncInterrupted(db: Db, issuerId: string, jobId: string, reason: string, now: Date): Promise<boolean> {
   const changed = await db('issuers').where({ id: issuerId, sync_job_id: jobId }).whereIn('sync_status', SYNC_IN_PROGRESS).update({
-    sync_status: 'FAILED', sync_error: reason, sync_finished_at: now,
+    sync_status: 'FAILED',
+    sync_error: reason,
+    sync_finished_at: now,
   });
   return changed > 0;
 }
@@ -127,7 +141,10 @@ export type IssuerUpdate = Partial<Pick<IssuerRow, 'group_id' | 'alias' | 'email
 /** Applies the update; 'rfc_taken' when the target group already has an issuer with this RFC (unique constraint). */
 export async function updateIssuer(db: Db | Trx, issuerId: string, update: IssuerUpdate): Promise<IssuerRow | 'rfc_taken'> {
   try {
-    const [row] = (await db('issuers').where({ id: issuerId }).update({ ...update, updated_at: db.fn.now() }).returning('*')) as IssuerRow[];
+    const [row] = (await db('issuers')
+      .where({ id: issuerId })
+      .update({ ...update, updated_at: db.fn.now() })
+      .returning('*')) as IssuerRow[];
     if (!row) throw new Error(`issuer ${issuerId} vanished`);
     return row;
   } catch (err) {

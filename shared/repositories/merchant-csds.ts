@@ -34,13 +34,22 @@ export interface CsdSummaryRow {
  */
 export async function saveMerchantCsd(db: Db | Trx, merchantId: string, upload: CsdUpload, csd: CsdInfo, keyring: Keyring): Promise<{ replaced: boolean }> {
   const row = {
-    merchant_id: merchantId, mode: upload.mode, certificate_der: upload.cer,
+    merchant_id: merchantId,
+    mode: upload.mode,
+    certificate_der: upload.cer,
     // Bound to the merchant (GCM associated data): a ciphertext moved to another row does not decrypt.
     private_key_encrypted: encrypt(upload.key, keyring, boundTo.csdKey(merchantId)),
     password_encrypted: encrypt(Buffer.from(upload.password, 'utf8'), keyring, boundTo.csdPassword(merchantId)),
-    certificate_number: csd.certificateNumber, rfc: csd.rfc, valid_from: csd.validFrom, valid_to: csd.validTo,
-    cer_file_name: upload.cerFileName, key_file_name: upload.keyFileName, serial_number_prefix: upload.serialNumberPrefix,
-    business_code: upload.businessCode, updated_at: new Date(), expiry_notified_at: null,
+    certificate_number: csd.certificateNumber,
+    rfc: csd.rfc,
+    valid_from: csd.validFrom,
+    valid_to: csd.validTo,
+    cer_file_name: upload.cerFileName,
+    key_file_name: upload.keyFileName,
+    serial_number_prefix: upload.serialNumberPrefix,
+    business_code: upload.businessCode,
+    updated_at: new Date(),
+    expiry_notified_at: null,
   };
   // xmax = 0 only for a freshly inserted row: tells insert from update without a second query.
   const [result] = (await db('merchant_csds').insert(row).onConflict('merchant_id').merge().returning(db.raw('(xmax <> 0) AS replaced'))) as { replaced: boolean }[];
@@ -48,9 +57,10 @@ export async function saveMerchantCsd(db: Db | Trx, merchantId: string, upload: 
 }
 
 export async function findCsdSummary(db: Db | Trx, merchantId: string): Promise<CsdSummaryRow | undefined> {
-  return (await db('merchant_csds').where({ merchant_id: merchantId }).first(
-    'merchant_id', 'cer_file_name', 'key_file_name', 'serial_number_prefix', 'business_code', 'certificate_number', 'rfc', 'valid_from', 'valid_to', 'mode',
-  )) as CsdSummaryRow | undefined;
+  return (await db('merchant_csds')
+    .where({ merchant_id: merchantId })
+    .first('merchant_id', 'cer_file_name', 'key_file_name', 'serial_number_prefix', 'business_code', 'certificate_number', 'rfc', 'valid_from', 'valid_to', 'mode')) as
+    CsdSummaryRow | undefined;
 }
 
 export interface CsdMaterial {
@@ -63,9 +73,8 @@ export interface CsdMaterial {
 
 /** The merchant's CSD decrypted for sealing (workers only; never logged, never returned by the API). */
 export async function loadCsdMaterial(db: Db, merchantId: string, keyring: Keyring): Promise<CsdMaterial | undefined> {
-  const row = (await db('merchant_csds').where({ merchant_id: merchantId }).first(
-    'certificate_der', 'private_key_encrypted', 'password_encrypted', 'updated_at',
-  )) as { certificate_der: Buffer; private_key_encrypted: Buffer; password_encrypted: Buffer; updated_at: Date } | undefined;
+  const row = (await db('merchant_csds').where({ merchant_id: merchantId }).first('certificate_der', 'private_key_encrypted', 'password_encrypted', 'updated_at')) as
+    { certificate_der: Buffer; private_key_encrypted: Buffer; password_encrypted: Buffer; updated_at: Date } | undefined;
   if (!row) return undefined;
   return {
     certificateDer: row.certificate_der,
@@ -83,16 +92,23 @@ export const CSD_EXPIRY_NOTICE_DAYS = 30;
  */
 export async function announceExpiringCsds(db: Db, now: Date = new Date()): Promise<number> {
   return db.transaction(async (trx) => {
-    const rows = (await trx('merchant_csds').whereNull('expiry_notified_at')
+    const rows = (await trx('merchant_csds')
+      .whereNull('expiry_notified_at')
       .where('valid_to', '<=', new Date(now.getTime() + CSD_EXPIRY_NOTICE_DAYS * 86_400_000))
       .update({ expiry_notified_at: trx.fn.now() }, ['merchant_id', 'certificate_number', 'valid_to'])) as { merchant_id: string; certificate_number: string; valid_to: Date }[];
-    await emitEvents(trx, 'csd.expiring', rows.map((r) => ({
-      merchantId: r.merchant_id,
-      data: {
-        merchant_id: r.merchant_id, certificate_number: r.certificate_number, valid_to: r.valid_to.toISOString(),
-        days_left: Math.max(0, Math.floor((r.valid_to.getTime() - now.getTime()) / 86_400_000)),
-      },
-    })));
+    await emitEvents(
+      trx,
+      'csd.expiring',
+      rows.map((r) => ({
+        merchantId: r.merchant_id,
+        data: {
+          merchant_id: r.merchant_id,
+          certificate_number: r.certificate_number,
+          valid_to: r.valid_to.toISOString(),
+          days_left: Math.max(0, Math.floor((r.valid_to.getTime() - now.getTime()) / 86_400_000)),
+        },
+      })),
+    );
     return rows.length;
   });
 }

@@ -65,7 +65,12 @@ export async function findMerchant(db: Db, accountId: string, merchantId: string
 }
 
 /** Applies the given fields; undefined when the merchant is not the account's. */
-export async function updateMerchant(db: Db, accountId: string, merchantId: string, fields: Partial<MerchantFields> & { logoAnimation?: LogoAnimation }): Promise<MerchantRow | undefined> {
+export async function updateMerchant(
+  db: Db,
+  accountId: string,
+  merchantId: string,
+  fields: Partial<MerchantFields> & { logoAnimation?: LogoAnimation },
+): Promise<MerchantRow | undefined> {
   const [row] = (await db('merchants')
     .where({ id: merchantId, account_id: accountId })
     .update({ ...columns(fields), ...(fields.logoAnimation ? { logo_animation: fields.logoAnimation } : {}), updated_at: db.fn.now() })
@@ -78,7 +83,11 @@ export async function listMerchants(db: Db, accountId: string, issuerId: string,
   if (filter) base.andWhereILike('name', containsPattern(filter));
   const [count, rows] = await Promise.all([
     base.clone().count<{ count: string }[]>('* as count'),
-    base.clone().orderBy([{ column: 'created_at' }, { column: 'id' }]).limit(page.size).offset(page.page * page.size),
+    base
+      .clone()
+      .orderBy([{ column: 'created_at' }, { column: 'id' }])
+      .limit(page.size)
+      .offset(page.page * page.size),
   ]);
   return { rows: rows as MerchantRow[], total: Number(count[0]?.count ?? 0) };
 }
@@ -90,11 +99,14 @@ export interface LogoChanges {
 }
 
 export async function updateMerchantLogos(db: Db | Trx, merchantId: string, changes: LogoChanges): Promise<MerchantRow | undefined> {
-  const [row] = (await db('merchants').where({ id: merchantId }).update({
-    ...(changes.invoice ? { invoice_logo_url: changes.invoice.url, invoice_logo_file_name: changes.invoice.fileName } : {}),
-    ...(changes.app ? { app_logo_url: changes.app.url, app_logo_file_name: changes.app.fileName } : {}),
-    ...(changes.logoAnimation ? { logo_animation: changes.logoAnimation } : {}),
-    updated_at: db.fn.now(),
-  }).returning('*')) as MerchantRow[];
+  const [row] = (await db('merchants')
+    .where({ id: merchantId })
+    .update({
+      ...(changes.invoice ? { invoice_logo_url: changes.invoice.url, invoice_logo_file_name: changes.invoice.fileName } : {}),
+      ...(changes.app ? { app_logo_url: changes.app.url, app_logo_file_name: changes.app.fileName } : {}),
+      ...(changes.logoAnimation ? { logo_animation: changes.logoAnimation } : {}),
+      updated_at: db.fn.now(),
+    })
+    .returning('*')) as MerchantRow[];
   return row;
 }

@@ -21,8 +21,12 @@ export interface ProductRow {
 
 function columns(p: Partial<ProductFields>) {
   const out: Record<string, unknown> = {
-    sku: p.sku, description: p.description, unit_price: p.unitPrice === undefined ? undefined : toFixed6(p.unitPrice),
-    sat_unit_key: p.satUnitKey, sat_product_service_key: p.satProductServiceKey, sat_tax_object_key: p.satTaxObjectKey,
+    sku: p.sku,
+    description: p.description,
+    unit_price: p.unitPrice === undefined ? undefined : toFixed6(p.unitPrice),
+    sat_unit_key: p.satUnitKey,
+    sat_product_service_key: p.satProductServiceKey,
+    sat_tax_object_key: p.satTaxObjectKey,
     taxes: p.taxes === undefined ? undefined : JSON.stringify(p.taxes),
   };
   return Object.fromEntries(Object.entries(out).filter(([, v]) => v !== undefined));
@@ -60,8 +64,10 @@ export async function findProduct(db: Db, merchantId: string, productId: string)
 
 export async function updateProduct(db: Db, merchantId: string, productId: string, fields: Partial<ProductFields>): Promise<ProductRow | undefined | 'sku_taken'> {
   try {
-    const [row] = (await db('merchant_products').where({ id: productId, merchant_id: merchantId })
-      .update({ ...columns(fields), updated_at: db.fn.now() }).returning('*')) as ProductRow[];
+    const [row] = (await db('merchant_products')
+      .where({ id: productId, merchant_id: merchantId })
+      .update({ ...columns(fields), updated_at: db.fn.now() })
+      .returning('*')) as ProductRow[];
     return row;
   } catch (err) {
     if ((err as { code?: string }).code === '23505') return 'sku_taken';
@@ -78,7 +84,11 @@ export async function listProducts(db: Db, merchantId: string, search: string | 
   }
   const [count, rows] = await Promise.all([
     base.clone().count<{ count: string }[]>('* as count'),
-    base.clone().orderBy([{ column: 'sku' }]).limit(page.size).offset(page.page * page.size),
+    base
+      .clone()
+      .orderBy([{ column: 'sku' }])
+      .limit(page.size)
+      .offset(page.page * page.size),
   ]);
   return { rows: rows as ProductRow[], total: Number(count[0]?.count ?? 0) };
 }
@@ -86,7 +96,9 @@ export async function listProducts(db: Db, merchantId: string, search: string | 
 /** The SAT keys of the merchant's products with these skus, for QR concepts that name them. */
 export async function productKeysBySku(db: Db, merchantId: string, skus: string[]): Promise<Map<string, ProductKeys>> {
   if (skus.length === 0) return new Map();
-  const rows = (await db('merchant_products').where({ merchant_id: merchantId }).whereIn('sku', skus)
+  const rows = (await db('merchant_products')
+    .where({ merchant_id: merchantId })
+    .whereIn('sku', skus)
     .select('sku', 'sat_unit_key', 'sat_product_service_key', 'sat_tax_object_key')) as (ProductKeys & { sku: string })[];
   return new Map(rows.map(({ sku, ...keys }) => [sku, keys]));
 }

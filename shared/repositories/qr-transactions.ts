@@ -93,10 +93,36 @@ function jsonOrNull(value: unknown): string | null {
 }
 
 const TRANSACTION_COLUMNS = [
-  'id', 'merchant_id', 'mode', 'store_uid', 'sale_id', 'idempotency_key', 'operation', 'amount', 'subtotal', 'currency',
-  'exchange_rate', 'sat_payment_method', 'sat_payment_form', 'type_of_receipt', 'export_code', 'status', 'related_cfdis',
-  'global_info', 'metadata', 'token', 'short_code', 'time_zone', 'issued_local', 'qr_png', 'created_at', 'updated_at', 'expires_at',
-  'global_periodicity', 'global_period_end', 'requested_expires_at',
+  'id',
+  'merchant_id',
+  'mode',
+  'store_uid',
+  'sale_id',
+  'idempotency_key',
+  'operation',
+  'amount',
+  'subtotal',
+  'currency',
+  'exchange_rate',
+  'sat_payment_method',
+  'sat_payment_form',
+  'type_of_receipt',
+  'export_code',
+  'status',
+  'related_cfdis',
+  'global_info',
+  'metadata',
+  'token',
+  'short_code',
+  'time_zone',
+  'issued_local',
+  'qr_png',
+  'created_at',
+  'updated_at',
+  'expires_at',
+  'global_periodicity',
+  'global_period_end',
+  'requested_expires_at',
 ] as const satisfies readonly (keyof QrTransactionRow)[];
 
 const JSONB_COLUMNS = new Set<string>(['related_cfdis', 'global_info', 'metadata']);
@@ -146,12 +172,14 @@ export async function tokenForShortCode(db: Db, shortCode: string): Promise<stri
 export type NewQrTransaction = Omit<QrTransactionRecord, 'storeName' | 'issuerRfc' | 'issuerName'>;
 
 /** Writes a new transaction under its idempotency key; false (and nothing written) when the key was taken. */
-export async function recordQrTransaction(
-  db: Db, record: NewQrTransaction, claim: { scope: string; fingerprint: string },
-): Promise<boolean> {
+export async function recordQrTransaction(db: Db, record: NewQrTransaction, claim: { scope: string; fingerprint: string }): Promise<boolean> {
   const t = record.transaction;
   const values = [
-    t.merchant_id, claim.scope, t.idempotency_key, claim.fingerprint, t.id,
+    t.merchant_id,
+    claim.scope,
+    t.idempotency_key,
+    claim.fingerprint,
+    t.id,
     ...TRANSACTION_COLUMNS.map((c) => (JSONB_COLUMNS.has(c) ? jsonOrNull(t[c]) : t[c])),
     JSON.stringify(record.concepts.map(({ transaction_id: _, ...c }) => c)),
     JSON.stringify(record.taxes.map(({ transaction_id: _, ...x }) => x)),
@@ -167,8 +195,7 @@ export async function findQrTransaction(db: Db, merchantId: string, mode: KeyMod
     .join('issuers as i', 'i.id', 'm.issuer_id')
     .where({ 't.id': qrId, 't.merchant_id': merchantId, 't.mode': mode })
     .first('t.*', 'm.name as store_name', 'i.rfc as issuer_rfc', 'i.business_name as issuer_name')) as
-    | (QrTransactionRow & { store_name: string; issuer_rfc: string; issuer_name: string })
-    | undefined;
+    (QrTransactionRow & { store_name: string; issuer_rfc: string; issuer_name: string }) | undefined;
   if (!row) return undefined;
   const { store_name, issuer_rfc, issuer_name, ...transaction } = row;
   const [concepts, taxes] = await Promise.all([
@@ -206,9 +233,18 @@ export async function expireQrTransactions(db: Db, options: { qrId?: string; lim
   return db.transaction(async (trx) => {
     const rows = (await trx('qr_transactions')
       .whereIn('id', open)
-      .update({ status: 'EXPIRED', expired_at: trx.fn.now(), updated_at: trx.fn.now() }, ['id', 'merchant_id', 'sale_id', 'store_uid', 'status'])) as
-      { id: string; merchant_id: string; sale_id: string; store_uid: string; status: string }[];
-    await emitEvents(trx, 'qr.expired', rows.map((r) => ({ merchantId: r.merchant_id, data: qrEventData(r) })));
+      .update({ status: 'EXPIRED', expired_at: trx.fn.now(), updated_at: trx.fn.now() }, ['id', 'merchant_id', 'sale_id', 'store_uid', 'status'])) as {
+      id: string;
+      merchant_id: string;
+      sale_id: string;
+      store_uid: string;
+      status: string;
+    }[];
+    await emitEvents(
+      trx,
+      'qr.expired',
+      rows.map((r) => ({ merchantId: r.merchant_id, data: qrEventData(r) })),
+    );
     return rows.map((r) => r.id);
   });
 }
@@ -216,9 +252,16 @@ export async function expireQrTransactions(db: Db, options: { qrId?: string; lim
 /** The buyer's first look: PENDING becomes SCANNED (once), announced to the merchant. Undefined when it was not PENDING. */
 export async function markScanned(db: Db, qrId: string): Promise<{ status: 'SCANNED'; scanned_at: Date } | undefined> {
   return db.transaction(async (trx) => {
-    const [scanned] = (await trx('qr_transactions').where({ id: qrId, status: 'PENDING' })
-      .update({ status: 'SCANNED', scanned_at: trx.fn.now(), updated_at: trx.fn.now() }, ['status', 'scanned_at', 'merchant_id', 'sale_id', 'store_uid', 'id'])) as
-      { status: 'SCANNED'; scanned_at: Date; merchant_id: string; sale_id: string; store_uid: string; id: string }[];
+    const [scanned] = (await trx('qr_transactions')
+      .where({ id: qrId, status: 'PENDING' })
+      .update({ status: 'SCANNED', scanned_at: trx.fn.now(), updated_at: trx.fn.now() }, ['status', 'scanned_at', 'merchant_id', 'sale_id', 'store_uid', 'id'])) as {
+      status: 'SCANNED';
+      scanned_at: Date;
+      merchant_id: string;
+      sale_id: string;
+      store_uid: string;
+      id: string;
+    }[];
     if (!scanned) return undefined;
     await emitEvents(trx, 'qr.scanned', [{ merchantId: scanned.merchant_id, data: qrEventData(scanned) }]);
     return { status: scanned.status, scanned_at: scanned.scanned_at };

@@ -8,12 +8,15 @@ import type { Db, Trx } from '../db.js';
 export async function liveRelatedCfdis(db: Db | Trx, invoiceId: string): Promise<string[]> {
   const rows = (await db('invoices as r')
     .whereIn('r.id', (q) => {
-      q.select('credit_note_id').from('credit_allocations').where({ invoice_id: invoiceId })
+      q.select('credit_note_id')
+        .from('credit_allocations')
+        .where({ invoice_id: invoiceId })
         .union((u) => {
           u.select('payment_complement_id').from('payment_allocations').where({ invoice_id: invoiceId });
         });
     })
-    .whereNotIn('r.status', DEAD_INVOICE_STATUSES).orderBy('r.created_at')
+    .whereNotIn('r.status', DEAD_INVOICE_STATUSES)
+    .orderBy('r.created_at')
     .select(db.raw('coalesce(r.uuid, r.id) as ref'))) as { ref: string }[];
   return rows.map((r) => r.ref);
 }

@@ -6,17 +6,37 @@ import type { QrConceptRow, QrConceptTaxRow, QrTransactionRecord, QrTransactionR
 export interface Sale {
   record: QrTransactionRecord;
   merchant: {
-    id: string; name: string; status: string; address: Address | null; appLogoUrl: string | null; invoiceLogoUrl: string | null;
-    contactEmail: string | null; contactPhone: string | null; logoAnimation: string; invoiceRules: InvoiceRules;
+    id: string;
+    name: string;
+    status: string;
+    address: Address | null;
+    appLogoUrl: string | null;
+    invoiceLogoUrl: string | null;
+    contactEmail: string | null;
+    contactPhone: string | null;
+    logoAnimation: string;
+    invoiceRules: InvoiceRules;
   };
   issuer: { rfc: string; name: string; taxRegime: string; zip: string; status: string };
 }
 
 interface SaleRow extends QrTransactionRow {
-  m_name: string; m_status: string; m_address: Address | null; m_app_logo_url: string | null; m_invoice_logo_url: string | null;
-  m_contact_email: string | null; m_contact_phone: string | null; m_logo_animation: string;
-  m_allow_generic_rfc: boolean; m_allowed_cfdi_uses: string[] | null; m_resico_withholding: boolean;
-  i_rfc: string; i_name: string; i_regime: string; i_zip: string; i_status: string;
+  m_name: string;
+  m_status: string;
+  m_address: Address | null;
+  m_app_logo_url: string | null;
+  m_invoice_logo_url: string | null;
+  m_contact_email: string | null;
+  m_contact_phone: string | null;
+  m_logo_animation: string;
+  m_allow_generic_rfc: boolean;
+  m_allowed_cfdi_uses: string[] | null;
+  m_resico_withholding: boolean;
+  i_rfc: string;
+  i_name: string;
+  i_regime: string;
+  i_zip: string;
+  i_status: string;
 }
 
 /** By internal id (workers) or by the QR's token (the buyer's routes). */
@@ -26,17 +46,43 @@ export async function findSale(db: Db, by: { id: string } | { token: string }): 
     .join('issuers as i', 'i.id', 'm.issuer_id')
     .where('id' in by ? { 't.id': by.id } : { 't.token': by.token })
     .first(
-      't.*', 'm.name as m_name', 'm.status as m_status', 'm.address as m_address', 'm.app_logo_url as m_app_logo_url',
-      'm.invoice_logo_url as m_invoice_logo_url', 'm.contact_email as m_contact_email', 'm.contact_phone_number as m_contact_phone',
-      'm.logo_animation as m_logo_animation', 'm.allow_generic_rfc as m_allow_generic_rfc', 'm.allowed_cfdi_uses as m_allowed_cfdi_uses',
-      'm.resico_withholding as m_resico_withholding', 'i.rfc as i_rfc', 'i.business_name as i_name', 'i.tax_regime_code as i_regime',
-      'i.zip as i_zip', 'i.status as i_status',
+      't.*',
+      'm.name as m_name',
+      'm.status as m_status',
+      'm.address as m_address',
+      'm.app_logo_url as m_app_logo_url',
+      'm.invoice_logo_url as m_invoice_logo_url',
+      'm.contact_email as m_contact_email',
+      'm.contact_phone_number as m_contact_phone',
+      'm.logo_animation as m_logo_animation',
+      'm.allow_generic_rfc as m_allow_generic_rfc',
+      'm.allowed_cfdi_uses as m_allowed_cfdi_uses',
+      'm.resico_withholding as m_resico_withholding',
+      'i.rfc as i_rfc',
+      'i.business_name as i_name',
+      'i.tax_regime_code as i_regime',
+      'i.zip as i_zip',
+      'i.status as i_status',
     )) as SaleRow | undefined;
   if (!row) return undefined;
   const {
-    m_name, m_status, m_address, m_app_logo_url, m_invoice_logo_url, m_contact_email, m_contact_phone, m_logo_animation,
-    m_allow_generic_rfc, m_allowed_cfdi_uses, m_resico_withholding,
-    i_rfc, i_name, i_regime, i_zip, i_status, ...transaction
+    m_name,
+    m_status,
+    m_address,
+    m_app_logo_url,
+    m_invoice_logo_url,
+    m_contact_email,
+    m_contact_phone,
+    m_logo_animation,
+    m_allow_generic_rfc,
+    m_allowed_cfdi_uses,
+    m_resico_withholding,
+    i_rfc,
+    i_name,
+    i_regime,
+    i_zip,
+    i_status,
+    ...transaction
   } = row;
   const [concepts, taxes] = await Promise.all([
     db<QrConceptRow>('qr_concepts').where({ transaction_id: transaction.id }).orderBy('position'),
@@ -45,8 +91,15 @@ export async function findSale(db: Db, by: { id: string } | { token: string }): 
   return {
     record: { transaction, concepts, taxes, storeName: m_name, issuerRfc: i_rfc, issuerName: i_name },
     merchant: {
-      id: transaction.merchant_id, name: m_name, status: m_status, address: m_address, appLogoUrl: m_app_logo_url, invoiceLogoUrl: m_invoice_logo_url,
-      contactEmail: m_contact_email, contactPhone: m_contact_phone, logoAnimation: m_logo_animation,
+      id: transaction.merchant_id,
+      name: m_name,
+      status: m_status,
+      address: m_address,
+      appLogoUrl: m_app_logo_url,
+      invoiceLogoUrl: m_invoice_logo_url,
+      contactEmail: m_contact_email,
+      contactPhone: m_contact_phone,
+      logoAnimation: m_logo_animation,
       invoiceRules: { allowGenericRfc: m_allow_generic_rfc, allowedCfdiUses: m_allowed_cfdi_uses, resicoWithholding: m_resico_withholding },
     },
     issuer: { rfc: i_rfc, name: i_name, taxRegime: i_regime, zip: i_zip, status: i_status },

@@ -30,12 +30,20 @@ export interface WebhookDeliveryRow {
 }
 
 export async function createEndpoint(
-  db: Db, accountId: string, endpoint: { id?: string; url: string; events: string[]; description: string | null; secretEncrypted: Buffer },
+  db: Db,
+  accountId: string,
+  endpoint: { id?: string; url: string; events: string[]; description: string | null; secretEncrypted: Buffer },
 ): Promise<WebhookEndpointRow> {
-  const [row] = (await db('webhook_endpoints').insert({
-    id: endpoint.id ?? newId('webhookEndpoint'), account_id: accountId, url: endpoint.url, events: endpoint.events, description: endpoint.description,
-    secret_encrypted: endpoint.secretEncrypted,
-  }).returning('*')) as WebhookEndpointRow[];
+  const [row] = (await db('webhook_endpoints')
+    .insert({
+      id: endpoint.id ?? newId('webhookEndpoint'),
+      account_id: accountId,
+      url: endpoint.url,
+      events: endpoint.events,
+      description: endpoint.description,
+      secret_encrypted: endpoint.secretEncrypted,
+    })
+    .returning('*')) as WebhookEndpointRow[];
   return row!;
 }
 
@@ -59,25 +67,36 @@ export async function deleteEndpoint(db: Db, accountId: string, id: string): Pro
  */
 export async function dispatchEvents(db: Db, limit: number): Promise<string[]> {
   return db.transaction(async (trx) => {
-    const events = (await trx('webhook_events').whereNull('dispatched_at').orderBy('created_at').limit(limit)
-      .forUpdate().skipLocked().select('id', 'account_id', 'type')) as { id: string; account_id: string; type: string }[];
+    const events = (await trx('webhook_events').whereNull('dispatched_at').orderBy('created_at').limit(limit).forUpdate().skipLocked().select('id', 'account_id', 'type')) as {
+      id: string;
+      account_id: string;
+      type: string;
+    }[];
     if (events.length === 0) return [];
-    const endpoints = (await trx('webhook_endpoints').whereIn('account_id', [...new Set(events.map((e) => e.account_id))])
-      .whereNull('deleted_at').select('id', 'account_id', 'events')) as Pick<WebhookEndpointRow, 'id' | 'account_id' | 'events'>[];
-    const deliveries = events.flatMap((event) => endpoints
-      .filter((endpoint) => endpoint.account_id === event.account_id && (endpoint.events.length === 0 || endpoint.events.includes(event.type)))
-      .map((endpoint) => ({ id: newId('webhookDelivery'), event_id: event.id, endpoint_id: endpoint.id })));
-    const created = deliveries.length === 0 ? [] : (await trx('webhook_deliveries').insert(deliveries)
-      .onConflict(['event_id', 'endpoint_id']).ignore().returning('id')) as { id: string }[];
-    await trx('webhook_events').whereIn('id', events.map((e) => e.id)).update({ dispatched_at: trx.fn.now() });
+    const endpoints = (await trx('webhook_endpoints')
+      .whereIn('account_id', [...new Set(events.map((e) => e.account_id))])
+      .whereNull('deleted_at')
+      .select('id', 'account_id', 'events')) as Pick<WebhookEndpointRow, 'id' | 'account_id' | 'events'>[];
+    const deliveries = events.flatMap((event) =>
+      endpoints
+        .filter((endpoint) => endpoint.account_id === event.account_id && (endpoint.events.length === 0 || endpoint.events.includes(event.type)))
+        .map((endpoint) => ({ id: newId('webhookDelivery'), event_id: event.id, endpoint_id: endpoint.id })),
+    );
+    const created =
+      deliveries.length === 0 ? [] : ((await trx('webhook_deliveries').insert(deliveries).onConflict(['event_id', 'endpoint_id']).ignore().returning('id')) as { id: string }[]);
+    await trx('webhook_events')
+      .whereIn(
+        'id',
+        events.map((e) => e.id),
+      )
+      .update({ dispatched_at: trx.fn.now() });
     return created.map((d) => d.id);
   });
 }
 
 /** Deliveries still waiting for a first attempt since before `before`: their job was lost. */
 export async function unattemptedDeliveries(db: Db, before: Date, limit: number): Promise<string[]> {
-  return (await db('webhook_deliveries').where({ status: 'PENDING', attempts: 0 }).where('created_at', '<', before)
-    .orderBy('created_at').limit(limit).pluck('id')) as string[];
+  return (await db('webhook_deliveries').where({ status: 'PENDING', attempts: 0 }).where('created_at', '<', before).orderBy('created_at').limit(limit).pluck('id')) as string[];
 }
 
 export interface DeliveryToSend {
@@ -89,8 +108,11 @@ export interface DeliveryToSend {
 }
 
 export async function deliveryToSend(db: Db, id: string): Promise<DeliveryToSend | undefined> {
-  const row = (await db('webhook_deliveries as d').join('webhook_events as ev', 'ev.id', 'd.event_id').join('webhook_endpoints as en', 'en.id', 'd.endpoint_id')
-    .where('d.id', id).first('d.*', 'ev.payload', 'en.url', 'en.secret_encrypted', 'en.deleted_at as endpoint_deleted_at')) as
+  const row = (await db('webhook_deliveries as d')
+    .join('webhook_events as ev', 'ev.id', 'd.event_id')
+    .join('webhook_endpoints as en', 'en.id', 'd.endpoint_id')
+    .where('d.id', id)
+    .first('d.*', 'ev.payload', 'en.url', 'en.secret_encrypted', 'en.deleted_at as endpoint_deleted_at')) as
     (WebhookDeliveryRow & { payload: WebhookEventPayload; url: string; secret_encrypted: Buffer; endpoint_deleted_at: Date | null }) | undefined;
   if (!row) return undefined;
   const { payload, url, secret_encrypted: secretEncrypted, endpoint_deleted_at: deletedAt, ...delivery } = row;
@@ -99,21 +121,35 @@ export async function deliveryToSend(db: Db, id: string): Promise<DeliveryToSend
 
 /** One attempt's outcome; `final` ends a failed delivery (no retry left). */
 export async function recordAttempt(
-  db: Db, id: string, outcome: { delivered: true; statusCode: number } | { delivered: false; statusCode?: number; error: string; final: boolean },
+  db: Db,
+  id: string,
+  outcome: { delivered: true; statusCode: number } | { delivered: false; statusCode?: number; error: string; final: boolean },
 ): Promise<void> {
-  await db('webhook_deliveries').where({ id }).whereNot({ status: 'DELIVERED' }).update({
-    attempts: db.raw('attempts + 1'), last_attempt_at: db.fn.now(), last_status_code: outcome.statusCode ?? null,
-    last_error: outcome.delivered ? null : outcome.error.slice(0, 500),
-    status: outcome.delivered ? 'DELIVERED' : outcome.final ? 'FAILED' : 'PENDING',
-    delivered_at: outcome.delivered ? db.fn.now() : null,
-  });
+  await db('webhook_deliveries')
+    .where({ id })
+    .whereNot({ status: 'DELIVERED' })
+    .update({
+      attempts: db.raw('attempts + 1'),
+      last_attempt_at: db.fn.now(),
+      last_status_code: outcome.statusCode ?? null,
+      last_error: outcome.delivered ? null : outcome.error.slice(0, 500),
+      status: outcome.delivered ? 'DELIVERED' : outcome.final ? 'FAILED' : 'PENDING',
+      delivered_at: outcome.delivered ? db.fn.now() : null,
+    });
 }
 
 /** An endpoint's delivery log, newest first, with each event's type and id. */
 export async function listDeliveries(db: Db, endpointId: string, page: PageRequest): Promise<{ rows: (WebhookDeliveryRow & { event_type: string })[]; total: number }> {
   const [rows, count] = await Promise.all([
-    db('webhook_deliveries as d').join('webhook_events as ev', 'ev.id', 'd.event_id').where('d.endpoint_id', endpointId)
-      .orderBy([{ column: 'd.created_at', order: 'desc' }, { column: 'd.id', order: 'desc' }]).offset(page.page * page.size).limit(page.size)
+    db('webhook_deliveries as d')
+      .join('webhook_events as ev', 'ev.id', 'd.event_id')
+      .where('d.endpoint_id', endpointId)
+      .orderBy([
+        { column: 'd.created_at', order: 'desc' },
+        { column: 'd.id', order: 'desc' },
+      ])
+      .offset(page.page * page.size)
+      .limit(page.size)
       .select('d.*', 'ev.type as event_type'),
     db('webhook_deliveries').where({ endpoint_id: endpointId }).count({ n: '*' }).first(),
   ]);

@@ -10,9 +10,23 @@ import { CATALOG_FILE_VERSION, PRODUCT_CATALOG, type CatalogFile, type RateRow }
 import { SortedLineIndex } from './sorted-line-index.js';
 
 export type CatalogName =
-  | 'c_FormaPago' | 'c_MetodoPago' | 'c_Moneda' | 'c_TipoDeComprobante' | 'c_Exportacion' | 'c_ObjetoImp'
-  | 'c_Impuesto' | 'c_TipoFactor' | 'c_ClaveUnidad' | 'c_ClaveProdServ' | 'c_Periodicidad' | 'c_Meses'
-  | 'c_TipoRelacion' | 'c_RegimenFiscal' | 'c_UsoCFDI' | 'c_Pais' | 'c_Estado';
+  | 'c_FormaPago'
+  | 'c_MetodoPago'
+  | 'c_Moneda'
+  | 'c_TipoDeComprobante'
+  | 'c_Exportacion'
+  | 'c_ObjetoImp'
+  | 'c_Impuesto'
+  | 'c_TipoFactor'
+  | 'c_ClaveUnidad'
+  | 'c_ClaveProdServ'
+  | 'c_Periodicidad'
+  | 'c_Meses'
+  | 'c_TipoRelacion'
+  | 'c_RegimenFiscal'
+  | 'c_UsoCFDI'
+  | 'c_Pais'
+  | 'c_Estado';
 
 export interface CatalogEntry {
   key: string;
@@ -22,9 +36,7 @@ export interface CatalogEntry {
   attributes: Readonly<Record<string, string>>;
 }
 
-export type CatalogCheck =
-  | { ok: true; entry: CatalogEntry }
-  | { ok: false; reason: 'unknown' | 'not_in_force'; entry?: CatalogEntry };
+export type CatalogCheck = { ok: true; entry: CatalogEntry } | { ok: false; reason: 'unknown' | 'not_in_force'; entry?: CatalogEntry };
 
 export type TaxDirection = 'Traslado' | 'Retencion';
 
@@ -61,7 +73,9 @@ export class SatCatalogs {
       const entries = new Map<string, CatalogEntry>();
       for (const [key, description, validFrom, validTo, ...values] of table.rows) {
         const attributes: Record<string, string> = {};
-        table.attributes.forEach((a, i) => { attributes[a] = values[i] ?? ''; });
+        table.attributes.forEach((a, i) => {
+          attributes[a] = values[i] ?? '';
+        });
         entries.set(key, { key, description, validFrom, validTo, attributes });
       }
       this.#tables.set(name as CatalogName, entries);
@@ -80,7 +94,9 @@ export class SatCatalogs {
     if (!fields) return undefined;
     const [, description = '', validFrom = '', validTo = '', ...values] = fields;
     const attributes: Record<string, string> = {};
-    PRODUCT_CATALOG.attributes.forEach((a, i) => { attributes[a] = values[i] ?? ''; });
+    PRODUCT_CATALOG.attributes.forEach((a, i) => {
+      attributes[a] = values[i] ?? '';
+    });
     return { key, description, validFrom: validFrom || null, validTo: validTo || null, attributes };
   }
 
@@ -120,14 +136,13 @@ export class SatCatalogs {
   /** c_TasaOCuota: a fixed value equal to `rate` or a range containing it, for this tax, factor and direction. */
   rateAllowed(tax: string, factor: string, direction: TaxDirection, rate: string, onDate: string): boolean {
     const value = new Decimal(rate);
-    return this.#matchingRates(tax, factor, direction, onDate).some((r) => (r.kind === 'fixed'
-      ? value.equals(r.max)
-      : value.greaterThanOrEqualTo(r.min ?? 0) && value.lessThanOrEqualTo(r.max)));
+    return this.#matchingRates(tax, factor, direction, onDate).some((r) =>
+      r.kind === 'fixed' ? value.equals(r.max) : value.greaterThanOrEqualTo(r.min ?? 0) && value.lessThanOrEqualTo(r.max),
+    );
   }
 
   #matchingRates(tax: string, factor: string, direction: TaxDirection, onDate: string): RateRow[] {
-    return this.#rates.filter((r) => r.tax === tax && r.factor === factor
-      && (direction === 'Traslado' ? r.transfer : r.withholding) && inForce(r.validFrom, r.validTo, onDate));
+    return this.#rates.filter((r) => r.tax === tax && r.factor === factor && (direction === 'Traslado' ? r.transfer : r.withholding) && inForce(r.validFrom, r.validTo, onDate));
   }
 
   regime(code: string): RegimeInfo | undefined {
@@ -137,13 +152,15 @@ export class SatCatalogs {
 
   cfdiUse(code: string): CfdiUseInfo | undefined {
     const e = this.entry('c_UsoCFDI', code);
-    return e && {
-      code,
-      description: e.description,
-      naturalPerson: e.attributes.natural_person === '1',
-      legalPerson: e.attributes.legal_person === '1',
-      receiverRegimes: (e.attributes.receiver_regimes ?? '').split(';').filter((s) => s !== ''),
-    };
+    return (
+      e && {
+        code,
+        description: e.description,
+        naturalPerson: e.attributes.natural_person === '1',
+        legalPerson: e.attributes.legal_person === '1',
+        receiverRegimes: (e.attributes.receiver_regimes ?? '').split(';').filter((s) => s !== ''),
+      }
+    );
   }
 
   /** Largest total c_TipoDeComprobante allows for a receipt type (T: 0). */

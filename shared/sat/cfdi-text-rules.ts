@@ -42,7 +42,8 @@ export function cfdiTextProblem(path: CfdiTextField, value: string): string | un
   const r = rule(path);
   const text = r.collapse ? collapseWhitespace(value) : value;
   const length = [...text].length;
-  if (length < r.minLength) return r.collapse && value.length > 0 ? 'must have something other than spaces' : `must have at least ${r.minLength} character${r.minLength === 1 ? '' : 's'}`;
+  if (length < r.minLength)
+    return r.collapse && value.length > 0 ? 'must have something other than spaces' : `must have at least ${r.minLength} character${r.minLength === 1 ? '' : 's'}`;
   if (r.maxLength !== undefined && length > r.maxLength) return `must have at most ${r.maxLength} characters`;
   if (r.pattern !== undefined) {
     let re = compiled.get(r.pattern);

@@ -41,7 +41,10 @@ export function postgresFileStore(db: Db): FileStore {
 
 /** The types the service stores; on disk the extension carries the type. */
 const CONTENT_TYPES: Readonly<Record<string, string>> = {
-  png: 'image/png', webp: 'image/webp', xml: 'application/xml', pdf: 'application/pdf',
+  png: 'image/png',
+  webp: 'image/webp',
+  xml: 'application/xml',
+  pdf: 'application/pdf',
 };
 
 /** Keys as newKey() makes them: word segments and one extension, so a key from a URL never leaves the root. */

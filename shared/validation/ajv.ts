@@ -44,7 +44,10 @@ ajv.addKeyword({
 
 /** `instancePath` "/operation_data/0/quantity" -> "operation_data[0].quantity". */
 function fieldOf(err: ErrorObject): string {
-  const segments = err.instancePath.split('/').slice(1).map((s) => s.replace(/~1/g, '/').replace(/~0/g, '~'));
+  const segments = err.instancePath
+    .split('/')
+    .slice(1)
+    .map((s) => s.replace(/~1/g, '/').replace(/~0/g, '~'));
   if (err.keyword === 'required') segments.push(String(err.params.missingProperty));
   if (err.keyword === 'additionalProperties') segments.push(String(err.params.additionalProperty));
   let field = '';
@@ -68,7 +71,11 @@ function detailOf(err: ErrorObject): ErrorDetail {
     case 'pattern':
       return { field, code: 'invalid_format', message: `${field} has an invalid format.` };
     case 'x-cfdi-text':
-      return { field, code: 'invalid_for_cfdi', message: `${field} ${err.message ?? 'is refused by SAT\'s schema'} (it is written to ${String(err.params.attribute)} of the CFDI).` };
+      return {
+        field,
+        code: 'invalid_for_cfdi',
+        message: `${field} ${err.message ?? "is refused by SAT's schema"} (it is written to ${String(err.params.attribute)} of the CFDI).`,
+      };
     case 'x-decimal':
       return { field, code: 'invalid_precision', message: `${field} allows at most 9 integer digits and 6 decimals.` };
     case 'minimum':

@@ -13,7 +13,10 @@ export const createEndpointRequestSchema = {
   properties: {
     url: { type: 'string', minLength: 1, maxLength: 2048, description: 'HTTPS URL that receives the events (HTTP only outside production).' },
     events: {
-      type: 'array', uniqueItems: true, maxItems: WEBHOOK_EVENT_TYPES.length, items: { type: 'string', enum: [...WEBHOOK_EVENT_TYPES] },
+      type: 'array',
+      uniqueItems: true,
+      maxItems: WEBHOOK_EVENT_TYPES.length,
+      items: { type: 'string', enum: [...WEBHOOK_EVENT_TYPES] },
       description: 'Event types to receive; absent or empty: all.',
     },
     description: { type: 'string', maxLength: 200 },

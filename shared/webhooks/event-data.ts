@@ -19,7 +19,13 @@ export function qrEventData(qr: { id: string; sale_id: string; store_uid: string
 /** The `data` of invoice.* events: the invoice as `GET /v1/qrs/{qrId}` shows it, without links (they are fetched with credentials). */
 export function invoiceEventData(invoice: InvoiceEventFacts, extra: Record<string, unknown> = {}): Record<string, unknown> {
   return {
-    qr_id: invoice.transaction_id, type: invoice.cfdi_type, uuid: invoice.uuid, status: invoice.status, series: invoice.series, folio: invoice.folio,
-    total: invoice.total === null ? null : toJsonNumber(invoice.total), ...extra,
+    qr_id: invoice.transaction_id,
+    type: invoice.cfdi_type,
+    uuid: invoice.uuid,
+    status: invoice.status,
+    series: invoice.series,
+    folio: invoice.folio,
+    total: invoice.total === null ? null : toJsonNumber(invoice.total),
+    ...extra,
   };
 }

@@ -1,8 +1,14 @@
 /** Every event a merchant can subscribe to; some are emitted by features still to come (issue #7). */
 export const WEBHOOK_EVENT_TYPES = [
-  'qr.scanned', 'qr.expired',
-  'invoice.stamped', 'invoice.failed', 'invoice.cancelled', 'invoice.cancellation_status_updated',
-  'credit_note.stamped', 'payment_complement.stamped', 'global_invoice.stamped',
+  'qr.scanned',
+  'qr.expired',
+  'invoice.stamped',
+  'invoice.failed',
+  'invoice.cancelled',
+  'invoice.cancellation_status_updated',
+  'credit_note.stamped',
+  'payment_complement.stamped',
+  'global_invoice.stamped',
   'csd.expiring',
 ] as const;
 

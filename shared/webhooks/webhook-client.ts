@@ -19,7 +19,10 @@ export interface WebhookClient {
 }
 
 export class WebhookUndelivered extends Error {
-  constructor(message: string, readonly statusCode?: number) {
+  constructor(
+    message: string,
+    readonly statusCode?: number,
+  ) {
     super(message);
     this.name = 'WebhookUndelivered';
   }
@@ -82,10 +85,17 @@ export function httpWebhookClient(timeoutMs: number, options: WebhookClientOptio
 function send(target: URL, body: string, headers: Record<string, string>, timeoutMs: number, lookup: LookupFunction | undefined): Promise<IncomingMessage> {
   const request = target.protocol === 'https:' ? httpsRequest : httpRequest;
   return new Promise((resolve, reject) => {
-    const req = request(target, {
-      method: 'POST', headers: { ...headers, 'content-length': String(Buffer.byteLength(body)) },
-      signal: AbortSignal.timeout(timeoutMs), agent: false, ...(lookup ? { lookup } : {}),
-    }, resolve);
+    const req = request(
+      target,
+      {
+        method: 'POST',
+        headers: { ...headers, 'content-length': String(Buffer.byteLength(body)) },
+        signal: AbortSignal.timeout(timeoutMs),
+        agent: false,
+        ...(lookup ? { lookup } : {}),
+      },
+      resolve,
+    );
     req.on('error', reject);
     req.end(body);
   });

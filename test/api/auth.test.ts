@@ -37,9 +37,21 @@ describe('POST /v1/auth/token and bearer authentication', () => {
   });
 
   it('refuses wrong credentials (401), other grant types and missing fields (400)', async () => {
-    expectError(await call('POST', '/v1/auth/token', { body: { grant_type: 'client_credentials', client_id: account.clientId, client_secret: 'cs_wrong' } }), 401, 'invalid_client');
-    expectError(await call('POST', '/v1/auth/token', { body: { grant_type: 'client_credentials', client_id: 'cli_nobody', client_secret: account.clientSecret } }), 401, 'invalid_client');
-    expectError(await call('POST', '/v1/auth/token', { body: { grant_type: 'password', client_id: account.clientId, client_secret: account.clientSecret } }), 400, 'unsupported_grant_type');
+    expectError(
+      await call('POST', '/v1/auth/token', { body: { grant_type: 'client_credentials', client_id: account.clientId, client_secret: 'cs_wrong' } }),
+      401,
+      'invalid_client',
+    );
+    expectError(
+      await call('POST', '/v1/auth/token', { body: { grant_type: 'client_credentials', client_id: 'cli_nobody', client_secret: account.clientSecret } }),
+      401,
+      'invalid_client',
+    );
+    expectError(
+      await call('POST', '/v1/auth/token', { body: { grant_type: 'password', client_id: account.clientId, client_secret: account.clientSecret } }),
+      400,
+      'unsupported_grant_type',
+    );
     const missing = await call('POST', '/v1/auth/token', { body: { grant_type: 'client_credentials' } });
     expectError(missing, 400, 'validation_failed');
     expect(missing.body.error.details.map((d: { field: string }) => d.field)).to.deep.equal(['client_id', 'client_secret']);
@@ -53,7 +65,10 @@ describe('POST /v1/auth/token and bearer authentication', () => {
     expectError(await listIssuers(account.apiKey), 401, 'unauthorized');
 
     const other = await harness().bootstrap();
-    await harness().deps.db('access_tokens').where({ account_id: other.accountId }).update({ expires_at: new Date(Date.now() - 1000) });
+    await harness()
+      .deps.db('access_tokens')
+      .where({ account_id: other.accountId })
+      .update({ expires_at: new Date(Date.now() - 1000) });
     expectError(await listIssuers(other.accessToken), 401, 'unauthorized');
 
     const fresh = await harness().bootstrap(name);

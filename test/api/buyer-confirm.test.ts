@@ -125,7 +125,10 @@ describe('buyer flow: resolve, confirm, stamp', function () {
     }
     const [a] = await invoices(first.qrId);
     const [b] = await invoices(second.qrId);
-    await harness().deps.db('invoices').where({ id: b.id }).update({ status: 'STAMPING', uuid: null, xml_file_key: null, stamped_at: null, sealed_xml: a.sealed_xml, issued_local: a.issued_local });
+    await harness()
+      .deps.db('invoices')
+      .where({ id: b.id })
+      .update({ status: 'STAMPING', uuid: null, xml_file_key: null, stamped_at: null, sealed_xml: a.sealed_xml, issued_local: a.issued_local });
     await (await harness().producers.queue('stamp').getJob(jobId.stampInvoice(b.id)))!.remove();
     await enqueueStamp(harness().producers, harness().deps.config, b.id);
     expect(await stamped(events, second.qrId)).to.include({ outcome: 'stamped' });
@@ -134,21 +137,29 @@ describe('buyer flow: resolve, confirm, stamp', function () {
     expect(again.status).to.equal('ACTIVE');
     expect(again.uuid).to.not.equal(a.uuid);
     expect(again.issued_local > a.issued_local, `${again.issued_local} after ${a.issued_local}`).to.equal(true);
-    expect(harness().pac.calls.filter((c) => c.uuid === a.uuid).map((c) => c.outcome)).to.deep.equal(['stamped', 'previously stamped']);
+    expect(
+      harness()
+        .pac.calls.filter((c) => c.uuid === a.uuid)
+        .map((c) => c.outcome),
+    ).to.deep.equal(['stamped', 'previously stamped']);
     expect((await detail(second.qrId)).invoice.uuid).to.equal(again.uuid);
   });
 
-  it('two identical documents stamped at once: one keeps the PAC\'s stamp, the other is sealed again', async () => {
+  it("two identical documents stamped at once: one keeps the PAC's stamp, the other is sealed again", async () => {
     // Twins are made in the same second, so they are stamped together (two points of sale, the scheduled global
     // invoices): each learns the UUID before either records it, and the second to record meets the unique index.
     const [first, second] = [await newQrLink(account), await newQrLink(account)];
     expect((await confirm(first)).status).to.equal(202);
     await stamped(events, first.qrId);
     const [a] = await invoices(first.qrId);
-    expect((await recordConfirmation(harness().deps.db, { invoiceId: newId('invoice'), transactionId: second.qrId, merchantId: account.merchantId, customer: BUYER })).ok).to.equal(true);
+    expect((await recordConfirmation(harness().deps.db, { invoiceId: newId('invoice'), transactionId: second.qrId, merchantId: account.merchantId, customer: BUYER })).ok).to.equal(
+      true,
+    );
     const [b] = await invoices(second.qrId);
     // Both stamping a's sealed document, whose UUID none of our invoices holds yet.
-    await harness().deps.db('invoices').whereIn('id', [a.id, b.id])
+    await harness()
+      .deps.db('invoices')
+      .whereIn('id', [a.id, b.id])
       .update({ status: 'STAMPING', uuid: null, xml_file_key: null, stamped_at: null, sealed_xml: a.sealed_xml, issued_local: a.issued_local });
     // Neither records before both have their answer from the PAC: the XML is stored just before recording.
     let open!: () => void;
@@ -158,7 +169,10 @@ describe('buyer flow: resolve, confirm, stamp', function () {
     // Their PDF jobs go to queues of their own that no worker serves: nothing of this test runs after it.
     const producers = await createProducers(harness().redis, `${config.queuePrefix}twins`);
     const deps: StampDeps = {
-      db, producers, catalogs: satCatalogs(), keyring: encryptionKeyring(config),
+      db,
+      producers,
+      catalogs: satCatalogs(),
+      keyring: encryptionKeyring(config),
       pac: swPacClient(harness().pac.url, harness().pac.token, config.pacTimeoutMs, `${harness().pac.url}/ConsultaCFDIService.svc`),
       files: {
         get: (key) => files.get(key),
@@ -185,7 +199,11 @@ describe('buyer flow: resolve, confirm, stamp', function () {
     expect(kept, 'one keeps the stamp').to.not.equal(undefined);
     expect(resealed!.uuid).to.match(/^[0-9A-F-]{36}$/);
     expect(resealed!.issued_local > a.issued_local, `${resealed!.issued_local} after ${a.issued_local}`).to.equal(true);
-    expect(harness().pac.calls.filter((c) => c.uuid === a.uuid).map((c) => c.outcome)).to.deep.equal(['stamped', 'previously stamped', 'previously stamped']);
+    expect(
+      harness()
+        .pac.calls.filter((c) => c.uuid === a.uuid)
+        .map((c) => c.outcome),
+    ).to.deep.equal(['stamped', 'previously stamped', 'previously stamped']);
   });
 
   it('a PAC that times out twice and then answers stamps once', async () => {
@@ -204,20 +222,29 @@ describe('buyer flow: resolve, confirm, stamp', function () {
     expect((await confirm(link)).status).to.equal(202);
     await stamped(events, link.qrId);
     const [row] = await invoices(link.qrId);
-    expect(harness().pac.calls.filter((c) => c.uuid === row.uuid).map((c) => c.outcome)).to.deep.equal(['stamped, no answer', 'previously stamped']);
+    expect(
+      harness()
+        .pac.calls.filter((c) => c.uuid === row.uuid)
+        .map((c) => c.outcome),
+    ).to.deep.equal(['stamped, no answer', 'previously stamped']);
   });
 
-  it('a PAC refusal of the buyer\'s name comes back at the field; the QR stays SCANNED and a corrected confirm succeeds', async () => {
+  it("a PAC refusal of the buyer's name comes back at the field; the QR stays SCANNED and a corrected confirm succeeds", async () => {
     const link = await newQrLink(account);
     expect((await confirm(link, { name: 'UNIVERSIDAD ROBOTICA' })).status).to.equal(202);
     expect(await stamped(events, link.qrId)).to.include({ outcome: 'refused' });
     const status = (await call('GET', `/v1/public/qrs/status?${linkQuery(link)}`)).body;
     expect(status.status).to.equal('SCANNED');
     expect(status.confirmation.status).to.equal('REFUSED');
-    expect(status.confirmation.error.details).to.deep.equal([{
-      field: 'customer.name', code: 'legal_name_mismatch', source: 'pac', pac_code: 'CFDI40145',
-      message: 'The name does not match the one SAT has for this RFC: write it exactly as on the tax-status certificate.',
-    }]);
+    expect(status.confirmation.error.details).to.deep.equal([
+      {
+        field: 'customer.name',
+        code: 'legal_name_mismatch',
+        source: 'pac',
+        pac_code: 'CFDI40145',
+        message: 'The name does not match the one SAT has for this RFC: write it exactly as on the tax-status certificate.',
+      },
+    ]);
     expect((await confirm(link)).status).to.equal(202);
     expect(await stamped(events, link.qrId)).to.include({ outcome: 'stamped' });
     expect((await invoices(link.qrId)).map((r) => r.status)).to.deep.equal(['REFUSED', 'ACTIVE']);
@@ -250,7 +277,10 @@ describe('buyer flow: resolve, confirm, stamp', function () {
     harness().pac.script({ kind: 'held', until: new Promise<void>((resolve) => (release = resolve)) });
     try {
       expect((await confirm(link)).status).to.equal(202);
-      await harness().deps.db('qr_transactions').where({ id: link.qrId }).update({ expires_at: new Date(Date.now() - 1000) });
+      await harness()
+        .deps.db('qr_transactions')
+        .where({ id: link.qrId })
+        .update({ expires_at: new Date(Date.now() - 1000) });
       expect(await expireQrTransactions(harness().deps.db, { qrId: link.qrId })).to.deep.equal([]);
       expect((await invoices(link.qrId)).map((r) => r.status)).to.deep.equal(['STAMPING']);
     } finally {
@@ -265,7 +295,10 @@ describe('buyer flow: resolve, confirm, stamp', function () {
     // What a failed enqueue after the commit leaves behind: the confirmation row, no job.
     const outcome = await recordConfirmation(harness().deps.db, { invoiceId: newId('invoice'), transactionId: link.qrId, merchantId: account.merchantId, customer: BUYER });
     expect(outcome.ok).to.equal(true);
-    await harness().deps.db('invoices').where({ transaction_id: link.qrId }).update({ updated_at: new Date(Date.now() - 2 * 3600_000) });
+    await harness()
+      .deps.db('invoices')
+      .where({ transaction_id: link.qrId })
+      .update({ updated_at: new Date(Date.now() - 2 * 3600_000) });
     const sweep = await harness().producers.add('sweep-stamping', {}, { removeOnComplete: true });
     expect(await sweep.waitUntilFinished(events, 10_000)).to.deep.equal({ requeued: 1 });
     expect(await stamped(events, link.qrId)).to.include({ outcome: 'stamped' });
@@ -274,7 +307,10 @@ describe('buyer flow: resolve, confirm, stamp', function () {
 
   it('confirming an expired QR is 410 and writes nothing', async () => {
     const link = await newQrLink(account);
-    await harness().deps.db('qr_transactions').where({ id: link.qrId }).update({ expires_at: new Date(Date.now() - 1000) });
+    await harness()
+      .deps.db('qr_transactions')
+      .where({ id: link.qrId })
+      .update({ expires_at: new Date(Date.now() - 1000) });
     expectError(await confirm(link), 410, 'qr_expired');
     expect(await invoices(link.qrId)).to.have.length(0);
   });

@@ -17,7 +17,7 @@ async function sendCsf(link: Pick<QrLink, 'v' | 't' | 'm'>, file?: { data: Buffe
   return { status: res.status, headers: res.headers, body: await res.json() };
 }
 
-describe('prefill from the buyer\'s tax-status certificate (CSF)', function () {
+describe("prefill from the buyer's tax-status certificate (CSF)", function () {
   // pdftoppm and the QR search run for real; on a busy 2-core machine a read takes seconds, and a file
   // that is no CSF may use the whole CSF_READ_TIMEOUT_MS (15 s in tests) before it is refused.
   this.timeout(180_000);
@@ -28,7 +28,7 @@ describe('prefill from the buyer\'s tax-status certificate (CSF)', function () {
     link = await newQrLink(account);
   });
 
-  it('reads the QR of the CSF PDF and answers SAT\'s current data, with only this RFC\'s regimes', async () => {
+  it("reads the QR of the CSF PDF and answers SAT's current data, with only this RFC's regimes", async () => {
     const calls = harness().csf.calls.length;
     const res = await sendCsf(link, { data: await csfPdf(XOCHILT), name: 'constancia.pdf' });
     expect(res.status, JSON.stringify(res.body)).to.equal(200);
@@ -51,7 +51,11 @@ describe('prefill from the buyer\'s tax-status certificate (CSF)', function () {
 
   it('refuses what is not a CSF with 422 csf_unreadable, and keeps none of the files', async () => {
     const stored = await storedFileCount();
-    for (const [data, name] of [[await otherPdf(), 'carta.pdf'], [await otherImage(), 'foto.png'], [Buffer.from('hola, no soy un PDF'), 'nota.txt']] as const) {
+    for (const [data, name] of [
+      [await otherPdf(), 'carta.pdf'],
+      [await otherImage(), 'foto.png'],
+      [Buffer.from('hola, no soy un PDF'), 'nota.txt'],
+    ] as const) {
       const res = await sendCsf(link, { data, name });
       expectError(res, 422, 'csf_unreadable');
       expect(res.body.error.details[0].field).to.equal('document');
@@ -66,7 +70,7 @@ describe('prefill from the buyer\'s tax-status certificate (CSF)', function () {
     expectError(await sendCsf(link, { data: await csfPdf(stranger), name: 'c.pdf' }), 404, 'csf_not_found');
   });
 
-  it('answers 503 csf_unavailable when SAT\'s service keeps failing, so the buyer types the data instead', async () => {
+  it("answers 503 csf_unavailable when SAT's service keeps failing, so the buyer types the data instead", async () => {
     harness().csf.script(XOCHILT.rfc, { kind: 'status', status: 502 }, { kind: 'status', status: 503 });
     expectError(await sendCsf(link, { data: await csfPdf(XOCHILT), name: 'c.pdf' }), 503, 'csf_unavailable');
   });

@@ -7,9 +7,11 @@ import { harness } from '../helpers/harness.js';
 import { call, expectError } from '../helpers/http.js';
 import { postQr, qrBody } from '../helpers/qr-body.js';
 
-describe('short code: the ticket\'s typed alternative to the QR', () => {
+describe("short code: the ticket's typed alternative to the QR", () => {
   let account: BootstrapResult;
-  before(async () => { account = await harness().bootstrap(); });
+  before(async () => {
+    account = await harness().bootstrap();
+  });
 
   const newQr = async () => {
     const res = await postQr(account, qrBody(account.storeUid));
@@ -44,7 +46,7 @@ describe('short code: the ticket\'s typed alternative to the QR', () => {
     expectError(await call('GET', '/v1/public/qrs/code/ZZZZZ-ZZZZZ'), 404, 'short_code_not_found');
   });
 
-  it('GET /q?code= redirects (303) to the sale\'s page, without caching or leaking the link', async () => {
+  it("GET /q?code= redirects (303) to the sale's page, without caching or leaking the link", async () => {
     const created = await newQr();
     const res = await fetch(`${harness().baseUrl}/q?code=${encodeURIComponent(created.short_code.toLowerCase())}`, { redirect: 'manual' });
     expect(res.status).to.equal(303);

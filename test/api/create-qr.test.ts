@@ -10,7 +10,6 @@ async function countTransactions(merchantId: string): Promise<number> {
   return Number(row?.count ?? 0);
 }
 
-
 describe('POST /v1/qrs', () => {
   let account: BootstrapResult;
   before(async () => {
@@ -25,16 +24,34 @@ describe('POST /v1/qrs', () => {
     const qr = res.body;
     expect(qr.qr_id).to.match(/^tra_[A-Za-z0-9_-]{22}$/);
     expect(qr).to.include({
-      store_uid: account.storeUid, sale_id: body.sale_id, idempotency_key: key, operation: 'INVOICE', amount: 302.32, subtotal: 262,
-      currency: 'MXN', sat_payment_method: 'PUE', sat_payment_form: '04', type_of_receipt: 'I', export_code: '01', status: 'PENDING',
-      issuer_rfc: 'EKU9003173C9', issuer_name: 'ESCUELA KEMPER URGATE', scanned_at: null, invoice: null, customer: null,
+      store_uid: account.storeUid,
+      sale_id: body.sale_id,
+      idempotency_key: key,
+      operation: 'INVOICE',
+      amount: 302.32,
+      subtotal: 262,
+      currency: 'MXN',
+      sat_payment_method: 'PUE',
+      sat_payment_form: '04',
+      type_of_receipt: 'I',
+      export_code: '01',
+      status: 'PENDING',
+      issuer_rfc: 'EKU9003173C9',
+      issuer_name: 'ESCUELA KEMPER URGATE',
+      scanned_at: null,
+      invoice: null,
+      customer: null,
     });
     expect(qr.sat_payment_method_desc).to.equal('Pago en una sola exhibición');
     expect(qr.sat_payment_form_desc).to.equal('Tarjeta de crédito');
     expect(qr.type_of_receipt_desc).to.equal('Ingreso');
     expect(qr.export_code_desc).to.equal('No aplica');
     expect(qr.operation_data).to.have.length(3);
-    expect(qr.operation_data[0]).to.include({ sat_unit_desc: 'Litro', sat_product_service_desc: 'Gasolina regular menor a 91 octanos', sat_tax_object_desc: 'Sí objeto de impuesto.' });
+    expect(qr.operation_data[0]).to.include({
+      sat_unit_desc: 'Litro',
+      sat_product_service_desc: 'Gasolina regular menor a 91 octanos',
+      sat_tax_object_desc: 'Sí objeto de impuesto.',
+    });
     expect(qr.operation_data[0].taxes[0]).to.deep.equal({ type: 'Traslado', tax: '002', factor: 'Tasa', rate: '0.160000', taxable_base: 215, amount: 34.4 });
     expect(qr.operation_data[2].taxes).to.deep.equal([]);
     expect(qr.metadata).to.deep.equal({ pos: 'caja-3' });
@@ -106,8 +123,12 @@ describe('POST /v1/qrs', () => {
       expect((await postQr(account, body, key)).status).to.equal(201);
       const otherZone = await postQr(account, body, key, { 'X-TIME-ZONE': 'America/Tijuana' });
       expectError(otherZone, 409, 'idempotency_key_reused');
-      expect(otherZone.body.error.message).to.equal('This idempotency-key was already used with X-TIME-ZONE America/Mexico_City, not America/Tijuana; send the same headers to replay it, or use a new key for a new sale.');
-      expect(otherZone.body.error.details).to.deep.equal([{ field: 'X-TIME-ZONE', code: 'differs_from_first_request', message: 'The first request with this key said America/Mexico_City.' }]);
+      expect(otherZone.body.error.message).to.equal(
+        'This idempotency-key was already used with X-TIME-ZONE America/Mexico_City, not America/Tijuana; send the same headers to replay it, or use a new key for a new sale.',
+      );
+      expect(otherZone.body.error.details).to.deep.equal([
+        { field: 'X-TIME-ZONE', code: 'differs_from_first_request', message: 'The first request with this key said America/Mexico_City.' },
+      ]);
     });
 
     it('creates a new QR for the same body under a different key', async () => {
@@ -229,7 +250,11 @@ describe('POST /v1/qrs', () => {
       expectError(res, 400, 'validation_failed');
       const found = res.body.error.details.map((d: { field: string; code: string }) => `${d.field}:${d.code}`);
       expect(found).to.include.members([
-        'sale_id:required', 'amount:invalid_type', 'subtotal:invalid_precision', 'operation:invalid_value', 'extra:unknown_field',
+        'sale_id:required',
+        'amount:invalid_type',
+        'subtotal:invalid_precision',
+        'operation:invalid_value',
+        'extra:unknown_field',
         'operation_data[0].quantity:invalid_precision',
       ]);
     });
@@ -255,8 +280,10 @@ describe('POST /v1/qrs', () => {
       expectError(res, 422, 'rule_violation');
       const found = res.body.error.details.map((d: { field: string; code: string }) => `${d.field}:${d.code}`);
       expect(found).to.include.members([
-        'sat_payment_form:catalog_key_unknown', 'export_code:catalog_key_unknown',
-        'operation_data[1].sat_unit_key:catalog_key_unknown', 'operation_data[1].sat_product_service_key:catalog_key_unknown',
+        'sat_payment_form:catalog_key_unknown',
+        'export_code:catalog_key_unknown',
+        'operation_data[1].sat_unit_key:catalog_key_unknown',
+        'operation_data[1].sat_product_service_key:catalog_key_unknown',
       ]);
     });
 
@@ -266,7 +293,8 @@ describe('POST /v1/qrs', () => {
       const res = await postQr(account, body);
       expectError(res, 422, 'rule_violation');
       expect(res.body.error.details).to.deep.include({
-        field: 'operation_data[0].sat_product_service_key', code: 'catalog_key_not_in_force',
+        field: 'operation_data[0].sat_product_service_key',
+        code: 'catalog_key_not_in_force',
         message: res.body.error.details[0].message,
       });
       expect(res.body.error.details[0].message).to.match(/2020-01-15/);

@@ -46,7 +46,7 @@ describe('credit notes: POST /v1/qrs/invoices/credit-notes', function () {
     return { ...seen.body, xml: Buffer.from(xml.body.content, 'base64').toString('utf8') };
   }
 
-  it('credits part of an invoice: a type E CFDI related with 01, valid against SAT\'s XSD, with its PDF e-mailed to the buyer', async () => {
+  it("credits part of an invoice: a type E CFDI related with 01, valid against SAT's XSD, with its PDF e-mailed to the buyer", async () => {
     const original = await invoice();
     const res = await credit([{ uuid: original.uuid.toLowerCase(), amount: 116 }], { description: 'Devolución de mercancía' });
     expect(res.status, JSON.stringify(res.body)).to.equal(202);
@@ -70,7 +70,7 @@ describe('credit notes: POST /v1/qrs/invoices/credit-notes', function () {
     expect(mail!.headers.get('subject')).to.match(/^Tu nota de crédito de /);
   });
 
-  it('never credits more than an invoice\'s total, also with five credit notes at once', async () => {
+  it("never credits more than an invoice's total, also with five credit notes at once", async () => {
     const original = await invoice();
     const answers = await Promise.all(Array.from({ length: 5 }, () => credit([{ uuid: original.uuid, amount: 100 }])));
     expect(answers.map((a) => a.status).sort()).to.deep.equal([202, 202, 202, 422, 422]);

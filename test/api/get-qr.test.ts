@@ -16,15 +16,34 @@ describe('GET /v1/qrs/{qrId}', () => {
     const res = await call('GET', `/v1/qrs/${created.qr_id}`, { headers: { 'X-API-Key': account.apiKey } });
     expect(res.status).to.equal(200);
     expect(res.body).to.deep.equal(created);
-    for (const field of ['qr_id', 'store_uid', 'sale_id', 'idempotency_key', 'operation', 'amount', 'subtotal', 'currency', 'sat_payment_method',
-      'sat_payment_form', 'type_of_receipt', 'export_code', 'status', 'operation_data', 'qr_base64', 'qr_url', 'qr_content', 'created_at',
-      'updated_at', 'expires_at']) {
+    for (const field of [
+      'qr_id',
+      'store_uid',
+      'sale_id',
+      'idempotency_key',
+      'operation',
+      'amount',
+      'subtotal',
+      'currency',
+      'sat_payment_method',
+      'sat_payment_form',
+      'type_of_receipt',
+      'export_code',
+      'status',
+      'operation_data',
+      'qr_base64',
+      'qr_url',
+      'qr_content',
+      'created_at',
+      'updated_at',
+      'expires_at',
+    ]) {
       expect(res.body, field).to.have.property(field).that.is.not.null;
     }
     expect(res.body).to.include({ scanned_at: null, invoice: null, customer: null, store_name: 'Tienda de pruebas 1' });
   });
 
-  it('answers 404 for an unknown id and for another merchant\'s transaction', async () => {
+  it("answers 404 for an unknown id and for another merchant's transaction", async () => {
     const other = await harness().bootstrap();
     const foreign = await call('GET', `/v1/qrs/${created.qr_id}`, { headers: { 'X-API-Key': other.apiKey } });
     expect(foreign.status).to.equal(404);

@@ -33,9 +33,13 @@ describe('global invoice for sales nobody invoiced', function () {
   /** As if the sale had been made in a month that closed at least 9 days ago, and its QR had expired. */
   async function inClosedPeriod(link: QrLink): Promise<void> {
     const period = globalPeriod(new Date(Date.now() - 40 * 86_400_000), '04');
-    await db()('qr_transactions').where({ id: link.qrId }).update({
-      global_periodicity: '04', global_period_end: period.end, expires_at: new Date(period.end.getTime() - 60_000),
-    });
+    await db()('qr_transactions')
+      .where({ id: link.qrId })
+      .update({
+        global_periodicity: '04',
+        global_period_end: period.end,
+        expires_at: new Date(period.end.getTime() - 60_000),
+      });
   }
 
   async function stampedGlobal(id: string): Promise<string> {
@@ -47,7 +51,7 @@ describe('global invoice for sales nobody invoiced', function () {
     return Buffer.from(xml.body.content, 'base64').toString('utf8');
   }
 
-  it('caps a new QR\'s expiry at its period\'s close and says so', async () => {
+  it("caps a new QR's expiry at its period's close and says so", async () => {
     const set = await call('PUT', `/v1/qrs/issuers/${issuerId}/global-periodicity`, { headers: asAccount(), body: { periodicity: '01' } });
     expect(set.status).to.equal(200);
     expect(set.body.globalPeriodicity).to.equal('01');
@@ -70,20 +74,29 @@ describe('global invoice for sales nobody invoiced', function () {
     const claimed = await newQrLink(account);
     for (const link of [...card, cash, claimed]) await inClosedPeriod(link);
     // A sale invoiced to its buyer is not reported.
-    await db()('qr_transactions').where({ id: claimed.qrId }).update({ expires_at: db().raw(`now() + interval '1 hour'`) });
+    await db()('qr_transactions')
+      .where({ id: claimed.qrId })
+      .update({ expires_at: db().raw(`now() + interval '1 hour'`) });
     await confirm(claimed);
     await stamped(stampEvents, claimed.qrId);
 
     const res = await report();
     expect(res.status, JSON.stringify(res.body)).to.equal(201);
-    expect(res.body.items.map((g: { sat_payment_form: string; tickets: number; periodicity: string }) => [g.sat_payment_form, g.tickets, g.periodicity]))
-      .to.deep.equal([['01', 1, '04'], ['04', 2, '04']]);
+    expect(res.body.items.map((g: { sat_payment_form: string; tickets: number; periodicity: string }) => [g.sat_payment_form, g.tickets, g.periodicity])).to.deep.equal([
+      ['01', 1, '04'],
+      ['04', 2, '04'],
+    ]);
 
     const xml = await stampedGlobal(res.body.items[1].id);
     expect(xml).to.contain('Rfc="XAXX010101000"').and.contain('Nombre="PUBLICO EN GENERAL"').and.contain('RegimenFiscalReceptor="616"').and.contain('UsoCFDI="S01"');
     expect(xml).to.match(/<cfdi:InformacionGlobal Periodicidad="04" Meses="\d{2}" Año="\d{4}"\/>/);
     expect(xml.match(/ClaveProdServ="01010101"/g)).to.have.length(2);
-    const saleIds = await db()('qr_transactions').whereIn('id', card.map((l) => l.qrId)).pluck('sale_id');
+    const saleIds = await db()('qr_transactions')
+      .whereIn(
+        'id',
+        card.map((l) => l.qrId),
+      )
+      .pluck('sale_id');
     for (const saleId of saleIds) expect(xml).to.contain(`NoIdentificacion="${saleId}"`);
     const dir = mkdtempSync(join(tmpdir(), 'global-'));
     writeFileSync(join(dir, 'g.xml'), xml);

@@ -44,7 +44,9 @@ describe('GET /health', () => {
     const client = await connectFailFast(harness().deps.config.redisUrl);
     client.disconnect();
     let failed = false;
-    await client.ping().catch(() => { failed = true; });
+    await client.ping().catch(() => {
+      failed = true;
+    });
     expect(failed).to.equal(true);
   });
 });

@@ -11,14 +11,27 @@ import type { QrCreateRequest } from '../../shared/qr/qr-request.js';
 
 /** One service of $2,000 + IVA: over the $1,000 SAT cancels without asking the receptor. */
 const BIG_SALE: Partial<QrCreateRequest> = {
-  amount: 2320, subtotal: 2000,
-  operation_data: [{
-    description: 'Mantenimiento', amount: 2000, quantity: 1, unit_price: 2000, sat_unit_key: 'E48', sat_product_service_key: '72101500', sat_tax_object_key: '02',
-    taxes: [{ type: 'Traslado', tax: '002', factor: 'Tasa', rate: '0.160000', taxable_base: 2000, amount: 320 }],
-  }],
+  amount: 2320,
+  subtotal: 2000,
+  operation_data: [
+    {
+      description: 'Mantenimiento',
+      amount: 2000,
+      quantity: 1,
+      unit_price: 2000,
+      sat_unit_key: 'E48',
+      sat_product_service_key: '72101500',
+      sat_tax_object_key: '02',
+      taxes: [{ type: 'Traslado', tax: '002', factor: 'Tasa', rate: '0.160000', taxable_base: 2000, amount: 320 }],
+    },
+  ],
 };
 
-interface Stamped { uuid: string; qrId: string; invoiceId: string }
+interface Stamped {
+  uuid: string;
+  qrId: string;
+  invoiceId: string;
+}
 
 describe('invoice cancellation: DELETE /v1/qrs/invoices/{uuid}', function () {
   this.timeout(90_000);
@@ -59,7 +72,9 @@ describe('invoice cancellation: DELETE /v1/qrs/invoices/{uuid}', function () {
 
   /** An invoice stamped `hours` ago, as far as both the service and SAT (the fake PAC) know. */
   async function age(invoice: Stamped, hours: number): Promise<void> {
-    await db()('invoices').where({ id: invoice.invoiceId }).update({ stamped_at: db().raw(`stamped_at - interval '${hours} hours'`) });
+    await db()('invoices')
+      .where({ id: invoice.invoiceId })
+      .update({ stamped_at: db().raw(`stamped_at - interval '${hours} hours'`) });
     harness().pac.backdate(invoice.uuid, hours);
   }
 
@@ -85,7 +100,14 @@ describe('invoice cancellation: DELETE /v1/qrs/invoices/{uuid}', function () {
     const invoice = await stampedInvoice();
     const res = await cancel(invoice.uuid, { motive: '02' });
     expect(res.status, JSON.stringify(res.body)).to.equal(202);
-    expect(res.body).to.include({ uuid: invoice.uuid, invoice_status: 'CANCELLING', status: 'REQUESTED', motive: '02', acceptance: 'NOT_REQUIRED', acceptance_reason: 'amount_up_to_1000' });
+    expect(res.body).to.include({
+      uuid: invoice.uuid,
+      invoice_status: 'CANCELLING',
+      status: 'REQUESTED',
+      motive: '02',
+      acceptance: 'NOT_REQUIRED',
+      acceptance_reason: 'amount_up_to_1000',
+    });
     expect(await sent(invoice)).to.deep.include({ outcome: 'cancelled' });
     expect(await state(invoice)).to.deep.equal({ invoice: 'CANCELLED', qr: 'CANCELLED' });
 
@@ -108,7 +130,7 @@ describe('invoice cancellation: DELETE /v1/qrs/invoices/{uuid}', function () {
     expect((await call('GET', `/v1/qrs/invoices/uuid/${invoice.uuid}/xml`, { headers: asMerchant() })).status).to.equal(200);
   });
 
-  it('tells the buyer: the page says the invoice is void (UUID, dates), and an e-mail to the confirmation address says so with the acuse\'s date', async () => {
+  it("tells the buyer: the page says the invoice is void (UUID, dates), and an e-mail to the confirmation address says so with the acuse's date", async () => {
     const link = await newQrLink(account);
     const email = `void-${link.qrId}@example.test`;
     expect((await confirm(link, { email })).status).to.equal(202);
@@ -165,7 +187,7 @@ describe('invoice cancellation: DELETE /v1/qrs/invoices/{uuid}', function () {
     expect(await db()('invoice_cancellations').where({ invoice_id: invoice.invoiceId }).count({ n: '*' })).to.deep.equal([{ n: '2' }]);
   });
 
-  it('refuses bad requests with 400, another merchant\'s invoice with 404, and writes nothing', async () => {
+  it("refuses bad requests with 400, another merchant's invoice with 404, and writes nothing", async () => {
     const invoice = await stampedInvoice();
     expectError(await cancel(invoice.uuid, { motive: '05' }), 400, 'validation_failed');
     const noSubstitute = await cancel(invoice.uuid, { motive: '01' });
@@ -219,7 +241,9 @@ describe('invoice cancellation: DELETE /v1/qrs/invoices/{uuid}', function () {
     await sent(invoice);
     // As if the enqueue after commit had failed a while ago.
     const row = await db()('invoice_cancellations').where({ invoice_id: invoice.invoiceId }).first('id');
-    await db()('invoice_cancellations').where({ id: row.id }).update({ status: 'REQUESTED', updated_at: db().raw(`now() - interval '5 minutes'`) });
+    await db()('invoice_cancellations')
+      .where({ id: row.id })
+      .update({ status: 'REQUESTED', updated_at: db().raw(`now() - interval '5 minutes'`) });
     await db()('invoices').where({ id: invoice.invoiceId }).update({ status: 'CANCELLING' });
     await harness().producers.queue('cancel').remove(jobId.cancelInvoice(row.id));
     expect(await poll()).to.deep.include({ requeued: 1 });

@@ -65,7 +65,11 @@ describe('invoice files: XML and PDF for the merchant and the buyer', () => {
     expect(pdf.status).to.equal(200);
     expect(pdf.headers.get('content-type')).to.equal('application/pdf');
     expect(pdf.headers.get('content-disposition')).to.equal(`attachment; filename="${invoice.uuid}.pdf"`);
-    expect(Buffer.from(await pdf.arrayBuffer()).subarray(0, 5).toString()).to.equal('%PDF-');
+    expect(
+      Buffer.from(await pdf.arrayBuffer())
+        .subarray(0, 5)
+        .toString(),
+    ).to.equal('%PDF-');
     const xml = await fetch(`${harness().baseUrl}${invoice.xml_url.slice(base.length)}`);
     expect(await xml.text()).to.contain(invoice.uuid);
     const forged = await call('GET', `/v1/public/invoices/${invoice.uuid}.xml?sig=AAAAAAAAAAAAAAAAAAAAAA`);

@@ -15,7 +15,8 @@ describe('merchant invoice mode (CSD upload)', () => {
   before(async () => {
     account = await harness().bootstrap();
     const res = await fetch(`${harness().baseUrl}/v1/qrs/merchants`, {
-      method: 'POST', headers: { Authorization: `Bearer ${account.accessToken}`, 'content-type': 'application/json' },
+      method: 'POST',
+      headers: { Authorization: `Bearer ${account.accessToken}`, 'content-type': 'application/json' },
       body: JSON.stringify({ issuerId: account.issuerId, merchantName: 'Sucursal sin CSD' }),
     });
     merchantId = ((await res.json()) as { merchantId: string }).merchantId;
@@ -81,7 +82,9 @@ describe('merchant invoice mode (CSD upload)', () => {
   it('refuses oversized files (413), other content types (415), and other accounts (404)', async () => {
     expectError(await upload('POST', { cer: Buffer.alloc(70 * 1024, 1), key: EKU.key, password: 'x' }), 413, 'payload_too_large');
     const json = await fetch(`${harness().baseUrl}/v1/qrs/merchants/${merchantId}/invoice-mode`, {
-      method: 'POST', headers: { Authorization: `Bearer ${account.accessToken}`, 'content-type': 'application/json' }, body: '{}',
+      method: 'POST',
+      headers: { Authorization: `Bearer ${account.accessToken}`, 'content-type': 'application/json' },
+      body: '{}',
     });
     expect(json.status).to.equal(415);
     const other = await harness().bootstrap();

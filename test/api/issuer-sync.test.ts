@@ -32,7 +32,9 @@ describe('POST /v1/qrs/issuers/{issuerId}/synchronize (CSF)', function () {
   }
 
   function callsFor(from: number) {
-    return harness().csf.calls.slice(from).filter((c) => c.rfc === RFC).length;
+    return harness()
+      .csf.calls.slice(from)
+      .filter((c) => c.rfc === RFC).length;
   }
 
   it('answers 202 at once and updates legal name, regime and zip from SAT', async () => {
@@ -99,7 +101,7 @@ describe('POST /v1/qrs/issuers/{issuerId}/synchronize (CSF)', function () {
     await settled(again.body.jobId);
   });
 
-  it('is scoped to the account: another account\'s issuer is 404 and nothing is enqueued', async () => {
+  it("is scoped to the account: another account's issuer is 404 and nothing is enqueued", async () => {
     const [mine, theirs] = [await harness().bootstrap(), await harness().bootstrap()];
     const res = await call('POST', `/v1/qrs/issuers/${mine.issuerId}/synchronize`, { headers: as(theirs) });
     expectError(res, 404, 'issuer_not_found');

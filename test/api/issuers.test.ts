@@ -19,11 +19,19 @@ describe('issuers (/v1/qrs/issuers)', () => {
     otherAccount = await harness().bootstrap();
     // A second group of the same account, so the test starts with no issuer in it.
     groupId = `grp_${randomUUID().replace(/-/g, '')}`;
-    await harness().deps.db('groups').insert({ id: groupId, account_id: account.accountId, name: `g-${groupId}` });
+    await harness()
+      .deps.db('groups')
+      .insert({ id: groupId, account_id: account.accountId, name: `g-${groupId}` });
   });
 
   const body = (overrides: Record<string, unknown> = {}) => ({
-    groupId, alias: 'Matriz', idCif: '19010374512', email: 'facturas@example.mx', zip: '42501', ...KEMPER, ...overrides,
+    groupId,
+    alias: 'Matriz',
+    idCif: '19010374512',
+    email: 'facturas@example.mx',
+    zip: '42501',
+    ...KEMPER,
+    ...overrides,
   });
   const create = (b: unknown, a = account) => call('POST', '/v1/qrs/issuers', { headers: as(a), body: b });
 
@@ -31,8 +39,15 @@ describe('issuers (/v1/qrs/issuers)', () => {
     const res = await create(body({ taxId: 'eku9003173c9' }));
     expect(res.status, JSON.stringify(res.body)).to.equal(201);
     expect(res.body).to.deep.include({
-      groupId, alias: 'Matriz', taxId: 'EKU9003173C9', idCif: '19010374512', businessName: 'ESCUELA KEMPER URGATE',
-      email: 'facturas@example.mx', zip: '42501', taxRegime: { code: '601', description: 'General de Ley Personas Morales' }, status: 'ACTIVE',
+      groupId,
+      alias: 'Matriz',
+      taxId: 'EKU9003173C9',
+      idCif: '19010374512',
+      businessName: 'ESCUELA KEMPER URGATE',
+      email: 'facturas@example.mx',
+      zip: '42501',
+      taxRegime: { code: '601', description: 'General de Ley Personas Morales' },
+      status: 'ACTIVE',
     });
     expect(res.body.invoiceDataId).to.match(/^inv_data_[A-Za-z0-9_-]{16,}$/);
     const got = await call('GET', `/v1/qrs/issuers/${res.body.invoiceDataId}`, { headers: as(account) });
@@ -43,7 +58,11 @@ describe('issuers (/v1/qrs/issuers)', () => {
   it('answers 409 for the same RFC twice in a group, also for concurrent requests', async () => {
     const concurrent = await Promise.all(Array.from({ length: 8 }, () => create(body({ ...XOCHILT, alias: 'Sucursal' }))));
     expect(concurrent.map((r) => r.status).sort()).to.deep.equal([201, 409, 409, 409, 409, 409, 409, 409]);
-    expectError(concurrent.find((r) => r.status === 409)!, 409, 'issuer_already_exists');
+    expectError(
+      concurrent.find((r) => r.status === 409)!,
+      409,
+      'issuer_already_exists',
+    );
     expect(await harness().deps.db('issuers').where({ group_id: groupId, rfc: XOCHILT.taxId })).to.have.length(1);
   });
 
@@ -54,7 +73,11 @@ describe('issuers (/v1/qrs/issuers)', () => {
     expect(missing.body.error.details.map((d: { field: string }) => d.field)).to.include.members(['alias', 'taxId', 'idCif', 'businessName', 'email', 'zip', 'taxRegimeCode']);
 
     const bad = await create(body({ email: 'not-an-email', zip: '4250', idCif: '12' }));
-    expect(bad.body.error.details.map((d: { field: string; code: string }) => `${d.field}:${d.code}`)).to.include.members(['email:invalid_format', 'zip:invalid_format', 'idCif:invalid_format']);
+    expect(bad.body.error.details.map((d: { field: string; code: string }) => `${d.field}:${d.code}`)).to.include.members([
+      'email:invalid_format',
+      'zip:invalid_format',
+      'idCif:invalid_format',
+    ]);
 
     const found = async (b: unknown) => (await create(b)).body.error.details.map((d: { field: string; code: string }) => `${d.field}:${d.code}`);
     expect(await found(body({ taxId: 'EKU90031' }))).to.deep.equal(['taxId:invalid_length']);
@@ -97,7 +120,7 @@ describe('issuers (/v1/qrs/issuers)', () => {
     expectError(await call('GET', '/v1/qrs/issuers?size=101', { headers: as(account) }), 400, 'validation_failed');
   });
 
-  it('keeps accounts apart: another account\'s issuer or group is 404, never data', async () => {
+  it("keeps accounts apart: another account's issuer or group is 404, never data", async () => {
     const mine = (await call('GET', `/v1/qrs/issuers?groupId=${groupId}`, { headers: as(account) })).body.content[0].invoiceDataId;
     expectError(await call('GET', `/v1/qrs/issuers/${mine}`, { headers: as(otherAccount) }), 404, 'issuer_not_found');
     expectError(await call('GET', `/v1/qrs/issuers?groupId=${groupId}`, { headers: as(otherAccount) }), 404, 'group_not_found');
@@ -125,7 +148,9 @@ describe('PUT /v1/qrs/issuers/{issuerId} (multipart)', () => {
   const base = () => ({ groupId: account.groupId, alias: 'Renombrada', email: 'nuevo@example.mx', taxRegimeCode: '601' });
 
   it('updates alias, e-mail, regime, status and logo: 200 with the Issuer', async () => {
-    const logo = await sharp({ create: { width: 800, height: 800, channels: 3, background: '#123456' } }).png().toBuffer();
+    const logo = await sharp({ create: { width: 800, height: 800, channels: 3, background: '#123456' } })
+      .png()
+      .toBuffer();
     const res = await put({ ...base(), status: 'INACTIVE', logo });
     expect(res.status, JSON.stringify(res.body)).to.equal(200);
     expect(res.body).to.include({ alias: 'Renombrada', email: 'nuevo@example.mx', status: 'INACTIVE', taxId: 'EKU9003173C9' });

@@ -26,8 +26,16 @@ const isResolved = ajv.compile(legacyQrResolvedSchema);
 function legacyBody(overrides: Record<string, unknown> = {}): Record<string, unknown> {
   const sale = qrBody('unused');
   return {
-    store: 'dev-store-1', issuer_rfc: 'EKU9003173C9', amount: sale.amount, subtotal: sale.subtotal, currency: 'MXN',
-    sat_payment_method: '04', expires_at: sale.expires_at, operation: 'INVOICE', operation_data: sale.operation_data, ...overrides,
+    store: 'dev-store-1',
+    issuer_rfc: 'EKU9003173C9',
+    amount: sale.amount,
+    subtotal: sale.subtotal,
+    currency: 'MXN',
+    sat_payment_method: '04',
+    expires_at: sale.expires_at,
+    operation: 'INVOICE',
+    operation_data: sale.operation_data,
+    ...overrides,
   };
 }
 
@@ -87,9 +95,22 @@ describe('The earlier contract: POST /api/v1/qrs', () => {
     const { key, qrId, created } = await legacyQr(account, body);
     const qr = (await call('GET', `/v1/qrs/${qrId}`, { headers: { 'X-API-Key': account.apiKey } })).body;
     expect(qr).to.include({
-      store_uid: 'dev-store-1', sale_id: `legacy-${key}`, idempotency_key: key, operation: 'INVOICE', amount: 302.32, subtotal: 262, currency: 'MXN',
-      sat_payment_form: '04', sat_payment_form_desc: 'Tarjeta de crédito', sat_payment_method: 'PUE', type_of_receipt: 'I', export_code: '01',
-      status: 'PENDING', issuer_rfc: 'EKU9003173C9', expires_at: created.expires_at, qr_content: created.qr_content,
+      store_uid: 'dev-store-1',
+      sale_id: `legacy-${key}`,
+      idempotency_key: key,
+      operation: 'INVOICE',
+      amount: 302.32,
+      subtotal: 262,
+      currency: 'MXN',
+      sat_payment_form: '04',
+      sat_payment_form_desc: 'Tarjeta de crédito',
+      sat_payment_method: 'PUE',
+      type_of_receipt: 'I',
+      export_code: '01',
+      status: 'PENDING',
+      issuer_rfc: 'EKU9003173C9',
+      expires_at: created.expires_at,
+      qr_content: created.qr_content,
       metadata: null,
     });
     expect(qr.operation_data.map((c: { sku: string | null }) => c.sku)).to.deep.equal(['MAGNA', 'AGUA-1L', null]);
@@ -104,8 +125,11 @@ describe('The earlier contract: POST /api/v1/qrs', () => {
     const zoned = randomUUID();
     expect((await postLegacy(account, legacyBody(), zoned, { 'X-TIME-ZONE': 'America/Tijuana' })).status).to.equal(201);
     const db = harness().deps.db;
-    expect(await db('qr_transactions').where({ id: byName.qrId }).first('store_uid', 'sat_payment_method', 'sat_payment_form'))
-      .to.deep.equal({ store_uid: 'dev-store-1', sat_payment_method: 'PPD', sat_payment_form: '99' });
+    expect(await db('qr_transactions').where({ id: byName.qrId }).first('store_uid', 'sat_payment_method', 'sat_payment_form')).to.deep.equal({
+      store_uid: 'dev-store-1',
+      sat_payment_method: 'PPD',
+      sat_payment_form: '99',
+    });
     expect((await db('qr_transactions').where({ id: byId.qrId }).first('store_uid')).store_uid).to.equal(account.merchantId);
     expect((await db('qr_transactions').where({ idempotency_key: zoned }).first('time_zone')).time_zone).to.equal('America/Tijuana');
   });
@@ -141,7 +165,11 @@ describe('The earlier contract: POST /api/v1/qrs', () => {
     (discount.operation_data as Record<string, unknown>[])[0]!.discount = 1;
     const withDiscount = await postLegacy(account, discount, key);
     expectError(withDiscount, 400, 'validation_failed');
-    expect(withDiscount.body.error.details).to.deep.include({ field: 'operation_data[0].discount', code: 'unknown_field', message: 'operation_data[0].discount is not a field of this request.' });
+    expect(withDiscount.body.error.details).to.deep.include({
+      field: 'operation_data[0].discount',
+      code: 'unknown_field',
+      message: 'operation_data[0].discount is not a field of this request.',
+    });
     expect(await rowsWithKey(key)).to.equal(0);
   });
 
@@ -161,7 +189,7 @@ describe('The earlier contract: POST /api/v1/qrs', () => {
     expect(await rowsWithKey(key)).to.equal(0);
   });
 
-  it('refuses another merchant\'s store (404) and another issuer\'s RFC (422), writing nothing', async () => {
+  it("refuses another merchant's store (404) and another issuer's RFC (422), writing nothing", async () => {
     const other = await harness().bootstrap();
     const foreignKey = randomUUID();
     const foreign = await postLegacy(account, legacyBody({ store: other.merchantId }), foreignKey);
@@ -202,9 +230,18 @@ describe('The earlier contract: GET /api/v1/qrs?v&t&m', () => {
     expect(res.status, JSON.stringify(res.body)).to.equal(200);
     expect(isResolved(res.body), JSON.stringify(isResolved.errors)).to.equal(true);
     expect(res.body).to.include({
-      id: qrId, store: 'dev-store-1', issuer_rfc: 'EKU9003173C9', issuer_name: 'ESCUELA KEMPER URGATE', amount: 302.32, subtotal: 262,
-      currency: 'MXN', sat_payment_method: '04', sat_payment_method_desc: 'Tarjeta de crédito', operation: 'INVOICE',
-      created_at: created.created_at, expires_at: created.expires_at,
+      id: qrId,
+      store: 'dev-store-1',
+      issuer_rfc: 'EKU9003173C9',
+      issuer_name: 'ESCUELA KEMPER URGATE',
+      amount: 302.32,
+      subtotal: 262,
+      currency: 'MXN',
+      sat_payment_method: '04',
+      sat_payment_method_desc: 'Tarjeta de crédito',
+      operation: 'INVOICE',
+      created_at: created.created_at,
+      expires_at: created.expires_at,
     });
     expect(res.body.operation_data[0]).to.include({ sku: 'MAGNA', amount: 215, sat_unit_desc: 'Litro', sat_product_service_desc: 'Gasolina regular menor a 91 octanos' });
     expectDeprecated(res, `/v1/qrs/${qrId}`);
@@ -212,7 +249,7 @@ describe('The earlier contract: GET /api/v1/qrs?v&t&m', () => {
     expect(await harness().deps.db('qr_transactions').where({ id: qrId }).first('status', 'scanned_at')).to.deep.equal({ status: 'PENDING', scanned_at: null });
   });
 
-  it('answers 400 for a tampered link, 404 for an unknown token or another merchant\'s QR, 401 without a key', async () => {
+  it("answers 400 for a tampered link, 404 for an unknown token or another merchant's QR, 401 without a key", async () => {
     const { link } = await legacyQr(account);
     // The first character: the last one of 22 carries padding bits that decoding ignores.
     const tampered = await getLegacy(account, { ...link, m: `${link.m.startsWith('A') ? 'B' : 'A'}${link.m.slice(1)}` });
@@ -244,7 +281,9 @@ describe('The earlier contract: GET /api/v1/qrs?v&t&m', () => {
     expectDeprecated(res, `/v1/qrs/${expired.qrId}`);
 
     const pastDue = await legacyQr(account);
-    await db('qr_transactions').where({ id: pastDue.qrId }).update({ expires_at: new Date(Date.now() - 1000) });
+    await db('qr_transactions')
+      .where({ id: pastDue.qrId })
+      .update({ expires_at: new Date(Date.now() - 1000) });
     expectError(await getLegacy(account, pastDue.link), 410, 'qr_expired');
 
     const cancelled = await legacyQr(account);
@@ -300,10 +339,12 @@ describe('The earlier contract after its sunset', () => {
     expect(before.headers.get('sunset')).to.equal(SUNSET);
 
     const key = randomUUID();
-    const [created, read] = await withClock(new Date('2027-06-30T00:00:00Z'), (url) => Promise.all([
-      fetchAnswer(`${url}/api/v1/qrs`, { method: 'POST', headers: { ...headers, 'Idempotency-Key': key }, body: JSON.stringify(legacyBody()) }),
-      fetchAnswer(`${url}/api/v1/qrs?${query}`, { headers }),
-    ]));
+    const [created, read] = await withClock(new Date('2027-06-30T00:00:00Z'), (url) =>
+      Promise.all([
+        fetchAnswer(`${url}/api/v1/qrs`, { method: 'POST', headers: { ...headers, 'Idempotency-Key': key }, body: JSON.stringify(legacyBody()) }),
+        fetchAnswer(`${url}/api/v1/qrs?${query}`, { headers }),
+      ]),
+    );
     expectError(created, 410, 'endpoint_sunset');
     expect(created.body.error.message).to.include('POST /v1/qrs');
     expectDeprecated(created, '/v1/qrs');

@@ -15,7 +15,9 @@ describe('request logs', () => {
     expect(text).to.not.include(account.accessToken);
     expect(text).to.not.include(harness().deps.config.qrHmacKey);
     expect(text).to.not.include(harness().deps.config.urlSigningKey);
-    const line = harness().logs.map((l) => JSON.parse(l)).find((l) => l.request_id === requestId && l.msg === 'request');
+    const line = harness()
+      .logs.map((l) => JSON.parse(l))
+      .find((l) => l.request_id === requestId && l.msg === 'request');
     expect(line).to.include({ method: 'POST', path: '/v1/qrs', status: 201 });
   });
 });

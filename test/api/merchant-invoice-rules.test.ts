@@ -7,15 +7,17 @@ import { call, expectError } from '../helpers/http.js';
 /** A buyer without an RFC: público en general, with the store's zip. */
 const NO_RFC = { rfc: 'XAXX010101000', name: 'JUAN PEREZ', tax_regime: '616', postal_code: '42501', cfdi_use: 'S01' };
 
-describe('the merchant\'s invoicing rules (issues #17, #18)', function () {
+describe("the merchant's invoicing rules (issues #17, #18)", function () {
   this.timeout(60_000);
   let account: BootstrapResult;
   beforeEach(async () => {
     account = await harness().bootstrap();
   });
-  const setRules = (invoiceRules: Record<string, unknown>) => call('PUT', `/v1/qrs/merchants/${account.merchantId}`, {
-    headers: { Authorization: `Bearer ${account.accessToken}` }, body: { invoiceRules },
-  });
+  const setRules = (invoiceRules: Record<string, unknown>) =>
+    call('PUT', `/v1/qrs/merchants/${account.merchantId}`, {
+      headers: { Authorization: `Bearer ${account.accessToken}` },
+      body: { invoiceRules },
+    });
   const fields = (res: { body: { error: { details: { field: string; code: string }[] } } }) => res.body.error.details.map((d) => `${d.field}:${d.code}`);
 
   it('by default a buyer cannot self-invoice as público en general: the sale goes to the global invoice, the QR stays usable', async () => {

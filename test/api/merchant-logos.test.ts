@@ -29,11 +29,16 @@ describe('merchant logos', () => {
   });
 
   it('accepts real images, normalizes them and serves them from public URLs; returns the Merchant', async () => {
-    const big = await sharp({ create: { width: 1600, height: 900, channels: 3, background: '#cc3300' } }).jpeg().toBuffer();
+    const big = await sharp({ create: { width: 1600, height: 900, channels: 3, background: '#cc3300' } })
+      .jpeg()
+      .toBuffer();
     const res = await upload(account, { invoiceLogo: big, appLogo: big, logoAnimation: 'BOUNCE' });
     expect(res.status, JSON.stringify(res.body)).to.equal(200);
     expect(res.body).to.include({ merchantId: account.merchantId, logoAnimation: 'BOUNCE', invoiceLogoFileName: 'invoiceLogo.bin', appLogoFileName: 'appLogo.bin' });
-    for (const [url, format, max] of [[res.body.invoiceLogoUrl, 'png', 600], [res.body.appLogoUrl, 'webp', 512]] as const) {
+    for (const [url, format, max] of [
+      [res.body.invoiceLogoUrl, 'png', 600],
+      [res.body.appLogoUrl, 'webp', 512],
+    ] as const) {
       const path = new URL(url).pathname;
       const got = await call('GET', path);
       expect(got.status).to.equal(200);
@@ -48,11 +53,15 @@ describe('merchant logos', () => {
 
   it('refuses what is not an image, a pixel bomb, a bad animation, and stores nothing', async () => {
     const before = await storedFileCount('logos');
-    const png = await sharp({ create: { width: 10, height: 10, channels: 3, background: '#000' } }).png().toBuffer();
+    const png = await sharp({ create: { width: 10, height: 10, channels: 3, background: '#000' } })
+      .png()
+      .toBuffer();
     const res = await upload(account, { invoiceLogo: Buffer.from('%PDF-1.4 not an image'), appLogo: bombHeader(), logoAnimation: 'SPIN' });
     expectError(res, 400, 'validation_failed');
     expect(res.body.error.details.map((d: { field: string; code: string }) => `${d.field}:${d.code}`)).to.have.members([
-      'invoiceLogo:invalid_image', 'appLogo:image_too_large', 'logoAnimation:invalid_value',
+      'invoiceLogo:invalid_image',
+      'appLogo:image_too_large',
+      'logoAnimation:invalid_value',
     ]);
     const svg = Buffer.from('<svg xmlns="http://www.w3.org/2000/svg" width="10" height="10"><script>alert(1)</script></svg>');
     expect((await upload(account, { appLogo: svg, invoiceLogo: png })).body.error.details).to.deep.equal([
@@ -62,7 +71,7 @@ describe('merchant logos', () => {
     expect(await storedFileCount('logos')).to.equal(before);
   });
 
-  it('answers 413 over the size limit and 404 for another account\'s merchant', async () => {
+  it("answers 413 over the size limit and 404 for another account's merchant", async () => {
     expectError(await upload(account, { invoiceLogo: Buffer.alloc(2 * 1024 * 1024 + 1, 1) }), 413, 'payload_too_large');
     const other = await harness().bootstrap();
     expectError(await upload(other, { logoAnimation: 'NONE' }, account.merchantId), 404, 'merchant_not_found');

@@ -16,17 +16,29 @@ describe('merchants (/v1/qrs/merchants)', () => {
   });
   const create = (body: unknown, a = account) => call('POST', '/v1/qrs/merchants', { headers: as(a), body });
   const valid = () => ({
-    issuerId: account.issuerId, merchantName: 'Gasolinera Juárez', billingProfile: 'FUEL', contactEmail: 'caja@example.mx',
-    contactPhoneNumber: '+52 771 123 4567', address: ADDRESS,
+    issuerId: account.issuerId,
+    merchantName: 'Gasolinera Juárez',
+    billingProfile: 'FUEL',
+    contactEmail: 'caja@example.mx',
+    contactPhoneNumber: '+52 771 123 4567',
+    address: ADDRESS,
   });
 
   it('creates a merchant: 201 with the spec fields, ACTIVE, a store code for store_uid, no logos', async () => {
     const res = await create(valid());
     expect(res.status, JSON.stringify(res.body)).to.equal(201);
     expect(res.body).to.deep.include({
-      issuerId: account.issuerId, merchantName: 'Gasolinera Juárez', billingProfile: 'FUEL', billingProfileData: null,
-      contactEmail: 'caja@example.mx', contactPhoneNumber: '+52 771 123 4567', address: ADDRESS, status: 'ACTIVE',
-      logoAnimation: 'NONE', invoiceLogoUrl: null, appLogoUrl: null,
+      issuerId: account.issuerId,
+      merchantName: 'Gasolinera Juárez',
+      billingProfile: 'FUEL',
+      billingProfileData: null,
+      contactEmail: 'caja@example.mx',
+      contactPhoneNumber: '+52 771 123 4567',
+      address: ADDRESS,
+      status: 'ACTIVE',
+      logoAnimation: 'NONE',
+      invoiceLogoUrl: null,
+      appLogoUrl: null,
     });
     expect(res.body.merchantId).to.match(/^mer_/);
     expect(res.body.externalMerchantId).to.match(/^store-[0-9a-f]{10}$/);
@@ -43,11 +55,23 @@ describe('merchants (/v1/qrs/merchants)', () => {
   it('validates every field with details[] and writes nothing', async () => {
     const count = async () => Number((await harness().deps.db('merchants').where({ account_id: account.accountId }).count<{ count: string }[]>('* as count'))[0]?.count);
     const before = await count();
-    const res = await create({ ...valid(), merchantName: '', billingProfile: 'CASINO', contactEmail: 'x', contactPhoneNumber: '12', address: { ...ADDRESS, zipCode: '4200' }, extra: 1 });
+    const res = await create({
+      ...valid(),
+      merchantName: '',
+      billingProfile: 'CASINO',
+      contactEmail: 'x',
+      contactPhoneNumber: '12',
+      address: { ...ADDRESS, zipCode: '4200' },
+      extra: 1,
+    });
     expectError(res, 400, 'validation_failed');
     expect(res.body.error.details.map((d: { field: string; code: string }) => `${d.field}:${d.code}`)).to.include.members([
-      'merchantName:invalid_length', 'billingProfile:invalid_value', 'contactEmail:invalid_format', 'contactPhoneNumber:invalid_format',
-      'address.zipCode:invalid_format', 'extra:unknown_field',
+      'merchantName:invalid_length',
+      'billingProfile:invalid_value',
+      'contactEmail:invalid_format',
+      'contactPhoneNumber:invalid_format',
+      'address.zipCode:invalid_format',
+      'extra:unknown_field',
     ]);
     expectError(await create({ merchantName: 'Sin emisor' }), 400, 'validation_failed');
     expectError(await create({ ...valid(), issuerId: other.issuerId }), 404, 'issuer_not_found');
@@ -96,7 +120,7 @@ describe('merchants (/v1/qrs/merchants)', () => {
     account = { ...account, apiKey: res.body.apiKey };
   });
 
-  it('answers 404 on every route for another account\'s merchant', async () => {
+  it("answers 404 on every route for another account's merchant", async () => {
     const id = account.merchantId;
     for (const [method, path, body] of [
       ['GET', `/v1/qrs/merchants/${id}`, undefined],

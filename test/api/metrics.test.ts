@@ -67,8 +67,9 @@ describe('GET /metrics', function () {
     expect(delta({ method: 'GET', route: '/v1/qrs/:qrId', status: '404' })).to.equal(1);
     expect(delta({ method: 'GET', route: '/v1/qrs/issuers/:issuerId', status: '401' })).to.equal(1);
     expect(delta({ method: 'GET', route: 'unmatched', status: '404' })).to.equal(1);
-    expect(sampleValue(after, 'autofactura_http_request_duration_seconds_bucket', { method: 'GET', route: '/v1/qrs/:qrId', status: '200', le: '+Inf' }))
-      .to.equal(sampleValue(after, HTTP_COUNT, { method: 'GET', route: '/v1/qrs/:qrId', status: '200' }));
+    expect(sampleValue(after, 'autofactura_http_request_duration_seconds_bucket', { method: 'GET', route: '/v1/qrs/:qrId', status: '200', le: '+Inf' })).to.equal(
+      sampleValue(after, HTTP_COUNT, { method: 'GET', route: '/v1/qrs/:qrId', status: '200' }),
+    );
     for (const raw of [qrId, 'tra_nothing_here', account.issuerId, '/no/such/route']) expect(after).to.not.include(raw);
   });
 
@@ -85,7 +86,9 @@ describe('GET /metrics', function () {
     const route = { route: '/v1/qrs' };
     expect(sampleValue(after, 'autofactura_idempotent_replays_total', route) - sampleValue(before, 'autofactura_idempotent_replays_total', route)).to.equal(1);
     expect(sampleValue(after, 'autofactura_idempotency_conflicts_total', route) - sampleValue(before, 'autofactura_idempotency_conflicts_total', route)).to.equal(1);
-    expect(sampleValue(after, HTTP_COUNT, { method: 'POST', route: '/v1/qrs', status: '409' }) - sampleValue(before, HTTP_COUNT, { method: 'POST', route: '/v1/qrs', status: '409' })).to.equal(1);
+    expect(
+      sampleValue(after, HTTP_COUNT, { method: 'POST', route: '/v1/qrs', status: '409' }) - sampleValue(before, HTTP_COUNT, { method: 'POST', route: '/v1/qrs', status: '409' }),
+    ).to.equal(1);
   });
 
   it('times a stamp at the PAC and counts the stamp job', async () => {
@@ -123,14 +126,19 @@ describe('GET /metrics', function () {
   it('shows the depth of every queue by state and the age of its oldest waiting job', async () => {
     const delayedExpiries = (text: string) => sampleValue(text, 'autofactura_queue_jobs', { queue: QUEUES.expiry, state: 'delayed' });
     const before = await metrics();
-    const later = await harness().producers.queue(QUEUES.expiry).add('expire-due-qrs', { dueAt: 1 }, { jobId: `metrics-${randomUUID()}`, delay: 3_600_000 });
+    const later = await harness()
+      .producers.queue(QUEUES.expiry)
+      .add('expire-due-qrs', { dueAt: 1 }, { jobId: `metrics-${randomUUID()}`, delay: 3_600_000 });
     try {
       const after = await metrics();
       expect(delayedExpiries(after) - delayedExpiries(before)).to.equal(1);
       const samples = parseMetrics(after);
       for (const queue of Object.values(QUEUES)) {
         for (const state of ['waiting', 'active', 'delayed', 'failed']) {
-          expect(samples.filter((s) => s.name === 'autofactura_queue_jobs' && s.labels.queue === queue && s.labels.state === state), `${queue} ${state}`).to.have.length(1);
+          expect(
+            samples.filter((s) => s.name === 'autofactura_queue_jobs' && s.labels.queue === queue && s.labels.state === state),
+            `${queue} ${state}`,
+          ).to.have.length(1);
         }
         const oldest = samples.filter((s) => s.name === 'autofactura_queue_oldest_waiting_seconds' && s.labels.queue === queue);
         expect(oldest, queue).to.have.length(1);

@@ -33,9 +33,20 @@ describe('GET /openapi.json', () => {
 
   it('documents every route the routers know', async () => {
     const { paths } = (await call('GET', '/openapi.json')).body as { paths: Record<string, Record<string, unknown>> };
-    const routes = apiRouters(harness().deps).flatMap((router) => router.stack
-      .filter((layer) => layer.methods.length > 0)
-      .flatMap((layer) => layer.methods.filter((m) => m !== 'HEAD').map((m) => `${m.toLowerCase()} ${String(layer.path).replace(/:(\w+)/g, '{$1}').replace(/(.)\/$/, '$1')}`)));
+    const routes = apiRouters(harness().deps).flatMap((router) =>
+      router.stack
+        .filter((layer) => layer.methods.length > 0)
+        .flatMap((layer) =>
+          layer.methods
+            .filter((m) => m !== 'HEAD')
+            .map(
+              (m) =>
+                `${m.toLowerCase()} ${String(layer.path)
+                  .replace(/:(\w+)/g, '{$1}')
+                  .replace(/(.)\/$/, '$1')}`,
+            ),
+        ),
+    );
     expect(routes).to.include.members(['post /v1/qrs', 'get /v1/qrs/{qrId}', 'post /v1/qrs/issuers', 'post /v1/auth/token']);
     const documented = Object.entries(paths).flatMap(([path, ops]) => Object.keys(ops).map((m) => `${m} ${path}`));
     expect(documented).to.include.members(routes);
@@ -51,10 +62,14 @@ describe('GET /openapi.json', () => {
     expect(html).to.not.match(/<script|https?:\/\/(?!localhost)[a-z]/i);
   });
 
-  it('passes Redocly\'s recommended rules with no error, and names every operation once (issue #21)', async function () {
+  it("passes Redocly's recommended rules with no error, and names every operation once (issue #21)", async function () {
     this.timeout(120_000);
     const document = (await call('GET', '/openapi.json')).body as { paths: Record<string, Record<string, { operationId?: string; security?: unknown }>> };
-    const operations = Object.values(document.paths).flatMap((item) => Object.entries(item).filter(([m]) => ['get', 'put', 'post', 'delete', 'patch'].includes(m)).map(([, op]) => op));
+    const operations = Object.values(document.paths).flatMap((item) =>
+      Object.entries(item)
+        .filter(([m]) => ['get', 'put', 'post', 'delete', 'patch'].includes(m))
+        .map(([, op]) => op),
+    );
     const ids = operations.map((op) => op.operationId);
     expect(ids.every((id) => typeof id === 'string' && /^[a-z][A-Za-z0-9]+$/.test(id))).to.equal(true);
     expect(new Set(ids).size).to.equal(ids.length);
@@ -62,16 +77,21 @@ describe('GET /openapi.json', () => {
     const file = join(mkdtempSync(join(tmpdir(), 'openapi-')), 'openapi.json');
     writeFileSync(file, JSON.stringify(document));
     const root = new URL('../../', import.meta.url).pathname;
-    const lint = await promisify(execFile)(join(root, 'node_modules/.bin/redocly'), ['lint', file, '--extends', 'recommended', '--format', 'json'], { cwd: root, maxBuffer: 16 * 1024 * 1024 })
-      .catch((err: { stdout?: string }) => ({ stdout: err.stdout ?? '' }));
+    const lint = await promisify(execFile)(join(root, 'node_modules/.bin/redocly'), ['lint', file, '--extends', 'recommended', '--format', 'json'], {
+      cwd: root,
+      maxBuffer: 16 * 1024 * 1024,
+    }).catch((err: { stdout?: string }) => ({ stdout: err.stdout ?? '' }));
     const report = JSON.parse(lint.stdout) as { totals: { errors: number }; problems: { ruleId: string; severity: string }[] };
     expect(report.problems.filter((p) => p.severity === 'error').map((p) => p.ruleId)).to.deep.equal([]);
     expect(report.totals.errors).to.equal(0);
   });
 
-  it('the QR transaction answers validate against the document\'s QrTransaction schema, pending and invoiced (issue #21)', async function () {
+  it("the QR transaction answers validate against the document's QrTransaction schema, pending and invoiced (issue #21)", async function () {
     this.timeout(60_000);
-    const document = (await call('GET', '/openapi.json')).body as { components: { schemas: Record<string, object> }; paths: Record<string, Record<string, { responses: Record<string, { content?: unknown }> }>> };
+    const document = (await call('GET', '/openapi.json')).body as {
+      components: { schemas: Record<string, object> };
+      paths: Record<string, Record<string, { responses: Record<string, { content?: unknown }> }>>;
+    };
     expect(document.paths['/v1/qrs']!.post!.responses['201']!.content).to.deep.equal({ 'application/json': { schema: { $ref: '#/components/schemas/QrTransaction' } } });
     const ajv = new Ajv({ strict: false, allErrors: true });
     ajvFormats.default.default(ajv, ['date-time']);

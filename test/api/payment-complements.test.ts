@@ -79,7 +79,7 @@ describe('payment complements: POST /v1/qrs/invoices/payment-complements', funct
     allocations: Number((await db()('payment_allocations').count({ n: '*' }).first())?.n),
   });
 
-  it('pays a PPD invoice in two installments: type P CFDIs valid for SAT\'s XSD and XSLT, balances chained, PDF and e-mail', async () => {
+  it("pays a PPD invoice in two installments: type P CFDIs valid for SAT's XSD and XSLT, balances chained, PDF and e-mail", async () => {
     const original = await invoice();
     const first = await pay([{ uuid: original.uuid.toLowerCase(), amount_paid: 100 }], { operation_number: 'SPEI-0001' });
     expect(first.status, JSON.stringify(first.body)).to.equal(202);
@@ -141,12 +141,20 @@ describe('payment complements: POST /v1/qrs/invoices/payment-complements', funct
     expect(await detailsOf(pay([{ uuid: ppd.uuid, amount_paid: 302.33 }]))).to.deep.equal(['related[0].amount_paid exceeds_balance']);
     expect(await detailsOf(pay([{ uuid: pue.uuid, amount_paid: 10 }]))).to.deep.equal(['related[0].uuid not_ppd']);
     expect(await detailsOf(pay([{ uuid: ppd.uuid, amount_paid: 10 }], { sat_payment_form: '99', currency: 'XXX' }))).to.deep.equal([
-      'payment.sat_payment_form not_allowed', 'payment.currency not_allowed',
+      'payment.sat_payment_form not_allowed',
+      'payment.currency not_allowed',
     ]);
     expect(await detailsOf(pay([{ uuid: ppd.uuid, amount_paid: 10 }], { amount: 9.99 }))).to.deep.equal(['payment.amount exceeds_payment']);
     expect(await detailsOf(pay([{ uuid: ppd.uuid, amount_paid: 10 }], { date: '2031-01-01' }))).to.deep.equal(['payment.date in_the_future']);
     expect(await detailsOf(pay([{ uuid: ppd.uuid, amount_paid: 10 }], { date: '2020-01-01T10:00:00' }))).to.deep.equal(['payment.date before_invoice']);
-    expect(await detailsOf(pay([{ uuid: ppd.uuid, amount_paid: 10 }, { uuid: ppd.uuid, amount_paid: 10 }]))).to.deep.equal(['related[1].uuid duplicate']);
+    expect(
+      await detailsOf(
+        pay([
+          { uuid: ppd.uuid, amount_paid: 10 },
+          { uuid: ppd.uuid, amount_paid: 10 },
+        ]),
+      ),
+    ).to.deep.equal(['related[1].uuid duplicate']);
     expect(await detailsOf(pay([{ uuid: randomUUID(), amount_paid: 10 }]))).to.deep.equal(['related[0].uuid not_found']);
     const other = await harness().bootstrap();
     expect(await detailsOf(pay([{ uuid: ppd.uuid, amount_paid: 10 }], {}, { 'X-API-Key': other.apiKey }))).to.deep.equal(['related[0].uuid not_found']);
@@ -196,7 +204,11 @@ describe('payment complements: POST /v1/qrs/invoices/payment-complements', funct
       expect(refused.body.error.details[0]).to.include({ field: 'related[0].amount_paid', code: 'exceeds_balance' });
     }
     const rows = await db()('payment_allocations').where({ invoice_id: original.id }).orderBy('installment');
-    expect(rows.map((r) => [r.installment, Number(r.previous_balance), Number(r.remaining_balance)])).to.deep.equal([[1, 302.32, 202.32], [2, 202.32, 102.32], [3, 102.32, 2.32]]);
+    expect(rows.map((r) => [r.installment, Number(r.previous_balance), Number(r.remaining_balance)])).to.deep.equal([
+      [1, 302.32, 202.32],
+      [2, 202.32, 102.32],
+      [3, 102.32, 2.32],
+    ]);
   });
 
   it('an invoice with a live complement cannot be cancelled; cancelling the complement frees it', async () => {
@@ -221,7 +233,8 @@ describe('payment complements: POST /v1/qrs/invoices/payment-complements', funct
     await cancelled(paid.body.id, complement.body.uuid);
 
     const note = await call('POST', '/v1/qrs/invoices/credit-notes', {
-      headers: asMerchant(), body: { related: [{ uuid: original.uuid, amount: 50 }], sat_payment_form: '03', sat_payment_method: 'PUE' },
+      headers: asMerchant(),
+      body: { related: [{ uuid: original.uuid, amount: 50 }], sat_payment_form: '03', sat_payment_method: 'PUE' },
     });
     expect(note.status, JSON.stringify(note.body)).to.equal(202);
     const owed = dec(302.32).minus(note.body.related[0].amount).toNumber();
@@ -230,7 +243,7 @@ describe('payment complements: POST /v1/qrs/invoices/payment-complements', funct
     expect(again.body.related[0]).to.include({ installment: 1, previous_balance: owed, remaining_balance: 0 });
   });
 
-  it('is read with the merchant\'s key or its account\'s token, and by nobody else', async () => {
+  it("is read with the merchant's key or its account's token, and by nobody else", async () => {
     const original = await invoice();
     const paid = await pay([{ uuid: original.uuid, amount_paid: 1 }], {}, { Authorization: `Bearer ${account.accessToken}` });
     expect(paid.status, JSON.stringify(paid.body)).to.equal(202);

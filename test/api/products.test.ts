@@ -22,8 +22,14 @@ describe('merchant products (/v1/qrs/merchants/{merchantId}/products)', () => {
     expect(res.status, JSON.stringify(res.body)).to.equal(201);
     expect(res.body).to.have.length(2);
     expect(res.body[0]).to.deep.include({
-      merchantId: account.merchantId, sku: 'MAGNA', unitPrice: 21.5, satUnitKey: 'LTR', satUnitDesc: 'Litro',
-      satProductServiceDesc: 'Gasolina regular menor a 91 octanos', satTaxObjectDesc: 'Sí objeto de impuesto.', taxes: IVA16,
+      merchantId: account.merchantId,
+      sku: 'MAGNA',
+      unitPrice: 21.5,
+      satUnitKey: 'LTR',
+      satUnitDesc: 'Litro',
+      satProductServiceDesc: 'Gasolina regular menor a 91 octanos',
+      satTaxObjectDesc: 'Sí objeto de impuesto.',
+      taxes: IVA16,
     });
     const one = await call('GET', `${path}/${res.body[1].productId}`, { headers: as(account) });
     expect(one.body).to.deep.equal(res.body[1]);
@@ -35,10 +41,18 @@ describe('merchant products (/v1/qrs/merchants/{merchantId}/products)', () => {
     const dup = await call('POST', path, { headers: as(account), body: [{ ...MAGNA, sku: 'NUEVO' }, MAGNA] });
     expectError(dup, 409, 'product_sku_exists');
     expect(dup.body.error.details).to.deep.equal([{ field: '[1].sku', code: 'duplicate', message: 'sku "MAGNA" is already in the catalog.' }]);
-    const bad = await call('POST', path, { headers: as(account), body: [{ ...MAGNA, sku: 'X1', satUnitKey: 'ZZZ', taxes: [{ type: 'Traslado', tax: '002', factor: 'Tasa', rate: '0.150000' }] }, { ...AGUA, sku: 'X1' }] });
+    const bad = await call('POST', path, {
+      headers: as(account),
+      body: [
+        { ...MAGNA, sku: 'X1', satUnitKey: 'ZZZ', taxes: [{ type: 'Traslado', tax: '002', factor: 'Tasa', rate: '0.150000' }] },
+        { ...AGUA, sku: 'X1' },
+      ],
+    });
     expectError(bad, 400, 'validation_failed');
     expect(bad.body.error.details.map((d: { field: string; code: string }) => `${d.field}:${d.code}`)).to.have.members([
-      '[0].satUnitKey:catalog_key_unknown', '[0].taxes[0].rate:rate_not_allowed', '[1].sku:duplicate',
+      '[0].satUnitKey:catalog_key_unknown',
+      '[0].taxes[0].rate:rate_not_allowed',
+      '[1].sku:duplicate',
     ]);
     expect(await count()).to.equal(before);
   });
@@ -74,7 +88,7 @@ describe('merchant products (/v1/qrs/merchants/{merchantId}/products)', () => {
     expect(refused.body.error.details[0]).to.include({ field: 'operation_data[0].sat_unit_key', code: 'required' });
   });
 
-  it('answers 404 for another account\'s merchant and product', async () => {
+  it("answers 404 for another account's merchant and product", async () => {
     const other = await harness().bootstrap();
     expectError(await call('GET', path, { headers: as(other) }), 404, 'merchant_not_found');
     expectError(await call('POST', path, { headers: as(other), body: [MAGNA] }), 404, 'merchant_not_found');

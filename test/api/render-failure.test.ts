@@ -61,9 +61,16 @@ describe('POST /v1/qrs when rendering fails', () => {
     const prefix = `badrender${process.pid}`;
     // The budget must not run out before the failure is reported: this test is about the failure, not the timeout.
     const api = await isolatedApi(prefix, harness().deps.config.renderTimeoutMs);
-    const worker = new Worker('render', async () => { throw new Error('renderer crashed'); }, {
-      connection: { url: harness().deps.config.redisUrl, maxRetriesPerRequest: null }, prefix,
-    });
+    const worker = new Worker(
+      'render',
+      async () => {
+        throw new Error('renderer crashed');
+      },
+      {
+        connection: { url: harness().deps.config.redisUrl, maxRetriesPerRequest: null },
+        prefix,
+      },
+    );
     try {
       await worker.waitUntilReady();
       const key = randomUUID();

@@ -14,11 +14,21 @@ const MUNICIPIO = { rfc: 'MCI7306249Y1', name: 'MUNICIPIO DE CUAUTITLAN IZCALLI'
 
 /** 1.333 L of fuel at 14.995: every amount at the contract's six decimals. */
 const FUEL = {
-  amount: 23.186469, subtotal: 19.988335,
-  operation_data: [{
-    sku: 'MAGNA', description: 'Gasolina regular', quantity: 1.333, unit_price: 14.995, amount: 19.988335, sat_unit_key: 'LTR', sat_product_service_key: '15101514',
-    sat_tax_object_key: '02', taxes: [{ type: 'Traslado' as const, tax: '002', factor: 'Tasa' as const, rate: '0.160000', taxable_base: 19.988335, amount: 3.198134 }],
-  }],
+  amount: 23.186469,
+  subtotal: 19.988335,
+  operation_data: [
+    {
+      sku: 'MAGNA',
+      description: 'Gasolina regular',
+      quantity: 1.333,
+      unit_price: 14.995,
+      amount: 19.988335,
+      sat_unit_key: 'LTR',
+      sat_product_service_key: '15101514',
+      sat_tax_object_key: '02',
+      taxes: [{ type: 'Traslado' as const, tax: '002', factor: 'Tasa' as const, rate: '0.160000', taxable_base: 19.988335, amount: 3.198134 }],
+    },
+  ],
 };
 
 describe('what SAT accepts is accepted (issue #17)', function () {
@@ -37,7 +47,7 @@ describe('what SAT accepts is accepted (issue #17)', function () {
     return parseXml((await harness().deps.files.get(row.xml_file_key))!.data.toString('utf8'));
   };
 
-  it('a sale with six decimals: 201, the POS\'s amounts kept, what the invoice will say shown, and stamped with SAT\'s rounding', async () => {
+  it("a sale with six decimals: 201, the POS's amounts kept, what the invoice will say shown, and stamped with SAT's rounding", async () => {
     const link = await newQrLink(account, FUEL);
     const qr = await detail(link.qrId);
     expect(qr).to.include({ amount: 23.186469, subtotal: 19.988335 });
@@ -73,7 +83,7 @@ describe('what SAT accepts is accepted (issue #17)', function () {
   });
 });
 
-describe('nothing SAT\'s schema refuses is accepted at the door (issue #17)', () => {
+describe("nothing SAT's schema refuses is accepted at the door (issue #17)", () => {
   let account: BootstrapResult;
   before(async () => {
     account = await harness().bootstrap();
@@ -83,15 +93,27 @@ describe('nothing SAT\'s schema refuses is accepted at the door (issue #17)', ()
 
   it('a concept description or sku with "|" (CFDI40101 at the PAC) or nothing but spaces is a field-level 400, and nothing is written', async () => {
     const concepts = sampleSale('s', new Date()).operation_data;
-    const piped = await post({ operation_data: [{ ...concepts[0]!, description: 'Agua | 1 L' }, { ...concepts[1]!, sku: 'A|1' }, { ...concepts[2]!, description: '  \t ' }] });
+    const piped = await post({
+      operation_data: [
+        { ...concepts[0]!, description: 'Agua | 1 L' },
+        { ...concepts[1]!, sku: 'A|1' },
+        { ...concepts[2]!, description: '  \t ' },
+      ],
+    });
     expect(piped.status).to.equal(400);
-    expect(fields(piped)).to.deep.equal(['operation_data[0].description:invalid_for_cfdi', 'operation_data[1].sku:invalid_for_cfdi', 'operation_data[2].description:invalid_for_cfdi']);
+    expect(fields(piped)).to.deep.equal([
+      'operation_data[0].description:invalid_for_cfdi',
+      'operation_data[1].sku:invalid_for_cfdi',
+      'operation_data[2].description:invalid_for_cfdi',
+    ]);
     expect(piped.body.error.details[0].message).to.contain('Comprobante/Conceptos/Concepto@Descripcion');
     expect(await harness().deps.db('qr_transactions').where({ merchant_id: account.merchantId }).count({ n: '*' }).first()).to.deep.equal({ n: '0' });
     // What SAT accepts passes: 1,000 characters once spaces collapse, accents, symbols other than "|".
     const long = `${'Á'.repeat(998)}   x`;
     expect((await post({ operation_data: [{ ...concepts[2]!, description: long }], subtotal: 10, amount: 10 })).status).to.equal(201);
-    expect(fields(await post({ operation_data: [{ ...concepts[2]!, description: `${long}y` }], subtotal: 10, amount: 10 }))).to.deep.equal(['operation_data[0].description:invalid_for_cfdi']);
+    expect(fields(await post({ operation_data: [{ ...concepts[2]!, description: `${long}y` }], subtotal: 10, amount: 10 }))).to.deep.equal([
+      'operation_data[0].description:invalid_for_cfdi',
+    ]);
   });
 
   it('the buyer\'s name takes SAT\'s 300 characters and no "|"', async () => {
@@ -102,7 +124,7 @@ describe('nothing SAT\'s schema refuses is accepted at the door (issue #17)', ()
     expect(fields(await preview('A'.repeat(301)))).to.deep.equal(['customer.name:invalid_for_cfdi']);
   });
 
-  it('a product\'s sku and description are checked as the concept they become', async () => {
+  it("a product's sku and description are checked as the concept they become", async () => {
     const res = await call('POST', `/v1/qrs/merchants/${account.merchantId}/products`, {
       headers: { Authorization: `Bearer ${account.accessToken}` },
       body: [{ sku: 'P|1', description: 'Agua', unitPrice: 10, satUnitKey: 'H87', satProductServiceKey: '50202301', satTaxObjectKey: '01' }],

@@ -71,8 +71,20 @@ describe('webhooks: endpoints, signed deliveries from an outbox, retries and the
     const scanned = await receiver.accepted(ofEvent('qr.scanned', (d) => d.qr_id === link.qrId));
     expect(scanned.payload.data).to.include({ status: 'SCANNED', store_uid: account.storeUid });
     expect(scanned.headers['webhook-id']).to.equal(scanned.payload.id);
-    expect(verifyWebhook(endpoint.secret, { id: scanned.headers['webhook-id']!, timestamp: scanned.headers['webhook-timestamp']!, signature: scanned.headers['webhook-signature']! }, scanned.body)).to.equal(true);
-    expect(verifyWebhook(endpoint.secret, { id: scanned.headers['webhook-id']!, timestamp: scanned.headers['webhook-timestamp']!, signature: scanned.headers['webhook-signature']! }, `${scanned.body} `)).to.equal(false);
+    expect(
+      verifyWebhook(
+        endpoint.secret,
+        { id: scanned.headers['webhook-id']!, timestamp: scanned.headers['webhook-timestamp']!, signature: scanned.headers['webhook-signature']! },
+        scanned.body,
+      ),
+    ).to.equal(true);
+    expect(
+      verifyWebhook(
+        endpoint.secret,
+        { id: scanned.headers['webhook-id']!, timestamp: scanned.headers['webhook-timestamp']!, signature: scanned.headers['webhook-signature']! },
+        `${scanned.body} `,
+      ),
+    ).to.equal(false);
 
     await confirm(link);
     await stamped(stampEvents, link.qrId);
@@ -86,8 +98,10 @@ describe('webhooks: endpoints, signed deliveries from an outbox, retries and the
     const log = await call('GET', `/v1/webhooks/endpoints/${endpoint.id}/deliveries`, { headers: asAccount(account) });
     expect(log.status).to.equal(200);
     expect(log.body.totalElements).to.equal(2);
-    expect(log.body.content.map((d: { event_type: string; status: string; attempts: number }) => [d.event_type, d.status, d.attempts]))
-      .to.have.deep.members([['qr.scanned', 'DELIVERED', 1], ['invoice.stamped', 'DELIVERED', 1]]);
+    expect(log.body.content.map((d: { event_type: string; status: string; attempts: number }) => [d.event_type, d.status, d.attempts])).to.have.deep.members([
+      ['qr.scanned', 'DELIVERED', 1],
+      ['invoice.stamped', 'DELIVERED', 1],
+    ]);
   });
 
   it('retries an endpoint that fails and one that times out, with the same event id, and logs the attempts', async () => {
@@ -130,7 +144,9 @@ describe('webhooks: endpoints, signed deliveries from an outbox, retries and the
     const account = await harness().bootstrap();
     await endpointFor(account, { events: ['csd.expiring'] });
     const merchantId = (await db()('merchants').where({ account_id: account.accountId }).first('id')).id as string;
-    await db()('merchant_csds').where({ merchant_id: merchantId }).update({ valid_to: db().raw(`now() + interval '10 days 1 hour'`) });
+    await db()('merchant_csds')
+      .where({ merchant_id: merchantId })
+      .update({ valid_to: db().raw(`now() + interval '10 days 1 hour'`) });
     const run = async () => {
       const job = await harness().producers.add('announce-expiring-csds', {});
       return job.waitUntilFinished(webhookEvents, 30_000);
@@ -147,10 +163,12 @@ describe('webhooks: endpoints, signed deliveries from an outbox, retries and the
     const account = await harness().bootstrap();
     await endpointFor(account, { events: ['csd.expiring'] });
     const merchantId = (await db()('merchants').where({ account_id: account.accountId }).first('id')).id as string;
-    await db().transaction(async (trx) => {
-      await emitEvents(trx, 'csd.expiring', [{ merchantId, data: { rolled: 'back' } }]);
-      throw new Error('the state change failed');
-    }).catch(() => undefined);
+    await db()
+      .transaction(async (trx) => {
+        await emitEvents(trx, 'csd.expiring', [{ merchantId, data: { rolled: 'back' } }]);
+        throw new Error('the state change failed');
+      })
+      .catch(() => undefined);
     expect(await db()('webhook_events').where({ account_id: account.accountId })).to.deep.equal([]);
 
     // Committed, then the process died before any job was queued: the dispatcher's periodic run finds it.
@@ -165,7 +183,9 @@ describe('webhooks: endpoints, signed deliveries from an outbox, retries and the
     const job = await harness().producers.queue('webhooks').getJob(`webhook.${delivery.id}`);
     await job!.waitUntilFinished(webhookEvents, 30_000);
     await job!.remove();
-    await db()('webhook_deliveries').where({ id: delivery.id }).update({ status: 'PENDING', attempts: 0, created_at: db().raw(`now() - interval '5 minutes'`) });
+    await db()('webhook_deliveries')
+      .where({ id: delivery.id })
+      .update({ status: 'PENDING', attempts: 0, created_at: db().raw(`now() - interval '5 minutes'`) });
     const before = receiver.received.filter((h) => h.payload.id === event.id).length;
     await new Promise<void>((resolve) => {
       const look = async (): Promise<void> => {

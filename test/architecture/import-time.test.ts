@@ -26,7 +26,9 @@ describe('composition: no module reads the configuration or opens a connection w
     const script = `for (const f of ${JSON.stringify(files.map((f) => pathToFileURL(join(root, f)).href))}) await import(f); console.log('imported');`;
     // PORT=not-a-port makes config() throw: a module calling it at import fails the import.
     const { stdout } = await run(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], {
-      cwd: root, env: { ...process.env, PORT: 'not-a-port', NODE_ENV: 'development' }, timeout: 170_000,
+      cwd: root,
+      env: { ...process.env, PORT: 'not-a-port', NODE_ENV: 'development' },
+      timeout: 170_000,
     }).catch((err: { stderr?: string }) => {
       throw new Error(`an import read the configuration or failed: ${err.stderr ?? 'no output'}`);
     });

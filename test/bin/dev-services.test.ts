@@ -19,7 +19,7 @@ async function stdoutOf(fn: () => Promise<void>): Promise<string> {
   return out;
 }
 
-describe('the development entry\'s operator tools (issue #21)', () => {
+describe("the development entry's operator tools (issue #21)", () => {
   // The harness's fakes stand in for the parties, so only the operator credentials are made here.
   const parties = () => {
     const { csf, pac, smtp } = harness();
@@ -36,7 +36,7 @@ describe('the development entry\'s operator tools (issue #21)', () => {
     expect(env.METRICS_TOKEN).to.equal(token);
   });
 
-  it('keeps the operator\'s own settings, and makes none outside development', async () => {
+  it("keeps the operator's own settings, and makes none outside development", async () => {
     const chosen: NodeJS.ProcessEnv = { NODE_ENV: 'development', ...parties(), METRICS_TOKEN: 'mine', ADMIN_PASSWORD_HASH: harness().deps.config.adminPasswordHash || undefined };
     await stdoutOf(() => startDevServices(chosen));
     expect(chosen.METRICS_TOKEN).to.equal('mine');

@@ -12,7 +12,9 @@ const PROCESS_TIMEOUT_MS = 120_000;
 async function node(script: string, args: string[], env: Record<string, string> = {}) {
   try {
     const { stdout, stderr } = await run(process.execPath, ['--import', 'tsx', script, ...args], {
-      cwd: root, env: { ...process.env, LOG_LEVEL: 'silent', ...env }, timeout: PROCESS_TIMEOUT_MS,
+      cwd: root,
+      env: { ...process.env, LOG_LEVEL: 'silent', ...env },
+      timeout: PROCESS_TIMEOUT_MS,
     });
     return { code: 0, stdout, stderr };
   } catch (err) {
@@ -49,13 +51,18 @@ describe('entry points', function () {
       expect(res.code).to.equal(1);
       const lines = res.stderr.trim().split('\n');
       expect(lines, res.stderr).to.have.length(1);
-      expect(lines[0]).to.equal(`Port ${port} on 127.0.0.1 is already in use (PORT): another copy of the service may be running; stop it, or start this one with PORT=${port + 1}.`);
+      expect(lines[0]).to.equal(
+        `Port ${port} on 127.0.0.1 is already in use (PORT): another copy of the service may be running; stop it, or start this one with PORT=${port + 1}.`,
+      );
     } finally {
       busy.close();
     }
   });
 
-  for (const [entry, name] of [['api/main.ts', 'CSF_BASE_URL'], ['workers/main.ts', 'CSF_BASE_URL']] as const) {
+  for (const [entry, name] of [
+    ['api/main.ts', 'CSF_BASE_URL'],
+    ['workers/main.ts', 'CSF_BASE_URL'],
+  ] as const) {
     it(`the production entry ${entry} starts no fake: an empty ${name} exits with one line naming it`, async () => {
       const res = await node(entry, [], { CSF_BASE_URL: '', PAC_BASE_URL: '', SMTP_URL: '', WORKER_METRICS_PORT: '0', PORT: '0' });
       expect(res.code).to.equal(1);

@@ -29,9 +29,14 @@ interface Running {
 
 /** The command of a Procfile process type (`web`, `worker`), as argv: the platform starts exactly that. */
 function procfileCommand(type: string): string[] {
-  const line = readFileSync(join(root, 'Procfile'), 'utf8').split('\n').find((l) => l.startsWith(`${type}:`));
+  const line = readFileSync(join(root, 'Procfile'), 'utf8')
+    .split('\n')
+    .find((l) => l.startsWith(`${type}:`));
   if (!line) throw new Error(`Procfile has no ${type}:`);
-  return line.slice(type.length + 1).trim().split(/\s+/);
+  return line
+    .slice(type.length + 1)
+    .trim()
+    .split(/\s+/);
 }
 
 /**
@@ -57,7 +62,8 @@ function start(argv: string[], env: Record<string, string>, ready: string): Prom
  * be there); zombies (state Z) have exited and only wait for init to reap them.
  */
 function groupMembers(pgid: number): string[] {
-  return execFileSync('ps', ['-e', '-o', 'pgid=,stat=,pid=,args='], { encoding: 'utf8' }).split('\n')
+  return execFileSync('ps', ['-e', '-o', 'pgid=,stat=,pid=,args='], { encoding: 'utf8' })
+    .split('\n')
     .filter((line) => {
       const [group, stat] = line.trim().split(/\s+/);
       return group === String(pgid) && !stat?.startsWith('Z');
@@ -87,8 +93,16 @@ describe('graceful shutdown on SIGTERM, with real processes under load', functio
     // The production entries need every external party's address: the harness's fakes, over the wire.
     const { csf, pac, smtp } = harness();
     env = {
-      QUEUE_PREFIX: `aftest${process.pid}sig`, PORT: String(port), HOST: '127.0.0.1', PUBLIC_BASE_URL: 'https://factura.example.test', SHUTDOWN_TIMEOUT_MS: '8000',
-      CSF_BASE_URL: csf.url, PAC_BASE_URL: pac.url, PAC_TOKEN: pac.token, SAT_STATUS_URL: `${pac.url}/ConsultaCFDIService.svc`, SMTP_URL: smtp.url,
+      QUEUE_PREFIX: `aftest${process.pid}sig`,
+      PORT: String(port),
+      HOST: '127.0.0.1',
+      PUBLIC_BASE_URL: 'https://factura.example.test',
+      SHUTDOWN_TIMEOUT_MS: '8000',
+      CSF_BASE_URL: csf.url,
+      PAC_BASE_URL: pac.url,
+      PAC_TOKEN: pac.token,
+      SAT_STATUS_URL: `${pac.url}/ConsultaCFDIService.svc`,
+      SMTP_URL: smtp.url,
     };
   });
   after(() => {
@@ -101,9 +115,12 @@ describe('graceful shutdown on SIGTERM, with real processes under load', functio
     }
   });
 
-  const post = (path: string, body: unknown, headers: Record<string, string> = {}) => fetch(`${baseUrl}${path}`, {
-    method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body),
-  });
+  const post = (path: string, body: unknown, headers: Record<string, string> = {}) =>
+    fetch(`${baseUrl}${path}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', ...headers },
+      body: JSON.stringify(body),
+    });
   const newQr = () => post('/v1/qrs', qrBody(account.storeUid), { 'X-API-Key': account.apiKey, 'X-TIME-ZONE': 'America/Mexico_City', 'idempotency-key': randomUUID() });
 
   it('a worker stopped while stamping finishes or hands back its jobs: every confirmed QR ends INVOICED once', async () => {
@@ -144,10 +161,12 @@ describe('graceful shutdown on SIGTERM, with real processes under load', functio
 
   it('the API stopped under load answers what it accepted and loses none of it', async () => {
     const api = running[0]!;
-    const answers = Array.from({ length: 40 }, () => newQr().then(
-      async (res) => ({ status: res.status, body: (await res.json()) as { qr_id?: string } }),
-      () => ({ status: 0, body: {} as { qr_id?: string } }),
-    ));
+    const answers = Array.from({ length: 40 }, () =>
+      newQr().then(
+        async (res) => ({ status: res.status, body: (await res.json()) as { qr_id?: string } }),
+        () => ({ status: 0, body: {} as { qr_id?: string } }),
+      ),
+    );
     // Stop it once the first answer is out, with the rest in flight or still to come.
     await Promise.race(answers);
     const stopped = await terminate(api);
@@ -158,7 +177,10 @@ describe('graceful shutdown on SIGTERM, with real processes under load', functio
     const created = settled.filter((a) => a.status === 201);
     expect(created.length).to.be.at.least(1);
     // Everything answered is an accepted QR or a refusal to connect; never a 5xx or a half-done answer.
-    expect(settled.every((a) => a.status === 201 || a.status === 0 || a.status === 503), JSON.stringify(settled.map((a) => a.status))).to.equal(true);
+    expect(
+      settled.every((a) => a.status === 201 || a.status === 0 || a.status === 503),
+      JSON.stringify(settled.map((a) => a.status)),
+    ).to.equal(true);
     const ids = created.map((a) => a.body.qr_id!);
     expect(Number((await harness().deps.db('qr_transactions').whereIn('id', ids).count({ n: '*' }).first())?.n)).to.equal(ids.length);
   });
@@ -168,7 +190,10 @@ describe('graceful shutdown on SIGTERM, with real processes under load', functio
     running.push(dev);
     const stopped = await terminate(dev);
     expect(stopped.left, 'nothing of npm run web left running').to.deep.equal([]);
-    const health = await fetch(`${baseUrl}/health`).then((res) => res.status, () => 0);
+    const health = await fetch(`${baseUrl}/health`).then(
+      (res) => res.status,
+      () => 0,
+    );
     expect(health, 'the port is closed').to.equal(0);
   });
 });

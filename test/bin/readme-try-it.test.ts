@@ -46,8 +46,16 @@ describe('README "Try it", pasted as it is', function () {
     databaseUrl.pathname = `${databaseUrl.pathname}_try_it_${process.pid}`;
     const fakes = mkdtempSync(join(tmpdir(), 'try-it-'));
     const env = {
-      ...process.env, NODE_ENV: 'development', PORT: String(port), DATABASE_URL: databaseUrl.toString(), REDIS_URL: harness().deps.config.redisUrl,
-      QUEUE_PREFIX: `aftest${process.pid}tryit`, FAKE_DATA_DIR: fakes, WORKER_METRICS_PORT: '0', LOG_LEVEL: 'warn', PUBLIC_BASE_URL: '',
+      ...process.env,
+      NODE_ENV: 'development',
+      PORT: String(port),
+      DATABASE_URL: databaseUrl.toString(),
+      REDIS_URL: harness().deps.config.redisUrl,
+      QUEUE_PREFIX: `aftest${process.pid}tryit`,
+      FAKE_DATA_DIR: fakes,
+      WORKER_METRICS_PORT: '0',
+      LOG_LEVEL: 'warn',
+      PUBLIC_BASE_URL: '',
     };
     const shell = spawn('bash', ['-c', tryItBlock()], { cwd: root, env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
     let out = '';

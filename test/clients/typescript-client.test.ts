@@ -39,7 +39,9 @@ describe('the TypeScript client (clients/typescript), against the live test stac
         keys.push(String(req.headers['idempotency-key']));
         if (first) {
           first = false;
-          res.writeHead(503, { 'content-type': 'application/json', 'retry-after': '0' }).end(JSON.stringify({ error: { code: 'service_unavailable', message: 'busy', details: [], request_id: 'r' } }));
+          res
+            .writeHead(503, { 'content-type': 'application/json', 'retry-after': '0' })
+            .end(JSON.stringify({ error: { code: 'service_unavailable', message: 'busy', details: [], request_id: 'r' } }));
           return;
         }
         const headers = Object.fromEntries(Object.entries(req.headers).filter(([k]) => k !== 'host' && k !== 'content-length')) as Record<string, string>;
@@ -60,9 +62,14 @@ describe('the TypeScript client (clients/typescript), against the live test stac
     }
   });
 
-  it('throws ApiError with the service\'s code, details and request id', async () => {
+  it("throws ApiError with the service's code, details and request id", async () => {
     const bad = { ...qrBody(account.storeUid), subtotal: 1 } as QrCreateRequest;
-    const error = await client().createQr(bad).then(() => undefined, (err: unknown) => err);
+    const error = await client()
+      .createQr(bad)
+      .then(
+        () => undefined,
+        (err: unknown) => err,
+      );
     expect(error).to.be.instanceOf(ApiError);
     const api = error as ApiError;
     expect(api.status).to.equal(422);

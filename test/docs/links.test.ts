@@ -3,14 +3,26 @@ import { dirname, join, relative } from 'node:path';
 import { expect } from 'chai';
 
 const root = new URL('../../', import.meta.url).pathname;
-const pages = ['README.md', ...readdirSync(join(root, 'docs')).filter((f) => f.endsWith('.md')).map((f) => `docs/${f}`)];
+const pages = [
+  'README.md',
+  ...readdirSync(join(root, 'docs'))
+    .filter((f) => f.endsWith('.md'))
+    .map((f) => `docs/${f}`),
+];
 
 /** GitHub's heading anchors: lower case, punctuation dropped, spaces as hyphens. */
 function anchors(markdown: string): Set<string> {
   const out = new Set<string>();
   for (const line of markdown.replace(/```[\s\S]*?```/g, '').split('\n')) {
     const m = /^#{1,6}\s+(.*)$/.exec(line);
-    if (m) out.add(m[1]!.trim().toLowerCase().replace(/[^\p{L}\p{N}\s_-]/gu, '').replace(/\s/g, '-'));
+    if (m)
+      out.add(
+        m[1]!
+          .trim()
+          .toLowerCase()
+          .replace(/[^\p{L}\p{N}\s_-]/gu, '')
+          .replace(/\s/g, '-'),
+      );
   }
   return out;
 }

@@ -24,10 +24,14 @@ describe('hostile uploads: pixel bombs, non-images and keys that are not keys ar
   it('each answers 4xx within the bound, with bounded memory growth', async () => {
     const bomb = pngBomb();
     expect(bomb.length).to.be.below(100_000);
-    const logo = (name: string, data: Buffer) => () => callForm('POST', `/v1/qrs/merchants/${account.merchantId}/logos`, account.accessToken, { appLogo: { data, fileName: name } });
-    const csdKey = (data: Buffer) => () => callForm('POST', `/v1/qrs/merchants/${account.merchantId}/invoice-mode`, account.accessToken, {
-      'csdDataRequest.cerFile': { data: CER, fileName: 'csd.cer' }, 'csdDataRequest.keyFile': { data, fileName: 'csd.key' }, 'csdDataRequest.password': '12345678a',
-    });
+    const logo = (name: string, data: Buffer) => () =>
+      callForm('POST', `/v1/qrs/merchants/${account.merchantId}/logos`, account.accessToken, { appLogo: { data, fileName: name } });
+    const csdKey = (data: Buffer) => () =>
+      callForm('POST', `/v1/qrs/merchants/${account.merchantId}/invoice-mode`, account.accessToken, {
+        'csdDataRequest.cerFile': { data: CER, fileName: 'csd.cer' },
+        'csdDataRequest.keyFile': { data, fileName: 'csd.key' },
+        'csdDataRequest.password': '12345678a',
+      });
     const cases: [string, () => Promise<Answer>][] = [
       ['100 MP PNG bomb', logo('bomb.png', bomb)],
       ['PDF as logo', logo('x.png', Buffer.from('%PDF-1.4\n1 0 obj<<>>endobj\n'))],

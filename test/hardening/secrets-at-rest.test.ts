@@ -18,7 +18,10 @@ const CSD = { cer: file('../../data/sat/test-csd/EKU9003173C9.cer'), key: file('
 /** Every form a secret could be written in: as text, and as PostgreSQL's bytea hex or base64 of its bytes. */
 function formsOf(name: string, secret: string | Buffer): [string, string][] {
   const bytes = typeof secret === 'string' ? Buffer.from(secret, 'utf8') : secret;
-  const forms: [string, string][] = [[`${name} (hex)`, bytes.toString('hex')], [`${name} (base64)`, bytes.toString('base64')]];
+  const forms: [string, string][] = [
+    [`${name} (hex)`, bytes.toString('hex')],
+    [`${name} (base64)`, bytes.toString('base64')],
+  ];
   if (typeof secret === 'string') forms.push([name, secret]);
   // A long binary secret: also any 48-byte window of it, as a partial copy would show.
   if (bytes.length > 96) for (let at = 0; at + 48 <= bytes.length; at += 200) forms.push([`${name} [${at}..] (hex)`, bytes.subarray(at, at + 48).toString('hex')]);
@@ -47,7 +50,8 @@ describe('secrets at rest: database dump and logs of a full flow hold no secret 
     const token = await call('POST', '/v1/auth/token', { body: { grant_type: 'client_credentials', client_id: account.clientId, client_secret: account.clientSecret } });
     expect(token.status, JSON.stringify(token.body)).to.equal(200);
     const csd = await callForm('PUT', `/v1/qrs/merchants/${account.merchantId}/invoice-mode`, account.accessToken, {
-      'csdDataRequest.cerFile': { data: CSD.cer, fileName: 'csd.cer' }, 'csdDataRequest.keyFile': { data: CSD.key, fileName: 'csd.key' },
+      'csdDataRequest.cerFile': { data: CSD.cer, fileName: 'csd.cer' },
+      'csdDataRequest.keyFile': { data: CSD.key, fileName: 'csd.key' },
       'csdDataRequest.password': CSD.password,
     });
     expect(csd.status, JSON.stringify(csd.body)).to.be.oneOf([200, 201]);
@@ -65,13 +69,20 @@ describe('secrets at rest: database dump and logs of a full flow hold no secret 
 
     const cfg = h.deps.config;
     const secrets: [string, string][] = [
-      ...formsOf('bootstrap API key', account.apiKey), ...formsOf('regenerated API key', apiKey),
-      ...formsOf('access token', account.accessToken), ...formsOf('issued access token', token.body.access_token as string),
-      ...formsOf('client secret', account.clientSecret!), ...formsOf('CSD password', CSD.password), ...formsOf('CSD private key', CSD.key),
+      ...formsOf('bootstrap API key', account.apiKey),
+      ...formsOf('regenerated API key', apiKey),
+      ...formsOf('access token', account.accessToken),
+      ...formsOf('issued access token', token.body.access_token as string),
+      ...formsOf('client secret', account.clientSecret!),
+      ...formsOf('CSD password', CSD.password),
+      ...formsOf('CSD private key', CSD.key),
       ...formsOf('webhook secret', endpoint.body.secret as string),
       ...formsOf('webhook signing key', Buffer.from((endpoint.body.secret as string).replace(/^whsec_/, ''), 'base64')),
-      ...formsOf('QR_HMAC_KEY', cfg.qrHmacKey), ...formsOf('URL_SIGNING_KEY', cfg.urlSigningKey), ...formsOf('PAC token', h.pac.token),
-      ['ENCRYPTION_KEY', cfg.encryptionKey], ...formsOf('ENCRYPTION_KEY bytes', parseEncryptionKey(cfg.encryptionKey)).filter(([, f]) => !/^0+$|^A+=*$/.test(f)),
+      ...formsOf('QR_HMAC_KEY', cfg.qrHmacKey),
+      ...formsOf('URL_SIGNING_KEY', cfg.urlSigningKey),
+      ...formsOf('PAC token', h.pac.token),
+      ['ENCRYPTION_KEY', cfg.encryptionKey],
+      ...formsOf('ENCRYPTION_KEY bytes', parseEncryptionKey(cfg.encryptionKey)).filter(([, f]) => !/^0+$|^A+=*$/.test(f)),
     ];
 
     const { stdout: dump } = await run('pg_dump', ['--no-owner', cfg.databaseUrl], { maxBuffer: 1 << 30 });
@@ -96,13 +107,20 @@ describe('secrets at rest: database dump and logs of a full flow hold no secret 
 
     // A's key in B's row, then A's key ciphertext in A's own password column: both refused.
     await h.deps.db('merchant_csds').where({ merchant_id: b.merchantId }).update({ private_key_encrypted: rowA.private_key_encrypted });
-    await loadCsdMaterial(h.deps.db, b.merchantId, key).then(() => expect.fail('decrypted a swapped key'), (err: Error) => expect(err.message).to.match(/authenticate/));
+    await loadCsdMaterial(h.deps.db, b.merchantId, key).then(
+      () => expect.fail('decrypted a swapped key'),
+      (err: Error) => expect(err.message).to.match(/authenticate/),
+    );
     expect(() => decrypt(rowA.private_key_encrypted, key, boundTo.csdPassword(a.merchantId))).to.throw();
 
     // Rows written before the binding (version 1, no associated data) are still read.
-    await h.deps.db('merchant_csds').where({ merchant_id: b.merchantId }).update({
-      private_key_encrypted: legacyCiphertext(CSD.key, parseEncryptionKey(h.deps.config.encryptionKey)), password_encrypted: legacyCiphertext(Buffer.from(CSD.password), parseEncryptionKey(h.deps.config.encryptionKey)),
-    });
+    await h.deps
+      .db('merchant_csds')
+      .where({ merchant_id: b.merchantId })
+      .update({
+        private_key_encrypted: legacyCiphertext(CSD.key, parseEncryptionKey(h.deps.config.encryptionKey)),
+        password_encrypted: legacyCiphertext(Buffer.from(CSD.password), parseEncryptionKey(h.deps.config.encryptionKey)),
+      });
     const legacy = await loadCsdMaterial(h.deps.db, b.merchantId, key);
     expect(legacy?.privateKeyDer.equals(CSD.key)).to.equal(true);
 

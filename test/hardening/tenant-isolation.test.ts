@@ -17,7 +17,7 @@ interface Probe {
   expected?: number;
 }
 
-describe('tenant isolation: every route with another account\'s ids', function () {
+describe("tenant isolation: every route with another account's ids", function () {
   this.timeout(90_000);
   let owner: BootstrapResult;
   let stranger: BootstrapResult;
@@ -30,7 +30,8 @@ describe('tenant isolation: every route with another account\'s ids', function (
     stampEvents = await queueEvents('stamp');
     const bearer = { Authorization: `Bearer ${owner.accessToken}` };
     const product = await call('POST', `/v1/qrs/merchants/${owner.merchantId}/products`, {
-      headers: bearer, body: [{ sku: 'ISO-1', description: 'Producto', unitPrice: 10, satUnitKey: 'H87', satProductServiceKey: '50202301', satTaxObjectKey: '02', taxes: IVA16 }],
+      headers: bearer,
+      body: [{ sku: 'ISO-1', description: 'Producto', unitPrice: 10, satUnitKey: 'H87', satProductServiceKey: '50202301', satTaxObjectKey: '02', taxes: IVA16 }],
     });
     ids.product = product.body[0].productId;
     const link = await newQrLink(owner);
@@ -39,7 +40,8 @@ describe('tenant isolation: every route with another account\'s ids', function (
     await stamped(stampEvents, link.qrId);
     ids.uuid = (await harness().deps.db('invoices').where({ transaction_id: link.qrId }).first('uuid')).uuid;
     const credit = await call('POST', '/v1/qrs/invoices/credit-notes', {
-      headers: { 'X-API-Key': owner.apiKey }, body: { related: [{ uuid: ids.uuid, amount: 10 }], sat_payment_form: '03', sat_payment_method: 'PUE' },
+      headers: { 'X-API-Key': owner.apiKey },
+      body: { related: [{ uuid: ids.uuid, amount: 10 }], sat_payment_form: '03', sat_payment_method: 'PUE' },
     });
     ids.creditNote = credit.body.id;
     const endpoint = await call('POST', '/v1/webhooks/endpoints', { headers: bearer, body: { url: 'http://127.0.0.1:9/hooks' } });
@@ -47,7 +49,7 @@ describe('tenant isolation: every route with another account\'s ids', function (
   });
   after(() => stampEvents.close());
 
-  it('answers 404 (never the owner\'s data) on every route, with the stranger\'s token or API key', async () => {
+  it("answers 404 (never the owner's data) on every route, with the stranger's token or API key", async () => {
     const { issuerId, merchantId } = owner;
     const probes: Probe[] = [
       { method: 'GET', path: `/v1/qrs/issuers/${issuerId}`, as: 'token' },
@@ -72,14 +74,21 @@ describe('tenant isolation: every route with another account\'s ids', function (
         { method: 'GET', path: `/v1/qrs/invoices/uuid/${ids.uuid}/cancellation-acuse`, as },
         { method: 'DELETE', path: `/v1/qrs/invoices/${ids.uuid}`, as, body: { motive: '02' } },
         { method: 'GET', path: `/v1/qrs/invoices/credit-notes/${ids.creditNote}`, as },
-        { method: 'POST', path: '/v1/qrs/invoices/credit-notes', as, body: { related: [{ uuid: ids.uuid, amount: 1 }], sat_payment_form: '03', sat_payment_method: 'PUE' }, expected: 422 },
+        {
+          method: 'POST',
+          path: '/v1/qrs/invoices/credit-notes',
+          as,
+          body: { related: [{ uuid: ids.uuid, amount: 1 }], sat_payment_form: '03', sat_payment_method: 'PUE' },
+          expected: 422,
+        },
       ]),
       { method: 'GET', path: `/v1/webhooks/endpoints/${ids.endpoint}`, as: 'token' },
       { method: 'GET', path: `/v1/webhooks/endpoints/${ids.endpoint}/deliveries`, as: 'token' },
       { method: 'DELETE', path: `/v1/webhooks/endpoints/${ids.endpoint}`, as: 'token' },
     ];
-    const secrets = [owner.issuerId, owner.merchantId, owner.storeUid, ids.qr, ids.uuid, ids.product, ids.creditNote, ids.endpoint, 'ESCUELA KEMPER']
-      .filter((s): s is string => s !== undefined);
+    const secrets = [owner.issuerId, owner.merchantId, owner.storeUid, ids.qr, ids.uuid, ids.product, ids.creditNote, ids.endpoint, 'ESCUELA KEMPER'].filter(
+      (s): s is string => s !== undefined,
+    );
     const wrong: string[] = [];
     for (const probe of probes) {
       const headers: Record<string, string> = probe.as === 'token' ? { Authorization: `Bearer ${stranger.accessToken}` } : { 'X-API-Key': stranger.apiKey };
@@ -88,7 +97,8 @@ describe('tenant isolation: every route with another account\'s ids', function (
       const text = JSON.stringify(res.body);
       // The error may repeat the id the caller sent in the path; it must not show anything else of the owner's.
       const leaked = secrets.filter((s) => !probe.path.includes(s) && !JSON.stringify(probe.body ?? '').includes(s) && text.includes(s));
-      if (res.status !== expected || leaked.length > 0 || !res.body.error) wrong.push(`${probe.method} ${probe.path} as ${probe.as}: ${res.status} ${leaked.join(',')} ${text.slice(0, 200)}`);
+      if (res.status !== expected || leaked.length > 0 || !res.body.error)
+        wrong.push(`${probe.method} ${probe.path} as ${probe.as}: ${res.status} ${leaked.join(',')} ${text.slice(0, 200)}`);
     }
     expect(wrong).to.deep.equal([]);
     // And the owner's things are untouched.

@@ -15,23 +15,65 @@ async function target(answer: (res: import('node:http').ServerResponse) => void 
 }
 
 /** DNS as an attacker controls it: every name answers the given address. */
-const resolvesTo = (address: string, family: 4 | 6 = 4): LookupFunction => (_host, options, callback) => {
-  if (options.all) (callback as unknown as (e: null, a: { address: string; family: number }[]) => void)(null, [{ address, family }]);
-  else callback(null, address, family);
-};
+const resolvesTo =
+  (address: string, family: 4 | 6 = 4): LookupFunction =>
+  (_host, options, callback) => {
+    if (options.all) (callback as unknown as (e: null, a: { address: string; family: number }[]) => void)(null, [{ address, family }]);
+    else callback(null, address, family);
+  };
 
 // Literal forms of loopback, private, link-local, CGNAT and special addresses, in every spelling the URL parser accepts.
 const LITERALS = [
-  'http://127.0.0.1/', 'http://127.1/', 'http://127.255.255.254/', 'http://2130706433/', 'http://0x7f.1/', 'http://0x7f000001/',
-  'http://017700000001/', 'http://0177.0.0.1/', 'http://0/', 'http://0.0.0.0/', 'http://10.0.0.1/', 'http://10.255.255.255/',
-  'http://172.16.0.1/', 'http://172.31.255.1/', 'http://192.168.1.1/', 'http://3232235777/', 'http://169.254.169.254/latest/meta-data/',
-  'http://0xa9.0xfe.0xa9.0xfe/', 'http://100.64.0.1/', 'http://100.127.255.254/', 'http://198.18.0.1/', 'http://224.0.0.1/',
-  'http://255.255.255.255/', 'http://[::1]/', 'http://[::]/', 'http://[0:0:0:0:0:0:0:1]/', 'http://[::ffff:127.0.0.1]/',
-  'http://[::ffff:7f00:1]/', 'http://[::ffff:10.0.0.1]/', 'http://[::ffff:169.254.169.254]/', 'http://[::127.0.0.1]/',
-  'http://[fc00::1]/', 'http://[fd12:3456::1]/', 'http://[fe80::1]/', 'http://[ff02::1]/', 'http://[64:ff9b::7f00:1]/',
-  'http://localhost/', 'http://LOCALHOST./', 'http://api.localhost/', 'http://①②⑦.0.0.1/',
+  'http://127.0.0.1/',
+  'http://127.1/',
+  'http://127.255.255.254/',
+  'http://2130706433/',
+  'http://0x7f.1/',
+  'http://0x7f000001/',
+  'http://017700000001/',
+  'http://0177.0.0.1/',
+  'http://0/',
+  'http://0.0.0.0/',
+  'http://10.0.0.1/',
+  'http://10.255.255.255/',
+  'http://172.16.0.1/',
+  'http://172.31.255.1/',
+  'http://192.168.1.1/',
+  'http://3232235777/',
+  'http://169.254.169.254/latest/meta-data/',
+  'http://0xa9.0xfe.0xa9.0xfe/',
+  'http://100.64.0.1/',
+  'http://100.127.255.254/',
+  'http://198.18.0.1/',
+  'http://224.0.0.1/',
+  'http://255.255.255.255/',
+  'http://[::1]/',
+  'http://[::]/',
+  'http://[0:0:0:0:0:0:0:1]/',
+  'http://[::ffff:127.0.0.1]/',
+  'http://[::ffff:7f00:1]/',
+  'http://[::ffff:10.0.0.1]/',
+  'http://[::ffff:169.254.169.254]/',
+  'http://[::127.0.0.1]/',
+  'http://[fc00::1]/',
+  'http://[fd12:3456::1]/',
+  'http://[fe80::1]/',
+  'http://[ff02::1]/',
+  'http://[64:ff9b::7f00:1]/',
+  'http://localhost/',
+  'http://LOCALHOST./',
+  'http://api.localhost/',
+  'http://①②⑦.0.0.1/',
 ];
-const OTHER_REFUSALS = ['http://user:pw@example.com/', 'http://:pw@example.com/', 'ftp://example.com/', 'file:///etc/passwd', 'gopher://example.com/', 'javascript:alert(1)', 'not a url'];
+const OTHER_REFUSALS = [
+  'http://user:pw@example.com/',
+  'http://:pw@example.com/',
+  'ftp://example.com/',
+  'file:///etc/passwd',
+  'gopher://example.com/',
+  'javascript:alert(1)',
+  'not a url',
+];
 
 describe('webhook SSRF: private targets refused at registration and at delivery, no connection made', function () {
   this.timeout(30_000);
@@ -50,7 +92,11 @@ describe('webhook SSRF: private targets refused at registration and at delivery,
   it('delivery refuses every literal private target and every name resolving to one, without connecting', async () => {
     const internal = await target();
     try {
-      const withPort = (url: string) => { const u = new URL(url); u.port = String(internal.port); return u.toString(); };
+      const withPort = (url: string) => {
+        const u = new URL(url);
+        u.port = String(internal.port);
+        return u.toString();
+      };
       const cases: { url: string; lookup?: LookupFunction }[] = [
         ...LITERALS.map((url) => ({ url: withPort(url) })),
         // Names an attacker's DNS points at internal addresses (the check runs inside the socket's lookup).
@@ -60,11 +106,13 @@ describe('webhook SSRF: private targets refused at registration and at delivery,
         { url: `http://mapped.attacker.example:${internal.port}/`, lookup: resolvesTo('::ffff:127.0.0.1', 6) },
         { url: `http://lan.attacker.example:${internal.port}/`, lookup: resolvesTo('192.168.0.10') },
       ];
-      const outcomes = await Promise.all(cases.map(async ({ url, lookup }) => {
-        const client = httpWebhookClient(2000, { allowPrivate: false, lookup });
-        const err = await rejection(client.post(url, '{}', { 'content-type': 'application/json' }), WebhookUndelivered);
-        return { url, refused: /^refused/.test(err.message) };
-      }));
+      const outcomes = await Promise.all(
+        cases.map(async ({ url, lookup }) => {
+          const client = httpWebhookClient(2000, { allowPrivate: false, lookup });
+          const err = await rejection(client.post(url, '{}', { 'content-type': 'application/json' }), WebhookUndelivered);
+          return { url, refused: /^refused/.test(err.message) };
+        }),
+      );
       expect(outcomes.filter((o) => !o.refused)).to.deep.equal([]);
       expect(outcomes.length).to.be.greaterThanOrEqual(30);
       expect(internal.connections(), 'connections reached the internal service').to.equal(0);

@@ -21,9 +21,17 @@ describe('kill -9 the stamping worker mid-stamp (chaos, issue #8)', function () 
 
   it('5 SIGKILLs while buyers confirm: every confirmed QR INVOICED once, one UUID and folio each, one PAC stamp each', async () => {
     const cfg = config();
-    const result = await killWorkerMidStamp({
-      db: harness().deps.db, databaseUrl: cfg.databaseUrl, redisUrl: cfg.redisUrl, account: await harness().bootstrap(), pac: harness().pac, workDir,
-    }, { kills: 5, settleMs: 150_000 });
+    const result = await killWorkerMidStamp(
+      {
+        db: harness().deps.db,
+        databaseUrl: cfg.databaseUrl,
+        redisUrl: cfg.redisUrl,
+        account: await harness().bootstrap(),
+        pac: harness().pac,
+        workDir,
+      },
+      { kills: 5, settleMs: 150_000 },
+    );
     const failed = result.checks.filter((c) => !c.ok);
     expect(failed, `${result.counts}; ${result.timings}`).to.deep.equal([]);
     expect(result.counts).to.match(/[1-9]\d* QRs confirmed/);

@@ -8,7 +8,12 @@ import { postQr, qrBody } from './qr-body.js';
 
 /** A buyer SAT's fake PAC knows: name, zip and regime as registered. */
 export const BUYER: Customer = {
-  rfc: 'URE180429TM6', name: 'UNIVERSIDAD ROBOTICA ESPAÑOLA', tax_regime: '601', postal_code: '86991', cfdi_use: 'G03', email: 'compras@example.test',
+  rfc: 'URE180429TM6',
+  name: 'UNIVERSIDAD ROBOTICA ESPAÑOLA',
+  tax_regime: '601',
+  postal_code: '86991',
+  cfdi_use: 'G03',
+  email: 'compras@example.test',
 };
 
 export interface QrLink {
@@ -38,7 +43,9 @@ export function confirm(link: QrLink, customer: Partial<Customer> = {}, path = '
 export async function stamped(events: QueueEvents, qrId: string): Promise<unknown> {
   const invoice = await harness().deps.db('invoices').where({ transaction_id: qrId }).orderBy('created_at', 'desc').first('id');
   if (!invoice) throw new Error(`no confirmation for ${qrId}`);
-  const job = await harness().producers.queue('stamp').getJob(jobId.stampInvoice(invoice.id as string));
+  const job = await harness()
+    .producers.queue('stamp')
+    .getJob(jobId.stampInvoice(invoice.id as string));
   if (!job) throw new Error(`no stamp job for ${invoice.id}`);
   // The job's own outcome ends the wait; this only bounds it: every attempt timing out, plus some.
   const { pacAttempts, pacTimeoutMs } = harness().deps.config;

@@ -73,7 +73,14 @@ export async function startHarness(): Promise<Harness> {
   const mailer = smtpMailer({ url: smtp.url, from: cfg.mailFrom, timeoutMs: cfg.smtpTimeoutMs });
   const files = fileStoreFromConfig(cfg, db());
   const workers: RunningWorkers = await startWorkers({
-    config: cfg, db: db(), logger, producers, csf: measuredCsfClient(httpCsfClient(csf.url, cfg.csfTimeoutMs)), pac: measuredPacClient(swPacClient(pac.url, pac.token, cfg.pacTimeoutMs, `${pac.url}/ConsultaCFDIService.svc`)), mailer, files,
+    config: cfg,
+    db: db(),
+    logger,
+    producers,
+    csf: measuredCsfClient(httpCsfClient(csf.url, cfg.csfTimeoutMs)),
+    pac: measuredPacClient(swPacClient(pac.url, pac.token, cfg.pacTimeoutMs, `${pac.url}/ConsultaCFDIService.svc`)),
+    mailer,
+    files,
   });
   const deps: ApiDeps = { config: cfg, db: db(), redis, producers, catalogs: satCatalogs(), logger, csf: measuredCsfClient(httpCsfClient(csf.url, cfg.csfTimeoutMs)), files };
   const server: Server = createApp(deps).listen(0, '127.0.0.1');
@@ -96,7 +103,9 @@ export async function startHarness(): Promise<Harness> {
       // Every test account is SAT's one test RFC selling the same sale to the same buyer: a Serie of its own
       // keeps two tests' invoices from being the same document (the PAC would answer the second with the
       // first's stamp and the job would seal again, a PAC call more than the test counts).
-      await db()('merchant_csds').where({ merchant_id: account.merchantId }).update({ serial_number_prefix: `T${n}` });
+      await db()('merchant_csds')
+        .where({ merchant_id: account.merchantId })
+        .update({ serial_number_prefix: `T${n}` });
       return account;
     },
     async close() {
@@ -109,7 +118,11 @@ export async function startHarness(): Promise<Harness> {
       await pac.close();
       mailer.close();
       await smtp.close();
-      for (const name of Object.values(QUEUES)) await producers.queue(name).obliterate({ force: true }).catch(() => undefined);
+      for (const name of Object.values(QUEUES))
+        await producers
+          .queue(name)
+          .obliterate({ force: true })
+          .catch(() => undefined);
       await producers.close();
       redis.disconnect();
       await closeDb();

@@ -20,12 +20,14 @@ export async function satCadena(path: string): Promise<string> {
 export async function inParallel<T, R>(items: readonly T[], width: number, task: (item: T) => Promise<R>): Promise<R[]> {
   const results: R[] = new Array<R>(items.length);
   let next = 0;
-  await Promise.all(Array.from({ length: width }, async () => {
-    while (next < items.length) {
-      const i = next++;
-      results[i] = await task(items[i]!);
-    }
-  }));
+  await Promise.all(
+    Array.from({ length: width }, async () => {
+      while (next < items.length) {
+        const i = next++;
+        results[i] = await task(items[i]!);
+      }
+    }),
+  );
   return results;
 }
 
@@ -37,7 +39,10 @@ export async function xsdInvalid(paths: string[]): Promise<string> {
   } catch (err) {
     const stderr = (err as { stderr?: string }).stderr ?? String(err);
     // xmllint reports "<file> validates" for each good file, also when another one fails.
-    return stderr.split('\n').filter((line) => line !== '' && !line.endsWith(' validates')).join('\n');
+    return stderr
+      .split('\n')
+      .filter((line) => line !== '' && !line.endsWith(' validates'))
+      .join('\n');
   }
 }
 

@@ -19,8 +19,15 @@ describe('configuration docs, derived from the one schema', () => {
       const m = /^([A-Z_]+)=(.*)$/.exec(line);
       if (m) env[m[1]!] = m[2]!;
     }
-    expect(Object.keys(env).filter((k) => k !== 'NODE_ENV').sort()).to.deep.equal(
-      Object.values(SETTINGS).filter((s) => !(s.shownDefault !== undefined && typeof s.fallback !== 'string')).map((s) => s.name).sort(),
+    expect(
+      Object.keys(env)
+        .filter((k) => k !== 'NODE_ENV')
+        .sort(),
+    ).to.deep.equal(
+      Object.values(SETTINGS)
+        .filter((s) => !(s.shownDefault !== undefined && typeof s.fallback !== 'string'))
+        .map((s) => s.name)
+        .sort(),
     );
     expect(loadConfig(env)).to.deep.equal(loadConfig({ NODE_ENV: 'development' }));
   });

@@ -5,8 +5,18 @@ import { loadConfig } from '../../shared/config.js';
 describe('crash-after-commit (fault injection for npm run chaos)', function () {
   this.timeout(30_000);
   const module = new URL('../../shared/crash-after-commit.ts', import.meta.url).pathname;
-  const run = (probability: number) => spawnSync(process.execPath, ['--import', 'tsx', '--input-type=module', '-e',
-    `const m = await import(${JSON.stringify(module)}); m.armCrashAfterCommit(${probability}); m.crashAfterCommit('invoice-stamped'); console.log('went on');`], { encoding: 'utf8' });
+  const run = (probability: number) =>
+    spawnSync(
+      process.execPath,
+      [
+        '--import',
+        'tsx',
+        '--input-type=module',
+        '-e',
+        `const m = await import(${JSON.stringify(module)}); m.armCrashAfterCommit(${probability}); m.crashAfterCommit('invoice-stamped'); console.log('went on');`,
+      ],
+      { encoding: 'utf8' },
+    );
 
   it('armed with 1, the process dies by SIGKILL at the commit point and says where on stderr', () => {
     const child = run(1);
@@ -23,8 +33,14 @@ describe('crash-after-commit (fault injection for npm run chaos)', function () {
 
   it('is refused in production and outside 0–1', () => {
     const production = {
-      NODE_ENV: 'production', QR_HMAC_KEY: 'q'.repeat(32), URL_SIGNING_KEY: 'u'.repeat(32), ENCRYPTION_KEY: 'ab'.repeat(32),
-      CSF_BASE_URL: 'https://csf.example.com', PAC_BASE_URL: 'https://pac.example.com', PAC_TOKEN: 't', SMTP_URL: 'smtp://mail.example.com',
+      NODE_ENV: 'production',
+      QR_HMAC_KEY: 'q'.repeat(32),
+      URL_SIGNING_KEY: 'u'.repeat(32),
+      ENCRYPTION_KEY: 'ab'.repeat(32),
+      CSF_BASE_URL: 'https://csf.example.com',
+      PAC_BASE_URL: 'https://pac.example.com',
+      PAC_TOKEN: 't',
+      SMTP_URL: 'smtp://mail.example.com',
     };
     expect(loadConfig(production).crashAfterCommit).to.equal(0);
     expect(() => loadConfig({ ...production, CRASH_AFTER_COMMIT: '0.1' })).to.throw(/CRASH_AFTER_COMMIT/);

@@ -26,7 +26,9 @@ describe('buyer page in a phone browser', function () {
     phone = await openPhone();
   });
   after(() => phone?.close());
-  beforeEach(async () => { page = await phone.context.newPage(); });
+  beforeEach(async () => {
+    page = await phone.context.newPage();
+  });
   afterEach(() => page?.close());
 
   const pageUrl = (link: QrLink) => `${harness().baseUrl}/q?${linkQuery(link)}`;
@@ -41,11 +43,12 @@ describe('buyer page in a phone browser', function () {
     await p.fill('#email', c.email);
   }
 
-  it('speaks to the buyer in one register (tú) everywhere: page, hidden steps and the script\'s messages', async () => {
+  it("speaks to the buyer in one register (tú) everywhere: page, hidden steps and the script's messages", async () => {
     const link = await newQrLink(account);
     const html = await (await fetch(pageUrl(link))).text();
     const script = await (await fetch(`${harness().baseUrl}/q/assets/buyer-page.js`)).text();
-    const usted = /\b(usted|ingrese|escriba|revise|intente|espere|pida|descargue|contacte|verifique|seleccione|proporcione|su correo|sus datos|su RFC|su factura|su compra|su código)\b/i;
+    const usted =
+      /\b(usted|ingrese|escriba|revise|intente|espere|pida|descargue|contacte|verifique|seleccione|proporcione|su correo|sus datos|su RFC|su factura|su compra|su código)\b/i;
     expect(usted.exec(html)?.[0], 'page').to.equal(undefined);
     expect(usted.exec(script)?.[0], 'script').to.equal(undefined);
   });
@@ -70,12 +73,17 @@ describe('buyer page in a phone browser', function () {
     expect(sale).to.contain('ESCUELA KEMPER URGATE').and.contain('EKU9003173C9').and.contain('Gasolina regular').and.contain('Litro');
     expect(await page.locator('#sale-totals').innerText()).to.contain('302.32');
     expect(await page.locator('.expiry').innerText()).to.match(/Puedes facturar hasta el/);
-    expect(await page.locator('.support').innerText()).to.contain('ayuda@gasolinera.example').and.contain('+52 55 1234 5678');
+    expect(await page.locator('.support').innerText())
+      .to.contain('ayuda@gasolinera.example')
+      .and.contain('+52 55 1234 5678');
     expect((await call('GET', `/v1/qrs/${link.qrId}`, { headers: { 'X-API-Key': account.apiKey } })).body.status).to.equal('SCANNED');
 
     // Light and self-contained: every request to our origin, under 100 KB in all.
     const origin = new URL(harness().baseUrl).origin;
-    expect(requests.every((r) => new URL(r.url).origin === origin), JSON.stringify(requests)).to.equal(true);
+    expect(
+      requests.every((r) => new URL(r.url).origin === origin),
+      JSON.stringify(requests),
+    ).to.equal(true);
     const weight = requests.reduce((sum, r) => sum + r.bytes, 0);
     expect(weight).to.be.below(100 * 1024);
     console.log(`      page weight: ${weight} bytes in ${requests.length} requests`);
@@ -118,7 +126,7 @@ describe('buyer page in a phone browser', function () {
     await screenshot(page, '04-already-invoiced');
   });
 
-  it('checks the RFC as typed and shows the API\'s refusals next to their field, keeping the data', async () => {
+  it("checks the RFC as typed and shows the API's refusals next to their field, keeping the data", async () => {
     const link = await newQrLink(account);
     await page.goto(pageUrl(link));
     await page.fill('#rfc', 'URE180429TM5');
@@ -133,7 +141,7 @@ describe('buyer page in a phone browser', function () {
     await screenshot(page, '05-field-error');
   });
 
-  it('brings the buyer back to the form with the PAC\'s refusal at the field and their data kept', async () => {
+  it("brings the buyer back to the form with the PAC's refusal at the field and their data kept", async () => {
     const link = await newQrLink(account);
     await page.goto(pageUrl(link));
     await fill(page, { name: 'UNIVERSIDAD ROBOTICA' });

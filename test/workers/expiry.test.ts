@@ -23,11 +23,13 @@ describe('QR expiry', () => {
 
   const status = async (qrId: string) => (await call('GET', `/v1/qrs/${qrId}`, { headers: { 'X-API-Key': account.apiKey } })).body.status;
 
-  it('a QR due soon schedules its second\'s expiry bucket, which moves it to EXPIRED at expires_at', async () => {
+  it("a QR due soon schedules its second's expiry bucket, which moves it to EXPIRED at expires_at", async () => {
     const expiresAt = new Date(Date.now() + 1500);
     const qr = (await postQr(account, qrBody(account.storeUid, { expires_at: expiresAt.toISOString() }))).body;
     expect(qr.status).to.equal('PENDING');
-    const job = await harness().producers.queue('expiry').getJob(jobId.expireDue(expiryBucket(new Date(qr.expires_at))));
+    const job = await harness()
+      .producers.queue('expiry')
+      .getJob(jobId.expireDue(expiryBucket(new Date(qr.expires_at))));
     expect(job, 'delayed expiry bucket').to.not.equal(undefined);
     const result = (await job!.waitUntilFinished(events, 10_000)) as { expired: number };
     expect(result.expired).to.be.at.least(1);
@@ -70,7 +72,9 @@ describe('QR expiry', () => {
     const lost = (await postQr(account, qrBody(account.storeUid))).body;
     const invoiced = (await postQr(account, qrBody(account.storeUid))).body;
     const open = (await postQr(account, qrBody(account.storeUid))).body;
-    await db('qr_transactions').whereIn('id', [lost.qr_id, invoiced.qr_id]).update({ expires_at: new Date(Date.now() - 60_000) });
+    await db('qr_transactions')
+      .whereIn('id', [lost.qr_id, invoiced.qr_id])
+      .update({ expires_at: new Date(Date.now() - 60_000) });
     await db('qr_transactions').where({ id: invoiced.qr_id }).update({ status: 'INVOICED' });
 
     const sweep = await harness().producers.add('sweep-expired-qrs', {}, { removeOnComplete: true });

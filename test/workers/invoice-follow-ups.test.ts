@@ -28,7 +28,9 @@ describe('sweep-invoice-follow-ups', function () {
   after(() => queues.close());
 
   async function job(queue: 'pdf' | 'email', id: string) {
-    return harness().producers.queue(queue).getJob(queue === 'pdf' ? jobId.renderInvoicePdf(id) : jobId.emailInvoice(id));
+    return harness()
+      .producers.queue(queue)
+      .getJob(queue === 'pdf' ? jobId.renderInvoicePdf(id) : jobId.emailInvoice(id));
   }
 
   /** An invoice stamped, rendered and e-mailed, whose jobs are then gone from Redis. */

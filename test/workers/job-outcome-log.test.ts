@@ -20,7 +20,11 @@ describe('one log line per job outcome: an operator follows a sale by qr_id', fu
     await Promise.all(Object.values(events).map((e) => e.close()));
   });
 
-  const linesOf = (qrId: string): Line[] => harness().logs.flatMap((chunk) => chunk.split('\n')).filter((l) => l.includes(qrId)).map((l) => JSON.parse(l) as Line);
+  const linesOf = (qrId: string): Line[] =>
+    harness()
+      .logs.flatMap((chunk) => chunk.split('\n'))
+      .filter((l) => l.includes(qrId))
+      .map((l) => JSON.parse(l) as Line);
   const outcome = (l: Line) => [l.job, l.outcome ?? l.status ?? l.recipient ?? '', l.code ?? ''].join(' ').trim();
 
   it('render, PAC refusal with its code, stamp, PDF and e-mail each log one line with the qr_id; no personal data', async () => {
@@ -34,9 +38,7 @@ describe('one log line per job outcome: an operator follows a sale by qr_id', fu
     await (await harness().producers.queue('email').getJob(jobId.emailInvoice(invoice.id)))!.waitUntilFinished(events.email, 30_000);
 
     const jobs = linesOf(link.qrId).filter((l) => l.msg === 'job done');
-    expect(jobs.map(outcome)).to.deep.equal([
-      'render-qr', 'stamp-invoice refused CFDI40145', 'stamp-invoice stamped', 'render-invoice-pdf', 'email-invoice buyer',
-    ]);
+    expect(jobs.map(outcome)).to.deep.equal(['render-qr', 'stamp-invoice refused CFDI40145', 'stamp-invoice stamped', 'render-invoice-pdf', 'email-invoice buyer']);
     for (const line of jobs) expect(line.qr_id).to.equal(link.qrId);
     expect(jobs.slice(2).every((l) => l.uuid === invoice.uuid)).to.equal(true);
     const all = JSON.stringify(linesOf(link.qrId));

@@ -31,9 +31,16 @@ describe('sweep-lost-syncs', function () {
 
   /** A sync-issuer job as the API enqueues it, held back (delayed) so no worker runs it before the test says so. */
   async function heldSyncJob(a: BootstrapResult, suffix: string): Promise<Job> {
-    const job = await queue().add('sync-issuer', { issuerId: a.issuerId }, {
-      jobId: `${jobId.syncIssuer(a.issuerId)}.${suffix}`, deduplication: { id: jobId.syncIssuer(a.issuerId) }, delay: 3600_000, attempts: 3,
-    });
+    const job = await queue().add(
+      'sync-issuer',
+      { issuerId: a.issuerId },
+      {
+        jobId: `${jobId.syncIssuer(a.issuerId)}.${suffix}`,
+        deduplication: { id: jobId.syncIssuer(a.issuerId) },
+        delay: 3600_000,
+        attempts: 3,
+      },
+    );
     await recordSyncRequested(db(), a.issuerId, job.id!, new Date());
     return job;
   }

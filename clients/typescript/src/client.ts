@@ -96,7 +96,9 @@ export class AutofacturaClient {
     if (options.body !== undefined) headers['Content-Type'] = 'application/json';
     for (let attempt = 1; ; attempt++) {
       const res = await this.fetch(`${this.options.baseUrl.replace(/\/+$/, '')}${path}`, {
-        method, headers, body: options.body === undefined ? undefined : JSON.stringify(options.body),
+        method,
+        headers,
+        body: options.body === undefined ? undefined : JSON.stringify(options.body),
       });
       const text = await res.text();
       const body: unknown = text === '' ? undefined : JSON.parse(text);
@@ -106,7 +108,14 @@ export class AutofacturaClient {
         continue;
       }
       const error = (body as { error?: { code?: string; message?: string; details?: ErrorDetail[]; request_id?: string } } | undefined)?.error;
-      throw new ApiError(res.status, error?.code ?? 'http_error', error?.message ?? res.statusText, error?.details ?? [], error?.request_id ?? res.headers.get('x-request-id') ?? undefined, body);
+      throw new ApiError(
+        res.status,
+        error?.code ?? 'http_error',
+        error?.message ?? res.statusText,
+        error?.details ?? [],
+        error?.request_id ?? res.headers.get('x-request-id') ?? undefined,
+        body,
+      );
     }
   }
 }

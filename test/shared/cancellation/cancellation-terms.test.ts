@@ -5,8 +5,13 @@ import { cancellationDeadline, cancellationTerms, endOfNextBusinessDay, type Can
 const mx = (local: string) => new Date(`${local}-06:00`);
 
 const invoice: CancellationTermsInput = {
-  type: 'I', total: '5000.00', exchangeRate: '1', issuerRfc: 'EKU9003173C9', receptorRfc: 'URE180429TM6',
-  stampedAt: mx('2026-11-23T10:00:00'), now: mx('2026-11-30T10:00:00'),
+  type: 'I',
+  total: '5000.00',
+  exchangeRate: '1',
+  issuerRfc: 'EKU9003173C9',
+  receptorRfc: 'URE180429TM6',
+  stampedAt: mx('2026-11-23T10:00:00'),
+  now: mx('2026-11-30T10:00:00'),
 };
 
 describe('cancellation terms (RMF 2.7.1.35 and 2.7.1.46)', () => {
@@ -42,7 +47,9 @@ describe('cancellation terms (RMF 2.7.1.35 and 2.7.1.46)', () => {
     expect(cancellationDeadline('EKU9003173C9', invoice.stampedAt).toISOString()).to.equal(mx('2027-03-31T23:59:59.999').toISOString());
     expect(cancellationDeadline('CACX7605101P8', invoice.stampedAt).toISOString()).to.equal(mx('2027-04-30T23:59:59.999').toISOString());
     expect(cancellationTerms({ ...invoice, now: mx('2027-04-01T00:00:00') })).to.deep.equal({
-      cancellable: false, reason: 'period_over', deadline: mx('2027-03-31T23:59:59.999'),
+      cancellable: false,
+      reason: 'period_over',
+      deadline: mx('2027-03-31T23:59:59.999'),
     });
     expect(cancellationTerms({ ...invoice, issuerRfc: 'CACX7605101P8', now: mx('2027-04-01T00:00:00') })).to.include({ cancellable: true });
   });

@@ -39,8 +39,7 @@ describe('amount in words (importe con letra)', () => {
     ['2000000', 'DOS MILLONES DE PESOS 00/100 M.N.'],
     ['21000000', 'VEINTIÚN MILLONES DE PESOS 00/100 M.N.'],
     ['100000000', 'CIEN MILLONES DE PESOS 00/100 M.N.'],
-    ['999999999.99',
-      'NOVECIENTOS NOVENTA Y NUEVE MILLONES NOVECIENTOS NOVENTA Y NUEVE MIL NOVECIENTOS NOVENTA Y NUEVE PESOS 99/100 M.N.'],
+    ['999999999.99', 'NOVECIENTOS NOVENTA Y NUEVE MILLONES NOVECIENTOS NOVENTA Y NUEVE MIL NOVECIENTOS NOVENTA Y NUEVE PESOS 99/100 M.N.'],
   ];
   for (const [total, words] of pesos) {
     it(`${total} MXN`, () => expect(amountInWords(total, 'MXN')).to.equal(words));

@@ -14,7 +14,7 @@ import { inParallel, opensslVerdicts, satCadena, xsdInvalid } from '../../helper
 
 const CORPUS = 220;
 
-describe('cadena original and seal over a generated corpus, refereed by SAT\'s XSLT, XSD and openssl', function () {
+describe("cadena original and seal over a generated corpus, refereed by SAT's XSLT, XSD and openssl", function () {
   this.timeout(120_000);
   const dir = mkdtempSync(join(tmpdir(), 'cfdi-corpus-'));
   const files: string[] = [];
@@ -34,8 +34,20 @@ describe('cadena original and seal over a generated corpus, refereed by SAT\'s X
 
   it('covers what the issue asks for', () => {
     const all = files.map((f) => readFileSync(join(dir, f), 'utf8')).join('\n');
-    for (const needle of ['TasaOCuota="0.160000"', 'TasaOCuota="0.080000"', 'TasaOCuota="0.000000"', 'TipoFactor="Exento"', 'Impuesto="003" TipoFactor="Tasa"',
-      'TipoFactor="Cuota"', '<cfdi:Retencion Base', 'Impuesto="001"', 'Descuento=', 'Moneda="USD" TipoCambio="17.4521"', '<cfdi:InformacionGlobal', '<cfdi:CfdiRelacionados']) {
+    for (const needle of [
+      'TasaOCuota="0.160000"',
+      'TasaOCuota="0.080000"',
+      'TasaOCuota="0.000000"',
+      'TipoFactor="Exento"',
+      'Impuesto="003" TipoFactor="Tasa"',
+      'TipoFactor="Cuota"',
+      '<cfdi:Retencion Base',
+      'Impuesto="001"',
+      'Descuento=',
+      'Moneda="USD" TipoCambio="17.4521"',
+      '<cfdi:InformacionGlobal',
+      '<cfdi:CfdiRelacionados',
+    ]) {
       expect(all, needle).to.contain(needle);
     }
   });
@@ -50,11 +62,11 @@ describe('cadena original and seal over a generated corpus, refereed by SAT\'s X
     for (const f of files) expect(cadenaOriginal(parseXml(readFileSync(join(dir, f), 'utf8')))).to.equal(ours.get(f));
   });
 
-  it('every document validates against SAT\'s XSD bundle', async () => {
+  it("every document validates against SAT's XSD bundle", async () => {
     expect(await xsdInvalid(files.map((f) => join(dir, f)))).to.equal('');
   });
 
-  it('every seal verifies, and passes Anexo 20\'s arithmetic self-check', () => {
+  it("every seal verifies, and passes Anexo 20's arithmetic self-check", () => {
     for (const f of files) {
       const parsed = parseXml(readFileSync(join(dir, f), 'utf8'));
       expect(verifyCfdiSeal(parsed), f).to.equal(true);
@@ -62,7 +74,7 @@ describe('cadena original and seal over a generated corpus, refereed by SAT\'s X
     }
   });
 
-  it('openssl verifies the seal against the cadena with the certificate\'s public key', async () => {
+  it("openssl verifies the seal against the cadena with the certificate's public key", async () => {
     const documents = files.slice(0, 5).map((f) => ({ xml: readFileSync(join(dir, f), 'utf8'), cadena: ours.get(f)! }));
     expect(await opensslVerdicts(dir, testSigner().certificateBase64, documents)).to.deep.equal(documents.map(() => 'Verified OK'));
   });

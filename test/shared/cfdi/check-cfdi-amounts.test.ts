@@ -25,7 +25,9 @@ describe('checkCfdiAmounts (Anexo 20 arithmetic before sealing)', () => {
 
   it('reports a tax Importe off by one cent beyond the tolerance, and a wrong Total', () => {
     const doc = built();
-    const transfer = descendants(doc, ['cfdi:Conceptos', 'cfdi:Concepto', 'cfdi:Impuestos', 'cfdi:Traslados', 'cfdi:Traslado']).find((t) => t.attributes.some(([k]) => k === 'Importe'));
+    const transfer = descendants(doc, ['cfdi:Conceptos', 'cfdi:Concepto', 'cfdi:Impuestos', 'cfdi:Traslados', 'cfdi:Traslado']).find((t) =>
+      t.attributes.some(([k]) => k === 'Importe'),
+    );
     expect(transfer, 'seed 1 has a transferred tax').to.not.equal(undefined);
     setAttribute(transfer!, 'Importe', '0.01');
     setAttribute(doc, 'Total', '1.00');

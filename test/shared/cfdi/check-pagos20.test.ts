@@ -23,7 +23,7 @@ function removeAttribute(node: XmlElement, name: string): void {
   node.attributes = node.attributes.filter(([key]) => key !== name);
 }
 
-describe('checkCfdiAmounts on type P (Pagos 2.0, SAT\'s CRP rules)', () => {
+describe("checkCfdiAmounts on type P (Pagos 2.0, SAT's CRP rules)", () => {
   it('finds nothing wrong in built documents, in USD and in MXN', () => {
     expect(attribute(pago(built()), 'MonedaP')).to.equal('USD');
     expect(attribute(pago(built(MXN_SEED)), 'MonedaP')).to.equal('MXN');
@@ -37,7 +37,9 @@ describe('checkCfdiAmounts on type P (Pagos 2.0, SAT\'s CRP rules)', () => {
     setAttribute(doc, 'Moneda', 'MXN');
     setAttribute(doc, 'FormaPago', '01');
     expect(findings(doc)).to.deep.include.members([
-      ['payment_cfdi_amount_not_zero', 'CRP20103'], ['payment_cfdi_currency', 'CRP20104'], ['payment_cfdi_attribute_not_allowed', 'CRP20105'],
+      ['payment_cfdi_amount_not_zero', 'CRP20103'],
+      ['payment_cfdi_currency', 'CRP20104'],
+      ['payment_cfdi_attribute_not_allowed', 'CRP20105'],
     ]);
   });
 
@@ -47,16 +49,19 @@ describe('checkCfdiAmounts on type P (Pagos 2.0, SAT\'s CRP rules)', () => {
     setAttribute(first!, 'ImpSaldoInsoluto', '1.00');
     setAttribute(second!, 'ImpSaldoAnt', '1.00');
     setAttribute(second!, 'ImpSaldoInsoluto', '-28598.38');
-    const report = checkCfdiAmounts(doc).filter((f) => f.satCode === 'CRP20244').map((f) => f.path);
-    expect(report).to.deep.equal([
-      'Complemento/Pagos/Pago[1]/DoctoRelacionado[1]/@ImpSaldoInsoluto', 'Complemento/Pagos/Pago[1]/DoctoRelacionado[2]/@ImpSaldoInsoluto',
-    ]);
+    const report = checkCfdiAmounts(doc)
+      .filter((f) => f.satCode === 'CRP20244')
+      .map((f) => f.path);
+    expect(report).to.deep.equal(['Complemento/Pagos/Pago[1]/DoctoRelacionado[1]/@ImpSaldoInsoluto', 'Complemento/Pagos/Pago[1]/DoctoRelacionado[2]/@ImpSaldoInsoluto']);
   });
 
   it('reports a Monto below what the documents are paid, converted with EquivalenciaDR (CRP20217), and MontoTotalPagos then off (CRP20211)', () => {
     const doc = built();
     setAttribute(pago(doc), 'Monto', '2000.00');
-    expect(findings(doc)).to.deep.include.members([['payment_amount_below_paid', 'CRP20217'], ['payment_totals_mismatch', 'CRP20211']]);
+    expect(findings(doc)).to.deep.include.members([
+      ['payment_amount_below_paid', 'CRP20217'],
+      ['payment_totals_mismatch', 'CRP20211'],
+    ]);
   });
 
   it('requires EquivalenciaDR across currencies (CRP20237) and "1" within one (CRP20238)', () => {
@@ -82,7 +87,10 @@ describe('checkCfdiAmounts on type P (Pagos 2.0, SAT\'s CRP rules)', () => {
     const doc = built();
     const transfer = descendants(documents(doc)[0]!, ['pago20:ImpuestosDR', 'pago20:TrasladosDR', 'pago20:TrasladoDR'])[0]!;
     setAttribute(transfer, 'ImporteDR', '209.00');
-    expect(findings(doc)).to.deep.include.members([['tax_amount_out_of_limits', 'CRP20261'], ['payment_tax_mismatch', 'CRP20274']]);
+    expect(findings(doc)).to.deep.include.members([
+      ['tax_amount_out_of_limits', 'CRP20261'],
+      ['payment_tax_mismatch', 'CRP20274'],
+    ]);
   });
 
   it('ties ObjetoImpDR to ImpuestosDR: 02 needs it (CRP20246), 01 forbids it (CRP20247)', () => {
@@ -93,11 +101,14 @@ describe('checkCfdiAmounts on type P (Pagos 2.0, SAT\'s CRP rules)', () => {
     expect(satCodes(doc)).to.include.members(['CRP20247', 'CRP20246']);
   });
 
-  it('reports a BaseP that is not the documents\' BaseDR over EquivalenciaDR (CRP20268), and Totales off (CRP20204)', () => {
+  it("reports a BaseP that is not the documents' BaseDR over EquivalenciaDR (CRP20268), and Totales off (CRP20204)", () => {
     const doc = built();
     const transferP = descendants(pago(doc), ['pago20:ImpuestosP', 'pago20:TrasladosP', 'pago20:TrasladoP']).find((t) => attribute(t, 'ImpuestoP') === '002')!;
     setAttribute(transferP, 'BaseP', '1795.030084');
-    expect(findings(doc)).to.deep.include.members([['payment_tax_mismatch', 'CRP20268'], ['payment_totals_mismatch', 'CRP20204']]);
+    expect(findings(doc)).to.deep.include.members([
+      ['payment_tax_mismatch', 'CRP20268'],
+      ['payment_totals_mismatch', 'CRP20204'],
+    ]);
   });
 
   it('accepts a BaseP truncated or written with fewer decimals, as long as Totales follow what is written', () => {
@@ -113,7 +124,10 @@ describe('checkCfdiAmounts on type P (Pagos 2.0, SAT\'s CRP rules)', () => {
     const totales = child(pagos(doc), 'pago20:Totales')!;
     setAttribute(totales, 'TotalTrasladosImpuestoIVA16', '5012.31');
     setAttribute(totales, 'TotalTrasladosBaseIVAExento', '10.00');
-    expect(findings(doc)).to.deep.include.members([['payment_totals_mismatch', 'CRP20205'], ['payment_totals_mismatch', 'CRP20210']]);
+    expect(findings(doc)).to.deep.include.members([
+      ['payment_totals_mismatch', 'CRP20205'],
+      ['payment_totals_mismatch', 'CRP20210'],
+    ]);
   });
 });
 

@@ -11,23 +11,30 @@ const VARIANTS: readonly Variant[] = ['iva16', 'iva8', 'iva0', 'exento', 'iva16+
 /** MXN per USD, with 1 to 6 decimals as banks quote them. */
 const RATES = ['17.4521', '18.093715', '16.9', '19.25'];
 
-const transfer = (tax: string, rate: string | undefined, base: Decimal): PaidInvoiceTax =>
-  ({ type: 'Traslado', tax, factor: rate === undefined ? 'Exento' : 'Tasa', rate, base });
+const transfer = (tax: string, rate: string | undefined, base: Decimal): PaidInvoiceTax => ({ type: 'Traslado', tax, factor: rate === undefined ? 'Exento' : 'Tasa', rate, base });
 const withholding = (tax: string, rate: string, base: Decimal): PaidInvoiceTax => ({ type: 'Retencion', tax, factor: 'Tasa', rate, base });
 
 /** An invoice's taxes on `subtotal` as its concepts state them (some split in two lines of the same tax). */
 function invoiceTaxes(variant: Variant, subtotal: Decimal, part: Decimal): PaidInvoiceTax[] {
   const rest = subtotal.minus(part);
   switch (variant) {
-    case 'iva16': return [transfer('002', '0.160000', part), transfer('002', '0.160000', rest)];
-    case 'iva8': return [transfer('002', '0.080000', subtotal)];
-    case 'iva0': return [transfer('002', '0.000000', subtotal)];
-    case 'exento': return [transfer('002', undefined, subtotal)];
-    case 'iva16+exento': return [transfer('002', '0.160000', part), transfer('002', undefined, rest)];
+    case 'iva16':
+      return [transfer('002', '0.160000', part), transfer('002', '0.160000', rest)];
+    case 'iva8':
+      return [transfer('002', '0.080000', subtotal)];
+    case 'iva0':
+      return [transfer('002', '0.000000', subtotal)];
+    case 'exento':
+      return [transfer('002', undefined, subtotal)];
+    case 'iva16+exento':
+      return [transfer('002', '0.160000', part), transfer('002', undefined, rest)];
     // Professional fees paid by a company: ISR 10 % and two thirds of the IVA withheld.
-    case 'honorarios': return [transfer('002', '0.160000', subtotal), withholding('001', '0.100000', subtotal), withholding('002', '0.106667', subtotal)];
-    case 'resico': return [transfer('002', '0.160000', subtotal), withholding('001', '0.012500', subtotal)];
-    case 'ieps+iva16': return [transfer('003', '0.080000', subtotal), transfer('002', '0.160000', subtotal)];
+    case 'honorarios':
+      return [transfer('002', '0.160000', subtotal), withholding('001', '0.100000', subtotal), withholding('002', '0.106667', subtotal)];
+    case 'resico':
+      return [transfer('002', '0.160000', subtotal), withholding('001', '0.012500', subtotal)];
+    case 'ieps+iva16':
+      return [transfer('003', '0.080000', subtotal), transfer('002', '0.160000', subtotal)];
   }
 }
 
@@ -74,19 +81,32 @@ export function generatePaymentInput(seed: number): CfdiPaymentInput {
       const equivalence = docCurrency === currency ? undefined : docCurrency === 'MXN' ? rate : new Money(1).div(rate).toDecimalPlaces(10);
       paidInPaymentCurrency = paidInPaymentCurrency.plus(amountPaid.div(equivalence ?? 1));
       documents.push({
-        uuid: uuid(seed, k, j), series: next() < 0.6 ? 'F' : undefined, folio: next() < 0.8 ? String(1000 + seed * 10 + j) : undefined,
-        currency: docCurrency, currencyDecimals: 2, equivalence, installment, previousBalance, amountPaid,
-        taxObject: taxed ? '02' : '01', invoiceTaxes: taxed ? { total, taxes } : undefined,
+        uuid: uuid(seed, k, j),
+        series: next() < 0.6 ? 'F' : undefined,
+        folio: next() < 0.8 ? String(1000 + seed * 10 + j) : undefined,
+        currency: docCurrency,
+        currencyDecimals: 2,
+        equivalence,
+        installment,
+        previousBalance,
+        amountPaid,
+        taxObject: taxed ? '02' : '01',
+        invoiceTaxes: taxed ? { total, taxes } : undefined,
       });
     }
     const transferPayment = next() < 0.6;
     payments.push({
       paidAt: `2026-11-${String(1 + (seed % 20)).padStart(2, '0')}T${String(9 + k).padStart(2, '0')}:${String(seed % 60).padStart(2, '0')}:00`,
-      form: transferPayment ? '03' : '01', currency, currencyDecimals: 2, exchangeRate: currency === 'USD' ? rate : undefined,
+      form: transferPayment ? '03' : '01',
+      currency,
+      currencyDecimals: 2,
+      exchangeRate: currency === 'USD' ? rate : undefined,
       amount: paidInPaymentCurrency.toDecimalPlaces(2, Money.ROUND_UP),
       operationNumber: transferPayment ? `SPEI${seed}${k}` : undefined,
-      payerBankRfc: transferPayment ? 'BMI9704113PA' : undefined, payerAccount: transferPayment ? '0001970000' : undefined,
-      payeeBankRfc: transferPayment ? 'BBA830831LJ2' : undefined, payeeAccount: transferPayment ? '0198005000' : undefined,
+      payerBankRfc: transferPayment ? 'BMI9704113PA' : undefined,
+      payerAccount: transferPayment ? '0001970000' : undefined,
+      payeeBankRfc: transferPayment ? 'BBA830831LJ2' : undefined,
+      payeeAccount: transferPayment ? '0198005000' : undefined,
       documents,
     });
   }
@@ -96,7 +116,13 @@ export function generatePaymentInput(seed: number): CfdiPaymentInput {
     { rfc: 'URE180429TM6', name: 'UNIVERSIDAD ROBOTICA ESPAÑOLA', taxRegime: '601', postalCode: '86991' },
   ]);
   return {
-    type: 'P', series: 'P', folio: String(seed + 1), issuedLocal: `2026-11-${String(1 + (seed % 20)).padStart(2, '0')}T18:${String(seed % 60).padStart(2, '0')}:05`,
-    expeditionPlace: '42501', issuer: { rfc: 'EKU9003173C9', name: 'ESCUELA KEMPER URGATE', taxRegime: '601' }, receptor, payments,
+    type: 'P',
+    series: 'P',
+    folio: String(seed + 1),
+    issuedLocal: `2026-11-${String(1 + (seed % 20)).padStart(2, '0')}T18:${String(seed % 60).padStart(2, '0')}:05`,
+    expeditionPlace: '42501',
+    issuer: { rfc: 'EKU9003173C9', name: 'ESCUELA KEMPER URGATE', taxRegime: '601' },
+    receptor,
+    payments,
   };
 }

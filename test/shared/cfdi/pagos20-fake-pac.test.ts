@@ -48,7 +48,7 @@ describe('a type P CFDI through the fake PAC (SW format over HTTP)', function ()
     expect(await xsdInvalid([join(dir, 'stamped.xml')])).to.equal('');
   });
 
-  it('is refused with SAT\'s CRP code when a balance does not add up', async () => {
+  it("is refused with SAT's CRP code when a balance does not add up", async () => {
     const comprobante = paymentCfdi(0);
     setAttribute(descendants(comprobante, ['cfdi:Complemento', 'pago20:Pagos', 'pago20:Pago', 'pago20:DoctoRelacionado'])[0]!, 'ImpSaldoInsoluto', '0.01');
     sealCfdi(comprobante, testSigner());

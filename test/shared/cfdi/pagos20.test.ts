@@ -28,7 +28,9 @@ const SAT_SAMPLE = `${SAT_DIR}samples/cfdi40-pago20-EKU9003173C9-sellado-sin-tim
  */
 async function satCadenas(dir: string, paths: readonly string[]): Promise<string[]> {
   const stylesheet = join(dir, 'batch-cadena.xslt');
-  writeFileSync(stylesheet, `<?xml version="1.0" encoding="UTF-8"?>
+  writeFileSync(
+    stylesheet,
+    `<?xml version="1.0" encoding="UTF-8"?>
 <xsl:stylesheet version="1.0" xmlns:xsl="http://www.w3.org/1999/XSL/Transform">
   <xsl:import href="${pathToFileURL(CADENA_XSLT).href}"/>
   <xsl:template match="/">
@@ -38,7 +40,8 @@ async function satCadenas(dir: string, paths: readonly string[]): Promise<string
     </xsl:choose>
   </xsl:template>
 </xsl:stylesheet>
-`);
+`,
+  );
   const list = join(dir, 'batch.xml');
   writeFileSync(list, `<batch>${paths.map((p) => `<file href="${pathToFileURL(p).href}"/>`).join('')}</batch>`);
   const { stdout } = await run('xsltproc', ['--nonet', stylesheet, list], { maxBuffer: 64 * 1024 * 1024 });
@@ -52,23 +55,51 @@ const iva16 = (base: string): PaidInvoiceTax => ({ type: 'Traslado', tax: '002',
 
 /** SAT's sample (../shared/sat/samples) as our input: two invoices with IVA 16 %, one settled, one in part. */
 const SAMPLE_INPUT: CfdiPaymentInput = {
-  type: 'P', issuedLocal: '2023-06-13T14:15:16', expeditionPlace: '52000',
+  type: 'P',
+  issuedLocal: '2023-06-13T14:15:16',
+  expeditionPlace: '52000',
   issuer: { rfc: 'EKU9003173C9', name: 'ESCUELA KEMPER URGATE', taxRegime: '601' },
   receptor: { rfc: 'COSC8001137NA', name: 'CARLOS CORTES SOTO', taxRegime: '605', postalCode: '52000' },
-  payments: [{
-    paidAt: '2023-06-12T17:18:19', form: '03', currency: 'MXN', currencyDecimals: 2, amount: m('15000'), operationNumber: '963852',
-    payerBankRfc: 'BMI9704113PA', payerAccount: '0001970000', payeeBankRfc: 'BBA830831LJ2', payeeAccount: '0198005000',
-    documents: [
-      // Second half of a 24,000.00 invoice, then 3,000.00 of a 10,000.00 one.
-      { uuid: '00000000-1111-2222-3333-00000000000A', currency: 'MXN', currencyDecimals: 2, installment: 2, previousBalance: m('12000'), amountPaid: m('12000'),
-        taxObject: '02', invoiceTaxes: { total: m('24000'), taxes: [iva16('20689.66')] } },
-      { uuid: '00000000-1111-2222-3333-00000000000B', currency: 'MXN', currencyDecimals: 2, installment: 1, previousBalance: m('10000'), amountPaid: m('3000'),
-        taxObject: '02', invoiceTaxes: { total: m('10000'), taxes: [iva16('8620.69')] } },
-    ],
-  }],
+  payments: [
+    {
+      paidAt: '2023-06-12T17:18:19',
+      form: '03',
+      currency: 'MXN',
+      currencyDecimals: 2,
+      amount: m('15000'),
+      operationNumber: '963852',
+      payerBankRfc: 'BMI9704113PA',
+      payerAccount: '0001970000',
+      payeeBankRfc: 'BBA830831LJ2',
+      payeeAccount: '0198005000',
+      documents: [
+        // Second half of a 24,000.00 invoice, then 3,000.00 of a 10,000.00 one.
+        {
+          uuid: '00000000-1111-2222-3333-00000000000A',
+          currency: 'MXN',
+          currencyDecimals: 2,
+          installment: 2,
+          previousBalance: m('12000'),
+          amountPaid: m('12000'),
+          taxObject: '02',
+          invoiceTaxes: { total: m('24000'), taxes: [iva16('20689.66')] },
+        },
+        {
+          uuid: '00000000-1111-2222-3333-00000000000B',
+          currency: 'MXN',
+          currencyDecimals: 2,
+          installment: 1,
+          previousBalance: m('10000'),
+          amountPaid: m('3000'),
+          taxObject: '02',
+          invoiceTaxes: { total: m('10000'), taxes: [iva16('8620.69')] },
+        },
+      ],
+    },
+  ],
 };
 
-describe('Pagos 2.0 (type P) over a generated corpus, refereed by SAT\'s XSLT, XSD and openssl', function () {
+describe("Pagos 2.0 (type P) over a generated corpus, refereed by SAT's XSLT, XSD and openssl", function () {
   this.timeout(60_000);
   const dir = mkdtempSync(join(tmpdir(), 'pagos20-corpus-'));
   const files: string[] = [];
@@ -88,16 +119,40 @@ describe('Pagos 2.0 (type P) over a generated corpus, refereed by SAT\'s XSLT, X
   it('covers what the issue asks for', () => {
     const docs = files.map((f) => readFileSync(f, 'utf8'));
     const all = docs.join('\n');
-    for (const needle of ['MonedaP="MXN" TipoCambioP="1"', 'MonedaP="USD" TipoCambioP="', 'MonedaDR="USD"', 'MonedaDR="MXN" EquivalenciaDR="17.4521"',
-      'TasaOCuotaDR="0.160000"', 'TasaOCuotaDR="0.080000"', 'TasaOCuotaDR="0.000000"', 'TipoFactorDR="Exento"', '<pago20:RetencionDR', 'ImpuestoDR="003"',
-      'ObjetoImpDR="01"', 'ObjetoImpDR="02"', 'ImpSaldoInsoluto="0"', 'NumParcialidad="3"', 'TotalRetencionesIVA=', 'TotalRetencionesISR=',
-      'TotalTrasladosBaseIVA8=', 'TotalTrasladosImpuestoIVA0=', 'TotalTrasladosBaseIVAExento=', '<pago20:RetencionesP>']) {
+    for (const needle of [
+      'MonedaP="MXN" TipoCambioP="1"',
+      'MonedaP="USD" TipoCambioP="',
+      'MonedaDR="USD"',
+      'MonedaDR="MXN" EquivalenciaDR="17.4521"',
+      'TasaOCuotaDR="0.160000"',
+      'TasaOCuotaDR="0.080000"',
+      'TasaOCuotaDR="0.000000"',
+      'TipoFactorDR="Exento"',
+      '<pago20:RetencionDR',
+      'ImpuestoDR="003"',
+      'ObjetoImpDR="01"',
+      'ObjetoImpDR="02"',
+      'ImpSaldoInsoluto="0"',
+      'NumParcialidad="3"',
+      'TotalRetencionesIVA=',
+      'TotalRetencionesISR=',
+      'TotalTrasladosBaseIVA8=',
+      'TotalTrasladosImpuestoIVA0=',
+      'TotalTrasladosBaseIVAExento=',
+      '<pago20:RetencionesP>',
+    ]) {
       expect(all, needle).to.contain(needle);
     }
     expect(all, 'an EquivalenciaDR with 10 decimals').to.match(/EquivalenciaDR="0\.\d{10}"/);
     expect(all, 'a partial installment').to.match(/ImpSaldoInsoluto="[1-9]\d*\.\d\d"/);
-    expect(docs.some((d) => d.split('<pago20:Pago ').length > 2), 'two payments in one CFDI').to.equal(true);
-    expect(docs.some((d) => d.split('<pago20:DoctoRelacionado ').length > 3), 'three documents in one payment').to.equal(true);
+    expect(
+      docs.some((d) => d.split('<pago20:Pago ').length > 2),
+      'two payments in one CFDI',
+    ).to.equal(true);
+    expect(
+      docs.some((d) => d.split('<pago20:DoctoRelacionado ').length > 3),
+      'three documents in one payment',
+    ).to.equal(true);
   });
 
   it('our cadena equals xsltproc running cadenaoriginal_4_0.xslt, byte for byte, for every document', async () => {
@@ -110,7 +165,7 @@ describe('Pagos 2.0 (type P) over a generated corpus, refereed by SAT\'s XSLT, X
     files.forEach((f, i) => expect(cadenaOriginal(parseXml(readFileSync(f, 'utf8'))), f).to.equal(ours[i]));
   });
 
-  it('every document validates against SAT\'s XSD bundle (CFDI 4.0 + Pagos 2.0)', async () => {
+  it("every document validates against SAT's XSD bundle (CFDI 4.0 + Pagos 2.0)", async () => {
     expect(await xsdInvalid(files)).to.equal('');
   });
 
@@ -122,12 +177,12 @@ describe('Pagos 2.0 (type P) over a generated corpus, refereed by SAT\'s XSLT, X
     }
   });
 
-  it('openssl verifies the seal against the cadena with the certificate\'s public key', async () => {
+  it("openssl verifies the seal against the cadena with the certificate's public key", async () => {
     const documents = files.slice(0, 5).map((f, i) => ({ xml: readFileSync(f, 'utf8'), cadena: ours[i]! }));
     expect(await opensslVerdicts(dir, testSigner().certificateBase64, documents)).to.deep.equal(documents.map(() => 'Verified OK'));
   });
 
-  it('rebuilds SAT\'s sample from an input: the same cadena as xsltproc on the sample, hence the same Sello', async () => {
+  it("rebuilds SAT's sample from an input: the same cadena as xsltproc on the sample, hence the same Sello", async () => {
     const [satCadena] = await satCadenas(dir, [SAT_SAMPLE]);
     const { comprobante } = buildCfdi(SAMPLE_INPUT);
     const { cadena, seal } = sealCfdi(comprobante, testSigner());

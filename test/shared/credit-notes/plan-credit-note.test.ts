@@ -13,7 +13,12 @@ const catalogs = satCatalogs();
 // SAT's stamped sample: discounts, IVA transfers and ISR and IVA withholdings.
 const sample = invoicePdfDataFromXml(readFileSync(`${SAT_DIR}samples/cfdi40-ingreso-EKU9003173C9-timbrado.xml`, 'utf8'), catalogs);
 const decimals = (currency: string) => catalogs.currencyDecimals(currency);
-const credited = (amount: string, alreadyCredited = '0'): CreditedInvoice => ({ uuid: sample.stamp.uuid, data: sample, amount: dec(amount), alreadyCredited: dec(alreadyCredited) });
+const credited = (amount: string, alreadyCredited = '0'): CreditedInvoice => ({
+  uuid: sample.stamp.uuid,
+  data: sample,
+  amount: dec(amount),
+  alreadyCredited: dec(alreadyCredited),
+});
 const numbering = { folio: '1', issuedLocal: '2026-11-23T10:00:00' };
 
 describe('credit note plan', () => {

@@ -23,10 +23,14 @@ describe('secret tokens', () => {
 
 describe('encryption at rest', () => {
   const hex = () => randomBytes(32).toString('hex');
-  const ring = (currentId: number, keys: Record<number, string>): Keyring => encryptionKeyring({
-    encryptionKey: keys[currentId]!, encryptionKeyId: currentId,
-    encryptionPreviousKeys: Object.entries(keys).filter(([id]) => Number(id) !== currentId).map(([id, key]) => ({ id: Number(id), key })),
-  });
+  const ring = (currentId: number, keys: Record<number, string>): Keyring =>
+    encryptionKeyring({
+      encryptionKey: keys[currentId]!,
+      encryptionKeyId: currentId,
+      encryptionPreviousKeys: Object.entries(keys)
+        .filter(([id]) => Number(id) !== currentId)
+        .map(([id, key]) => ({ id: Number(id), key })),
+    });
   const [k1, k2] = [hex(), hex()];
   const one = ring(1, { 1: k1 });
 
@@ -65,7 +69,11 @@ describe('encryption at rest', () => {
     const old = encrypt(Buffer.from('v3 under key 1'), one, 'a');
     const v2 = legacyCiphertext(Buffer.from('format 2'), parseEncryptionKey(k1), 'a');
     const v1 = legacyCiphertext(Buffer.from('format 1'), parseEncryptionKey(k1));
-    expect([old, v2, v1].map((s) => [sealingKeyId(s), isCurrent(s, rotated)])).to.deep.equal([[1, false], [1, false], [1, false]]);
+    expect([old, v2, v1].map((s) => [sealingKeyId(s), isCurrent(s, rotated)])).to.deep.equal([
+      [1, false],
+      [1, false],
+      [1, false],
+    ]);
     expect([decrypt(old, rotated, 'a'), decrypt(v2, rotated, 'a'), decrypt(v1, rotated)].map(String)).to.deep.equal(['v3 under key 1', 'format 2', 'format 1']);
     const fresh = encrypt(Buffer.from('new'), rotated, 'a');
     expect([sealingKeyId(fresh), isCurrent(fresh, rotated)]).to.deep.equal([2, true]);
@@ -98,8 +106,15 @@ describe('encryption at rest', () => {
 
   it('in production, refuses the public development keys among the previous keys too', () => {
     const production = {
-      NODE_ENV: 'production', QR_HMAC_KEY: 'q'.repeat(32), URL_SIGNING_KEY: 'u'.repeat(32), ENCRYPTION_KEY: k2, ENCRYPTION_KEY_ID: '2',
-      CSF_BASE_URL: 'https://csf.example.com', PAC_BASE_URL: 'https://pac.example.com', PAC_TOKEN: 't', SMTP_URL: 'smtp://mail.example.com',
+      NODE_ENV: 'production',
+      QR_HMAC_KEY: 'q'.repeat(32),
+      URL_SIGNING_KEY: 'u'.repeat(32),
+      ENCRYPTION_KEY: k2,
+      ENCRYPTION_KEY_ID: '2',
+      CSF_BASE_URL: 'https://csf.example.com',
+      PAC_BASE_URL: 'https://pac.example.com',
+      PAC_TOKEN: 't',
+      SMTP_URL: 'smtp://mail.example.com',
     };
     expect(loadConfig({ ...production, ENCRYPTION_PREVIOUS_KEYS: `1:${k1}`, QR_HMAC_PREVIOUS_KEYS: 'old key' }).encryptionPreviousKeys).to.have.length(1);
     // The all-zero development key, in either spelling.

@@ -4,7 +4,7 @@ import { parseCsfQrText } from '../../../shared/csf/csf-qr.js';
 const VALIDATOR = 'https://siat.sat.gob.mx/app/qr/faces/pages/mobile/validadorqr.jsf';
 
 describe('the CSF QR text', () => {
-  it('reads the idCIF and RFC from D3 of SAT\'s validator URL, for personas físicas and morales', () => {
+  it("reads the idCIF and RFC from D3 of SAT's validator URL, for personas físicas and morales", () => {
     expect(parseCsfQrText(`${VALIDATOR}?D1=10&D2=1&D3=19010123456_CACX7605101P8`)).to.deep.equal({ rfc: 'CACX7605101P8', idCif: '19010123456' });
     expect(parseCsfQrText(`${VALIDATOR}?D1=10&D2=1&D3=20050987654_EKU9003173C9`)).to.deep.equal({ rfc: 'EKU9003173C9', idCif: '20050987654' });
   });
@@ -22,7 +22,7 @@ describe('the CSF QR text', () => {
     expect(parseCsfQrText(`${VALIDATOR}?D1=10&D2=1&D3=19010123456_%C3%91%26A010101AB1`)).to.deep.equal({ rfc: 'Ñ&A010101AB1', idCif: '19010123456' });
   });
 
-  it('refuses another host, even one that only looks like SAT\'s', () => {
+  it("refuses another host, even one that only looks like SAT's", () => {
     expect(parseCsfQrText('https://example.com/validadorqr.jsf?D1=10&D2=1&D3=19010123456_CACX7605101P8')).to.equal(undefined);
     expect(parseCsfQrText('https://siat.sat.gob.mx.example.com/validadorqr.jsf?D3=19010123456_CACX7605101P8')).to.equal(undefined);
     expect(parseCsfQrText('ftp://siat.sat.gob.mx/validadorqr.jsf?D3=19010123456_CACX7605101P8')).to.equal(undefined);

@@ -3,15 +3,23 @@ import { issuerChangesFromCsf } from '../../../shared/csf/issuer-changes-from-cs
 import { satCatalogs } from '../../../shared/sat/catalogs.js';
 
 const today = '2026-11-23';
-const csf = (regimes: string[], rfc = 'CACX7605101P8') => ({ rfc, legalName: ' XOCHILT  CASAS CHAVEZ ', zip: '36257', status: 'ACTIVO', regimes: regimes.map((code) => ({ code })) });
+const csf = (regimes: string[], rfc = 'CACX7605101P8') => ({
+  rfc,
+  legalName: ' XOCHILT  CASAS CHAVEZ ',
+  zip: '36257',
+  status: 'ACTIVO',
+  regimes: regimes.map((code) => ({ code })),
+});
 
 describe('issuer changes from a CSF', () => {
   const catalogs = satCatalogs();
   const issuer = { rfc: 'CACX7605101P8', taxRegimeCode: '626' };
 
   it('keeps the current regime when SAT still lists it, and takes name and zip as SAT writes them', () => {
-    expect(issuerChangesFromCsf(issuer, csf(['612', '626']), catalogs, today))
-      .to.deep.equal({ ok: true, changes: { businessName: 'XOCHILT CASAS CHAVEZ', taxRegimeCode: '626', zip: '36257' } });
+    expect(issuerChangesFromCsf(issuer, csf(['612', '626']), catalogs, today)).to.deep.equal({
+      ok: true,
+      changes: { businessName: 'XOCHILT CASAS CHAVEZ', taxRegimeCode: '626', zip: '36257' },
+    });
   });
 
   it('moves to the first listed regime that fits the person type when the current one is gone', () => {

@@ -32,7 +32,7 @@ describe('reading an uploaded CSF', function () {
   // The first test reads two PDFs, each allowed the whole budget.
   this.timeout(3 * options.timeoutMs);
 
-  it('reads the RFC and idCIF from the QR of the CSF\'s PDF', async () => {
+  it("reads the RFC and idCIF from the QR of the CSF's PDF", async () => {
     for (const csf of [XOCHILT, KEMPER]) {
       const pdf = await csfPdf(csf);
       expect(await readCsfDocument(pdf, options)).to.deep.equal({ rfc: csf.rfc, idCif: csf.idCif, via: 'qr' });
@@ -105,7 +105,7 @@ describe('reading an uploaded CSF', function () {
       expect(csfKeyFromText('RFC:\n\nEKU9003173C9\nidCIF:\n20050987654')).to.deep.equal({ rfc: 'EKU9003173C9', idCif: '20050987654' });
     });
 
-    it('needs both: an invoice\'s RFC alone is not a CSF', () => {
+    it("needs both: an invoice's RFC alone is not a CSF", () => {
       expect(csfKeyFromText('FACTURA\nRFC emisor: EKU9003173C9\nRFC: CACX7605101P8')).to.equal(undefined);
       expect(csfKeyFromText('idCIF: 19010123456')).to.equal(undefined);
       expect(csfKeyFromText('RFC: CACX7605101P8 idCIF: 1901012345')).to.equal(undefined);

@@ -9,15 +9,76 @@ const iso = (d: Date) => d.toISOString();
 
 function ticket(i: number, overrides: Partial<UnclaimedTicket> = {}): UnclaimedTicket {
   return {
-    id: `tra_${i}`, saleId: `T-${String(i).padStart(6, '0')}`, paymentForm: '01', paymentMethod: 'PUE', currency: 'MXN', exchangeRate: null,
+    id: `tra_${i}`,
+    saleId: `T-${String(i).padStart(6, '0')}`,
+    paymentForm: '01',
+    paymentMethod: 'PUE',
+    currency: 'MXN',
+    exchangeRate: null,
     concepts: [
-      { transaction_id: `tra_${i}`, position: 0, sku: null, description: 'Gasolina', amount: '215.000000', quantity: '10.000000', discount: null, unit_price: '21.500000', sat_unit_key: 'LTR', sat_product_service_key: '15101514', sat_tax_object_key: '02' },
-      { transaction_id: `tra_${i}`, position: 1, sku: null, description: 'Agua', amount: '37.330000', quantity: '2.000000', discount: '1.000000', unit_price: '18.665000', sat_unit_key: 'H87', sat_product_service_key: '50202301', sat_tax_object_key: '02' },
-      { transaction_id: `tra_${i}`, position: 2, sku: null, description: 'Lavado', amount: '10.000000', quantity: '1.000000', discount: null, unit_price: '10.000000', sat_unit_key: 'E48', sat_product_service_key: '01010101', sat_tax_object_key: '01' },
+      {
+        transaction_id: `tra_${i}`,
+        position: 0,
+        sku: null,
+        description: 'Gasolina',
+        amount: '215.000000',
+        quantity: '10.000000',
+        discount: null,
+        unit_price: '21.500000',
+        sat_unit_key: 'LTR',
+        sat_product_service_key: '15101514',
+        sat_tax_object_key: '02',
+      },
+      {
+        transaction_id: `tra_${i}`,
+        position: 1,
+        sku: null,
+        description: 'Agua',
+        amount: '37.330000',
+        quantity: '2.000000',
+        discount: '1.000000',
+        unit_price: '18.665000',
+        sat_unit_key: 'H87',
+        sat_product_service_key: '50202301',
+        sat_tax_object_key: '02',
+      },
+      {
+        transaction_id: `tra_${i}`,
+        position: 2,
+        sku: null,
+        description: 'Lavado',
+        amount: '10.000000',
+        quantity: '1.000000',
+        discount: null,
+        unit_price: '10.000000',
+        sat_unit_key: 'E48',
+        sat_product_service_key: '01010101',
+        sat_tax_object_key: '01',
+      },
     ],
     taxes: [
-      { transaction_id: `tra_${i}`, concept_position: 0, position: 0, type: 'Traslado', tax: '002', factor: 'Tasa', rate: '0.160000', taxable_base: '215.000000', amount: '34.400000' },
-      { transaction_id: `tra_${i}`, concept_position: 1, position: 0, type: 'Traslado', tax: '002', factor: 'Tasa', rate: '0.160000', taxable_base: '36.330000', amount: '5.810000' },
+      {
+        transaction_id: `tra_${i}`,
+        concept_position: 0,
+        position: 0,
+        type: 'Traslado',
+        tax: '002',
+        factor: 'Tasa',
+        rate: '0.160000',
+        taxable_base: '215.000000',
+        amount: '34.400000',
+      },
+      {
+        transaction_id: `tra_${i}`,
+        concept_position: 1,
+        position: 0,
+        type: 'Traslado',
+        tax: '002',
+        factor: 'Tasa',
+        rate: '0.160000',
+        taxable_base: '36.330000',
+        amount: '5.810000',
+      },
     ],
     ...overrides,
   };
@@ -52,7 +113,10 @@ describe('global invoice periods and plan', () => {
   it('one concept per ticket, one document per payment form, público en general, and Anexo 20 holds', () => {
     const tickets = [ticket(1), ticket(2, { paymentForm: '04' }), ticket(3), ticket(4, { currency: 'USD', exchangeRate: '17.250000' })];
     const parts = planGlobalInvoices({ tickets, period: globalPeriod(mx('2026-11-27T10:00:00'), '04'), issuer, expeditionPlace: '42501' });
-    expect(parts.map((p) => [p.paymentForm, p.part, p.ticketIds])).to.deep.equal([['01', 1, ['tra_1', 'tra_3', 'tra_4']], ['04', 1, ['tra_2']]]);
+    expect(parts.map((p) => [p.paymentForm, p.part, p.ticketIds])).to.deep.equal([
+      ['01', 1, ['tra_1', 'tra_3', 'tra_4']],
+      ['04', 1, ['tra_2']],
+    ]);
     const first = parts[0]!;
     expect(first.input.receptor).to.deep.equal({ rfc: 'XAXX010101000', name: 'PUBLICO EN GENERAL', taxRegime: '616', cfdiUse: 'S01', postalCode: '42501' });
     expect(first.input.globalInfo).to.deep.equal({ periodicity: '04', months: '11', year: 2026 });
@@ -69,6 +133,9 @@ describe('global invoice periods and plan', () => {
   it(`splits at ${MAX_CONCEPTS} concepts`, () => {
     const tickets = Array.from({ length: MAX_CONCEPTS + 1 }, (_, i) => ticket(i));
     const parts = planGlobalInvoices({ tickets, period: globalPeriod(mx('2026-11-27T10:00:00'), '04'), issuer, expeditionPlace: '42501' });
-    expect(parts.map((p) => [p.part, p.ticketIds.length])).to.deep.equal([[1, MAX_CONCEPTS], [2, 1]]);
+    expect(parts.map((p) => [p.part, p.ticketIds.length])).to.deep.equal([
+      [1, MAX_CONCEPTS],
+      [2, 1],
+    ]);
   });
 });

@@ -18,26 +18,42 @@ describe('measured PAC and CSF clients', () => {
   it('time every PAC operation by outcome and pass answers and errors through unchanged', async () => {
     const refusal = new PacRefused('CFDI40145', 'name mismatch');
     const pac: PacClient = {
-      stamp: async () => { throw refusal; },
-      cancel: async () => { throw new PacUnavailable('PAC answered 503'); },
+      stamp: async () => {
+        throw refusal;
+      },
+      cancel: async () => {
+        throw new PacUnavailable('PAC answered 503');
+      },
       status: async () => ({ state: 'Vigente', cancellable: 'Cancelable sin aceptación', cancellationStatus: '' }),
     };
     const measured = measuredPacClient(pac);
-    const grown = await growth('autofactura_pac_request_duration_seconds', [
-      { operation: 'stamp', outcome: 'refused' }, { operation: 'cancel', outcome: 'unavailable' }, { operation: 'status', outcome: 'ok' },
-    ], async () => {
-      expect(await measured.stamp('<cfdi/>').catch((err: unknown) => err)).to.equal(refusal);
-      expect(await measured.cancel({} as never).catch((err: unknown) => err)).to.be.instanceOf(PacUnavailable);
-      expect(await measured.status({ uuid: 'u', issuerRfc: 'a', receptorRfc: 'b', total: '1' })).to.include({ state: 'Vigente' });
-    });
+    const grown = await growth(
+      'autofactura_pac_request_duration_seconds',
+      [
+        { operation: 'stamp', outcome: 'refused' },
+        { operation: 'cancel', outcome: 'unavailable' },
+        { operation: 'status', outcome: 'ok' },
+      ],
+      async () => {
+        expect(await measured.stamp('<cfdi/>').catch((err: unknown) => err)).to.equal(refusal);
+        expect(await measured.cancel({} as never).catch((err: unknown) => err)).to.be.instanceOf(PacUnavailable);
+        expect(await measured.status({ uuid: 'u', issuerRfc: 'a', receptorRfc: 'b', total: '1' })).to.include({ state: 'Vigente' });
+      },
+    );
     expect(grown).to.deep.equal([1, 1, 1]);
   });
 
   it('time every CSF call by outcome', async () => {
     const answers: Array<() => Promise<never>> = [
-      async () => { throw new CsfNotFound('unknown'); },
-      async () => { throw new CsfUnavailable('503'); },
-      async () => { throw new TypeError('a bug'); },
+      async () => {
+        throw new CsfNotFound('unknown');
+      },
+      async () => {
+        throw new CsfUnavailable('503');
+      },
+      async () => {
+        throw new TypeError('a bug');
+      },
     ];
     const csf: CsfClient = { fetch: () => answers.shift()!() };
     const measured = measuredCsfClient(csf);

@@ -15,8 +15,7 @@ describe('the worker process metrics server', () => {
   after(() => server.close());
 
   /** A scrape with the token, another one, or (null) none. */
-  const scrape = (path = '/metrics', token: string | null = TOKEN) =>
-    fetch(`${server.url}${path}`, { headers: token === null ? {} : { Authorization: `Bearer ${token}` } });
+  const scrape = (path = '/metrics', token: string | null = TOKEN) => fetch(`${server.url}${path}`, { headers: token === null ? {} : { Authorization: `Bearer ${token}` } });
 
   it('serves the job metrics after a job ran, to the metrics token only', async () => {
     const render = { queue: QUEUES.render, job_name: 'render-qr', outcome: 'completed' };

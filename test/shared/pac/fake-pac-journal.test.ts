@@ -35,8 +35,12 @@ describe('the built-in fake PAC remembers its stamps across restarts (FAKE_DATA_
       const query = { uuid: stamp.uuid, issuerRfc: ISSUER.rfc, receptorRfc: 'URE180429TM6', total: attribute(comprobante, 'Total')! };
       expect((await after.status(query)).state).to.equal('Vigente');
       const cancelled = await after.cancel({
-        uuid: stamp.uuid, issuerRfc: ISSUER.rfc, motive: '02', password: '12345678a',
-        certificateDer: readFileSync(new URL('EKU9003173C9.cer', CSD_DIR)), privateKeyDer: readFileSync(new URL('EKU9003173C9.key', CSD_DIR)),
+        uuid: stamp.uuid,
+        issuerRfc: ISSUER.rfc,
+        motive: '02',
+        password: '12345678a',
+        certificateDer: readFileSync(new URL('EKU9003173C9.cer', CSD_DIR)),
+        privateKeyDer: readFileSync(new URL('EKU9003173C9.key', CSD_DIR)),
       });
       expect(cancelled.satCode).to.equal('201');
     } finally {
@@ -59,8 +63,12 @@ describe('the built-in fake PAC remembers its stamps across restarts (FAKE_DATA_
     await first.close();
     const second = await startFakePacServer();
     try {
-      const status = await swPacClient(second.url, second.token, 10_000, `${second.url}/ConsultaCFDIService.svc`)
-        .status({ uuid: stamp.uuid, issuerRfc: ISSUER.rfc, receptorRfc: 'URE180429TM6', total: attribute(parseXml(stamp.xml), 'Total')! });
+      const status = await swPacClient(second.url, second.token, 10_000, `${second.url}/ConsultaCFDIService.svc`).status({
+        uuid: stamp.uuid,
+        issuerRfc: ISSUER.rfc,
+        receptorRfc: 'URE180429TM6',
+        total: attribute(parseXml(stamp.xml), 'Total')!,
+      });
       expect(status.state).to.equal('No Encontrado');
     } finally {
       await second.close();

@@ -6,9 +6,7 @@ import { startFakePacServer, type FakePacServer } from '../../../fakes/pac-serve
 import type { CfdiReceptor } from '../../../shared/cfdi/cfdi-input.js';
 import { parseXml } from '../../../shared/cfdi/parse-xml.js';
 import { attribute } from '../../../shared/cfdi/xml-element.js';
-import {
-  PacRefused, PacUnavailable, type PacCancelRequest, type PacClient, type PacStamp, type SatStatusQuery,
-} from '../../../shared/pac/pac-client.js';
+import { PacRefused, PacUnavailable, type PacCancelRequest, type PacClient, type PacStamp, type SatStatusQuery } from '../../../shared/pac/pac-client.js';
 import { swPacClient } from '../../../shared/pac/sw-pac-client.js';
 import { ISSUER, sealedInvoice } from '../../fixtures/cfdi/sealed-invoice.js';
 import { rejection } from '../../helpers/rejection.js';
@@ -27,7 +25,11 @@ const FIVE_DAYS_H = 5 * 24;
 
 function statusQuery(stamp: PacStamp): SatStatusQuery {
   const comprobante = parseXml(stamp.xml);
-  const rfc = (name: string) => attribute(comprobante.children.find((c) => c.name === name)!, 'Rfc')!;
+  const rfc = (name: string) =>
+    attribute(
+      comprobante.children.find((c) => c.name === name)!,
+      'Rfc',
+    )!;
   return { uuid: stamp.uuid, issuerRfc: rfc('cfdi:Emisor'), receptorRfc: rfc('cfdi:Receptor'), total: attribute(comprobante, 'Total')! };
 }
 
@@ -89,7 +91,7 @@ describe('CFDI cancellation and SAT status through the SW-format client against 
     expect(await client.status(statusQuery(unanswered))).to.include({ state: 'Cancelado', cancellationStatus: 'Plazo vencido' });
   });
 
-  it('refusals come as PacRefused with the PAC\'s code; motive 01 goes through with its substitute', async () => {
+  it("refusals come as PacRefused with the PAC's code; motive 01 goes through with its substitute", async () => {
     const code = async (changes: Partial<PacCancelRequest>, uuid = other.uuid) => (await rejection(client.cancel(request(uuid, changes)), PacRefused)).pacCode;
     expect(await code({}, randomUUID().toUpperCase())).to.equal('CA205');
     expect(await code({ issuerRfc: 'AAA010101AAA' })).to.equal('CA203');
@@ -116,7 +118,7 @@ describe('CFDI cancellation and SAT status through the SW-format client against 
     expect((await client.status(statusQuery(odd))).state).to.equal('Vigente');
   });
 
-  it('SAT\'s status service: an unknown UUID is No Encontrado; an answer without Estado is PacUnavailable', async () => {
+  it("SAT's status service: an unknown UUID is No Encontrado; an answer without Estado is PacUnavailable", async () => {
     const unknown = await client.status({ ...statusQuery(other), uuid: randomUUID().toUpperCase() });
     expect(unknown).to.deep.equal({ state: 'No Encontrado', cancellable: '', cancellationStatus: '' });
     const broken: Server = createServer((_req, res) => void res.writeHead(200, { 'content-type': 'text/html' }).end('<html><body>Servicio no disponible</body></html>'));

@@ -47,7 +47,7 @@ describe('SW-format PAC client against the fake PAC over HTTP', function () {
   });
   after(() => pac.close());
 
-  it('stamps a sealed CFDI: TFD 1.1 with a UUID, valid against SAT\'s XSD, SelloSAT verifiable with the PAC\'s certificate', async () => {
+  it("stamps a sealed CFDI: TFD 1.1 with a UUID, valid against SAT's XSD, SelloSAT verifiable with the PAC's certificate", async () => {
     const stamp = await client.stamp(sealed());
     expect(stamp.uuid).to.match(/^[0-9A-F]{8}-[0-9A-F]{4}-[0-9A-F]{4}-[0-9A-F]{4}-[0-9A-F]{12}$/);
     expect(stamp.previouslyStamped).to.equal(false);
@@ -56,7 +56,9 @@ describe('SW-format PAC client against the fake PAC over HTTP', function () {
     expect(await xsdInvalid([join(dir, 'stamped.xml')])).to.equal('');
     const tfd = descendants(parseXml(stamp.xml), ['cfdi:Complemento', 'tfd:TimbreFiscalDigital'])[0]!;
     expect(attribute(tfd, 'UUID')).to.equal(stamp.uuid);
-    const verified = createVerify('RSA-SHA256').update(tfdCadenaOriginal(tfd), 'utf8').verify(new X509Certificate(pac.certificate).publicKey, attribute(tfd, 'SelloSAT')!, 'base64');
+    const verified = createVerify('RSA-SHA256')
+      .update(tfdCadenaOriginal(tfd), 'utf8')
+      .verify(new X509Certificate(pac.certificate).publicKey, attribute(tfd, 'SelloSAT')!, 'base64');
     expect(verified).to.equal(true);
   });
 
@@ -77,10 +79,12 @@ describe('SW-format PAC client against the fake PAC over HTTP', function () {
     expect(pac.calls.filter((c) => c.uuid === retry.uuid).map((c) => c.outcome)).to.deep.equal(['stamped, no answer', 'previously stamped']);
   });
 
-  it('refuses a receptor whose name or zip is not what SAT has for that RFC, with the PAC\'s code', async () => {
+  it("refuses a receptor whose name or zip is not what SAT has for that RFC, with the PAC's code", async () => {
     const name = await refusal(client.stamp(sealed({ receptor: { rfc: 'URE180429TM6', name: 'UNIVERSIDAD ROBOTICA', taxRegime: '601', postalCode: '86991', cfdiUse: 'G03' } }, 5)));
     expect(name.pacCode).to.equal('CFDI40145');
-    const zip = await refusal(client.stamp(sealed({ receptor: { rfc: 'URE180429TM6', name: 'UNIVERSIDAD ROBOTICA ESPAÑOLA', taxRegime: '601', postalCode: '86000', cfdiUse: 'G03' } }, 5)));
+    const zip = await refusal(
+      client.stamp(sealed({ receptor: { rfc: 'URE180429TM6', name: 'UNIVERSIDAD ROBOTICA ESPAÑOLA', taxRegime: '601', postalCode: '86000', cfdiUse: 'G03' } }, 5)),
+    );
     expect(zip.pacCode).to.equal('CFDI40147');
   });
 
@@ -104,6 +108,8 @@ describe('SW-format PAC client against the fake PAC over HTTP', function () {
 
   it('a wrong token or a closed port is PacUnavailable, not a refusal', async () => {
     expect((await unavailable(swPacClient(pac.url, 'wrong', TIMEOUT_MS, `${pac.url}/ConsultaCFDIService.svc`).stamp(sealed({}, 9)))).message).to.contain('401');
-    expect((await unavailable(swPacClient('http://127.0.0.1:9', pac.token, TIMEOUT_MS, 'http://127.0.0.1:9/ConsultaCFDIService.svc').stamp(sealed({}, 9)))).message).to.contain('unreachable');
+    expect((await unavailable(swPacClient('http://127.0.0.1:9', pac.token, TIMEOUT_MS, 'http://127.0.0.1:9/ConsultaCFDIService.svc').stamp(sealed({}, 9)))).message).to.contain(
+      'unreachable',
+    );
   });
 });

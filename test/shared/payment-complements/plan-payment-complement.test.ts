@@ -27,15 +27,20 @@ const numbering = { folio: '7', issuedLocal: '2025-03-10T12:00:00' };
 
 const payment = (over: Partial<PaymentRequest> = {}): PaymentRequest => ({ date: '2025-03-01T10:00:00', sat_payment_form: '03', currency: 'MXN', amount: 1000, ...over });
 const facts = (amountPaid: string, data = ppd, equivalence?: string): PaidInvoiceFacts => ({
-  uuid: data.stamp.uuid, data, amountPaid: dec(amountPaid), equivalence: equivalence === undefined ? undefined : dec(equivalence),
+  uuid: data.stamp.uuid,
+  data,
+  amountPaid: dec(amountPaid),
+  equivalence: equivalence === undefined ? undefined : dec(equivalence),
 });
 const planned = (amountPaid: string, balance: string, installment: number, asserted: Partial<PlannedInvoice> = {}): PlannedInvoice => ({
-  ...facts(amountPaid), standing: { balance: dec(balance), installment }, ...asserted,
+  ...facts(amountPaid),
+  standing: { balance: dec(balance), installment },
+  ...asserted,
 });
 const codes = (details: { field: string; code: string }[]) => details.map((d) => `${d.field} ${d.code}`);
 
 describe('payment complement: rules and plan', () => {
-  it('two installments: numbered 1 and 2, the second\'s ImpSaldoAnt the first\'s ImpSaldoInsoluto, valid for SAT\'s XSD and the Pagos self-check', async () => {
+  it("two installments: numbered 1 and 2, the second's ImpSaldoAnt the first's ImpSaldoInsoluto, valid for SAT's XSD and the Pagos self-check", async () => {
     const first = planPaymentComplement(payment({ amount: 1000 }), [planned('1000', ppd.total, 1)], decimals);
     if (!first.ok) throw new Error(JSON.stringify(first.details));
     expect(first.allocations[0]).to.deep.include({ installment: 1 });
@@ -70,9 +75,11 @@ describe('payment complement: rules and plan', () => {
   });
 
   it('a date alone is paid at noon; a USD payment of a MXN invoice converts by its equivalence', () => {
-    const plan = planPaymentComplement(payment({ date: '2025-03-01', currency: 'USD', exchange_rate: 17.25, amount: 100 }), [
-      { ...planned('1725', '3327.01', 1), equivalence: dec('17.25') },
-    ], decimals);
+    const plan = planPaymentComplement(
+      payment({ date: '2025-03-01', currency: 'USD', exchange_rate: 17.25, amount: 100 }),
+      [{ ...planned('1725', '3327.01', 1), equivalence: dec('17.25') }],
+      decimals,
+    );
     if (!plan.ok) throw new Error(JSON.stringify(plan.details));
     const { comprobante } = buildCfdi({ ...plan.document, ...numbering });
     expect(checkCfdiAmounts(comprobante)).to.deep.equal([]);
@@ -80,7 +87,7 @@ describe('payment complement: rules and plan', () => {
     expect(xml).to.contain('FechaPago="2025-03-01T12:00:00"').and.contain('MonedaP="USD" TipoCambioP="17.25" Monto="100.00"').and.contain('EquivalenciaDR="17.25"');
   });
 
-  it('the caller\'s installment and previous balance are assertions: a mismatch is balance_changed, before the balance rule', () => {
+  it("the caller's installment and previous balance are assertions: a mismatch is balance_changed, before the balance rule", () => {
     const plan = planPaymentComplement(payment(), [planned('3000', '2327.01', 2, { assertedInstallment: 1, assertedPreviousBalance: dec('3327.01') })], decimals);
     expect(plan.ok).to.equal(false);
     if (plan.ok) return;
@@ -106,13 +113,19 @@ describe('payment complement: rules and plan', () => {
   it('checks the payment and what the invoices are, every problem at once', () => {
     expect(checkPayment(payment(), [facts('1000')], ctx)).to.deep.equal([]);
     expect(codes(checkPayment(payment({ sat_payment_form: '99', currency: 'XXX', date: '2025-03-11' }), [facts('1000', pue)], ctx))).to.deep.equal([
-      'payment.date in_the_future', 'payment.sat_payment_form not_allowed', 'payment.currency not_allowed', 'related[0].uuid not_ppd',
+      'payment.date in_the_future',
+      'payment.sat_payment_form not_allowed',
+      'payment.currency not_allowed',
+      'related[0].uuid not_ppd',
     ]);
     expect(codes(checkPayment(payment({ sat_payment_form: '42', currency: 'ABC' }), [facts('1000')], ctx))).to.deep.equal([
-      'payment.sat_payment_form invalid_value', 'payment.currency invalid_value',
+      'payment.sat_payment_form invalid_value',
+      'payment.currency invalid_value',
     ]);
     expect(codes(checkPayment(payment({ exchange_rate: 17, amount: 10.001 }), [facts('10.001')], ctx))).to.deep.equal([
-      'payment.exchange_rate not_allowed', 'payment.amount too_many_decimals', 'related[0].amount_paid too_many_decimals',
+      'payment.exchange_rate not_allowed',
+      'payment.amount too_many_decimals',
+      'related[0].amount_paid too_many_decimals',
     ]);
     // Issued 2025-02-19T08:32:29: the same day is fine as a date alone, not at an earlier hour.
     expect(checkPayment(payment({ date: '2025-02-19' }), [facts('1000')], ctx)).to.deep.equal([]);

@@ -16,16 +16,12 @@ const run = promisify(execFile);
 const SAMPLE = readFileSync(fileURLToPath(new URL('../../fixtures/cfdi/stamped-sample.xml', import.meta.url)), 'utf8');
 const ARTIFACTS = fileURLToPath(new URL('../../../test-artifacts/', import.meta.url));
 /** SAT's stylesheet beside the repository (../shared/sat), the independent referee of the TFD's cadena. */
-const TFD_XSLT = fileURLToPath(new URL(
-  '../../../../shared/sat/schemas/www.sat.gob.mx/sitio_internet/cfd/TimbreFiscalDigital/cadenaoriginal_TFD_1_1.xslt',
-  import.meta.url,
-));
+const TFD_XSLT = fileURLToPath(new URL('../../../../shared/sat/schemas/www.sat.gob.mx/sitio_internet/cfd/TimbreFiscalDigital/cadenaoriginal_TFD_1_1.xslt', import.meta.url));
 
 const UUID = '6F35D3B5-3651-5370-BC2C-14CDBE384CD7';
 const SELLO_CFD = /SelloCFD="([^"]+)"/.exec(SAMPLE)![1]!;
 // id, both RFCs, Total without trailing zeros, last 8 characters of the Sello (Anexo 20).
-const VERIFICATION_URL = `https://verificacfdi.facturaelectronica.sat.gob.mx/default.aspx?id=${UUID}`
-  + '&re=EKU9003173C9&rr=MCI7306249Y1&tt=3327.01&fe=KklI5Q==';
+const VERIFICATION_URL = `https://verificacfdi.facturaelectronica.sat.gob.mx/default.aspx?id=${UUID}` + '&re=EKU9003173C9&rr=MCI7306249Y1&tt=3327.01&fe=KklI5Q==';
 
 const catalogs = satCatalogs();
 
@@ -45,16 +41,23 @@ function withConcepts(count: number): string {
 
 /** The sample as a global invoice replacing another, with ISR withheld (amounts as written, not recomputed). */
 function withGlobalRelatedAndWithholding(): string {
-  return SAMPLE
-    .replace('<cfdi:Emisor', '<cfdi:InformacionGlobal Periodicidad="04" Meses="01" Año="2025"/>'
-      + '<cfdi:CfdiRelacionados TipoRelacion="04"><cfdi:CfdiRelacionado UUID="11111111-2222-3333-4444-555555555555"/>'
-      + '</cfdi:CfdiRelacionados><cfdi:Emisor')
-    .replace('</cfdi:Traslados>\n      </cfdi:Impuestos>', '</cfdi:Traslados><cfdi:Retenciones>'
-      + '<cfdi:Retencion Base="2868.11" Impuesto="001" TipoFactor="Tasa" TasaOCuota="0.012500" Importe="35.85"/>'
-      + '</cfdi:Retenciones>\n      </cfdi:Impuestos>')
-    .replace('<cfdi:Impuestos TotalImpuestosTrasladados="458.90">',
-      '<cfdi:Impuestos TotalImpuestosTrasladados="458.90" TotalImpuestosRetenidos="35.85">'
-      + '<cfdi:Retenciones><cfdi:Retencion Impuesto="001" Importe="35.85"/></cfdi:Retenciones>');
+  return SAMPLE.replace(
+    '<cfdi:Emisor',
+    '<cfdi:InformacionGlobal Periodicidad="04" Meses="01" Año="2025"/>' +
+      '<cfdi:CfdiRelacionados TipoRelacion="04"><cfdi:CfdiRelacionado UUID="11111111-2222-3333-4444-555555555555"/>' +
+      '</cfdi:CfdiRelacionados><cfdi:Emisor',
+  )
+    .replace(
+      '</cfdi:Traslados>\n      </cfdi:Impuestos>',
+      '</cfdi:Traslados><cfdi:Retenciones>' +
+        '<cfdi:Retencion Base="2868.11" Impuesto="001" TipoFactor="Tasa" TasaOCuota="0.012500" Importe="35.85"/>' +
+        '</cfdi:Retenciones>\n      </cfdi:Impuestos>',
+    )
+    .replace(
+      '<cfdi:Impuestos TotalImpuestosTrasladados="458.90">',
+      '<cfdi:Impuestos TotalImpuestosTrasladados="458.90" TotalImpuestosRetenidos="35.85">' +
+        '<cfdi:Retenciones><cfdi:Retencion Impuesto="001" Importe="35.85"/></cfdi:Retenciones>',
+    );
 }
 
 /** The TFD element alone, as SAT's stylesheet expects it (xsi is declared on the Comprobante). */
@@ -65,8 +68,12 @@ function tfdDocument(xml: string): string {
 
 describe('printed representation of a stamped CFDI (PDF)', () => {
   let dir: string;
-  before(async () => { dir = await mkdtemp(join(tmpdir(), 'invoice-pdf-')); });
-  after(async () => { await rm(dir, { recursive: true, force: true }); });
+  before(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'invoice-pdf-'));
+  });
+  after(async () => {
+    await rm(dir, { recursive: true, force: true });
+  });
 
   async function pdfFile(name: string, pdf: Buffer): Promise<string> {
     const path = join(dir, name);
@@ -87,39 +94,63 @@ describe('printed representation of a stamped CFDI (PDF)', () => {
   it('reads the stamped CFDI: document, parties, concepts, taxes and stamp', () => {
     const data = invoicePdfDataFromXml(SAMPLE, catalogs);
     expect(data).to.deep.include({
-      date: '2025-02-19T08:32:29', subtotal: '3824.15', discount: '956.04', total: '3327.01', placeOfIssue: '86000',
-      certificateNumber: '30001000000500003416', series: undefined, folio: undefined, exchangeRate: undefined,
-      globalInformation: undefined, relatedCfdis: [],
+      date: '2025-02-19T08:32:29',
+      subtotal: '3824.15',
+      discount: '956.04',
+      total: '3327.01',
+      placeOfIssue: '86000',
+      certificateNumber: '30001000000500003416',
+      series: undefined,
+      folio: undefined,
+      exchangeRate: undefined,
+      globalInformation: undefined,
+      relatedCfdis: [],
     });
     expect(data.paymentForm).to.deep.equal({ code: '01', description: 'Efectivo' });
     expect(data.paymentMethod).to.deep.equal({ code: 'PUE', description: 'Pago en una sola exhibición' });
     expect(data.receiptType).to.deep.equal({ code: 'I', description: 'Ingreso' });
     expect(data.issuer).to.deep.equal({
-      rfc: 'EKU9003173C9', name: 'ESCUELA KEMPER URGATE', taxRegime: { code: '601', description: 'General de Ley Personas Morales' },
+      rfc: 'EKU9003173C9',
+      name: 'ESCUELA KEMPER URGATE',
+      taxRegime: { code: '601', description: 'General de Ley Personas Morales' },
     });
     expect(data.receiver).to.deep.include({ rfc: 'MCI7306249Y1', name: 'MUNICIPIO DE CUAUTITLAN IZCALLI', taxZipCode: '54700' });
     expect(data.receiver.cfdiUse).to.deep.equal({ code: 'G03', description: 'Gastos en general.' });
     expect(data.concepts).to.have.length(1);
     expect(data.concepts[0]).to.deep.include({
-      identification: 'GAMEPAD007', quantity: '4', unit: 'PIEZA', description: 'Portable tetris gamepad pro++ ⏻',
-      unitValue: '956.04', amount: '3824.15', discount: '956.04', withholdings: [],
+      identification: 'GAMEPAD007',
+      quantity: '4',
+      unit: 'PIEZA',
+      description: 'Portable tetris gamepad pro++ ⏻',
+      unitValue: '956.04',
+      amount: '3824.15',
+      discount: '956.04',
+      withholdings: [],
     });
     expect(data.concepts[0]!.productKey).to.deep.equal({ code: '52161557', description: 'Consola fija de juegos de computador' });
-    expect(data.concepts[0]!.transfers).to.deep.equal([{
-      base: '2868.11', tax: { code: '002', description: 'IVA' }, factor: 'Tasa', rate: '0.160000', amount: '458.90',
-    }]);
+    expect(data.concepts[0]!.transfers).to.deep.equal([
+      {
+        base: '2868.11',
+        tax: { code: '002', description: 'IVA' },
+        factor: 'Tasa',
+        rate: '0.160000',
+        amount: '458.90',
+      },
+    ]);
     expect(data.taxes).to.deep.include({ totalTransferred: '458.90', totalWithheld: undefined, withholdings: [] });
     expect(data.stamp).to.deep.include({
-      uuid: UUID, stampedAt: '2025-02-19T08:37:30', pacRfc: 'CVD110412TF6', satCertificateNumber: '30001000000500003456',
-      cfdSeal: SELLO_CFD, legend: undefined,
+      uuid: UUID,
+      stampedAt: '2025-02-19T08:37:30',
+      pacRfc: 'CVD110412TF6',
+      satCertificateNumber: '30001000000500003456',
+      cfdSeal: SELLO_CFD,
+      legend: undefined,
     });
     expect(data.stamp.satSeal).to.match(/^J2cEYYzNx7DN.*R6\/Iw==$/);
-    expect(data.stamp.originalString).to.equal(
-      `||1.1|${UUID}|2025-02-19T08:37:30|CVD110412TF6|${SELLO_CFD}|30001000000500003456||`,
-    );
+    expect(data.stamp.originalString).to.equal(`||1.1|${UUID}|2025-02-19T08:37:30|CVD110412TF6|${SELLO_CFD}|30001000000500003456||`);
   });
 
-  it('builds the TFD cadena exactly as SAT\'s cadenaoriginal_TFD_1_1.xslt, with and without Leyenda', async function () {
+  it("builds the TFD cadena exactly as SAT's cadenaoriginal_TFD_1_1.xslt, with and without Leyenda", async function () {
     if (!existsSync(TFD_XSLT)) this.skip();
     const withLegend = SAMPLE.replace('RfcProvCertif=', 'Leyenda="  Una   leyenda\tdel PAC " RfcProvCertif=');
     for (const xml of [SAMPLE, withLegend]) {
@@ -138,12 +169,16 @@ describe('printed representation of a stamped CFDI (PDF)', () => {
   it('reads InformacionGlobal, CfdiRelacionados and withholdings when present', () => {
     const data = invoicePdfDataFromXml(withGlobalRelatedAndWithholding(), catalogs);
     expect(data.globalInformation).to.deep.equal({
-      periodicity: { code: '04', description: 'Mensual' }, months: { code: '01', description: 'Enero' }, year: '2025',
+      periodicity: { code: '04', description: 'Mensual' },
+      months: { code: '01', description: 'Enero' },
+      year: '2025',
     });
-    expect(data.relatedCfdis).to.deep.equal([{
-      relationType: { code: '04', description: 'Sustitución de los CFDI previos' },
-      uuids: ['11111111-2222-3333-4444-555555555555'],
-    }]);
+    expect(data.relatedCfdis).to.deep.equal([
+      {
+        relationType: { code: '04', description: 'Sustitución de los CFDI previos' },
+        uuids: ['11111111-2222-3333-4444-555555555555'],
+      },
+    ]);
     const isr = { code: '001', description: 'ISR' };
     expect(data.concepts[0]!.withholdings).to.deep.equal([{ base: '2868.11', tax: isr, factor: 'Tasa', rate: '0.012500', amount: '35.85' }]);
     expect(data.taxes).to.deep.include({ totalWithheld: '35.85' });
@@ -172,14 +207,31 @@ describe('printed representation of a stamped CFDI (PDF)', () => {
 
     const text = await pdfText(path);
     for (const expected of [
-      'Este documento es una representación impresa de un CFDI', UUID, 'EKU9003173C9', 'ESCUELA KEMPER URGATE',
-      'MCI7306249Y1', 'MUNICIPIO DE CUAUTITLAN IZCALLI', '3,327.01', '3,824.15', '458.90',
-      'TRES MIL TRESCIENTOS VEINTISIETE PESOS 01/100 M.N.', '30001000000500003416', '30001000000500003456',
-      'CVD110412TF6', '2025-02-19T08:37:30', '601 - General de Ley Personas Morales', 'G03 - Gastos en general.',
-      '01 - Efectivo', 'PUE - Pago en una sola exhibición', 'GAMEPAD007', '52161557', 'Página 1 de 1',
+      'Este documento es una representación impresa de un CFDI',
+      UUID,
+      'EKU9003173C9',
+      'ESCUELA KEMPER URGATE',
+      'MCI7306249Y1',
+      'MUNICIPIO DE CUAUTITLAN IZCALLI',
+      '3,327.01',
+      '3,824.15',
+      '458.90',
+      'TRES MIL TRESCIENTOS VEINTISIETE PESOS 01/100 M.N.',
+      '30001000000500003416',
+      '30001000000500003456',
+      'CVD110412TF6',
+      '2025-02-19T08:37:30',
+      '601 - General de Ley Personas Morales',
+      'G03 - Gastos en general.',
+      '01 - Efectivo',
+      'PUE - Pago en una sola exhibición',
+      'GAMEPAD007',
+      '52161557',
+      'Página 1 de 1',
       // Outside the standard fonts' character set, ⏻ prints as "?".
       'Portable tetris gamepad pro++ ?',
-    ]) expect(text, expected).to.include(expected);
+    ])
+      expect(text, expected).to.include(expected);
     // The seals and the cadena wrap: every character is there once line breaks are removed.
     const joined = text.replace(/\s+/g, '');
     expect(joined).to.include(SELLO_CFD);
@@ -201,7 +253,9 @@ describe('printed representation of a stamped CFDI (PDF)', () => {
     const { stdout } = await run('pdfinfo', ['-isodates', await pdfFile('again.pdf', first)]);
     expect(stdout).to.match(/^CreationDate:\s+2025-02-19T14:37:30Z$/m);
 
-    const logo = await sharp({ create: { width: 300, height: 100, channels: 3, background: '#1f4e99' } }).png().toBuffer();
+    const logo = await sharp({ create: { width: 300, height: 100, channels: 3, background: '#1f4e99' } })
+      .png()
+      .toBuffer();
     const withLogo = await pdfFile('logo.pdf', await renderInvoicePdf(data, { logo }));
     expect(await pageCount(withLogo)).to.equal(1);
     const { stdout: images } = await run('pdfimages', ['-list', withLogo]);
@@ -213,10 +267,17 @@ describe('printed representation of a stamped CFDI (PDF)', () => {
     const path = await pdfFile('global.pdf', await renderInvoicePdf(invoicePdfDataFromXml(withGlobalRelatedAndWithholding(), catalogs), {}));
     const text = await pdfText(path);
     for (const expected of [
-      'Información global', '04 - Mensual', '01 - Enero', 'CFDI relacionados', '04 - Sustitución de los CFDI previos',
-      '11111111-2222-3333-4444-555555555555', 'Retención ISR, base 2,868.11, tasa 0.012500, importe 35.85',
-      'Impuestos retenidos', '35.85',
-    ]) expect(text, expected).to.include(expected);
+      'Información global',
+      '04 - Mensual',
+      '01 - Enero',
+      'CFDI relacionados',
+      '04 - Sustitución de los CFDI previos',
+      '11111111-2222-3333-4444-555555555555',
+      'Retención ISR, base 2,868.11, tasa 0.012500, importe 35.85',
+      'Impuestos retenidos',
+      '35.85',
+    ])
+      expect(text, expected).to.include(expected);
   });
 
   it('spreads 60 concepts over several pages, repeating the column headers', async function () {

@@ -15,8 +15,10 @@ const run = promisify(execFile);
 const catalogs = satCatalogs();
 const STAMPED_INVOICE = readFileSync(fileURLToPath(new URL('../../fixtures/cfdi/stamped-sample.xml', import.meta.url)), 'utf8');
 /** SAT's Pagos 2.0 sample (two invoices: the second half of one, part of another) with a TFD, as a PAC returns it. */
-const PAYMENT = readFileSync(`${SAT_DIR}samples/cfdi40-pago20-EKU9003173C9-sellado-sin-timbre.xml`, 'utf8')
-  .replace('</pago20:Pagos>', `</pago20:Pagos>${/<tfd:TimbreFiscalDigital [^>]*\/>/.exec(STAMPED_INVOICE)![0]}`);
+const PAYMENT = readFileSync(`${SAT_DIR}samples/cfdi40-pago20-EKU9003173C9-sellado-sin-timbre.xml`, 'utf8').replace(
+  '</pago20:Pagos>',
+  `</pago20:Pagos>${/<tfd:TimbreFiscalDigital [^>]*\/>/.exec(STAMPED_INVOICE)![0]}`,
+);
 
 describe('printed representation of a payment complement (type P)', () => {
   it('reads the Pagos 2.0 complement: each payment and each invoice it pays with installment and balances', () => {
@@ -42,10 +44,26 @@ describe('printed representation of a payment complement (type P)', () => {
       await writeFile(path, await renderInvoicePdf(invoicePdfDataFromXml(PAYMENT, catalogs), {}));
       const text = (await run('pdftotext', ['-layout', path, '-'])).stdout;
       for (const expected of [
-        'P - Pago', 'CP01 - Pagos', 'Fecha de pago', '2023-06-12T17:18:19', '03 - Transferencia electrónica de fondos', '15,000.00', '963852',
-        '00000000-1111-2222-3333-00000000000A', '00000000-1111-2222-3333-00000000000B', '12,000.00', '10,000.00', '3,000.00', '7,000.00',
-        'Parcialidad', 'Saldo anterior', 'Saldo insoluto', 'Monto total de los pagos (MXN)', 'Timbre fiscal digital',
-      ]) expect(text, expected).to.include(expected);
+        'P - Pago',
+        'CP01 - Pagos',
+        'Fecha de pago',
+        '2023-06-12T17:18:19',
+        '03 - Transferencia electrónica de fondos',
+        '15,000.00',
+        '963852',
+        '00000000-1111-2222-3333-00000000000A',
+        '00000000-1111-2222-3333-00000000000B',
+        '12,000.00',
+        '10,000.00',
+        '3,000.00',
+        '7,000.00',
+        'Parcialidad',
+        'Saldo anterior',
+        'Saldo insoluto',
+        'Monto total de los pagos (MXN)',
+        'Timbre fiscal digital',
+      ])
+        expect(text, expected).to.include(expected);
       expect(text).not.to.include('CERO 00/100');
     } finally {
       await rm(dir, { recursive: true, force: true });

@@ -5,9 +5,12 @@ import { harness } from '../../helpers/harness.js';
 
 /** The values a status column's CHECK constraint allows, read from PostgreSQL. */
 async function allowed(table: string): Promise<string[]> {
-  const { rows } = (await harness().deps.db.raw(`
+  const { rows } = (await harness().deps.db.raw(
+    `
     SELECT pg_get_constraintdef(c.oid) AS def FROM pg_constraint c JOIN pg_class t ON t.oid = c.conrelid
-    WHERE t.relname = ? AND c.contype = 'c' AND pg_get_constraintdef(c.oid) LIKE '%status%'`, [table])) as { rows: { def: string }[] };
+    WHERE t.relname = ? AND c.contype = 'c' AND pg_get_constraintdef(c.oid) LIKE '%status%'`,
+    [table],
+  )) as { rows: { def: string }[] };
   return [...new Set(rows.flatMap((r) => [...r.def.matchAll(/'([A-Z_]+)'/g)].map((m) => m[1]!)))].sort();
 }
 

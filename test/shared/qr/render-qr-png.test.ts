@@ -15,8 +15,7 @@ const qrcodeMask = createRequire(import.meta.url)('qrcode/lib/core/mask-pattern.
 };
 
 /** Shaped like qr_content: 43-character token, 22-character MAC. */
-const link = (): string =>
-  `https://factura.example.mx/q?v=1&t=${randomBytes(32).toString('base64url')}&m=${randomBytes(16).toString('base64url')}`;
+const link = (): string => `https://factura.example.mx/q?v=1&t=${randomBytes(32).toString('base64url')}&m=${randomBytes(16).toString('base64url')}`;
 
 function ihdr(png: Buffer) {
   return { width: png.readUInt32BE(16), height: png.readUInt32BE(20), bitDepth: png[24], colourType: png[25] };
@@ -68,7 +67,11 @@ describe('QR PNG rendering', () => {
   });
 
   it('is a 1-bit grayscale PNG no wider than asked, a whole number of pixels per module', () => {
-    for (const [size, margin] of [[424, 4], [300, 2], [1000, 0]] as const) {
+    for (const [size, margin] of [
+      [424, 4],
+      [300, 2],
+      [1000, 0],
+    ] as const) {
       const text = link();
       const png = renderQrPng(text, { size, margin });
       const header = ihdr(png);
@@ -97,10 +100,12 @@ describe('QR PNG rendering', () => {
   it('scores masks like a module-by-module reference and picks the lowest', () => {
     for (let i = 0; i < 12; i++) {
       const text = link();
-      const candidates = Array.from({ length: 8 }, (_, mask) =>
-        QRCode.create(byteSegment(text), { errorCorrectionLevel: 'M', maskPattern: mask as QRCodeMaskPattern }).modules);
+      const candidates = Array.from({ length: 8 }, (_, mask) => QRCode.create(byteSegment(text), { errorCorrectionLevel: 'M', maskPattern: mask as QRCodeMaskPattern }).modules);
       const reference = candidates.map((m) => qrcodeMask.getPenaltyN1(m) + qrcodeMask.getPenaltyN2(m) + referenceN3N4(m));
-      expect(candidates.map((m) => maskPenalty(planesOf(m))), text).to.deep.equal(reference);
+      expect(
+        candidates.map((m) => maskPenalty(planesOf(m))),
+        text,
+      ).to.deep.equal(reference);
       expect(encodeQrMatrix(text, 'M').mask, text).to.equal(reference.indexOf(Math.min(...reference)));
     }
   });

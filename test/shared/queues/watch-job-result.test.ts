@@ -6,7 +6,7 @@ import { queueEvents } from '../../helpers/buyer.js';
 import { harness } from '../../helpers/harness.js';
 import { rejection } from '../../helpers/rejection.js';
 
-describe('waiting for a render job\'s result (issue #19: no request waits for a completion it missed)', function () {
+describe("waiting for a render job's result (issue #19: no request waits for a completion it missed)", function () {
   this.timeout(30_000);
 
   it('a watch started before the add gets the result, however fast the worker is', async () => {

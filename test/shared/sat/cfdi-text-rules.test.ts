@@ -3,12 +3,12 @@ import { expect } from 'chai';
 import { buildCfdiTextRules, TEXT_RULES_FILE } from '../../../scripts/build-cfdi-text-rules.js';
 import { CFDI_TEXT, cfdiTextProblem, collapseWhitespace } from '../../../shared/sat/cfdi-text-rules.js';
 
-describe('CFDI text rules, read from SAT\'s XSD', () => {
+describe("CFDI text rules, read from SAT's XSD", () => {
   it('data/sat/cfdi-text-rules.json is what `npm run build:text-rules` builds from the shipped cfdv40.xsd', () => {
     expect(JSON.parse(readFileSync(TEXT_RULES_FILE, 'utf8'))).to.deep.equal(JSON.parse(JSON.stringify(buildCfdiTextRules())));
   });
 
-  it('names every attribute the service writes from outside values, with SAT\'s facets', () => {
+  it("names every attribute the service writes from outside values, with SAT's facets", () => {
     const rules = buildCfdiTextRules();
     for (const path of Object.values(CFDI_TEXT)) expect(rules, path).to.have.property(path);
     expect(rules[CFDI_TEXT.conceptDescription]).to.deep.equal({ minLength: 1, maxLength: 1000, pattern: '[^|]{1,1000}', collapse: true });

@@ -14,7 +14,10 @@ describe('file store', () => {
   });
   after(() => rm(dir, { recursive: true, force: true }));
 
-  for (const [name, store] of [['disk', () => diskFileStore(dir)], ['PostgreSQL', () => postgresFileStore(db())]] as const) {
+  for (const [name, store] of [
+    ['disk', () => diskFileStore(dir)],
+    ['PostgreSQL', () => postgresFileStore(db())],
+  ] as const) {
     describe(`on ${name}`, () => {
       let files: FileStore;
       beforeEach(() => {
@@ -46,7 +49,9 @@ describe('file store', () => {
 
   it('on disk, refuses to store a type under another extension', async () => {
     let refused: unknown;
-    await diskFileStore(dir).put('invoices', pdf, 'xml').catch((err: unknown) => (refused = err));
+    await diskFileStore(dir)
+      .put('invoices', pdf, 'xml')
+      .catch((err: unknown) => (refused = err));
     expect(refused).to.be.instanceOf(Error);
   });
 });

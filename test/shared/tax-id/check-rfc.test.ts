@@ -19,7 +19,7 @@ describe('RFC checks', () => {
     expect(checkRfc('hello')).to.deep.include({ ok: false, code: 'rfc_invalid' });
   });
 
-  it('knows SAT\'s generic RFCs, which carry no check digit', () => {
+  it("knows SAT's generic RFCs, which carry no check digit", () => {
     expect(checkRfc('XAXX010101000')).to.deep.include({ ok: true, generic: true, foreign: false });
     expect(checkRfc('XEXX010101000')).to.deep.include({ ok: true, generic: false, foreign: true });
   });
