@@ -73,7 +73,13 @@ export async function startServices(ctx: ChaosContext, name: string, extraEnv: R
   };
   const api = serviceProcess(`${name} api`, 'bin/web.ts', 'api listening', env, join(ctx.workDir, `${name}-api.log`));
   const worker = serviceProcess(`${name} worker`, 'bin/worker.ts', 'workers running', env, join(ctx.workDir, `${name}-worker.log`));
-  await Promise.all([api.start(), worker.start()]);
+  try {
+    await Promise.all([api.start(), worker.start()]);
+  } catch (error) {
+    // One side failed to come up: the other may be running and would outlive the scenario.
+    await Promise.allSettled([api.stop(), worker.stop()]);
+    throw error;
+  }
   return {
     api,
     worker,
