@@ -13,7 +13,8 @@ import { createPaymentComplementSchema } from '../shared/payment-complements/pay
 import { globalPeriodicityRequestSchema, reportGlobalRequestSchema } from '../shared/global-invoice/global-invoice-schema.js';
 import { createEndpointRequestSchema, webhookEndpointSchema } from '../shared/webhooks/endpoint-schema.js';
 import { cancelInvoiceRequestSchema, invoiceCancellationSchema } from '../shared/cancellation/cancellation-schema.js';
-import { confirmRequestSchema, emailRequestSchema } from '../shared/invoices/customer-schema.js';
+import { confirmRequestSchema, emailRequestSchema, ticketsRequestSchema } from '../shared/invoices/customer-schema.js';
+import { invoiceQrsRequestSchema } from '../shared/invoices/invoice-qrs-schema.js';
 import { legacyQrCreatedSchema, legacyQrCreateRequestSchema, legacyQrResolvedSchema } from '../shared/legacy/legacy-qr-schema.js';
 import { LEGACY_SUNSET_AT } from '../shared/legacy/legacy-sunset.js';
 import { LEGACY_DEFAULTS } from '../shared/legacy/to-qr-create-request.js';
@@ -135,6 +136,8 @@ function rawDocument(publicBaseUrl: string) {
         CreateMerchantProductRequest: createMerchantProductSchema,
         UpdateMerchantProductRequest: updateMerchantProductSchema,
         ConfirmQrRequest: confirmRequestSchema,
+        ReviewTicketsRequest: ticketsRequestSchema,
+        InvoiceQrsRequest: invoiceQrsRequestSchema,
         EmailInvoiceRequest: emailRequestSchema,
         InvoiceXmlResponse: invoiceFileSchema('xml'),
         InvoicePdfResponse: invoiceFileSchema('pdf'),
@@ -263,6 +266,24 @@ function rawDocument(publicBaseUrl: string) {
             422: errorResponse('Business rule: merchant inactive, CSD missing or expired, SAT catalog or arithmetic rule'),
             500: errorResponse('QR rendering failed; nothing was written'),
             503: errorResponse('Redis or the render worker unavailable; nothing was written'),
+          },
+        },
+      },
+      '/v1/qrs/invoices': {
+        post: {
+          summary: 'Invoice several QR sales (or one) in one CFDI for a known customer; `dry_run` answers the totals and records nothing',
+          security: apiKey,
+          requestBody: { required: true, content: json('InvoiceQrsRequest') },
+          responses: {
+            200: { description: 'Dry run: `tickets`, `customer` as it will be written, `totals` and `warnings`' },
+            202: {
+              description:
+                'Recorded and being stamped (`status` STAMPING; the same request again answers the same, with the invoice once ACTIVE); follow it with GET /v1/qrs/{qrId}',
+            },
+            400: errorResponse('Invalid body'),
+            401: errorResponse('API key invalid or missing'),
+            409: errorResponse('The first QR is already in another confirmation with other data'),
+            422: errorResponse('`tickets_not_combinable` (one detail per QR: `qr_ids[i]`) or `customer_invalid`'),
           },
         },
       },
@@ -517,6 +538,20 @@ function rawDocument(publicBaseUrl: string) {
           },
         },
       },
+      '/v1/public/qrs/tickets': {
+        post: {
+          summary: 'Buyer: add further tickets (short code or QR link) to invoice in the same CFDI; every ticket and the totals of that invoice',
+          requestBody: { required: true, content: json('ReviewTicketsRequest') },
+          responses: {
+            200: { description: '`tickets` (the first one and each further one: store, date, concepts, amount) and `totals`' },
+            400: errorResponse('Invalid body or link'),
+            409: errorResponse('The first ticket is already invoiced'),
+            410: errorResponse('The first ticket expired or was cancelled'),
+            422: errorResponse('`tickets_not_combinable`: one detail per further ticket that cannot join (`additional_tickets[i]`)'),
+            429: errorResponse('Rate limited (each short code counts as a code lookup)'),
+          },
+        },
+      },
       '/v1/public/qrs/preview': {
         post: {
           summary: 'Buyer: check the tax data and see the totals for this buyer, without confirming',
@@ -537,7 +572,7 @@ function rawDocument(publicBaseUrl: string) {
             400: errorResponse('Invalid body or link'),
             409: errorResponse('Already confirmed with other data, or already invoiced'),
             410: errorResponse('Expired or cancelled'),
-            422: errorResponse('Tax data to correct, per field (`source` service)'),
+            422: errorResponse('Tax data to correct, per field (`source` service), or `tickets_not_combinable` for `additional_tickets`'),
             429: errorResponse('Rate limited'),
           },
         },

@@ -12,6 +12,7 @@
   var GENERIC_RFC = 'XAXX010101000';
   var FOREIGN_RFC = 'XEXX010101000';
   var DRAFT_KEY = 'af-draft-' + link.t;
+  var TICKETS_KEY = 'af-tickets-' + link.t;
   var REMEMBER_KEY = 'af-tax-data';
 
   // What the API's field codes mean to a buyer, in plain Spanish.
@@ -33,6 +34,27 @@
     cfdi_use_unknown: 'Elige el uso del CFDI de la lista.',
     tax_residence_required: 'Escribe tu país de residencia fiscal (clave de 3 letras, por ejemplo USA).',
     tax_residence_not_allowed: 'El país de residencia solo se pide con el RFC de extranjero.'
+  };
+  // Why another ticket cannot join this invoice (details of tickets_not_combinable).
+  var TICKET_MESSAGES = {
+    qr_already_invoiced: 'Ese ticket ya está facturado.',
+    qr_expired: 'Ese ticket ya venció.',
+    qr_cancelled: 'La tienda canceló ese ticket.',
+    qr_globally_invoiced: 'Ese ticket ya se reportó en la factura global de la tienda.',
+    already_confirmed: 'Ese ticket ya se está facturando en otra solicitud.',
+    store_inactive: 'La tienda de ese ticket no puede facturar por ahora.',
+    qr_not_found: 'No encontramos ese ticket. Revisa el código impreso.',
+    invalid_ticket: 'Escribe los 10 caracteres impresos bajo el QR (por ejemplo 7KQ4M-XR2PA) o pega el enlace de su QR.',
+    invalid_signature: 'Ese enlace no es válido; vuelve a escanear el QR del ticket.',
+    other_issuer: 'Ese ticket es de otra empresa: cada empresa emite su propia factura.',
+    other_mode: 'Ese ticket es de prueba y este no (o al revés).',
+    currency_differs: 'Ese ticket está en otra moneda: una factura tiene una sola moneda.',
+    exchange_rate_differs: 'Ese ticket tiene otro tipo de cambio.',
+    payment_method_differs: 'Ese ticket tiene otro método de pago (PUE o PPD): una factura tiene uno solo.',
+    export_code_differs: 'Ese ticket tiene otra clave de exportación.',
+    receipt_type_differs: 'Ese ticket es de otro tipo de comprobante.',
+    has_own_cfdi_nodes: 'Ese ticket debe facturarse por separado.',
+    duplicate_ticket: 'Ese ticket ya está en la lista.'
   };
   var FIELD_MESSAGES = {
     rfc: 'Escribe tu RFC (12 o 13 caracteres).',
@@ -142,6 +164,7 @@
     var first = null;
     var unplaced = [];
     (error.details || []).forEach(function (d) {
+      if (/^additional_tickets\[/.test(String(d.field))) { unplaced.push(TICKET_MESSAGES[d.code] || d.message); return; }
       var field = String(d.field || '').replace(/^customer\./, '');
       var message = MESSAGES[d.code] || FIELD_MESSAGES[field] || d.message;
       if (setFieldError(field, message)) first = first || field;
@@ -161,6 +184,7 @@
       case 'qr_cancelled': return 'La tienda canceló este código.';
       case 'invoice_cancelled': return 'La tienda canceló tu factura: ya no es válida, no la deduzcas.';
       case 'invoice_refused': return 'No se pudo emitir la factura por un problema de la tienda. Contacta a la tienda; tus datos están bien.';
+      case 'tickets_not_combinable': return 'Revisa los tickets agregados:';
       case 'network': return 'No hay conexión. Revisa tu internet e inténtalo de nuevo.';
       case 'buyer_rfc_required': return 'Para enviarla a un correo distinto del que diste al confirmar, escribe también tu RFC.';
       case 'buyer_rfc_mismatch': return 'Ese RFC no es el de la factura. Revísalo, o déjalo vacío para enviarla al correo que diste al confirmar.';
@@ -253,9 +277,9 @@
     saveDraft();
     var button = $('continue');
     lock(button, true);
-    api('POST', '/v1/public/qrs/preview', { v: link.v, t: link.t, m: link.m, customer: customer() }).then(function (res) {
+    api('POST', '/v1/public/qrs/preview', withTickets({ v: link.v, t: link.t, m: link.m, customer: customer() })).then(function (res) {
       lock(button, false);
-      if (res.status === 200) { renderReview(res.body.customer, res.body.totals); show('review-step'); }
+      if (res.status === 200) { renderReview(res.body.customer, res.body.totals); renderTickets($('review-tickets'), res.body.tickets, false); show('review-step'); }
       else showApiError(res.body.error || {});
     });
   });
@@ -264,7 +288,7 @@
     if (busy) return;
     var button = $('confirm');
     lock(button, true);
-    api('POST', '/v1/public/qrs/confirm', { v: link.v, t: link.t, m: link.m, customer: customer() }).then(function (res) {
+    api('POST', '/v1/public/qrs/confirm', withTickets({ v: link.v, t: link.t, m: link.m, customer: customer() })).then(function (res) {
       lock(button, false);
       if (res.status === 202) { follow(res.body); return; }
       if (res.status === 409 && res.body.error && res.body.error.code === 'already_confirmed') { follow(res.body.error.confirmation); return; }
@@ -272,6 +296,76 @@
       showApiError(res.body.error || {});
     });
   });
+
+  // --- Further tickets in the same invoice ("Agregar otro ticket") --------------------------------------
+  var tickets = [];
+  try { tickets = JSON.parse(sessionStorage.getItem(TICKETS_KEY) || '[]'); } catch (e) { tickets = []; }
+  function withTickets(body) { if (tickets.length) body.additional_tickets = tickets; return body; }
+  function keepTickets() { try { sessionStorage.setItem(TICKETS_KEY, JSON.stringify(tickets)); } catch (e) { /* nothing kept */ } }
+  function renderTickets(list, shown, removable) {
+    list.textContent = '';
+    list.hidden = !shown || shown.length < 2;
+    (shown || []).forEach(function (t, i) {
+      var li = document.createElement('li');
+      li.className = 'ticket';
+      var text = document.createElement('span');
+      text.textContent = (i === 0 ? 'Este ticket' : 'Ticket ' + (t.short_code || i + 1)) + ' · ' + t.store_name + ' · ' + money(t.amount);
+      li.appendChild(text);
+      if (removable && i > 0) {
+        var remove = document.createElement('button');
+        remove.type = 'button';
+        remove.className = 'button secondary remove';
+        remove.textContent = 'Quitar';
+        remove.setAttribute('aria-label', 'Quitar el ticket ' + (t.short_code || i + 1));
+        remove.addEventListener('click', function () { reviewTickets(tickets.filter(function (_, j) { return j !== i - 1; })); });
+        li.appendChild(remove);
+      }
+      list.appendChild(li);
+    });
+  }
+  function renderCombinedTotals(totals) {
+    var sums = $('combined-totals');
+    sums.textContent = '';
+    sums.hidden = !totals || tickets.length === 0;
+    if (sums.hidden) return;
+    [['Tickets', String(tickets.length + 1)], ['Total de la factura', money(totals.total)]].forEach(function (row) {
+      var dt = document.createElement('dt'); dt.textContent = row[0];
+      var dd = document.createElement('dd'); dd.textContent = row[1];
+      sums.appendChild(dt); sums.appendChild(dd);
+    });
+  }
+  function ticketError(message) { $('ticket-error').textContent = message; $('ticket-error').hidden = !message; }
+  // Asks the service whether these tickets make one invoice; only a list it accepts is kept.
+  function reviewTickets(candidate, onRefused) {
+    if (candidate.length === 0) {
+      tickets = []; keepTickets(); renderTickets($('ticket-list'), null, true); renderCombinedTotals(null); ticketError('');
+      return Promise.resolve();
+    }
+    return api('POST', '/v1/public/qrs/tickets', { v: link.v, t: link.t, m: link.m, additional_tickets: candidate }).then(function (res) {
+      if (res.status === 200) {
+        tickets = candidate; keepTickets(); ticketError('');
+        renderTickets($('ticket-list'), res.body.tickets, true);
+        renderCombinedTotals(res.body.totals);
+        return;
+      }
+      var error = res.body.error || {};
+      var detail = (error.details || [])[0];
+      ticketError(detail ? TICKET_MESSAGES[detail.code] || detail.message : humanError(error));
+      if (onRefused) onRefused();
+    });
+  }
+  $('ticket-form').addEventListener('submit', function (e) {
+    e.preventDefault();
+    var typed = $('more-ticket').value.trim();
+    if (!typed || busy) return;
+    var button = $('add-ticket');
+    lock(button, true);
+    reviewTickets(tickets.concat([typed])).then(function () {
+      lock(button, false);
+      if ($('ticket-error').hidden) $('more-ticket').value = '';
+    });
+  });
+  if (tickets.length) reviewTickets(tickets, function () { tickets = []; keepTickets(); });
 
   // Polls the status quickly at first (the fake PAC answers in well under a second), then more slowly.
   function follow(confirmation) {
@@ -296,7 +390,7 @@
     $('download-pdf').href = relative(invoice.pdf_url) + '&download=1';
     $('download-xml').href = relative(invoice.xml_url) + '&download=1';
     if (value('email')) $('resend-email').value = value('email');
-    try { sessionStorage.removeItem(DRAFT_KEY); } catch (e) { /* nothing kept */ }
+    try { sessionStorage.removeItem(DRAFT_KEY); sessionStorage.removeItem(TICKETS_KEY); } catch (e) { /* nothing kept */ }
     if (navigator.share) {
       $('share').hidden = false;
       $('share').onclick = function () {

@@ -117,6 +117,20 @@ function describedBy(name: string, hint: boolean): string {
   return `aria-describedby="${hint ? `hint-${name} ` : ''}err-${name}"`;
 }
 
+/** "Agregar otro ticket": further tickets of the same issuer in the same invoice (the page's script drives it). */
+function moreTicketsHtml(issuerName: string): string {
+  return `<section id="more-tickets" aria-labelledby="more-title">
+<h2 id="more-title">¿Más tickets en la misma factura?</h2>
+<p class="hint" id="hint-more">Escribe el código impreso en otro ticket de ${escape(issuerName)} (misma moneda y método de pago) o pega el enlace de su QR.</p>
+<form id="ticket-form" novalidate><label for="more-ticket">Código o enlace del otro ticket</label>
+<input id="more-ticket" maxlength="600" autocomplete="off" autocapitalize="characters" spellcheck="false" aria-describedby="hint-more">
+<p id="ticket-error" class="error" role="alert" hidden></p>
+<button type="submit" id="add-ticket" class="button secondary">Agregar otro ticket</button></form>
+<ul class="tickets" id="ticket-list" hidden></ul>
+<dl class="totals" id="combined-totals" hidden></dl>
+</section>`;
+}
+
 function formHtml(): string {
   return `<section id="fill-step" aria-labelledby="fill-title">
 <h2 id="fill-title" tabindex="-1">Tus datos fiscales</h2>
@@ -146,6 +160,7 @@ ${field('email', 'Correo electrónico', `<input id="email" name="email" type="em
 <section id="review-step" aria-labelledby="review-title" hidden>
 <h2 id="review-title" tabindex="-1">Revisa y confirma</h2>
 <dl class="summary" id="review-customer"></dl>
+<ul class="tickets" id="review-tickets" hidden></ul>
 <h3>Total de tu factura</h3>
 <dl class="totals" id="review-totals"></dl>
 <p id="withholding-note" class="note" hidden>Como persona moral, la tienda te retiene ISR (régimen RESICO): el total cambia.</p>
@@ -196,6 +211,7 @@ ${totalsHtml(view)}
 <p class="sat">Pago: ${escape(view.sat_payment_form_desc ?? view.sat_payment_form)} · ${escape(view.sat_payment_method_desc ?? view.sat_payment_method)}</p>
 ${expiryHtml(view.expires_at)}
 </section>
+${moreTicketsHtml(view.issuer.name)}
 ${formHtml()}
 <noscript><p class="form-error">Para facturar, activa JavaScript en tu navegador.</p></noscript>
 <script type="application/json" id="page-data">${jsonBlock(data)}</script>`;

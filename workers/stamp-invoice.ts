@@ -18,7 +18,7 @@ import { storedDocument } from '../shared/invoices/stored-document.js';
 import type { InvoicePayload, StampInvoiceResult } from '../shared/jobs.js';
 import { PacRefused, type PacClient } from '../shared/pac/pac-client.js';
 import type { Producers } from '../shared/queues.js';
-import { findInvoice, invoiceIdWithUuid, recordRefusal, recordStamp, saveSealedDocument, type InvoiceRow } from '../shared/repositories/invoices.js';
+import { findInvoice, invoiceIdWithUuid, invoiceTicketIds, recordRefusal, recordStamp, saveSealedDocument, type InvoiceRow } from '../shared/repositories/invoices.js';
 import { loadCsdMaterial } from '../shared/repositories/merchant-csds.js';
 import { expeditionPlace, findSale } from '../shared/repositories/sales.js';
 import type { SatCatalogs } from '../shared/sat/catalogs.js';
@@ -26,6 +26,7 @@ import type { FileStore } from '../shared/storage/file-store.js';
 import { localDateTime } from '../shared/time-zone.js';
 import { crashAfterCommit } from '../shared/crash-after-commit.js';
 import { enqueueInvoicePdf } from '../shared/invoices/enqueue-follow-ups.js';
+import { combineTickets } from '../shared/invoices/combine-tickets.js';
 
 export interface StampDeps {
   db: Db;
@@ -64,13 +65,17 @@ async function documentSource(deps: StampDeps, invoice: InvoiceRow): Promise<{ t
     const stored = storedDocument(invoice.document);
     return { timeZone: stored.timeZone, seal: (numbering, signer) => sealInput({ ...stored.input, ...numbering }, signer) };
   }
-  const sale = await findSale(deps.db, { id: invoice.transaction_id });
-  if (!sale) throw new UnrecoverableError(`transaction ${invoice.transaction_id} is gone`);
+  const ticketIds = await invoiceTicketIds(deps.db, invoice.id);
+  const sales = await Promise.all(ticketIds.map((id) => findSale(deps.db, { id })));
+  const [sale, ...further] = sales;
+  if (!sale || further.some((s) => s === undefined)) throw new UnrecoverableError(`a ticket of invoice ${invoice.id} is gone`);
+  // Several tickets: every ticket's concepts under the first one's header (checked when confirmed).
+  const record = combineTickets([sale.record, ...further.map((s) => s!.record)]);
   return {
     timeZone: sale.record.transaction.time_zone,
     seal: (numbering, signer) =>
       sealSale(
-        sale.record,
+        record,
         invoice.customer,
         {
           issuer: { rfc: sale.issuer.rfc, name: sale.issuer.name, taxRegime: sale.issuer.taxRegime },
@@ -150,10 +155,10 @@ export async function stampInvoiceJob(deps: StampDeps, job: Job<InvoicePayload>,
         discount: attribute(comprobante, 'Descuento') ?? '0',
         total: attribute(comprobante, 'Total') ?? '0',
       });
-      if (recorded !== 'uuid-taken') {
+      if (recorded.outcome !== 'uuid-taken') {
         crashAfterCommit('invoice-stamped');
         await enqueueInvoicePdf(deps.producers, invoice.id);
-        if (invoice.transaction_id) qrTransitions.inc({ status: 'INVOICED' });
+        if (recorded.outcome === 'recorded' && recorded.qrsInvoiced > 0) qrTransitions.inc({ status: 'INVOICED' }, recorded.qrsInvoiced);
         return { outcome: 'stamped', uuid: stamp.uuid, qrId: invoice.transaction_id };
       }
     }

@@ -10,6 +10,8 @@ export interface RateLimit {
   perMinute: number;
   /** Who is counted; undefined skips this limit for the request. */
   key(ctx: Parameters<Middleware<AppState>>[0]): string | undefined;
+  /** How many hits this request counts as (1 unless given: one request may look up several things). */
+  cost?(ctx: Parameters<Middleware<AppState>>[0]): number;
 }
 
 /**
@@ -25,13 +27,14 @@ export function rateLimit(redis: Redis, limits: RateLimit[]): Middleware<AppStat
     const window = Math.floor(now / 60_000);
     const elapsed = (now % 60_000) / 60_000;
     const keyed = limits.map((l) => ({ limit: l, id: l.key(ctx) })).filter((x): x is { limit: RateLimit; id: string } => x.id !== undefined);
+    const costs = keyed.map(({ limit }) => limit.cost?.(ctx) ?? 1);
     let counts: { current: number; previous: number }[] = [];
     try {
       const pipeline = redis.pipeline();
-      for (const { limit, id } of keyed) {
+      for (const [i, { limit, id }] of keyed.entries()) {
         const key = `rl:${limit.scope}:${id}:`;
         pipeline
-          .incr(key + window)
+          .incrby(key + window, costs[i]!)
           .expire(key + window, 121)
           .get(key + (window - 1));
       }
@@ -69,7 +72,17 @@ export function retryAfterSeconds(count: { current: number; previous: number }, 
   return Math.min(120, Math.max(1, Math.ceil(wait * 60)));
 }
 
-/** Short-code lookups (page and API share the counter): few per IP, since codes are found by guessing. */
-export function shortCodeRateLimit(deps: Pick<ApiDeps, 'redis' | 'config'>): Middleware<AppState> {
-  return rateLimit(deps.redis, [{ scope: 'code-ip', perMinute: deps.config.publicCodeRatePerIp, key: (ctx) => ctx.ip }]);
+/**
+ * Short-code lookups (page and API share the counter): few per IP, since codes are found by guessing.
+ * `lookups`: how many codes the request looks up (a buyer's further tickets), when not one.
+ */
+export function shortCodeRateLimit(deps: Pick<ApiDeps, 'redis' | 'config'>, lookups?: (ctx: Parameters<Middleware<AppState>>[0]) => number): Middleware<AppState> {
+  return rateLimit(deps.redis, [
+    {
+      scope: 'code-ip',
+      perMinute: deps.config.publicCodeRatePerIp,
+      key: (ctx) => (lookups && lookups(ctx) === 0 ? undefined : ctx.ip),
+      cost: lookups,
+    },
+  ]);
 }

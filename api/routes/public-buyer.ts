@@ -2,10 +2,10 @@ import { isDeepStrictEqual } from 'node:util';
 import { Router } from '@koa/router';
 import { AppError, type ErrorDetail } from '../../shared/errors.js';
 import { newId } from '../../shared/ids.js';
-import { confirmationView } from '../../shared/invoices/buyer-sale-view.js';
+import { confirmationView, ticketSummaryView } from '../../shared/invoices/buyer-sale-view.js';
 import { totalsView } from '../../shared/invoices/totals-view.js';
 import { checkCustomer } from '../../shared/invoices/check-customer.js';
-import { confirmRequestSchema, emailRequestSchema, type Customer } from '../../shared/invoices/customer-schema.js';
+import { confirmRequestSchema, emailRequestSchema, ticketsRequestSchema, type Customer } from '../../shared/invoices/customer-schema.js';
 import { previewSale } from '../../shared/invoices/seal-sale.js';
 import { enqueueStamp } from '../../shared/invoices/enqueue-stamp.js';
 import { enqueueInvoiceEmail } from '../../shared/invoices/enqueue-follow-ups.js';
@@ -25,21 +25,40 @@ import { prefillFromCsf } from '../buyer/prefill-from-csf.js';
 import { rateLimit, shortCodeRateLimit } from '../middleware/rate-limit.js';
 import { qrLinkForShortCode } from '../buyer/short-code-link.js';
 import { crashAfterCommit } from '../../shared/crash-after-commit.js';
+import type { QrTransactionRecord } from '../../shared/repositories/qr-transactions.js';
+import { buyerTicketField, buyerTickets, shortCodeLookups } from '../buyer/further-tickets.js';
+import { ticketsTaken } from '../invoices/ticket-set.js';
 
 const validateConfirm = validator(confirmRequestSchema);
 const validateEmail = validator(emailRequestSchema);
+const validateTickets = validator(ticketsRequestSchema);
 
 /** A CSF PDF is ~100 KB and a phone photo a few MB. */
 export const CSF_MAX_BYTES = 8 * 1024 * 1024;
 
-/** What preview and confirm both do first: a valid body, an invoiceable QR, the buyer's data checked (422 per field). */
-async function checkedConfirmation(deps: ApiDeps, body: unknown): Promise<{ sale: Sale; customer: Customer; warnings: ErrorDetail[] }> {
+interface CheckedConfirmation {
+  sale: Sale;
+  /** The sale to invoice: the first ticket's, or every ticket's concepts under the first one's header. */
+  record: QrTransactionRecord;
+  further: Sale[];
+  customer: Customer;
+  warnings: ErrorDetail[];
+}
+
+/** What preview and confirm both do first: a valid body, invoiceable QRs, the buyer's data checked (422 per field). */
+async function checkedConfirmation(deps: ApiDeps, body: unknown): Promise<CheckedConfirmation> {
   const request = validateConfirm(body);
   const sale = await saleFromLink(deps, request);
   await ensureInvoiceable(deps, sale);
+  const { record, sales: further } = await buyerTickets(deps, sale, request.additional_tickets);
   const checked = checkCustomer(request.customer, { catalogs: deps.catalogs, expeditionPlace: expeditionPlace(sale), onDate: satToday(), rules: sale.merchant.invoiceRules });
   if (checked.findings.length > 0) throw new AppError(422, 'customer_invalid', 'Some tax data needs correcting.', { details: checked.findings });
-  return { sale, customer: checked.customer, warnings: checked.warnings };
+  return { sale, record, further, customer: checked.customer, warnings: checked.warnings };
+}
+
+/** The tickets of a confirmation with several, as the buyer reviews them (absent for one ticket). */
+function ticketsOf(sale: Sale, further: Sale[]) {
+  return further.length > 0 ? { tickets: [sale, ...further].map(ticketSummaryView) } : {};
 }
 
 /**
@@ -57,6 +76,11 @@ export function publicBuyerRoutes(deps: ApiDeps): Router<AppState> {
     { scope: 'qr', perMinute: deps.config.publicRatePerToken, key: (ctx) => token(ctx) },
   ]);
   const body = jsonBody(deps.config.jsonBodyLimit);
+  // Each further ticket named by its short code is a code lookup: counted like the page's code form.
+  const codeLookups = shortCodeRateLimit(deps, (ctx) => {
+    const tickets = (ctx.request.body as { additional_tickets?: unknown } | undefined)?.additional_tickets;
+    return Array.isArray(tickets) ? shortCodeLookups(tickets) : 0;
+  });
 
   /** Review. The first resolve moves PENDING to SCANNED. */
   router.get('/resolve', limited, async (ctx) => {
@@ -65,26 +89,40 @@ export function publicBuyerRoutes(deps: ApiDeps): Router<AppState> {
     ctx.body = await reviewSale(deps, sale);
   });
 
+  /**
+   * Several tickets in one invoice: the first one (the link) with the further ones the buyer names, each
+   * checked; the tickets and the totals of the invoice they make (before the buyer's data).
+   */
+  router.post('/tickets', limited, body, codeLookups, async (ctx) => {
+    const request = validateTickets(ctx.request.body);
+    const sale = await saleFromLink(deps, request);
+    await ensureInvoiceable(deps, sale);
+    const { record, sales } = await buyerTickets(deps, sale, request.additional_tickets);
+    ctx.body = { tickets: [sale, ...sales].map(ticketSummaryView), totals: totalsView(previewSale(record, undefined, saleParties(sale), deps.catalogs)) };
+  });
+
   /** Dry run of confirm: the same checks, and the totals for this buyer (withholdings may apply). */
-  router.post('/preview', limited, body, async (ctx) => {
-    const { sale, customer, warnings } = await checkedConfirmation(deps, ctx.request.body);
+  router.post('/preview', limited, body, codeLookups, async (ctx) => {
+    const { sale, record, further, customer, warnings } = await checkedConfirmation(deps, ctx.request.body);
     // `warnings`: what the buyer should look at twice before confirming, though SAT may accept it.
-    ctx.body = { customer, totals: totalsView(previewSale(sale.record, customer, saleParties(sale), deps.catalogs)), warnings };
+    ctx.body = { customer, totals: totalsView(previewSale(record, customer, saleParties(sale), deps.catalogs)), warnings, ...ticketsOf(sale, further) };
   });
 
   /** The one confirming action: 202 while the CFDI is stamped; poll GET /status. */
-  router.post('/confirm', limited, body, async (ctx) => {
-    const { sale, customer } = await checkedConfirmation(deps, ctx.request.body);
+  router.post('/confirm', limited, body, codeLookups, async (ctx) => {
+    const { sale, further, customer } = await checkedConfirmation(deps, ctx.request.body);
 
     const invoiceId = newId('invoice');
     const outcome = await recordConfirmation(deps.db, {
       invoiceId,
-      transactionId: sale.record.transaction.id,
+      transactionIds: [sale.record.transaction.id, ...further.map((f) => f.record.transaction.id)],
       merchantId: sale.merchant.id,
       customer,
     });
     if (!outcome.ok) {
       switch (outcome.reason) {
+        case 'tickets_unavailable':
+          throw ticketsTaken(outcome.problems, buyerTicketField);
         case 'expired':
           throw new AppError(410, 'qr_expired', 'This QR has expired; ask the store for a new one.');
         case 'cancelled':

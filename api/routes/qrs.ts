@@ -8,8 +8,13 @@ import { viewContext, type ApiDeps } from '../deps.js';
 import { apiKeyAuth } from '../middleware/api-key-auth.js';
 import { jsonBody } from '../middleware/json-body.js';
 import { createQr } from '../qrs/create-qr.js';
+import { invoiceQrs } from '../invoices/invoice-qrs.js';
+import { invoiceQrsRequestSchema } from '../../shared/invoices/invoice-qrs-schema.js';
+import { validator } from '../../shared/validation/ajv.js';
 
-/** POST /v1/qrs and GET /v1/qrs/{qrId}, authenticated by X-API-Key. */
+const validateInvoiceQrs = validator(invoiceQrsRequestSchema);
+
+/** POST /v1/qrs, POST /v1/qrs/invoices and GET /v1/qrs/{qrId}, authenticated by X-API-Key. */
 export function qrRoutes(deps: ApiDeps): Router<AppState> {
   const router = new Router<AppState>({ prefix: '/v1/qrs' });
   const auth = apiKeyAuth(deps.db);
@@ -24,6 +29,13 @@ export function qrRoutes(deps: ApiDeps): Router<AppState> {
     if (result.replayed) ctx.set('Idempotent-Replayed', 'true');
     ctx.status = 201;
     ctx.body = result.view;
+  });
+
+  /** Several QR sales (or one) in one CFDI for a known customer; `dry_run` answers the totals. */
+  router.post('/invoices', auth, jsonBody(deps.config.jsonBodyLimit), async (ctx) => {
+    const result = await invoiceQrs(deps, ctx.state.apiKey!, validateInvoiceQrs(ctx.request.body), ctx.state.log);
+    ctx.status = result.status;
+    ctx.body = result.body;
   });
 
   router.get('/:qrId', auth, async (ctx) => {

@@ -28,7 +28,11 @@ export async function cancelledInvoiceOf(db: Db, files: FileStore, where: { tran
     .join('invoice_cancellations as c', 'c.invoice_id', 'i.id')
     .where('i.status', 'CANCELLED')
     .where('c.status', 'CANCELLED')
-    .where('transactionId' in where ? { 'i.transaction_id': where.transactionId } : { 'i.id': where.invoiceId })
+    .where((q) => {
+      // A sale is covered by an invoice as its first ticket or as a further one (invoice_tickets).
+      if ('transactionId' in where) void q.whereIn('i.id', db('invoice_tickets').where({ transaction_id: where.transactionId }).select('invoice_id'));
+      else void q.where('i.id', where.invoiceId);
+    })
     .orderBy('c.resolved_at', 'desc')
     .first('i.id', 'i.uuid', 'i.stamped_at', 'i.customer', 'c.acuse_file_key', 'c.resolved_at')) as
     { id: string; uuid: string; stamped_at: Date; customer: { email?: string } | null; acuse_file_key: string | null; resolved_at: Date | null } | undefined;

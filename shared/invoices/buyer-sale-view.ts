@@ -1,3 +1,5 @@
+import { toJsonNumber } from '../money.js';
+import { formatShortCode } from '../qr/short-code.js';
 import type { DocumentTotals } from '../cfdi/anexo20-amounts.js';
 import { totalsView } from './totals-view.js';
 import { qrTransactionView, type ViewContext } from '../qr/qr-transaction-view.js';
@@ -41,5 +43,19 @@ export function buyerSaleView(sale: Sale, totals: DocumentTotals, latest: Invoic
     operation_data: full.operation_data.map(({ sku: _sku, ...concept }) => concept),
     totals: totalsView(totals),
     confirmation: confirmationView(latest, ctx),
+  };
+}
+
+/** One ticket of several in one invoice, as the buyer reviews it: which store, when, what, how much. */
+export function ticketSummaryView(sale: Sale) {
+  const t = sale.record.transaction;
+  return {
+    short_code: t.short_code ? formatShortCode(t.short_code) : null,
+    store_name: sale.merchant.name,
+    issued_at: t.issued_local,
+    sat_payment_form: t.sat_payment_form,
+    amount: toJsonNumber(t.amount),
+    currency: t.currency,
+    operation_data: sale.record.concepts.map((c) => ({ description: c.description, quantity: toJsonNumber(c.quantity), amount: toJsonNumber(c.amount) })),
   };
 }

@@ -1,6 +1,7 @@
 /** The buyer's tax data (spec "customer", plus the e-mail and a foreign buyer's residence) and the buyer routes' bodies. */
 import type { FromSchema } from 'json-schema-to-ts';
 import { CFDI_TEXT } from '../sat/cfdi-text-rules.js';
+import { MAX_TICKETS_PER_INVOICE } from './combine-tickets.js';
 
 export const customerSchema = {
   type: 'object',
@@ -29,12 +30,20 @@ const qrParams = {
   m: { type: 'string', maxLength: 64 },
 } as const;
 
+/** Further tickets of one invoice, each by its printed short code or its QR link (qr_content). */
+const additionalTickets = {
+  type: 'array',
+  maxItems: MAX_TICKETS_PER_INVOICE - 1,
+  items: { type: 'string', minLength: 1, maxLength: 600 },
+  description: 'Further tickets of the same issuer, currency and payment method to invoice in the same CFDI: the short code printed on each (7KQ4M-XR2PA) or its QR link',
+} as const;
+
 export const confirmRequestSchema = {
   $id: 'ConfirmQrRequest',
   type: 'object',
   additionalProperties: false,
   required: ['v', 't', 'm', 'customer'],
-  properties: { ...qrParams, customer: customerSchema },
+  properties: { ...qrParams, customer: customerSchema, additional_tickets: additionalTickets },
 } as const;
 
 export type ConfirmRequest = FromSchema<typeof confirmRequestSchema>;
@@ -50,5 +59,15 @@ export const emailRequestSchema = {
     rfc: { type: 'string', maxLength: 20, description: "The buyer's RFC as on the invoice: required to send to an address other than the one given at confirmation" },
   },
 } as const;
+
+export const ticketsRequestSchema = {
+  $id: 'ReviewTicketsRequest',
+  type: 'object',
+  additionalProperties: false,
+  required: ['v', 't', 'm', 'additional_tickets'],
+  properties: { ...qrParams, additional_tickets: additionalTickets },
+} as const;
+
+export type TicketsRequest = FromSchema<typeof ticketsRequestSchema>;
 
 export type EmailRequest = FromSchema<typeof emailRequestSchema>;

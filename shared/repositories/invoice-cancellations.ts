@@ -120,7 +120,9 @@ export async function moveCancellation(
     const [invoice] = (await trx('invoices').where({ id: moved.invoice_id }).update({ status: INVOICE_STATUS[to], updated_at: trx.fn.now() }, '*')) as InvoiceRow[];
     if (!invoice) return moved;
     if (to === 'CANCELLED' && invoice.transaction_id) {
-      await trx('qr_transactions').where({ id: invoice.transaction_id }).update({ status: 'CANCELLED', updated_at: trx.fn.now() });
+      await trx('qr_transactions')
+        .whereIn('id', trx('invoice_tickets').where({ invoice_id: invoice.id }).select('transaction_id'))
+        .update({ status: 'CANCELLED', updated_at: trx.fn.now() });
     }
     await emitEvents(trx, to === 'CANCELLED' ? 'invoice.cancelled' : 'invoice.cancellation_status_updated', [
       {

@@ -52,31 +52,79 @@ export interface InvoiceRow {
   updated_at: Date;
 }
 
+/** Why one of the further tickets of a confirmation cannot be claimed; `index` is its place in the list (0 is the first ticket). */
+export interface TicketProblem {
+  index: number;
+  reason: 'not_found' | 'expired' | 'cancelled' | 'invoiced' | 'already_confirmed' | 'globally_invoiced';
+}
+
 export type ConfirmOutcome =
-  { ok: true; invoice: InvoiceRow } | { ok: false; reason: 'not_found' | 'expired' | 'cancelled' | 'invoiced' | 'already_confirmed'; invoice?: InvoiceRow };
+  | { ok: true; invoice: InvoiceRow }
+  | { ok: false; reason: 'not_found' | 'expired' | 'cancelled' | 'invoiced' | 'already_confirmed'; invoice?: InvoiceRow }
+  | { ok: false; reason: 'tickets_unavailable'; problems: TicketProblem[] };
 
 const UNIQUE_VIOLATION = '23505';
 
+type LockedQr = {
+  id: string;
+  merchant_id: string;
+  status: QrStatus;
+  expires_at: Date;
+  confirmed_at: Date | null;
+  sale_id: string;
+  store_uid: string;
+  global_invoice_id: string | null;
+};
+
+/** What stops a further ticket from joining a confirmation, read under its row lock. */
+function ticketProblem(qr: LockedQr | undefined, now: Date): TicketProblem['reason'] | undefined {
+  if (!qr) return 'not_found';
+  if (qr.status === 'INVOICED') return 'invoiced';
+  if (qr.status === 'CANCELLED') return 'cancelled';
+  if (qr.confirmed_at) return 'already_confirmed';
+  if (qr.global_invoice_id) return 'globally_invoiced';
+  if (isExpired(qr, now)) return 'expired';
+  return undefined;
+}
+
 /**
- * Accepts a buyer's confirmation in one transaction: locks the QR, checks it is still open, takes the
- * folio of the QR's refused attempt (no CFDI was stamped with it) or else the merchant's next one, writes the invoice as STAMPING and marks the QR confirmed (so it does not
- * expire while stamping). Two confirmations at once: the row lock serializes them and the unique index
- * (one non-refused invoice per transaction) is the final word.
+ * Accepts a buyer's confirmation in one transaction: locks the QRs (the first one and any further tickets
+ * of the same invoice, in id order so two confirmations cannot deadlock), checks they are all still open,
+ * takes the folio of the first QR's refused attempt (no CFDI was stamped with it) or else the merchant's
+ * next one, writes the invoice as STAMPING with its tickets and marks every QR confirmed (so none expires
+ * while stamping). Two confirmations claiming one ticket at once: the row lock serializes them, the second
+ * finds it confirmed; the unique index (one non-refused invoice per first ticket) is the final word.
  */
-export async function recordConfirmation(db: Db, input: { invoiceId: string; transactionId: string; merchantId: string; customer: Customer }): Promise<ConfirmOutcome> {
+export async function recordConfirmation(
+  db: Db,
+  input: { invoiceId: string; transactionIds: readonly [string, ...string[]]; merchantId: string; customer: Customer },
+): Promise<ConfirmOutcome> {
+  const [transactionId] = input.transactionIds;
   try {
     return await db.transaction(async (trx) => {
-      const qr = (await trx('qr_transactions').where({ id: input.transactionId }).forUpdate().first('status', 'expires_at', 'confirmed_at', 'sale_id', 'store_uid')) as
-        { status: QrStatus; expires_at: Date; confirmed_at: Date | null; sale_id: string; store_uid: string } | undefined;
+      const locked = (await trx('qr_transactions')
+        .whereIn('id', input.transactionIds)
+        .orderBy('id')
+        .forUpdate()
+        .select('id', 'merchant_id', 'status', 'expires_at', 'confirmed_at', 'sale_id', 'store_uid', 'global_invoice_id')) as LockedQr[];
+      const byId = new Map(locked.map((q) => [q.id, q]));
+      const qr = byId.get(transactionId);
       if (!qr) return { ok: false, reason: 'not_found' } as const;
-      if (qr.status === 'INVOICED') return { ok: false, reason: 'invoiced', invoice: await liveInvoice(trx, input.transactionId) } as const;
+      if (qr.status === 'INVOICED') return { ok: false, reason: 'invoiced', invoice: await liveInvoice(trx, transactionId) } as const;
       if (qr.status === 'CANCELLED') return { ok: false, reason: 'cancelled' } as const;
-      if (qr.confirmed_at) return { ok: false, reason: 'already_confirmed', invoice: await liveInvoice(trx, input.transactionId) } as const;
-      if (isExpired(qr, new Date())) return { ok: false, reason: 'expired' } as const;
-      const row = { id: input.invoiceId, transaction_id: input.transactionId, merchant_id: input.merchantId, customer: JSON.stringify(input.customer) };
+      if (qr.confirmed_at) return { ok: false, reason: 'already_confirmed', invoice: await liveInvoice(trx, transactionId) } as const;
+      const now = new Date();
+      if (isExpired(qr, now)) return { ok: false, reason: 'expired' } as const;
+      const problems = input.transactionIds.flatMap((id, index) => {
+        const reason = index === 0 ? undefined : ticketProblem(byId.get(id), now);
+        return reason ? [{ index, reason }] : [];
+      });
+      if (problems.length > 0) return { ok: false, reason: 'tickets_unavailable', problems } as const;
+
+      const row = { id: input.invoiceId, transaction_id: transactionId, merchant_id: input.merchantId, customer: JSON.stringify(input.customer) };
       // A refused attempt stamped no CFDI: its Serie and folio are this attempt's, so refusals leave no gap.
       const refused = (await trx('invoices')
-        .where({ transaction_id: input.transactionId, status: 'REFUSED' })
+        .where({ transaction_id: transactionId, status: 'REFUSED' })
         .whereNull('uuid')
         .orderBy('created_at', 'desc')
         .first('series', 'folio')) as { series: string | null; folio: string } | undefined;
@@ -87,23 +135,27 @@ export async function recordConfirmation(db: Db, input: { invoiceId: string; tra
               .returning('*')) as InvoiceRow[]
           )[0]
         : await insertNumbered(trx, row);
+      await trx('invoice_tickets').insert(input.transactionIds.map((id, position) => ({ invoice_id: input.invoiceId, position, transaction_id: id })));
       await trx('qr_transactions')
-        .where({ id: input.transactionId })
+        .whereIn('id', input.transactionIds)
         .update({
           status: 'SCANNED',
           scanned_at: trx.raw('coalesce(scanned_at, now())'),
           confirmed_at: trx.fn.now(),
           updated_at: trx.fn.now(),
         });
-      if (qr.status === 'PENDING') {
-        await emitEvents(trx, 'qr.scanned', [
-          { merchantId: input.merchantId, data: qrEventData({ id: input.transactionId, sale_id: qr.sale_id, store_uid: qr.store_uid, status: 'SCANNED' }) },
-        ]);
+      const scanned = input.transactionIds.map((id) => byId.get(id)!).filter((q) => q.status === 'PENDING');
+      if (scanned.length > 0) {
+        await emitEvents(
+          trx,
+          'qr.scanned',
+          scanned.map((q) => ({ merchantId: q.merchant_id, data: qrEventData({ id: q.id, sale_id: q.sale_id, store_uid: q.store_uid, status: 'SCANNED' }) })),
+        );
       }
       return { ok: true, invoice: invoice! } as const;
     });
   } catch (err) {
-    if ((err as { code?: string }).code === UNIQUE_VIOLATION) return { ok: false, reason: 'already_confirmed', invoice: await liveInvoice(db, input.transactionId) };
+    if ((err as { code?: string }).code === UNIQUE_VIOLATION) return { ok: false, reason: 'already_confirmed', invoice: await liveInvoice(db, transactionId) };
     throw err;
   }
 }
@@ -130,14 +182,30 @@ export async function insertNumbered(trx: Trx, row: Record<string, unknown> & { 
   return invoice!;
 }
 
+/** The invoices covering a transaction (as its first ticket or a further one). */
+function invoicesOfTicket(db: Db | Trx, transactionId: string) {
+  return db('invoices as i').join('invoice_tickets as k', 'k.invoice_id', 'i.id').where('k.transaction_id', transactionId);
+}
+
 /** The transaction's invoice that is stamping or stamped, if any. */
 export async function liveInvoice(db: Db | Trx, transactionId: string): Promise<InvoiceRow | undefined> {
-  return (await db('invoices').where({ transaction_id: transactionId }).whereNot({ status: 'REFUSED' }).first()) as InvoiceRow | undefined;
+  return (await invoicesOfTicket(db, transactionId).whereNot('i.status', 'REFUSED').first('i.*')) as InvoiceRow | undefined;
 }
 
 /** The latest confirmation of a transaction, whatever its outcome (the buyer's status page shows it). */
 export async function latestInvoice(db: Db, transactionId: string): Promise<InvoiceRow | undefined> {
-  return (await db('invoices').where({ transaction_id: transactionId }).orderBy('created_at', 'desc').first()) as InvoiceRow | undefined;
+  return (await invoicesOfTicket(db, transactionId).orderBy('i.created_at', 'desc').first('i.*')) as InvoiceRow | undefined;
+}
+
+/** The QR sales an invoice covers, in the order of its concepts (none for a credit note, complement or global invoice). */
+export async function invoiceTicketIds(db: Db | Trx, invoiceId: string): Promise<string[]> {
+  const rows = (await db('invoice_tickets').where({ invoice_id: invoiceId }).orderBy('position').select('transaction_id')) as { transaction_id: string }[];
+  return rows.map((r) => r.transaction_id);
+}
+
+/** The QR rows of an invoice's tickets (a subquery for updates). */
+function ticketIdsOf(trx: Trx, invoiceId: string) {
+  return trx('invoice_tickets').where({ invoice_id: invoiceId }).select('transaction_id');
 }
 
 export async function findInvoice(db: Db, invoiceId: string): Promise<InvoiceRow | undefined> {
@@ -150,14 +218,15 @@ export async function saveSealedDocument(db: Db, invoiceId: string, sealedXml: s
 }
 
 /**
- * The stamp's outcome, the invoice and its QR together (INVOICED): 'recorded', 'not-stamping' when already
- * recorded, or 'uuid-taken' when another invoice recorded this UUID first (nothing is written).
+ * The stamp's outcome, the invoice and its QRs together (INVOICED): 'recorded' with how many QRs it
+ * invoiced, 'not-stamping' when already recorded, or 'uuid-taken' when another invoice recorded this UUID
+ * first (nothing is written).
  */
 export async function recordStamp(
   db: Db,
   invoiceId: string,
   stamp: { uuid: string; stampedAt: Date; xmlFileKey: string; subtotal: string; discount: string; total: string },
-): Promise<'recorded' | 'not-stamping' | 'uuid-taken'> {
+): Promise<{ outcome: 'recorded'; qrsInvoiced: number } | { outcome: 'not-stamping' | 'uuid-taken' }> {
   try {
     return await db.transaction(async (trx) => {
       const [stamped] = (await trx('invoices').where({ id: invoiceId, status: 'STAMPING' }).update(
@@ -173,24 +242,42 @@ export async function recordStamp(
         },
         '*',
       )) as InvoiceRow[];
-      if (!stamped) return 'not-stamping' as const;
-      // The sale's own ids travel with the event, as in qr.scanned: the POS matches it to its ticket.
-      const [sale] = stamped.transaction_id
-        ? ((await trx('qr_transactions').where({ id: stamped.transaction_id }).update({ status: 'INVOICED', updated_at: trx.fn.now() }, ['sale_id', 'store_uid'])) as {
-            sale_id: string;
-            store_uid: string;
-          }[])
-        : [];
-      await emitEvents(trx, stampedEvent(stamped), [
-        { merchantId: stamped.merchant_id, data: invoiceEventData(stamped, sale ? { sale_id: sale.sale_id, store_uid: sale.store_uid } : {}) },
-      ]);
-      return 'recorded' as const;
+      if (!stamped) return { outcome: 'not-stamping' } as const;
+      const sales = (await trx('qr_transactions')
+        .whereIn('id', ticketIdsOf(trx, invoiceId))
+        .update({ status: 'INVOICED', updated_at: trx.fn.now() }, ['id', 'merchant_id', 'sale_id', 'store_uid'])) as TicketSale[];
+      await emitEvents(trx, stampedEvent(stamped), stampedEventsByMerchant(stamped, await orderedTickets(trx, invoiceId, sales)));
+      return { outcome: 'recorded', qrsInvoiced: sales.length } as const;
     });
   } catch (err) {
     const { code, constraint } = err as { code?: string; constraint?: string };
-    if (code === UNIQUE_VIOLATION && constraint === 'invoices_uuid_unique') return 'uuid-taken';
+    if (code === UNIQUE_VIOLATION && constraint === 'invoices_uuid_unique') return { outcome: 'uuid-taken' };
     throw err;
   }
+}
+
+type TicketSale = { id: string; merchant_id: string; sale_id: string; store_uid: string };
+
+async function orderedTickets(trx: Trx, invoiceId: string, sales: TicketSale[]): Promise<TicketSale[]> {
+  const order = await invoiceTicketIds(trx, invoiceId);
+  return order.map((id) => sales.find((s) => s.id === id)!).filter(Boolean);
+}
+
+/**
+ * The stamp's event for each merchant whose sales the invoice covers. The sale's own ids travel with it,
+ * as in qr.scanned: the POS matches it to its ticket. An invoice of several tickets lists that merchant's
+ * tickets in `tickets`, and `qr_id` is the first of them.
+ */
+function stampedEventsByMerchant(stamped: InvoiceRow, sales: TicketSale[]): { merchantId: string; data: Record<string, unknown> }[] {
+  if (sales.length === 0) return [{ merchantId: stamped.merchant_id, data: invoiceEventData(stamped) }];
+  const merchants = [...new Set([stamped.merchant_id, ...sales.map((s) => s.merchant_id)])];
+  return merchants.flatMap((merchantId) => {
+    const own = sales.filter((s) => s.merchant_id === merchantId);
+    const first = own[0];
+    if (!first) return [];
+    const several = sales.length > 1 ? { tickets: own.map((s) => ({ qr_id: s.id, sale_id: s.sale_id, store_uid: s.store_uid })) } : {};
+    return [{ merchantId, data: invoiceEventData(stamped, { qr_id: first.id, sale_id: first.sale_id, store_uid: first.store_uid, ...several }) }];
+  });
 }
 
 /** What a stamp is announced as: a QR sale's invoice, a credit note, a payment complement, or a global invoice (type I without a QR). */
@@ -200,19 +287,17 @@ function stampedEvent(row: InvoiceRow): WebhookEventType {
   return row.transaction_id ? 'invoice.stamped' : 'global_invoice.stamped';
 }
 
-/** A refusal ends this confirmation; the QR is open again (and may now expire) for a corrected one. */
+/** A refusal ends this confirmation; its QRs are open again (and may now expire) for a corrected one. */
 export async function recordRefusal(db: Db, invoiceId: string, refusal: InvoiceRefusal): Promise<void> {
   await db.transaction(async (trx) => {
     const [refused] = (await trx('invoices')
       .where({ id: invoiceId, status: 'STAMPING' })
       .update({ status: 'REFUSED', refusal: JSON.stringify(refusal), updated_at: trx.fn.now() }, '*')) as InvoiceRow[];
     if (!refused) return;
-    const [sale] = refused.transaction_id
-      ? ((await trx('qr_transactions').where({ id: refused.transaction_id }).update({ confirmed_at: null, updated_at: trx.fn.now() }, ['sale_id', 'store_uid'])) as {
-          sale_id: string;
-          store_uid: string;
-        }[])
-      : [];
+    const released = (await trx('qr_transactions')
+      .whereIn('id', ticketIdsOf(trx, invoiceId))
+      .update({ confirmed_at: null, updated_at: trx.fn.now() }, ['id', 'sale_id', 'store_uid'])) as { id: string; sale_id: string; store_uid: string }[];
+    const sale = released.find((s) => s.id === refused.transaction_id);
     await emitEvents(trx, 'invoice.failed', [
       { merchantId: refused.merchant_id, data: invoiceEventData(refused, { ...(sale ? { sale_id: sale.sale_id, store_uid: sale.store_uid } : {}), error: refusal }) },
     ]);

@@ -17,7 +17,7 @@ export interface Sale {
     logoAnimation: string;
     invoiceRules: InvoiceRules;
   };
-  issuer: { rfc: string; name: string; taxRegime: string; zip: string; status: string };
+  issuer: { id: string; rfc: string; name: string; taxRegime: string; zip: string; status: string };
 }
 
 interface SaleRow extends QrTransactionRow {
@@ -32,6 +32,7 @@ interface SaleRow extends QrTransactionRow {
   m_allow_generic_rfc: boolean;
   m_allowed_cfdi_uses: string[] | null;
   m_resico_withholding: boolean;
+  i_id: string;
   i_rfc: string;
   i_name: string;
   i_regime: string;
@@ -58,6 +59,7 @@ export async function findSale(db: Db, by: { id: string } | { token: string }): 
       'm.allow_generic_rfc as m_allow_generic_rfc',
       'm.allowed_cfdi_uses as m_allowed_cfdi_uses',
       'm.resico_withholding as m_resico_withholding',
+      'i.id as i_id',
       'i.rfc as i_rfc',
       'i.business_name as i_name',
       'i.tax_regime_code as i_regime',
@@ -77,6 +79,7 @@ export async function findSale(db: Db, by: { id: string } | { token: string }): 
     m_allow_generic_rfc,
     m_allowed_cfdi_uses,
     m_resico_withholding,
+    i_id,
     i_rfc,
     i_name,
     i_regime,
@@ -102,7 +105,7 @@ export async function findSale(db: Db, by: { id: string } | { token: string }): 
       logoAnimation: m_logo_animation,
       invoiceRules: { allowGenericRfc: m_allow_generic_rfc, allowedCfdiUses: m_allowed_cfdi_uses, resicoWithholding: m_resico_withholding },
     },
-    issuer: { rfc: i_rfc, name: i_name, taxRegime: i_regime, zip: i_zip, status: i_status },
+    issuer: { id: i_id, rfc: i_rfc, name: i_name, taxRegime: i_regime, zip: i_zip, status: i_status },
   };
 }
 

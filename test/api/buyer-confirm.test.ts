@@ -152,9 +152,9 @@ describe('buyer flow: resolve, confirm, stamp', function () {
     expect((await confirm(first)).status).to.equal(202);
     await stamped(events, first.qrId);
     const [a] = await invoices(first.qrId);
-    expect((await recordConfirmation(harness().deps.db, { invoiceId: newId('invoice'), transactionId: second.qrId, merchantId: account.merchantId, customer: BUYER })).ok).to.equal(
-      true,
-    );
+    expect(
+      (await recordConfirmation(harness().deps.db, { invoiceId: newId('invoice'), transactionIds: [second.qrId], merchantId: account.merchantId, customer: BUYER })).ok,
+    ).to.equal(true);
     const [b] = await invoices(second.qrId);
     // Both stamping a's sealed document, whose UUID none of our invoices holds yet.
     await harness()
@@ -293,7 +293,7 @@ describe('buyer flow: resolve, confirm, stamp', function () {
   it('a confirmation whose stamp job was never queued is re-queued by the sweep from PostgreSQL and stamped', async () => {
     const link = await newQrLink(account);
     // What a failed enqueue after the commit leaves behind: the confirmation row, no job.
-    const outcome = await recordConfirmation(harness().deps.db, { invoiceId: newId('invoice'), transactionId: link.qrId, merchantId: account.merchantId, customer: BUYER });
+    const outcome = await recordConfirmation(harness().deps.db, { invoiceId: newId('invoice'), transactionIds: [link.qrId], merchantId: account.merchantId, customer: BUYER });
     expect(outcome.ok).to.equal(true);
     await harness()
       .deps.db('invoices')

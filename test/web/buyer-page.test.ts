@@ -126,6 +126,45 @@ describe('buyer page in a phone browser', function () {
     await screenshot(page, '04-already-invoiced');
   });
 
+  it('adds further tickets by their printed code ("Agregar otro ticket"), shows every ticket and the total, and one confirmation invoices them all', async () => {
+    const link = await newQrLink(account);
+    const second = await newQrLink(account);
+    const dollars = await newQrLink(account, { currency: 'USD', exchange_rate: 17.5 });
+    const codeOf = async (qrId: string) => (await call('GET', `/v1/qrs/${qrId}`, { headers: { 'X-API-Key': account.apiKey } })).body.short_code as string;
+    await page.goto(pageUrl(link));
+    await page.waitForLoadState('networkidle');
+
+    // A ticket in another currency is refused with the reason, and the list stays as it was.
+    await page.fill('#more-ticket', await codeOf(dollars.qrId));
+    await page.click('#add-ticket');
+    await page.waitForSelector('#ticket-error:not([hidden])');
+    expect(await page.locator('#ticket-error').innerText()).to.contain('otra moneda');
+    expect(await page.locator('#ticket-list').isHidden()).to.equal(true);
+
+    await page.fill('#more-ticket', (await codeOf(second.qrId)).toLowerCase());
+    await page.click('#add-ticket');
+    await page.waitForSelector('#ticket-list:not([hidden])');
+    expect(await page.locator('#ticket-list .ticket').count()).to.equal(2);
+    expect(await page.locator('#combined-totals').innerText()).to.contain('$604.64 MXN');
+    expect(await page.locator('#ticket-error').isHidden()).to.equal(true);
+    await screenshot(page, '08-two-tickets');
+
+    await fill(page);
+    await page.click('#continue');
+    await page.waitForSelector('#review-step:not([hidden])');
+    expect(await page.locator('#review-tickets .ticket').count()).to.equal(2);
+    expect(await page.locator('#review-totals').innerText()).to.contain('$604.64 MXN');
+    await page.click('#confirm');
+    await page.waitForSelector('#result-step:not([hidden])', { timeout: 60_000 });
+    const uuid = (await page.locator('#result-uuid').innerText()).trim();
+    const views = await Promise.all([link, second].map(async (l) => (await call('GET', `/v1/qrs/${l.qrId}`, { headers: { 'X-API-Key': account.apiKey } })).body));
+    expect(views.map((v) => [v.status, v.invoice?.uuid])).to.deep.equal([
+      ['INVOICED', uuid],
+      ['INVOICED', uuid],
+    ]);
+    expect(views[0].invoice.total).to.equal(604.64);
+  });
+
   it("checks the RFC as typed and shows the API's refusals next to their field, keeping the data", async () => {
     const link = await newQrLink(account);
     await page.goto(pageUrl(link));

@@ -246,6 +246,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/qrs/invoices": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Invoice several QR sales (or one) in one CFDI for a known customer; `dry_run` answers the totals and records nothing */
+        post: operations["postQrsInvoices"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/qrs/{qrId}": {
         parameters: {
             query?: never;
@@ -539,6 +556,23 @@ export interface paths {
         get: operations["getPublicQrsResolve"];
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/public/qrs/tickets": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Buyer: add further tickets (short code or QR link) to invoice in the same CFDI; every ticket and the totals of that invoice */
+        post: operations["postPublicQrsTickets"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1136,6 +1170,40 @@ export interface components {
                 /** @description c_Pais of a foreign buyer (required with XEXX010101000) */
                 tax_residence?: string;
             };
+            /** @description Further tickets of the same issuer, currency and payment method to invoice in the same CFDI: the short code printed on each (7KQ4M-XR2PA) or its QR link */
+            additional_tickets?: string[];
+        };
+        ReviewTicketsRequest: {
+            v: string;
+            t: string;
+            m: string;
+            /** @description Further tickets of the same issuer, currency and payment method to invoice in the same CFDI: the short code printed on each (7KQ4M-XR2PA) or its QR link */
+            additional_tickets: string[];
+        };
+        InvoiceQrsRequest: {
+            /** @description The merchant's QR transactions to invoice in one CFDI, in the order of their concepts; the first one's header (currency, payment method) rules */
+            qr_ids: string[];
+            customer: {
+                /** @description RFC; XAXX010101000 (público en general) and XEXX010101000 (foreign) follow Anexo 20. */
+                rfc: string;
+                /** @description Legal name exactly as on the tax-status certificate, without the company-type suffix (SA DE CV). */
+                name: string;
+                /** @description c_RegimenFiscal key */
+                tax_regime: string;
+                /** @description Fiscal postal code */
+                postal_code: string;
+                /** @description c_UsoCFDI key */
+                cfdi_use: string;
+                /** Format: email */
+                email: string;
+                /** @description c_Pais of a foreign buyer (required with XEXX010101000) */
+                tax_residence?: string;
+            };
+            /**
+             * @description Check everything and answer the totals; nothing is recorded
+             * @default false
+             */
+            dry_run: boolean;
         };
         EmailInvoiceRequest: {
             v: string;
@@ -2593,6 +2661,71 @@ export interface operations {
             };
         };
     };
+    postQrsInvoices: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["InvoiceQrsRequest"];
+            };
+        };
+        responses: {
+            /** @description Dry run: `tickets`, `customer` as it will be written, `totals` and `warnings` */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Recorded and being stamped (`status` STAMPING; the same request again answers the same, with the invoice once ACTIVE); follow it with GET /v1/qrs/{qrId} */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Invalid body */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description API key invalid or missing */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The first QR is already in another confirmation with other data */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `tickets_not_combinable` (one detail per QR: `qr_ids[i]`) or `customer_invalid` */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
     getQrsByQrId: {
         parameters: {
             query?: never;
@@ -3686,6 +3819,73 @@ export interface operations {
             };
         };
     };
+    postPublicQrsTickets: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ReviewTicketsRequest"];
+            };
+        };
+        responses: {
+            /** @description `tickets` (the first one and each further one: store, date, concepts, amount) and `totals` */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Invalid body or link */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The first ticket is already invoiced */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The first ticket expired or was cancelled */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `tickets_not_combinable`: one detail per further ticket that cannot join (`additional_tickets[i]`) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limited (each short code counts as a code lookup) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
     postPublicQrsPreview: {
         parameters: {
             query?: never;
@@ -3773,7 +3973,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Tax data to correct, per field (`source` service) */
+            /** @description Tax data to correct, per field (`source` service), or `tickets_not_combinable` for `additional_tickets` */
             422: {
                 headers: {
                     [name: string]: unknown;
