@@ -33,6 +33,9 @@ const PORT = Number(process.env.BENCH_PORT ?? 3917);
 const STAMP_COUNT = Number(process.env.BENCH_STAMPS ?? 100);
 // Buyers confirming at once; the fake PAC runs one xmllint per stamp, which bounds what 2 cores can do.
 const STAMP_CONCURRENCY = Number(process.env.BENCH_STAMP_CONCURRENCY ?? 10);
+/** Confirmations of the runs whose PAC does not validate: enough for a few seconds at the target rate. */
+const BARE_STAMP_COUNT = Number(process.env.BENCH_BARE_STAMPS ?? 1000);
+const BARE_STAMP_CONCURRENCY = Number(process.env.BENCH_BARE_STAMP_CONCURRENCY ?? 50);
 // The throughput/latency curve (BENCH_SWEEP_CONNECTIONS, default 1,5,10,25,50,100) and its chart.
 const SWEEP_SECONDS = Number(process.env.BENCH_SWEEP_SECONDS ?? 5);
 const CHART = process.env.BENCH_CHART ?? new URL('../docs/performance.svg', import.meta.url).pathname;
@@ -132,7 +135,7 @@ async function main(): Promise<void> {
     const light = await load(`http://127.0.0.1:${PORT}/v1/qrs`, headers, body, 10);
     const sweep = await benchConnectionSweep({ url: `http://127.0.0.1:${PORT}/v1/qrs`, headers, body, connections: sweepConnections(), seconds: SWEEP_SECONDS });
     const stampDb = knexFactory(knexConfig(DATABASE_URL));
-    const stampRun = (latencyMs: number, count: number) =>
+    const stampRun = (latencyMs: number, count: number, validates = true, concurrency = STAMP_CONCURRENCY) =>
       benchStampEndToEnd({
         baseUrl: `http://127.0.0.1:${PORT}`,
         db: stampDb,
@@ -140,13 +143,17 @@ async function main(): Promise<void> {
         apiKey: account.apiKey,
         storeUid: account.storeUid,
         count,
-        concurrency: STAMP_CONCURRENCY,
+        concurrency,
         latencyMs,
+        validates,
       });
     await stampRun(0, 10); // warm-up: the worker's CSD, the PAC's schema cache, JIT
     const stampFast = await stampRun(0, STAMP_COUNT);
-    const stampSlow = await stampRun(300, STAMP_COUNT);
+    // Our side of stamping alone: a PAC that answers at once without its checks, then one taking 300 ms.
+    const stampBare = await stampRun(0, BARE_STAMP_COUNT, false, BARE_STAMP_CONCURRENCY);
+    const stampSlow = await stampRun(300, BARE_STAMP_COUNT, false, BARE_STAMP_CONCURRENCY);
     pac.latencyMs = 0;
+    pac.validates = true;
     const cancels = await benchCancelEndToEnd({ baseUrl: `http://127.0.0.1:${PORT}`, db: stampDb, apiKey: account.apiKey, count: STAMP_COUNT, concurrency: STAMP_CONCURRENCY });
     const pending = await benchPendingQrs({
       baseUrl: `http://127.0.0.1:${PORT}`,
@@ -181,9 +188,9 @@ async function main(): Promise<void> {
     process.stdout.write(
       `CFDI steps per document (ms): build ${cfdi.buildMs}, cadena ${cfdi.cadenaMs}, seal ${cfdi.sealMs}, fake PAC ${cfdi.pacMs} (with 300 ms latency: ${cfdi.pacSlowMs}), PDF ${cfdi.pdfMs} (${cfdi.pdfPerSecond} PDF/s)\n`,
     );
-    for (const s of [stampFast, stampSlow]) {
+    for (const s of [stampFast, stampBare, stampSlow]) {
       process.stdout.write(
-        `Stamping end to end, fake PAC +${s.latencyMs} ms: ${s.invoices} confirmations → INVOICED in ${s.seconds} s = ${s.perSecond} CFDI/s (confirm to INVOICED p50 ${s.p50Ms} ms, p99 ${s.p99Ms} ms)\n`,
+        `Stamping end to end, fake PAC ${s.validates ? 'validating' : 'not validating'} +${s.latencyMs} ms: ${s.invoices} confirmations → INVOICED in ${s.seconds} s = ${s.perSecond} CFDI/s (confirm to INVOICED p50 ${s.p50Ms} ms, p99 ${s.p99Ms} ms)\n`,
       );
     }
     process.stdout.write(
@@ -200,8 +207,10 @@ async function main(): Promise<void> {
         caption: `${host.cores} cores (${host.cpu}), ${SWEEP_SECONDS} s per point, ${new Date().toISOString().slice(0, 10)}, load average ${host.loadAtStart[0]} at start`,
       }),
     );
-    printFigures({ connections: CONNECTIONS, ceiling, qrs, ratioPercent: ratio, render, stampFast, stampSlow, cfdi, pending, sweep, chart: CHART });
-    process.stdout.write(`${JSON.stringify({ machine: host, ceiling, qrs, light, ratioPercent: ratio, render, cfdi, stampFast, stampSlow, cancels, global, sweep, pending })}\n`);
+    printFigures({ connections: CONNECTIONS, ceiling, qrs, ratioPercent: ratio, render, stampFast, stampBare, stampSlow, cfdi, pending, sweep, chart: CHART });
+    process.stdout.write(
+      `${JSON.stringify({ machine: host, ceiling, qrs, light, ratioPercent: ratio, render, cfdi, stampFast, stampBare, stampSlow, cancels, global, sweep, pending })}\n`,
+    );
   } finally {
     api.kill('SIGTERM');
     workers.kill('SIGTERM');

@@ -1,6 +1,7 @@
 // End to end stamping: N QRs confirmed by buyers at once, timed until every one is INVOICED (the API's
 // confirm, the stamp worker's build, seal and PAC round trip, the database writes), with the fake PAC
-// answering at once and with 300 ms of latency. Part of `npm run bench` (API and workers as processes).
+// checking each document or stamping at once without checks, with or without 300 ms of latency. Part of
+// `npm run bench` (API and workers as processes).
 import { randomUUID } from 'node:crypto';
 import type { Knex } from 'knex';
 import type { FakePacServer } from '../fakes/pac-server.js';
@@ -9,6 +10,8 @@ import { sampleSale } from '../test/fixtures/sample-sale.js';
 
 export interface StampFigures {
   latencyMs: number;
+  /** Whether the fake PAC checked each document (XSD through xmllint, seal, amounts) before stamping. */
+  validates: boolean;
   invoices: number;
   seconds: number;
   perSecond: number;
@@ -55,10 +58,12 @@ export async function benchStampEndToEnd(options: {
   count: number;
   concurrency: number;
   latencyMs: number;
+  validates: boolean;
 }): Promise<StampFigures> {
   const { baseUrl, db, pac, count } = options;
   const links = await newLinks(baseUrl, options.apiKey, options.storeUid, count);
   pac.latencyMs = options.latencyMs;
+  pac.validates = options.validates;
   const accepted = new Map<string, number>();
   const start = performance.now();
   let next = 0;
@@ -90,6 +95,7 @@ export async function benchStampEndToEnd(options: {
   const latencies = ids.map((id) => done.get(id)! - accepted.get(id)!).sort((a, b) => a - b);
   return {
     latencyMs: options.latencyMs,
+    validates: options.validates,
     invoices: count,
     seconds: Math.round(seconds * 100) / 100,
     perSecond: Math.round((count / seconds) * 10) / 10,

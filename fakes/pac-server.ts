@@ -60,6 +60,12 @@ export interface FakePacServer {
   register(taxpayer: RegisteredTaxpayer): void;
   /** Added before every answer (benchmarks model a real PAC's latency with it). */
   latencyMs: number;
+  /**
+   * Whether stamping checks the document first (SAT's XSD, seal, Anexo 20 amounts, the receptor). Off, it
+   * stamps at once what it gets: the benchmark measures our side of stamping without the fake's checks,
+   * which a real PAC runs on its own machines.
+   */
+  validates: boolean;
   /** Each call and how it went: `stamped`, `refused CFDI40145`, `cancel 201 En proceso`, `cancel 202`, `cancel refused CA205`... */
   calls: { uuid?: string; outcome: string }[];
   /** The certificate that signs SelloSAT (DER). */
@@ -367,12 +373,14 @@ export async function startFakePacServer(options: { port?: number; latencyMs?: n
     const key = sealKey(seal);
     const earlier = stamped.get(key);
     if (earlier) return { data: earlier, previous: true };
-    if (!verifyCfdiSeal(comprobante)) throw new Refusal('CFDI40102', 'El resultado de la digestión debe ser igual al resultado de desencriptar el sello.');
-    const age = fechaAgeMs(attribute(comprobante, 'Fecha') ?? '', now);
-    if (!(age <= SEVENTY_TWO_HOURS_MS)) throw new Refusal('401', 'El rango de la fecha de generación no debe de ser mayor a 72 horas para la emisión del timbre.');
-    const finding = checkCfdiAmounts(comprobante)[0];
-    if (finding) throw new Refusal(finding.satCode, finding.message);
-    checkReceptor(comprobante, taxpayers);
+    if (fake.validates) {
+      if (!verifyCfdiSeal(comprobante)) throw new Refusal('CFDI40102', 'El resultado de la digestión debe ser igual al resultado de desencriptar el sello.');
+      const age = fechaAgeMs(attribute(comprobante, 'Fecha') ?? '', now);
+      if (!(age <= SEVENTY_TWO_HOURS_MS)) throw new Refusal('401', 'El rango de la fecha de generación no debe de ser mayor a 72 horas para la emisión del timbre.');
+      const finding = checkCfdiAmounts(comprobante)[0];
+      if (finding) throw new Refusal(finding.satCode, finding.message);
+      checkReceptor(comprobante, taxpayers);
+    }
 
     const uuid = randomUUID().toUpperCase();
     const tfd = element('tfd:TimbreFiscalDigital', {
@@ -525,7 +533,7 @@ export async function startFakePacServer(options: { port?: number; latencyMs?: n
       const key = documentKey(xml);
       await inTurn(key, async () => {
         // A document stamped before gets its stamp back (SW's 307); its schema was checked the first time.
-        const invalid = key !== undefined && stamped.has(key) ? undefined : await xsdErrors(xml);
+        const invalid = !fake.validates || (key !== undefined && stamped.has(key)) ? undefined : await xsdErrors(xml);
         if (invalid) {
           calls.push({ outcome: 'refused XSD' });
           return void json(400, { status: 'error', message: `CFDI40101 - El XML no cumple con el esquema: ${invalid}`, messageDetail: invalid });
@@ -551,6 +559,7 @@ export async function startFakePacServer(options: { port?: number; latencyMs?: n
     url: `http://127.0.0.1:${address.port}`,
     token,
     latencyMs: options.latencyMs ?? 0,
+    validates: true,
     script: (...answers) => void scripts.push(...answers),
     scriptCancel: (...answers) => void cancelScripts.push(...answers),
     backdate: (uuid, hours) => {

@@ -104,11 +104,11 @@ function heightOf(doc: Doc, text: string, width: number, style: TextStyle = {}):
   return doc.heightOfString(printable(text), { width, lineGap: 0 });
 }
 
+/** Writes wrapped text; returns its height (where pdfkit left the cursor: no second layout to measure it). */
 function write(doc: Doc, text: string, x: number, y: number, width: number, style: TextStyle = {}): number {
   setStyle(doc, style);
-  const shown = printable(text);
-  doc.text(shown, x, y, { width, align: style.align ?? 'left', lineGap: 0 });
-  return doc.heightOfString(shown, { width, lineGap: 0 });
+  doc.text(printable(text), x, y, { width, align: style.align ?? 'left', lineGap: 0 });
+  return doc.y - y;
 }
 
 /** `y` when `height` still fits on this page, else the top of a new page. */
