@@ -11,6 +11,7 @@ import { Redis } from 'ioredis';
 import { newId } from '../shared/ids.js';
 import { QUEUES } from '../shared/jobs.js';
 import { createProducers } from '../shared/queues.js';
+import type { Config } from '../shared/config.js';
 import { redisOptions } from '../shared/redis.js';
 import { planExpiriesJob } from '../workers/plan-expiries.js';
 
@@ -48,6 +49,7 @@ export interface PendingQrOptions {
   db: Knex;
   redisUrl: string;
   queuePrefix: string;
+  config: Readonly<Config>;
   apiKey: string;
   merchantId: string;
   count: number;
@@ -140,7 +142,7 @@ export async function benchPendingQrs(options: PendingQrOptions): Promise<Pendin
   const seedMs = Math.round(performance.now() - start);
 
   const redis = new Redis(redisOptions('blocking', options.redisUrl));
-  const producers = await createProducers(redis, options.queuePrefix);
+  const producers = await createProducers(redis, options.config, options.queuePrefix);
   const queue = producers.queue(QUEUES.expiry);
   let obliterated = false;
   try {

@@ -160,6 +160,7 @@ async function main(): Promise<void> {
       db: stampDb,
       redisUrl: loadConfig(env).redisUrl,
       queuePrefix: env.QUEUE_PREFIX,
+      config: loadConfig(env),
       apiKey: account.apiKey,
       merchantId: account.merchantId,
       count: PENDING,

@@ -1,7 +1,11 @@
 /**
- * The one list of queues, job names and payload types. Payloads carry ids and short values,
- * never images, XML, certificates or passwords.
+ * The one list of queues, job names and payload types, and the job catalog (JOBS). Payloads carry ids and
+ * short values, never images, XML, certificates or passwords.
  */
+import type { JobsOptions } from 'bullmq';
+import type { Config } from './config.js';
+import { EXPIRY_PLAN_EVERY_MS } from './qr/expiry-buckets.js';
+
 export const QUEUES = {
   render: 'render',
   expiry: 'expiry',
@@ -76,26 +80,111 @@ export interface JobTypes {
 
 export type JobName = keyof JobTypes;
 
-/** Each job's queue, as JobTypes declares it: producers add by job name, workers check it. */
-export const JOB_QUEUE: { [N in JobName]: JobTypes[N]['queue'] } = {
-  'render-qr': QUEUES.render,
-  'expire-due-qrs': QUEUES.expiry,
-  'plan-expiries': QUEUES.expiry,
-  'sweep-expired-qrs': QUEUES.expiry,
-  'sync-issuer': QUEUES.csfSync,
-  'sweep-lost-syncs': QUEUES.csfSync,
-  'stamp-invoice': QUEUES.stamp,
-  'sweep-stamping': QUEUES.stamp,
-  'render-invoice-pdf': QUEUES.pdf,
-  'sweep-invoice-follow-ups': QUEUES.pdf,
-  'email-invoice': QUEUES.email,
-  'email-cancellation': QUEUES.email,
-  'cancel-invoice': QUEUES.cancel,
-  'poll-cancellations': QUEUES.cancel,
-  'dispatch-webhooks': QUEUES.webhooks,
-  'deliver-webhook': QUEUES.webhooks,
-  'issue-global-invoices': QUEUES.globalInvoice,
-  'announce-expiring-csds': QUEUES.webhooks,
+/** What jobs' options and periods depend on: the service's settings. */
+export type JobSettings = Pick<
+  Config,
+  | 'renderTimeoutMs'
+  | 'pacAttempts'
+  | 'pacBackoffMs'
+  | 'csfAttempts'
+  | 'csfBackoffMs'
+  | 'emailBackoffMs'
+  | 'webhookAttempts'
+  | 'webhookBackoffMs'
+  | 'expirySweepMs'
+  | 'stampSweepMs'
+  | 'cancellationPollMs'
+  | 'globalInvoiceCheckMs'
+  | 'webhookDispatchMs'
+>;
+
+/** One job, declared once: its queue, its id rule, its options, and its period when it runs by itself. */
+export interface JobSpec<N extends JobName> {
+  queue: JobTypes[N]['queue'];
+  /** The job's id, where a duplicate must not happen (undefined: BullMQ numbers it). */
+  id?: (data: JobTypes[N]['data']) => string | undefined;
+  options: (settings: Readonly<JobSettings>, data: JobTypes[N]['data'], now: number) => Omit<JobsOptions, 'jobId'>;
+  /** A job the workers' schedulers run every so many ms (workers/keep-job-schedulers.ts); its id is its scheduler's. */
+  every?: (settings: Readonly<JobSettings>) => number;
+}
+
+/** Kept an hour (the dashboard shows recent work), at most 1,000. */
+const KEEP_DONE = { age: 3600, count: 1000 };
+
+/** A job that calls the PAC: retries with exponential backoff; a sweep from PostgreSQL takes over after the last. */
+const pacOptions = (s: Readonly<JobSettings>) => ({
+  attempts: s.pacAttempts,
+  backoff: { type: 'exponential', delay: s.pacBackoffMs },
+  removeOnComplete: KEEP_DONE,
+  removeOnFail: true,
+});
+
+/** An e-mail: six attempts with exponential backoff from EMAIL_BACKOFF_MS. */
+const emailOptions = (s: Readonly<JobSettings>) => ({
+  attempts: 6,
+  backoff: { type: 'exponential', delay: s.emailBackoffMs },
+  removeOnComplete: KEEP_DONE,
+  removeOnFail: 100,
+});
+
+/** A scheduled sweep: its runs are not kept. */
+const sweepOptions = () => ({ removeOnComplete: true, removeOnFail: 100 });
+
+/** Seconds a finished render job is kept beyond the API's wait, for the waiter's last look at its timeout. */
+const RENDER_KEEP_AFTER_WAIT_S = 5;
+
+/** The one job catalog: producers add by name (shared/queues.ts), the workers' registry is typed by it (workers/index.ts). */
+export const JOBS: { [N in JobName]: JobSpec<N> } = {
+  'render-qr': {
+    queue: QUEUES.render,
+    id: (d) => jobId.renderQr(d.qrId),
+    options: (s) => {
+      const age = Math.ceil(s.renderTimeoutMs / 1000) + RENDER_KEEP_AFTER_WAIT_S;
+      return { attempts: 1, removeOnComplete: { age }, removeOnFail: { age } };
+    },
+  },
+  'expire-due-qrs': {
+    queue: QUEUES.expiry,
+    id: (d) => jobId.expireDue(d.dueAt),
+    options: (_s, d, now) => ({ delay: Math.max(0, d.dueAt * 1000 - now), attempts: 5, backoff: { type: 'exponential', delay: 1000 }, removeOnComplete: true, removeOnFail: 1000 }),
+  },
+  'plan-expiries': { queue: QUEUES.expiry, id: () => jobId.planExpiries, options: sweepOptions, every: () => EXPIRY_PLAN_EVERY_MS },
+  'sweep-expired-qrs': { queue: QUEUES.expiry, id: () => jobId.sweepExpired, options: sweepOptions, every: (s) => s.expirySweepMs },
+  'sync-issuer': {
+    queue: QUEUES.csfSync,
+    // Deduplicated by issuer (api/issuers/synchronize-issuer.ts gives each request its own candidate id).
+    options: (s, d) => ({
+      deduplication: { id: jobId.syncIssuer(d.issuerId) },
+      attempts: s.csfAttempts,
+      backoff: { type: 'exponential', delay: s.csfBackoffMs, jitter: 0.5 },
+      removeOnComplete: { count: 1000 },
+      removeOnFail: { count: 1000 },
+    }),
+  },
+  // Every minute: a synchronization whose job was lost ends FAILED instead of RUNNING forever.
+  'sweep-lost-syncs': { queue: QUEUES.csfSync, id: () => jobId.sweepLostSyncs, options: sweepOptions, every: () => 60_000 },
+  'stamp-invoice': { queue: QUEUES.stamp, id: (d) => jobId.stampInvoice(d.invoiceId), options: pacOptions },
+  'sweep-stamping': { queue: QUEUES.stamp, id: () => jobId.sweepStamping, options: sweepOptions, every: (s) => s.stampSweepMs },
+  'render-invoice-pdf': {
+    queue: QUEUES.pdf,
+    id: (d) => jobId.renderInvoicePdf(d.invoiceId),
+    options: () => ({ attempts: 5, backoff: { type: 'exponential', delay: 1000 }, removeOnComplete: KEEP_DONE, removeOnFail: 100 }),
+  },
+  'sweep-invoice-follow-ups': { queue: QUEUES.pdf, id: () => jobId.sweepInvoiceFollowUps, options: sweepOptions, every: (s) => s.stampSweepMs },
+  // To the buyer once (one id per invoice); on request, again to any address (`to`), each its own job.
+  'email-invoice': { queue: QUEUES.email, id: (d) => (d.to === undefined ? jobId.emailInvoice(d.invoiceId) : undefined), options: emailOptions },
+  'email-cancellation': { queue: QUEUES.email, id: (d) => jobId.emailCancellation(d.invoiceId), options: emailOptions },
+  'cancel-invoice': { queue: QUEUES.cancel, id: (d) => jobId.cancelInvoice(d.cancellationId), options: pacOptions },
+  'poll-cancellations': { queue: QUEUES.cancel, id: () => jobId.pollCancellations, options: sweepOptions, every: (s) => s.cancellationPollMs },
+  'dispatch-webhooks': { queue: QUEUES.webhooks, id: () => jobId.dispatchWebhooks, options: sweepOptions, every: (s) => s.webhookDispatchMs },
+  'deliver-webhook': {
+    queue: QUEUES.webhooks,
+    id: (d) => jobId.deliverWebhook(d.deliveryId),
+    options: (s) => ({ attempts: s.webhookAttempts, backoff: { type: 'exponential', delay: s.webhookBackoffMs }, removeOnComplete: KEEP_DONE, removeOnFail: { age: 86_400 } }),
+  },
+  'issue-global-invoices': { queue: QUEUES.globalInvoice, id: () => jobId.issueGlobalInvoices, options: sweepOptions, every: (s) => s.globalInvoiceCheckMs },
+  // Every 6 hours: a CSD about to expire stops all invoicing silently, so its merchant hears of it in time.
+  'announce-expiring-csds': { queue: QUEUES.webhooks, id: () => jobId.announceExpiringCsds, options: sweepOptions, every: () => 6 * 3600_000 },
 };
 
 /** Predictable job ids where a duplicate must not happen (BullMQ refuses ':' in custom ids). */

@@ -1,23 +1,26 @@
 import type { EventEmitter } from 'node:events';
 import { Job, Queue, QueueEvents, type ConnectionOptions, type JobsOptions } from 'bullmq';
 import type { Redis } from 'ioredis';
-import { config } from './config.js';
-import { JOB_QUEUE, QUEUES, type JobName, type JobTypes, type QueueName } from './jobs.js';
+import { JOBS, QUEUES, type JobName, type JobSettings, type JobTypes, type QueueName } from './jobs.js';
 import { redisOptions } from './redis.js';
 
 /** Typed producer side of every queue, on one fail-fast connection. */
 export interface Producers {
   queue(name: QueueName): Queue;
+  /** Adds a job with the id and options its catalog entry (shared/jobs.ts, JOBS) gives; `opts` only for what one call decides. */
   add<N extends JobName>(name: N, data: JobTypes[N]['data'], opts?: JobsOptions): ReturnType<Queue['add']>;
   renderEvents: QueueEvents;
   close(): Promise<void>;
 }
 
-export function queueOf(name: JobName): QueueName {
-  return JOB_QUEUE[name];
+/** A job's id and options from the catalog. */
+export function jobOptions<N extends JobName>(name: N, data: JobTypes[N]['data'], settings: Readonly<JobSettings>, now: number = Date.now()): JobsOptions {
+  const spec = JOBS[name];
+  const id = spec.id?.(data);
+  return { ...spec.options(settings, data, now), ...(id === undefined ? {} : { jobId: id }) };
 }
 
-export async function createProducers(connection: Redis, prefix: string = config().queuePrefix): Promise<Producers> {
+export async function createProducers(connection: Redis, settings: Readonly<JobSettings> & { queuePrefix: string }, prefix: string = settings.queuePrefix): Promise<Producers> {
   const queues = new Map<QueueName, Queue>();
   for (const name of Object.values(QUEUES)) {
     const q = new Queue(name, { connection, prefix, skipWaitingForReady: true });
@@ -37,7 +40,7 @@ export async function createProducers(connection: Redis, prefix: string = config
   };
   return {
     queue,
-    add: (name, data, opts) => queue(queueOf(name)).add(name, data, opts),
+    add: (name, data, opts) => queue(JOBS[name].queue).add(name, data, { ...jobOptions(name, data, settings), ...opts }),
     renderEvents,
     async close() {
       await renderEvents.close();

@@ -29,7 +29,7 @@ export async function openRuntime(cfg: Readonly<Config>, options: { migrate: boo
     if (applied.length > 0) logger.info({ migrations: applied }, 'migrations applied');
   }
   const redis = await connectFailFast(cfg.redisUrl);
-  const producers = await createProducers(redis);
+  const producers = await createProducers(redis, cfg);
   return {
     config: cfg,
     db: database,

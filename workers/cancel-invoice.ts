@@ -26,7 +26,6 @@ export interface CancelDeps {
   keyring: Keyring;
   /** To tell the buyer once their invoice is cancelled (workers/email-cancellation.ts). */
   producers: Producers;
-  emailBackoffMs: number;
 }
 
 /** Where SAT's answer puts a request: done, still waiting for the receptor, or refused by the receptor. */
@@ -75,6 +74,6 @@ export async function cancelInvoiceJob(deps: CancelDeps, job: Job<CancelInvoiceP
   const status = answer.satCode === '202' ? { state: 'Cancelado', cancellable: '', cancellationStatus: '' } : await deps.pac.status(query);
   const outcome = cancellationOutcome(status);
   const moved = await moveCancellation(deps.db, cancellation.id, ['REQUESTED'], outcome, { satCode: answer.satCode, satStatus: status.cancellationStatus, acuseFileKey });
-  if (moved && outcome === 'CANCELLED') await enqueueCancellationEmail(deps.producers, deps.emailBackoffMs, invoice.id);
+  if (moved && outcome === 'CANCELLED') await enqueueCancellationEmail(deps.producers, invoice.id);
   return { outcome: outcome === 'CANCELLED' ? 'cancelled' : 'pending', uuid: query.uuid, qrId: invoice.transaction_id };
 }

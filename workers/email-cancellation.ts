@@ -10,7 +10,6 @@ import { cancellationMail } from '../shared/email/cancellation-mail.js';
 import { MailRejected } from '../shared/email/invoice-mailer.js';
 import type { InvoicePayload } from '../shared/jobs.js';
 import type { Producers } from '../shared/queues.js';
-import { jobId } from '../shared/jobs.js';
 import { findInvoice } from '../shared/repositories/invoices.js';
 import { mexicoLongDate } from '../shared/time-zone.js';
 import type { EmailDeps } from './email-invoice.js';
@@ -42,16 +41,6 @@ export async function emailCancellationJob(deps: EmailDeps, job: Job<InvoicePayl
 }
 
 /** Queued after the cancellation is recorded; one per invoice. */
-export async function enqueueCancellationEmail(producers: Producers, backoffMs: number, invoiceId: string): Promise<void> {
-  await producers.add(
-    'email-cancellation',
-    { invoiceId },
-    {
-      jobId: jobId.emailCancellation(invoiceId),
-      attempts: 6,
-      backoff: { type: 'exponential', delay: backoffMs },
-      removeOnComplete: { age: 3600, count: 1000 },
-      removeOnFail: 100,
-    },
-  );
+export async function enqueueCancellationEmail(producers: Producers, invoiceId: string): Promise<void> {
+  await producers.add('email-cancellation', { invoiceId });
 }

@@ -3,7 +3,7 @@ import type { Config } from '../shared/config.js';
 import type { Db } from '../shared/db.js';
 import type { CsfClient } from '../shared/csf/csf-client.js';
 import { csfClientFromConfig } from '../shared/csf/csf-client-from-config.js';
-import { JOB_QUEUE, QUEUES, type JobName, type JobTypes, type QueueName } from '../shared/jobs.js';
+import { JOBS, QUEUES, type JobName, type JobTypes, type QueueName } from '../shared/jobs.js';
 import type { Logger } from '../shared/logger.js';
 import type { Producers } from '../shared/queues.js';
 import { redisOptions } from '../shared/redis.js';
@@ -90,8 +90,8 @@ function jobHandlers(deps: WorkerDeps, { sync, stamp, pdf, email, cancel, webhoo
     'email-invoice': (job) => emailInvoiceJob(email, job),
     'email-cancellation': (job) => emailCancellationJob(email, job),
     'cancel-invoice': (job) => cancelInvoiceJob(cancel, job),
-    'poll-cancellations': () => pollCancellationsJob({ ...cancel, producers: deps.producers, config: deps.config }),
-    'dispatch-webhooks': () => dispatchWebhooksJob(deps.db, deps.producers, deps.config),
+    'poll-cancellations': () => pollCancellationsJob({ ...cancel, producers: deps.producers }),
+    'dispatch-webhooks': () => dispatchWebhooksJob(deps.db, deps.producers),
     'deliver-webhook': (job) => deliverWebhookJob(webhooks, job),
     'issue-global-invoices': () => issueGlobalInvoicesJob(deps.db, deps.producers, deps.config),
     'announce-expiring-csds': async () => ({ announced: await announceExpiringCsds(deps.db) }),
@@ -102,7 +102,7 @@ function jobHandlers(deps: WorkerDeps, { sync, stamp, pdf, email, cancel, webhoo
 function processorFor(queue: QueueName, handlers: { [N in JobName]: JobHandler<N> }) {
   return async (job: Job): Promise<unknown> => {
     const name = job.name as JobName;
-    if (!(name in handlers) || JOB_QUEUE[name] !== queue) throw new Error(`no handler for job ${job.name} on queue ${queue}`);
+    if (!(name in handlers) || JOBS[name].queue !== queue) throw new Error(`no handler for job ${job.name} on queue ${queue}`);
     return (handlers[name] as JobHandler<JobName>)(job as Job<JobTypes[JobName]['data'], JobTypes[JobName]['result'], JobName>);
   };
 }
@@ -126,13 +126,12 @@ export async function startWorkers(deps: WorkerDeps): Promise<RunningWorkers> {
     catalogs: stamp.catalogs,
     producers: deps.producers,
     publicBaseUrl: deps.config.publicBaseUrl,
-    emailBackoffMs: deps.config.emailBackoffMs,
   };
   // A mailer built here is closed here; one passed in belongs to the caller.
   let ownMailer: ReturnType<typeof mailerFromConfig> | undefined;
   const mailer = deps.mailer ?? (ownMailer = mailerFromConfig(deps.config));
   const email: EmailDeps = { db: deps.db, files: stamp.files, mailer, publicBaseUrl: deps.config.publicBaseUrl, urlSigningKey: deps.config.urlSigningKey };
-  const cancel: CancelDeps = { db: deps.db, pac, files: stamp.files, keyring, producers: deps.producers, emailBackoffMs: deps.config.emailBackoffMs };
+  const cancel: CancelDeps = { db: deps.db, pac, files: stamp.files, keyring, producers: deps.producers };
   const webhooks: WebhookDeps = {
     db: deps.db,
     client: deps.webhooks ?? httpWebhookClient(deps.config.webhookTimeoutMs, { allowPrivate: deps.config.webhookAllowPrivate }),

@@ -11,5 +11,5 @@ import { unreportedPeriods } from '../shared/repositories/global-invoices.js';
 
 export async function issueGlobalInvoicesJob(db: Db, producers: Producers, config: Readonly<Config>, now = new Date()): Promise<{ invoices: number }> {
   const periods = await unreportedPeriods(db, new Date(now.getTime() - config.globalInvoiceGraceMs));
-  return { invoices: (await reportPeriods(db, producers, config, periods)).length };
+  return { invoices: (await reportPeriods(db, producers, periods)).length };
 }

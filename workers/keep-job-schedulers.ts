@@ -1,8 +1,7 @@
 import type { Config } from '../shared/config.js';
-import { JOB_QUEUE, jobId, type JobName } from '../shared/jobs.js';
+import { JOBS, type JobName } from '../shared/jobs.js';
 import type { Logger } from '../shared/logger.js';
-import type { Producers } from '../shared/queues.js';
-import { EXPIRY_PLAN_EVERY_MS } from '../shared/qr/expiry-buckets.js';
+import { jobOptions, type Producers } from '../shared/queues.js';
 
 interface SchedulerSpec {
   id: string;
@@ -10,20 +9,13 @@ interface SchedulerSpec {
   every: number;
 }
 
+/** Every job of the catalog that runs by itself (an `every`), under its own id. */
 function schedulerSpecs(config: Readonly<Config>): SchedulerSpec[] {
-  return [
-    { id: jobId.sweepExpired, name: 'sweep-expired-qrs', every: config.expirySweepMs },
-    { id: jobId.planExpiries, name: 'plan-expiries', every: EXPIRY_PLAN_EVERY_MS },
-    { id: jobId.sweepStamping, name: 'sweep-stamping', every: config.stampSweepMs },
-    { id: jobId.sweepInvoiceFollowUps, name: 'sweep-invoice-follow-ups', every: config.stampSweepMs },
-    // Every minute: a synchronization whose job was lost ends FAILED instead of RUNNING forever.
-    { id: jobId.sweepLostSyncs, name: 'sweep-lost-syncs', every: 60_000 },
-    { id: jobId.pollCancellations, name: 'poll-cancellations', every: config.cancellationPollMs },
-    { id: jobId.issueGlobalInvoices, name: 'issue-global-invoices', every: config.globalInvoiceCheckMs },
-    // Every 6 hours: a CSD about to expire stops all invoicing silently, so its merchant hears of it in time.
-    { id: jobId.announceExpiringCsds, name: 'announce-expiring-csds', every: 6 * 3600_000 },
-    { id: jobId.dispatchWebhooks, name: 'dispatch-webhooks', every: config.webhookDispatchMs },
-  ];
+  return (Object.keys(JOBS) as JobName[]).flatMap((name) => {
+    const spec = JOBS[name];
+    const id = spec.id?.({} as never);
+    return spec.every && id ? [{ id, name, every: spec.every(config) }] : [];
+  });
 }
 
 /**
@@ -35,8 +27,10 @@ function schedulerSpecs(config: Readonly<Config>): SchedulerSpec[] {
  */
 export async function keepJobSchedulers(producers: Producers, config: Readonly<Config>, logger: Logger): Promise<{ stop(): void }> {
   const specs = schedulerSpecs(config);
-  const upsert = (s: SchedulerSpec) =>
-    producers.queue(JOB_QUEUE[s.name]).upsertJobScheduler(s.id, { every: s.every }, { name: s.name, data: {}, opts: { removeOnComplete: true, removeOnFail: 100 } });
+  const upsert = (s: SchedulerSpec) => {
+    const { jobId: _id, ...opts } = jobOptions(s.name, {} as never, config);
+    return producers.queue(JOBS[s.name].queue).upsertJobScheduler(s.id, { every: s.every }, { name: s.name, data: {}, opts });
+  };
   for (const s of specs) await upsert(s);
   let checking = false;
   const timer = setInterval(
@@ -45,7 +39,7 @@ export async function keepJobSchedulers(producers: Producers, config: Readonly<C
       checking = true;
       void (async () => {
         for (const s of specs) {
-          if (await producers.queue(JOB_QUEUE[s.name]).getJobScheduler(s.id)) continue;
+          if (await producers.queue(JOBS[s.name].queue).getJobScheduler(s.id)) continue;
           await upsert(s);
           logger.warn({ scheduler: s.id }, 'job scheduler was missing from Redis; created again');
         }

@@ -4,7 +4,6 @@
  * after their last change lost their job (Redis flushed, the enqueue after commit failed, retries ran
  * out) and are queued again.
  */
-import type { Config } from '../shared/config.js';
 import { enqueueCancellation } from '../shared/cancellation/enqueue-cancellation.js';
 import { PacUnavailable } from '../shared/pac/pac-client.js';
 import type { Producers } from '../shared/queues.js';
@@ -17,16 +16,13 @@ const BATCH = 500;
 /** A request this old and still unsent lost its job; younger ones may just be waiting in the queue. */
 const REQUEUE_AFTER_MS = 60_000;
 
-export async function pollCancellationsJob(
-  deps: CancelDeps & { producers: Producers; config: Readonly<Config> },
-  now = new Date(),
-): Promise<{ resolved: number; requeued: number }> {
+export async function pollCancellationsJob(deps: CancelDeps & { producers: Producers }, now = new Date()): Promise<{ resolved: number; requeued: number }> {
   const open = await openCancellations(deps.db, new Date(now.getTime() - REQUEUE_AFTER_MS), BATCH);
   let resolved = 0;
   let requeued = 0;
   for (const { id, status, invoice_id: invoiceId } of open) {
     if (status === 'REQUESTED') {
-      await enqueueCancellation(deps.producers, deps.config, id);
+      await enqueueCancellation(deps.producers, id);
       requeued++;
       continue;
     }
@@ -45,7 +41,7 @@ export async function pollCancellationsJob(
       await touchCancellation(deps.db, id);
     } else if (await moveCancellation(deps.db, id, ['PENDING'], outcome, { satStatus: sat.cancellationStatus })) {
       resolved++;
-      if (outcome === 'CANCELLED') await enqueueCancellationEmail(deps.producers, deps.emailBackoffMs, invoice.id);
+      if (outcome === 'CANCELLED') await enqueueCancellationEmail(deps.producers, invoice.id);
     }
   }
   return { resolved, requeued };

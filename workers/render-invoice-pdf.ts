@@ -20,7 +20,6 @@ export interface PdfDeps {
   catalogs: SatCatalogs;
   producers: Producers;
   publicBaseUrl: string;
-  emailBackoffMs: number;
 }
 
 export async function renderInvoicePdfJob(deps: PdfDeps, job: Job<InvoicePayload>): Promise<{ pdfFileKey: string; qrId: string | null; uuid: string | null }> {
@@ -39,6 +38,6 @@ export async function renderInvoicePdfJob(deps: PdfDeps, job: Job<InvoicePayload
     crashAfterCommit('pdf-attached');
   }
   // A global invoice (público en general) has nobody to write to.
-  if (!invoice.email_sent_at && !invoice.email_refused_at && invoice.customer.email) await enqueueInvoiceEmail(deps.producers, deps.emailBackoffMs, invoice.id);
+  if (!invoice.email_sent_at && !invoice.email_refused_at && invoice.customer.email) await enqueueInvoiceEmail(deps.producers, invoice.id);
   return { pdfFileKey, qrId: invoice.transaction_id, uuid: invoice.uuid };
 }

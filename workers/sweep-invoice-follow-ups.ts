@@ -35,7 +35,7 @@ export async function sweepInvoiceFollowUpsJob(db: Db, producers: Producers, con
           .whereNull('email_refused_at')
           .whereRaw("coalesce(customer->>'email', '') <> ''"),
       ),
-    (id) => requeue(producers.queue(QUEUES.email), jobId.emailInvoice(id), () => enqueueInvoiceEmail(producers, config.emailBackoffMs, id)),
+    (id) => requeue(producers.queue(QUEUES.email), jobId.emailInvoice(id), () => enqueueInvoiceEmail(producers, id)),
   );
   return { pdfs, emails };
 }

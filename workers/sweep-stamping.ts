@@ -15,6 +15,6 @@ export async function sweepStampingJob(db: Db, producers: Producers, config: Rea
     .orderBy('updated_at')
     .limit(1000)
     .pluck('id')) as string[];
-  for (const id of stale) await enqueueStamp(producers, config, id);
+  for (const id of stale) await enqueueStamp(producers, id);
   return { requeued: stale.length };
 }

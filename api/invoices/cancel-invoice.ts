@@ -95,7 +95,7 @@ export async function cancelInvoice(deps: ApiDeps, scope: InvoiceScope, uuid: st
   // Another DELETE got there first.
   if (!recorded.created) return existingAnswer(invoice.uuid, recorded.invoiceStatus, recorded.cancellation, request);
   // Recorded first: if Redis cannot take the job now, the cancellation poll finds the request and queues it.
-  await enqueueCancellation(deps.producers, deps.config, recorded.cancellation.id).catch((err: unknown) =>
+  await enqueueCancellation(deps.producers, recorded.cancellation.id).catch((err: unknown) =>
     deps.logger.warn({ err, cancellation_id: recorded.cancellation.id }, 'cancellation recorded, job not queued; the poll will queue it'),
   );
   return { status: 202, body: cancellationView(invoice.uuid, recorded.invoiceStatus, recorded.cancellation) };

@@ -47,7 +47,7 @@ export async function createCreditNote(deps: ApiDeps, scope: InvoiceScope, reque
   });
   if (!recorded.ok) throw new AppError(422, 'credit_note_invalid', 'The credit note cannot be issued as asked.', { details: recorded.details });
   // Recorded first: if the enqueue fails, the stamping sweep finds the credit note STAMPING and queues it.
-  await enqueueStamp(deps.producers, deps.config, recorded.creditNote.id).catch((err: unknown) =>
+  await enqueueStamp(deps.producers, recorded.creditNote.id).catch((err: unknown) =>
     deps.logger.warn({ err, invoice_id: recorded.creditNote.id }, 'credit note recorded, stamp job not queued; the sweep will queue it'),
   );
   return { creditNote: recorded.creditNote, related: recorded.allocations.map((a) => ({ uuid: a.uuid, amount: a.amount.toFixed(6) })) };

@@ -128,7 +128,7 @@ export async function createPaymentComplement(
     throw invalid(recorded.details);
   }
   // Recorded first: if the enqueue fails, the stamping sweep finds the complement STAMPING and queues it.
-  await enqueueStamp(deps.producers, deps.config, recorded.complement.id).catch((err: unknown) =>
+  await enqueueStamp(deps.producers, recorded.complement.id).catch((err: unknown) =>
     deps.logger.warn({ err, invoice_id: recorded.complement.id }, 'payment complement recorded, stamp job not queued; the sweep will queue it'),
   );
   return { id: recorded.complement.id, replayed: false };

@@ -93,6 +93,6 @@ export async function invoiceQrs(deps: ApiDeps, principal: ApiKeyPrincipal, requ
         throw ticketsTaken([{ index: 0, reason: outcome.reason }], qrIdField);
     }
   }
-  await enqueueStamp(deps.producers, deps.config, invoiceId).catch((err: unknown) => log.warn({ err, invoice_id: invoiceId }, 'stamp job not queued; the sweep will'));
+  await enqueueStamp(deps.producers, invoiceId).catch((err: unknown) => log.warn({ err, invoice_id: invoiceId }, 'stamp job not queued; the sweep will'));
   return { status: 202, body: { ...summary, ...confirmationView(outcome.invoice, viewContext(deps)) } };
 }

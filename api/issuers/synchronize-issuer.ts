@@ -19,18 +19,7 @@ export async function synchronizeIssuer(deps: ApiDeps, issuerId: string): Promis
   const candidate = `${jobId.syncIssuer(issuerId)}.${randomBytes(6).toString('hex')}`;
   let job;
   try {
-    job = await deps.producers.add(
-      'sync-issuer',
-      { issuerId },
-      {
-        jobId: candidate,
-        deduplication: { id: jobId.syncIssuer(issuerId) },
-        attempts: deps.config.csfAttempts,
-        backoff: { type: 'exponential', delay: deps.config.csfBackoffMs, jitter: 0.5 },
-        removeOnComplete: { count: 1000 },
-        removeOnFail: { count: 1000 },
-      },
-    );
+    job = await deps.producers.add('sync-issuer', { issuerId }, { jobId: candidate });
   } catch (cause) {
     throw new AppError(503, 'service_unavailable', 'The job queue is unavailable; retry shortly.', { cause, expose: true, headers: { 'Retry-After': '1' } });
   }

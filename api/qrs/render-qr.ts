@@ -3,9 +3,6 @@ import { jobId, QUEUES, type RenderQrResult } from '../../shared/jobs.js';
 import { JobFailed, JobTimeout, watchJobResult } from '../../shared/queues.js';
 import type { ApiDeps } from '../deps.js';
 
-/** Seconds a finished render job is kept beyond the wait, for the waiter's last look at the timeout. */
-const KEEP_AFTER_WAIT_S = 5;
-
 /**
  * Renders the QR PNG on the render queue and waits for it. Redis unreachable -> 503; no answer
  * within RENDER_TIMEOUT_MS -> 503 with Retry-After; a failed render -> 500. The caller has
@@ -16,9 +13,8 @@ export async function renderQr(deps: ApiDeps, qrId: string, content: string): Pr
   const id = jobId.renderQr(qrId);
   const queue = deps.producers.queue(QUEUES.render);
   const watch = watchJobResult<RenderQrResult>(deps.producers.renderEvents, queue, id, deps.config.renderTimeoutMs);
-  const keepS = Math.ceil(deps.config.renderTimeoutMs / 1000) + KEEP_AFTER_WAIT_S;
   try {
-    await deps.producers.add('render-qr', { qrId, content }, { jobId: id, attempts: 1, removeOnComplete: { age: keepS }, removeOnFail: { age: keepS } });
+    await deps.producers.add('render-qr', { qrId, content });
   } catch (cause) {
     watch.cancel();
     throw new AppError(503, 'service_unavailable', 'The job queue is unavailable; retry with the same idempotency-key.', { cause, expose: true, headers: { 'Retry-After': '1' } });

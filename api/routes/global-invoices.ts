@@ -47,7 +47,7 @@ export function globalInvoiceRoutes(deps: ApiDeps): Router<AppState> {
         return period.start <= day && day < period.end;
       });
     }
-    const invoices = await reportPeriods(deps.db, deps.producers, deps.config, periods);
+    const invoices = await reportPeriods(deps.db, deps.producers, periods);
     const rows =
       invoices.length > 0
         ? await globalInvoicesByIds(

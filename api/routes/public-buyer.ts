@@ -145,7 +145,7 @@ export function publicBuyerRoutes(deps: ApiDeps): Router<AppState> {
     }
     // The invoice row is durable; if this enqueue is lost the stamping sweep picks it up.
     crashAfterCommit('qr-confirmed');
-    await enqueueStamp(deps.producers, deps.config, invoiceId).catch((err: unknown) => ctx.state.log.warn({ err, invoice_id: invoiceId }, 'stamp job not queued; the sweep will'));
+    await enqueueStamp(deps.producers, invoiceId).catch((err: unknown) => ctx.state.log.warn({ err, invoice_id: invoiceId }, 'stamp job not queued; the sweep will'));
     ctx.status = 202;
     ctx.body = confirmationView(outcome.invoice, viewContext(deps));
   });
@@ -168,7 +168,7 @@ export function publicBuyerRoutes(deps: ApiDeps): Router<AppState> {
       ctx.state.log.warn({ ...log, code: (err as AppError).code }, 'invoice e-mail refused');
       throw err;
     }
-    await enqueueInvoiceEmail(deps.producers, deps.config.emailBackoffMs, invoice.id, recipient.to);
+    await enqueueInvoiceEmail(deps.producers, invoice.id, recipient.to);
     ctx.state.log.info({ ...log, recipient: recipient.newAddress ? 'new_address' : 'confirmation_address' }, 'invoice e-mail requested');
     ctx.status = 202;
     ctx.body = { status: 'QUEUED', to: maskedAddress(recipient.to) };

@@ -1,9 +1,6 @@
-import type { Config } from '../config.js';
-import { pacJobOptions } from '../invoices/enqueue-stamp.js';
-import { jobId } from '../jobs.js';
 import type { Producers } from '../queues.js';
 
 /** Queues the job that sends a cancellation request to the PAC; a repeated enqueue while it waits is a no-op. */
-export async function enqueueCancellation(producers: Producers, config: Readonly<Config>, cancellationId: string): Promise<void> {
-  await producers.add('cancel-invoice', { cancellationId }, pacJobOptions(config, jobId.cancelInvoice(cancellationId)));
+export async function enqueueCancellation(producers: Producers, cancellationId: string): Promise<void> {
+  await producers.add('cancel-invoice', { cancellationId });
 }

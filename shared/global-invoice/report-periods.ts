@@ -1,4 +1,3 @@
-import type { Config } from '../config.js';
 import type { Db } from '../db.js';
 import { enqueueStamp } from '../invoices/enqueue-stamp.js';
 import type { Producers } from '../queues.js';
@@ -9,9 +8,9 @@ import type { InvoiceRow } from '../repositories/invoices.js';
  * Records the global invoices of these merchant periods and queues them for stamping (a lost enqueue is
  * re-queued by the stamping sweep). The scheduled job and the API's manual trigger both come here.
  */
-export async function reportPeriods(db: Db, producers: Producers, config: Readonly<Config>, periods: UnreportedPeriod[]): Promise<InvoiceRow[]> {
+export async function reportPeriods(db: Db, producers: Producers, periods: UnreportedPeriod[]): Promise<InvoiceRow[]> {
   const invoices: InvoiceRow[] = [];
   for (const p of periods) invoices.push(...(await recordGlobalInvoices(db, p.merchant_id, p.global_period_end, p.global_periodicity)));
-  for (const invoice of invoices) await enqueueStamp(producers, config, invoice.id);
+  for (const invoice of invoices) await enqueueStamp(producers, invoice.id);
   return invoices;
 }

@@ -1,4 +1,3 @@
-import { jobId } from '../jobs.js';
 import type { Producers } from '../queues.js';
 
 /**
@@ -8,18 +7,8 @@ import type { Producers } from '../queues.js';
 export async function scheduleExpiryBuckets(producers: Producers, seconds: readonly number[], now: number = Date.now()): Promise<void> {
   await Promise.all(
     seconds.map((dueAt) =>
-      producers.add(
-        'expire-due-qrs',
-        { dueAt },
-        {
-          jobId: jobId.expireDue(dueAt),
-          delay: Math.max(0, dueAt * 1000 - now),
-          attempts: 5,
-          backoff: { type: 'exponential', delay: 1000 },
-          removeOnComplete: true,
-          removeOnFail: 1000,
-        },
-      ),
+      // The delay is counted from `now`, the time the buckets were planned at.
+      producers.add('expire-due-qrs', { dueAt }, { delay: Math.max(0, dueAt * 1000 - now) }),
     ),
   );
 }

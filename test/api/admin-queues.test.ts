@@ -39,7 +39,7 @@ describe('the queue dashboard at /admin/queues', () => {
 
   before(async () => {
     account = await harness().bootstrap();
-    producers = await createProducers(harness().redis, prefix);
+    producers = await createProducers(harness().redis, harness().deps.config, prefix);
     const config = { ...harness().deps.config, adminUser: USER, adminPasswordHash: await hashAdminPassword(PASSWORD), adminLoginFailuresPerIp: FAILURES_ALLOWED };
     server = createApp({ ...harness().deps, producers, config, logger: pino({ level: 'silent' }) }).listen(0, '127.0.0.1');
     await new Promise((resolve) => server.once('listening', resolve));

@@ -130,7 +130,7 @@ describe('buyer flow: resolve, confirm, stamp', function () {
       .where({ id: b.id })
       .update({ status: 'STAMPING', uuid: null, xml_file_key: null, stamped_at: null, sealed_xml: a.sealed_xml, issued_local: a.issued_local });
     await (await harness().producers.queue('stamp').getJob(jobId.stampInvoice(b.id)))!.remove();
-    await enqueueStamp(harness().producers, harness().deps.config, b.id);
+    await enqueueStamp(harness().producers, b.id);
     expect(await stamped(events, second.qrId)).to.include({ outcome: 'stamped' });
 
     const [again] = await invoices(second.qrId);
@@ -167,7 +167,7 @@ describe('buyer flow: resolve, confirm, stamp', function () {
     let waiting = 0;
     const { config, db, files } = harness().deps;
     // Their PDF jobs go to queues of their own that no worker serves: nothing of this test runs after it.
-    const producers = await createProducers(harness().redis, `${config.queuePrefix}twins`);
+    const producers = await createProducers(harness().redis, config, `${config.queuePrefix}twins`);
     const deps: StampDeps = {
       db,
       producers,

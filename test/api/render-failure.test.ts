@@ -11,7 +11,7 @@ import { postQr, qrBody, qrHeaders } from '../helpers/qr-body.js';
 
 /** An API whose render queue lives under its own prefix, so the test decides who (if anyone) works it. */
 async function isolatedApi(prefix: string, renderTimeoutMs: number): Promise<{ url: string; producers: Producers; server: Server }> {
-  const producers = await createProducers(harness().redis, prefix);
+  const producers = await createProducers(harness().redis, harness().deps.config, prefix);
   const deps = { ...harness().deps, producers, config: { ...harness().deps.config, renderTimeoutMs }, logger: pino({ level: 'silent' }) };
   const server = createApp(deps).listen(0, '127.0.0.1');
   await new Promise((r) => server.once('listening', r));

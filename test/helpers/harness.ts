@@ -66,7 +66,7 @@ export async function startHarness(): Promise<Harness> {
   });
   const logger = pino({ level: 'info' }, sink);
   const redis = await connectFailFast(cfg.redisUrl);
-  const producers = await createProducers(redis);
+  const producers = await createProducers(redis, cfg);
   const csf = await startFakeCsfServer();
   const pac = await startFakePacServer();
   const smtp = await startFakeSmtpServer();

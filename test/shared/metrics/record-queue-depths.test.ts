@@ -11,7 +11,7 @@ describe('recordQueueDepths', () => {
   // Queues of their own (no worker takes their jobs), so what waits is exactly what the test added.
   let producers: Producers;
   before(async () => {
-    producers = await createProducers(harness().redis, `${harness().deps.config.queuePrefix}-depths`);
+    producers = await createProducers(harness().redis, harness().deps.config, `${harness().deps.config.queuePrefix}-depths`);
   });
   after(async () => {
     for (const name of Object.values(QUEUES)) await producers.queue(name).obliterate({ force: true });
@@ -36,7 +36,7 @@ describe('recordQueueDepths', () => {
 
   it('leaves the queue gauges out, rather than stale, when Redis does not answer', async () => {
     const redis = await connectFailFast(harness().deps.config.redisUrl);
-    const cut = await createProducers(redis, `${harness().deps.config.queuePrefix}-depths`);
+    const cut = await createProducers(redis, harness().deps.config, `${harness().deps.config.queuePrefix}-depths`);
     await recordQueueDepths(producers);
     redis.disconnect();
     try {

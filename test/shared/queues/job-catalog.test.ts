@@ -1,0 +1,39 @@
+import { expect } from 'chai';
+import { JOBS, jobId, type JobName } from '../../../shared/jobs.js';
+import { jobOptions } from '../../../shared/queues.js';
+import { harness } from '../../helpers/harness.js';
+
+describe('the job catalog (shared/jobs.ts, issue #20)', () => {
+  const settings = () => harness().deps.config;
+
+  it('gives each add its id and options: one stamp per invoice with the PAC retries, a resend to another address its own job, a bucket its delay', () => {
+    expect(jobOptions('stamp-invoice', { invoiceId: 'inv_1' }, settings())).to.deep.include({
+      jobId: jobId.stampInvoice('inv_1'),
+      attempts: settings().pacAttempts,
+      backoff: { type: 'exponential', delay: settings().pacBackoffMs },
+    });
+    expect(jobOptions('email-invoice', { invoiceId: 'inv_1' }, settings()).jobId).to.equal(jobId.emailInvoice('inv_1'));
+    expect(jobOptions('email-invoice', { invoiceId: 'inv_1', to: 'a@example.test' }, settings())).to.not.have.property('jobId');
+    expect(jobOptions('expire-due-qrs', { dueAt: 1_000 }, settings(), 999_000)).to.include({ jobId: jobId.expireDue(1_000), delay: 1_000 });
+    expect(jobOptions('expire-due-qrs', { dueAt: 1_000 }, settings(), 2_000_000).delay).to.equal(0);
+  });
+
+  it('schedules exactly the sweeps: every job with a period has a fixed id, and no per-item job has a period', () => {
+    const scheduled = (Object.keys(JOBS) as JobName[]).filter((name) => JOBS[name].every);
+    expect(scheduled).to.have.members([
+      'plan-expiries',
+      'sweep-expired-qrs',
+      'sweep-lost-syncs',
+      'sweep-stamping',
+      'sweep-invoice-follow-ups',
+      'poll-cancellations',
+      'dispatch-webhooks',
+      'issue-global-invoices',
+      'announce-expiring-csds',
+    ]);
+    for (const name of scheduled) {
+      expect(JOBS[name].id?.({} as never), name).to.be.a('string');
+      expect(JOBS[name].every!(settings()), name).to.be.above(0);
+    }
+  });
+});
