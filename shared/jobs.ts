@@ -20,13 +20,19 @@ export const QUEUES = {
 
 export type QueueName = (typeof QUEUES)[keyof typeof QUEUES];
 
+/**
+ * The QRs one API process asked for within a moment, rendered by one job (api/qrs/render-qr.ts): a job's
+ * round trips through Redis cost more than rendering a QR, so they are shared.
+ */
 export interface RenderQrPayload {
-  qrId: string;
-  /** The deep link to encode: printed on paper anyway, so not a secret. */
-  content: string;
+  qrs: {
+    qrId: string;
+    /** The deep link to encode: printed on paper anyway, so not a secret. */
+    content: string;
+  }[];
 }
-/** Base64 PNG; the API stores it with the transaction in one database transaction. */
-export type RenderQrResult = { png: string };
+/** Base64 PNGs in the order of the payload's QRs; the API stores each with its transaction. */
+export type RenderQrResult = { pngs: string[] };
 
 /** One expiry bucket: every QR due by `dueAt` (epoch seconds) is expired (shared/qr/expiry-buckets.ts). */
 export interface ExpireDuePayload {
@@ -137,7 +143,8 @@ const RENDER_KEEP_AFTER_WAIT_S = 5;
 export const JOBS: { [N in JobName]: JobSpec<N> } = {
   'render-qr': {
     queue: QUEUES.render,
-    id: (d) => jobId.renderQr(d.qrId),
+    // Named after its first QR: known before the add, so the API watches for the result first.
+    id: (d) => jobId.renderQr(d.qrs[0]?.qrId ?? 'empty'),
     options: (s) => {
       const age = Math.ceil(s.renderTimeoutMs / 1000) + RENDER_KEEP_AFTER_WAIT_S;
       return { attempts: 1, removeOnComplete: { age }, removeOnFail: { age } };
@@ -189,7 +196,7 @@ export const JOBS: { [N in JobName]: JobSpec<N> } = {
 
 /** Predictable job ids where a duplicate must not happen (BullMQ refuses ':' in custom ids). */
 export const jobId = {
-  /** Known before the add, so the API can watch for the result before the job exists (shared/queues.ts). */
+  /** A render batch, by its first QR: known before the add, so the API can watch for the result before the job exists (shared/queues.ts). */
   renderQr: (qrId: string) => `render.${qrId}`,
   /** One delayed job per epoch second in which QRs fall due. */
   expireDue: (dueAt: number) => `expire-due.${dueAt}`,

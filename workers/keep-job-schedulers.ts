@@ -13,7 +13,8 @@ interface SchedulerSpec {
 function schedulerSpecs(config: Readonly<Config>): SchedulerSpec[] {
   return (Object.keys(JOBS) as JobName[]).flatMap((name) => {
     const spec = JOBS[name];
-    const id = spec.id?.({} as never);
+    // A scheduled job has no payload: its id is fixed.
+    const id = spec.every ? spec.id?.({} as never) : undefined;
     return spec.every && id ? [{ id, name, every: spec.every(config) }] : [];
   });
 }

@@ -40,6 +40,10 @@ export function jobLogFields(...sources: unknown[]): Record<string, string | num
 
 const logged = new WeakSet<Error>();
 
+function isBatch(data: unknown): data is { qrs: { qrId: string }[] } {
+  return typeof data === 'object' && data !== null && Array.isArray((data as { qrs?: unknown }).qrs);
+}
+
 /** Failures no handler threw (a job stalled past its limit, a lock lost) still get their line. */
 export function logOtherFailures(worker: Worker, queue: string, logger: Logger): void {
   worker.on('failed', (job, err) => {
@@ -65,8 +69,10 @@ export function withOutcomeLog(queue: string, logger: Logger, processor: (job: J
       throw err;
     }
     const line = { ...base, ...jobLogFields(job.data, result) };
-    if (SALE_JOBS.has(job.name)) logger.info(line, 'job done');
-    else logger.debug(line, 'job done');
+    if (!SALE_JOBS.has(job.name)) logger.debug(line, 'job done');
+    // A render job serves several sales: one line per QR, so each sale's trail has its own.
+    else if (isBatch(job.data)) for (const qr of job.data.qrs) logger.info({ ...line, qr_id: qr.qrId, batch: job.data.qrs.length }, 'job done');
+    else logger.info(line, 'job done');
     return result;
   };
 }

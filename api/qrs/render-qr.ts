@@ -1,30 +1,122 @@
 import { AppError } from '../../shared/errors.js';
-import { jobId, QUEUES, type RenderQrResult } from '../../shared/jobs.js';
-import { JobFailed, JobTimeout, watchJobResult } from '../../shared/queues.js';
+import { jobId, QUEUES, type RenderQrPayload, type RenderQrResult } from '../../shared/jobs.js';
+import { JobFailed, JobTimeout, watchJobResult, type Producers } from '../../shared/queues.js';
 import type { ApiDeps } from '../deps.js';
 
+/** QRs in one render job at most: ~0.3 ms of rendering each, and ~2 KB each in the job's result. */
+const MAX_BATCH = 64;
+/** Render jobs one API process has waiting at once; requests arriving meanwhile gather into the next. */
+const MAX_IN_FLIGHT = 4;
+
+interface Waiter {
+  qrId: string;
+  content: string;
+  since: number;
+  resolve(png: Buffer): void;
+  reject(err: unknown): void;
+}
+
+/** The add itself failed (Redis unreachable): nothing was queued. */
+class RenderNotQueued extends Error {}
+
 /**
- * Renders the QR PNG on the render queue and waits for it. Redis unreachable -> 503; no answer
- * within RENDER_TIMEOUT_MS -> 503 with Retry-After; a failed render -> 500. The caller has
- * written nothing yet, so every failure leaves nothing behind. The wait starts before the add: a
- * completion that reaches this process before the add's reply is not missed.
+ * Gathers the QRs this process needs rendered into render jobs (issue #19): a job's round trips through
+ * Redis (add, fetch, finish, completion event) cost several times the render itself, so the requests
+ * that arrive while earlier jobs are out share one. With none out, a request's job leaves at once (after
+ * the current turn of the event loop, with whatever arrived in it): a lone request waits for nobody.
+ */
+class RenderBatcher {
+  private pending: Waiter[] = [];
+  private inFlight = 0;
+  private scheduled = false;
+
+  constructor(
+    private readonly producers: Producers,
+    private readonly timeoutMs: number,
+  ) {}
+
+  render(qrId: string, content: string): Promise<Buffer> {
+    return new Promise((resolve, reject) => {
+      this.pending.push({ qrId, content, since: Date.now(), resolve, reject });
+      this.schedule();
+    });
+  }
+
+  private schedule(): void {
+    if (this.scheduled || this.inFlight >= MAX_IN_FLIGHT || this.pending.length === 0) return;
+    this.scheduled = true;
+    setImmediate(() => {
+      this.scheduled = false;
+      void this.send();
+    });
+  }
+
+  private async send(): Promise<void> {
+    // A request that waited its whole budget behind earlier jobs (a worker down) is answered now.
+    const now = Date.now();
+    const late = this.pending.filter((w) => now - w.since >= this.timeoutMs);
+    for (const w of late) w.reject(new JobTimeout(`QR ${w.qrId} waited ${this.timeoutMs} ms for a render job`));
+    this.pending = this.pending.filter((w) => now - w.since < this.timeoutMs);
+    const batch = this.pending.splice(0, MAX_BATCH);
+    if (batch.length === 0) return;
+    this.inFlight++;
+    this.schedule();
+    try {
+      const pngs = await this.renderBatch(batch);
+      batch.forEach((w, i) => w.resolve(Buffer.from(pngs[i] ?? '', 'base64')));
+    } catch (err) {
+      for (const w of batch) w.reject(err);
+    } finally {
+      this.inFlight--;
+      this.schedule();
+    }
+  }
+
+  /** One job for the batch; the wait starts before the add, so a completion that beats the add's reply is not missed. */
+  private async renderBatch(batch: Waiter[]): Promise<string[]> {
+    const data: RenderQrPayload = { qrs: batch.map((w) => ({ qrId: w.qrId, content: w.content })) };
+    const id = jobId.renderQr(batch[0]!.qrId);
+    const queue = this.producers.queue(QUEUES.render);
+    const watch = watchJobResult<RenderQrResult>(this.producers.renderEvents, queue, id, this.timeoutMs);
+    try {
+      await this.producers.add('render-qr', data);
+    } catch (cause) {
+      watch.cancel();
+      throw new RenderNotQueued('render job not queued', { cause });
+    }
+    try {
+      const { pngs } = await watch.result;
+      if (pngs.length !== batch.length) throw new JobFailed(`render job ${id} answered ${pngs.length} images for ${batch.length} QRs`);
+      return pngs;
+    } catch (err) {
+      if (err instanceof JobTimeout) await queue.remove(id).catch(() => undefined);
+      throw err;
+    }
+  }
+}
+
+// One batcher per API process's producers (tests build apps with producers of their own).
+const batchers = new WeakMap<Producers, RenderBatcher>();
+
+/**
+ * Renders the QR PNG through the render queue and waits for it. Redis unreachable -> 503; no answer
+ * within RENDER_TIMEOUT_MS -> 503 with Retry-After; a failed render -> 500. The caller has written
+ * nothing yet, so every failure leaves nothing behind.
  */
 export async function renderQr(deps: ApiDeps, qrId: string, content: string): Promise<Buffer> {
-  const id = jobId.renderQr(qrId);
-  const queue = deps.producers.queue(QUEUES.render);
-  const watch = watchJobResult<RenderQrResult>(deps.producers.renderEvents, queue, id, deps.config.renderTimeoutMs);
+  let batcher = batchers.get(deps.producers);
+  if (!batcher) batchers.set(deps.producers, (batcher = new RenderBatcher(deps.producers, deps.config.renderTimeoutMs)));
   try {
-    await deps.producers.add('render-qr', { qrId, content });
+    return await batcher.render(qrId, content);
   } catch (cause) {
-    watch.cancel();
-    throw new AppError(503, 'service_unavailable', 'The job queue is unavailable; retry with the same idempotency-key.', { cause, expose: true, headers: { 'Retry-After': '1' } });
-  }
-  let result: RenderQrResult;
-  try {
-    result = await watch.result;
-  } catch (cause) {
+    if (cause instanceof RenderNotQueued) {
+      throw new AppError(503, 'service_unavailable', 'The job queue is unavailable; retry with the same idempotency-key.', {
+        cause,
+        expose: true,
+        headers: { 'Retry-After': '1' },
+      });
+    }
     if (cause instanceof JobTimeout) {
-      await queue.remove(id).catch(() => undefined);
       throw new AppError(503, 'qr_render_timeout', 'The QR image was not rendered in time; retry with the same idempotency-key.', {
         cause,
         expose: true,
@@ -40,5 +132,4 @@ export async function renderQr(deps: ApiDeps, qrId: string, content: string): Pr
       headers: { 'Retry-After': '1' },
     });
   }
-  return Buffer.from(result.png, 'base64');
 }

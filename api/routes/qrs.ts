@@ -3,6 +3,7 @@ import { AppError } from '../../shared/errors.js';
 import { findQrTransaction } from '../../shared/repositories/qr-transactions.js';
 import { qrTransactionView } from '../../shared/qr/qr-transaction-view.js';
 import { findInvoice, liveInvoice } from '../../shared/repositories/invoices.js';
+import { mayHaveStampedInvoice } from '../../shared/qr/qr-lifecycle.js';
 import type { AppState } from '../context.js';
 import { viewContext, type ApiDeps } from '../deps.js';
 import { apiKeyAuth } from '../middleware/api-key-auth.js';
@@ -43,7 +44,9 @@ export function qrRoutes(deps: ApiDeps): Router<AppState> {
     const record = await findQrTransaction(deps.db, principal.merchantId, principal.mode, ctx.params.qrId ?? '');
     if (!record) throw new AppError(404, 'transaction_not_found', `No QR transaction ${ctx.params.qrId} for this API key.`);
     const globalId = record.transaction.global_invoice_id;
-    ctx.body = qrTransactionView(record, viewContext(deps), await liveInvoice(deps.db, record.transaction.id), globalId ? await findInvoice(deps.db, globalId) : undefined);
+    // A pending or scanned QR has no stamped invoice: no query for it (the common read, a POS polling).
+    const invoice = mayHaveStampedInvoice(record.transaction.status) ? await liveInvoice(deps.db, record.transaction.id) : undefined;
+    ctx.body = qrTransactionView(record, viewContext(deps), invoice, globalId ? await findInvoice(deps.db, globalId) : undefined);
   });
 
   return router;

@@ -22,6 +22,11 @@ export const QR_MOVES: { readonly [S in QrStatus]: readonly QrStatus[] } = {
   CANCELLED: [],
 };
 
+/** Only an INVOICED QR, or one CANCELLED with its invoice, has a stamped invoice to show. */
+export function mayHaveStampedInvoice(status: QrStatus): boolean {
+  return status === 'INVOICED' || status === 'CANCELLED';
+}
+
 export function isOpenQr(status: QrStatus): boolean {
   return (OPEN_QR_STATUSES as readonly QrStatus[]).includes(status);
 }

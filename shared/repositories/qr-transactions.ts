@@ -189,20 +189,37 @@ export async function recordQrTransaction(db: Db, record: NewQrTransaction, clai
 }
 
 /** One transaction of one merchant in one mode, or undefined (another merchant's is as unknown as a missing one). */
+/**
+ * GET /v1/qrs/{qrId} and every replay read this: one prepared statement, the concepts and taxes folded
+ * in as JSON (numerics as text, so they stay exact decimal strings like the columns read directly).
+ */
+const FIND_QR: PreparedStatement = {
+  name: 'find_qr_transaction_v1',
+  text: `SELECT t.*, m.name AS store_name, i.rfc AS issuer_rfc, i.business_name AS issuer_name,
+      (SELECT coalesce(json_agg(json_build_object(
+          'transaction_id', c.transaction_id, 'position', c.position, 'sku', c.sku, 'description', c.description,
+          'amount', c.amount::text, 'quantity', c.quantity::text, 'discount', c.discount::text, 'unit_price', c.unit_price::text,
+          'sat_unit_key', c.sat_unit_key, 'sat_product_service_key', c.sat_product_service_key, 'sat_tax_object_key', c.sat_tax_object_key
+        ) ORDER BY c.position), '[]'::json) FROM qr_concepts c WHERE c.transaction_id = t.id) AS concepts_json,
+      (SELECT coalesce(json_agg(json_build_object(
+          'transaction_id', x.transaction_id, 'concept_position', x.concept_position, 'position', x.position, 'type', x.type,
+          'tax', x.tax, 'factor', x.factor, 'rate', x.rate, 'taxable_base', x.taxable_base::text, 'amount', x.amount::text
+        ) ORDER BY x.concept_position, x.position), '[]'::json) FROM qr_concept_taxes x WHERE x.transaction_id = t.id) AS taxes_json
+    FROM qr_transactions t
+    JOIN merchants m ON m.id = t.merchant_id
+    JOIN issuers i ON i.id = m.issuer_id
+    WHERE t.id = $1 AND t.merchant_id = $2 AND t.mode = $3`,
+};
+
 export async function findQrTransaction(db: Db, merchantId: string, mode: KeyMode, qrId: string): Promise<QrTransactionRecord | undefined> {
-  const row = (await db('qr_transactions as t')
-    .join('merchants as m', 'm.id', 't.merchant_id')
-    .join('issuers as i', 'i.id', 'm.issuer_id')
-    .where({ 't.id': qrId, 't.merchant_id': merchantId, 't.mode': mode })
-    .first('t.*', 'm.name as store_name', 'i.rfc as issuer_rfc', 'i.business_name as issuer_name')) as
-    (QrTransactionRow & { store_name: string; issuer_rfc: string; issuer_name: string }) | undefined;
+  const [row] = await runPrepared<QrTransactionRow & { store_name: string; issuer_rfc: string; issuer_name: string; concepts_json: QrConceptRow[]; taxes_json: QrConceptTaxRow[] }>(
+    db,
+    FIND_QR,
+    [qrId, merchantId, mode],
+  );
   if (!row) return undefined;
-  const { store_name, issuer_rfc, issuer_name, ...transaction } = row;
-  const [concepts, taxes] = await Promise.all([
-    db<QrConceptRow>('qr_concepts').where({ transaction_id: qrId }).orderBy('position'),
-    db<QrConceptTaxRow>('qr_concept_taxes').where({ transaction_id: qrId }).orderBy(['concept_position', 'position']),
-  ]);
-  return { transaction, concepts, taxes, storeName: store_name, issuerRfc: issuer_rfc, issuerName: issuer_name };
+  const { store_name, issuer_rfc, issuer_name, concepts_json, taxes_json, ...transaction } = row;
+  return { transaction, concepts: concepts_json, taxes: taxes_json, storeName: store_name, issuerRfc: issuer_rfc, issuerName: issuer_name };
 }
 
 /** The epoch seconds in (from, to] in which some open QR falls due: the expiry buckets to schedule. */

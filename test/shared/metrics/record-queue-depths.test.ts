@@ -19,8 +19,8 @@ describe('recordQueueDepths', () => {
   });
 
   it('sets the count per state and how long the oldest waiting job has been ready', async () => {
-    await producers.add('render-qr', { qrId: 'tra_a', content: 'x' });
-    await producers.add('render-qr', { qrId: 'tra_b', content: 'y' });
+    await producers.add('render-qr', { qrs: [{ qrId: 'tra_a', content: 'x' }] });
+    await producers.add('render-qr', { qrs: [{ qrId: 'tra_b', content: 'y' }] });
     await producers.add('expire-due-qrs', { dueAt: 1 }, { delay: 3_600_000 });
     const added = Date.now();
 

@@ -13,8 +13,8 @@ describe("waiting for a render job's result (issue #19: no request waits for a c
     const { producers } = harness();
     const id = `render.${randomUUID()}`;
     const watch = watchJobResult<RenderQrResult>(producers.renderEvents, producers.queue(QUEUES.render), id, 10_000);
-    await producers.add('render-qr', { qrId: id, content: 'https://factura.example.test/q?v=1' }, { jobId: id, removeOnComplete: { age: 10 } });
-    expect((await watch.result).png).to.match(/^iVBOR/);
+    await producers.add('render-qr', { qrs: [{ qrId: id, content: 'https://factura.example.test/q?v=1' }] }, { jobId: id, removeOnComplete: { age: 10 } });
+    expect((await watch.result).pngs[0]).to.match(/^iVBOR/);
   });
 
   it('a result whose event was missed is read back from the job at the timeout, while the job is kept', async () => {
@@ -22,14 +22,14 @@ describe("waiting for a render job's result (issue #19: no request waits for a c
     const id = `render.${randomUUID()}`;
     const events = await queueEvents(QUEUES.render);
     try {
-      const job = await producers.add('render-qr', { qrId: id, content: 'https://factura.example.test/q?v=1' }, { jobId: id, removeOnComplete: { age: 10 } });
+      const job = await producers.add('render-qr', { qrs: [{ qrId: id, content: 'https://factura.example.test/q?v=1' }] }, { jobId: id, removeOnComplete: { age: 10 } });
       await job.waitUntilFinished(events);
     } finally {
       await events.close();
     }
     // The completion event is long gone: only the last look at the timeout can find the result.
     const late = watchJobResult<RenderQrResult>(producers.renderEvents, producers.queue(QUEUES.render), id, 100);
-    expect((await late.result).png).to.match(/^iVBOR/);
+    expect((await late.result).pngs[0]).to.match(/^iVBOR/);
     const never = watchJobResult<RenderQrResult>(producers.renderEvents, producers.queue(QUEUES.render), `render.${randomUUID()}`, 100);
     await rejection(never.result, JobTimeout);
   });
