@@ -112,13 +112,19 @@ function rawDocument(publicBaseUrl: string) {
       title: 'Self-invoicing QR service',
       version: '1.0.0',
       license: { name: 'Proprietary', identifier: 'LicenseRef-Proprietary' },
+      // The HTML comment is where Redoc (GET /docs) lists the security schemes; other renderers show nothing.
       description:
-        'POS backends create signed invoicing QRs (API key); buyers self-invoice through the public routes (the signed QR link is the capability); accounts manage issuers, merchants and products (bearer token).',
+        'POS backends create signed invoicing QRs (API key); buyers self-invoice through the public routes (the signed QR link is the capability); accounts manage issuers, merchants and products (bearer token).\n\nErrors are `{ "error": { "code", "message", "details", "request_id" } }` (schema `Error`).\n\n# Authentication\n\n<!-- ReDoc-Inject: <security-definitions> -->',
     },
     servers: [{ url: publicBaseUrl }],
     components: {
       securitySchemes: {
-        ApiKey: { type: 'apiKey', in: 'header', name: 'X-API-Key' },
+        ApiKey: {
+          type: 'apiKey',
+          in: 'header',
+          name: 'X-API-Key',
+          description: "A merchant's (point of sale's) API key: the first comes with POST /v1/qrs/merchants, PUT /v1/qrs/merchants/{merchantId}/api-key/regenerate replaces it",
+        },
         Bearer: { type: 'http', scheme: 'bearer', description: 'An access token from POST /v1/auth/token' },
         MetricsToken: { type: 'http', scheme: 'bearer', description: "The operators' METRICS_TOKEN (what Prometheus presents)" },
       },
@@ -679,7 +685,19 @@ function rawDocument(publicBaseUrl: string) {
         },
       },
       '/openapi.json': { get: { summary: 'This document', responses: { 200: { description: 'OpenAPI 3.1' } } } },
-      '/docs': { get: { summary: 'This document as an HTML reference page', responses: { 200: { description: 'HTML' } } } },
+      '/docs': {
+        get: {
+          summary: 'This document as an interactive reference (Redoc, rendered in the browser from /openapi.json)',
+          responses: { 200: { description: 'HTML', content: { 'text/html': { schema: { type: 'string' } } } } },
+        },
+      },
+      '/docs/assets/{name}': {
+        get: {
+          summary: "The reference page's script: Redoc's standalone bundle from its npm package (immutable under its content hash `h`)",
+          parameters: pathParams('name'),
+          responses: { 200: { description: 'text/javascript', content: { 'text/javascript': { schema: { type: 'string' } } } }, 404: errorResponse('No such asset') },
+        },
+      },
     },
   };
 }

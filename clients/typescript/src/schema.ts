@@ -807,8 +807,25 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** This document as an HTML reference page */
+        /** This document as an interactive reference (Redoc, rendered in the browser from /openapi.json) */
         get: operations["getDocs"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/docs/assets/{name}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The reference page's script: Redoc's standalone bundle from its npm package (immutable under its content hash `h`) */
+        get: operations["getDocsAssetsByName"];
         put?: never;
         post?: never;
         delete?: never;
@@ -4380,7 +4397,40 @@ export interface operations {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "text/html": string;
+                };
+            };
+        };
+    };
+    getDocsAssetsByName: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                name: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description text/javascript */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/javascript": string;
+                };
+            };
+            /** @description No such asset */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
             };
         };
     };
