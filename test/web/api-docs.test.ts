@@ -29,7 +29,7 @@ describe('API reference (/docs) in a browser', function () {
   });
   after(() => browser?.close());
 
-  it('renders POST /v1/qrs with its request fields, types, required marks, enums and auth, with no CSP violation nor other origin', async () => {
+  it('renders POST /v1/qrs with its request fields, types, required marks, enums, example and auth, with no CSP violation nor other origin', async () => {
     const res = await page.goto(`${harness().baseUrl}/docs`);
     expect(res?.status()).to.equal(200);
     expect(res?.headers()['content-security-policy']).to.match(/script-src 'nonce-[^']+'/);
@@ -44,6 +44,10 @@ describe('API reference (/docs) in a browser', function () {
     expect(text).to.match(/operation_data\s+required\s+Array of objects \[ 1 \.\. 100 \] items/);
     expect(text).to.match(/operation\s+required\s+string\s+Enum: "INVOICE" "PAYMENT" "REFUND"/);
     expect(text).to.match(/idempotency-key\s+required\s+string <uuid>/);
+    // The request sample is the document's example, ready to send.
+    expect(text)
+      .to.match(/"sale_id":\s*"A-10231"/)
+      .and.match(/"sat_product_service_key":\s*"50202301"/);
     // The answer's fields too, and the auth schemes of the whole API.
     expect(text).to.contain('201').and.contain('qr_content');
     expect(await page.locator('[id="section/Authentication"]').innerText())

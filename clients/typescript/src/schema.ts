@@ -949,6 +949,7 @@ export interface components {
                 total: number;
             };
             invoice: null | {
+                /** @description Fiscal folio (CFDI UUID) */
                 uuid: string;
                 status: string;
                 series: string | null;
@@ -957,7 +958,9 @@ export interface components {
                 subtotal: number;
                 /** Format: date-time */
                 issued_at: string;
+                /** @description Signed link to the XML */
                 xml_url: string;
+                /** @description Signed link to the PDF */
                 pdf_url: string;
             };
             customer: null | {
@@ -984,16 +987,711 @@ export interface components {
             global_invoice: Record<string, never> | null;
         };
         Error: {
+            /** @description Some errors carry further members, named in their description (e.g. `invoice` of an invoiced QR) */
             error: {
+                /** @description Stable, snake_case: what to branch on */
+                code: string;
+                /** @description For people; may change */
+                message: string;
+                /** @description One item per field and problem; empty when no field is at fault */
+                details: {
+                    /** @description The field, as `operation_data[0].quantity` */
+                    field: string;
+                    code: string;
+                    message: string;
+                    /**
+                     * @description Buyer routes: who refused
+                     * @enum {string}
+                     */
+                    source?: "service" | "pac" | "sat";
+                    /** @description The PAC's own code when it refused, e.g. CFDI40145 */
+                    pac_code?: string;
+                    /** @description The value the service computed, when the one sent does not reconcile with it */
+                    expected?: string;
+                }[];
+                /** @description Also in the X-Request-Id header: quote it to support */
+                request_id: string;
+            };
+        };
+        Merchant: {
+            /** @description `mer_…` */
+            merchantId: string;
+            externalMerchantId: string;
+            /** @description The issuer (`inv_data_…`) whose RFC its invoices carry */
+            issuerId: string;
+            merchantName: string;
+            /** @enum {string} */
+            billingProfile: "GENERAL" | "FUEL" | "RESTAURANT" | "RETAIL" | "SERVICES";
+            billingProfileData: Record<string, never> | null;
+            contactEmail: string | null;
+            contactPhoneNumber: string | null;
+            invoiceLogoUrl: string | null;
+            invoiceLogoFileName: string | null;
+            appLogoUrl: string | null;
+            appLogoFileName: string | null;
+            /** @enum {string} */
+            logoAnimation: "NONE" | "BOUNCE";
+            address: null | {
+                street: string;
+                exteriorNumber: string;
+                interiorNumber?: null | string;
+                neighborhood: string;
+                city: string;
+                state: string;
+                zipCode: string;
+            };
+            /**
+             * @description INACTIVE: no new QRs and no invoicing; its transactions stay readable
+             * @enum {string}
+             */
+            status: "ACTIVE" | "INACTIVE";
+            invoiceRules: {
+                /** @description Let a buyer confirm as público en general (XAXX010101000). Off: the page says the sale goes into the store's global invoice. */
+                allowGenericRfc: boolean;
+                /** @description c_UsoCFDI keys buyers may pick; null: every use SAT allows for the buyer's regime. */
+                allowedCfdiUses: string[] | null;
+                /** @description Withhold 1.25 % ISR when a RESICO issuer (626) invoices a company (LISR 113-J). */
+                resicoWithholding: boolean;
+            };
+        };
+        /** @description The Merchant, plus `apiKey`: its first development API key, shown only in this answer (`PUT …/api-key/regenerate` replaces it) */
+        MerchantCreated: {
+            /** @description `mer_…` */
+            merchantId: string;
+            externalMerchantId: string;
+            /** @description The issuer (`inv_data_…`) whose RFC its invoices carry */
+            issuerId: string;
+            merchantName: string;
+            /** @enum {string} */
+            billingProfile: "GENERAL" | "FUEL" | "RESTAURANT" | "RETAIL" | "SERVICES";
+            billingProfileData: Record<string, never> | null;
+            contactEmail: string | null;
+            contactPhoneNumber: string | null;
+            invoiceLogoUrl: string | null;
+            invoiceLogoFileName: string | null;
+            appLogoUrl: string | null;
+            appLogoFileName: string | null;
+            /** @enum {string} */
+            logoAnimation: "NONE" | "BOUNCE";
+            address: null | {
+                street: string;
+                exteriorNumber: string;
+                interiorNumber?: null | string;
+                neighborhood: string;
+                city: string;
+                state: string;
+                zipCode: string;
+            };
+            /**
+             * @description INACTIVE: no new QRs and no invoicing; its transactions stay readable
+             * @enum {string}
+             */
+            status: "ACTIVE" | "INACTIVE";
+            invoiceRules: {
+                /** @description Let a buyer confirm as público en general (XAXX010101000). Off: the page says the sale goes into the store's global invoice. */
+                allowGenericRfc: boolean;
+                /** @description c_UsoCFDI keys buyers may pick; null: every use SAT allows for the buyer's regime. */
+                allowedCfdiUses: string[] | null;
+                /** @description Withhold 1.25 % ISR when a RESICO issuer (626) invoices a company (LISR 113-J). */
+                resicoWithholding: boolean;
+            };
+            /** @description Send it as `X-API-Key`; shown once */
+            apiKey: string;
+        };
+        MerchantSummary: {
+            merchantId: string;
+            merchantName: string;
+            city: string | null;
+            state: string | null;
+            invoiceLogoUrl: string | null;
+            appLogoUrl: string | null;
+            /**
+             * @description INACTIVE: no new QRs and no invoicing; its transactions stay readable
+             * @enum {string}
+             */
+            status: "ACTIVE" | "INACTIVE";
+        };
+        /** @description Page envelope of MerchantSummary */
+        MerchantSummaryPage: {
+            /** @description The items of this page */
+            content: components["schemas"]["MerchantSummary"][];
+            /** @description Items in all pages */
+            totalElements: number;
+            totalPages: number;
+            /** @description This page, zero-based */
+            number: number;
+            /** @description Page size asked for */
+            size: number;
+        };
+        InvoiceModeResponse: {
+            merchantId: string;
+            /**
+             * @description SERVICE: the service seals with the merchant's CSD and stamps with its PAC
+             * @enum {string}
+             */
+            invoiceType: "SERVICE";
+            csdDataRequest: {
+                cerFileName: string;
+                keyFileName: string;
+                /** @description Serie of the CFDIs */
+                serialNumberPrefix: string | null;
+                businessCode: string | null;
+            };
+            /** @description An external billing API: not offered */
+            apiDataRequest: null;
+            /** @description Addition to the spec: what the CSD certificate says (the key and its password are never answered) */
+            certificate: {
+                /** @description NoCertificado (20 digits) */
+                number: string;
+                rfc: string;
+                /** Format: date-time */
+                validFrom: string;
+                /** Format: date-time */
+                validTo: string;
+                /** @enum {string} */
+                mode: "development" | "production";
+            };
+        };
+        RegeneratedApiKey: {
+            merchantId: string;
+            /** @description The new key, shown once; the previous one fails from the next request */
+            apiKey: string;
+            /** @enum {string} */
+            mode: "development" | "production";
+        };
+        MerchantProductResponse: {
+            productId: string;
+            merchantId: string;
+            sku: string;
+            description: string;
+            unitPrice: number;
+            /** @description c_ClaveUnidad */
+            satUnitKey: string;
+            /** @description SAT's name of satUnitKey */
+            satUnitDesc: string | null;
+            /** @description c_ClaveProdServ */
+            satProductServiceKey: string;
+            /** @description SAT's name of satProductServiceKey */
+            satProductServiceDesc: string | null;
+            /** @description c_ObjetoImp */
+            satTaxObjectKey: string;
+            /** @description SAT's name of satTaxObjectKey */
+            satTaxObjectDesc: string | null;
+            taxes: {
+                /** @enum {string} */
+                type: "Traslado" | "Retencion";
+                tax: string;
+                /** @enum {string} */
+                factor: "Tasa" | "Cuota" | "Exento";
+                rate?: string;
+            }[];
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            updatedAt: string;
+        };
+        /** @description The products created, in the order sent */
+        MerchantProductList: components["schemas"]["MerchantProductResponse"][];
+        /** @description Page envelope of MerchantProductResponse */
+        MerchantProductPage: {
+            /** @description The items of this page */
+            content: components["schemas"]["MerchantProductResponse"][];
+            /** @description Items in all pages */
+            totalElements: number;
+            totalPages: number;
+            /** @description This page, zero-based */
+            number: number;
+            /** @description Page size asked for */
+            size: number;
+        };
+        /** @description Page envelope of Issuer */
+        IssuerPage: {
+            /** @description The items of this page */
+            content: components["schemas"]["Issuer"][];
+            /** @description Items in all pages */
+            totalElements: number;
+            totalPages: number;
+            /** @description This page, zero-based */
+            number: number;
+            /** @description Page size asked for */
+            size: number;
+        };
+        IssuerSyncAccepted: {
+            issuerId: string;
+            jobId: string;
+            /** @enum {string} */
+            status: "PENDING" | "RUNNING" | "RETRY_SCHEDULED" | "SUCCEEDED" | "FAILED";
+            /** Format: date-time */
+            requestedAt: string | null;
+        };
+        CreditNote: {
+            id: string;
+            /**
+             * @description c_TipoDeComprobante E (egreso)
+             * @constant
+             */
+            type: "E";
+            /**
+             * @description STAMPING (sealed, at the PAC), REFUSED (the PAC or SAT refused it: see `error`), ACTIVE (stamped), CANCELLING, CANCELLATION_PENDING (the receptor must accept), CANCELLATION_REJECTED, CANCELLED
+             * @enum {string}
+             */
+            status: "STAMPING" | "REFUSED" | "ACTIVE" | "CANCELLING" | "CANCELLATION_PENDING" | "CANCELLATION_REJECTED" | "CANCELLED";
+            /** @description Fiscal folio; null until stamped */
+            uuid: string | null;
+            series: string | null;
+            folio: string;
+            /** @description The invoices credited and how much of each */
+            related: {
+                uuid: string;
+                amount: number;
+            }[];
+            total: number | null;
+            /**
+             * Format: date-time
+             * @description When the PAC stamped it
+             */
+            issued_at: string | null;
+            error: null | {
                 code: string;
                 message: string;
                 details: {
-                    field?: string;
-                    code?: string;
-                    message?: string;
+                    /** @description The field, as `operation_data[0].quantity` */
+                    field: string;
+                    code: string;
+                    message: string;
+                    /**
+                     * @description Buyer routes: who refused
+                     * @enum {string}
+                     */
+                    source?: "service" | "pac" | "sat";
+                    /** @description The PAC's own code when it refused, e.g. CFDI40145 */
+                    pac_code?: string;
+                    /** @description The value the service computed, when the one sent does not reconcile with it */
+                    expected?: string;
                 }[];
-                request_id: string;
             };
+            /** @description Signed link to the XML; null until stamped */
+            xml_url: string | null;
+            /** @description Signed link to the PDF; null until stamped */
+            pdf_url: string | null;
+        };
+        PaymentComplement: {
+            id: string;
+            /**
+             * @description c_TipoDeComprobante P (pago)
+             * @constant
+             */
+            type: "P";
+            /**
+             * @description STAMPING (sealed, at the PAC), REFUSED (the PAC or SAT refused it: see `error`), ACTIVE (stamped), CANCELLING, CANCELLATION_PENDING (the receptor must accept), CANCELLATION_REJECTED, CANCELLED
+             * @enum {string}
+             */
+            status: "STAMPING" | "REFUSED" | "ACTIVE" | "CANCELLING" | "CANCELLATION_PENDING" | "CANCELLATION_REJECTED" | "CANCELLED";
+            /** @description Fiscal folio; null until stamped */
+            uuid: string | null;
+            series: string | null;
+            folio: string;
+            /** @description The payment as recorded (Pagos 2.0 Pago) */
+            payment: {
+                /** @description FechaPago, local wall-clock time */
+                date: string;
+                /** @description c_FormaPago */
+                sat_payment_form: string;
+                currency: string;
+                exchange_rate: number | null;
+                amount: number;
+                operation_number: string | null;
+            };
+            /** @description Each invoice paid (DoctoRelacionado): installment and balances, computed here */
+            related: {
+                uuid: string;
+                installment: number;
+                previous_balance: number;
+                amount_paid: number;
+                remaining_balance: number;
+            }[];
+            /**
+             * Format: date-time
+             * @description When the PAC stamped it
+             */
+            issued_at: string | null;
+            error: null | {
+                code: string;
+                message: string;
+                details: {
+                    /** @description The field, as `operation_data[0].quantity` */
+                    field: string;
+                    code: string;
+                    message: string;
+                    /**
+                     * @description Buyer routes: who refused
+                     * @enum {string}
+                     */
+                    source?: "service" | "pac" | "sat";
+                    /** @description The PAC's own code when it refused, e.g. CFDI40145 */
+                    pac_code?: string;
+                    /** @description The value the service computed, when the one sent does not reconcile with it */
+                    expected?: string;
+                }[];
+            };
+            /** @description Signed link to the XML; null until stamped */
+            xml_url: string | null;
+            /** @description Signed link to the PDF; null until stamped */
+            pdf_url: string | null;
+        };
+        GlobalInvoice: {
+            id: string;
+            /**
+             * @description STAMPING (sealed, at the PAC), REFUSED (the PAC or SAT refused it: see `error`), ACTIVE (stamped), CANCELLING, CANCELLATION_PENDING (the receptor must accept), CANCELLATION_REJECTED, CANCELLED
+             * @enum {string}
+             */
+            status: "STAMPING" | "REFUSED" | "ACTIVE" | "CANCELLING" | "CANCELLATION_PENDING" | "CANCELLATION_REJECTED" | "CANCELLED";
+            /** @description Fiscal folio; null until stamped */
+            uuid: string | null;
+            series: string | null;
+            folio: string;
+            /** @description The store whose unclaimed sales it reports */
+            merchant_id: string;
+            /**
+             * @description c_Periodicidad
+             * @enum {string}
+             */
+            periodicity: "01" | "02" | "03" | "04";
+            /** Format: date-time */
+            period_start: string;
+            /** Format: date-time */
+            period_end: string;
+            /** @description c_FormaPago: one global invoice per form */
+            sat_payment_form: string;
+            /** @description c_MetodoPago */
+            sat_payment_method: string;
+            /** @description Global invoices of more sales than one CFDI holds are split in parts */
+            part: number;
+            /** @description Sales (tickets) it reports */
+            tickets: number;
+            total: number | null;
+            error: null | {
+                code: string;
+                message: string;
+                details: {
+                    /** @description The field, as `operation_data[0].quantity` */
+                    field: string;
+                    code: string;
+                    message: string;
+                    /**
+                     * @description Buyer routes: who refused
+                     * @enum {string}
+                     */
+                    source?: "service" | "pac" | "sat";
+                    /** @description The PAC's own code when it refused, e.g. CFDI40145 */
+                    pac_code?: string;
+                    /** @description The value the service computed, when the one sent does not reconcile with it */
+                    expected?: string;
+                }[];
+            };
+            /** @description Signed link to the XML; null until stamped */
+            xml_url: string | null;
+            /** @description Signed link to the PDF; null until stamped */
+            pdf_url: string | null;
+        };
+        GlobalInvoiceList: {
+            items: components["schemas"]["GlobalInvoice"][];
+        };
+        /** @description Page envelope of GlobalInvoice, newest period first */
+        GlobalInvoicePage: {
+            /** @description The items of this page */
+            content: components["schemas"]["GlobalInvoice"][];
+            /** @description Items in all pages */
+            totalElements: number;
+            totalPages: number;
+            /** @description This page, zero-based */
+            number: number;
+            /** @description Page size asked for */
+            size: number;
+        };
+        WebhookEndpointList: {
+            items: components["schemas"]["WebhookEndpoint"][];
+        };
+        WebhookDelivery: {
+            id: string;
+            event_id: string;
+            /** @enum {string} */
+            event_type: "qr.scanned" | "qr.expired" | "invoice.stamped" | "invoice.failed" | "invoice.cancelled" | "invoice.cancellation_status_updated" | "credit_note.stamped" | "payment_complement.stamped" | "global_invoice.stamped" | "csd.expiring";
+            /**
+             * @description FAILED: every attempt failed, or the endpoint was deleted
+             * @enum {string}
+             */
+            status: "PENDING" | "DELIVERED" | "FAILED";
+            attempts: number;
+            /** @description The endpoint's last HTTP status */
+            last_status_code: number | null;
+            last_error: string | null;
+            /** Format: date-time */
+            last_attempt_at: string | null;
+            /** Format: date-time */
+            delivered_at: string | null;
+            /** Format: date-time */
+            created_at: string;
+        };
+        /** @description Page envelope of WebhookDelivery, newest first */
+        WebhookDeliveryPage: {
+            /** @description The items of this page */
+            content: components["schemas"]["WebhookDelivery"][];
+            /** @description Items in all pages */
+            totalElements: number;
+            totalPages: number;
+            /** @description This page, zero-based */
+            number: number;
+            /** @description Page size asked for */
+            size: number;
+        };
+        BuyerSale: {
+            /** @enum {unknown} */
+            status: "PENDING" | "SCANNED" | "INVOICED" | "EXPIRED" | "CANCELLED";
+            /** Format: date-time */
+            expires_at: string;
+            /** Format: date-time */
+            scanned_at: string | null;
+            merchant: {
+                name: string;
+                app_logo_url: string | null;
+                /** @enum {string} */
+                logo_animation: "NONE" | "BOUNCE";
+                support: {
+                    email: string | null;
+                    phone: string | null;
+                };
+            };
+            issuer: {
+                rfc: string;
+                name: string;
+            };
+            currency: string;
+            exchange_rate: number | null;
+            sat_payment_method: string;
+            sat_payment_method_desc: string | null;
+            sat_payment_form: string;
+            sat_payment_form_desc: string | null;
+            operation_data: {
+                description: string;
+                amount: number;
+                quantity: number;
+                discount: number | null;
+                unit_price: number;
+                sat_unit_key: string;
+                sat_unit_desc: string | null;
+                sat_product_service_key: string;
+                sat_product_service_desc: string | null;
+                sat_tax_object_key: string;
+                sat_tax_object_desc: string | null;
+                taxes: {
+                    /** @enum {unknown} */
+                    type: "Traslado" | "Retencion";
+                    tax: string;
+                    /** @enum {unknown} */
+                    factor: "Tasa" | "Cuota" | "Exento";
+                    rate: string | null;
+                    taxable_base: number;
+                    amount: number | null;
+                }[];
+            }[];
+            /** @description What the invoice will say, with SAT's rounding at the currency's decimals (before withholdings that depend on the buyer). */
+            totals: {
+                subtotal: number;
+                discount: number;
+                transferred_taxes: number;
+                withheld_taxes: number;
+                total: number;
+            };
+            confirmation: components["schemas"]["BuyerConfirmation"];
+        };
+        BuyerConfirmation: null | {
+            /**
+             * @description STAMPING (sealed, at the PAC), REFUSED (the PAC or SAT refused it: see `error`), ACTIVE (stamped), CANCELLING, CANCELLATION_PENDING (the receptor must accept), CANCELLATION_REJECTED, CANCELLED
+             * @enum {string}
+             */
+            status: "STAMPING" | "REFUSED" | "ACTIVE" | "CANCELLING" | "CANCELLATION_PENDING" | "CANCELLATION_REJECTED" | "CANCELLED";
+            /** @description REFUSED: what to correct, per field (`source` pac or sat) */
+            error: null | {
+                code: string;
+                message: string;
+                details: {
+                    /** @description The field, as `operation_data[0].quantity` */
+                    field: string;
+                    code: string;
+                    message: string;
+                    /**
+                     * @description Buyer routes: who refused
+                     * @enum {string}
+                     */
+                    source?: "service" | "pac" | "sat";
+                    /** @description The PAC's own code when it refused, e.g. CFDI40145 */
+                    pac_code?: string;
+                    /** @description The value the service computed, when the one sent does not reconcile with it */
+                    expected?: string;
+                }[];
+            };
+            /** @description Once stamped: UUID and the links to XML and PDF */
+            invoice: null | {
+                /** @description Fiscal folio (CFDI UUID) */
+                uuid: string;
+                status: string;
+                series: string | null;
+                folio: string;
+                total: number;
+                subtotal: number;
+                /** Format: date-time */
+                issued_at: string;
+                /** @description Signed link to the XML */
+                xml_url: string;
+                /** @description Signed link to the PDF */
+                pdf_url: string;
+            };
+        };
+        BuyerPreview: {
+            /** @description The tax data as it will be written (trimmed, upper-cased) */
+            customer: {
+                /** @description RFC; XAXX010101000 (público en general) and XEXX010101000 (foreign) follow Anexo 20. */
+                rfc: string;
+                /** @description Legal name exactly as on the tax-status certificate, without the company-type suffix (SA DE CV). */
+                name: string;
+                /** @description c_RegimenFiscal key */
+                tax_regime: string;
+                /** @description Fiscal postal code */
+                postal_code: string;
+                /** @description c_UsoCFDI key */
+                cfdi_use: string;
+                /** Format: email */
+                email: string;
+                /** @description c_Pais of a foreign buyer (required with XEXX010101000) */
+                tax_residence?: string;
+            };
+            /** @description The totals for this buyer: withholdings may apply */
+            totals: {
+                subtotal: number;
+                discount: number;
+                transferred_taxes: number;
+                withheld_taxes: number;
+                total: number;
+            };
+            /** @description What to look at twice before confirming, though SAT may accept it */
+            warnings: {
+                /** @description The field, as `operation_data[0].quantity` */
+                field: string;
+                code: string;
+                message: string;
+                /**
+                 * @description Buyer routes: who refused
+                 * @enum {string}
+                 */
+                source?: "service" | "pac" | "sat";
+                /** @description The PAC's own code when it refused, e.g. CFDI40145 */
+                pac_code?: string;
+                /** @description The value the service computed, when the one sent does not reconcile with it */
+                expected?: string;
+            }[];
+        };
+        BuyerQrStatus: {
+            /** @enum {unknown} */
+            status: "PENDING" | "SCANNED" | "INVOICED" | "EXPIRED" | "CANCELLED";
+            /** Format: date-time */
+            expires_at: string;
+            confirmation: components["schemas"]["BuyerConfirmation"];
+        };
+        EmailQueued: {
+            /** @constant */
+            status: "QUEUED";
+            /** @description The address, masked (`j•••@example.com`) */
+            to: string;
+        };
+        QrLink: {
+            /** @description The sale's link (the QR's deep link, with v, t, m) */
+            qr_content: string;
+        };
+        CsfPrefill: {
+            rfc: string;
+            /** @description Legal name as SAT has it */
+            name: string;
+            postal_code: string;
+            /** @description The taxpayer's status at SAT (e.g. ACTIVO) */
+            status: string;
+            /** @description This RFC's regimes valid today for its person type (c_RegimenFiscal) */
+            tax_regimes: {
+                code: string;
+                description: string;
+            }[];
+            /**
+             * @description Where the RFC and idCIF were read: the certificate's QR, or its text
+             * @enum {string}
+             */
+            read_from: "qr" | "text";
+        };
+        Health: {
+            /** @enum {string} */
+            status: "ok" | "unavailable";
+            postgres: {
+                /** @constant */
+                ok: true;
+                latency_ms: number;
+            } | {
+                /** @constant */
+                ok: false;
+                error: string;
+            };
+            redis: {
+                /** @constant */
+                ok: true;
+                latency_ms: number;
+            } | {
+                /** @constant */
+                ok: false;
+                error: string;
+            };
+            /** @description Depth of every queue; empty when Redis is down */
+            queues: {
+                /** @description Jobs waiting, active, delayed, failed and completed (kept) */
+                render?: {
+                    [key: string]: number;
+                };
+                /** @description Jobs waiting, active, delayed, failed and completed (kept) */
+                expiry?: {
+                    [key: string]: number;
+                };
+                /** @description Jobs waiting, active, delayed, failed and completed (kept) */
+                "csf-sync"?: {
+                    [key: string]: number;
+                };
+                /** @description Jobs waiting, active, delayed, failed and completed (kept) */
+                stamp?: {
+                    [key: string]: number;
+                };
+                /** @description Jobs waiting, active, delayed, failed and completed (kept) */
+                pdf?: {
+                    [key: string]: number;
+                };
+                /** @description Jobs waiting, active, delayed, failed and completed (kept) */
+                email?: {
+                    [key: string]: number;
+                };
+                /** @description Jobs waiting, active, delayed, failed and completed (kept) */
+                cancel?: {
+                    [key: string]: number;
+                };
+                /** @description Jobs waiting, active, delayed, failed and completed (kept) */
+                webhooks?: {
+                    [key: string]: number;
+                };
+                /** @description Jobs waiting, active, delayed, failed and completed (kept) */
+                "global-invoice"?: {
+                    [key: string]: number;
+                };
+            };
+        };
+        ServiceLinks: {
+            service: string;
+            docs: string;
+            openapi: string;
+            health: string;
         };
         TokenRequest: {
             grant_type: string;
@@ -1020,21 +1718,43 @@ export interface components {
             taxRegimeCode: string;
         };
         Issuer: {
+            /** @description `inv_data_…` (the `issuerId` of paths and merchants) */
             invoiceDataId: string;
             groupId: string;
             alias: string;
+            /** @description RFC */
             taxId: string;
+            /** @description idCIF of the tax-status certificate (CSF) */
             idCif: string;
             businessName: string;
             email: string;
+            /** @description Postal code of the fiscal address */
             zip: string;
             taxRegime: {
-                code?: string;
-                description?: string;
+                /** @description c_RegimenFiscal */
+                code: string;
+                description: string;
             };
-            invoiceLogoUrl?: string | null;
+            invoiceLogoUrl: string | null;
             /** @enum {string} */
             status: "ACTIVE" | "INACTIVE";
+            /**
+             * @description Addition to the spec: c_Periodicidad of its global invoice for unclaimed sales
+             * @enum {string}
+             */
+            globalPeriodicity: "01" | "02" | "03" | "04";
+            /** @description Addition to the spec: the last CSF synchronization; null until one is requested */
+            synchronization: null | {
+                /** @enum {string} */
+                status: "PENDING" | "RUNNING" | "RETRY_SCHEDULED" | "SUCCEEDED" | "FAILED";
+                jobId: string | null;
+                attempts: number;
+                error: string | null;
+                /** Format: date-time */
+                requestedAt: string | null;
+                /** Format: date-time */
+                finishedAt: string | null;
+            };
         };
         CreateMerchantRequest: {
             issuerId: string;
@@ -1306,7 +2026,8 @@ export interface components {
         WebhookEndpoint: {
             id: string;
             url: string;
-            events: string[];
+            /** @description Event types it receives; empty: all */
+            events: ("qr.scanned" | "qr.expired" | "invoice.stamped" | "invoice.failed" | "invoice.cancelled" | "invoice.cancellation_status_updated" | "credit_note.stamped" | "payment_complement.stamped" | "global_invoice.stamped" | "csd.expiring")[];
             description: string | null;
             /** Format: date-time */
             created_at: string;
@@ -1420,7 +2141,21 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "grant_type": "client_credentials",
+                 *       "client_id": "cli_6Vb2Nm8Xq4Lz1Kw7Hd3Ps",
+                 *       "client_secret": "cs_Qm9Xv2Lb7Nc4Kz1Wd8Hs3Pt6Yr0Tg5Jf"
+                 *     }
+                 */
                 "application/json": components["schemas"]["TokenRequest"];
+                /**
+                 * @example {
+                 *       "grant_type": "client_credentials",
+                 *       "client_id": "cli_6Vb2Nm8Xq4Lz1Kw7Hd3Ps",
+                 *       "client_secret": "cs_Qm9Xv2Lb7Nc4Kz1Wd8Hs3Pt6Yr0Tg5Jf"
+                 *     }
+                 */
                 "application/x-www-form-urlencoded": components["schemas"]["TokenRequest"];
             };
         };
@@ -1431,6 +2166,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "access_token": "tok_9Qv2Lm7Xb4Nc1Kz8Wd3Hs6Pt",
+                     *       "token_type": "Bearer",
+                     *       "expires_in": 3600
+                     *     }
+                     */
                     "application/json": components["schemas"]["TokenResponse"];
                 };
             };
@@ -1440,6 +2182,22 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "validation_failed",
+                     *         "message": "Missing credentials or a grant type other than client_credentials",
+                     *         "details": [
+                     *           {
+                     *             "field": "operation_data[0].quantity",
+                     *             "code": "out_of_range",
+                     *             "message": "operation_data[0].quantity must be > 0."
+                     *           }
+                     *         ],
+                     *         "request_id": "req_gE6nb9tx31iXPSHS"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -1449,6 +2207,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "unauthorized",
+                     *         "message": "Unknown client or wrong secret (invalid_client)",
+                     *         "details": [],
+                     *         "request_id": "req_gE6nb9tx31iXPSHS"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -1474,7 +2242,37 @@ export interface operations {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    /**
+                     * @example {
+                     *       "content": [
+                     *         {
+                     *           "invoiceDataId": "inv_data_5Tg9Rb2Lm6Xc1Vn8Qw4Pk",
+                     *           "groupId": "grp_3Hs7Kd1Fp9Wq5Zx2Mb6Ny",
+                     *           "alias": "Kemper",
+                     *           "taxId": "EKU9003173C9",
+                     *           "idCif": "19010123456",
+                     *           "businessName": "ESCUELA KEMPER URGATE",
+                     *           "email": "facturas@kemper.example",
+                     *           "zip": "42501",
+                     *           "taxRegime": {
+                     *             "code": "601",
+                     *             "description": "General de Ley Personas Morales"
+                     *           },
+                     *           "invoiceLogoUrl": null,
+                     *           "status": "ACTIVE",
+                     *           "globalPeriodicity": "04",
+                     *           "synchronization": null
+                     *         }
+                     *       ],
+                     *       "totalElements": 1,
+                     *       "totalPages": 1,
+                     *       "number": 0,
+                     *       "size": 20
+                     *     }
+                     */
+                    "application/json": components["schemas"]["IssuerPage"];
+                };
             };
             /** @description Bad paging */
             400: {
@@ -1482,6 +2280,22 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "validation_failed",
+                     *         "message": "Bad paging",
+                     *         "details": [
+                     *           {
+                     *             "field": "operation_data[0].quantity",
+                     *             "code": "out_of_range",
+                     *             "message": "operation_data[0].quantity must be > 0."
+                     *           }
+                     *         ],
+                     *         "request_id": "req_gE6nb9tx31iXPSHS"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -1491,6 +2305,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "unauthorized",
+                     *         "message": "Token invalid",
+                     *         "details": [],
+                     *         "request_id": "req_gE6nb9tx31iXPSHS"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -1500,6 +2324,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "not_found",
+                     *         "message": "Group not found",
+                     *         "details": [],
+                     *         "request_id": "req_gE6nb9tx31iXPSHS"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -1514,6 +2348,18 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "groupId": "grp_3Hs7Kd1Fp9Wq5Zx2Mb6Ny",
+                 *       "alias": "Kemper",
+                 *       "taxId": "EKU9003173C9",
+                 *       "idCif": "19010123456",
+                 *       "businessName": "ESCUELA KEMPER URGATE",
+                 *       "email": "facturas@kemper.example",
+                 *       "zip": "42501",
+                 *       "taxRegimeCode": "601"
+                 *     }
+                 */
                 "application/json": components["schemas"]["CreateIssuerRequest"];
             };
         };
@@ -1524,6 +2370,26 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "invoiceDataId": "inv_data_5Tg9Rb2Lm6Xc1Vn8Qw4Pk",
+                     *       "groupId": "grp_3Hs7Kd1Fp9Wq5Zx2Mb6Ny",
+                     *       "alias": "Kemper",
+                     *       "taxId": "EKU9003173C9",
+                     *       "idCif": "19010123456",
+                     *       "businessName": "ESCUELA KEMPER URGATE",
+                     *       "email": "facturas@kemper.example",
+                     *       "zip": "42501",
+                     *       "taxRegime": {
+                     *         "code": "601",
+                     *         "description": "General de Ley Personas Morales"
+                     *       },
+                     *       "invoiceLogoUrl": null,
+                     *       "status": "ACTIVE",
+                     *       "globalPeriodicity": "04",
+                     *       "synchronization": null
+                     *     }
+                     */
                     "application/json": components["schemas"]["Issuer"];
                 };
             };
@@ -1533,6 +2399,22 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "validation_failed",
+                     *         "message": "Invalid fields: RFC, regime for the person type, zip, e-mail, idCif",
+                     *         "details": [
+                     *           {
+                     *             "field": "operation_data[0].quantity",
+                     *             "code": "out_of_range",
+                     *             "message": "operation_data[0].quantity must be > 0."
+                     *           }
+                     *         ],
+                     *         "request_id": "req_gE6nb9tx31iXPSHS"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -1542,6 +2424,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "unauthorized",
+                     *         "message": "Token invalid, expired or revoked",
+                     *         "details": [],
+                     *         "request_id": "req_gE6nb9tx31iXPSHS"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -1551,6 +2443,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "not_found",
+                     *         "message": "Group not found in the account",
+                     *         "details": [],
+                     *         "request_id": "req_gE6nb9tx31iXPSHS"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -1560,6 +2462,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "conflict",
+                     *         "message": "The group already has an issuer with this RFC",
+                     *         "details": [],
+                     *         "request_id": "req_gE6nb9tx31iXPSHS"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -1582,6 +2494,26 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "invoiceDataId": "inv_data_5Tg9Rb2Lm6Xc1Vn8Qw4Pk",
+                     *       "groupId": "grp_3Hs7Kd1Fp9Wq5Zx2Mb6Ny",
+                     *       "alias": "Kemper",
+                     *       "taxId": "EKU9003173C9",
+                     *       "idCif": "19010123456",
+                     *       "businessName": "ESCUELA KEMPER URGATE",
+                     *       "email": "facturas@kemper.example",
+                     *       "zip": "42501",
+                     *       "taxRegime": {
+                     *         "code": "601",
+                     *         "description": "General de Ley Personas Morales"
+                     *       },
+                     *       "invoiceLogoUrl": null,
+                     *       "status": "ACTIVE",
+                     *       "globalPeriodicity": "04",
+                     *       "synchronization": null
+                     *     }
+                     */
                     "application/json": components["schemas"]["Issuer"];
                 };
             };
@@ -1591,6 +2523,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "unauthorized",
+                     *         "message": "Token invalid",
+                     *         "details": [],
+                     *         "request_id": "req_gE6nb9tx31iXPSHS"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -1600,6 +2542,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "not_found",
+                     *         "message": "Issuer not found",
+                     *         "details": [],
+                     *         "request_id": "req_gE6nb9tx31iXPSHS"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -1636,6 +2588,26 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "invoiceDataId": "inv_data_5Tg9Rb2Lm6Xc1Vn8Qw4Pk",
+                     *       "groupId": "grp_3Hs7Kd1Fp9Wq5Zx2Mb6Ny",
+                     *       "alias": "Kemper",
+                     *       "taxId": "EKU9003173C9",
+                     *       "idCif": "19010123456",
+                     *       "businessName": "ESCUELA KEMPER URGATE",
+                     *       "email": "facturas@kemper.example",
+                     *       "zip": "42501",
+                     *       "taxRegime": {
+                     *         "code": "601",
+                     *         "description": "General de Ley Personas Morales"
+                     *       },
+                     *       "invoiceLogoUrl": null,
+                     *       "status": "ACTIVE",
+                     *       "globalPeriodicity": "04",
+                     *       "synchronization": null
+                     *     }
+                     */
                     "application/json": components["schemas"]["Issuer"];
                 };
             };
@@ -1645,6 +2617,22 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "validation_failed",
+                     *         "message": "Invalid fields or logo",
+                     *         "details": [
+                     *           {
+                     *             "field": "operation_data[0].quantity",
+                     *             "code": "out_of_range",
+                     *             "message": "operation_data[0].quantity must be > 0."
+                     *           }
+                     *         ],
+                     *         "request_id": "req_gE6nb9tx31iXPSHS"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -1654,6 +2642,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "unauthorized",
+                     *         "message": "Token invalid",
+                     *         "details": [],
+                     *         "request_id": "req_gE6nb9tx31iXPSHS"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -1663,6 +2661,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "not_found",
+                     *         "message": "Issuer or group not found",
+                     *         "details": [],
+                     *         "request_id": "req_gE6nb9tx31iXPSHS"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -1672,6 +2680,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "conflict",
+                     *         "message": "The target group already has an issuer with this RFC",
+                     *         "details": [],
+                     *         "request_id": "req_gE6nb9tx31iXPSHS"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -1688,12 +2706,22 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description { issuerId, jobId, status, requestedAt }: the new synchronization, or the one already waiting or running */
+            /** @description The new synchronization, or the one already waiting or running (GET the issuer to follow it) */
             202: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    /**
+                     * @example {
+                     *       "issuerId": "inv_data_5Tg9Rb2Lm6Xc1Vn8Qw4Pk",
+                     *       "jobId": "sync-issuer.inv_data_5Tg9Rb2Lm6Xc1Vn8Qw4Pk.a1b2c3d4e5f6",
+                     *       "status": "PENDING",
+                     *       "requestedAt": "2026-03-14T17:30:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["IssuerSyncAccepted"];
+                };
             };
             /** @description Token invalid */
             401: {
@@ -1701,6 +2729,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "unauthorized",
+                     *         "message": "Token invalid",
+                     *         "details": [],
+                     *         "request_id": "req_gE6nb9tx31iXPSHS"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -1710,6 +2748,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "not_found",
+                     *         "message": "Issuer not found",
+                     *         "details": [],
+                     *         "request_id": "req_gE6nb9tx31iXPSHS"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -1719,6 +2767,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "service_unavailable",
+                     *         "message": "Job queue unavailable",
+                     *         "details": [],
+                     *         "request_id": "req_gE6nb9tx31iXPSHS"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -1743,7 +2801,28 @@ export interface operations {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    /**
+                     * @example {
+                     *       "content": [
+                     *         {
+                     *           "merchantId": "mer_8cN1uV4pXy2Qw7Ls0Hk3Zg",
+                     *           "merchantName": "Tienda Centro",
+                     *           "city": "Ciudad de México",
+                     *           "state": "CDMX",
+                     *           "invoiceLogoUrl": null,
+                     *           "appLogoUrl": null,
+                     *           "status": "ACTIVE"
+                     *         }
+                     *       ],
+                     *       "totalElements": 1,
+                     *       "totalPages": 1,
+                     *       "number": 0,
+                     *       "size": 20
+                     *     }
+                     */
+                    "application/json": components["schemas"]["MerchantSummaryPage"];
+                };
             };
             /** @description issuerId missing or bad paging */
             400: {
@@ -1751,6 +2830,22 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "validation_failed",
+                     *         "message": "issuerId missing or bad paging",
+                     *         "details": [
+                     *           {
+                     *             "field": "operation_data[0].quantity",
+                     *             "code": "out_of_range",
+                     *             "message": "operation_data[0].quantity must be > 0."
+                     *           }
+                     *         ],
+                     *         "request_id": "req_gE6nb9tx31iXPSHS"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -1760,6 +2855,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "unauthorized",
+                     *         "message": "Token invalid, expired or revoked",
+                     *         "details": [],
+                     *         "request_id": "req_gE6nb9tx31iXPSHS"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -1769,6 +2874,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "not_found",
+                     *         "message": "Merchant (or issuer) not in the account",
+                     *         "details": [],
+                     *         "request_id": "req_gE6nb9tx31iXPSHS"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -1783,6 +2898,24 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "issuerId": "inv_data_5Tg9Rb2Lm6Xc1Vn8Qw4Pk",
+                 *       "merchantName": "Tienda Centro",
+                 *       "billingProfile": "GENERAL",
+                 *       "contactEmail": "ayuda@tienda.example",
+                 *       "contactPhoneNumber": "+52 55 1234 5678",
+                 *       "address": {
+                 *         "street": "Av. Insurgentes Sur",
+                 *         "exteriorNumber": "1602",
+                 *         "interiorNumber": null,
+                 *         "neighborhood": "Crédito Constructor",
+                 *         "city": "Ciudad de México",
+                 *         "state": "CDMX",
+                 *         "zipCode": "03940"
+                 *       }
+                 *     }
+                 */
                 "application/json": components["schemas"]["CreateMerchantRequest"];
             };
         };
@@ -1792,7 +2925,42 @@ export interface operations {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    /**
+                     * @example {
+                     *       "merchantId": "mer_8cN1uV4pXy2Qw7Ls0Hk3Zg",
+                     *       "externalMerchantId": "dev-store-1",
+                     *       "issuerId": "inv_data_5Tg9Rb2Lm6Xc1Vn8Qw4Pk",
+                     *       "merchantName": "Tienda Centro",
+                     *       "billingProfile": "GENERAL",
+                     *       "billingProfileData": null,
+                     *       "contactEmail": "ayuda@tienda.example",
+                     *       "contactPhoneNumber": "+52 55 1234 5678",
+                     *       "invoiceLogoUrl": null,
+                     *       "invoiceLogoFileName": null,
+                     *       "appLogoUrl": null,
+                     *       "appLogoFileName": null,
+                     *       "logoAnimation": "NONE",
+                     *       "address": {
+                     *         "street": "Av. Insurgentes Sur",
+                     *         "exteriorNumber": "1602",
+                     *         "interiorNumber": null,
+                     *         "neighborhood": "Crédito Constructor",
+                     *         "city": "Ciudad de México",
+                     *         "state": "CDMX",
+                     *         "zipCode": "03940"
+                     *       },
+                     *       "status": "ACTIVE",
+                     *       "invoiceRules": {
+                     *         "allowGenericRfc": false,
+                     *         "allowedCfdiUses": null,
+                     *         "resicoWithholding": true
+                     *       },
+                     *       "apiKey": "sk_test_Vb7Nm2Xq9Lz4Kw1Hd8Ps3Tg6Yr0Jf5Qc"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["MerchantCreated"];
+                };
             };
             /** @description Invalid fields */
             400: {
@@ -1800,6 +2968,22 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "validation_failed",
+                     *         "message": "Invalid fields",
+                     *         "details": [
+                     *           {
+                     *             "field": "operation_data[0].quantity",
+                     *             "code": "out_of_range",
+                     *             "message": "operation_data[0].quantity must be > 0."
+                     *           }
+                     *         ],
+                     *         "request_id": "req_gE6nb9tx31iXPSHS"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -1809,6 +2993,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "unauthorized",
+                     *         "message": "Token invalid, expired or revoked",
+                     *         "details": [],
+                     *         "request_id": "req_gE6nb9tx31iXPSHS"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -1818,6 +3012,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "not_found",
+                     *         "message": "Merchant (or issuer) not in the account",
+                     *         "details": [],
+                     *         "request_id": "req_gE6nb9tx31iXPSHS"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -1839,7 +3043,41 @@ export interface operations {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    /**
+                     * @example {
+                     *       "merchantId": "mer_8cN1uV4pXy2Qw7Ls0Hk3Zg",
+                     *       "externalMerchantId": "dev-store-1",
+                     *       "issuerId": "inv_data_5Tg9Rb2Lm6Xc1Vn8Qw4Pk",
+                     *       "merchantName": "Tienda Centro",
+                     *       "billingProfile": "GENERAL",
+                     *       "billingProfileData": null,
+                     *       "contactEmail": "ayuda@tienda.example",
+                     *       "contactPhoneNumber": "+52 55 1234 5678",
+                     *       "invoiceLogoUrl": null,
+                     *       "invoiceLogoFileName": null,
+                     *       "appLogoUrl": null,
+                     *       "appLogoFileName": null,
+                     *       "logoAnimation": "NONE",
+                     *       "address": {
+                     *         "street": "Av. Insurgentes Sur",
+                     *         "exteriorNumber": "1602",
+                     *         "interiorNumber": null,
+                     *         "neighborhood": "Crédito Constructor",
+                     *         "city": "Ciudad de México",
+                     *         "state": "CDMX",
+                     *         "zipCode": "03940"
+                     *       },
+                     *       "status": "ACTIVE",
+                     *       "invoiceRules": {
+                     *         "allowGenericRfc": false,
+                     *         "allowedCfdiUses": null,
+                     *         "resicoWithholding": true
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Merchant"];
+                };
             };
             /** @description Token invalid, expired or revoked */
             401: {
@@ -1847,6 +3085,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "unauthorized",
+                     *         "message": "Token invalid, expired or revoked",
+                     *         "details": [],
+                     *         "request_id": "req_gE6nb9tx31iXPSHS"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -1856,6 +3104,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "not_found",
+                     *         "message": "Merchant (or issuer) not in the account",
+                     *         "details": [],
+                     *         "request_id": "req_gE6nb9tx31iXPSHS"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -1872,6 +3130,14 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "contactPhoneNumber": "+52 55 8765 4321",
+                 *       "invoiceRules": {
+                 *         "allowGenericRfc": true
+                 *       }
+                 *     }
+                 */
                 "application/json": components["schemas"]["UpdateMerchantRequest"];
             };
         };
@@ -1881,7 +3147,41 @@ export interface operations {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    /**
+                     * @example {
+                     *       "merchantId": "mer_8cN1uV4pXy2Qw7Ls0Hk3Zg",
+                     *       "externalMerchantId": "dev-store-1",
+                     *       "issuerId": "inv_data_5Tg9Rb2Lm6Xc1Vn8Qw4Pk",
+                     *       "merchantName": "Tienda Centro",
+                     *       "billingProfile": "GENERAL",
+                     *       "billingProfileData": null,
+                     *       "contactEmail": "ayuda@tienda.example",
+                     *       "contactPhoneNumber": "+52 55 1234 5678",
+                     *       "invoiceLogoUrl": null,
+                     *       "invoiceLogoFileName": null,
+                     *       "appLogoUrl": null,
+                     *       "appLogoFileName": null,
+                     *       "logoAnimation": "NONE",
+                     *       "address": {
+                     *         "street": "Av. Insurgentes Sur",
+                     *         "exteriorNumber": "1602",
+                     *         "interiorNumber": null,
+                     *         "neighborhood": "Crédito Constructor",
+                     *         "city": "Ciudad de México",
+                     *         "state": "CDMX",
+                     *         "zipCode": "03940"
+                     *       },
+                     *       "status": "ACTIVE",
+                     *       "invoiceRules": {
+                     *         "allowGenericRfc": false,
+                     *         "allowedCfdiUses": null,
+                     *         "resicoWithholding": true
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Merchant"];
+                };
             };
             /** @description Invalid fields, or issuerId */
             400: {
@@ -1889,6 +3189,22 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "validation_failed",
+                     *         "message": "Invalid fields, or issuerId",
+                     *         "details": [
+                     *           {
+                     *             "field": "operation_data[0].quantity",
+                     *             "code": "out_of_range",
+                     *             "message": "operation_data[0].quantity must be > 0."
+                     *           }
+                     *         ],
+                     *         "request_id": "req_gE6nb9tx31iXPSHS"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -1898,6 +3214,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "unauthorized",
+                     *         "message": "Token invalid, expired or revoked",
+                     *         "details": [],
+                     *         "request_id": "req_gE6nb9tx31iXPSHS"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -1907,6 +3233,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "not_found",
+                     *         "message": "Merchant (or issuer) not in the account",
+                     *         "details": [],
+                     *         "request_id": "req_gE6nb9tx31iXPSHS"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -1928,7 +3264,41 @@ export interface operations {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    /**
+                     * @example {
+                     *       "merchantId": "mer_8cN1uV4pXy2Qw7Ls0Hk3Zg",
+                     *       "externalMerchantId": "dev-store-1",
+                     *       "issuerId": "inv_data_5Tg9Rb2Lm6Xc1Vn8Qw4Pk",
+                     *       "merchantName": "Tienda Centro",
+                     *       "billingProfile": "GENERAL",
+                     *       "billingProfileData": null,
+                     *       "contactEmail": "ayuda@tienda.example",
+                     *       "contactPhoneNumber": "+52 55 1234 5678",
+                     *       "invoiceLogoUrl": null,
+                     *       "invoiceLogoFileName": null,
+                     *       "appLogoUrl": null,
+                     *       "appLogoFileName": null,
+                     *       "logoAnimation": "NONE",
+                     *       "address": {
+                     *         "street": "Av. Insurgentes Sur",
+                     *         "exteriorNumber": "1602",
+                     *         "interiorNumber": null,
+                     *         "neighborhood": "Crédito Constructor",
+                     *         "city": "Ciudad de México",
+                     *         "state": "CDMX",
+                     *         "zipCode": "03940"
+                     *       },
+                     *       "status": "ACTIVE",
+                     *       "invoiceRules": {
+                     *         "allowGenericRfc": false,
+                     *         "allowedCfdiUses": null,
+                     *         "resicoWithholding": true
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Merchant"];
+                };
             };
             /** @description Token invalid, expired or revoked */
             401: {
@@ -1936,6 +3306,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "unauthorized",
+                     *         "message": "Token invalid, expired or revoked",
+                     *         "details": [],
+                     *         "request_id": "req_gE6nb9tx31iXPSHS"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -1945,6 +3325,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "not_found",
+                     *         "message": "Merchant (or issuer) not in the account",
+                     *         "details": [],
+                     *         "request_id": "req_gE6nb9tx31iXPSHS"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -1966,7 +3356,41 @@ export interface operations {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    /**
+                     * @example {
+                     *       "merchantId": "mer_8cN1uV4pXy2Qw7Ls0Hk3Zg",
+                     *       "externalMerchantId": "dev-store-1",
+                     *       "issuerId": "inv_data_5Tg9Rb2Lm6Xc1Vn8Qw4Pk",
+                     *       "merchantName": "Tienda Centro",
+                     *       "billingProfile": "GENERAL",
+                     *       "billingProfileData": null,
+                     *       "contactEmail": "ayuda@tienda.example",
+                     *       "contactPhoneNumber": "+52 55 1234 5678",
+                     *       "invoiceLogoUrl": null,
+                     *       "invoiceLogoFileName": null,
+                     *       "appLogoUrl": null,
+                     *       "appLogoFileName": null,
+                     *       "logoAnimation": "NONE",
+                     *       "address": {
+                     *         "street": "Av. Insurgentes Sur",
+                     *         "exteriorNumber": "1602",
+                     *         "interiorNumber": null,
+                     *         "neighborhood": "Crédito Constructor",
+                     *         "city": "Ciudad de México",
+                     *         "state": "CDMX",
+                     *         "zipCode": "03940"
+                     *       },
+                     *       "status": "ACTIVE",
+                     *       "invoiceRules": {
+                     *         "allowGenericRfc": false,
+                     *         "allowedCfdiUses": null,
+                     *         "resicoWithholding": true
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Merchant"];
+                };
             };
             /** @description Token invalid, expired or revoked */
             401: {
@@ -1974,6 +3398,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "unauthorized",
+                     *         "message": "Token invalid, expired or revoked",
+                     *         "details": [],
+                     *         "request_id": "req_gE6nb9tx31iXPSHS"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -1983,6 +3417,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "not_found",
+                     *         "message": "Merchant (or issuer) not in the account",
+                     *         "details": [],
+                     *         "request_id": "req_gE6nb9tx31iXPSHS"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -2015,7 +3459,41 @@ export interface operations {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    /**
+                     * @example {
+                     *       "merchantId": "mer_8cN1uV4pXy2Qw7Ls0Hk3Zg",
+                     *       "externalMerchantId": "dev-store-1",
+                     *       "issuerId": "inv_data_5Tg9Rb2Lm6Xc1Vn8Qw4Pk",
+                     *       "merchantName": "Tienda Centro",
+                     *       "billingProfile": "GENERAL",
+                     *       "billingProfileData": null,
+                     *       "contactEmail": "ayuda@tienda.example",
+                     *       "contactPhoneNumber": "+52 55 1234 5678",
+                     *       "invoiceLogoUrl": null,
+                     *       "invoiceLogoFileName": null,
+                     *       "appLogoUrl": null,
+                     *       "appLogoFileName": null,
+                     *       "logoAnimation": "NONE",
+                     *       "address": {
+                     *         "street": "Av. Insurgentes Sur",
+                     *         "exteriorNumber": "1602",
+                     *         "interiorNumber": null,
+                     *         "neighborhood": "Crédito Constructor",
+                     *         "city": "Ciudad de México",
+                     *         "state": "CDMX",
+                     *         "zipCode": "03940"
+                     *       },
+                     *       "status": "ACTIVE",
+                     *       "invoiceRules": {
+                     *         "allowGenericRfc": false,
+                     *         "allowedCfdiUses": null,
+                     *         "resicoWithholding": true
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Merchant"];
+                };
             };
             /** @description Not an image, too many pixels, bad logoAnimation */
             400: {
@@ -2023,6 +3501,22 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "validation_failed",
+                     *         "message": "Not an image, too many pixels, bad logoAnimation",
+                     *         "details": [
+                     *           {
+                     *             "field": "operation_data[0].quantity",
+                     *             "code": "out_of_range",
+                     *             "message": "operation_data[0].quantity must be > 0."
+                     *           }
+                     *         ],
+                     *         "request_id": "req_gE6nb9tx31iXPSHS"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -2032,6 +3526,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "unauthorized",
+                     *         "message": "Token invalid, expired or revoked",
+                     *         "details": [],
+                     *         "request_id": "req_gE6nb9tx31iXPSHS"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -2041,6 +3545,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "not_found",
+                     *         "message": "Merchant (or issuer) not in the account",
+                     *         "details": [],
+                     *         "request_id": "req_gE6nb9tx31iXPSHS"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -2050,6 +3564,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "payload_too_large",
+                     *         "message": "A file over 2 MB",
+                     *         "details": [],
+                     *         "request_id": "req_gE6nb9tx31iXPSHS"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -2066,12 +3590,34 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description InvoiceModeResponse */
+            /** @description The invoice mode */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    /**
+                     * @example {
+                     *       "merchantId": "mer_8cN1uV4pXy2Qw7Ls0Hk3Zg",
+                     *       "invoiceType": "SERVICE",
+                     *       "csdDataRequest": {
+                     *         "cerFileName": "EKU9003173C9.cer",
+                     *         "keyFileName": "EKU9003173C9.key",
+                     *         "serialNumberPrefix": "A",
+                     *         "businessCode": null
+                     *       },
+                     *       "apiDataRequest": null,
+                     *       "certificate": {
+                     *         "number": "30001000000500003416",
+                     *         "rfc": "EKU9003173C9",
+                     *         "validFrom": "2023-05-18T11:43:51.000Z",
+                     *         "validTo": "2027-05-18T11:43:51.000Z",
+                     *         "mode": "development"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["InvoiceModeResponse"];
+                };
             };
             /** @description Token invalid, expired or revoked */
             401: {
@@ -2079,6 +3625,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "unauthorized",
+                     *         "message": "Token invalid, expired or revoked",
+                     *         "details": [],
+                     *         "request_id": "req_gE6nb9tx31iXPSHS"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -2088,6 +3644,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "not_found",
+                     *         "message": "Merchant (or issuer) not in the account",
+                     *         "details": [],
+                     *         "request_id": "req_gE6nb9tx31iXPSHS"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -2116,19 +3682,63 @@ export interface operations {
             };
         };
         responses: {
-            /** @description InvoiceModeResponse (replaced) */
+            /** @description The CSD replaced one */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    /**
+                     * @example {
+                     *       "merchantId": "mer_8cN1uV4pXy2Qw7Ls0Hk3Zg",
+                     *       "invoiceType": "SERVICE",
+                     *       "csdDataRequest": {
+                     *         "cerFileName": "EKU9003173C9.cer",
+                     *         "keyFileName": "EKU9003173C9.key",
+                     *         "serialNumberPrefix": "A",
+                     *         "businessCode": null
+                     *       },
+                     *       "apiDataRequest": null,
+                     *       "certificate": {
+                     *         "number": "30001000000500003416",
+                     *         "rfc": "EKU9003173C9",
+                     *         "validFrom": "2023-05-18T11:43:51.000Z",
+                     *         "validTo": "2027-05-18T11:43:51.000Z",
+                     *         "mode": "development"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["InvoiceModeResponse"];
+                };
             };
-            /** @description InvoiceModeResponse (new) */
+            /** @description The first CSD of the merchant */
             201: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    /**
+                     * @example {
+                     *       "merchantId": "mer_8cN1uV4pXy2Qw7Ls0Hk3Zg",
+                     *       "invoiceType": "SERVICE",
+                     *       "csdDataRequest": {
+                     *         "cerFileName": "EKU9003173C9.cer",
+                     *         "keyFileName": "EKU9003173C9.key",
+                     *         "serialNumberPrefix": "A",
+                     *         "businessCode": null
+                     *       },
+                     *       "apiDataRequest": null,
+                     *       "certificate": {
+                     *         "number": "30001000000500003416",
+                     *         "rfc": "EKU9003173C9",
+                     *         "validFrom": "2023-05-18T11:43:51.000Z",
+                     *         "validTo": "2027-05-18T11:43:51.000Z",
+                     *         "mode": "development"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["InvoiceModeResponse"];
+                };
             };
             /** @description invalid_csd with details: wrong password, key mismatch, expired or not yet valid, FIEL, RFC of another taxpayer */
             400: {
@@ -2136,6 +3746,22 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "invalid_csd",
+                     *         "message": "invalid_csd with details: wrong password, key mismatch, expired or not yet valid, FIEL, RFC of another taxpayer",
+                     *         "details": [
+                     *           {
+                     *             "field": "operation_data[0].quantity",
+                     *             "code": "out_of_range",
+                     *             "message": "operation_data[0].quantity must be > 0."
+                     *           }
+                     *         ],
+                     *         "request_id": "req_gE6nb9tx31iXPSHS"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -2145,6 +3771,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "unauthorized",
+                     *         "message": "Token invalid, expired or revoked",
+                     *         "details": [],
+                     *         "request_id": "req_gE6nb9tx31iXPSHS"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -2154,6 +3790,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "not_found",
+                     *         "message": "Merchant (or issuer) not in the account",
+                     *         "details": [],
+                     *         "request_id": "req_gE6nb9tx31iXPSHS"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -2163,6 +3809,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "payload_too_large",
+                     *         "message": "A file over 64 KB",
+                     *         "details": [],
+                     *         "request_id": "req_gE6nb9tx31iXPSHS"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -2172,6 +3828,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "unsupported_media_type",
+                     *         "message": "Not multipart/form-data",
+                     *         "details": [],
+                     *         "request_id": "req_gE6nb9tx31iXPSHS"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -2200,19 +3866,63 @@ export interface operations {
             };
         };
         responses: {
-            /** @description InvoiceModeResponse (replaced) */
+            /** @description The CSD replaced one */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    /**
+                     * @example {
+                     *       "merchantId": "mer_8cN1uV4pXy2Qw7Ls0Hk3Zg",
+                     *       "invoiceType": "SERVICE",
+                     *       "csdDataRequest": {
+                     *         "cerFileName": "EKU9003173C9.cer",
+                     *         "keyFileName": "EKU9003173C9.key",
+                     *         "serialNumberPrefix": "A",
+                     *         "businessCode": null
+                     *       },
+                     *       "apiDataRequest": null,
+                     *       "certificate": {
+                     *         "number": "30001000000500003416",
+                     *         "rfc": "EKU9003173C9",
+                     *         "validFrom": "2023-05-18T11:43:51.000Z",
+                     *         "validTo": "2027-05-18T11:43:51.000Z",
+                     *         "mode": "development"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["InvoiceModeResponse"];
+                };
             };
-            /** @description InvoiceModeResponse (new) */
+            /** @description The first CSD of the merchant */
             201: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    /**
+                     * @example {
+                     *       "merchantId": "mer_8cN1uV4pXy2Qw7Ls0Hk3Zg",
+                     *       "invoiceType": "SERVICE",
+                     *       "csdDataRequest": {
+                     *         "cerFileName": "EKU9003173C9.cer",
+                     *         "keyFileName": "EKU9003173C9.key",
+                     *         "serialNumberPrefix": "A",
+                     *         "businessCode": null
+                     *       },
+                     *       "apiDataRequest": null,
+                     *       "certificate": {
+                     *         "number": "30001000000500003416",
+                     *         "rfc": "EKU9003173C9",
+                     *         "validFrom": "2023-05-18T11:43:51.000Z",
+                     *         "validTo": "2027-05-18T11:43:51.000Z",
+                     *         "mode": "development"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["InvoiceModeResponse"];
+                };
             };
             /** @description invalid_csd with details: wrong password, key mismatch, expired or not yet valid, FIEL, RFC of another taxpayer */
             400: {
@@ -2220,6 +3930,22 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "invalid_csd",
+                     *         "message": "invalid_csd with details: wrong password, key mismatch, expired or not yet valid, FIEL, RFC of another taxpayer",
+                     *         "details": [
+                     *           {
+                     *             "field": "operation_data[0].quantity",
+                     *             "code": "out_of_range",
+                     *             "message": "operation_data[0].quantity must be > 0."
+                     *           }
+                     *         ],
+                     *         "request_id": "req_gE6nb9tx31iXPSHS"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -2229,6 +3955,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "unauthorized",
+                     *         "message": "Token invalid, expired or revoked",
+                     *         "details": [],
+                     *         "request_id": "req_gE6nb9tx31iXPSHS"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -2238,6 +3974,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "not_found",
+                     *         "message": "Merchant (or issuer) not in the account",
+                     *         "details": [],
+                     *         "request_id": "req_gE6nb9tx31iXPSHS"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -2247,6 +3993,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "payload_too_large",
+                     *         "message": "A file over 64 KB",
+                     *         "details": [],
+                     *         "request_id": "req_gE6nb9tx31iXPSHS"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -2256,6 +4012,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "unsupported_media_type",
+                     *         "message": "Not multipart/form-data",
+                     *         "details": [],
+                     *         "request_id": "req_gE6nb9tx31iXPSHS"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -2281,7 +4047,42 @@ export interface operations {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    /**
+                     * @example {
+                     *       "content": [
+                     *         {
+                     *           "productId": "prd_2Wq8Lx5Nc1Vb7Mz4Kd9Hs",
+                     *           "merchantId": "mer_8cN1uV4pXy2Qw7Ls0Hk3Zg",
+                     *           "sku": "AGUA-1L",
+                     *           "description": "Agua 1 L",
+                     *           "unitPrice": 100,
+                     *           "satUnitKey": "H87",
+                     *           "satUnitDesc": "Pieza",
+                     *           "satProductServiceKey": "50202301",
+                     *           "satProductServiceDesc": "Agua potable",
+                     *           "satTaxObjectKey": "02",
+                     *           "satTaxObjectDesc": "Sí objeto de impuesto.",
+                     *           "taxes": [
+                     *             {
+                     *               "type": "Traslado",
+                     *               "tax": "002",
+                     *               "factor": "Tasa",
+                     *               "rate": "0.160000"
+                     *             }
+                     *           ],
+                     *           "createdAt": "2026-03-14T17:30:00.000Z",
+                     *           "updatedAt": "2026-03-14T17:30:00.000Z"
+                     *         }
+                     *       ],
+                     *       "totalElements": 1,
+                     *       "totalPages": 1,
+                     *       "number": 0,
+                     *       "size": 20
+                     *     }
+                     */
+                    "application/json": components["schemas"]["MerchantProductPage"];
+                };
             };
             /** @description Token invalid, expired or revoked */
             401: {
@@ -2289,6 +4090,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "unauthorized",
+                     *         "message": "Token invalid, expired or revoked",
+                     *         "details": [],
+                     *         "request_id": "req_gE6nb9tx31iXPSHS"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -2298,6 +4109,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "not_found",
+                     *         "message": "Merchant (or issuer) not in the account",
+                     *         "details": [],
+                     *         "request_id": "req_gE6nb9tx31iXPSHS"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -2314,16 +4135,65 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example [
+                 *       {
+                 *         "sku": "AGUA-1L",
+                 *         "description": "Agua 1 L",
+                 *         "unitPrice": 100,
+                 *         "satUnitKey": "H87",
+                 *         "satProductServiceKey": "50202301",
+                 *         "satTaxObjectKey": "02",
+                 *         "taxes": [
+                 *           {
+                 *             "type": "Traslado",
+                 *             "tax": "002",
+                 *             "factor": "Tasa",
+                 *             "rate": "0.160000"
+                 *           }
+                 *         ]
+                 *       }
+                 *     ]
+                 */
                 "application/json": components["schemas"]["CreateMerchantProductRequest"];
             };
         };
         responses: {
-            /** @description The created MerchantProductResponse list */
+            /** @description The products created */
             201: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "productId": "prd_2Wq8Lx5Nc1Vb7Mz4Kd9Hs",
+                     *         "merchantId": "mer_8cN1uV4pXy2Qw7Ls0Hk3Zg",
+                     *         "sku": "AGUA-1L",
+                     *         "description": "Agua 1 L",
+                     *         "unitPrice": 100,
+                     *         "satUnitKey": "H87",
+                     *         "satUnitDesc": "Pieza",
+                     *         "satProductServiceKey": "50202301",
+                     *         "satProductServiceDesc": "Agua potable",
+                     *         "satTaxObjectKey": "02",
+                     *         "satTaxObjectDesc": "Sí objeto de impuesto.",
+                     *         "taxes": [
+                     *           {
+                     *             "type": "Traslado",
+                     *             "tax": "002",
+                     *             "factor": "Tasa",
+                     *             "rate": "0.160000"
+                     *           }
+                     *         ],
+                     *         "createdAt": "2026-03-14T17:30:00.000Z",
+                     *         "updatedAt": "2026-03-14T17:30:00.000Z"
+                     *       }
+                     *     ]
+                     */
+                    "application/json": components["schemas"]["MerchantProductList"];
+                };
             };
             /** @description Invalid fields or SAT keys */
             400: {
@@ -2331,6 +4201,22 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "validation_failed",
+                     *         "message": "Invalid fields or SAT keys",
+                     *         "details": [
+                     *           {
+                     *             "field": "operation_data[0].quantity",
+                     *             "code": "out_of_range",
+                     *             "message": "operation_data[0].quantity must be > 0."
+                     *           }
+                     *         ],
+                     *         "request_id": "req_gE6nb9tx31iXPSHS"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -2340,6 +4226,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "unauthorized",
+                     *         "message": "Token invalid, expired or revoked",
+                     *         "details": [],
+                     *         "request_id": "req_gE6nb9tx31iXPSHS"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -2349,6 +4245,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "not_found",
+                     *         "message": "Merchant (or issuer) not in the account",
+                     *         "details": [],
+                     *         "request_id": "req_gE6nb9tx31iXPSHS"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -2358,6 +4264,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "conflict",
+                     *         "message": "A sku already exists",
+                     *         "details": [],
+                     *         "request_id": "req_gE6nb9tx31iXPSHS"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -2375,12 +4291,39 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description MerchantProductResponse */
+            /** @description The product */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    /**
+                     * @example {
+                     *       "productId": "prd_2Wq8Lx5Nc1Vb7Mz4Kd9Hs",
+                     *       "merchantId": "mer_8cN1uV4pXy2Qw7Ls0Hk3Zg",
+                     *       "sku": "AGUA-1L",
+                     *       "description": "Agua 1 L",
+                     *       "unitPrice": 100,
+                     *       "satUnitKey": "H87",
+                     *       "satUnitDesc": "Pieza",
+                     *       "satProductServiceKey": "50202301",
+                     *       "satProductServiceDesc": "Agua potable",
+                     *       "satTaxObjectKey": "02",
+                     *       "satTaxObjectDesc": "Sí objeto de impuesto.",
+                     *       "taxes": [
+                     *         {
+                     *           "type": "Traslado",
+                     *           "tax": "002",
+                     *           "factor": "Tasa",
+                     *           "rate": "0.160000"
+                     *         }
+                     *       ],
+                     *       "createdAt": "2026-03-14T17:30:00.000Z",
+                     *       "updatedAt": "2026-03-14T17:30:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["MerchantProductResponse"];
+                };
             };
             /** @description Token invalid, expired or revoked */
             401: {
@@ -2388,6 +4331,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "unauthorized",
+                     *         "message": "Token invalid, expired or revoked",
+                     *         "details": [],
+                     *         "request_id": "req_gE6nb9tx31iXPSHS"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -2397,6 +4350,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "not_found",
+                     *         "message": "Merchant (or issuer) not in the account",
+                     *         "details": [],
+                     *         "request_id": "req_gE6nb9tx31iXPSHS"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -2414,16 +4377,48 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "unitPrice": 105.5
+                 *     }
+                 */
                 "application/json": components["schemas"]["UpdateMerchantProductRequest"];
             };
         };
         responses: {
-            /** @description MerchantProductResponse */
+            /** @description The product */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    /**
+                     * @example {
+                     *       "productId": "prd_2Wq8Lx5Nc1Vb7Mz4Kd9Hs",
+                     *       "merchantId": "mer_8cN1uV4pXy2Qw7Ls0Hk3Zg",
+                     *       "sku": "AGUA-1L",
+                     *       "description": "Agua 1 L",
+                     *       "unitPrice": 100,
+                     *       "satUnitKey": "H87",
+                     *       "satUnitDesc": "Pieza",
+                     *       "satProductServiceKey": "50202301",
+                     *       "satProductServiceDesc": "Agua potable",
+                     *       "satTaxObjectKey": "02",
+                     *       "satTaxObjectDesc": "Sí objeto de impuesto.",
+                     *       "taxes": [
+                     *         {
+                     *           "type": "Traslado",
+                     *           "tax": "002",
+                     *           "factor": "Tasa",
+                     *           "rate": "0.160000"
+                     *         }
+                     *       ],
+                     *       "createdAt": "2026-03-14T17:30:00.000Z",
+                     *       "updatedAt": "2026-03-14T17:30:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["MerchantProductResponse"];
+                };
             };
             /** @description Invalid fields or SAT keys */
             400: {
@@ -2431,6 +4426,22 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "validation_failed",
+                     *         "message": "Invalid fields or SAT keys",
+                     *         "details": [
+                     *           {
+                     *             "field": "operation_data[0].quantity",
+                     *             "code": "out_of_range",
+                     *             "message": "operation_data[0].quantity must be > 0."
+                     *           }
+                     *         ],
+                     *         "request_id": "req_gE6nb9tx31iXPSHS"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -2440,6 +4451,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "unauthorized",
+                     *         "message": "Token invalid, expired or revoked",
+                     *         "details": [],
+                     *         "request_id": "req_gE6nb9tx31iXPSHS"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -2449,6 +4470,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "not_found",
+                     *         "message": "Merchant (or issuer) not in the account",
+                     *         "details": [],
+                     *         "request_id": "req_gE6nb9tx31iXPSHS"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -2458,6 +4489,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "conflict",
+                     *         "message": "sku taken",
+                     *         "details": [],
+                     *         "request_id": "req_gE6nb9tx31iXPSHS"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -2474,12 +4515,21 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description { merchantId, apiKey, mode }: the new key, shown once (Cache-Control: no-store) */
+            /** @description The new key, shown once (Cache-Control: no-store) */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    /**
+                     * @example {
+                     *       "merchantId": "mer_8cN1uV4pXy2Qw7Ls0Hk3Zg",
+                     *       "apiKey": "sk_test_Lz4Kw1Hd8Ps3Tg6Yr0Jf5QcVb7Nm2Xq9",
+                     *       "mode": "development"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["RegeneratedApiKey"];
+                };
             };
             /** @description Token invalid, expired or revoked */
             401: {
@@ -2487,6 +4537,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "unauthorized",
+                     *         "message": "Token invalid, expired or revoked",
+                     *         "details": [],
+                     *         "request_id": "req_gE6nb9tx31iXPSHS"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -2496,6 +4556,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "not_found",
+                     *         "message": "Merchant (or issuer) not in the account",
+                     *         "details": [],
+                     *         "request_id": "req_gE6nb9tx31iXPSHS"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -2514,6 +4584,46 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "store_uid": "dev-store-1",
+                 *       "sale_id": "A-10231",
+                 *       "operation": "INVOICE",
+                 *       "amount": 116,
+                 *       "subtotal": 100,
+                 *       "currency": "MXN",
+                 *       "sat_payment_method": "PUE",
+                 *       "sat_payment_form": "04",
+                 *       "type_of_receipt": "I",
+                 *       "export_code": "01",
+                 *       "expires_at": "2026-03-19T23:59:59.000Z",
+                 *       "operation_data": [
+                 *         {
+                 *           "sku": "AGUA-1L",
+                 *           "description": "Agua 1 L",
+                 *           "quantity": 1,
+                 *           "unit_price": 100,
+                 *           "amount": 100,
+                 *           "sat_unit_key": "H87",
+                 *           "sat_product_service_key": "50202301",
+                 *           "sat_tax_object_key": "02",
+                 *           "taxes": [
+                 *             {
+                 *               "type": "Traslado",
+                 *               "tax": "002",
+                 *               "factor": "Tasa",
+                 *               "rate": "0.160000",
+                 *               "taxable_base": 100,
+                 *               "amount": 16
+                 *             }
+                 *           ]
+                 *         }
+                 *       ],
+                 *       "metadata": {
+                 *         "ticket": "T-000418"
+                 *       }
+                 *     }
+                 */
                 "application/json": components["schemas"]["QrCreateRequest"];
             };
         };
@@ -2524,6 +4634,85 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "qr_id": "tra_Jd2kQ7bq3s8hWm0xLr5NvA",
+                     *       "store_uid": "dev-store-1",
+                     *       "store_name": "Tienda Centro",
+                     *       "sale_id": "A-10231",
+                     *       "idempotency_key": "0b7e3f52-9c4a-4d1e-8f6b-2a5c7d9e1f30",
+                     *       "operation": "INVOICE",
+                     *       "issuer_rfc": "EKU9003173C9",
+                     *       "issuer_name": "ESCUELA KEMPER URGATE",
+                     *       "amount": 116,
+                     *       "subtotal": 100,
+                     *       "currency": "MXN",
+                     *       "exchange_rate": null,
+                     *       "sat_payment_method": "PUE",
+                     *       "sat_payment_method_desc": "Pago en una sola exhibición",
+                     *       "sat_payment_form": "04",
+                     *       "sat_payment_form_desc": "Tarjeta de crédito",
+                     *       "type_of_receipt": "I",
+                     *       "type_of_receipt_desc": "Ingreso",
+                     *       "export_code": "01",
+                     *       "export_code_desc": "No aplica",
+                     *       "status": "PENDING",
+                     *       "related_cfdis": null,
+                     *       "global_info": null,
+                     *       "operation_data": [
+                     *         {
+                     *           "sku": "AGUA-1L",
+                     *           "description": "Agua 1 L",
+                     *           "amount": 100,
+                     *           "quantity": 1,
+                     *           "discount": null,
+                     *           "unit_price": 100,
+                     *           "sat_unit_key": "H87",
+                     *           "sat_unit_desc": "Pieza",
+                     *           "sat_product_service_key": "50202301",
+                     *           "sat_product_service_desc": "Agua potable",
+                     *           "sat_tax_object_key": "02",
+                     *           "sat_tax_object_desc": "Sí objeto de impuesto.",
+                     *           "taxes": [
+                     *             {
+                     *               "type": "Traslado",
+                     *               "tax": "002",
+                     *               "factor": "Tasa",
+                     *               "rate": "0.160000",
+                     *               "taxable_base": 100,
+                     *               "amount": 16
+                     *             }
+                     *           ]
+                     *         }
+                     *       ],
+                     *       "metadata": {
+                     *         "ticket": "T-000418"
+                     *       },
+                     *       "invoice_totals": {
+                     *         "subtotal": 100,
+                     *         "discount": 0,
+                     *         "transferred_taxes": 16,
+                     *         "withheld_taxes": 0,
+                     *         "total": 116
+                     *       },
+                     *       "invoice": null,
+                     *       "customer": null,
+                     *       "qr_base64": "data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAMgAAADIAQAAAACFI5MzAAAA…",
+                     *       "qr_url": "https://factura.example.com/v1/public/qrs/tra_Jd2kQ7bq3s8hWm0xLr5NvA/image.png?exp=1773964799&sig=Hq2Lm8Xv4Nb1Kc7Zw3Ds9P",
+                     *       "qr_content": "https://factura.example.com/q?v=1&t=Xk3v9QmT2bLs7YpR0wNcHg&m=Zt4q8LrV1mWs",
+                     *       "short_code": "K7QM-2XRP9A",
+                     *       "created_at": "2026-03-14T17:30:00.000Z",
+                     *       "updated_at": "2026-03-14T17:30:00.000Z",
+                     *       "scanned_at": null,
+                     *       "expires_at": "2026-03-19T23:59:59.000Z",
+                     *       "expires_at_requested": null,
+                     *       "global_period": {
+                     *         "periodicity": "04",
+                     *         "closes_at": "2026-04-01T06:00:00.000Z"
+                     *       },
+                     *       "global_invoice": null
+                     *     }
+                     */
                     "application/json": components["schemas"]["QrTransaction"];
                 };
             };
@@ -2533,6 +4722,22 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "validation_failed",
+                     *         "message": "Invalid or missing fields or headers, malformed JSON",
+                     *         "details": [
+                     *           {
+                     *             "field": "operation_data[0].quantity",
+                     *             "code": "out_of_range",
+                     *             "message": "operation_data[0].quantity must be > 0."
+                     *           }
+                     *         ],
+                     *         "request_id": "req_gE6nb9tx31iXPSHS"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -2542,6 +4747,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "unauthorized",
+                     *         "message": "API key invalid or missing",
+                     *         "details": [],
+                     *         "request_id": "req_gE6nb9tx31iXPSHS"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -2551,6 +4766,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "store_uid",
+                     *         "message": "store_uid not found",
+                     *         "details": [],
+                     *         "request_id": "req_gE6nb9tx31iXPSHS"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -2560,6 +4785,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "conflict",
+                     *         "message": "idempotency-key reused with a different body",
+                     *         "details": [],
+                     *         "request_id": "req_gE6nb9tx31iXPSHS"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -2569,6 +4804,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "payload_too_large",
+                     *         "message": "Body over the size limit",
+                     *         "details": [],
+                     *         "request_id": "req_gE6nb9tx31iXPSHS"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -2578,6 +4823,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "unsupported_media_type",
+                     *         "message": "Content-Type is not application/json",
+                     *         "details": [],
+                     *         "request_id": "req_gE6nb9tx31iXPSHS"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -2587,6 +4842,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "rule_violation",
+                     *         "message": "Business rule: merchant inactive, CSD missing or expired, SAT catalog or arithmetic rule",
+                     *         "details": [],
+                     *         "request_id": "req_gE6nb9tx31iXPSHS"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -2596,6 +4861,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "internal_error",
+                     *         "message": "QR rendering failed; nothing was written",
+                     *         "details": [],
+                     *         "request_id": "req_gE6nb9tx31iXPSHS"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -2605,6 +4880,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "service_unavailable",
+                     *         "message": "Redis or the render worker unavailable; nothing was written",
+                     *         "details": [],
+                     *         "request_id": "req_gE6nb9tx31iXPSHS"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -2627,6 +4912,85 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "qr_id": "tra_Jd2kQ7bq3s8hWm0xLr5NvA",
+                     *       "store_uid": "dev-store-1",
+                     *       "store_name": "Tienda Centro",
+                     *       "sale_id": "A-10231",
+                     *       "idempotency_key": "0b7e3f52-9c4a-4d1e-8f6b-2a5c7d9e1f30",
+                     *       "operation": "INVOICE",
+                     *       "issuer_rfc": "EKU9003173C9",
+                     *       "issuer_name": "ESCUELA KEMPER URGATE",
+                     *       "amount": 116,
+                     *       "subtotal": 100,
+                     *       "currency": "MXN",
+                     *       "exchange_rate": null,
+                     *       "sat_payment_method": "PUE",
+                     *       "sat_payment_method_desc": "Pago en una sola exhibición",
+                     *       "sat_payment_form": "04",
+                     *       "sat_payment_form_desc": "Tarjeta de crédito",
+                     *       "type_of_receipt": "I",
+                     *       "type_of_receipt_desc": "Ingreso",
+                     *       "export_code": "01",
+                     *       "export_code_desc": "No aplica",
+                     *       "status": "PENDING",
+                     *       "related_cfdis": null,
+                     *       "global_info": null,
+                     *       "operation_data": [
+                     *         {
+                     *           "sku": "AGUA-1L",
+                     *           "description": "Agua 1 L",
+                     *           "amount": 100,
+                     *           "quantity": 1,
+                     *           "discount": null,
+                     *           "unit_price": 100,
+                     *           "sat_unit_key": "H87",
+                     *           "sat_unit_desc": "Pieza",
+                     *           "sat_product_service_key": "50202301",
+                     *           "sat_product_service_desc": "Agua potable",
+                     *           "sat_tax_object_key": "02",
+                     *           "sat_tax_object_desc": "Sí objeto de impuesto.",
+                     *           "taxes": [
+                     *             {
+                     *               "type": "Traslado",
+                     *               "tax": "002",
+                     *               "factor": "Tasa",
+                     *               "rate": "0.160000",
+                     *               "taxable_base": 100,
+                     *               "amount": 16
+                     *             }
+                     *           ]
+                     *         }
+                     *       ],
+                     *       "metadata": {
+                     *         "ticket": "T-000418"
+                     *       },
+                     *       "invoice_totals": {
+                     *         "subtotal": 100,
+                     *         "discount": 0,
+                     *         "transferred_taxes": 16,
+                     *         "withheld_taxes": 0,
+                     *         "total": 116
+                     *       },
+                     *       "invoice": null,
+                     *       "customer": null,
+                     *       "qr_base64": "data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAMgAAADIAQAAAACFI5MzAAAA…",
+                     *       "qr_url": "https://factura.example.com/v1/public/qrs/tra_Jd2kQ7bq3s8hWm0xLr5NvA/image.png?exp=1773964799&sig=Hq2Lm8Xv4Nb1Kc7Zw3Ds9P",
+                     *       "qr_content": "https://factura.example.com/q?v=1&t=Xk3v9QmT2bLs7YpR0wNcHg&m=Zt4q8LrV1mWs",
+                     *       "short_code": "K7QM-2XRP9A",
+                     *       "created_at": "2026-03-14T17:30:00.000Z",
+                     *       "updated_at": "2026-03-14T17:30:00.000Z",
+                     *       "scanned_at": null,
+                     *       "expires_at": "2026-03-19T23:59:59.000Z",
+                     *       "expires_at_requested": null,
+                     *       "global_period": {
+                     *         "periodicity": "04",
+                     *         "closes_at": "2026-04-01T06:00:00.000Z"
+                     *       },
+                     *       "global_invoice": null
+                     *     }
+                     */
                     "application/json": components["schemas"]["QrTransaction"];
                 };
             };
@@ -2636,6 +5000,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "unauthorized",
+                     *         "message": "API key invalid or missing",
+                     *         "details": [],
+                     *         "request_id": "req_gE6nb9tx31iXPSHS"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -2645,6 +5019,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "not_found",
+                     *         "message": "Transaction not found",
+                     *         "details": [],
+                     *         "request_id": "req_gE6nb9tx31iXPSHS"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -2672,6 +5056,47 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "tra_Jd2kQ7bq3s8hWm0xLr5NvA",
+                     *       "store": "dev-store-1",
+                     *       "issuer_rfc": "EKU9003173C9",
+                     *       "issuer_name": "ESCUELA KEMPER URGATE",
+                     *       "amount": 116,
+                     *       "subtotal": 100,
+                     *       "currency": "MXN",
+                     *       "sat_payment_method": "04",
+                     *       "sat_payment_method_desc": "Tarjeta de crédito",
+                     *       "created_at": "2026-03-14T17:30:00.000Z",
+                     *       "expires_at": "2026-03-19T23:59:59.000Z",
+                     *       "operation": "INVOICE",
+                     *       "operation_data": [
+                     *         {
+                     *           "sku": "AGUA-1L",
+                     *           "description": "Agua 1 L",
+                     *           "amount": 100,
+                     *           "quantity": 1,
+                     *           "unit_price": 100,
+                     *           "sat_unit_key": "H87",
+                     *           "sat_unit_desc": "Pieza",
+                     *           "sat_product_service_key": "50202301",
+                     *           "sat_product_service_desc": "Agua potable",
+                     *           "sat_tax_object_key": "02",
+                     *           "sat_tax_object_desc": "Sí objeto de impuesto.",
+                     *           "taxes": [
+                     *             {
+                     *               "type": "Traslado",
+                     *               "tax": "002",
+                     *               "factor": "Tasa",
+                     *               "rate": "0.160000",
+                     *               "taxable_base": 100,
+                     *               "amount": 16
+                     *             }
+                     *           ]
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": components["schemas"]["LegacyQrResolved"];
                 };
             };
@@ -2681,6 +5106,22 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "invalid_signature",
+                     *         "message": "invalid_signature, unsupported_version",
+                     *         "details": [
+                     *           {
+                     *             "field": "operation_data[0].quantity",
+                     *             "code": "out_of_range",
+                     *             "message": "operation_data[0].quantity must be > 0."
+                     *           }
+                     *         ],
+                     *         "request_id": "req_gE6nb9tx31iXPSHS"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -2690,6 +5131,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "unauthorized",
+                     *         "message": "API key invalid or missing",
+                     *         "details": [],
+                     *         "request_id": "req_gE6nb9tx31iXPSHS"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -2699,6 +5150,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "qr_not_found",
+                     *         "message": "qr_not_found: unknown token, or another merchant's QR",
+                     *         "details": [],
+                     *         "request_id": "req_gE6nb9tx31iXPSHS"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -2708,6 +5169,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "qr_already_invoiced",
+                     *         "message": "qr_already_invoiced (consumed)",
+                     *         "details": [],
+                     *         "request_id": "req_gE6nb9tx31iXPSHS"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -2717,6 +5188,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "qr_expired",
+                     *         "message": "qr_expired, qr_cancelled, endpoint_sunset",
+                     *         "details": [],
+                     *         "request_id": "req_gE6nb9tx31iXPSHS"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -2726,6 +5207,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "store_inactive",
+                     *         "message": "store_inactive",
+                     *         "details": [],
+                     *         "request_id": "req_gE6nb9tx31iXPSHS"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -2744,6 +5235,40 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "store": "dev-store-1",
+                 *       "issuer_rfc": "EKU9003173C9",
+                 *       "amount": 116,
+                 *       "subtotal": 100,
+                 *       "currency": "MXN",
+                 *       "sat_payment_method": "04",
+                 *       "expires_at": "2026-03-19T23:59:59.000Z",
+                 *       "operation": "INVOICE",
+                 *       "operation_data": [
+                 *         {
+                 *           "sku": "AGUA-1L",
+                 *           "description": "Agua 1 L",
+                 *           "quantity": 1,
+                 *           "unit_price": 100,
+                 *           "amount": 100,
+                 *           "sat_unit_key": "H87",
+                 *           "sat_product_service_key": "50202301",
+                 *           "sat_tax_object_key": "02",
+                 *           "taxes": [
+                 *             {
+                 *               "type": "Traslado",
+                 *               "tax": "002",
+                 *               "factor": "Tasa",
+                 *               "rate": "0.160000",
+                 *               "taxable_base": 100,
+                 *               "amount": 16
+                 *             }
+                 *           ]
+                 *         }
+                 *       ]
+                 *     }
+                 */
                 "application/json": components["schemas"]["LegacyQrCreateRequest"];
             };
         };
@@ -2754,6 +5279,15 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "qr_base64": "data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAMgAAADIAQAAAACFI5MzAAAA…",
+                     *       "qr_url": "https://factura.example.com/v1/public/qrs/tra_Jd2kQ7bq3s8hWm0xLr5NvA/image.png?exp=1773964799&sig=Hq2Lm8Xv4Nb1Kc7Zw3Ds9P",
+                     *       "qr_content": "https://factura.example.com/q?v=1&t=Xk3v9QmT2bLs7YpR0wNcHg&m=Zt4q8LrV1mWs",
+                     *       "created_at": "2026-03-14T17:30:00.000Z",
+                     *       "expires_at": "2026-03-19T23:59:59.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["LegacyQrCreated"];
                 };
             };
@@ -2763,6 +5297,22 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "validation_failed",
+                     *         "message": "Invalid or missing fields (earlier names) or headers, malformed JSON",
+                     *         "details": [
+                     *           {
+                     *             "field": "operation_data[0].quantity",
+                     *             "code": "out_of_range",
+                     *             "message": "operation_data[0].quantity must be > 0."
+                     *           }
+                     *         ],
+                     *         "request_id": "req_gE6nb9tx31iXPSHS"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -2772,6 +5322,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "unauthorized",
+                     *         "message": "API key invalid or missing",
+                     *         "details": [],
+                     *         "request_id": "req_gE6nb9tx31iXPSHS"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -2781,6 +5341,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "store_not_found",
+                     *         "message": "store_not_found: store is not the API key's point of sale",
+                     *         "details": [],
+                     *         "request_id": "req_gE6nb9tx31iXPSHS"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -2790,6 +5360,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "conflict",
+                     *         "message": "Idempotency-Key reused with a different body",
+                     *         "details": [],
+                     *         "request_id": "req_gE6nb9tx31iXPSHS"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -2799,6 +5379,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "endpoint_sunset",
+                     *         "message": "endpoint_sunset: retired, use the successor in Link",
+                     *         "details": [],
+                     *         "request_id": "req_gE6nb9tx31iXPSHS"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -2808,6 +5398,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "unsupported_media_type",
+                     *         "message": "Content-Type is not application/json",
+                     *         "details": [],
+                     *         "request_id": "req_gE6nb9tx31iXPSHS"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -2817,6 +5417,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "issuer_mismatch",
+                     *         "message": "issuer_mismatch, merchant inactive, CSD missing or expired, SAT catalog or arithmetic rule",
+                     *         "details": [],
+                     *         "request_id": "req_gE6nb9tx31iXPSHS"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -2839,6 +5449,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "uuid": "5f2c8a3e-7b1d-4e6f-9a0c-2d4b6e8f1a3c",
+                     *       "file_name": "5f2c8a3e-7b1d-4e6f-9a0c-2d4b6e8f1a3c.xml",
+                     *       "content_type": "application/xml",
+                     *       "content": "PD94bWwgdmVyc2lvbj0iMS4wIiBlbmNvZGluZz0iVVRGLTgiPz4…"
+                     *     }
+                     */
                     "application/json": components["schemas"]["InvoiceXmlResponse"];
                 };
             };
@@ -2848,6 +5466,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "unauthorized",
+                     *         "message": "No valid API key or token",
+                     *         "details": [],
+                     *         "request_id": "req_gE6nb9tx31iXPSHS"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -2857,6 +5485,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "not_found",
+                     *         "message": "No such invoice for these credentials",
+                     *         "details": [],
+                     *         "request_id": "req_gE6nb9tx31iXPSHS"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -2879,6 +5517,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "uuid": "5f2c8a3e-7b1d-4e6f-9a0c-2d4b6e8f1a3c",
+                     *       "file_name": "5f2c8a3e-7b1d-4e6f-9a0c-2d4b6e8f1a3c.pdf",
+                     *       "content_type": "application/pdf",
+                     *       "content": "JVBERi0xLjMKJf////8KOCAwIG9iago…"
+                     *     }
+                     */
                     "application/json": components["schemas"]["InvoicePdfResponse"];
                 };
             };
@@ -2888,6 +5534,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "unauthorized",
+                     *         "message": "No valid API key or token",
+                     *         "details": [],
+                     *         "request_id": "req_gE6nb9tx31iXPSHS"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -2897,6 +5553,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "not_found",
+                     *         "message": "No such invoice for these credentials",
+                     *         "details": [],
+                     *         "request_id": "req_gE6nb9tx31iXPSHS"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -2906,6 +5572,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "service_unavailable",
+                     *         "message": "The PDF is still being rendered (Retry-After)",
+                     *         "details": [],
+                     *         "request_id": "req_gE6nb9tx31iXPSHS"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -2922,6 +5598,11 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "periodicity": "04"
+                 *     }
+                 */
                 "application/json": components["schemas"]["GlobalPeriodicityRequest"];
             };
         };
@@ -2932,6 +5613,26 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "invoiceDataId": "inv_data_5Tg9Rb2Lm6Xc1Vn8Qw4Pk",
+                     *       "groupId": "grp_3Hs7Kd1Fp9Wq5Zx2Mb6Ny",
+                     *       "alias": "Kemper",
+                     *       "taxId": "EKU9003173C9",
+                     *       "idCif": "19010123456",
+                     *       "businessName": "ESCUELA KEMPER URGATE",
+                     *       "email": "facturas@kemper.example",
+                     *       "zip": "42501",
+                     *       "taxRegime": {
+                     *         "code": "601",
+                     *         "description": "General de Ley Personas Morales"
+                     *       },
+                     *       "invoiceLogoUrl": null,
+                     *       "status": "ACTIVE",
+                     *       "globalPeriodicity": "04",
+                     *       "synchronization": null
+                     *     }
+                     */
                     "application/json": components["schemas"]["Issuer"];
                 };
             };
@@ -2941,6 +5642,22 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "validation_failed",
+                     *         "message": "Not 01–04",
+                     *         "details": [
+                     *           {
+                     *             "field": "operation_data[0].quantity",
+                     *             "code": "out_of_range",
+                     *             "message": "operation_data[0].quantity must be > 0."
+                     *           }
+                     *         ],
+                     *         "request_id": "req_gE6nb9tx31iXPSHS"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -2950,6 +5667,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "unauthorized",
+                     *         "message": "Token invalid",
+                     *         "details": [],
+                     *         "request_id": "req_gE6nb9tx31iXPSHS"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -2959,6 +5686,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "not_found",
+                     *         "message": "Issuer not found in the account",
+                     *         "details": [],
+                     *         "request_id": "req_gE6nb9tx31iXPSHS"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -2983,7 +5720,38 @@ export interface operations {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    /**
+                     * @example {
+                     *       "content": [
+                     *         {
+                     *           "id": "cfd_7Rt2Ym9Kb4Xn1Qs6Lw3Pv",
+                     *           "status": "STAMPING",
+                     *           "uuid": null,
+                     *           "series": "G",
+                     *           "folio": "12",
+                     *           "merchant_id": "mer_8cN1uV4pXy2Qw7Ls0Hk3Zg",
+                     *           "periodicity": "04",
+                     *           "period_start": "2026-02-01T06:00:00.000Z",
+                     *           "period_end": "2026-03-01T06:00:00.000Z",
+                     *           "sat_payment_form": "01",
+                     *           "sat_payment_method": "PUE",
+                     *           "part": 1,
+                     *           "tickets": 418,
+                     *           "total": 48720.5,
+                     *           "error": null,
+                     *           "xml_url": null,
+                     *           "pdf_url": null
+                     *         }
+                     *       ],
+                     *       "totalElements": 1,
+                     *       "totalPages": 1,
+                     *       "number": 0,
+                     *       "size": 20
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GlobalInvoicePage"];
+                };
             };
             /** @description Bad paging */
             400: {
@@ -2991,6 +5759,22 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "validation_failed",
+                     *         "message": "Bad paging",
+                     *         "details": [
+                     *           {
+                     *             "field": "operation_data[0].quantity",
+                     *             "code": "out_of_range",
+                     *             "message": "operation_data[0].quantity must be > 0."
+                     *           }
+                     *         ],
+                     *         "request_id": "req_gE6nb9tx31iXPSHS"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -3000,6 +5784,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "unauthorized",
+                     *         "message": "Token invalid",
+                     *         "details": [],
+                     *         "request_id": "req_gE6nb9tx31iXPSHS"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -3009,6 +5803,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "not_found",
+                     *         "message": "Issuer not found in the account",
+                     *         "details": [],
+                     *         "request_id": "req_gE6nb9tx31iXPSHS"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -3025,6 +5829,11 @@ export interface operations {
         };
         requestBody?: {
             content: {
+                /**
+                 * @example {
+                 *       "date": "2026-02-15"
+                 *     }
+                 */
                 "application/json": components["schemas"]["GlobalInvoiceRequest"];
             };
         };
@@ -3034,14 +5843,48 @@ export interface operations {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    /**
+                     * @example {
+                     *       "items": []
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GlobalInvoiceList"];
+                };
             };
             /** @description `{ items }`: the global invoices recorded (STAMPING) */
             201: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    /**
+                     * @example {
+                     *       "items": [
+                     *         {
+                     *           "id": "cfd_7Rt2Ym9Kb4Xn1Qs6Lw3Pv",
+                     *           "status": "STAMPING",
+                     *           "uuid": null,
+                     *           "series": "G",
+                     *           "folio": "12",
+                     *           "merchant_id": "mer_8cN1uV4pXy2Qw7Ls0Hk3Zg",
+                     *           "periodicity": "04",
+                     *           "period_start": "2026-02-01T06:00:00.000Z",
+                     *           "period_end": "2026-03-01T06:00:00.000Z",
+                     *           "sat_payment_form": "01",
+                     *           "sat_payment_method": "PUE",
+                     *           "part": 1,
+                     *           "tickets": 418,
+                     *           "total": 48720.5,
+                     *           "error": null,
+                     *           "xml_url": null,
+                     *           "pdf_url": null
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GlobalInvoiceList"];
+                };
             };
             /** @description Bad date */
             400: {
@@ -3049,6 +5892,22 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "validation_failed",
+                     *         "message": "Bad date",
+                     *         "details": [
+                     *           {
+                     *             "field": "operation_data[0].quantity",
+                     *             "code": "out_of_range",
+                     *             "message": "operation_data[0].quantity must be > 0."
+                     *           }
+                     *         ],
+                     *         "request_id": "req_gE6nb9tx31iXPSHS"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -3058,6 +5917,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "unauthorized",
+                     *         "message": "Token invalid",
+                     *         "details": [],
+                     *         "request_id": "req_gE6nb9tx31iXPSHS"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -3067,6 +5936,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "not_found",
+                     *         "message": "Issuer not found in the account",
+                     *         "details": [],
+                     *         "request_id": "req_gE6nb9tx31iXPSHS"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -3076,6 +5955,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "period_not_closed",
+                     *         "message": "period_not_closed",
+                     *         "details": [],
+                     *         "request_id": "req_gE6nb9tx31iXPSHS"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -3090,12 +5979,30 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description { items: WebhookEndpoint[] } */
+            /** @description The endpoints, without secrets */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    /**
+                     * @example {
+                     *       "items": [
+                     *         {
+                     *           "id": "whe_4Kp8Qz1Lm7Xc3Vb9Nd2Hs",
+                     *           "url": "https://pos.example.com/webhooks/factura",
+                     *           "events": [
+                     *             "invoice.stamped",
+                     *             "invoice.cancelled"
+                     *           ],
+                     *           "description": "POS back office",
+                     *           "created_at": "2026-03-14T17:30:00.000Z"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["WebhookEndpointList"];
+                };
             };
             /** @description Token invalid */
             401: {
@@ -3103,6 +6010,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "unauthorized",
+                     *         "message": "Token invalid",
+                     *         "details": [],
+                     *         "request_id": "req_gE6nb9tx31iXPSHS"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -3117,6 +6034,16 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "url": "https://pos.example.com/webhooks/factura",
+                 *       "events": [
+                 *         "invoice.stamped",
+                 *         "invoice.cancelled"
+                 *       ],
+                 *       "description": "POS back office"
+                 *     }
+                 */
                 "application/json": components["schemas"]["WebhookEndpointRequest"];
             };
         };
@@ -3127,6 +6054,19 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "whe_4Kp8Qz1Lm7Xc3Vb9Nd2Hs",
+                     *       "url": "https://pos.example.com/webhooks/factura",
+                     *       "events": [
+                     *         "invoice.stamped",
+                     *         "invoice.cancelled"
+                     *       ],
+                     *       "description": "POS back office",
+                     *       "created_at": "2026-03-14T17:30:00.000Z",
+                     *       "secret": "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw"
+                     *     }
+                     */
                     "application/json": components["schemas"]["WebhookEndpoint"];
                 };
             };
@@ -3136,6 +6076,22 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "validation_failed",
+                     *         "message": "Invalid URL (https in production, no credentials, no private addresses) or unknown event type",
+                     *         "details": [
+                     *           {
+                     *             "field": "operation_data[0].quantity",
+                     *             "code": "out_of_range",
+                     *             "message": "operation_data[0].quantity must be > 0."
+                     *           }
+                     *         ],
+                     *         "request_id": "req_gE6nb9tx31iXPSHS"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -3145,6 +6101,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "unauthorized",
+                     *         "message": "Token invalid, expired or revoked",
+                     *         "details": [],
+                     *         "request_id": "req_gE6nb9tx31iXPSHS"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -3167,6 +6133,19 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "whe_4Kp8Qz1Lm7Xc3Vb9Nd2Hs",
+                     *       "url": "https://pos.example.com/webhooks/factura",
+                     *       "events": [
+                     *         "invoice.stamped",
+                     *         "invoice.cancelled"
+                     *       ],
+                     *       "description": "POS back office",
+                     *       "created_at": "2026-03-14T17:30:00.000Z",
+                     *       "secret": "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw"
+                     *     }
+                     */
                     "application/json": components["schemas"]["WebhookEndpoint"];
                 };
             };
@@ -3176,6 +6155,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "unauthorized",
+                     *         "message": "Token invalid",
+                     *         "details": [],
+                     *         "request_id": "req_gE6nb9tx31iXPSHS"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -3185,6 +6174,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "not_found",
+                     *         "message": "No such endpoint in the account",
+                     *         "details": [],
+                     *         "request_id": "req_gE6nb9tx31iXPSHS"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -3214,6 +6213,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "unauthorized",
+                     *         "message": "Token invalid",
+                     *         "details": [],
+                     *         "request_id": "req_gE6nb9tx31iXPSHS"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -3223,6 +6232,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "not_found",
+                     *         "message": "No such endpoint in the account",
+                     *         "details": [],
+                     *         "request_id": "req_gE6nb9tx31iXPSHS"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -3247,7 +6266,31 @@ export interface operations {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    /**
+                     * @example {
+                     *       "content": [
+                     *         {
+                     *           "id": "whd_6Pt3Hs8Wd2Kz9Nc4Xb7Lm1",
+                     *           "event_id": "evt_2Kz9Nc4Xb7Lm1Pt3Hs8Wd6",
+                     *           "event_type": "invoice.stamped",
+                     *           "status": "DELIVERED",
+                     *           "attempts": 1,
+                     *           "last_status_code": 200,
+                     *           "last_error": null,
+                     *           "last_attempt_at": "2026-03-14T18:02:11.000Z",
+                     *           "delivered_at": "2026-03-14T18:02:11.000Z",
+                     *           "created_at": "2026-03-14T18:02:11.000Z"
+                     *         }
+                     *       ],
+                     *       "totalElements": 1,
+                     *       "totalPages": 1,
+                     *       "number": 0,
+                     *       "size": 20
+                     *     }
+                     */
+                    "application/json": components["schemas"]["WebhookDeliveryPage"];
+                };
             };
             /** @description Bad paging */
             400: {
@@ -3255,6 +6298,22 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "validation_failed",
+                     *         "message": "Bad paging",
+                     *         "details": [
+                     *           {
+                     *             "field": "operation_data[0].quantity",
+                     *             "code": "out_of_range",
+                     *             "message": "operation_data[0].quantity must be > 0."
+                     *           }
+                     *         ],
+                     *         "request_id": "req_gE6nb9tx31iXPSHS"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -3264,6 +6323,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "unauthorized",
+                     *         "message": "Token invalid",
+                     *         "details": [],
+                     *         "request_id": "req_gE6nb9tx31iXPSHS"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -3273,6 +6342,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "not_found",
+                     *         "message": "No such endpoint in the account",
+                     *         "details": [],
+                     *         "request_id": "req_gE6nb9tx31iXPSHS"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -3287,6 +6366,19 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "related": [
+                 *         {
+                 *           "uuid": "5f2c8a3e-7b1d-4e6f-9a0c-2d4b6e8f1a3c",
+                 *           "amount": 58
+                 *         }
+                 *       ],
+                 *       "sat_payment_form": "04",
+                 *       "sat_payment_method": "PUE",
+                 *       "description": "Devolución de mercancía"
+                 *     }
+                 */
                 "application/json": components["schemas"]["CreditNoteRequest"];
             };
         };
@@ -3296,7 +6388,30 @@ export interface operations {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "cfd_1Lm7Xb4Nc9Kz2Wd8Hs3Pt6",
+                     *       "type": "E",
+                     *       "status": "STAMPING",
+                     *       "uuid": null,
+                     *       "series": "NC",
+                     *       "folio": "31",
+                     *       "related": [
+                     *         {
+                     *           "uuid": "5f2c8a3e-7b1d-4e6f-9a0c-2d4b6e8f1a3c",
+                     *           "amount": 58
+                     *         }
+                     *       ],
+                     *       "total": 58,
+                     *       "issued_at": null,
+                     *       "error": null,
+                     *       "xml_url": null,
+                     *       "pdf_url": null
+                     *     }
+                     */
+                    "application/json": components["schemas"]["CreditNote"];
+                };
             };
             /** @description Invalid body */
             400: {
@@ -3304,6 +6419,22 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "validation_failed",
+                     *         "message": "Invalid body",
+                     *         "details": [
+                     *           {
+                     *             "field": "operation_data[0].quantity",
+                     *             "code": "out_of_range",
+                     *             "message": "operation_data[0].quantity must be > 0."
+                     *           }
+                     *         ],
+                     *         "request_id": "req_gE6nb9tx31iXPSHS"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -3313,6 +6444,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "unauthorized",
+                     *         "message": "No valid API key or token",
+                     *         "details": [],
+                     *         "request_id": "req_gE6nb9tx31iXPSHS"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -3322,6 +6463,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "credit_note_invalid",
+                     *         "message": "credit_note_invalid: unknown or other merchant's invoice, not an invoice, different issuer/receptor/currency, more than is left to credit, form 99",
+                     *         "details": [],
+                     *         "request_id": "req_gE6nb9tx31iXPSHS"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -3343,7 +6494,30 @@ export interface operations {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "cfd_1Lm7Xb4Nc9Kz2Wd8Hs3Pt6",
+                     *       "type": "E",
+                     *       "status": "STAMPING",
+                     *       "uuid": null,
+                     *       "series": "NC",
+                     *       "folio": "31",
+                     *       "related": [
+                     *         {
+                     *           "uuid": "5f2c8a3e-7b1d-4e6f-9a0c-2d4b6e8f1a3c",
+                     *           "amount": 58
+                     *         }
+                     *       ],
+                     *       "total": 58,
+                     *       "issued_at": null,
+                     *       "error": null,
+                     *       "xml_url": null,
+                     *       "pdf_url": null
+                     *     }
+                     */
+                    "application/json": components["schemas"]["CreditNote"];
+                };
             };
             /** @description No valid API key or token */
             401: {
@@ -3351,6 +6525,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "unauthorized",
+                     *         "message": "No valid API key or token",
+                     *         "details": [],
+                     *         "request_id": "req_gE6nb9tx31iXPSHS"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -3360,6 +6544,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "not_found",
+                     *         "message": "No such credit note for these credentials",
+                     *         "details": [],
+                     *         "request_id": "req_gE6nb9tx31iXPSHS"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -3377,6 +6571,22 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "payment": {
+                 *         "date": "2026-04-02T10:30:00",
+                 *         "sat_payment_form": "03",
+                 *         "currency": "MXN",
+                 *         "amount": 58
+                 *       },
+                 *       "related": [
+                 *         {
+                 *           "uuid": "5f2c8a3e-7b1d-4e6f-9a0c-2d4b6e8f1a3c",
+                 *           "amount_paid": 58
+                 *         }
+                 *       ]
+                 *     }
+                 */
                 "application/json": components["schemas"]["PaymentComplementRequest"];
             };
         };
@@ -3386,7 +6596,40 @@ export interface operations {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "cfd_8Hs3Pt6Lm7Xb4Nc9Kz2Wd1",
+                     *       "type": "P",
+                     *       "status": "STAMPING",
+                     *       "uuid": null,
+                     *       "series": "P",
+                     *       "folio": "7",
+                     *       "payment": {
+                     *         "date": "2026-04-02T10:30:00",
+                     *         "sat_payment_form": "03",
+                     *         "currency": "MXN",
+                     *         "exchange_rate": null,
+                     *         "amount": 58,
+                     *         "operation_number": null
+                     *       },
+                     *       "related": [
+                     *         {
+                     *           "uuid": "5f2c8a3e-7b1d-4e6f-9a0c-2d4b6e8f1a3c",
+                     *           "installment": 1,
+                     *           "previous_balance": 116,
+                     *           "amount_paid": 58,
+                     *           "remaining_balance": 58
+                     *         }
+                     *       ],
+                     *       "issued_at": null,
+                     *       "error": null,
+                     *       "xml_url": null,
+                     *       "pdf_url": null
+                     *     }
+                     */
+                    "application/json": components["schemas"]["PaymentComplement"];
+                };
             };
             /** @description Invalid body or Idempotency-Key */
             400: {
@@ -3394,6 +6637,22 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "validation_failed",
+                     *         "message": "Invalid body or Idempotency-Key",
+                     *         "details": [
+                     *           {
+                     *             "field": "operation_data[0].quantity",
+                     *             "code": "out_of_range",
+                     *             "message": "operation_data[0].quantity must be > 0."
+                     *           }
+                     *         ],
+                     *         "request_id": "req_gE6nb9tx31iXPSHS"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -3403,6 +6662,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "unauthorized",
+                     *         "message": "No valid API key or token",
+                     *         "details": [],
+                     *         "request_id": "req_gE6nb9tx31iXPSHS"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -3412,6 +6681,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "balance_changed",
+                     *         "message": "balance_changed: the installment or previous_balance asserted is not the invoice's now; idempotency_key_reused: the key was used with another body",
+                     *         "details": [],
+                     *         "request_id": "req_gE6nb9tx31iXPSHS"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -3421,6 +6700,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "payment_complement_invalid",
+                     *         "message": "payment_complement_invalid: unknown or other merchant's invoice, not an invoice, not PPD, not valid (cancelled), other issuer/receptor, more than the balance, more than the payment, form 99, currency XXX, exchange rate, date in the future or before the invoice",
+                     *         "details": [],
+                     *         "request_id": "req_gE6nb9tx31iXPSHS"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -3442,7 +6731,40 @@ export interface operations {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "cfd_8Hs3Pt6Lm7Xb4Nc9Kz2Wd1",
+                     *       "type": "P",
+                     *       "status": "STAMPING",
+                     *       "uuid": null,
+                     *       "series": "P",
+                     *       "folio": "7",
+                     *       "payment": {
+                     *         "date": "2026-04-02T10:30:00",
+                     *         "sat_payment_form": "03",
+                     *         "currency": "MXN",
+                     *         "exchange_rate": null,
+                     *         "amount": 58,
+                     *         "operation_number": null
+                     *       },
+                     *       "related": [
+                     *         {
+                     *           "uuid": "5f2c8a3e-7b1d-4e6f-9a0c-2d4b6e8f1a3c",
+                     *           "installment": 1,
+                     *           "previous_balance": 116,
+                     *           "amount_paid": 58,
+                     *           "remaining_balance": 58
+                     *         }
+                     *       ],
+                     *       "issued_at": null,
+                     *       "error": null,
+                     *       "xml_url": null,
+                     *       "pdf_url": null
+                     *     }
+                     */
+                    "application/json": components["schemas"]["PaymentComplement"];
+                };
             };
             /** @description No valid API key or token */
             401: {
@@ -3450,6 +6772,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "unauthorized",
+                     *         "message": "No valid API key or token",
+                     *         "details": [],
+                     *         "request_id": "req_gE6nb9tx31iXPSHS"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -3459,6 +6791,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "not_found",
+                     *         "message": "No such payment complement for these credentials",
+                     *         "details": [],
+                     *         "request_id": "req_gE6nb9tx31iXPSHS"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -3475,6 +6817,11 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "motive": "02"
+                 *     }
+                 */
                 "application/json": components["schemas"]["CancelInvoiceRequest"];
             };
         };
@@ -3485,6 +6832,22 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "uuid": "5f2c8a3e-7b1d-4e6f-9a0c-2d4b6e8f1a3c",
+                     *       "invoice_status": "CANCELLING",
+                     *       "status": "REQUESTED",
+                     *       "motive": "02",
+                     *       "substitution_uuid": null,
+                     *       "acceptance": "NOT_REQUIRED",
+                     *       "acceptance_reason": "amount_up_to_1000",
+                     *       "sat_status": null,
+                     *       "requested_at": "2026-03-15T16:00:00.000Z",
+                     *       "resolved_at": null,
+                     *       "acuse_available": false,
+                     *       "refusal": null
+                     *     }
+                     */
                     "application/json": components["schemas"]["InvoiceCancellation"];
                 };
             };
@@ -3494,6 +6857,22 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "uuid": "5f2c8a3e-7b1d-4e6f-9a0c-2d4b6e8f1a3c",
+                     *       "invoice_status": "CANCELLING",
+                     *       "status": "REQUESTED",
+                     *       "motive": "02",
+                     *       "substitution_uuid": null,
+                     *       "acceptance": "NOT_REQUIRED",
+                     *       "acceptance_reason": "amount_up_to_1000",
+                     *       "sat_status": null,
+                     *       "requested_at": "2026-03-15T16:00:00.000Z",
+                     *       "resolved_at": null,
+                     *       "acuse_available": false,
+                     *       "refusal": null
+                     *     }
+                     */
                     "application/json": components["schemas"]["InvoiceCancellation"];
                 };
             };
@@ -3503,6 +6882,22 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "validation_failed",
+                     *         "message": "Invalid body: unknown motive, motive 01 without substitution_uuid, substitution_uuid with another motive",
+                     *         "details": [
+                     *           {
+                     *             "field": "operation_data[0].quantity",
+                     *             "code": "out_of_range",
+                     *             "message": "operation_data[0].quantity must be > 0."
+                     *           }
+                     *         ],
+                     *         "request_id": "req_gE6nb9tx31iXPSHS"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -3512,6 +6907,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "unauthorized",
+                     *         "message": "No valid API key or token",
+                     *         "details": [],
+                     *         "request_id": "req_gE6nb9tx31iXPSHS"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -3521,6 +6926,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "not_found",
+                     *         "message": "No such invoice for these credentials",
+                     *         "details": [],
+                     *         "request_id": "req_gE6nb9tx31iXPSHS"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -3530,6 +6945,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "cancellation_conflict",
+                     *         "message": "cancellation_conflict: already cancelling or cancelled under another request; related_cfdis_active: credit notes or payment complements relate to it",
+                     *         "details": [],
+                     *         "request_id": "req_gE6nb9tx31iXPSHS"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -3539,6 +6964,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "substitution_invalid",
+                     *         "message": "substitution_invalid (motive 01: the replacement is unknown, not stamped, of another issuer or not related with TipoRelacion 04), cancellation_period_over",
+                     *         "details": [],
+                     *         "request_id": "req_gE6nb9tx31iXPSHS"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -3561,6 +6996,22 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "uuid": "5f2c8a3e-7b1d-4e6f-9a0c-2d4b6e8f1a3c",
+                     *       "invoice_status": "CANCELLING",
+                     *       "status": "REQUESTED",
+                     *       "motive": "02",
+                     *       "substitution_uuid": null,
+                     *       "acceptance": "NOT_REQUIRED",
+                     *       "acceptance_reason": "amount_up_to_1000",
+                     *       "sat_status": null,
+                     *       "requested_at": "2026-03-15T16:00:00.000Z",
+                     *       "resolved_at": null,
+                     *       "acuse_available": false,
+                     *       "refusal": null
+                     *     }
+                     */
                     "application/json": components["schemas"]["InvoiceCancellation"];
                 };
             };
@@ -3570,6 +7021,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "unauthorized",
+                     *         "message": "No valid API key or token",
+                     *         "details": [],
+                     *         "request_id": "req_gE6nb9tx31iXPSHS"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -3579,6 +7040,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "not_found",
+                     *         "message": "No such invoice, or no cancellation requested",
+                     *         "details": [],
+                     *         "request_id": "req_gE6nb9tx31iXPSHS"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -3601,6 +7072,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "uuid": "5f2c8a3e-7b1d-4e6f-9a0c-2d4b6e8f1a3c",
+                     *       "file_name": "5f2c8a3e-7b1d-4e6f-9a0c-2d4b6e8f1a3c.xml",
+                     *       "content_type": "application/xml",
+                     *       "content": "PD94bWwgdmVyc2lvbj0iMS4wIiBlbmNvZGluZz0iVVRGLTgiPz4…"
+                     *     }
+                     */
                     "application/json": components["schemas"]["InvoiceXmlResponse"];
                 };
             };
@@ -3610,6 +7089,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "unauthorized",
+                     *         "message": "No valid API key or token",
+                     *         "details": [],
+                     *         "request_id": "req_gE6nb9tx31iXPSHS"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -3619,6 +7108,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "not_found",
+                     *         "message": "No such invoice, or no acuse yet",
+                     *         "details": [],
+                     *         "request_id": "req_gE6nb9tx31iXPSHS"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -3645,7 +7144,68 @@ export interface operations {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    /**
+                     * @example {
+                     *       "status": "SCANNED",
+                     *       "expires_at": "2026-03-19T23:59:59.000Z",
+                     *       "scanned_at": "2026-03-14T17:41:05.000Z",
+                     *       "merchant": {
+                     *         "name": "Tienda Centro",
+                     *         "app_logo_url": null,
+                     *         "logo_animation": "NONE",
+                     *         "support": {
+                     *           "email": "ayuda@tienda.example",
+                     *           "phone": "+52 55 1234 5678"
+                     *         }
+                     *       },
+                     *       "issuer": {
+                     *         "rfc": "EKU9003173C9",
+                     *         "name": "ESCUELA KEMPER URGATE"
+                     *       },
+                     *       "currency": "MXN",
+                     *       "exchange_rate": null,
+                     *       "sat_payment_method": "PUE",
+                     *       "sat_payment_method_desc": "Pago en una sola exhibición",
+                     *       "sat_payment_form": "04",
+                     *       "sat_payment_form_desc": "Tarjeta de crédito",
+                     *       "operation_data": [
+                     *         {
+                     *           "description": "Agua 1 L",
+                     *           "amount": 100,
+                     *           "quantity": 1,
+                     *           "discount": null,
+                     *           "unit_price": 100,
+                     *           "sat_unit_key": "H87",
+                     *           "sat_unit_desc": "Pieza",
+                     *           "sat_product_service_key": "50202301",
+                     *           "sat_product_service_desc": "Agua potable",
+                     *           "sat_tax_object_key": "02",
+                     *           "sat_tax_object_desc": "Sí objeto de impuesto.",
+                     *           "taxes": [
+                     *             {
+                     *               "type": "Traslado",
+                     *               "tax": "002",
+                     *               "factor": "Tasa",
+                     *               "rate": "0.160000",
+                     *               "taxable_base": 100,
+                     *               "amount": 16
+                     *             }
+                     *           ]
+                     *         }
+                     *       ],
+                     *       "totals": {
+                     *         "subtotal": 100,
+                     *         "discount": 0,
+                     *         "transferred_taxes": 16,
+                     *         "withheld_taxes": 0,
+                     *         "total": 116
+                     *       },
+                     *       "confirmation": null
+                     *     }
+                     */
+                    "application/json": components["schemas"]["BuyerSale"];
+                };
             };
             /** @description Bad signature or version */
             400: {
@@ -3653,6 +7213,22 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "validation_failed",
+                     *         "message": "Bad signature or version",
+                     *         "details": [
+                     *           {
+                     *             "field": "operation_data[0].quantity",
+                     *             "code": "out_of_range",
+                     *             "message": "operation_data[0].quantity must be > 0."
+                     *           }
+                     *         ],
+                     *         "request_id": "req_gE6nb9tx31iXPSHS"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -3662,6 +7238,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "not_found",
+                     *         "message": "Unknown QR",
+                     *         "details": [],
+                     *         "request_id": "req_gE6nb9tx31iXPSHS"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -3671,6 +7257,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "conflict",
+                     *         "message": "Already invoiced (with `invoice` links)",
+                     *         "details": [],
+                     *         "request_id": "req_gE6nb9tx31iXPSHS"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -3680,6 +7276,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "qr_expired",
+                     *         "message": "Expired (`qr_expired`), cancelled before any invoice (`qr_cancelled`), or its invoice cancelled (`invoice_cancelled`, with `invoice`: `uuid`, `issued_at`, `cancelled_at` the acuse's date)",
+                     *         "details": [],
+                     *         "request_id": "req_gE6nb9tx31iXPSHS"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -3689,6 +7295,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "rule_violation",
+                     *         "message": "Store or issuer inactive",
+                     *         "details": [],
+                     *         "request_id": "req_gE6nb9tx31iXPSHS"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -3698,6 +7314,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "rate_limited",
+                     *         "message": "Rate limited",
+                     *         "details": [],
+                     *         "request_id": "req_gE6nb9tx31iXPSHS"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -3712,6 +7338,21 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "v": "1",
+                 *       "t": "Xk3v9QmT2bLs7YpR0wNcHg",
+                 *       "m": "Zt4q8LrV1mWs",
+                 *       "customer": {
+                 *         "rfc": "URE180429TM6",
+                 *         "name": "UNIVERSIDAD ROBOTICA ESPAÑOLA",
+                 *         "tax_regime": "601",
+                 *         "postal_code": "86991",
+                 *         "cfdi_use": "G03",
+                 *         "email": "compras@robotica.example"
+                 *       }
+                 *     }
+                 */
                 "application/json": components["schemas"]["ConfirmQrRequest"];
             };
         };
@@ -3721,7 +7362,29 @@ export interface operations {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    /**
+                     * @example {
+                     *       "customer": {
+                     *         "rfc": "URE180429TM6",
+                     *         "name": "UNIVERSIDAD ROBOTICA ESPAÑOLA",
+                     *         "tax_regime": "601",
+                     *         "postal_code": "86991",
+                     *         "cfdi_use": "G03",
+                     *         "email": "compras@robotica.example"
+                     *       },
+                     *       "totals": {
+                     *         "subtotal": 100,
+                     *         "discount": 0,
+                     *         "transferred_taxes": 16,
+                     *         "withheld_taxes": 0,
+                     *         "total": 116
+                     *       },
+                     *       "warnings": []
+                     *     }
+                     */
+                    "application/json": components["schemas"]["BuyerPreview"];
+                };
             };
             /** @description Invalid body */
             400: {
@@ -3729,6 +7392,22 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "validation_failed",
+                     *         "message": "Invalid body",
+                     *         "details": [
+                     *           {
+                     *             "field": "operation_data[0].quantity",
+                     *             "code": "out_of_range",
+                     *             "message": "operation_data[0].quantity must be > 0."
+                     *           }
+                     *         ],
+                     *         "request_id": "req_gE6nb9tx31iXPSHS"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -3738,6 +7417,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "rule_violation",
+                     *         "message": "Tax data to correct, per field",
+                     *         "details": [],
+                     *         "request_id": "req_gE6nb9tx31iXPSHS"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -3752,6 +7441,21 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "v": "1",
+                 *       "t": "Xk3v9QmT2bLs7YpR0wNcHg",
+                 *       "m": "Zt4q8LrV1mWs",
+                 *       "customer": {
+                 *         "rfc": "URE180429TM6",
+                 *         "name": "UNIVERSIDAD ROBOTICA ESPAÑOLA",
+                 *         "tax_regime": "601",
+                 *         "postal_code": "86991",
+                 *         "cfdi_use": "G03",
+                 *         "email": "compras@robotica.example"
+                 *       }
+                 *     }
+                 */
                 "application/json": components["schemas"]["ConfirmQrRequest"];
             };
         };
@@ -3761,7 +7465,16 @@ export interface operations {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    /**
+                     * @example {
+                     *       "status": "STAMPING",
+                     *       "error": null,
+                     *       "invoice": null
+                     *     }
+                     */
+                    "application/json": components["schemas"]["BuyerConfirmation"];
+                };
             };
             /** @description Invalid body or link */
             400: {
@@ -3769,6 +7482,22 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "validation_failed",
+                     *         "message": "Invalid body or link",
+                     *         "details": [
+                     *           {
+                     *             "field": "operation_data[0].quantity",
+                     *             "code": "out_of_range",
+                     *             "message": "operation_data[0].quantity must be > 0."
+                     *           }
+                     *         ],
+                     *         "request_id": "req_gE6nb9tx31iXPSHS"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -3778,6 +7507,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "conflict",
+                     *         "message": "Already confirmed with other data, or already invoiced",
+                     *         "details": [],
+                     *         "request_id": "req_gE6nb9tx31iXPSHS"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -3787,6 +7526,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "qr_expired",
+                     *         "message": "Expired or cancelled",
+                     *         "details": [],
+                     *         "request_id": "req_gE6nb9tx31iXPSHS"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -3796,6 +7545,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "rule_violation",
+                     *         "message": "Tax data to correct, per field (`source` service)",
+                     *         "details": [],
+                     *         "request_id": "req_gE6nb9tx31iXPSHS"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -3805,6 +7564,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "rate_limited",
+                     *         "message": "Rate limited",
+                     *         "details": [],
+                     *         "request_id": "req_gE6nb9tx31iXPSHS"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -3819,6 +7588,15 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "v": "1",
+                 *       "t": "Xk3v9QmT2bLs7YpR0wNcHg",
+                 *       "m": "Zt4q8LrV1mWs",
+                 *       "email": "contabilidad@robotica.example",
+                 *       "rfc": "URE180429TM6"
+                 *     }
+                 */
                 "application/json": components["schemas"]["EmailInvoiceRequest"];
             };
         };
@@ -3828,7 +7606,15 @@ export interface operations {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    /**
+                     * @example {
+                     *       "status": "QUEUED",
+                     *       "to": "c•••@robotica.example"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["EmailQueued"];
+                };
             };
             /** @description Invalid body or link */
             400: {
@@ -3836,6 +7622,22 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "validation_failed",
+                     *         "message": "Invalid body or link",
+                     *         "details": [
+                     *           {
+                     *             "field": "operation_data[0].quantity",
+                     *             "code": "out_of_range",
+                     *             "message": "operation_data[0].quantity must be > 0."
+                     *           }
+                     *         ],
+                     *         "request_id": "req_gE6nb9tx31iXPSHS"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -3845,6 +7647,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "invalid_signature",
+                     *         "message": "Another address without the buyer's RFC (`buyer_rfc_required`) or with another RFC (`buyer_rfc_mismatch`)",
+                     *         "details": [],
+                     *         "request_id": "req_gE6nb9tx31iXPSHS"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -3854,6 +7666,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "conflict",
+                     *         "message": "Invoice not ready",
+                     *         "details": [],
+                     *         "request_id": "req_gE6nb9tx31iXPSHS"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -3863,6 +7685,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "rate_limited",
+                     *         "message": "Rate limited, or `email_limit_reached`: EMAIL_SENDS_PER_QR_PER_DAY requests for this QR today (Retry-After)",
+                     *         "details": [],
+                     *         "request_id": "req_gE6nb9tx31iXPSHS"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -3889,7 +7721,30 @@ export interface operations {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    /**
+                     * @example {
+                     *       "status": "INVOICED",
+                     *       "expires_at": "2026-03-19T23:59:59.000Z",
+                     *       "confirmation": {
+                     *         "status": "ACTIVE",
+                     *         "error": null,
+                     *         "invoice": {
+                     *           "uuid": "5f2c8a3e-7b1d-4e6f-9a0c-2d4b6e8f1a3c",
+                     *           "status": "ACTIVE",
+                     *           "series": "A",
+                     *           "folio": "1024",
+                     *           "total": 116,
+                     *           "subtotal": 100,
+                     *           "issued_at": "2026-03-14T18:02:11.000Z",
+                     *           "xml_url": "https://factura.example.com/v1/public/invoices/5f2c8a3e-7b1d-4e6f-9a0c-2d4b6e8f1a3c.xml?sig=q9V1c2XbT0m4L7sR8aYdPw",
+                     *           "pdf_url": "https://factura.example.com/v1/public/invoices/5f2c8a3e-7b1d-4e6f-9a0c-2d4b6e8f1a3c.pdf?sig=q9V1c2XbT0m4L7sR8aYdPw"
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["BuyerQrStatus"];
+                };
             };
             /** @description Bad link */
             400: {
@@ -3897,6 +7752,22 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "validation_failed",
+                     *         "message": "Bad link",
+                     *         "details": [
+                     *           {
+                     *             "field": "operation_data[0].quantity",
+                     *             "code": "out_of_range",
+                     *             "message": "operation_data[0].quantity must be > 0."
+                     *           }
+                     *         ],
+                     *         "request_id": "req_gE6nb9tx31iXPSHS"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -3906,6 +7777,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "not_found",
+                     *         "message": "Unknown QR",
+                     *         "details": [],
+                     *         "request_id": "req_gE6nb9tx31iXPSHS"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -3922,12 +7803,19 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description { qr_content } */
+            /** @description The sale's link */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    /**
+                     * @example {
+                     *       "qr_content": "https://factura.example.com/q?v=1&t=Xk3v9QmT2bLs7YpR0wNcHg&m=Zt4q8LrV1mWs"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["QrLink"];
+                };
             };
             /** @description `invalid_short_code`: not 10 symbols of the code alphabet */
             400: {
@@ -3935,6 +7823,22 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "invalid_short_code",
+                     *         "message": "`invalid_short_code`: not 10 symbols of the code alphabet",
+                     *         "details": [
+                     *           {
+                     *             "field": "operation_data[0].quantity",
+                     *             "code": "out_of_range",
+                     *             "message": "operation_data[0].quantity must be > 0."
+                     *           }
+                     *         ],
+                     *         "request_id": "req_gE6nb9tx31iXPSHS"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -3944,6 +7848,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "short_code_not_found",
+                     *         "message": "`short_code_not_found`",
+                     *         "details": [],
+                     *         "request_id": "req_gE6nb9tx31iXPSHS"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -3953,6 +7867,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "rate_limited",
+                     *         "message": "Rate limited",
+                     *         "details": [],
+                     *         "request_id": "req_gE6nb9tx31iXPSHS"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -3982,7 +7906,24 @@ export interface operations {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    /**
+                     * @example {
+                     *       "rfc": "URE180429TM6",
+                     *       "name": "UNIVERSIDAD ROBOTICA ESPAÑOLA",
+                     *       "postal_code": "86991",
+                     *       "status": "ACTIVO",
+                     *       "tax_regimes": [
+                     *         {
+                     *           "code": "601",
+                     *           "description": "General de Ley Personas Morales"
+                     *         }
+                     *       ],
+                     *       "read_from": "qr"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["CsfPrefill"];
+                };
             };
             /** @description Bad link or no document */
             400: {
@@ -3990,6 +7931,22 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "validation_failed",
+                     *         "message": "Bad link or no document",
+                     *         "details": [
+                     *           {
+                     *             "field": "operation_data[0].quantity",
+                     *             "code": "out_of_range",
+                     *             "message": "operation_data[0].quantity must be > 0."
+                     *           }
+                     *         ],
+                     *         "request_id": "req_gE6nb9tx31iXPSHS"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -3999,6 +7956,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "csf_not_found",
+                     *         "message": "`csf_not_found`: SAT does not know this RFC and idCIF",
+                     *         "details": [],
+                     *         "request_id": "req_gE6nb9tx31iXPSHS"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -4008,6 +7975,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "conflict",
+                     *         "message": "Already invoiced",
+                     *         "details": [],
+                     *         "request_id": "req_gE6nb9tx31iXPSHS"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -4017,6 +7994,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "qr_expired",
+                     *         "message": "Expired or cancelled",
+                     *         "details": [],
+                     *         "request_id": "req_gE6nb9tx31iXPSHS"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -4026,6 +8013,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "payload_too_large",
+                     *         "message": "File too large",
+                     *         "details": [],
+                     *         "request_id": "req_gE6nb9tx31iXPSHS"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -4035,6 +8032,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "csf_unreadable",
+                     *         "message": "`csf_unreadable`: not a PDF or image, or no CSF found in it",
+                     *         "details": [],
+                     *         "request_id": "req_gE6nb9tx31iXPSHS"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -4044,6 +8051,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "rate_limited",
+                     *         "message": "Rate limited",
+                     *         "details": [],
+                     *         "request_id": "req_gE6nb9tx31iXPSHS"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -4053,6 +8070,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "csf_unavailable",
+                     *         "message": "`csf_unavailable`: SAT's service is not answering",
+                     *         "details": [],
+                     *         "request_id": "req_gE6nb9tx31iXPSHS"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -4076,12 +8103,14 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description text/html */
+            /** @description The page */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "text/html": string;
+                };
             };
             /** @description To the sale of a short code */
             303: {
@@ -4145,12 +8174,15 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description text/css or text/javascript */
+            /** @description The stylesheet or the script */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "text/css": string;
+                    "text/javascript": string;
+                };
             };
             /** @description No such asset */
             404: {
@@ -4158,6 +8190,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "not_found",
+                     *         "message": "No such asset",
+                     *         "details": [],
+                     *         "request_id": "req_gE6nb9tx31iXPSHS"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -4176,12 +8218,15 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description application/xml or application/pdf */
+            /** @description The XML or the PDF */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/xml": string;
+                    "application/pdf": string;
+                };
             };
             /** @description Bad signature */
             403: {
@@ -4189,6 +8234,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "invalid_signature",
+                     *         "message": "Bad signature",
+                     *         "details": [],
+                     *         "request_id": "req_gE6nb9tx31iXPSHS"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -4198,6 +8253,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "service_unavailable",
+                     *         "message": "PDF not rendered yet",
+                     *         "details": [],
+                     *         "request_id": "req_gE6nb9tx31iXPSHS"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -4223,7 +8288,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "image/png": unknown;
+                    "image/png": string;
                 };
             };
             /** @description Signature does not match */
@@ -4232,6 +8297,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "invalid_signature",
+                     *         "message": "Signature does not match",
+                     *         "details": [],
+                     *         "request_id": "req_gE6nb9tx31iXPSHS"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -4241,6 +8316,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "qr_expired",
+                     *         "message": "URL expired",
+                     *         "details": [],
+                     *         "request_id": "req_gE6nb9tx31iXPSHS"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -4260,14 +8345,76 @@ export interface operations {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    /**
+                     * @example {
+                     *       "status": "ok",
+                     *       "postgres": {
+                     *         "ok": true,
+                     *         "latency_ms": 0.84
+                     *       },
+                     *       "redis": {
+                     *         "ok": true,
+                     *         "latency_ms": 0.31
+                     *       },
+                     *       "queues": {
+                     *         "render": {
+                     *           "waiting": 0,
+                     *           "active": 0,
+                     *           "delayed": 0,
+                     *           "failed": 0,
+                     *           "completed": 1204
+                     *         },
+                     *         "stamp": {
+                     *           "waiting": 2,
+                     *           "active": 1,
+                     *           "delayed": 0,
+                     *           "failed": 0,
+                     *           "completed": 388
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Health"];
+                };
             };
             /** @description A dependency is down */
             503: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    /**
+                     * @example {
+                     *       "status": "ok",
+                     *       "postgres": {
+                     *         "ok": true,
+                     *         "latency_ms": 0.84
+                     *       },
+                     *       "redis": {
+                     *         "ok": true,
+                     *         "latency_ms": 0.31
+                     *       },
+                     *       "queues": {
+                     *         "render": {
+                     *           "waiting": 0,
+                     *           "active": 0,
+                     *           "delayed": 0,
+                     *           "failed": 0,
+                     *           "completed": 1204
+                     *         },
+                     *         "stamp": {
+                     *           "waiting": 2,
+                     *           "active": 1,
+                     *           "delayed": 0,
+                     *           "failed": 0,
+                     *           "completed": 388
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Health"];
+                };
             };
         };
     };
@@ -4295,6 +8442,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "unauthorized",
+                     *         "message": "No or wrong metrics token",
+                     *         "details": [],
+                     *         "request_id": "req_gE6nb9tx31iXPSHS"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -4304,6 +8461,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "not_found",
+                     *         "message": "Metrics are off: no METRICS_TOKEN configured",
+                     *         "details": [],
+                     *         "request_id": "req_gE6nb9tx31iXPSHS"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -4327,7 +8494,10 @@ export interface operations {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "image/png": string;
+                    "image/webp": string;
+                };
             };
             /** @description No such file */
             404: {
@@ -4335,6 +8505,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "not_found",
+                     *         "message": "No such file",
+                     *         "details": [],
+                     *         "request_id": "req_gE6nb9tx31iXPSHS"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -4354,7 +8534,17 @@ export interface operations {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    /**
+                     * @example {
+                     *       "service": "autofactura-qr",
+                     *       "docs": "/docs",
+                     *       "openapi": "/openapi.json",
+                     *       "health": "/health"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ServiceLinks"];
+                };
             };
             /** @description To /docs */
             302: {
@@ -4379,7 +8569,9 @@ export interface operations {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": Record<string, never>;
+                };
             };
         };
     };
@@ -4429,6 +8621,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "not_found",
+                     *         "message": "No such asset",
+                     *         "details": [],
+                     *         "request_id": "req_gE6nb9tx31iXPSHS"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
