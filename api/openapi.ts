@@ -37,6 +37,7 @@ import {
   qrLinkSchema,
 } from './buyer/buyer-answer-schemas.js';
 import { withExamples } from './openapi-examples.js';
+import { withTags } from './openapi-tags.js';
 import { healthSchema, serviceLinksSchema } from './service-answer-schemas.js';
 
 const invoiceFileSchema = (kind: string) => ({
@@ -125,7 +126,7 @@ function withOperationIds<D extends { paths: Record<string, Record<string, unkno
 }
 
 export function openApiDocument(publicBaseUrl: string) {
-  return withExamples(withOperationIds(rawDocument(publicBaseUrl)));
+  return withTags(withExamples(withOperationIds(rawDocument(publicBaseUrl))));
 }
 
 function rawDocument(publicBaseUrl: string) {

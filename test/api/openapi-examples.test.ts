@@ -4,6 +4,14 @@ import { harness } from '../helpers/harness.js';
 import { call } from '../helpers/http.js';
 import { DOCUMENT, operations, validatorOf } from '../helpers/openapi-contract.js';
 import { postQr } from '../helpers/qr-body.js';
+import { qrCreateRequestSchema } from '../../shared/qr/qr-request-schema.js';
+import type { CatalogName } from '../../shared/sat/catalogs.js';
+
+/** Every `description` in a schema, however deep. */
+function descriptions(schema: unknown): string[] {
+  if (schema === null || typeof schema !== 'object') return [];
+  return Object.entries(schema).flatMap(([k, v]) => (k === 'description' && typeof v === 'string' ? [v] : descriptions(v)));
+}
 
 /** Issue #21: every request and answer of the reference has a named schema and an example, and the examples are true. */
 describe('OpenAPI examples', () => {
@@ -50,5 +58,16 @@ describe('OpenAPI examples', () => {
     expect(res.status, JSON.stringify(res.body)).to.equal(201);
     expect(res.body.operation_data[0].sat_product_service_desc).to.be.a('string');
     expect((await call('GET', `/v1/qrs/${res.body.qr_id as string}`, { headers: { 'X-API-Key': account.apiKey } })).status).to.equal(200);
+  });
+
+  it("explains the QR request's SAT keys with SAT's own words: each `KEY (meaning)` is what the catalog says", () => {
+    const cited = descriptions(qrCreateRequestSchema).flatMap((text) => {
+      const catalog = /\b(c_[A-Za-z]+)\b/.exec(text)?.[1];
+      return catalog ? [...text.matchAll(/\b([A-Z0-9]{1,4}) \(([^)]+)\)/g)].map(([, key, meaning]) => ({ catalog, key: key!, meaning })) : [];
+    });
+    expect(cited.length).to.be.above(20);
+    const catalogs = harness().deps.catalogs;
+    const wrong = cited.filter((c) => catalogs.description(c.catalog as CatalogName, c.key) !== c.meaning);
+    expect(wrong).to.deep.equal([]);
   });
 });

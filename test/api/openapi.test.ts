@@ -70,7 +70,10 @@ describe('GET /openapi.json', () => {
 
   it("passes Redocly's recommended rules with no error, and names every operation once (issue #21)", async function () {
     this.timeout(120_000);
-    const document = (await call('GET', '/openapi.json')).body as { paths: Record<string, Record<string, { operationId?: string; security?: unknown }>> };
+    const document = (await call('GET', '/openapi.json')).body as {
+      paths: Record<string, Record<string, { operationId?: string; security?: unknown; tags?: string[] }>>;
+      tags: { name: string }[];
+    };
     const operations = Object.values(document.paths).flatMap((item) =>
       Object.entries(item)
         .filter(([m]) => ['get', 'put', 'post', 'delete', 'patch'].includes(m))
@@ -80,6 +83,9 @@ describe('GET /openapi.json', () => {
     expect(ids.every((id) => typeof id === 'string' && /^[a-z][A-Za-z0-9]+$/.test(id))).to.equal(true);
     expect(new Set(ids).size).to.equal(ids.length);
     expect(operations.every((op) => Array.isArray(op.security))).to.equal(true);
+    // One chapter of the reference each, among the listed ones.
+    const tags = document.tags.map((t) => t.name);
+    expect(operations.filter((op) => op.tags?.length !== 1 || !tags.includes(op.tags[0]!)).map((op) => op.operationId)).to.deep.equal([]);
     const file = join(mkdtempSync(join(tmpdir(), 'openapi-')), 'openapi.json');
     writeFileSync(file, JSON.stringify(document));
     const root = new URL('../../', import.meta.url).pathname;

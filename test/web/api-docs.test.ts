@@ -33,7 +33,7 @@ describe('API reference (/docs) in a browser', function () {
     const res = await page.goto(`${harness().baseUrl}/docs`);
     expect(res?.status()).to.equal(200);
     expect(res?.headers()['content-security-policy']).to.match(/script-src 'nonce-[^']+'/);
-    const operation = page.locator('[id$="operation/postQrs"]');
+    const operation = page.locator('[id="tag/QRs/operation/postQrs"]');
     await operation.waitFor({ timeout: 60_000 });
     await screenshot(page, 'reference', ARTIFACTS);
 

@@ -845,20 +845,32 @@ export interface components {
             operation: "INVOICE" | "PAYMENT" | "REFUND";
             amount: number;
             subtotal: number;
+            /** @description c_Moneda (ISO 4217), e.g. MXN; another currency needs exchange_rate */
             currency: string;
+            /** @description MXN per unit of currency */
             exchange_rate?: null | number;
+            /** @description c_MetodoPago: PUE (Pago en una sola exhibición) or PPD (Pago en parcialidades o diferido) */
             sat_payment_method: string;
+            /** @description c_FormaPago, e.g. 01 (Efectivo), 03 (Transferencia electrónica de fondos), 04 (Tarjeta de crédito), 28 (Tarjeta de débito), 99 (Por definir) */
             sat_payment_form: string;
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description Until when the buyer may invoice: in the future, at most 31 days ahead
+             */
             expires_at: string;
+            /** @description c_TipoDeComprobante of the invoice: I (Ingreso) or E (Egreso) */
             type_of_receipt: string;
+            /** @description c_Exportacion: 01 (No aplica), 02 (Definitiva con clave A1), 03 (Temporal), 04 (Definitiva con clave distinta a A1 o cuando no existe enajenación en términos del CFF) */
             export_code: string;
             related_cfdis?: null | {
+                /** @description c_TipoRelacion, e.g. 04 (Sustitución de los CFDI previos) */
                 tipo_relacion: string;
                 cfdis: string[];
             };
             global_info?: null | {
+                /** @description c_Periodicidad, e.g. 04 (Mensual) */
                 periodicity: string;
+                /** @description c_Meses, e.g. 12 (Diciembre) */
                 months: string;
                 year: number;
             };
@@ -872,17 +884,29 @@ export interface components {
                 quantity: number;
                 discount?: number;
                 unit_price: number;
+                /** @description c_ClaveUnidad, e.g. H87 (Pieza), LTR (Litro), KGM (Kilogramo), E48 (Unidad de servicio) */
                 sat_unit_key?: string;
+                /** @description c_ClaveProdServ, e.g. 50202301 (Agua), 15101514 (Gasolina regular menor a 91 octanos) */
                 sat_product_service_key?: string;
+                /** @description c_ObjetoImp: 01 (No objeto de impuesto.) needs no taxes, 02 (Sí objeto de impuesto.) needs them; also 03 to 08 */
                 sat_tax_object_key?: string;
                 taxes?: {
-                    /** @enum {string} */
+                    /**
+                     * @description Traslado (transferred) or Retencion (withheld)
+                     * @enum {string}
+                     */
                     type: "Traslado" | "Retencion";
+                    /** @description c_Impuesto: 001 (ISR), 002 (IVA), 003 (IEPS) */
                     tax: string;
-                    /** @enum {string} */
+                    /**
+                     * @description c_TipoFactor: a rate, a fixed amount per unit, or exempt (no rate, no amount)
+                     * @enum {string}
+                     */
                     factor: "Tasa" | "Cuota" | "Exento";
+                    /** @description Six decimals as text: 16 % is 0.160000 */
                     rate?: string;
                     taxable_base: number;
+                    /** @description taxable_base × rate */
                     amount?: number;
                 }[];
             }[];
@@ -2045,7 +2069,10 @@ export interface components {
             currency: "MXN";
             /** @description A payment FORM key (c_FormaPago, e.g. 04), despite the name */
             sat_payment_method: string;
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description Until when the buyer may invoice: in the future, at most 31 days ahead
+             */
             expires_at: string;
             /** @enum {string} */
             operation: "INVOICE" | "PAYMENT" | "REFUND";
@@ -2055,17 +2082,29 @@ export interface components {
                 quantity: number;
                 unit_price: number;
                 amount: number;
+                /** @description c_ClaveUnidad, e.g. H87 (Pieza), LTR (Litro), KGM (Kilogramo), E48 (Unidad de servicio) */
                 sat_unit_key?: string;
+                /** @description c_ClaveProdServ, e.g. 50202301 (Agua), 15101514 (Gasolina regular menor a 91 octanos) */
                 sat_product_service_key?: string;
+                /** @description c_ObjetoImp: 01 (No objeto de impuesto.) needs no taxes, 02 (Sí objeto de impuesto.) needs them; also 03 to 08 */
                 sat_tax_object_key?: string;
                 taxes?: {
-                    /** @enum {string} */
+                    /**
+                     * @description Traslado (transferred) or Retencion (withheld)
+                     * @enum {string}
+                     */
                     type: "Traslado" | "Retencion";
+                    /** @description c_Impuesto: 001 (ISR), 002 (IVA), 003 (IEPS) */
                     tax: string;
-                    /** @enum {string} */
+                    /**
+                     * @description c_TipoFactor: a rate, a fixed amount per unit, or exempt (no rate, no amount)
+                     * @enum {string}
+                     */
                     factor: "Tasa" | "Cuota" | "Exento";
+                    /** @description Six decimals as text: 16 % is 0.160000 */
                     rate?: string;
                     taxable_base: number;
+                    /** @description taxable_base × rate */
                     amount?: number;
                 }[];
             }[];
