@@ -1,47 +1,52 @@
 /**
- * GET /docs: the OpenAPI document rendered as one self-contained HTML page (no scripts, no third-party
- * requests): every path, its methods, parameters, request body and responses.
+ * GET /docs: the interactive API reference. Redoc's standalone bundle, served by this service from the
+ * npm package (api/docs-assets.ts), renders GET /openapi.json in the browser: every field with its type,
+ * required mark, enum and example, request and response samples, the auth schemes. Nothing comes from
+ * another origin, so the page works offline.
  */
-interface Operation {
-  summary?: string;
-  security?: Record<string, unknown>[];
-  parameters?: { name: string; in: string; required?: boolean; description?: string }[];
-  requestBody?: { content: Record<string, unknown> };
-  responses: Record<string, { description?: string }>;
-}
 
-interface Document {
-  info: { title: string; version: string };
-  paths: Record<string, Record<string, Operation>>;
-}
+/** Redoc's options, as attributes of its element (https://redocly.com/docs/redoc/config). */
+const REDOC_ATTRIBUTES: Record<string, string> = {
+  'spec-url': '/openapi.json',
+  // Show what a field is before it needs a click: required first, success answers open, samples unfolded.
+  'required-props-first': 'true',
+  'expand-responses': '200,201,202',
+  'json-sample-expand-level': '4',
+  'show-object-schema-examples': 'true',
+  'hide-hostname': 'true',
+};
 
 const escape = (s: string) => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 
-function operationHtml(method: string, path: string, op: Operation): string {
-  const auth = op.security?.map((s) => Object.keys(s).join(' ')).join(', ');
-  const params = (op.parameters ?? [])
-    .map((p) => `<li><code>${escape(p.name)}</code> (${p.in}${p.required ? ', required' : ''})${p.description ? ` — ${escape(p.description)}` : ''}</li>`)
-    .join('');
-  const body = op.requestBody
-    ? `<p>Body: ${Object.keys(op.requestBody.content)
-        .map((t) => `<code>${escape(t)}</code>`)
-        .join(', ')}</p>`
-    : '';
-  const responses = Object.entries(op.responses)
-    .map(([code, r]) => `<li><b>${code}</b> ${escape(r.description ?? '')}</li>`)
-    .join('');
-  return `<section id="${escape(`${method}-${path}`)}"><h3><span class="m ${method}">${method.toUpperCase()}</span> <code>${escape(path)}</code></h3>
-<p>${escape(op.summary ?? '')}${auth ? ` <small>(auth: ${escape(auth)})</small>` : ''}</p>${params ? `<ul>${params}</ul>` : ''}${body}<ul>${responses}</ul></section>`;
+/** The HTML shell: Redoc's element and its script, nothing inline. `nonce` is this answer's CSP script nonce. */
+export function renderDocsPage(page: { title: string; scriptUrl: string; nonce: string }): string {
+  const attributes = Object.entries(REDOC_ATTRIBUTES)
+    .map(([name, value]) => `${name}="${escape(value)}"`)
+    .join(' ');
+  return `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">
+<title>${escape(page.title)} — API reference</title><link rel="icon" href="data:,"></head>
+<body><redoc ${attributes}></redoc>
+<noscript>The reference needs JavaScript; the document itself is at <a href="/openapi.json">/openapi.json</a> (OpenAPI 3.1).</noscript>
+<script nonce="${escape(page.nonce)}" src="${escape(page.scriptUrl)}"></script></body></html>`;
 }
 
-export function renderDocsPage(doc: Document): string {
-  const ops = Object.entries(doc.paths).flatMap(([path, methods]) => Object.entries(methods).map(([method, op]) => operationHtml(method, path, op)));
-  return `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">
-<title>${escape(doc.info.title)} — API reference</title>
-<style>body{font:15px/1.5 system-ui,sans-serif;max-width:60rem;margin:2rem auto;padding:0 1rem;color:#111}code{background:#f3f3f3;padding:0 .2em}
-section{border-top:1px solid #ddd;padding:.5rem 0}.m{font:bold 12px monospace;padding:.1em .4em;border-radius:3px;color:#fff;background:#555}
-.get{background:#1565c0}.post{background:#2e7d32}.put{background:#ef6c00}.delete{background:#c62828}</style></head>
-<body><h1>${escape(doc.info.title)} <small>v${escape(doc.info.version)}</small></h1>
-<p>Machine-readable: <a href="/openapi.json">/openapi.json</a> (OpenAPI 3.1). Errors are <code>{ "error": { "code", "message", "details", "request_id" } }</code>.</p>
-${ops.join('\n')}</body></html>`;
+/**
+ * The page's Content-Security-Policy, as narrow as Redoc allows. Scripts: only the one tag carrying this
+ * answer's nonce. `worker-src blob:`: the search index Redoc builds in a worker it starts from a Blob.
+ * `style-src 'unsafe-inline'`: Redoc's styled-components and its scrollbar CSS insert <style> elements as the
+ * bundle loads, before any nonce could reach them; styles cannot run code, and the page holds no secret
+ * that a style could leak. `connect-src 'self'`: it fetches /openapi.json. Images: here or data: URIs.
+ */
+export function docsPageCsp(nonce: string): string {
+  return [
+    "default-src 'none'",
+    `script-src 'nonce-${nonce}'`,
+    'worker-src blob:',
+    "style-src 'unsafe-inline'",
+    "img-src 'self' data:",
+    "connect-src 'self'",
+    "base-uri 'none'",
+    "form-action 'none'",
+    "frame-ancestors 'none'",
+  ].join('; ');
 }

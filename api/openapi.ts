@@ -3,21 +3,43 @@
  * so the document cannot drift from what the API accepts. Served at GET /openapi.json.
  */
 import { tokenRequestSchema, tokenResponseSchema } from '../shared/auth/token-request-schema.js';
-import { createIssuerSchema, issuerSchema } from '../shared/issuers/issuer-schema.js';
-import { createMerchantSchema, updateMerchantSchema } from '../shared/merchants/merchant-schema.js';
-import { createMerchantProductSchema, updateMerchantProductSchema } from '../shared/products/product-schema.js';
+import { errorDetailSchema } from '../shared/document-view-schema.js';
+import { createIssuerSchema, issuerSchema, issuerSyncAcceptedSchema } from '../shared/issuers/issuer-schema.js';
+import {
+  createMerchantSchema,
+  invoiceModeResponseSchema,
+  merchantCreatedSchema,
+  merchantSchema,
+  merchantSummarySchema,
+  regeneratedApiKeySchema,
+  updateMerchantSchema,
+} from '../shared/merchants/merchant-schema.js';
+import { pageSchema } from '../shared/pagination.js';
+import { createMerchantProductSchema, merchantProductResponseSchema, updateMerchantProductSchema } from '../shared/products/product-schema.js';
 import { qrCreateRequestSchema } from '../shared/qr/qr-request-schema.js';
 import { qrTransactionSchema } from '../shared/qr/qr-transaction-schema.js';
-import { createCreditNoteSchema } from '../shared/credit-notes/credit-note-schema.js';
-import { createPaymentComplementSchema } from '../shared/payment-complements/payment-complement-schema.js';
-import { globalPeriodicityRequestSchema, reportGlobalRequestSchema } from '../shared/global-invoice/global-invoice-schema.js';
-import { createEndpointRequestSchema, webhookEndpointSchema } from '../shared/webhooks/endpoint-schema.js';
+import { createCreditNoteSchema, creditNoteSchema } from '../shared/credit-notes/credit-note-schema.js';
+import { createPaymentComplementSchema, paymentComplementSchema } from '../shared/payment-complements/payment-complement-schema.js';
+import { globalInvoiceSchema, globalPeriodicityRequestSchema, reportGlobalRequestSchema } from '../shared/global-invoice/global-invoice-schema.js';
+import { createEndpointRequestSchema, webhookDeliverySchema, webhookEndpointSchema } from '../shared/webhooks/endpoint-schema.js';
 import { cancelInvoiceRequestSchema, invoiceCancellationSchema } from '../shared/cancellation/cancellation-schema.js';
 import { confirmRequestSchema, emailRequestSchema, ticketsRequestSchema } from '../shared/invoices/customer-schema.js';
 import { invoiceQrsRequestSchema } from '../shared/invoices/invoice-qrs-schema.js';
 import { legacyQrCreatedSchema, legacyQrCreateRequestSchema, legacyQrResolvedSchema } from '../shared/legacy/legacy-qr-schema.js';
 import { LEGACY_SUNSET_AT } from '../shared/legacy/legacy-sunset.js';
 import { LEGACY_DEFAULTS } from '../shared/legacy/to-qr-create-request.js';
+import {
+  buyerConfirmationSchema,
+  buyerPreviewSchema,
+  buyerQrStatusSchema,
+  buyerSaleSchema,
+  csfPrefillSchema,
+  emailQueuedSchema,
+  qrLinkSchema,
+} from './buyer/buyer-answer-schemas.js';
+import { withExamples } from './openapi-examples.js';
+import { withTags } from './openapi-tags.js';
+import { healthSchema, serviceLinksSchema } from './service-answer-schemas.js';
 
 const invoiceFileSchema = (kind: string) => ({
   type: 'object',
@@ -34,19 +56,18 @@ const qrLinkQuery = ['v', 't', 'm'].map((name) => ({ name, in: 'query', required
 
 const errorSchema = {
   type: 'object',
+  additionalProperties: false,
   required: ['error'],
   properties: {
     error: {
       type: 'object',
       required: ['code', 'message', 'details', 'request_id'],
+      description: 'Some errors carry further members, named in their description (e.g. `invoice` of an invoiced QR)',
       properties: {
-        code: { type: 'string' },
-        message: { type: 'string' },
-        details: {
-          type: 'array',
-          items: { type: 'object', properties: { field: { type: 'string' }, code: { type: 'string' }, message: { type: 'string' } } },
-        },
-        request_id: { type: 'string' },
+        code: { type: 'string', description: 'Stable, snake_case: what to branch on' },
+        message: { type: 'string', description: 'For people; may change' },
+        details: { type: 'array', items: errorDetailSchema, description: 'One item per field and problem; empty when no field is at fault' },
+        request_id: { type: 'string', description: 'Also in the X-Request-Id header: quote it to support' },
       },
     },
   },
@@ -60,7 +81,10 @@ const errorResponse = (description: string) => ({
 const pathParams = (...names: string[]) => names.map((name) => ({ name, in: 'path', required: true, schema: { type: 'string' } }));
 const apiKey = [{ ApiKey: [] }];
 const bearer = [{ Bearer: [] }];
-const json = (ref: string) => ({ 'application/json': { schema: { $ref: `#/components/schemas/${ref}` } } });
+const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
+const json = (name: string) => ({ 'application/json': { schema: ref(name) } });
+const text = (type: string) => ({ [type]: { schema: { type: 'string' } } });
+const binary = (...types: string[]) => Object.fromEntries(types.map((type) => [type, { schema: { type: 'string', format: 'binary' } }]));
 const pageQuery = [
   { name: 'page', in: 'query', schema: { type: 'integer', minimum: 0, default: 0 } },
   { name: 'size', in: 'query', schema: { type: 'integer', minimum: 1, maximum: 100, default: 20 } },
@@ -103,7 +127,7 @@ function withOperationIds<D extends { paths: Record<string, Record<string, unkno
 }
 
 export function openApiDocument(publicBaseUrl: string) {
-  return withOperationIds(rawDocument(publicBaseUrl));
+  return withTags(withExamples(withOperationIds(rawDocument(publicBaseUrl))));
 }
 
 function rawDocument(publicBaseUrl: string) {
@@ -113,13 +137,19 @@ function rawDocument(publicBaseUrl: string) {
       title: 'Self-invoicing QR service',
       version: '1.0.0',
       license: { name: 'Proprietary', identifier: 'LicenseRef-Proprietary' },
+      // The HTML comment is where Redoc (GET /docs) lists the security schemes; other renderers show nothing.
       description:
-        'POS backends create signed invoicing QRs (API key); buyers self-invoice through the public routes (the signed QR link is the capability); accounts manage issuers, merchants and products (bearer token).',
+        'POS backends create signed invoicing QRs (API key); buyers self-invoice through the public routes (the signed QR link is the capability); accounts manage issuers, merchants and products (bearer token).\n\nErrors are `{ "error": { "code", "message", "details", "request_id" } }` (schema `Error`).\n\n# Authentication\n\n<!-- ReDoc-Inject: <security-definitions> -->',
     },
     servers: [{ url: publicBaseUrl }],
     components: {
       securitySchemes: {
-        ApiKey: { type: 'apiKey', in: 'header', name: 'X-API-Key' },
+        ApiKey: {
+          type: 'apiKey',
+          in: 'header',
+          name: 'X-API-Key',
+          description: "A merchant's (point of sale's) API key: the first comes with POST /v1/qrs/merchants, PUT /v1/qrs/merchants/{merchantId}/api-key/regenerate replaces it",
+        },
         Bearer: { type: 'http', scheme: 'bearer', description: 'An access token from POST /v1/auth/token' },
         MetricsToken: { type: 'http', scheme: 'bearer', description: "The operators' METRICS_TOKEN (what Prometheus presents)" },
       },
@@ -127,6 +157,44 @@ function rawDocument(publicBaseUrl: string) {
         QrCreateRequest: qrCreateRequestSchema,
         QrTransaction: qrTransactionSchema,
         Error: errorSchema,
+        Merchant: merchantSchema,
+        MerchantCreated: merchantCreatedSchema,
+        MerchantSummary: merchantSummarySchema,
+        MerchantSummaryPage: pageSchema(ref('MerchantSummary'), 'Page envelope of MerchantSummary'),
+        InvoiceModeResponse: invoiceModeResponseSchema,
+        RegeneratedApiKey: regeneratedApiKeySchema,
+        MerchantProductResponse: merchantProductResponseSchema,
+        MerchantProductList: { type: 'array', items: ref('MerchantProductResponse'), description: 'The products created, in the order sent' },
+        MerchantProductPage: pageSchema(ref('MerchantProductResponse'), 'Page envelope of MerchantProductResponse'),
+        IssuerPage: pageSchema(ref('Issuer'), 'Page envelope of Issuer'),
+        IssuerSyncAccepted: issuerSyncAcceptedSchema,
+        CreditNote: creditNoteSchema,
+        PaymentComplement: paymentComplementSchema,
+        GlobalInvoice: globalInvoiceSchema,
+        GlobalInvoiceList: {
+          type: 'object',
+          additionalProperties: false,
+          required: ['items'],
+          properties: { items: { type: 'array', items: ref('GlobalInvoice') } },
+        },
+        GlobalInvoicePage: pageSchema(ref('GlobalInvoice'), 'Page envelope of GlobalInvoice, newest period first'),
+        WebhookEndpointList: {
+          type: 'object',
+          additionalProperties: false,
+          required: ['items'],
+          properties: { items: { type: 'array', items: ref('WebhookEndpoint') } },
+        },
+        WebhookDelivery: webhookDeliverySchema,
+        WebhookDeliveryPage: pageSchema(ref('WebhookDelivery'), 'Page envelope of WebhookDelivery, newest first'),
+        BuyerSale: buyerSaleSchema,
+        BuyerConfirmation: buyerConfirmationSchema,
+        BuyerPreview: buyerPreviewSchema,
+        BuyerQrStatus: buyerQrStatusSchema,
+        EmailQueued: emailQueuedSchema,
+        QrLink: qrLinkSchema,
+        CsfPrefill: csfPrefillSchema,
+        Health: healthSchema,
+        ServiceLinks: serviceLinksSchema,
         TokenRequest: tokenRequestSchema,
         TokenResponse: tokenResponseSchema,
         CreateIssuerRequest: createIssuerSchema,
@@ -190,7 +258,12 @@ function rawDocument(publicBaseUrl: string) {
             { name: 'filter', in: 'query', schema: { type: 'string' }, description: 'part of the name, alias or RFC' },
             ...pageQuery,
           ],
-          responses: { 200: { description: 'Page of Issuer' }, 400: errorResponse('Bad paging'), 401: errorResponse('Token invalid'), 404: errorResponse('Group not found') },
+          responses: {
+            200: { description: 'Page of Issuer', content: json('IssuerPage') },
+            400: errorResponse('Bad paging'),
+            401: errorResponse('Token invalid'),
+            404: errorResponse('Group not found'),
+          },
         },
       },
       '/v1/qrs/issuers/{issuerId}': {
@@ -238,7 +311,7 @@ function rawDocument(publicBaseUrl: string) {
           security: bearer,
           parameters: pathParams('issuerId'),
           responses: {
-            202: { description: '{ issuerId, jobId, status, requestedAt }: the new synchronization, or the one already waiting or running' },
+            202: { description: 'The new synchronization, or the one already waiting or running (GET the issuer to follow it)', content: json('IssuerSyncAccepted') },
             401: errorResponse('Token invalid'),
             404: errorResponse('Issuer not found'),
             503: errorResponse('Job queue unavailable'),
@@ -346,8 +419,8 @@ function rawDocument(publicBaseUrl: string) {
           parameters: pathParams('issuerId'),
           requestBody: { required: false, content: json('GlobalInvoiceRequest') },
           responses: {
-            200: { description: 'Nothing left to report: `{ items: [] }`' },
-            201: { description: '`{ items }`: the global invoices recorded (STAMPING)' },
+            200: { description: 'Nothing left to report: `{ items: [] }`', content: { 'application/json': { schema: ref('GlobalInvoiceList'), example: { items: [] } } } },
+            201: { description: '`{ items }`: the global invoices recorded (STAMPING)', content: json('GlobalInvoiceList') },
             400: errorResponse('Bad date'),
             401: errorResponse('Token invalid'),
             404: errorResponse('Issuer not found in the account'),
@@ -359,7 +432,7 @@ function rawDocument(publicBaseUrl: string) {
           security: bearer,
           parameters: [...pathParams('issuerId'), ...pageQuery],
           responses: {
-            200: { description: 'Page of global invoices' },
+            200: { description: 'Page of global invoices', content: json('GlobalInvoicePage') },
             400: errorResponse('Bad paging'),
             401: errorResponse('Token invalid'),
             404: errorResponse('Issuer not found in the account'),
@@ -380,7 +453,7 @@ function rawDocument(publicBaseUrl: string) {
         get: {
           summary: "The account's endpoints (`items`), without secrets",
           security: bearer,
-          responses: { 200: { description: '{ items: WebhookEndpoint[] }' }, 401: errorResponse('Token invalid') },
+          responses: { 200: { description: 'The endpoints, without secrets', content: json('WebhookEndpointList') }, 401: errorResponse('Token invalid') },
         },
       },
       '/v1/webhooks/endpoints/{endpointId}': {
@@ -407,7 +480,7 @@ function rawDocument(publicBaseUrl: string) {
           security: bearer,
           parameters: [...pathParams('endpointId'), ...pageQuery],
           responses: {
-            200: { description: 'Page of deliveries' },
+            200: { description: 'Page of deliveries', content: json('WebhookDeliveryPage') },
             400: errorResponse('Bad paging'),
             401: errorResponse('Token invalid'),
             404: errorResponse('No such endpoint in the account'),
@@ -420,7 +493,7 @@ function rawDocument(publicBaseUrl: string) {
           security: [...apiKey, ...bearer],
           requestBody: { required: true, content: json('CreditNoteRequest') },
           responses: {
-            202: { description: 'Recorded (STAMPING); follow it at the Location' },
+            202: { description: 'Recorded (STAMPING); follow it at the Location', content: json('CreditNote') },
             400: errorResponse('Invalid body'),
             401: errorResponse('No valid API key or token'),
             422: errorResponse(
@@ -434,7 +507,11 @@ function rawDocument(publicBaseUrl: string) {
           summary: 'A credit note: status, what it credits, and once stamped its UUID and file links',
           security: [...apiKey, ...bearer],
           parameters: pathParams('creditNoteId'),
-          responses: { 200: { description: 'The credit note' }, 401: errorResponse('No valid API key or token'), 404: errorResponse('No such credit note for these credentials') },
+          responses: {
+            200: { description: 'The credit note', content: json('CreditNote') },
+            401: errorResponse('No valid API key or token'),
+            404: errorResponse('No such credit note for these credentials'),
+          },
         },
       },
       '/v1/qrs/invoices/payment-complements': {
@@ -452,7 +529,7 @@ function rawDocument(publicBaseUrl: string) {
           ],
           requestBody: { required: true, content: json('PaymentComplementRequest') },
           responses: {
-            202: { description: 'Recorded (STAMPING), or replayed; follow it at the Location' },
+            202: { description: 'Recorded (STAMPING), or replayed; follow it at the Location', content: json('PaymentComplement') },
             400: errorResponse('Invalid body or Idempotency-Key'),
             401: errorResponse('No valid API key or token'),
             409: errorResponse(
@@ -470,7 +547,7 @@ function rawDocument(publicBaseUrl: string) {
           security: [...apiKey, ...bearer],
           parameters: pathParams('paymentComplementId'),
           responses: {
-            200: { description: 'The payment complement' },
+            200: { description: 'The payment complement', content: json('PaymentComplement') },
             401: errorResponse('No valid API key or token'),
             404: errorResponse('No such payment complement for these credentials'),
           },
@@ -526,7 +603,7 @@ function rawDocument(publicBaseUrl: string) {
           summary: 'Buyer: what to review (the first resolve moves PENDING to SCANNED)',
           parameters: qrLinkQuery,
           responses: {
-            200: { description: 'Merchant, issuer, concepts, taxes, totals, expiry and the state of any confirmation' },
+            200: { description: 'Merchant, issuer, concepts, taxes, totals, expiry and the state of any confirmation', content: json('BuyerSale') },
             400: errorResponse('Bad signature or version'),
             404: errorResponse('Unknown QR'),
             409: errorResponse('Already invoiced (with `invoice` links)'),
@@ -557,7 +634,7 @@ function rawDocument(publicBaseUrl: string) {
           summary: 'Buyer: check the tax data and see the totals for this buyer, without confirming',
           requestBody: { required: true, content: json('ConfirmQrRequest') },
           responses: {
-            200: { description: '`customer` as it will be written and `totals`' },
+            200: { description: '`customer` as it will be written and `totals`', content: json('BuyerPreview') },
             400: errorResponse('Invalid body'),
             422: errorResponse('Tax data to correct, per field'),
           },
@@ -568,7 +645,7 @@ function rawDocument(publicBaseUrl: string) {
           summary: 'Buyer: confirm once; the CFDI is sealed and stamped in the background',
           requestBody: { required: true, content: json('ConfirmQrRequest') },
           responses: {
-            202: { description: 'Accepted: `status` STAMPING; poll /v1/public/qrs/status' },
+            202: { description: 'Accepted: `status` STAMPING; poll /v1/public/qrs/status', content: json('BuyerConfirmation') },
             400: errorResponse('Invalid body or link'),
             409: errorResponse('Already confirmed with other data, or already invoiced'),
             410: errorResponse('Expired or cancelled'),
@@ -582,7 +659,7 @@ function rawDocument(publicBaseUrl: string) {
           summary: "Buyer: send the invoice (XML and PDF) by e-mail again, to the confirmation's address, or another one with the buyer's RFC",
           requestBody: { required: true, content: json('EmailInvoiceRequest') },
           responses: {
-            202: { description: 'Queued; `to` is the address masked (`j•••@example.com`)' },
+            202: { description: 'Queued; `to` is the address masked (`j•••@example.com`)', content: json('EmailQueued') },
             400: errorResponse('Invalid body or link'),
             403: errorResponse("Another address without the buyer's RFC (`buyer_rfc_required`) or with another RFC (`buyer_rfc_mismatch`)"),
             409: errorResponse('Invoice not ready'),
@@ -594,7 +671,7 @@ function rawDocument(publicBaseUrl: string) {
         get: {
           summary: 'Buyer: the QR status and its confirmation (STAMPING, REFUSED with the fields to correct, ACTIVE with the invoice links)',
           parameters: qrLinkQuery,
-          responses: { 200: { description: 'Status' }, 400: errorResponse('Bad link'), 404: errorResponse('Unknown QR') },
+          responses: { 200: { description: 'Status', content: json('BuyerQrStatus') }, 400: errorResponse('Bad link'), 404: errorResponse('Unknown QR') },
         },
       },
       '/v1/public/qrs/code/{code}': {
@@ -603,7 +680,7 @@ function rawDocument(publicBaseUrl: string) {
             "Buyer: the `qr_content` link of the sale a ticket's `short_code` names (any case, with or without the dash). Limited per IP (`PUBLIC_CODE_RATE_PER_IP`, 10 a minute)",
           parameters: pathParams('code'),
           responses: {
-            200: { description: '{ qr_content }' },
+            200: { description: "The sale's link", content: json('QrLink') },
             400: errorResponse('`invalid_short_code`: not 10 symbols of the code alphabet'),
             404: errorResponse('`short_code_not_found`'),
             429: errorResponse('Rate limited'),
@@ -627,7 +704,7 @@ function rawDocument(publicBaseUrl: string) {
             },
           },
           responses: {
-            200: { description: 'The data to prefill' },
+            200: { description: 'The data to prefill', content: json('CsfPrefill') },
             400: errorResponse('Bad link or no document'),
             404: errorResponse('`csf_not_found`: SAT does not know this RFC and idCIF'),
             409: errorResponse('Already invoiced'),
@@ -648,7 +725,7 @@ function rawDocument(publicBaseUrl: string) {
             { name: 'code', in: 'query', required: false, schema: { type: 'string' }, description: 'Short code printed on the ticket' },
           ],
           responses: {
-            200: { description: 'text/html' },
+            200: { description: 'The page', content: text('text/html') },
             303: { description: 'To the sale of a short code' },
             400: { description: 'text/html: bad link' },
             404: { description: 'text/html: unknown QR or code' },
@@ -663,14 +740,18 @@ function rawDocument(publicBaseUrl: string) {
         get: {
           summary: "The page's stylesheet and script (immutable under their content hash `h`)",
           parameters: pathParams('name'),
-          responses: { 200: { description: 'text/css or text/javascript' }, 404: errorResponse('No such asset') },
+          responses: { 200: { description: 'The stylesheet or the script', content: { ...text('text/css'), ...text('text/javascript') } }, 404: errorResponse('No such asset') },
         },
       },
       '/v1/public/invoices/{file}': {
         get: {
           summary: 'Buyer: the invoice XML or PDF through its signed link (xml_url, pdf_url); `download=1` to save it',
           parameters: [...pathParams('file'), { name: 'sig', in: 'query', required: true, schema: { type: 'string' } }],
-          responses: { 200: { description: 'application/xml or application/pdf' }, 403: errorResponse('Bad signature'), 503: errorResponse('PDF not rendered yet') },
+          responses: {
+            200: { description: 'The XML or the PDF', content: binary('application/xml', 'application/pdf') },
+            403: errorResponse('Bad signature'),
+            503: errorResponse('PDF not rendered yet'),
+          },
         },
       },
       '/v1/public/qrs/{qrId}/image.png': {
@@ -682,13 +763,18 @@ function rawDocument(publicBaseUrl: string) {
             { name: 'sig', in: 'query', required: true, schema: { type: 'string' } },
           ],
           responses: {
-            200: { description: 'PNG', content: { 'image/png': {} } },
+            200: { description: 'PNG', content: binary('image/png') },
             403: errorResponse('Signature does not match'),
             410: errorResponse('URL expired'),
           },
         },
       },
-      '/health': { get: { summary: 'PostgreSQL, Redis and queue state', responses: { 200: { description: 'All up' }, 503: { description: 'A dependency is down' } } } },
+      '/health': {
+        get: {
+          summary: 'PostgreSQL, Redis and queue state',
+          responses: { 200: { description: 'All up', content: json('Health') }, 503: { description: 'A dependency is down', content: json('Health') } },
+        },
+      },
       '/metrics': {
         get: {
           summary: 'Prometheus metrics of this API process, with every queue\'s depth read now (see docs/operations.md, "Operations: metrics and alerts")',
@@ -704,17 +790,29 @@ function rawDocument(publicBaseUrl: string) {
         get: {
           summary: 'A public stored file (logos)',
           parameters: pathParams('kind', 'owner', 'name'),
-          responses: { 200: { description: 'The file, immutable' }, 404: errorResponse('No such file') },
+          responses: { 200: { description: 'The file, immutable', content: binary('image/png', 'image/webp') }, 404: errorResponse('No such file') },
         },
       },
       '/': {
         get: {
           summary: 'Where the documentation is: a browser (Accept: text/html) is redirected to /docs; others get { service, docs, openapi, health }',
-          responses: { 200: { description: 'Links' }, 302: { description: 'To /docs' } },
+          responses: { 200: { description: 'Links', content: json('ServiceLinks') }, 302: { description: 'To /docs' } },
         },
       },
-      '/openapi.json': { get: { summary: 'This document', responses: { 200: { description: 'OpenAPI 3.1' } } } },
-      '/docs': { get: { summary: 'This document as an HTML reference page', responses: { 200: { description: 'HTML' } } } },
+      '/openapi.json': { get: { summary: 'This document', responses: { 200: { description: 'OpenAPI 3.1', content: { 'application/json': { schema: { type: 'object' } } } } } } },
+      '/docs': {
+        get: {
+          summary: 'This document as an interactive reference (Redoc, rendered in the browser from /openapi.json)',
+          responses: { 200: { description: 'HTML', content: { 'text/html': { schema: { type: 'string' } } } } },
+        },
+      },
+      '/docs/assets/{name}': {
+        get: {
+          summary: "The reference page's script: Redoc's standalone bundle from its npm package (immutable under its content hash `h`)",
+          parameters: pathParams('name'),
+          responses: { 200: { description: 'text/javascript', content: { 'text/javascript': { schema: { type: 'string' } } } }, 404: errorResponse('No such asset') },
+        },
+      },
     },
   };
 }
@@ -768,7 +866,7 @@ function merchantPaths() {
   const id = pathParams('merchantId');
   const productId = pathParams('merchantId', 'productId');
   const common = { 401: errorResponse('Token invalid, expired or revoked'), 404: errorResponse('Merchant (or issuer) not in the account') };
-  const merchant = { description: 'The Merchant' };
+  const merchant = { description: 'The Merchant', content: json('Merchant') };
   const csdUpload = (summary: string) => ({
     summary,
     security: bearer,
@@ -791,8 +889,8 @@ function merchantPaths() {
       },
     },
     responses: {
-      200: { description: 'InvoiceModeResponse (replaced)' },
-      201: { description: 'InvoiceModeResponse (new)' },
+      200: { description: 'The CSD replaced one', content: json('InvoiceModeResponse') },
+      201: { description: 'The first CSD of the merchant', content: json('InvoiceModeResponse') },
       400: errorResponse('invalid_csd with details: wrong password, key mismatch, expired or not yet valid, FIEL, RFC of another taxpayer'),
       413: errorResponse('A file over 64 KB'),
       415: errorResponse('Not multipart/form-data'),
@@ -806,7 +904,7 @@ function merchantPaths() {
         security: bearer,
         requestBody: { required: true, content: json('CreateMerchantRequest') },
         responses: {
-          201: { ...merchant, description: 'The Merchant, plus `apiKey`: its first development API key (shown once; `PUT …/api-key/regenerate` replaces it)' },
+          201: { description: 'The Merchant, plus `apiKey`: its first development API key (shown once; `PUT …/api-key/regenerate` replaces it)', content: json('MerchantCreated') },
           400: errorResponse('Invalid fields'),
           ...common,
         },
@@ -815,7 +913,11 @@ function merchantPaths() {
         summary: 'List merchants of an issuer (page of MerchantSummary)',
         security: bearer,
         parameters: [{ name: 'issuerId', in: 'query', required: true, schema: { type: 'string' } }, { name: 'filter', in: 'query', schema: { type: 'string' } }, ...pageQuery],
-        responses: { 200: { description: 'Page envelope of MerchantSummary' }, 400: errorResponse('issuerId missing or bad paging'), ...common },
+        responses: {
+          200: { description: 'Page envelope of MerchantSummary', content: json('MerchantSummaryPage') },
+          400: errorResponse('issuerId missing or bad paging'),
+          ...common,
+        },
       },
     },
     '/v1/qrs/merchants/{merchantId}': {
@@ -862,7 +964,7 @@ function merchantPaths() {
         summary: 'The configured invoice mode (InvoiceModeResponse, no secrets)',
         security: bearer,
         parameters: id,
-        responses: { 200: { description: 'InvoiceModeResponse' }, ...common },
+        responses: { 200: { description: 'The invoice mode', content: json('InvoiceModeResponse') }, ...common },
       },
     },
     '/v1/qrs/merchants/{merchantId}/products': {
@@ -872,7 +974,7 @@ function merchantPaths() {
         parameters: id,
         requestBody: { required: true, content: json('CreateMerchantProductRequest') },
         responses: {
-          201: { description: 'The created MerchantProductResponse list' },
+          201: { description: 'The products created', content: json('MerchantProductList') },
           400: errorResponse('Invalid fields or SAT keys'),
           409: errorResponse('A sku already exists'),
           ...common,
@@ -882,7 +984,7 @@ function merchantPaths() {
         summary: 'List products (page envelope), search by sku or description',
         security: bearer,
         parameters: [...id, { name: 'search', in: 'query', schema: { type: 'string' } }, ...pageQuery],
-        responses: { 200: { description: 'Page of MerchantProductResponse' }, ...common },
+        responses: { 200: { description: 'Page of MerchantProductResponse', content: json('MerchantProductPage') }, ...common },
       },
     },
     '/v1/qrs/merchants/{merchantId}/products/{productId}': {
@@ -890,14 +992,19 @@ function merchantPaths() {
         summary: 'Read a product',
         security: bearer,
         parameters: productId,
-        responses: { 200: { description: 'MerchantProductResponse' }, ...common },
+        responses: { 200: { description: 'The product', content: json('MerchantProductResponse') }, ...common },
       },
       put: {
         summary: 'Update a product (any subset of fields)',
         security: bearer,
         parameters: productId,
         requestBody: { required: true, content: json('UpdateMerchantProductRequest') },
-        responses: { 200: { description: 'MerchantProductResponse' }, 400: errorResponse('Invalid fields or SAT keys'), 409: errorResponse('sku taken'), ...common },
+        responses: {
+          200: { description: 'The product', content: json('MerchantProductResponse') },
+          400: errorResponse('Invalid fields or SAT keys'),
+          409: errorResponse('sku taken'),
+          ...common,
+        },
       },
     },
     '/v1/qrs/merchants/{merchantId}/api-key/regenerate': {
@@ -905,7 +1012,7 @@ function merchantPaths() {
         summary: 'Replace the API key; the old one fails from the next request',
         security: bearer,
         parameters: id,
-        responses: { 200: { description: '{ merchantId, apiKey, mode }: the new key, shown once (Cache-Control: no-store)' }, ...common },
+        responses: { 200: { description: 'The new key, shown once (Cache-Control: no-store)', content: json('RegeneratedApiKey') }, ...common },
       },
     },
   };

@@ -16,6 +16,25 @@ export interface Page<T> {
 
 export const PAGE_DEFAULTS = { page: 0, size: 20, maxSize: 100 } as const;
 
+const count = { type: 'integer', minimum: 0 } as const;
+
+/** JSON Schema of the page envelope of `items` (what pageOf builds), for the OpenAPI document. */
+export function pageSchema<const I extends object>(items: I, description: string) {
+  return {
+    type: 'object',
+    additionalProperties: false,
+    description,
+    required: ['content', 'totalElements', 'totalPages', 'number', 'size'],
+    properties: {
+      content: { type: 'array', items, description: 'The items of this page' },
+      totalElements: { ...count, description: 'Items in all pages' },
+      totalPages: count,
+      number: { ...count, description: 'This page, zero-based' },
+      size: { type: 'integer', minimum: 1, maximum: PAGE_DEFAULTS.maxSize, description: 'Page size asked for' },
+    },
+  } as const;
+}
+
 function integer(value: unknown, field: string, min: number, max: number, fallback: number, out: ErrorDetail[]): number {
   if (value === undefined || value === '') return fallback;
   const n = typeof value === 'string' && /^[0-9]{1,9}$/.test(value) ? Number(value) : NaN;

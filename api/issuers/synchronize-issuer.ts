@@ -1,15 +1,12 @@
 import { randomBytes } from 'node:crypto';
 import { AppError } from '../../shared/errors.js';
 import { jobId } from '../../shared/jobs.js';
-import { findIssuerById, recordSyncRequested, type SyncStatus } from '../../shared/repositories/issuers.js';
+import type { FromSchema } from 'json-schema-to-ts';
+import type { issuerSyncAcceptedSchema } from '../../shared/issuers/issuer-schema.js';
+import { findIssuerById, recordSyncRequested } from '../../shared/repositories/issuers.js';
 import type { ApiDeps } from '../deps.js';
 
-export interface SyncAccepted {
-  issuerId: string;
-  jobId: string;
-  status: SyncStatus;
-  requestedAt: string | null;
-}
+export type SyncAccepted = FromSchema<typeof issuerSyncAcceptedSchema>;
 
 /**
  * Enqueues a CSF synchronization, or joins the one already waiting or running for this issuer

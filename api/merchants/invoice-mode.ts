@@ -1,3 +1,5 @@
+import type { FromSchema } from 'json-schema-to-ts';
+import type { invoiceModeResponseSchema } from '../../shared/merchants/merchant-schema.js';
 import { CFDI_TEXT, cfdiTextProblem } from '../../shared/sat/cfdi-text-rules.js';
 import { CSD_FIELDS, checkCsd } from '../../shared/csd/check-csd.js';
 import { encryptionKeyring } from '../../shared/crypto/encrypt-at-rest.js';
@@ -8,8 +10,10 @@ import type { MerchantRow } from '../../shared/repositories/merchants.js';
 import type { ApiDeps } from '../deps.js';
 import type { MultipartForm } from '../context.js';
 
+export type InvoiceModeResponse = FromSchema<typeof invoiceModeResponseSchema>;
+
 /** The spec's InvoiceModeResponse, plus what the certificate says (number, RFC, validity). */
-export function invoiceModeView(csd: CsdSummaryRow) {
+export function invoiceModeView(csd: CsdSummaryRow): InvoiceModeResponse {
   return {
     merchantId: csd.merchant_id,
     invoiceType: 'SERVICE',
@@ -29,7 +33,7 @@ export function invoiceModeView(csd: CsdSummaryRow) {
  * merchant's issuer, then stores them (key and password encrypted) in one statement. Nothing is
  * stored when any check fails.
  */
-export async function saveInvoiceMode(deps: ApiDeps, merchant: MerchantRow, form: MultipartForm): Promise<{ replaced: boolean; view: ReturnType<typeof invoiceModeView> }> {
+export async function saveInvoiceMode(deps: ApiDeps, merchant: MerchantRow, form: MultipartForm): Promise<{ replaced: boolean; view: InvoiceModeResponse }> {
   const cer = form.files[CSD_FIELDS.cerFile];
   const key = form.files[CSD_FIELDS.keyFile];
   const password = form.fields[CSD_FIELDS.password];

@@ -1,14 +1,19 @@
+import { randomBytes } from 'node:crypto';
 import { Router } from '@koa/router';
+import { AppError } from '../../shared/errors.js';
 import type { AppState } from '../context.js';
 import type { ApiDeps } from '../deps.js';
-import { renderDocsPage } from '../docs-page.js';
+import { docsAsset, docsScriptUrl } from '../docs-assets.js';
+import { docsPageCsp, renderDocsPage } from '../docs-page.js';
 import { openApiDocument } from '../openapi.js';
 
-/** GET /openapi.json: the contract, built once from the validation schemas; GET /docs: the same, as HTML; GET /: where they are. */
+/**
+ * GET /openapi.json: the contract, built once from the validation schemas; GET /docs: the same, rendered by
+ * Redoc in the browser from our own copy of its bundle; GET /: where they are.
+ */
 export function openApiRoutes(deps: ApiDeps): Router<AppState> {
   const router = new Router<AppState>();
   const document = openApiDocument(deps.config.publicBaseUrl);
-  const page = renderDocsPage(document);
   router.get('/openapi.json', (ctx) => {
     ctx.body = document;
   });
@@ -18,8 +23,25 @@ export function openApiRoutes(deps: ApiDeps): Router<AppState> {
     ctx.body = { service: 'autofactura-qr', docs: '/docs', openapi: '/openapi.json', health: '/health' };
   });
   router.get('/docs', (ctx) => {
+    // A fresh nonce per answer: the only script and styles the page may run are the ones it names.
+    const nonce = randomBytes(16).toString('base64');
+    ctx.set({ 'Content-Security-Policy': docsPageCsp(nonce), 'X-Content-Type-Options': 'nosniff', 'Referrer-Policy': 'no-referrer', 'Cache-Control': 'no-store' });
     ctx.type = 'text/html; charset=utf-8';
-    ctx.body = page;
+    ctx.body = renderDocsPage({ title: document.info.title, scriptUrl: docsScriptUrl(), nonce });
+  });
+  router.get('/docs/assets/:name', (ctx) => {
+    const asset = docsAsset(ctx.params.name ?? '');
+    if (!asset) throw new AppError(404, 'not_found', 'No such asset.');
+    ctx.set('Cache-Control', ctx.query.h === asset.hash ? 'public, max-age=31536000, immutable' : 'no-cache');
+    ctx.set('X-Content-Type-Options', 'nosniff');
+    ctx.vary('Accept-Encoding');
+    ctx.type = asset.type;
+    if (ctx.acceptsEncodings('gzip', 'identity') === 'gzip') {
+      ctx.set('Content-Encoding', 'gzip');
+      ctx.body = asset.gzipped;
+    } else {
+      ctx.body = asset.body;
+    }
   });
   return router;
 }

@@ -1,5 +1,6 @@
 /** POST /v1/qrs/invoices/credit-notes: how much of which stamped invoices is credited, and how the money goes back. */
 import type { FromSchema } from 'json-schema-to-ts';
+import { fileLinkSchema, invoiceStatusSchema, nullableString, refusalSchema } from '../document-view-schema.js';
 import { CFDI_TEXT } from '../sat/cfdi-text-rules.js';
 
 export const createCreditNoteSchema = {
@@ -36,3 +37,29 @@ export const createCreditNoteSchema = {
 } as const;
 
 export type CreateCreditNoteRequest = FromSchema<typeof createCreditNoteSchema>;
+
+/** A credit note as the API answers it (credit-note-view.ts builds it). */
+export const creditNoteSchema = {
+  $id: 'CreditNote',
+  type: 'object',
+  additionalProperties: false,
+  required: ['id', 'type', 'status', 'uuid', 'series', 'folio', 'related', 'total', 'issued_at', 'error', 'xml_url', 'pdf_url'],
+  properties: {
+    id: { type: 'string' },
+    type: { type: 'string', const: 'E', description: 'c_TipoDeComprobante E (egreso)' },
+    status: invoiceStatusSchema,
+    uuid: { ...nullableString, description: 'Fiscal folio; null until stamped' },
+    series: nullableString,
+    folio: { type: 'string' },
+    related: {
+      type: 'array',
+      items: { type: 'object', additionalProperties: false, required: ['uuid', 'amount'], properties: { uuid: { type: 'string' }, amount: { type: 'number' } } },
+      description: 'The invoices credited and how much of each',
+    },
+    total: { type: ['number', 'null'] },
+    issued_at: { type: ['string', 'null'], format: 'date-time', description: 'When the PAC stamped it' },
+    error: refusalSchema,
+    xml_url: fileLinkSchema('XML'),
+    pdf_url: fileLinkSchema('PDF'),
+  },
+} as const;

@@ -1,13 +1,18 @@
+import type { FromSchema } from 'json-schema-to-ts';
 import { invoiceFileUrl } from '../invoices/invoice-links.js';
 import { toJsonNumber } from '../money.js';
 import type { InvoiceRow } from '../repositories/invoices.js';
+import type { creditNoteSchema } from './credit-note-schema.js';
+
+// Typed from the schema the OpenAPI document publishes: the compiler holds the view to it.
+export type CreditNote = FromSchema<typeof creditNoteSchema>;
 
 /** CreditNote: what it credits and, once stamped, its UUID and the buyer's links to its files. */
-export function creditNoteView(creditNote: InvoiceRow, related: { uuid: string; amount: string }[], ctx: { publicBaseUrl: string; urlSigningKey: string }) {
+export function creditNoteView(creditNote: InvoiceRow, related: { uuid: string; amount: string }[], ctx: { publicBaseUrl: string; urlSigningKey: string }): CreditNote {
   const uuid = creditNote.uuid;
   return {
     id: creditNote.id,
-    type: 'E',
+    type: 'E' as const,
     status: creditNote.status,
     uuid,
     series: creditNote.series,

@@ -1,4 +1,5 @@
 import type { FromSchema } from 'json-schema-to-ts';
+import { fileLinkSchema, invoiceStatusSchema, nullableString, refusalSchema } from '../document-view-schema.js';
 import { GLOBAL_PERIODICITIES } from './global-period.js';
 
 /** PUT /v1/qrs/issuers/{issuerId}/global-periodicity. */
@@ -31,3 +32,48 @@ export const reportGlobalRequestSchema = {
 } as const;
 
 export type ReportGlobalRequest = FromSchema<typeof reportGlobalRequestSchema>;
+
+/** A global invoice as the API answers it (global-invoice-view.ts builds it). */
+export const globalInvoiceSchema = {
+  $id: 'GlobalInvoice',
+  type: 'object',
+  additionalProperties: false,
+  required: [
+    'id',
+    'status',
+    'uuid',
+    'series',
+    'folio',
+    'merchant_id',
+    'periodicity',
+    'period_start',
+    'period_end',
+    'sat_payment_form',
+    'sat_payment_method',
+    'part',
+    'tickets',
+    'total',
+    'error',
+    'xml_url',
+    'pdf_url',
+  ],
+  properties: {
+    id: { type: 'string' },
+    status: invoiceStatusSchema,
+    uuid: { ...nullableString, description: 'Fiscal folio; null until stamped' },
+    series: nullableString,
+    folio: { type: 'string' },
+    merchant_id: { type: 'string', description: 'The store whose unclaimed sales it reports' },
+    periodicity: { type: 'string', enum: [...GLOBAL_PERIODICITIES], description: 'c_Periodicidad' },
+    period_start: { type: 'string', format: 'date-time' },
+    period_end: { type: 'string', format: 'date-time' },
+    sat_payment_form: { type: 'string', description: 'c_FormaPago: one global invoice per form' },
+    sat_payment_method: { type: 'string', description: 'c_MetodoPago' },
+    part: { type: 'integer', minimum: 1, description: 'Global invoices of more sales than one CFDI holds are split in parts' },
+    tickets: { type: 'integer', minimum: 0, description: 'Sales (tickets) it reports' },
+    total: { type: ['number', 'null'] },
+    error: refusalSchema,
+    xml_url: fileLinkSchema('XML'),
+    pdf_url: fileLinkSchema('PDF'),
+  },
+} as const;

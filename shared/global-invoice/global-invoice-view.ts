@@ -1,9 +1,14 @@
+import type { FromSchema } from 'json-schema-to-ts';
 import { invoiceFileUrl } from '../invoices/invoice-links.js';
 import { toJsonNumber } from '../money.js';
 import type { GlobalInvoiceListRow } from '../repositories/global-invoices.js';
+import type { globalInvoiceSchema } from './global-invoice-schema.js';
+
+// Typed from the schema the OpenAPI document publishes: the compiler holds the view to it.
+export type GlobalInvoice = FromSchema<typeof globalInvoiceSchema>;
 
 /** GlobalInvoice: the period, the group it reports, and the CFDI (uuid and links once stamped). */
-export function globalInvoiceView(g: GlobalInvoiceListRow, ctx: { publicBaseUrl: string; urlSigningKey: string }) {
+export function globalInvoiceView(g: GlobalInvoiceListRow, ctx: { publicBaseUrl: string; urlSigningKey: string }): GlobalInvoice {
   const invoice = g;
   const uuid = invoice.uuid;
   return {

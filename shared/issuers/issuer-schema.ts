@@ -1,5 +1,6 @@
 /** JSON Schemas of the issuer operations, used by ajv and by the OpenAPI document. */
 import type { FromSchema } from 'json-schema-to-ts';
+import { GLOBAL_PERIODICITIES } from '../global-invoice/global-period.js';
 import { CFDI_TEXT } from '../sat/cfdi-text-rules.js';
 
 export type CreateIssuerRequest = FromSchema<typeof createIssuerSchema>;
@@ -41,21 +42,77 @@ export const updateIssuerFormSchema = {
   },
 } as const;
 
+/** Where a CSF synchronization stands (a BullMQ job with retries). */
+export const SYNC_STATUSES = ['PENDING', 'RUNNING', 'RETRY_SCHEDULED', 'SUCCEEDED', 'FAILED'] as const;
+
+const syncStatus = { type: 'string', enum: SYNC_STATUSES } as const;
+const nullableDateTime = { type: ['string', 'null'], format: 'date-time' } as const;
+
+/** The spec's Issuer as the API answers it (issuer-view.ts builds it). */
 export const issuerSchema = {
   $id: 'Issuer',
   type: 'object',
-  required: ['invoiceDataId', 'groupId', 'alias', 'taxId', 'idCif', 'businessName', 'email', 'zip', 'taxRegime', 'status'],
+  additionalProperties: false,
+  required: [
+    'invoiceDataId',
+    'groupId',
+    'alias',
+    'taxId',
+    'idCif',
+    'businessName',
+    'email',
+    'zip',
+    'taxRegime',
+    'invoiceLogoUrl',
+    'status',
+    'globalPeriodicity',
+    'synchronization',
+  ],
   properties: {
-    invoiceDataId: { type: 'string' },
+    invoiceDataId: { type: 'string', description: '`inv_data_…` (the `issuerId` of paths and merchants)' },
     groupId: { type: 'string' },
     alias: { type: 'string' },
-    taxId: { type: 'string' },
-    idCif: { type: 'string' },
+    taxId: { type: 'string', description: 'RFC' },
+    idCif: { type: 'string', description: 'idCIF of the tax-status certificate (CSF)' },
     businessName: { type: 'string' },
     email: { type: 'string' },
-    zip: { type: 'string' },
-    taxRegime: { type: 'object', properties: { code: { type: 'string' }, description: { type: 'string' } } },
+    zip: { type: 'string', description: 'Postal code of the fiscal address' },
+    taxRegime: {
+      type: 'object',
+      additionalProperties: false,
+      required: ['code', 'description'],
+      properties: { code: { type: 'string', description: 'c_RegimenFiscal' }, description: { type: 'string' } },
+    },
     invoiceLogoUrl: { type: ['string', 'null'] },
     status: { type: 'string', enum: ['ACTIVE', 'INACTIVE'] },
+    globalPeriodicity: { type: 'string', enum: [...GLOBAL_PERIODICITIES], description: 'Addition to the spec: c_Periodicidad of its global invoice for unclaimed sales' },
+    synchronization: {
+      anyOf: [
+        { type: 'null' },
+        {
+          type: 'object',
+          additionalProperties: false,
+          required: ['status', 'jobId', 'attempts', 'error', 'requestedAt', 'finishedAt'],
+          properties: {
+            status: syncStatus,
+            jobId: { type: ['string', 'null'] },
+            attempts: { type: 'integer', minimum: 0 },
+            error: { type: ['string', 'null'] },
+            requestedAt: nullableDateTime,
+            finishedAt: nullableDateTime,
+          },
+        },
+      ],
+      description: 'Addition to the spec: the last CSF synchronization; null until one is requested',
+    },
   },
+} as const;
+
+/** POST /v1/qrs/issuers/{issuerId}/synchronize 202: the synchronization accepted, or the one already waiting or running. */
+export const issuerSyncAcceptedSchema = {
+  $id: 'IssuerSyncAccepted',
+  type: 'object',
+  additionalProperties: false,
+  required: ['issuerId', 'jobId', 'status', 'requestedAt'],
+  properties: { issuerId: { type: 'string' }, jobId: { type: 'string' }, status: syncStatus, requestedAt: nullableDateTime },
 } as const;

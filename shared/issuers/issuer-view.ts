@@ -1,8 +1,13 @@
+import type { FromSchema } from 'json-schema-to-ts';
 import type { IssuerRow } from '../repositories/issuers.js';
 import type { SatCatalogs } from '../sat/catalogs.js';
+import type { issuerSchema } from './issuer-schema.js';
+
+// Typed from the schema the OpenAPI document publishes: the compiler holds the view to it.
+export type Issuer = FromSchema<typeof issuerSchema>;
 
 /** The spec's Issuer. */
-export function issuerView(row: IssuerRow, catalogs: SatCatalogs) {
+export function issuerView(row: IssuerRow, catalogs: SatCatalogs): Issuer {
   return {
     invoiceDataId: row.id,
     groupId: row.group_id,

@@ -96,3 +96,135 @@ export const updateMerchantSchema = {
   minProperties: 1,
   properties: merchantProperties,
 } as const;
+
+const nullableText = { type: ['string', 'null'] } as const;
+const merchantStatus = { type: 'string', enum: ['ACTIVE', 'INACTIVE'], description: 'INACTIVE: no new QRs and no invoicing; its transactions stay readable' } as const;
+
+/** The spec's Merchant as the API answers it (merchant-view.ts builds it; a test validates real answers). */
+export const merchantSchema = {
+  $id: 'Merchant',
+  type: 'object',
+  additionalProperties: false,
+  required: [
+    'merchantId',
+    'externalMerchantId',
+    'issuerId',
+    'merchantName',
+    'billingProfile',
+    'billingProfileData',
+    'contactEmail',
+    'contactPhoneNumber',
+    'invoiceLogoUrl',
+    'invoiceLogoFileName',
+    'appLogoUrl',
+    'appLogoFileName',
+    'logoAnimation',
+    'address',
+    'status',
+    'invoiceRules',
+  ],
+  properties: {
+    merchantId: { type: 'string', description: '`mer_…`' },
+    externalMerchantId: { type: 'string' },
+    issuerId: { type: 'string', description: 'The issuer (`inv_data_…`) whose RFC its invoices carry' },
+    merchantName: { type: 'string' },
+    billingProfile: { type: 'string', enum: BILLING_PROFILES },
+    billingProfileData: { type: ['object', 'null'] },
+    contactEmail: nullableText,
+    contactPhoneNumber: nullableText,
+    invoiceLogoUrl: nullableText,
+    invoiceLogoFileName: nullableText,
+    appLogoUrl: nullableText,
+    appLogoFileName: nullableText,
+    logoAnimation: { type: 'string', enum: LOGO_ANIMATIONS },
+    address: { anyOf: [{ type: 'null' }, addressSchema] },
+    status: merchantStatus,
+    invoiceRules: {
+      type: 'object',
+      additionalProperties: false,
+      required: ['allowGenericRfc', 'allowedCfdiUses', 'resicoWithholding'],
+      properties: {
+        allowGenericRfc: merchantProperties.invoiceRules.properties.allowGenericRfc,
+        allowedCfdiUses: { type: ['array', 'null'], items: { type: 'string' }, description: merchantProperties.invoiceRules.properties.allowedCfdiUses.description },
+        resicoWithholding: merchantProperties.invoiceRules.properties.resicoWithholding,
+      },
+    },
+  },
+} as const;
+
+/** POST /v1/qrs/merchants 201: the Merchant and its first API key. */
+export const merchantCreatedSchema = {
+  $id: 'MerchantCreated',
+  description: 'The Merchant, plus `apiKey`: its first development API key, shown only in this answer (`PUT …/api-key/regenerate` replaces it)',
+  type: 'object',
+  additionalProperties: false,
+  required: [...merchantSchema.required, 'apiKey'],
+  properties: { ...merchantSchema.properties, apiKey: { type: 'string', description: 'Send it as `X-API-Key`; shown once' } },
+} as const;
+
+/** The spec's MerchantSummary (list item). */
+export const merchantSummarySchema = {
+  $id: 'MerchantSummary',
+  type: 'object',
+  additionalProperties: false,
+  required: ['merchantId', 'merchantName', 'city', 'state', 'invoiceLogoUrl', 'appLogoUrl', 'status'],
+  properties: {
+    merchantId: { type: 'string' },
+    merchantName: { type: 'string' },
+    city: nullableText,
+    state: nullableText,
+    invoiceLogoUrl: nullableText,
+    appLogoUrl: nullableText,
+    status: merchantStatus,
+  },
+} as const;
+
+/** The spec's InvoiceModeResponse, plus what the certificate says (api/merchants/invoice-mode.ts). */
+export const invoiceModeResponseSchema = {
+  $id: 'InvoiceModeResponse',
+  type: 'object',
+  additionalProperties: false,
+  required: ['merchantId', 'invoiceType', 'csdDataRequest', 'apiDataRequest', 'certificate'],
+  properties: {
+    merchantId: { type: 'string' },
+    invoiceType: { type: 'string', enum: ['SERVICE'], description: "SERVICE: the service seals with the merchant's CSD and stamps with its PAC" },
+    csdDataRequest: {
+      type: 'object',
+      additionalProperties: false,
+      required: ['cerFileName', 'keyFileName', 'serialNumberPrefix', 'businessCode'],
+      properties: {
+        cerFileName: { type: 'string' },
+        keyFileName: { type: 'string' },
+        serialNumberPrefix: { ...nullableText, description: 'Serie of the CFDIs' },
+        businessCode: nullableText,
+      },
+    },
+    apiDataRequest: { type: 'null', description: 'An external billing API: not offered' },
+    certificate: {
+      type: 'object',
+      additionalProperties: false,
+      required: ['number', 'rfc', 'validFrom', 'validTo', 'mode'],
+      description: 'Addition to the spec: what the CSD certificate says (the key and its password are never answered)',
+      properties: {
+        number: { type: 'string', description: 'NoCertificado (20 digits)' },
+        rfc: { type: 'string' },
+        validFrom: { type: 'string', format: 'date-time' },
+        validTo: { type: 'string', format: 'date-time' },
+        mode: { type: 'string', enum: ['development', 'production'] },
+      },
+    },
+  },
+} as const;
+
+/** PUT /v1/qrs/merchants/{merchantId}/api-key/regenerate 200. */
+export const regeneratedApiKeySchema = {
+  $id: 'RegeneratedApiKey',
+  type: 'object',
+  additionalProperties: false,
+  required: ['merchantId', 'apiKey', 'mode'],
+  properties: {
+    merchantId: { type: 'string' },
+    apiKey: { type: 'string', description: 'The new key, shown once; the previous one fails from the next request' },
+    mode: { type: 'string', enum: ['development', 'production'] },
+  },
+} as const;

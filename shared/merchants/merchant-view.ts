@@ -1,7 +1,13 @@
+import type { FromSchema } from 'json-schema-to-ts';
 import type { MerchantRow } from '../repositories/merchants.js';
+import type { merchantSchema, merchantSummarySchema } from './merchant-schema.js';
+
+// Typed from the schemas the OpenAPI document publishes: the compiler holds the views to them.
+export type Merchant = FromSchema<typeof merchantSchema>;
+export type MerchantSummary = FromSchema<typeof merchantSummarySchema>;
 
 /** The spec's Merchant. */
-export function merchantView(row: MerchantRow) {
+export function merchantView(row: MerchantRow): Merchant {
   return {
     merchantId: row.id,
     externalMerchantId: row.external_merchant_id,
@@ -23,7 +29,7 @@ export function merchantView(row: MerchantRow) {
 }
 
 /** The spec's MerchantSummary (list item). */
-export function merchantSummaryView(row: MerchantRow) {
+export function merchantSummaryView(row: MerchantRow): MerchantSummary {
   return {
     merchantId: row.id,
     merchantName: row.name,

@@ -1,5 +1,6 @@
 /** POST /v1/qrs/invoices/payment-complements: one payment received and the PPD invoices it pays. */
 import type { FromSchema } from 'json-schema-to-ts';
+import { fileLinkSchema, invoiceStatusSchema, nullableString, refusalSchema } from '../document-view-schema.js';
 export const createPaymentComplementSchema = {
   $id: 'PaymentComplementRequest',
   type: 'object',
@@ -79,3 +80,49 @@ export type PaymentRequest = CreatePaymentComplementRequest['payment'];
 export type PaidInvoiceRequest = CreatePaymentComplementRequest['related'][number];
 
 export type CreatePaymentComplementRequest = FromSchema<typeof createPaymentComplementSchema>;
+
+const amount = { type: 'number' } as const;
+
+/** A payment complement as the API answers it (payment-complement-view.ts builds it). */
+export const paymentComplementSchema = {
+  $id: 'PaymentComplement',
+  type: 'object',
+  additionalProperties: false,
+  required: ['id', 'type', 'status', 'uuid', 'series', 'folio', 'payment', 'related', 'issued_at', 'error', 'xml_url', 'pdf_url'],
+  properties: {
+    id: { type: 'string' },
+    type: { type: 'string', const: 'P', description: 'c_TipoDeComprobante P (pago)' },
+    status: invoiceStatusSchema,
+    uuid: { ...nullableString, description: 'Fiscal folio; null until stamped' },
+    series: nullableString,
+    folio: { type: 'string' },
+    payment: {
+      type: 'object',
+      additionalProperties: false,
+      required: ['date', 'sat_payment_form', 'currency', 'exchange_rate', 'amount', 'operation_number'],
+      description: 'The payment as recorded (Pagos 2.0 Pago)',
+      properties: {
+        date: { type: 'string', description: 'FechaPago, local wall-clock time' },
+        sat_payment_form: { type: 'string', description: 'c_FormaPago' },
+        currency: { type: 'string' },
+        exchange_rate: { type: ['number', 'null'] },
+        amount,
+        operation_number: nullableString,
+      },
+    },
+    related: {
+      type: 'array',
+      description: 'Each invoice paid (DoctoRelacionado): installment and balances, computed here',
+      items: {
+        type: 'object',
+        additionalProperties: false,
+        required: ['uuid', 'installment', 'previous_balance', 'amount_paid', 'remaining_balance'],
+        properties: { uuid: { type: 'string' }, installment: { type: 'integer', minimum: 1 }, previous_balance: amount, amount_paid: amount, remaining_balance: amount },
+      },
+    },
+    issued_at: { type: ['string', 'null'], format: 'date-time', description: 'When the PAC stamped it' },
+    error: refusalSchema,
+    xml_url: fileLinkSchema('XML'),
+    pdf_url: fileLinkSchema('PDF'),
+  },
+} as const;

@@ -1,18 +1,23 @@
+import type { FromSchema } from 'json-schema-to-ts';
 import { invoiceFileUrl } from '../invoices/invoice-links.js';
 import { storedDocument } from '../invoices/stored-document.js';
 import { toJsonNumber } from '../money.js';
 import type { AllocationView } from '../repositories/payment-complements.js';
 import type { InvoiceRow } from '../repositories/invoices.js';
+import type { paymentComplementSchema } from './payment-complement-schema.js';
+
+// Typed from the schema the OpenAPI document publishes: the compiler holds the view to it.
+export type PaymentComplement = FromSchema<typeof paymentComplementSchema>;
 
 /** PaymentComplement: the payment as recorded, what it paid of each invoice and, once stamped, its UUID and the links to its files. */
-export function paymentComplementView(complement: InvoiceRow, related: AllocationView[], ctx: { publicBaseUrl: string; urlSigningKey: string }) {
+export function paymentComplementView(complement: InvoiceRow, related: AllocationView[], ctx: { publicBaseUrl: string; urlSigningKey: string }): PaymentComplement {
   const { input } = storedDocument(complement.document);
   if (input.type !== 'P') throw new Error(`invoice ${complement.id} is not a payment complement`);
   const payment = input.payments[0]!;
   const uuid = complement.uuid;
   return {
     id: complement.id,
-    type: 'P',
+    type: 'P' as const,
     status: complement.status,
     uuid,
     series: complement.series,

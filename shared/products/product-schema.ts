@@ -52,3 +52,44 @@ export const updateMerchantProductSchema = {
   minProperties: 1,
   properties: productProperties,
 } as const;
+
+const nullableText = { type: ['string', 'null'] } as const;
+
+/** MerchantProductResponse: a catalog product as the API answers it (product-view.ts builds it). */
+export const merchantProductResponseSchema = {
+  $id: 'MerchantProductResponse',
+  type: 'object',
+  additionalProperties: false,
+  required: [
+    'productId',
+    'merchantId',
+    'sku',
+    'description',
+    'unitPrice',
+    'satUnitKey',
+    'satUnitDesc',
+    'satProductServiceKey',
+    'satProductServiceDesc',
+    'satTaxObjectKey',
+    'satTaxObjectDesc',
+    'taxes',
+    'createdAt',
+    'updatedAt',
+  ],
+  properties: {
+    productId: { type: 'string' },
+    merchantId: { type: 'string' },
+    sku: { type: 'string' },
+    description: { type: 'string' },
+    unitPrice: { type: 'number' },
+    satUnitKey: { type: 'string', description: 'c_ClaveUnidad' },
+    satUnitDesc: { ...nullableText, description: "SAT's name of satUnitKey" },
+    satProductServiceKey: { type: 'string', description: 'c_ClaveProdServ' },
+    satProductServiceDesc: { ...nullableText, description: "SAT's name of satProductServiceKey" },
+    satTaxObjectKey: { type: 'string', description: 'c_ObjetoImp' },
+    satTaxObjectDesc: { ...nullableText, description: "SAT's name of satTaxObjectKey" },
+    taxes: { type: 'array', items: productTaxSchema },
+    createdAt: { type: 'string', format: 'date-time' },
+    updatedAt: { type: 'string', format: 'date-time' },
+  },
+} as const;

@@ -1,9 +1,14 @@
+import type { FromSchema } from 'json-schema-to-ts';
 import { toJsonNumber } from '../money.js';
 import type { ProductRow } from '../repositories/products.js';
 import type { SatCatalogs } from '../sat/catalogs.js';
+import type { merchantProductResponseSchema } from './product-schema.js';
+
+// Typed from the schema the OpenAPI document publishes: the compiler holds the view to it.
+export type MerchantProductResponse = FromSchema<typeof merchantProductResponseSchema>;
 
 /** MerchantProductResponse. */
-export function productView(row: ProductRow, catalogs: SatCatalogs) {
+export function productView(row: ProductRow, catalogs: SatCatalogs): MerchantProductResponse {
   return {
     productId: row.id,
     merchantId: row.merchant_id,

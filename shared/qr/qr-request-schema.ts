@@ -21,12 +21,12 @@ const taxSchema = {
   additionalProperties: false,
   required: ['type', 'tax', 'factor', 'taxable_base'],
   properties: {
-    type: { type: 'string', enum: ['Traslado', 'Retencion'] },
-    tax: { type: 'string', pattern: '^[0-9]{3}$' },
-    factor: { type: 'string', enum: ['Tasa', 'Cuota', 'Exento'] },
-    rate: { type: 'string', pattern: '^[0-9]{1,3}\\.[0-9]{6}$' },
+    type: { type: 'string', enum: ['Traslado', 'Retencion'], description: 'Traslado (transferred) or Retencion (withheld)' },
+    tax: { type: 'string', pattern: '^[0-9]{3}$', description: 'c_Impuesto: 001 (ISR), 002 (IVA), 003 (IEPS)' },
+    factor: { type: 'string', enum: ['Tasa', 'Cuota', 'Exento'], description: 'c_TipoFactor: a rate, a fixed amount per unit, or exempt (no rate, no amount)' },
+    rate: { type: 'string', pattern: '^[0-9]{1,3}\\.[0-9]{6}$', description: 'Six decimals as text: 16 % is 0.160000' },
     taxable_base: positive,
-    amount: money,
+    amount: { ...money, description: 'taxable_base × rate' },
   },
 } as const;
 
@@ -42,9 +42,13 @@ const conceptSchema = {
     quantity: positive,
     discount: money,
     unit_price: money,
-    sat_unit_key: { type: 'string', minLength: 1, maxLength: 3 },
-    sat_product_service_key: { type: 'string', pattern: '^[0-9]{8}$' },
-    sat_tax_object_key: { type: 'string', pattern: '^[0-9]{2}$' },
+    sat_unit_key: { type: 'string', minLength: 1, maxLength: 3, description: 'c_ClaveUnidad, e.g. H87 (Pieza), LTR (Litro), KGM (Kilogramo), E48 (Unidad de servicio)' },
+    sat_product_service_key: { type: 'string', pattern: '^[0-9]{8}$', description: 'c_ClaveProdServ, e.g. 50202301 (Agua), 15101514 (Gasolina regular menor a 91 octanos)' },
+    sat_tax_object_key: {
+      type: 'string',
+      pattern: '^[0-9]{2}$',
+      description: 'c_ObjetoImp: 01 (No objeto de impuesto.) needs no taxes, 02 (Sí objeto de impuesto.) needs them; also 03 to 08',
+    },
     taxes: { type: 'array', maxItems: QR_LIMITS.maxTaxesPerConcept, items: taxSchema },
   },
 } as const;
@@ -73,13 +77,22 @@ export const qrCreateRequestSchema = {
     operation: { type: 'string', enum: ['INVOICE', 'PAYMENT', 'REFUND'] },
     amount: positive,
     subtotal: money,
-    currency: { type: 'string', pattern: '^[A-Z]{3}$' },
-    exchange_rate: { anyOf: [{ type: 'null' }, positive] },
-    sat_payment_method: { type: 'string', pattern: '^[A-Z]{3}$' },
-    sat_payment_form: { type: 'string', pattern: '^[0-9]{2}$' },
-    expires_at: { type: 'string', format: 'date-time' },
-    type_of_receipt: { type: 'string', pattern: '^[A-Z]$' },
-    export_code: { type: 'string', pattern: '^[0-9]{2}$' },
+    currency: { type: 'string', pattern: '^[A-Z]{3}$', description: 'c_Moneda (ISO 4217), e.g. MXN; another currency needs exchange_rate' },
+    exchange_rate: { anyOf: [{ type: 'null' }, positive], description: 'MXN per unit of currency' },
+    sat_payment_method: { type: 'string', pattern: '^[A-Z]{3}$', description: 'c_MetodoPago: PUE (Pago en una sola exhibición) or PPD (Pago en parcialidades o diferido)' },
+    sat_payment_form: {
+      type: 'string',
+      pattern: '^[0-9]{2}$',
+      description: 'c_FormaPago, e.g. 01 (Efectivo), 03 (Transferencia electrónica de fondos), 04 (Tarjeta de crédito), 28 (Tarjeta de débito), 99 (Por definir)',
+    },
+    expires_at: { type: 'string', format: 'date-time', description: `Until when the buyer may invoice: in the future, at most ${QR_LIMITS.maxExpiryDays} days ahead` },
+    type_of_receipt: { type: 'string', pattern: '^[A-Z]$', description: 'c_TipoDeComprobante of the invoice: I (Ingreso) or E (Egreso)' },
+    export_code: {
+      type: 'string',
+      pattern: '^[0-9]{2}$',
+      description:
+        'c_Exportacion: 01 (No aplica), 02 (Definitiva con clave A1), 03 (Temporal), 04 (Definitiva con clave distinta a A1 o cuando no existe enajenación en términos del CFF)',
+    },
     related_cfdis: {
       anyOf: [
         { type: 'null' },
@@ -88,7 +101,7 @@ export const qrCreateRequestSchema = {
           additionalProperties: false,
           required: ['tipo_relacion', 'cfdis'],
           properties: {
-            tipo_relacion: { type: 'string', pattern: '^[0-9]{2}$' },
+            tipo_relacion: { type: 'string', pattern: '^[0-9]{2}$', description: 'c_TipoRelacion, e.g. 04 (Sustitución de los CFDI previos)' },
             cfdis: { type: 'array', minItems: 1, maxItems: 50, items: { type: 'string', format: 'uuid' } },
           },
         },
@@ -102,8 +115,8 @@ export const qrCreateRequestSchema = {
           additionalProperties: false,
           required: ['periodicity', 'months', 'year'],
           properties: {
-            periodicity: { type: 'string', pattern: '^[0-9]{2}$' },
-            months: { type: 'string', pattern: '^[0-9]{2}$' },
+            periodicity: { type: 'string', pattern: '^[0-9]{2}$', description: 'c_Periodicidad, e.g. 04 (Mensual)' },
+            months: { type: 'string', pattern: '^[0-9]{2}$', description: 'c_Meses, e.g. 12 (Diciembre)' },
             year: { type: 'integer', minimum: 2021, maximum: 9999 },
           },
         },

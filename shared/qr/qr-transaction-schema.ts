@@ -16,7 +16,7 @@ const taxView = {
   properties: { type: { enum: ['Traslado', 'Retencion'] }, tax: str, factor: { enum: ['Tasa', 'Cuota', 'Exento'] }, rate: nullableStr, taxable_base: num, amount: nullableNum },
 } as const;
 
-const conceptView = {
+export const conceptViewSchema = {
   type: 'object',
   additionalProperties: false,
   required: [
@@ -51,12 +51,30 @@ const conceptView = {
   },
 } as const;
 
-const totalsView = {
+export const totalsViewSchema = {
   type: 'object',
   additionalProperties: false,
   required: ['subtotal', 'discount', 'transferred_taxes', 'withheld_taxes', 'total'],
   properties: { subtotal: num, discount: num, transferred_taxes: num, withheld_taxes: num, total: num },
   description: "What the invoice will say, with SAT's rounding at the currency's decimals (before withholdings that depend on the buyer).",
+} as const;
+
+/** The spec's `invoice` of a stamped sale (shared/invoices/invoice-view.ts); also in the buyer's answers. */
+export const invoiceViewSchema = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['uuid', 'status', 'series', 'folio', 'total', 'subtotal', 'issued_at', 'xml_url', 'pdf_url'],
+  properties: {
+    uuid: { type: 'string', description: 'Fiscal folio (CFDI UUID)' },
+    status: str,
+    series: nullableStr,
+    folio: str,
+    total: num,
+    subtotal: num,
+    issued_at: dateTime,
+    xml_url: { type: 'string', description: 'Signed link to the XML' },
+    pdf_url: { type: 'string', description: 'Signed link to the PDF' },
+  },
 } as const;
 
 export const qrTransactionSchema = {
@@ -128,20 +146,10 @@ export const qrTransactionSchema = {
     status: { enum: ['PENDING', 'SCANNED', 'INVOICED', 'EXPIRED', 'CANCELLED'] },
     related_cfdis: { type: ['object', 'null'] },
     global_info: { type: ['object', 'null'] },
-    operation_data: { type: 'array', items: conceptView },
+    operation_data: { type: 'array', items: conceptViewSchema },
     metadata: { type: ['object', 'null'], additionalProperties: str },
-    invoice_totals: totalsView,
-    invoice: {
-      anyOf: [
-        { type: 'null' },
-        {
-          type: 'object',
-          additionalProperties: false,
-          required: ['uuid', 'status', 'series', 'folio', 'total', 'subtotal', 'issued_at', 'xml_url', 'pdf_url'],
-          properties: { uuid: str, status: str, series: nullableStr, folio: str, total: num, subtotal: num, issued_at: dateTime, xml_url: str, pdf_url: str },
-        },
-      ],
-    },
+    invoice_totals: totalsViewSchema,
+    invoice: { anyOf: [{ type: 'null' }, invoiceViewSchema] },
     customer: {
       anyOf: [
         { type: 'null' },

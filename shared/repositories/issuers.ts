@@ -2,6 +2,7 @@ import { containsPattern, type Db, type Trx } from '../db.js';
 import type { GlobalPeriodicity } from '../global-invoice/global-period.js';
 import { newId } from '../ids.js';
 import type { PageRequest } from '../pagination.js';
+import type { SYNC_STATUSES } from '../issuers/issuer-schema.js';
 
 export interface IssuerRow {
   id: string;
@@ -27,7 +28,7 @@ export interface IssuerRow {
   updated_at: Date;
 }
 
-export type SyncStatus = 'PENDING' | 'RUNNING' | 'RETRY_SCHEDULED' | 'SUCCEEDED' | 'FAILED';
+export type SyncStatus = (typeof SYNC_STATUSES)[number];
 
 export type NewIssuer = Pick<IssuerRow, 'account_id' | 'group_id' | 'alias' | 'rfc' | 'id_cif' | 'business_name' | 'email' | 'zip' | 'tax_regime_code'>;
 

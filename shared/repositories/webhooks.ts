@@ -1,14 +1,14 @@
 import type { Db } from '../db.js';
 import { newId } from '../ids.js';
 import type { PageRequest } from '../pagination.js';
-import type { WebhookEventPayload } from '../webhooks/event-types.js';
+import type { WebhookEventPayload, WebhookEventType } from '../webhooks/event-types.js';
 
 export interface WebhookEndpointRow {
   id: string;
   account_id: string;
   url: string;
   description: string | null;
-  events: string[];
+  events: WebhookEventType[];
   secret_encrypted: Buffer;
   created_at: Date;
   deleted_at: Date | null;
@@ -70,7 +70,7 @@ export async function dispatchEvents(db: Db, limit: number): Promise<string[]> {
     const events = (await trx('webhook_events').whereNull('dispatched_at').orderBy('created_at').limit(limit).forUpdate().skipLocked().select('id', 'account_id', 'type')) as {
       id: string;
       account_id: string;
-      type: string;
+      type: WebhookEventType;
     }[];
     if (events.length === 0) return [];
     const endpoints = (await trx('webhook_endpoints')
@@ -139,7 +139,7 @@ export async function recordAttempt(
 }
 
 /** An endpoint's delivery log, newest first, with each event's type and id. */
-export async function listDeliveries(db: Db, endpointId: string, page: PageRequest): Promise<{ rows: (WebhookDeliveryRow & { event_type: string })[]; total: number }> {
+export async function listDeliveries(db: Db, endpointId: string, page: PageRequest): Promise<{ rows: (WebhookDeliveryRow & { event_type: WebhookEventType })[]; total: number }> {
   const [rows, count] = await Promise.all([
     db('webhook_deliveries as d')
       .join('webhook_events as ev', 'ev.id', 'd.event_id')
@@ -153,5 +153,5 @@ export async function listDeliveries(db: Db, endpointId: string, page: PageReque
       .select('d.*', 'ev.type as event_type'),
     db('webhook_deliveries').where({ endpoint_id: endpointId }).count({ n: '*' }).first(),
   ]);
-  return { rows: rows as (WebhookDeliveryRow & { event_type: string })[], total: Number((count as { n: string } | undefined)?.n ?? 0) };
+  return { rows: rows as (WebhookDeliveryRow & { event_type: WebhookEventType })[], total: Number((count as { n: string } | undefined)?.n ?? 0) };
 }

@@ -1,7 +1,14 @@
+import type { FromSchema } from 'json-schema-to-ts';
 import type { WebhookDeliveryRow, WebhookEndpointRow } from '../repositories/webhooks.js';
+import type { webhookDeliverySchema, webhookEndpointSchema } from './endpoint-schema.js';
+import type { WebhookEventType } from './event-types.js';
+
+// Typed from the schemas the OpenAPI document publishes: the compiler holds the views to them.
+export type WebhookEndpoint = FromSchema<typeof webhookEndpointSchema>;
+export type WebhookDelivery = FromSchema<typeof webhookDeliverySchema>;
 
 /** WebhookEndpoint (the secret only in the answer that creates it). */
-export function endpointView(row: WebhookEndpointRow, secret?: string) {
+export function endpointView(row: WebhookEndpointRow, secret?: string): WebhookEndpoint {
   return {
     id: row.id,
     url: row.url,
@@ -13,7 +20,7 @@ export function endpointView(row: WebhookEndpointRow, secret?: string) {
 }
 
 /** One line of an endpoint's delivery log. */
-export function deliveryView(row: WebhookDeliveryRow & { event_type: string }) {
+export function deliveryView(row: WebhookDeliveryRow & { event_type: WebhookEventType }): WebhookDelivery {
   return {
     id: row.id,
     event_id: row.event_id,

@@ -6,23 +6,19 @@ import { chromium, type BrowserContext, type Page } from 'playwright-core';
 /** Where screenshots of each page state go (not committed; look at them). */
 export const ARTIFACTS = join(process.cwd(), 'test-artifacts', 'buyer-page');
 
+type ContextOptions = Parameters<typeof chromium.launchPersistentContext>[1];
+
 /**
- * Debian's chromium driven by playwright-core at a phone's viewport, with a fresh profile. The flags keep
- * it off the network this machine does not have (see the project's CI notes).
+ * Debian's chromium driven by playwright-core with a fresh profile. The flags keep it off the network this
+ * machine does not have (see the project's CI notes).
  */
-export async function openPhone(): Promise<{ context: BrowserContext; close(): Promise<void> }> {
+async function open(options: ContextOptions): Promise<{ context: BrowserContext; close(): Promise<void> }> {
   const profile = mkdtempSync(join(tmpdir(), 'af-chromium-'));
-  mkdirSync(ARTIFACTS, { recursive: true });
   const context = await chromium.launchPersistentContext(profile, {
     executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
     headless: true,
     args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
-    viewport: { width: 390, height: 844 },
-    deviceScaleFactor: 2,
-    isMobile: true,
-    hasTouch: true,
-    locale: 'es-MX',
-    acceptDownloads: true,
+    ...options,
   });
   return {
     context,
@@ -33,6 +29,17 @@ export async function openPhone(): Promise<{ context: BrowserContext; close(): P
   };
 }
 
-export async function screenshot(page: Page, name: string): Promise<void> {
-  await page.screenshot({ path: join(ARTIFACTS, `${name}.png`), fullPage: true });
+/** A phone's viewport and locale: the buyer's page. */
+export function openPhone(): Promise<{ context: BrowserContext; close(): Promise<void> }> {
+  mkdirSync(ARTIFACTS, { recursive: true });
+  return open({ viewport: { width: 390, height: 844 }, deviceScaleFactor: 2, isMobile: true, hasTouch: true, locale: 'es-MX', acceptDownloads: true });
+}
+
+/** A laptop's viewport: the integrator's API reference. */
+export function openDesktop(): Promise<{ context: BrowserContext; close(): Promise<void> }> {
+  return open({ viewport: { width: 1440, height: 900 }, locale: 'en-US' });
+}
+
+export async function screenshot(page: Page, name: string, folder = ARTIFACTS): Promise<void> {
+  await page.screenshot({ path: join(folder, `${name}.png`), fullPage: true });
 }

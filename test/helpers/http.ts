@@ -7,6 +7,9 @@ export interface Answer<T = any> {
   body: T;
 }
 
+/** Every JSON answer a test got through call() or callForm(): test/setup.ts checks them against the OpenAPI document. */
+export const jsonAnswers: { method: string; path: string; status: number; body: unknown }[] = [];
+
 /** A real HTTP request to the harness API (no in-process shortcuts). */
 export async function call<T = any>(
   method: string,
@@ -22,6 +25,7 @@ export async function call<T = any>(
   const res = await fetch(`${harness().baseUrl}${path}`, { method, headers, body: typeof body === 'string' || body === undefined ? body : new Uint8Array(body) });
   const type = res.headers.get('content-type') ?? '';
   const parsed = type.includes('json') ? await res.json() : Buffer.from(await res.arrayBuffer());
+  if (type.includes('json')) jsonAnswers.push({ method, path, status: res.status, body: parsed });
   return { status: res.status, headers: res.headers, body: parsed as T };
 }
 
@@ -48,5 +52,7 @@ export async function callForm<T = any>(method: string, path: string, token: str
     else form.append(name, new Blob([new Uint8Array(part.data)]), part.fileName);
   }
   const res = await fetch(`${harness().baseUrl}${path}`, { method, headers: { Authorization: `Bearer ${token}` }, body: form });
-  return { status: res.status, headers: res.headers, body: (await res.json()) as T };
+  const body = (await res.json()) as T;
+  jsonAnswers.push({ method, path, status: res.status, body });
+  return { status: res.status, headers: res.headers, body };
 }

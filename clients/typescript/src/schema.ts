@@ -841,8 +841,25 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** This document as an HTML reference page */
+        /** This document as an interactive reference (Redoc, rendered in the browser from /openapi.json) */
         get: operations["getDocs"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/docs/assets/{name}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The reference page's script: Redoc's standalone bundle from its npm package (immutable under its content hash `h`) */
+        get: operations["getDocsAssetsByName"];
         put?: never;
         post?: never;
         delete?: never;
@@ -862,20 +879,32 @@ export interface components {
             operation: "INVOICE" | "PAYMENT" | "REFUND";
             amount: number;
             subtotal: number;
+            /** @description c_Moneda (ISO 4217), e.g. MXN; another currency needs exchange_rate */
             currency: string;
+            /** @description MXN per unit of currency */
             exchange_rate?: null | number;
+            /** @description c_MetodoPago: PUE (Pago en una sola exhibición) or PPD (Pago en parcialidades o diferido) */
             sat_payment_method: string;
+            /** @description c_FormaPago, e.g. 01 (Efectivo), 03 (Transferencia electrónica de fondos), 04 (Tarjeta de crédito), 28 (Tarjeta de débito), 99 (Por definir) */
             sat_payment_form: string;
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description Until when the buyer may invoice: in the future, at most 31 days ahead
+             */
             expires_at: string;
+            /** @description c_TipoDeComprobante of the invoice: I (Ingreso) or E (Egreso) */
             type_of_receipt: string;
+            /** @description c_Exportacion: 01 (No aplica), 02 (Definitiva con clave A1), 03 (Temporal), 04 (Definitiva con clave distinta a A1 o cuando no existe enajenación en términos del CFF) */
             export_code: string;
             related_cfdis?: null | {
+                /** @description c_TipoRelacion, e.g. 04 (Sustitución de los CFDI previos) */
                 tipo_relacion: string;
                 cfdis: string[];
             };
             global_info?: null | {
+                /** @description c_Periodicidad, e.g. 04 (Mensual) */
                 periodicity: string;
+                /** @description c_Meses, e.g. 12 (Diciembre) */
                 months: string;
                 year: number;
             };
@@ -889,17 +918,29 @@ export interface components {
                 quantity: number;
                 discount?: number;
                 unit_price: number;
+                /** @description c_ClaveUnidad, e.g. H87 (Pieza), LTR (Litro), KGM (Kilogramo), E48 (Unidad de servicio) */
                 sat_unit_key?: string;
+                /** @description c_ClaveProdServ, e.g. 50202301 (Agua), 15101514 (Gasolina regular menor a 91 octanos) */
                 sat_product_service_key?: string;
+                /** @description c_ObjetoImp: 01 (No objeto de impuesto.) needs no taxes, 02 (Sí objeto de impuesto.) needs them; also 03 to 08 */
                 sat_tax_object_key?: string;
                 taxes?: {
-                    /** @enum {string} */
+                    /**
+                     * @description Traslado (transferred) or Retencion (withheld)
+                     * @enum {string}
+                     */
                     type: "Traslado" | "Retencion";
+                    /** @description c_Impuesto: 001 (ISR), 002 (IVA), 003 (IEPS) */
                     tax: string;
-                    /** @enum {string} */
+                    /**
+                     * @description c_TipoFactor: a rate, a fixed amount per unit, or exempt (no rate, no amount)
+                     * @enum {string}
+                     */
                     factor: "Tasa" | "Cuota" | "Exento";
+                    /** @description Six decimals as text: 16 % is 0.160000 */
                     rate?: string;
                     taxable_base: number;
+                    /** @description taxable_base × rate */
                     amount?: number;
                 }[];
             }[];
@@ -966,6 +1007,7 @@ export interface components {
                 total: number;
             };
             invoice: null | {
+                /** @description Fiscal folio (CFDI UUID) */
                 uuid: string;
                 status: string;
                 series: string | null;
@@ -974,7 +1016,9 @@ export interface components {
                 subtotal: number;
                 /** Format: date-time */
                 issued_at: string;
+                /** @description Signed link to the XML */
                 xml_url: string;
+                /** @description Signed link to the PDF */
                 pdf_url: string;
             };
             customer: null | {
@@ -1001,16 +1045,711 @@ export interface components {
             global_invoice: Record<string, never> | null;
         };
         Error: {
+            /** @description Some errors carry further members, named in their description (e.g. `invoice` of an invoiced QR) */
             error: {
+                /** @description Stable, snake_case: what to branch on */
+                code: string;
+                /** @description For people; may change */
+                message: string;
+                /** @description One item per field and problem; empty when no field is at fault */
+                details: {
+                    /** @description The field, as `operation_data[0].quantity` */
+                    field: string;
+                    code: string;
+                    message: string;
+                    /**
+                     * @description Buyer routes: who refused
+                     * @enum {string}
+                     */
+                    source?: "service" | "pac" | "sat";
+                    /** @description The PAC's own code when it refused, e.g. CFDI40145 */
+                    pac_code?: string;
+                    /** @description The value the service computed, when the one sent does not reconcile with it */
+                    expected?: string;
+                }[];
+                /** @description Also in the X-Request-Id header: quote it to support */
+                request_id: string;
+            };
+        };
+        Merchant: {
+            /** @description `mer_…` */
+            merchantId: string;
+            externalMerchantId: string;
+            /** @description The issuer (`inv_data_…`) whose RFC its invoices carry */
+            issuerId: string;
+            merchantName: string;
+            /** @enum {string} */
+            billingProfile: "GENERAL" | "FUEL" | "RESTAURANT" | "RETAIL" | "SERVICES";
+            billingProfileData: Record<string, never> | null;
+            contactEmail: string | null;
+            contactPhoneNumber: string | null;
+            invoiceLogoUrl: string | null;
+            invoiceLogoFileName: string | null;
+            appLogoUrl: string | null;
+            appLogoFileName: string | null;
+            /** @enum {string} */
+            logoAnimation: "NONE" | "BOUNCE";
+            address: null | {
+                street: string;
+                exteriorNumber: string;
+                interiorNumber?: null | string;
+                neighborhood: string;
+                city: string;
+                state: string;
+                zipCode: string;
+            };
+            /**
+             * @description INACTIVE: no new QRs and no invoicing; its transactions stay readable
+             * @enum {string}
+             */
+            status: "ACTIVE" | "INACTIVE";
+            invoiceRules: {
+                /** @description Let a buyer confirm as público en general (XAXX010101000). Off: the page says the sale goes into the store's global invoice. */
+                allowGenericRfc: boolean;
+                /** @description c_UsoCFDI keys buyers may pick; null: every use SAT allows for the buyer's regime. */
+                allowedCfdiUses: string[] | null;
+                /** @description Withhold 1.25 % ISR when a RESICO issuer (626) invoices a company (LISR 113-J). */
+                resicoWithholding: boolean;
+            };
+        };
+        /** @description The Merchant, plus `apiKey`: its first development API key, shown only in this answer (`PUT …/api-key/regenerate` replaces it) */
+        MerchantCreated: {
+            /** @description `mer_…` */
+            merchantId: string;
+            externalMerchantId: string;
+            /** @description The issuer (`inv_data_…`) whose RFC its invoices carry */
+            issuerId: string;
+            merchantName: string;
+            /** @enum {string} */
+            billingProfile: "GENERAL" | "FUEL" | "RESTAURANT" | "RETAIL" | "SERVICES";
+            billingProfileData: Record<string, never> | null;
+            contactEmail: string | null;
+            contactPhoneNumber: string | null;
+            invoiceLogoUrl: string | null;
+            invoiceLogoFileName: string | null;
+            appLogoUrl: string | null;
+            appLogoFileName: string | null;
+            /** @enum {string} */
+            logoAnimation: "NONE" | "BOUNCE";
+            address: null | {
+                street: string;
+                exteriorNumber: string;
+                interiorNumber?: null | string;
+                neighborhood: string;
+                city: string;
+                state: string;
+                zipCode: string;
+            };
+            /**
+             * @description INACTIVE: no new QRs and no invoicing; its transactions stay readable
+             * @enum {string}
+             */
+            status: "ACTIVE" | "INACTIVE";
+            invoiceRules: {
+                /** @description Let a buyer confirm as público en general (XAXX010101000). Off: the page says the sale goes into the store's global invoice. */
+                allowGenericRfc: boolean;
+                /** @description c_UsoCFDI keys buyers may pick; null: every use SAT allows for the buyer's regime. */
+                allowedCfdiUses: string[] | null;
+                /** @description Withhold 1.25 % ISR when a RESICO issuer (626) invoices a company (LISR 113-J). */
+                resicoWithholding: boolean;
+            };
+            /** @description Send it as `X-API-Key`; shown once */
+            apiKey: string;
+        };
+        MerchantSummary: {
+            merchantId: string;
+            merchantName: string;
+            city: string | null;
+            state: string | null;
+            invoiceLogoUrl: string | null;
+            appLogoUrl: string | null;
+            /**
+             * @description INACTIVE: no new QRs and no invoicing; its transactions stay readable
+             * @enum {string}
+             */
+            status: "ACTIVE" | "INACTIVE";
+        };
+        /** @description Page envelope of MerchantSummary */
+        MerchantSummaryPage: {
+            /** @description The items of this page */
+            content: components["schemas"]["MerchantSummary"][];
+            /** @description Items in all pages */
+            totalElements: number;
+            totalPages: number;
+            /** @description This page, zero-based */
+            number: number;
+            /** @description Page size asked for */
+            size: number;
+        };
+        InvoiceModeResponse: {
+            merchantId: string;
+            /**
+             * @description SERVICE: the service seals with the merchant's CSD and stamps with its PAC
+             * @enum {string}
+             */
+            invoiceType: "SERVICE";
+            csdDataRequest: {
+                cerFileName: string;
+                keyFileName: string;
+                /** @description Serie of the CFDIs */
+                serialNumberPrefix: string | null;
+                businessCode: string | null;
+            };
+            /** @description An external billing API: not offered */
+            apiDataRequest: null;
+            /** @description Addition to the spec: what the CSD certificate says (the key and its password are never answered) */
+            certificate: {
+                /** @description NoCertificado (20 digits) */
+                number: string;
+                rfc: string;
+                /** Format: date-time */
+                validFrom: string;
+                /** Format: date-time */
+                validTo: string;
+                /** @enum {string} */
+                mode: "development" | "production";
+            };
+        };
+        RegeneratedApiKey: {
+            merchantId: string;
+            /** @description The new key, shown once; the previous one fails from the next request */
+            apiKey: string;
+            /** @enum {string} */
+            mode: "development" | "production";
+        };
+        MerchantProductResponse: {
+            productId: string;
+            merchantId: string;
+            sku: string;
+            description: string;
+            unitPrice: number;
+            /** @description c_ClaveUnidad */
+            satUnitKey: string;
+            /** @description SAT's name of satUnitKey */
+            satUnitDesc: string | null;
+            /** @description c_ClaveProdServ */
+            satProductServiceKey: string;
+            /** @description SAT's name of satProductServiceKey */
+            satProductServiceDesc: string | null;
+            /** @description c_ObjetoImp */
+            satTaxObjectKey: string;
+            /** @description SAT's name of satTaxObjectKey */
+            satTaxObjectDesc: string | null;
+            taxes: {
+                /** @enum {string} */
+                type: "Traslado" | "Retencion";
+                tax: string;
+                /** @enum {string} */
+                factor: "Tasa" | "Cuota" | "Exento";
+                rate?: string;
+            }[];
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            updatedAt: string;
+        };
+        /** @description The products created, in the order sent */
+        MerchantProductList: components["schemas"]["MerchantProductResponse"][];
+        /** @description Page envelope of MerchantProductResponse */
+        MerchantProductPage: {
+            /** @description The items of this page */
+            content: components["schemas"]["MerchantProductResponse"][];
+            /** @description Items in all pages */
+            totalElements: number;
+            totalPages: number;
+            /** @description This page, zero-based */
+            number: number;
+            /** @description Page size asked for */
+            size: number;
+        };
+        /** @description Page envelope of Issuer */
+        IssuerPage: {
+            /** @description The items of this page */
+            content: components["schemas"]["Issuer"][];
+            /** @description Items in all pages */
+            totalElements: number;
+            totalPages: number;
+            /** @description This page, zero-based */
+            number: number;
+            /** @description Page size asked for */
+            size: number;
+        };
+        IssuerSyncAccepted: {
+            issuerId: string;
+            jobId: string;
+            /** @enum {string} */
+            status: "PENDING" | "RUNNING" | "RETRY_SCHEDULED" | "SUCCEEDED" | "FAILED";
+            /** Format: date-time */
+            requestedAt: string | null;
+        };
+        CreditNote: {
+            id: string;
+            /**
+             * @description c_TipoDeComprobante E (egreso)
+             * @constant
+             */
+            type: "E";
+            /**
+             * @description STAMPING (sealed, at the PAC), REFUSED (the PAC or SAT refused it: see `error`), ACTIVE (stamped), CANCELLING, CANCELLATION_PENDING (the receptor must accept), CANCELLATION_REJECTED, CANCELLED
+             * @enum {string}
+             */
+            status: "STAMPING" | "REFUSED" | "ACTIVE" | "CANCELLING" | "CANCELLATION_PENDING" | "CANCELLATION_REJECTED" | "CANCELLED";
+            /** @description Fiscal folio; null until stamped */
+            uuid: string | null;
+            series: string | null;
+            folio: string;
+            /** @description The invoices credited and how much of each */
+            related: {
+                uuid: string;
+                amount: number;
+            }[];
+            total: number | null;
+            /**
+             * Format: date-time
+             * @description When the PAC stamped it
+             */
+            issued_at: string | null;
+            error: null | {
                 code: string;
                 message: string;
                 details: {
-                    field?: string;
-                    code?: string;
-                    message?: string;
+                    /** @description The field, as `operation_data[0].quantity` */
+                    field: string;
+                    code: string;
+                    message: string;
+                    /**
+                     * @description Buyer routes: who refused
+                     * @enum {string}
+                     */
+                    source?: "service" | "pac" | "sat";
+                    /** @description The PAC's own code when it refused, e.g. CFDI40145 */
+                    pac_code?: string;
+                    /** @description The value the service computed, when the one sent does not reconcile with it */
+                    expected?: string;
                 }[];
-                request_id: string;
             };
+            /** @description Signed link to the XML; null until stamped */
+            xml_url: string | null;
+            /** @description Signed link to the PDF; null until stamped */
+            pdf_url: string | null;
+        };
+        PaymentComplement: {
+            id: string;
+            /**
+             * @description c_TipoDeComprobante P (pago)
+             * @constant
+             */
+            type: "P";
+            /**
+             * @description STAMPING (sealed, at the PAC), REFUSED (the PAC or SAT refused it: see `error`), ACTIVE (stamped), CANCELLING, CANCELLATION_PENDING (the receptor must accept), CANCELLATION_REJECTED, CANCELLED
+             * @enum {string}
+             */
+            status: "STAMPING" | "REFUSED" | "ACTIVE" | "CANCELLING" | "CANCELLATION_PENDING" | "CANCELLATION_REJECTED" | "CANCELLED";
+            /** @description Fiscal folio; null until stamped */
+            uuid: string | null;
+            series: string | null;
+            folio: string;
+            /** @description The payment as recorded (Pagos 2.0 Pago) */
+            payment: {
+                /** @description FechaPago, local wall-clock time */
+                date: string;
+                /** @description c_FormaPago */
+                sat_payment_form: string;
+                currency: string;
+                exchange_rate: number | null;
+                amount: number;
+                operation_number: string | null;
+            };
+            /** @description Each invoice paid (DoctoRelacionado): installment and balances, computed here */
+            related: {
+                uuid: string;
+                installment: number;
+                previous_balance: number;
+                amount_paid: number;
+                remaining_balance: number;
+            }[];
+            /**
+             * Format: date-time
+             * @description When the PAC stamped it
+             */
+            issued_at: string | null;
+            error: null | {
+                code: string;
+                message: string;
+                details: {
+                    /** @description The field, as `operation_data[0].quantity` */
+                    field: string;
+                    code: string;
+                    message: string;
+                    /**
+                     * @description Buyer routes: who refused
+                     * @enum {string}
+                     */
+                    source?: "service" | "pac" | "sat";
+                    /** @description The PAC's own code when it refused, e.g. CFDI40145 */
+                    pac_code?: string;
+                    /** @description The value the service computed, when the one sent does not reconcile with it */
+                    expected?: string;
+                }[];
+            };
+            /** @description Signed link to the XML; null until stamped */
+            xml_url: string | null;
+            /** @description Signed link to the PDF; null until stamped */
+            pdf_url: string | null;
+        };
+        GlobalInvoice: {
+            id: string;
+            /**
+             * @description STAMPING (sealed, at the PAC), REFUSED (the PAC or SAT refused it: see `error`), ACTIVE (stamped), CANCELLING, CANCELLATION_PENDING (the receptor must accept), CANCELLATION_REJECTED, CANCELLED
+             * @enum {string}
+             */
+            status: "STAMPING" | "REFUSED" | "ACTIVE" | "CANCELLING" | "CANCELLATION_PENDING" | "CANCELLATION_REJECTED" | "CANCELLED";
+            /** @description Fiscal folio; null until stamped */
+            uuid: string | null;
+            series: string | null;
+            folio: string;
+            /** @description The store whose unclaimed sales it reports */
+            merchant_id: string;
+            /**
+             * @description c_Periodicidad
+             * @enum {string}
+             */
+            periodicity: "01" | "02" | "03" | "04";
+            /** Format: date-time */
+            period_start: string;
+            /** Format: date-time */
+            period_end: string;
+            /** @description c_FormaPago: one global invoice per form */
+            sat_payment_form: string;
+            /** @description c_MetodoPago */
+            sat_payment_method: string;
+            /** @description Global invoices of more sales than one CFDI holds are split in parts */
+            part: number;
+            /** @description Sales (tickets) it reports */
+            tickets: number;
+            total: number | null;
+            error: null | {
+                code: string;
+                message: string;
+                details: {
+                    /** @description The field, as `operation_data[0].quantity` */
+                    field: string;
+                    code: string;
+                    message: string;
+                    /**
+                     * @description Buyer routes: who refused
+                     * @enum {string}
+                     */
+                    source?: "service" | "pac" | "sat";
+                    /** @description The PAC's own code when it refused, e.g. CFDI40145 */
+                    pac_code?: string;
+                    /** @description The value the service computed, when the one sent does not reconcile with it */
+                    expected?: string;
+                }[];
+            };
+            /** @description Signed link to the XML; null until stamped */
+            xml_url: string | null;
+            /** @description Signed link to the PDF; null until stamped */
+            pdf_url: string | null;
+        };
+        GlobalInvoiceList: {
+            items: components["schemas"]["GlobalInvoice"][];
+        };
+        /** @description Page envelope of GlobalInvoice, newest period first */
+        GlobalInvoicePage: {
+            /** @description The items of this page */
+            content: components["schemas"]["GlobalInvoice"][];
+            /** @description Items in all pages */
+            totalElements: number;
+            totalPages: number;
+            /** @description This page, zero-based */
+            number: number;
+            /** @description Page size asked for */
+            size: number;
+        };
+        WebhookEndpointList: {
+            items: components["schemas"]["WebhookEndpoint"][];
+        };
+        WebhookDelivery: {
+            id: string;
+            event_id: string;
+            /** @enum {string} */
+            event_type: "qr.scanned" | "qr.expired" | "invoice.stamped" | "invoice.failed" | "invoice.cancelled" | "invoice.cancellation_status_updated" | "credit_note.stamped" | "payment_complement.stamped" | "global_invoice.stamped" | "csd.expiring";
+            /**
+             * @description FAILED: every attempt failed, or the endpoint was deleted
+             * @enum {string}
+             */
+            status: "PENDING" | "DELIVERED" | "FAILED";
+            attempts: number;
+            /** @description The endpoint's last HTTP status */
+            last_status_code: number | null;
+            last_error: string | null;
+            /** Format: date-time */
+            last_attempt_at: string | null;
+            /** Format: date-time */
+            delivered_at: string | null;
+            /** Format: date-time */
+            created_at: string;
+        };
+        /** @description Page envelope of WebhookDelivery, newest first */
+        WebhookDeliveryPage: {
+            /** @description The items of this page */
+            content: components["schemas"]["WebhookDelivery"][];
+            /** @description Items in all pages */
+            totalElements: number;
+            totalPages: number;
+            /** @description This page, zero-based */
+            number: number;
+            /** @description Page size asked for */
+            size: number;
+        };
+        BuyerSale: {
+            /** @enum {unknown} */
+            status: "PENDING" | "SCANNED" | "INVOICED" | "EXPIRED" | "CANCELLED";
+            /** Format: date-time */
+            expires_at: string;
+            /** Format: date-time */
+            scanned_at: string | null;
+            merchant: {
+                name: string;
+                app_logo_url: string | null;
+                /** @enum {string} */
+                logo_animation: "NONE" | "BOUNCE";
+                support: {
+                    email: string | null;
+                    phone: string | null;
+                };
+            };
+            issuer: {
+                rfc: string;
+                name: string;
+            };
+            currency: string;
+            exchange_rate: number | null;
+            sat_payment_method: string;
+            sat_payment_method_desc: string | null;
+            sat_payment_form: string;
+            sat_payment_form_desc: string | null;
+            operation_data: {
+                description: string;
+                amount: number;
+                quantity: number;
+                discount: number | null;
+                unit_price: number;
+                sat_unit_key: string;
+                sat_unit_desc: string | null;
+                sat_product_service_key: string;
+                sat_product_service_desc: string | null;
+                sat_tax_object_key: string;
+                sat_tax_object_desc: string | null;
+                taxes: {
+                    /** @enum {unknown} */
+                    type: "Traslado" | "Retencion";
+                    tax: string;
+                    /** @enum {unknown} */
+                    factor: "Tasa" | "Cuota" | "Exento";
+                    rate: string | null;
+                    taxable_base: number;
+                    amount: number | null;
+                }[];
+            }[];
+            /** @description What the invoice will say, with SAT's rounding at the currency's decimals (before withholdings that depend on the buyer). */
+            totals: {
+                subtotal: number;
+                discount: number;
+                transferred_taxes: number;
+                withheld_taxes: number;
+                total: number;
+            };
+            confirmation: components["schemas"]["BuyerConfirmation"];
+        };
+        BuyerConfirmation: null | {
+            /**
+             * @description STAMPING (sealed, at the PAC), REFUSED (the PAC or SAT refused it: see `error`), ACTIVE (stamped), CANCELLING, CANCELLATION_PENDING (the receptor must accept), CANCELLATION_REJECTED, CANCELLED
+             * @enum {string}
+             */
+            status: "STAMPING" | "REFUSED" | "ACTIVE" | "CANCELLING" | "CANCELLATION_PENDING" | "CANCELLATION_REJECTED" | "CANCELLED";
+            /** @description REFUSED: what to correct, per field (`source` pac or sat) */
+            error: null | {
+                code: string;
+                message: string;
+                details: {
+                    /** @description The field, as `operation_data[0].quantity` */
+                    field: string;
+                    code: string;
+                    message: string;
+                    /**
+                     * @description Buyer routes: who refused
+                     * @enum {string}
+                     */
+                    source?: "service" | "pac" | "sat";
+                    /** @description The PAC's own code when it refused, e.g. CFDI40145 */
+                    pac_code?: string;
+                    /** @description The value the service computed, when the one sent does not reconcile with it */
+                    expected?: string;
+                }[];
+            };
+            /** @description Once stamped: UUID and the links to XML and PDF */
+            invoice: null | {
+                /** @description Fiscal folio (CFDI UUID) */
+                uuid: string;
+                status: string;
+                series: string | null;
+                folio: string;
+                total: number;
+                subtotal: number;
+                /** Format: date-time */
+                issued_at: string;
+                /** @description Signed link to the XML */
+                xml_url: string;
+                /** @description Signed link to the PDF */
+                pdf_url: string;
+            };
+        };
+        BuyerPreview: {
+            /** @description The tax data as it will be written (trimmed, upper-cased) */
+            customer: {
+                /** @description RFC; XAXX010101000 (público en general) and XEXX010101000 (foreign) follow Anexo 20. */
+                rfc: string;
+                /** @description Legal name exactly as on the tax-status certificate, without the company-type suffix (SA DE CV). */
+                name: string;
+                /** @description c_RegimenFiscal key */
+                tax_regime: string;
+                /** @description Fiscal postal code */
+                postal_code: string;
+                /** @description c_UsoCFDI key */
+                cfdi_use: string;
+                /** Format: email */
+                email: string;
+                /** @description c_Pais of a foreign buyer (required with XEXX010101000) */
+                tax_residence?: string;
+            };
+            /** @description The totals for this buyer: withholdings may apply */
+            totals: {
+                subtotal: number;
+                discount: number;
+                transferred_taxes: number;
+                withheld_taxes: number;
+                total: number;
+            };
+            /** @description What to look at twice before confirming, though SAT may accept it */
+            warnings: {
+                /** @description The field, as `operation_data[0].quantity` */
+                field: string;
+                code: string;
+                message: string;
+                /**
+                 * @description Buyer routes: who refused
+                 * @enum {string}
+                 */
+                source?: "service" | "pac" | "sat";
+                /** @description The PAC's own code when it refused, e.g. CFDI40145 */
+                pac_code?: string;
+                /** @description The value the service computed, when the one sent does not reconcile with it */
+                expected?: string;
+            }[];
+        };
+        BuyerQrStatus: {
+            /** @enum {unknown} */
+            status: "PENDING" | "SCANNED" | "INVOICED" | "EXPIRED" | "CANCELLED";
+            /** Format: date-time */
+            expires_at: string;
+            confirmation: components["schemas"]["BuyerConfirmation"];
+        };
+        EmailQueued: {
+            /** @constant */
+            status: "QUEUED";
+            /** @description The address, masked (`j•••@example.com`) */
+            to: string;
+        };
+        QrLink: {
+            /** @description The sale's link (the QR's deep link, with v, t, m) */
+            qr_content: string;
+        };
+        CsfPrefill: {
+            rfc: string;
+            /** @description Legal name as SAT has it */
+            name: string;
+            postal_code: string;
+            /** @description The taxpayer's status at SAT (e.g. ACTIVO) */
+            status: string;
+            /** @description This RFC's regimes valid today for its person type (c_RegimenFiscal) */
+            tax_regimes: {
+                code: string;
+                description: string;
+            }[];
+            /**
+             * @description Where the RFC and idCIF were read: the certificate's QR, or its text
+             * @enum {string}
+             */
+            read_from: "qr" | "text";
+        };
+        Health: {
+            /** @enum {string} */
+            status: "ok" | "unavailable";
+            postgres: {
+                /** @constant */
+                ok: true;
+                latency_ms: number;
+            } | {
+                /** @constant */
+                ok: false;
+                error: string;
+            };
+            redis: {
+                /** @constant */
+                ok: true;
+                latency_ms: number;
+            } | {
+                /** @constant */
+                ok: false;
+                error: string;
+            };
+            /** @description Depth of every queue; empty when Redis is down */
+            queues: {
+                /** @description Jobs waiting, active, delayed, failed and completed (kept) */
+                render?: {
+                    [key: string]: number;
+                };
+                /** @description Jobs waiting, active, delayed, failed and completed (kept) */
+                expiry?: {
+                    [key: string]: number;
+                };
+                /** @description Jobs waiting, active, delayed, failed and completed (kept) */
+                "csf-sync"?: {
+                    [key: string]: number;
+                };
+                /** @description Jobs waiting, active, delayed, failed and completed (kept) */
+                stamp?: {
+                    [key: string]: number;
+                };
+                /** @description Jobs waiting, active, delayed, failed and completed (kept) */
+                pdf?: {
+                    [key: string]: number;
+                };
+                /** @description Jobs waiting, active, delayed, failed and completed (kept) */
+                email?: {
+                    [key: string]: number;
+                };
+                /** @description Jobs waiting, active, delayed, failed and completed (kept) */
+                cancel?: {
+                    [key: string]: number;
+                };
+                /** @description Jobs waiting, active, delayed, failed and completed (kept) */
+                webhooks?: {
+                    [key: string]: number;
+                };
+                /** @description Jobs waiting, active, delayed, failed and completed (kept) */
+                "global-invoice"?: {
+                    [key: string]: number;
+                };
+            };
+        };
+        ServiceLinks: {
+            service: string;
+            docs: string;
+            openapi: string;
+            health: string;
         };
         TokenRequest: {
             grant_type: string;
@@ -1037,21 +1776,43 @@ export interface components {
             taxRegimeCode: string;
         };
         Issuer: {
+            /** @description `inv_data_…` (the `issuerId` of paths and merchants) */
             invoiceDataId: string;
             groupId: string;
             alias: string;
+            /** @description RFC */
             taxId: string;
+            /** @description idCIF of the tax-status certificate (CSF) */
             idCif: string;
             businessName: string;
             email: string;
+            /** @description Postal code of the fiscal address */
             zip: string;
             taxRegime: {
-                code?: string;
-                description?: string;
+                /** @description c_RegimenFiscal */
+                code: string;
+                description: string;
             };
-            invoiceLogoUrl?: string | null;
+            invoiceLogoUrl: string | null;
             /** @enum {string} */
             status: "ACTIVE" | "INACTIVE";
+            /**
+             * @description Addition to the spec: c_Periodicidad of its global invoice for unclaimed sales
+             * @enum {string}
+             */
+            globalPeriodicity: "01" | "02" | "03" | "04";
+            /** @description Addition to the spec: the last CSF synchronization; null until one is requested */
+            synchronization: null | {
+                /** @enum {string} */
+                status: "PENDING" | "RUNNING" | "RETRY_SCHEDULED" | "SUCCEEDED" | "FAILED";
+                jobId: string | null;
+                attempts: number;
+                error: string | null;
+                /** Format: date-time */
+                requestedAt: string | null;
+                /** Format: date-time */
+                finishedAt: string | null;
+            };
         };
         CreateMerchantRequest: {
             issuerId: string;
@@ -1357,7 +2118,8 @@ export interface components {
         WebhookEndpoint: {
             id: string;
             url: string;
-            events: string[];
+            /** @description Event types it receives; empty: all */
+            events: ("qr.scanned" | "qr.expired" | "invoice.stamped" | "invoice.failed" | "invoice.cancelled" | "invoice.cancellation_status_updated" | "credit_note.stamped" | "payment_complement.stamped" | "global_invoice.stamped" | "csd.expiring")[];
             description: string | null;
             /** Format: date-time */
             created_at: string;
@@ -1375,7 +2137,10 @@ export interface components {
             currency: "MXN";
             /** @description A payment FORM key (c_FormaPago, e.g. 04), despite the name */
             sat_payment_method: string;
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description Until when the buyer may invoice: in the future, at most 31 days ahead
+             */
             expires_at: string;
             /** @enum {string} */
             operation: "INVOICE" | "PAYMENT" | "REFUND";
@@ -1385,17 +2150,29 @@ export interface components {
                 quantity: number;
                 unit_price: number;
                 amount: number;
+                /** @description c_ClaveUnidad, e.g. H87 (Pieza), LTR (Litro), KGM (Kilogramo), E48 (Unidad de servicio) */
                 sat_unit_key?: string;
+                /** @description c_ClaveProdServ, e.g. 50202301 (Agua), 15101514 (Gasolina regular menor a 91 octanos) */
                 sat_product_service_key?: string;
+                /** @description c_ObjetoImp: 01 (No objeto de impuesto.) needs no taxes, 02 (Sí objeto de impuesto.) needs them; also 03 to 08 */
                 sat_tax_object_key?: string;
                 taxes?: {
-                    /** @enum {string} */
+                    /**
+                     * @description Traslado (transferred) or Retencion (withheld)
+                     * @enum {string}
+                     */
                     type: "Traslado" | "Retencion";
+                    /** @description c_Impuesto: 001 (ISR), 002 (IVA), 003 (IEPS) */
                     tax: string;
-                    /** @enum {string} */
+                    /**
+                     * @description c_TipoFactor: a rate, a fixed amount per unit, or exempt (no rate, no amount)
+                     * @enum {string}
+                     */
                     factor: "Tasa" | "Cuota" | "Exento";
+                    /** @description Six decimals as text: 16 % is 0.160000 */
                     rate?: string;
                     taxable_base: number;
+                    /** @description taxable_base × rate */
                     amount?: number;
                 }[];
             }[];
@@ -1471,7 +2248,21 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "grant_type": "client_credentials",
+                 *       "client_id": "cli_6Vb2Nm8Xq4Lz1Kw7Hd3Ps",
+                 *       "client_secret": "cs_Qm9Xv2Lb7Nc4Kz1Wd8Hs3Pt6Yr0Tg5Jf"
+                 *     }
+                 */
                 "application/json": components["schemas"]["TokenRequest"];
+                /**
+                 * @example {
+                 *       "grant_type": "client_credentials",
+                 *       "client_id": "cli_6Vb2Nm8Xq4Lz1Kw7Hd3Ps",
+                 *       "client_secret": "cs_Qm9Xv2Lb7Nc4Kz1Wd8Hs3Pt6Yr0Tg5Jf"
+                 *     }
+                 */
                 "application/x-www-form-urlencoded": components["schemas"]["TokenRequest"];
             };
         };
@@ -1482,6 +2273,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "access_token": "tok_9Qv2Lm7Xb4Nc1Kz8Wd3Hs6Pt",
+                     *       "token_type": "Bearer",
+                     *       "expires_in": 3600
+                     *     }
+                     */
                     "application/json": components["schemas"]["TokenResponse"];
                 };
             };
@@ -1491,6 +2289,22 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "validation_failed",
+                     *         "message": "Missing credentials or a grant type other than client_credentials",
+                     *         "details": [
+                     *           {
+                     *             "field": "operation_data[0].quantity",
+                     *             "code": "out_of_range",
+                     *             "message": "operation_data[0].quantity must be > 0."
+                     *           }
+                     *         ],
+                     *         "request_id": "req_gE6nb9tx31iXPSHS"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -1500,6 +2314,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "unauthorized",
+                     *         "message": "Unknown client or wrong secret (invalid_client)",
+                     *         "details": [],
+                     *         "request_id": "req_gE6nb9tx31iXPSHS"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -1525,7 +2349,37 @@ export interface operations {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    /**
+                     * @example {
+                     *       "content": [
+                     *         {
+                     *           "invoiceDataId": "inv_data_5Tg9Rb2Lm6Xc1Vn8Qw4Pk",
+                     *           "groupId": "grp_3Hs7Kd1Fp9Wq5Zx2Mb6Ny",
+                     *           "alias": "Kemper",
+                     *           "taxId": "EKU9003173C9",
+                     *           "idCif": "19010123456",
+                     *           "businessName": "ESCUELA KEMPER URGATE",
+                     *           "email": "facturas@kemper.example",
+                     *           "zip": "42501",
+                     *           "taxRegime": {
+                     *             "code": "601",
+                     *             "description": "General de Ley Personas Morales"
+                     *           },
+                     *           "invoiceLogoUrl": null,
+                     *           "status": "ACTIVE",
+                     *           "globalPeriodicity": "04",
+                     *           "synchronization": null
+                     *         }
+                     *       ],
+                     *       "totalElements": 1,
+                     *       "totalPages": 1,
+                     *       "number": 0,
+                     *       "size": 20
+                     *     }
+                     */
+                    "application/json": components["schemas"]["IssuerPage"];
+                };
             };
             /** @description Bad paging */
             400: {
@@ -1533,6 +2387,22 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "validation_failed",
+                     *         "message": "Bad paging",
+                     *         "details": [
+                     *           {
+                     *             "field": "operation_data[0].quantity",
+                     *             "code": "out_of_range",
+                     *             "message": "operation_data[0].quantity must be > 0."
+                     *           }
+                     *         ],
+                     *         "request_id": "req_gE6nb9tx31iXPSHS"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -1542,6 +2412,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "unauthorized",
+                     *         "message": "Token invalid",
+                     *         "details": [],
+                     *         "request_id": "req_gE6nb9tx31iXPSHS"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -1551,6 +2431,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "not_found",
+                     *         "message": "Group not found",
+                     *         "details": [],
+                     *         "request_id": "req_gE6nb9tx31iXPSHS"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -1565,6 +2455,18 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "groupId": "grp_3Hs7Kd1Fp9Wq5Zx2Mb6Ny",
+                 *       "alias": "Kemper",
+                 *       "taxId": "EKU9003173C9",
+                 *       "idCif": "19010123456",
+                 *       "businessName": "ESCUELA KEMPER URGATE",
+                 *       "email": "facturas@kemper.example",
+                 *       "zip": "42501",
+                 *       "taxRegimeCode": "601"
+                 *     }
+                 */
                 "application/json": components["schemas"]["CreateIssuerRequest"];
             };
         };
@@ -1575,6 +2477,26 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "invoiceDataId": "inv_data_5Tg9Rb2Lm6Xc1Vn8Qw4Pk",
+                     *       "groupId": "grp_3Hs7Kd1Fp9Wq5Zx2Mb6Ny",
+                     *       "alias": "Kemper",
+                     *       "taxId": "EKU9003173C9",
+                     *       "idCif": "19010123456",
+                     *       "businessName": "ESCUELA KEMPER URGATE",
+                     *       "email": "facturas@kemper.example",
+                     *       "zip": "42501",
+                     *       "taxRegime": {
+                     *         "code": "601",
+                     *         "description": "General de Ley Personas Morales"
+                     *       },
+                     *       "invoiceLogoUrl": null,
+                     *       "status": "ACTIVE",
+                     *       "globalPeriodicity": "04",
+                     *       "synchronization": null
+                     *     }
+                     */
                     "application/json": components["schemas"]["Issuer"];
                 };
             };
@@ -1584,6 +2506,22 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "validation_failed",
+                     *         "message": "Invalid fields: RFC, regime for the person type, zip, e-mail, idCif",
+                     *         "details": [
+                     *           {
+                     *             "field": "operation_data[0].quantity",
+                     *             "code": "out_of_range",
+                     *             "message": "operation_data[0].quantity must be > 0."
+                     *           }
+                     *         ],
+                     *         "request_id": "req_gE6nb9tx31iXPSHS"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -1593,6 +2531,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "unauthorized",
+                     *         "message": "Token invalid, expired or revoked",
+                     *         "details": [],
+                     *         "request_id": "req_gE6nb9tx31iXPSHS"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -1602,6 +2550,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "not_found",
+                     *         "message": "Group not found in the account",
+                     *         "details": [],
+                     *         "request_id": "req_gE6nb9tx31iXPSHS"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -1611,6 +2569,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "conflict",
+                     *         "message": "The group already has an issuer with this RFC",
+                     *         "details": [],
+                     *         "request_id": "req_gE6nb9tx31iXPSHS"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -1633,6 +2601,26 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "invoiceDataId": "inv_data_5Tg9Rb2Lm6Xc1Vn8Qw4Pk",
+                     *       "groupId": "grp_3Hs7Kd1Fp9Wq5Zx2Mb6Ny",
+                     *       "alias": "Kemper",
+                     *       "taxId": "EKU9003173C9",
+                     *       "idCif": "19010123456",
+                     *       "businessName": "ESCUELA KEMPER URGATE",
+                     *       "email": "facturas@kemper.example",
+                     *       "zip": "42501",
+                     *       "taxRegime": {
+                     *         "code": "601",
+                     *         "description": "General de Ley Personas Morales"
+                     *       },
+                     *       "invoiceLogoUrl": null,
+                     *       "status": "ACTIVE",
+                     *       "globalPeriodicity": "04",
+                     *       "synchronization": null
+                     *     }
+                     */
                     "application/json": components["schemas"]["Issuer"];
                 };
             };
@@ -1642,6 +2630,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "unauthorized",
+                     *         "message": "Token invalid",
+                     *         "details": [],
+                     *         "request_id": "req_gE6nb9tx31iXPSHS"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -1651,6 +2649,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "not_found",
+                     *         "message": "Issuer not found",
+                     *         "details": [],
+                     *         "request_id": "req_gE6nb9tx31iXPSHS"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -1687,6 +2695,26 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "invoiceDataId": "inv_data_5Tg9Rb2Lm6Xc1Vn8Qw4Pk",
+                     *       "groupId": "grp_3Hs7Kd1Fp9Wq5Zx2Mb6Ny",
+                     *       "alias": "Kemper",
+                     *       "taxId": "EKU9003173C9",
+                     *       "idCif": "19010123456",
+                     *       "businessName": "ESCUELA KEMPER URGATE",
+                     *       "email": "facturas@kemper.example",
+                     *       "zip": "42501",
+                     *       "taxRegime": {
+                     *         "code": "601",
+                     *         "description": "General de Ley Personas Morales"
+                     *       },
+                     *       "invoiceLogoUrl": null,
+                     *       "status": "ACTIVE",
+                     *       "globalPeriodicity": "04",
+                     *       "synchronization": null
+                     *     }
+                     */
                     "application/json": components["schemas"]["Issuer"];
                 };
             };
@@ -1696,6 +2724,22 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "validation_failed",
+                     *         "message": "Invalid fields or logo",
+                     *         "details": [
+                     *           {
+                     *             "field": "operation_data[0].quantity",
+                     *             "code": "out_of_range",
+                     *             "message": "operation_data[0].quantity must be > 0."
+                     *           }
+                     *         ],
+                     *         "request_id": "req_gE6nb9tx31iXPSHS"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -1705,6 +2749,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "unauthorized",
+                     *         "message": "Token invalid",
+                     *         "details": [],
+                     *         "request_id": "req_gE6nb9tx31iXPSHS"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -1714,6 +2768,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "not_found",
+                     *         "message": "Issuer or group not found",
+                     *         "details": [],
+                     *         "request_id": "req_gE6nb9tx31iXPSHS"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -1723,6 +2787,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "conflict",
+                     *         "message": "The target group already has an issuer with this RFC",
+                     *         "details": [],
+                     *         "request_id": "req_gE6nb9tx31iXPSHS"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -1739,12 +2813,22 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description { issuerId, jobId, status, requestedAt }: the new synchronization, or the one already waiting or running */
+            /** @description The new synchronization, or the one already waiting or running (GET the issuer to follow it) */
             202: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    /**
+                     * @example {
+                     *       "issuerId": "inv_data_5Tg9Rb2Lm6Xc1Vn8Qw4Pk",
+                     *       "jobId": "sync-issuer.inv_data_5Tg9Rb2Lm6Xc1Vn8Qw4Pk.a1b2c3d4e5f6",
+                     *       "status": "PENDING",
+                     *       "requestedAt": "2026-03-14T17:30:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["IssuerSyncAccepted"];
+                };
             };
             /** @description Token invalid */
             401: {
@@ -1752,6 +2836,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "unauthorized",
+                     *         "message": "Token invalid",
+                     *         "details": [],
+                     *         "request_id": "req_gE6nb9tx31iXPSHS"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -1761,6 +2855,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "not_found",
+                     *         "message": "Issuer not found",
+                     *         "details": [],
+                     *         "request_id": "req_gE6nb9tx31iXPSHS"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -1770,6 +2874,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "service_unavailable",
+                     *         "message": "Job queue unavailable",
+                     *         "details": [],
+                     *         "request_id": "req_gE6nb9tx31iXPSHS"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -1794,7 +2908,28 @@ export interface operations {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    /**
+                     * @example {
+                     *       "content": [
+                     *         {
+                     *           "merchantId": "mer_8cN1uV4pXy2Qw7Ls0Hk3Zg",
+                     *           "merchantName": "Tienda Centro",
+                     *           "city": "Ciudad de México",
+                     *           "state": "CDMX",
+                     *           "invoiceLogoUrl": null,
+                     *           "appLogoUrl": null,
+                     *           "status": "ACTIVE"
+                     *         }
+                     *       ],
+                     *       "totalElements": 1,
+                     *       "totalPages": 1,
+                     *       "number": 0,
+                     *       "size": 20
+                     *     }
+                     */
+                    "application/json": components["schemas"]["MerchantSummaryPage"];
+                };
             };
             /** @description issuerId missing or bad paging */
             400: {
@@ -1802,6 +2937,22 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "validation_failed",
+                     *         "message": "issuerId missing or bad paging",
+                     *         "details": [
+                     *           {
+                     *             "field": "operation_data[0].quantity",
+                     *             "code": "out_of_range",
+                     *             "message": "operation_data[0].quantity must be > 0."
+                     *           }
+                     *         ],
+                     *         "request_id": "req_gE6nb9tx31iXPSHS"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -1811,6 +2962,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "unauthorized",
+                     *         "message": "Token invalid, expired or revoked",
+                     *         "details": [],
+                     *         "request_id": "req_gE6nb9tx31iXPSHS"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -1820,6 +2981,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "not_found",
+                     *         "message": "Merchant (or issuer) not in the account",
+                     *         "details": [],
+                     *         "request_id": "req_gE6nb9tx31iXPSHS"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -1834,6 +3005,24 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "issuerId": "inv_data_5Tg9Rb2Lm6Xc1Vn8Qw4Pk",
+                 *       "merchantName": "Tienda Centro",
+                 *       "billingProfile": "GENERAL",
+                 *       "contactEmail": "ayuda@tienda.example",
+                 *       "contactPhoneNumber": "+52 55 1234 5678",
+                 *       "address": {
+                 *         "street": "Av. Insurgentes Sur",
+                 *         "exteriorNumber": "1602",
+                 *         "interiorNumber": null,
+                 *         "neighborhood": "Crédito Constructor",
+                 *         "city": "Ciudad de México",
+                 *         "state": "CDMX",
+                 *         "zipCode": "03940"
+                 *       }
+                 *     }
+                 */
                 "application/json": components["schemas"]["CreateMerchantRequest"];
             };
         };
@@ -1843,7 +3032,42 @@ export interface operations {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    /**
+                     * @example {
+                     *       "merchantId": "mer_8cN1uV4pXy2Qw7Ls0Hk3Zg",
+                     *       "externalMerchantId": "dev-store-1",
+                     *       "issuerId": "inv_data_5Tg9Rb2Lm6Xc1Vn8Qw4Pk",
+                     *       "merchantName": "Tienda Centro",
+                     *       "billingProfile": "GENERAL",
+                     *       "billingProfileData": null,
+                     *       "contactEmail": "ayuda@tienda.example",
+                     *       "contactPhoneNumber": "+52 55 1234 5678",
+                     *       "invoiceLogoUrl": null,
+                     *       "invoiceLogoFileName": null,
+                     *       "appLogoUrl": null,
+                     *       "appLogoFileName": null,
+                     *       "logoAnimation": "NONE",
+                     *       "address": {
+                     *         "street": "Av. Insurgentes Sur",
+                     *         "exteriorNumber": "1602",
+                     *         "interiorNumber": null,
+                     *         "neighborhood": "Crédito Constructor",
+                     *         "city": "Ciudad de México",
+                     *         "state": "CDMX",
+                     *         "zipCode": "03940"
+                     *       },
+                     *       "status": "ACTIVE",
+                     *       "invoiceRules": {
+                     *         "allowGenericRfc": false,
+                     *         "allowedCfdiUses": null,
+                     *         "resicoWithholding": true
+                     *       },
+                     *       "apiKey": "sk_test_Vb7Nm2Xq9Lz4Kw1Hd8Ps3Tg6Yr0Jf5Qc"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["MerchantCreated"];
+                };
             };
             /** @description Invalid fields */
             400: {
@@ -1851,6 +3075,22 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "validation_failed",
+                     *         "message": "Invalid fields",
+                     *         "details": [
+                     *           {
+                     *             "field": "operation_data[0].quantity",
+                     *             "code": "out_of_range",
+                     *             "message": "operation_data[0].quantity must be > 0."
+                     *           }
+                     *         ],
+                     *         "request_id": "req_gE6nb9tx31iXPSHS"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -1860,6 +3100,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "unauthorized",
+                     *         "message": "Token invalid, expired or revoked",
+                     *         "details": [],
+                     *         "request_id": "req_gE6nb9tx31iXPSHS"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -1869,6 +3119,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "not_found",
+                     *         "message": "Merchant (or issuer) not in the account",
+                     *         "details": [],
+                     *         "request_id": "req_gE6nb9tx31iXPSHS"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -1890,7 +3150,41 @@ export interface operations {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    /**
+                     * @example {
+                     *       "merchantId": "mer_8cN1uV4pXy2Qw7Ls0Hk3Zg",
+                     *       "externalMerchantId": "dev-store-1",
+                     *       "issuerId": "inv_data_5Tg9Rb2Lm6Xc1Vn8Qw4Pk",
+                     *       "merchantName": "Tienda Centro",
+                     *       "billingProfile": "GENERAL",
+                     *       "billingProfileData": null,
+                     *       "contactEmail": "ayuda@tienda.example",
+                     *       "contactPhoneNumber": "+52 55 1234 5678",
+                     *       "invoiceLogoUrl": null,
+                     *       "invoiceLogoFileName": null,
+                     *       "appLogoUrl": null,
+                     *       "appLogoFileName": null,
+                     *       "logoAnimation": "NONE",
+                     *       "address": {
+                     *         "street": "Av. Insurgentes Sur",
+                     *         "exteriorNumber": "1602",
+                     *         "interiorNumber": null,
+                     *         "neighborhood": "Crédito Constructor",
+                     *         "city": "Ciudad de México",
+                     *         "state": "CDMX",
+                     *         "zipCode": "03940"
+                     *       },
+                     *       "status": "ACTIVE",
+                     *       "invoiceRules": {
+                     *         "allowGenericRfc": false,
+                     *         "allowedCfdiUses": null,
+                     *         "resicoWithholding": true
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Merchant"];
+                };
             };
             /** @description Token invalid, expired or revoked */
             401: {
@@ -1898,6 +3192,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "unauthorized",
+                     *         "message": "Token invalid, expired or revoked",
+                     *         "details": [],
+                     *         "request_id": "req_gE6nb9tx31iXPSHS"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -1907,6 +3211,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "not_found",
+                     *         "message": "Merchant (or issuer) not in the account",
+                     *         "details": [],
+                     *         "request_id": "req_gE6nb9tx31iXPSHS"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -1923,6 +3237,14 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "contactPhoneNumber": "+52 55 8765 4321",
+                 *       "invoiceRules": {
+                 *         "allowGenericRfc": true
+                 *       }
+                 *     }
+                 */
                 "application/json": components["schemas"]["UpdateMerchantRequest"];
             };
         };
@@ -1932,7 +3254,41 @@ export interface operations {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    /**
+                     * @example {
+                     *       "merchantId": "mer_8cN1uV4pXy2Qw7Ls0Hk3Zg",
+                     *       "externalMerchantId": "dev-store-1",
+                     *       "issuerId": "inv_data_5Tg9Rb2Lm6Xc1Vn8Qw4Pk",
+                     *       "merchantName": "Tienda Centro",
+                     *       "billingProfile": "GENERAL",
+                     *       "billingProfileData": null,
+                     *       "contactEmail": "ayuda@tienda.example",
+                     *       "contactPhoneNumber": "+52 55 1234 5678",
+                     *       "invoiceLogoUrl": null,
+                     *       "invoiceLogoFileName": null,
+                     *       "appLogoUrl": null,
+                     *       "appLogoFileName": null,
+                     *       "logoAnimation": "NONE",
+                     *       "address": {
+                     *         "street": "Av. Insurgentes Sur",
+                     *         "exteriorNumber": "1602",
+                     *         "interiorNumber": null,
+                     *         "neighborhood": "Crédito Constructor",
+                     *         "city": "Ciudad de México",
+                     *         "state": "CDMX",
+                     *         "zipCode": "03940"
+                     *       },
+                     *       "status": "ACTIVE",
+                     *       "invoiceRules": {
+                     *         "allowGenericRfc": false,
+                     *         "allowedCfdiUses": null,
+                     *         "resicoWithholding": true
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Merchant"];
+                };
             };
             /** @description Invalid fields, or issuerId */
             400: {
@@ -1940,6 +3296,22 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "validation_failed",
+                     *         "message": "Invalid fields, or issuerId",
+                     *         "details": [
+                     *           {
+                     *             "field": "operation_data[0].quantity",
+                     *             "code": "out_of_range",
+                     *             "message": "operation_data[0].quantity must be > 0."
+                     *           }
+                     *         ],
+                     *         "request_id": "req_gE6nb9tx31iXPSHS"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -1949,6 +3321,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "unauthorized",
+                     *         "message": "Token invalid, expired or revoked",
+                     *         "details": [],
+                     *         "request_id": "req_gE6nb9tx31iXPSHS"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -1958,6 +3340,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "not_found",
+                     *         "message": "Merchant (or issuer) not in the account",
+                     *         "details": [],
+                     *         "request_id": "req_gE6nb9tx31iXPSHS"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -1979,7 +3371,41 @@ export interface operations {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    /**
+                     * @example {
+                     *       "merchantId": "mer_8cN1uV4pXy2Qw7Ls0Hk3Zg",
+                     *       "externalMerchantId": "dev-store-1",
+                     *       "issuerId": "inv_data_5Tg9Rb2Lm6Xc1Vn8Qw4Pk",
+                     *       "merchantName": "Tienda Centro",
+                     *       "billingProfile": "GENERAL",
+                     *       "billingProfileData": null,
+                     *       "contactEmail": "ayuda@tienda.example",
+                     *       "contactPhoneNumber": "+52 55 1234 5678",
+                     *       "invoiceLogoUrl": null,
+                     *       "invoiceLogoFileName": null,
+                     *       "appLogoUrl": null,
+                     *       "appLogoFileName": null,
+                     *       "logoAnimation": "NONE",
+                     *       "address": {
+                     *         "street": "Av. Insurgentes Sur",
+                     *         "exteriorNumber": "1602",
+                     *         "interiorNumber": null,
+                     *         "neighborhood": "Crédito Constructor",
+                     *         "city": "Ciudad de México",
+                     *         "state": "CDMX",
+                     *         "zipCode": "03940"
+                     *       },
+                     *       "status": "ACTIVE",
+                     *       "invoiceRules": {
+                     *         "allowGenericRfc": false,
+                     *         "allowedCfdiUses": null,
+                     *         "resicoWithholding": true
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Merchant"];
+                };
             };
             /** @description Token invalid, expired or revoked */
             401: {
@@ -1987,6 +3413,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "unauthorized",
+                     *         "message": "Token invalid, expired or revoked",
+                     *         "details": [],
+                     *         "request_id": "req_gE6nb9tx31iXPSHS"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -1996,6 +3432,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "not_found",
+                     *         "message": "Merchant (or issuer) not in the account",
+                     *         "details": [],
+                     *         "request_id": "req_gE6nb9tx31iXPSHS"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -2017,7 +3463,41 @@ export interface operations {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    /**
+                     * @example {
+                     *       "merchantId": "mer_8cN1uV4pXy2Qw7Ls0Hk3Zg",
+                     *       "externalMerchantId": "dev-store-1",
+                     *       "issuerId": "inv_data_5Tg9Rb2Lm6Xc1Vn8Qw4Pk",
+                     *       "merchantName": "Tienda Centro",
+                     *       "billingProfile": "GENERAL",
+                     *       "billingProfileData": null,
+                     *       "contactEmail": "ayuda@tienda.example",
+                     *       "contactPhoneNumber": "+52 55 1234 5678",
+                     *       "invoiceLogoUrl": null,
+                     *       "invoiceLogoFileName": null,
+                     *       "appLogoUrl": null,
+                     *       "appLogoFileName": null,
+                     *       "logoAnimation": "NONE",
+                     *       "address": {
+                     *         "street": "Av. Insurgentes Sur",
+                     *         "exteriorNumber": "1602",
+                     *         "interiorNumber": null,
+                     *         "neighborhood": "Crédito Constructor",
+                     *         "city": "Ciudad de México",
+                     *         "state": "CDMX",
+                     *         "zipCode": "03940"
+                     *       },
+                     *       "status": "ACTIVE",
+                     *       "invoiceRules": {
+                     *         "allowGenericRfc": false,
+                     *         "allowedCfdiUses": null,
+                     *         "resicoWithholding": true
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Merchant"];
+                };
             };
             /** @description Token invalid, expired or revoked */
             401: {
@@ -2025,6 +3505,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "unauthorized",
+                     *         "message": "Token invalid, expired or revoked",
+                     *         "details": [],
+                     *         "request_id": "req_gE6nb9tx31iXPSHS"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -2034,6 +3524,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "not_found",
+                     *         "message": "Merchant (or issuer) not in the account",
+                     *         "details": [],
+                     *         "request_id": "req_gE6nb9tx31iXPSHS"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -2066,7 +3566,41 @@ export interface operations {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    /**
+                     * @example {
+                     *       "merchantId": "mer_8cN1uV4pXy2Qw7Ls0Hk3Zg",
+                     *       "externalMerchantId": "dev-store-1",
+                     *       "issuerId": "inv_data_5Tg9Rb2Lm6Xc1Vn8Qw4Pk",
+                     *       "merchantName": "Tienda Centro",
+                     *       "billingProfile": "GENERAL",
+                     *       "billingProfileData": null,
+                     *       "contactEmail": "ayuda@tienda.example",
+                     *       "contactPhoneNumber": "+52 55 1234 5678",
+                     *       "invoiceLogoUrl": null,
+                     *       "invoiceLogoFileName": null,
+                     *       "appLogoUrl": null,
+                     *       "appLogoFileName": null,
+                     *       "logoAnimation": "NONE",
+                     *       "address": {
+                     *         "street": "Av. Insurgentes Sur",
+                     *         "exteriorNumber": "1602",
+                     *         "interiorNumber": null,
+                     *         "neighborhood": "Crédito Constructor",
+                     *         "city": "Ciudad de México",
+                     *         "state": "CDMX",
+                     *         "zipCode": "03940"
+                     *       },
+                     *       "status": "ACTIVE",
+                     *       "invoiceRules": {
+                     *         "allowGenericRfc": false,
+                     *         "allowedCfdiUses": null,
+                     *         "resicoWithholding": true
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Merchant"];
+                };
             };
             /** @description Not an image, too many pixels, bad logoAnimation */
             400: {
@@ -2074,6 +3608,22 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "validation_failed",
+                     *         "message": "Not an image, too many pixels, bad logoAnimation",
+                     *         "details": [
+                     *           {
+                     *             "field": "operation_data[0].quantity",
+                     *             "code": "out_of_range",
+                     *             "message": "operation_data[0].quantity must be > 0."
+                     *           }
+                     *         ],
+                     *         "request_id": "req_gE6nb9tx31iXPSHS"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -2083,6 +3633,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "unauthorized",
+                     *         "message": "Token invalid, expired or revoked",
+                     *         "details": [],
+                     *         "request_id": "req_gE6nb9tx31iXPSHS"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -2092,6 +3652,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "not_found",
+                     *         "message": "Merchant (or issuer) not in the account",
+                     *         "details": [],
+                     *         "request_id": "req_gE6nb9tx31iXPSHS"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -2101,6 +3671,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "payload_too_large",
+                     *         "message": "A file over 2 MB",
+                     *         "details": [],
+                     *         "request_id": "req_gE6nb9tx31iXPSHS"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -2117,12 +3697,34 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description InvoiceModeResponse */
+            /** @description The invoice mode */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    /**
+                     * @example {
+                     *       "merchantId": "mer_8cN1uV4pXy2Qw7Ls0Hk3Zg",
+                     *       "invoiceType": "SERVICE",
+                     *       "csdDataRequest": {
+                     *         "cerFileName": "EKU9003173C9.cer",
+                     *         "keyFileName": "EKU9003173C9.key",
+                     *         "serialNumberPrefix": "A",
+                     *         "businessCode": null
+                     *       },
+                     *       "apiDataRequest": null,
+                     *       "certificate": {
+                     *         "number": "30001000000500003416",
+                     *         "rfc": "EKU9003173C9",
+                     *         "validFrom": "2023-05-18T11:43:51.000Z",
+                     *         "validTo": "2027-05-18T11:43:51.000Z",
+                     *         "mode": "development"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["InvoiceModeResponse"];
+                };
             };
             /** @description Token invalid, expired or revoked */
             401: {
@@ -2130,6 +3732,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "unauthorized",
+                     *         "message": "Token invalid, expired or revoked",
+                     *         "details": [],
+                     *         "request_id": "req_gE6nb9tx31iXPSHS"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -2139,6 +3751,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "not_found",
+                     *         "message": "Merchant (or issuer) not in the account",
+                     *         "details": [],
+                     *         "request_id": "req_gE6nb9tx31iXPSHS"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -2167,19 +3789,63 @@ export interface operations {
             };
         };
         responses: {
-            /** @description InvoiceModeResponse (replaced) */
+            /** @description The CSD replaced one */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    /**
+                     * @example {
+                     *       "merchantId": "mer_8cN1uV4pXy2Qw7Ls0Hk3Zg",
+                     *       "invoiceType": "SERVICE",
+                     *       "csdDataRequest": {
+                     *         "cerFileName": "EKU9003173C9.cer",
+                     *         "keyFileName": "EKU9003173C9.key",
+                     *         "serialNumberPrefix": "A",
+                     *         "businessCode": null
+                     *       },
+                     *       "apiDataRequest": null,
+                     *       "certificate": {
+                     *         "number": "30001000000500003416",
+                     *         "rfc": "EKU9003173C9",
+                     *         "validFrom": "2023-05-18T11:43:51.000Z",
+                     *         "validTo": "2027-05-18T11:43:51.000Z",
+                     *         "mode": "development"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["InvoiceModeResponse"];
+                };
             };
-            /** @description InvoiceModeResponse (new) */
+            /** @description The first CSD of the merchant */
             201: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    /**
+                     * @example {
+                     *       "merchantId": "mer_8cN1uV4pXy2Qw7Ls0Hk3Zg",
+                     *       "invoiceType": "SERVICE",
+                     *       "csdDataRequest": {
+                     *         "cerFileName": "EKU9003173C9.cer",
+                     *         "keyFileName": "EKU9003173C9.key",
+                     *         "serialNumberPrefix": "A",
+                     *         "businessCode": null
+                     *       },
+                     *       "apiDataRequest": null,
+                     *       "certificate": {
+                     *         "number": "30001000000500003416",
+                     *         "rfc": "EKU9003173C9",
+                     *         "validFrom": "2023-05-18T11:43:51.000Z",
+                     *         "validTo": "2027-05-18T11:43:51.000Z",
+                     *         "mode": "development"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["InvoiceModeResponse"];
+                };
             };
             /** @description invalid_csd with details: wrong password, key mismatch, expired or not yet valid, FIEL, RFC of another taxpayer */
             400: {
@@ -2187,6 +3853,22 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "invalid_csd",
+                     *         "message": "invalid_csd with details: wrong password, key mismatch, expired or not yet valid, FIEL, RFC of another taxpayer",
+                     *         "details": [
+                     *           {
+                     *             "field": "operation_data[0].quantity",
+                     *             "code": "out_of_range",
+                     *             "message": "operation_data[0].quantity must be > 0."
+                     *           }
+                     *         ],
+                     *         "request_id": "req_gE6nb9tx31iXPSHS"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -2196,6 +3878,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "unauthorized",
+                     *         "message": "Token invalid, expired or revoked",
+                     *         "details": [],
+                     *         "request_id": "req_gE6nb9tx31iXPSHS"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -2205,6 +3897,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "not_found",
+                     *         "message": "Merchant (or issuer) not in the account",
+                     *         "details": [],
+                     *         "request_id": "req_gE6nb9tx31iXPSHS"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -2214,6 +3916,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "payload_too_large",
+                     *         "message": "A file over 64 KB",
+                     *         "details": [],
+                     *         "request_id": "req_gE6nb9tx31iXPSHS"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -2223,6 +3935,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "unsupported_media_type",
+                     *         "message": "Not multipart/form-data",
+                     *         "details": [],
+                     *         "request_id": "req_gE6nb9tx31iXPSHS"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -2251,19 +3973,63 @@ export interface operations {
             };
         };
         responses: {
-            /** @description InvoiceModeResponse (replaced) */
+            /** @description The CSD replaced one */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    /**
+                     * @example {
+                     *       "merchantId": "mer_8cN1uV4pXy2Qw7Ls0Hk3Zg",
+                     *       "invoiceType": "SERVICE",
+                     *       "csdDataRequest": {
+                     *         "cerFileName": "EKU9003173C9.cer",
+                     *         "keyFileName": "EKU9003173C9.key",
+                     *         "serialNumberPrefix": "A",
+                     *         "businessCode": null
+                     *       },
+                     *       "apiDataRequest": null,
+                     *       "certificate": {
+                     *         "number": "30001000000500003416",
+                     *         "rfc": "EKU9003173C9",
+                     *         "validFrom": "2023-05-18T11:43:51.000Z",
+                     *         "validTo": "2027-05-18T11:43:51.000Z",
+                     *         "mode": "development"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["InvoiceModeResponse"];
+                };
             };
-            /** @description InvoiceModeResponse (new) */
+            /** @description The first CSD of the merchant */
             201: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    /**
+                     * @example {
+                     *       "merchantId": "mer_8cN1uV4pXy2Qw7Ls0Hk3Zg",
+                     *       "invoiceType": "SERVICE",
+                     *       "csdDataRequest": {
+                     *         "cerFileName": "EKU9003173C9.cer",
+                     *         "keyFileName": "EKU9003173C9.key",
+                     *         "serialNumberPrefix": "A",
+                     *         "businessCode": null
+                     *       },
+                     *       "apiDataRequest": null,
+                     *       "certificate": {
+                     *         "number": "30001000000500003416",
+                     *         "rfc": "EKU9003173C9",
+                     *         "validFrom": "2023-05-18T11:43:51.000Z",
+                     *         "validTo": "2027-05-18T11:43:51.000Z",
+                     *         "mode": "development"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["InvoiceModeResponse"];
+                };
             };
             /** @description invalid_csd with details: wrong password, key mismatch, expired or not yet valid, FIEL, RFC of another taxpayer */
             400: {
@@ -2271,6 +4037,22 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "invalid_csd",
+                     *         "message": "invalid_csd with details: wrong password, key mismatch, expired or not yet valid, FIEL, RFC of another taxpayer",
+                     *         "details": [
+                     *           {
+                     *             "field": "operation_data[0].quantity",
+                     *             "code": "out_of_range",
+                     *             "message": "operation_data[0].quantity must be > 0."
+                     *           }
+                     *         ],
+                     *         "request_id": "req_gE6nb9tx31iXPSHS"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -2280,6 +4062,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "unauthorized",
+                     *         "message": "Token invalid, expired or revoked",
+                     *         "details": [],
+                     *         "request_id": "req_gE6nb9tx31iXPSHS"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -2289,6 +4081,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "not_found",
+                     *         "message": "Merchant (or issuer) not in the account",
+                     *         "details": [],
+                     *         "request_id": "req_gE6nb9tx31iXPSHS"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -2298,6 +4100,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "payload_too_large",
+                     *         "message": "A file over 64 KB",
+                     *         "details": [],
+                     *         "request_id": "req_gE6nb9tx31iXPSHS"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -2307,6 +4119,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "unsupported_media_type",
+                     *         "message": "Not multipart/form-data",
+                     *         "details": [],
+                     *         "request_id": "req_gE6nb9tx31iXPSHS"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -2332,7 +4154,42 @@ export interface operations {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    /**
+                     * @example {
+                     *       "content": [
+                     *         {
+                     *           "productId": "prd_2Wq8Lx5Nc1Vb7Mz4Kd9Hs",
+                     *           "merchantId": "mer_8cN1uV4pXy2Qw7Ls0Hk3Zg",
+                     *           "sku": "AGUA-1L",
+                     *           "description": "Agua 1 L",
+                     *           "unitPrice": 100,
+                     *           "satUnitKey": "H87",
+                     *           "satUnitDesc": "Pieza",
+                     *           "satProductServiceKey": "50202301",
+                     *           "satProductServiceDesc": "Agua potable",
+                     *           "satTaxObjectKey": "02",
+                     *           "satTaxObjectDesc": "Sí objeto de impuesto.",
+                     *           "taxes": [
+                     *             {
+                     *               "type": "Traslado",
+                     *               "tax": "002",
+                     *               "factor": "Tasa",
+                     *               "rate": "0.160000"
+                     *             }
+                     *           ],
+                     *           "createdAt": "2026-03-14T17:30:00.000Z",
+                     *           "updatedAt": "2026-03-14T17:30:00.000Z"
+                     *         }
+                     *       ],
+                     *       "totalElements": 1,
+                     *       "totalPages": 1,
+                     *       "number": 0,
+                     *       "size": 20
+                     *     }
+                     */
+                    "application/json": components["schemas"]["MerchantProductPage"];
+                };
             };
             /** @description Token invalid, expired or revoked */
             401: {
@@ -2340,6 +4197,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "unauthorized",
+                     *         "message": "Token invalid, expired or revoked",
+                     *         "details": [],
+                     *         "request_id": "req_gE6nb9tx31iXPSHS"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -2349,6 +4216,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "not_found",
+                     *         "message": "Merchant (or issuer) not in the account",
+                     *         "details": [],
+                     *         "request_id": "req_gE6nb9tx31iXPSHS"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -2365,16 +4242,65 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example [
+                 *       {
+                 *         "sku": "AGUA-1L",
+                 *         "description": "Agua 1 L",
+                 *         "unitPrice": 100,
+                 *         "satUnitKey": "H87",
+                 *         "satProductServiceKey": "50202301",
+                 *         "satTaxObjectKey": "02",
+                 *         "taxes": [
+                 *           {
+                 *             "type": "Traslado",
+                 *             "tax": "002",
+                 *             "factor": "Tasa",
+                 *             "rate": "0.160000"
+                 *           }
+                 *         ]
+                 *       }
+                 *     ]
+                 */
                 "application/json": components["schemas"]["CreateMerchantProductRequest"];
             };
         };
         responses: {
-            /** @description The created MerchantProductResponse list */
+            /** @description The products created */
             201: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "productId": "prd_2Wq8Lx5Nc1Vb7Mz4Kd9Hs",
+                     *         "merchantId": "mer_8cN1uV4pXy2Qw7Ls0Hk3Zg",
+                     *         "sku": "AGUA-1L",
+                     *         "description": "Agua 1 L",
+                     *         "unitPrice": 100,
+                     *         "satUnitKey": "H87",
+                     *         "satUnitDesc": "Pieza",
+                     *         "satProductServiceKey": "50202301",
+                     *         "satProductServiceDesc": "Agua potable",
+                     *         "satTaxObjectKey": "02",
+                     *         "satTaxObjectDesc": "Sí objeto de impuesto.",
+                     *         "taxes": [
+                     *           {
+                     *             "type": "Traslado",
+                     *             "tax": "002",
+                     *             "factor": "Tasa",
+                     *             "rate": "0.160000"
+                     *           }
+                     *         ],
+                     *         "createdAt": "2026-03-14T17:30:00.000Z",
+                     *         "updatedAt": "2026-03-14T17:30:00.000Z"
+                     *       }
+                     *     ]
+                     */
+                    "application/json": components["schemas"]["MerchantProductList"];
+                };
             };
             /** @description Invalid fields or SAT keys */
             400: {
@@ -2382,6 +4308,22 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "validation_failed",
+                     *         "message": "Invalid fields or SAT keys",
+                     *         "details": [
+                     *           {
+                     *             "field": "operation_data[0].quantity",
+                     *             "code": "out_of_range",
+                     *             "message": "operation_data[0].quantity must be > 0."
+                     *           }
+                     *         ],
+                     *         "request_id": "req_gE6nb9tx31iXPSHS"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -2391,6 +4333,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "unauthorized",
+                     *         "message": "Token invalid, expired or revoked",
+                     *         "details": [],
+                     *         "request_id": "req_gE6nb9tx31iXPSHS"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -2400,6 +4352,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "not_found",
+                     *         "message": "Merchant (or issuer) not in the account",
+                     *         "details": [],
+                     *         "request_id": "req_gE6nb9tx31iXPSHS"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -2409,6 +4371,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "conflict",
+                     *         "message": "A sku already exists",
+                     *         "details": [],
+                     *         "request_id": "req_gE6nb9tx31iXPSHS"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -2426,12 +4398,39 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description MerchantProductResponse */
+            /** @description The product */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    /**
+                     * @example {
+                     *       "productId": "prd_2Wq8Lx5Nc1Vb7Mz4Kd9Hs",
+                     *       "merchantId": "mer_8cN1uV4pXy2Qw7Ls0Hk3Zg",
+                     *       "sku": "AGUA-1L",
+                     *       "description": "Agua 1 L",
+                     *       "unitPrice": 100,
+                     *       "satUnitKey": "H87",
+                     *       "satUnitDesc": "Pieza",
+                     *       "satProductServiceKey": "50202301",
+                     *       "satProductServiceDesc": "Agua potable",
+                     *       "satTaxObjectKey": "02",
+                     *       "satTaxObjectDesc": "Sí objeto de impuesto.",
+                     *       "taxes": [
+                     *         {
+                     *           "type": "Traslado",
+                     *           "tax": "002",
+                     *           "factor": "Tasa",
+                     *           "rate": "0.160000"
+                     *         }
+                     *       ],
+                     *       "createdAt": "2026-03-14T17:30:00.000Z",
+                     *       "updatedAt": "2026-03-14T17:30:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["MerchantProductResponse"];
+                };
             };
             /** @description Token invalid, expired or revoked */
             401: {
@@ -2439,6 +4438,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "unauthorized",
+                     *         "message": "Token invalid, expired or revoked",
+                     *         "details": [],
+                     *         "request_id": "req_gE6nb9tx31iXPSHS"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -2448,6 +4457,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "not_found",
+                     *         "message": "Merchant (or issuer) not in the account",
+                     *         "details": [],
+                     *         "request_id": "req_gE6nb9tx31iXPSHS"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -2465,16 +4484,48 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "unitPrice": 105.5
+                 *     }
+                 */
                 "application/json": components["schemas"]["UpdateMerchantProductRequest"];
             };
         };
         responses: {
-            /** @description MerchantProductResponse */
+            /** @description The product */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    /**
+                     * @example {
+                     *       "productId": "prd_2Wq8Lx5Nc1Vb7Mz4Kd9Hs",
+                     *       "merchantId": "mer_8cN1uV4pXy2Qw7Ls0Hk3Zg",
+                     *       "sku": "AGUA-1L",
+                     *       "description": "Agua 1 L",
+                     *       "unitPrice": 100,
+                     *       "satUnitKey": "H87",
+                     *       "satUnitDesc": "Pieza",
+                     *       "satProductServiceKey": "50202301",
+                     *       "satProductServiceDesc": "Agua potable",
+                     *       "satTaxObjectKey": "02",
+                     *       "satTaxObjectDesc": "Sí objeto de impuesto.",
+                     *       "taxes": [
+                     *         {
+                     *           "type": "Traslado",
+                     *           "tax": "002",
+                     *           "factor": "Tasa",
+                     *           "rate": "0.160000"
+                     *         }
+                     *       ],
+                     *       "createdAt": "2026-03-14T17:30:00.000Z",
+                     *       "updatedAt": "2026-03-14T17:30:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["MerchantProductResponse"];
+                };
             };
             /** @description Invalid fields or SAT keys */
             400: {
@@ -2482,6 +4533,22 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "validation_failed",
+                     *         "message": "Invalid fields or SAT keys",
+                     *         "details": [
+                     *           {
+                     *             "field": "operation_data[0].quantity",
+                     *             "code": "out_of_range",
+                     *             "message": "operation_data[0].quantity must be > 0."
+                     *           }
+                     *         ],
+                     *         "request_id": "req_gE6nb9tx31iXPSHS"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -2491,6 +4558,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "unauthorized",
+                     *         "message": "Token invalid, expired or revoked",
+                     *         "details": [],
+                     *         "request_id": "req_gE6nb9tx31iXPSHS"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -2500,6 +4577,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "not_found",
+                     *         "message": "Merchant (or issuer) not in the account",
+                     *         "details": [],
+                     *         "request_id": "req_gE6nb9tx31iXPSHS"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -2509,6 +4596,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "conflict",
+                     *         "message": "sku taken",
+                     *         "details": [],
+                     *         "request_id": "req_gE6nb9tx31iXPSHS"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -2525,12 +4622,21 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description { merchantId, apiKey, mode }: the new key, shown once (Cache-Control: no-store) */
+            /** @description The new key, shown once (Cache-Control: no-store) */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    /**
+                     * @example {
+                     *       "merchantId": "mer_8cN1uV4pXy2Qw7Ls0Hk3Zg",
+                     *       "apiKey": "sk_test_Lz4Kw1Hd8Ps3Tg6Yr0Jf5QcVb7Nm2Xq9",
+                     *       "mode": "development"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["RegeneratedApiKey"];
+                };
             };
             /** @description Token invalid, expired or revoked */
             401: {
@@ -2538,6 +4644,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "unauthorized",
+                     *         "message": "Token invalid, expired or revoked",
+                     *         "details": [],
+                     *         "request_id": "req_gE6nb9tx31iXPSHS"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -2547,6 +4663,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "not_found",
+                     *         "message": "Merchant (or issuer) not in the account",
+                     *         "details": [],
+                     *         "request_id": "req_gE6nb9tx31iXPSHS"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -2565,6 +4691,46 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "store_uid": "dev-store-1",
+                 *       "sale_id": "A-10231",
+                 *       "operation": "INVOICE",
+                 *       "amount": 116,
+                 *       "subtotal": 100,
+                 *       "currency": "MXN",
+                 *       "sat_payment_method": "PUE",
+                 *       "sat_payment_form": "04",
+                 *       "type_of_receipt": "I",
+                 *       "export_code": "01",
+                 *       "expires_at": "2026-03-19T23:59:59.000Z",
+                 *       "operation_data": [
+                 *         {
+                 *           "sku": "AGUA-1L",
+                 *           "description": "Agua 1 L",
+                 *           "quantity": 1,
+                 *           "unit_price": 100,
+                 *           "amount": 100,
+                 *           "sat_unit_key": "H87",
+                 *           "sat_product_service_key": "50202301",
+                 *           "sat_tax_object_key": "02",
+                 *           "taxes": [
+                 *             {
+                 *               "type": "Traslado",
+                 *               "tax": "002",
+                 *               "factor": "Tasa",
+                 *               "rate": "0.160000",
+                 *               "taxable_base": 100,
+                 *               "amount": 16
+                 *             }
+                 *           ]
+                 *         }
+                 *       ],
+                 *       "metadata": {
+                 *         "ticket": "T-000418"
+                 *       }
+                 *     }
+                 */
                 "application/json": components["schemas"]["QrCreateRequest"];
             };
         };
@@ -2575,6 +4741,85 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "qr_id": "tra_Jd2kQ7bq3s8hWm0xLr5NvA",
+                     *       "store_uid": "dev-store-1",
+                     *       "store_name": "Tienda Centro",
+                     *       "sale_id": "A-10231",
+                     *       "idempotency_key": "0b7e3f52-9c4a-4d1e-8f6b-2a5c7d9e1f30",
+                     *       "operation": "INVOICE",
+                     *       "issuer_rfc": "EKU9003173C9",
+                     *       "issuer_name": "ESCUELA KEMPER URGATE",
+                     *       "amount": 116,
+                     *       "subtotal": 100,
+                     *       "currency": "MXN",
+                     *       "exchange_rate": null,
+                     *       "sat_payment_method": "PUE",
+                     *       "sat_payment_method_desc": "Pago en una sola exhibición",
+                     *       "sat_payment_form": "04",
+                     *       "sat_payment_form_desc": "Tarjeta de crédito",
+                     *       "type_of_receipt": "I",
+                     *       "type_of_receipt_desc": "Ingreso",
+                     *       "export_code": "01",
+                     *       "export_code_desc": "No aplica",
+                     *       "status": "PENDING",
+                     *       "related_cfdis": null,
+                     *       "global_info": null,
+                     *       "operation_data": [
+                     *         {
+                     *           "sku": "AGUA-1L",
+                     *           "description": "Agua 1 L",
+                     *           "amount": 100,
+                     *           "quantity": 1,
+                     *           "discount": null,
+                     *           "unit_price": 100,
+                     *           "sat_unit_key": "H87",
+                     *           "sat_unit_desc": "Pieza",
+                     *           "sat_product_service_key": "50202301",
+                     *           "sat_product_service_desc": "Agua potable",
+                     *           "sat_tax_object_key": "02",
+                     *           "sat_tax_object_desc": "Sí objeto de impuesto.",
+                     *           "taxes": [
+                     *             {
+                     *               "type": "Traslado",
+                     *               "tax": "002",
+                     *               "factor": "Tasa",
+                     *               "rate": "0.160000",
+                     *               "taxable_base": 100,
+                     *               "amount": 16
+                     *             }
+                     *           ]
+                     *         }
+                     *       ],
+                     *       "metadata": {
+                     *         "ticket": "T-000418"
+                     *       },
+                     *       "invoice_totals": {
+                     *         "subtotal": 100,
+                     *         "discount": 0,
+                     *         "transferred_taxes": 16,
+                     *         "withheld_taxes": 0,
+                     *         "total": 116
+                     *       },
+                     *       "invoice": null,
+                     *       "customer": null,
+                     *       "qr_base64": "data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAMgAAADIAQAAAACFI5MzAAAA…",
+                     *       "qr_url": "https://factura.example.com/v1/public/qrs/tra_Jd2kQ7bq3s8hWm0xLr5NvA/image.png?exp=1773964799&sig=Hq2Lm8Xv4Nb1Kc7Zw3Ds9P",
+                     *       "qr_content": "https://factura.example.com/q?v=1&t=Xk3v9QmT2bLs7YpR0wNcHg&m=Zt4q8LrV1mWs",
+                     *       "short_code": "K7QM-2XRP9A",
+                     *       "created_at": "2026-03-14T17:30:00.000Z",
+                     *       "updated_at": "2026-03-14T17:30:00.000Z",
+                     *       "scanned_at": null,
+                     *       "expires_at": "2026-03-19T23:59:59.000Z",
+                     *       "expires_at_requested": null,
+                     *       "global_period": {
+                     *         "periodicity": "04",
+                     *         "closes_at": "2026-04-01T06:00:00.000Z"
+                     *       },
+                     *       "global_invoice": null
+                     *     }
+                     */
                     "application/json": components["schemas"]["QrTransaction"];
                 };
             };
@@ -2584,6 +4829,22 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "validation_failed",
+                     *         "message": "Invalid or missing fields or headers, malformed JSON",
+                     *         "details": [
+                     *           {
+                     *             "field": "operation_data[0].quantity",
+                     *             "code": "out_of_range",
+                     *             "message": "operation_data[0].quantity must be > 0."
+                     *           }
+                     *         ],
+                     *         "request_id": "req_gE6nb9tx31iXPSHS"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -2593,6 +4854,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "unauthorized",
+                     *         "message": "API key invalid or missing",
+                     *         "details": [],
+                     *         "request_id": "req_gE6nb9tx31iXPSHS"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -2602,6 +4873,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "store_uid",
+                     *         "message": "store_uid not found",
+                     *         "details": [],
+                     *         "request_id": "req_gE6nb9tx31iXPSHS"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -2611,6 +4892,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "conflict",
+                     *         "message": "idempotency-key reused with a different body",
+                     *         "details": [],
+                     *         "request_id": "req_gE6nb9tx31iXPSHS"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -2620,6 +4911,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "payload_too_large",
+                     *         "message": "Body over the size limit",
+                     *         "details": [],
+                     *         "request_id": "req_gE6nb9tx31iXPSHS"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -2629,6 +4930,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "unsupported_media_type",
+                     *         "message": "Content-Type is not application/json",
+                     *         "details": [],
+                     *         "request_id": "req_gE6nb9tx31iXPSHS"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -2638,6 +4949,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "rule_violation",
+                     *         "message": "Business rule: merchant inactive, CSD missing or expired, SAT catalog or arithmetic rule",
+                     *         "details": [],
+                     *         "request_id": "req_gE6nb9tx31iXPSHS"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -2647,6 +4968,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "internal_error",
+                     *         "message": "QR rendering failed; nothing was written",
+                     *         "details": [],
+                     *         "request_id": "req_gE6nb9tx31iXPSHS"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -2656,6 +4987,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "service_unavailable",
+                     *         "message": "Redis or the render worker unavailable; nothing was written",
+                     *         "details": [],
+                     *         "request_id": "req_gE6nb9tx31iXPSHS"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -2743,6 +5084,85 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "qr_id": "tra_Jd2kQ7bq3s8hWm0xLr5NvA",
+                     *       "store_uid": "dev-store-1",
+                     *       "store_name": "Tienda Centro",
+                     *       "sale_id": "A-10231",
+                     *       "idempotency_key": "0b7e3f52-9c4a-4d1e-8f6b-2a5c7d9e1f30",
+                     *       "operation": "INVOICE",
+                     *       "issuer_rfc": "EKU9003173C9",
+                     *       "issuer_name": "ESCUELA KEMPER URGATE",
+                     *       "amount": 116,
+                     *       "subtotal": 100,
+                     *       "currency": "MXN",
+                     *       "exchange_rate": null,
+                     *       "sat_payment_method": "PUE",
+                     *       "sat_payment_method_desc": "Pago en una sola exhibición",
+                     *       "sat_payment_form": "04",
+                     *       "sat_payment_form_desc": "Tarjeta de crédito",
+                     *       "type_of_receipt": "I",
+                     *       "type_of_receipt_desc": "Ingreso",
+                     *       "export_code": "01",
+                     *       "export_code_desc": "No aplica",
+                     *       "status": "PENDING",
+                     *       "related_cfdis": null,
+                     *       "global_info": null,
+                     *       "operation_data": [
+                     *         {
+                     *           "sku": "AGUA-1L",
+                     *           "description": "Agua 1 L",
+                     *           "amount": 100,
+                     *           "quantity": 1,
+                     *           "discount": null,
+                     *           "unit_price": 100,
+                     *           "sat_unit_key": "H87",
+                     *           "sat_unit_desc": "Pieza",
+                     *           "sat_product_service_key": "50202301",
+                     *           "sat_product_service_desc": "Agua potable",
+                     *           "sat_tax_object_key": "02",
+                     *           "sat_tax_object_desc": "Sí objeto de impuesto.",
+                     *           "taxes": [
+                     *             {
+                     *               "type": "Traslado",
+                     *               "tax": "002",
+                     *               "factor": "Tasa",
+                     *               "rate": "0.160000",
+                     *               "taxable_base": 100,
+                     *               "amount": 16
+                     *             }
+                     *           ]
+                     *         }
+                     *       ],
+                     *       "metadata": {
+                     *         "ticket": "T-000418"
+                     *       },
+                     *       "invoice_totals": {
+                     *         "subtotal": 100,
+                     *         "discount": 0,
+                     *         "transferred_taxes": 16,
+                     *         "withheld_taxes": 0,
+                     *         "total": 116
+                     *       },
+                     *       "invoice": null,
+                     *       "customer": null,
+                     *       "qr_base64": "data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAMgAAADIAQAAAACFI5MzAAAA…",
+                     *       "qr_url": "https://factura.example.com/v1/public/qrs/tra_Jd2kQ7bq3s8hWm0xLr5NvA/image.png?exp=1773964799&sig=Hq2Lm8Xv4Nb1Kc7Zw3Ds9P",
+                     *       "qr_content": "https://factura.example.com/q?v=1&t=Xk3v9QmT2bLs7YpR0wNcHg&m=Zt4q8LrV1mWs",
+                     *       "short_code": "K7QM-2XRP9A",
+                     *       "created_at": "2026-03-14T17:30:00.000Z",
+                     *       "updated_at": "2026-03-14T17:30:00.000Z",
+                     *       "scanned_at": null,
+                     *       "expires_at": "2026-03-19T23:59:59.000Z",
+                     *       "expires_at_requested": null,
+                     *       "global_period": {
+                     *         "periodicity": "04",
+                     *         "closes_at": "2026-04-01T06:00:00.000Z"
+                     *       },
+                     *       "global_invoice": null
+                     *     }
+                     */
                     "application/json": components["schemas"]["QrTransaction"];
                 };
             };
@@ -2752,6 +5172,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "unauthorized",
+                     *         "message": "API key invalid or missing",
+                     *         "details": [],
+                     *         "request_id": "req_gE6nb9tx31iXPSHS"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -2761,6 +5191,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "not_found",
+                     *         "message": "Transaction not found",
+                     *         "details": [],
+                     *         "request_id": "req_gE6nb9tx31iXPSHS"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -2788,6 +5228,47 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "tra_Jd2kQ7bq3s8hWm0xLr5NvA",
+                     *       "store": "dev-store-1",
+                     *       "issuer_rfc": "EKU9003173C9",
+                     *       "issuer_name": "ESCUELA KEMPER URGATE",
+                     *       "amount": 116,
+                     *       "subtotal": 100,
+                     *       "currency": "MXN",
+                     *       "sat_payment_method": "04",
+                     *       "sat_payment_method_desc": "Tarjeta de crédito",
+                     *       "created_at": "2026-03-14T17:30:00.000Z",
+                     *       "expires_at": "2026-03-19T23:59:59.000Z",
+                     *       "operation": "INVOICE",
+                     *       "operation_data": [
+                     *         {
+                     *           "sku": "AGUA-1L",
+                     *           "description": "Agua 1 L",
+                     *           "amount": 100,
+                     *           "quantity": 1,
+                     *           "unit_price": 100,
+                     *           "sat_unit_key": "H87",
+                     *           "sat_unit_desc": "Pieza",
+                     *           "sat_product_service_key": "50202301",
+                     *           "sat_product_service_desc": "Agua potable",
+                     *           "sat_tax_object_key": "02",
+                     *           "sat_tax_object_desc": "Sí objeto de impuesto.",
+                     *           "taxes": [
+                     *             {
+                     *               "type": "Traslado",
+                     *               "tax": "002",
+                     *               "factor": "Tasa",
+                     *               "rate": "0.160000",
+                     *               "taxable_base": 100,
+                     *               "amount": 16
+                     *             }
+                     *           ]
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": components["schemas"]["LegacyQrResolved"];
                 };
             };
@@ -2797,6 +5278,22 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "invalid_signature",
+                     *         "message": "invalid_signature, unsupported_version",
+                     *         "details": [
+                     *           {
+                     *             "field": "operation_data[0].quantity",
+                     *             "code": "out_of_range",
+                     *             "message": "operation_data[0].quantity must be > 0."
+                     *           }
+                     *         ],
+                     *         "request_id": "req_gE6nb9tx31iXPSHS"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -2806,6 +5303,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "unauthorized",
+                     *         "message": "API key invalid or missing",
+                     *         "details": [],
+                     *         "request_id": "req_gE6nb9tx31iXPSHS"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -2815,6 +5322,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "qr_not_found",
+                     *         "message": "qr_not_found: unknown token, or another merchant's QR",
+                     *         "details": [],
+                     *         "request_id": "req_gE6nb9tx31iXPSHS"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -2824,6 +5341,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "qr_already_invoiced",
+                     *         "message": "qr_already_invoiced (consumed)",
+                     *         "details": [],
+                     *         "request_id": "req_gE6nb9tx31iXPSHS"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -2833,6 +5360,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "qr_expired",
+                     *         "message": "qr_expired, qr_cancelled, endpoint_sunset",
+                     *         "details": [],
+                     *         "request_id": "req_gE6nb9tx31iXPSHS"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -2842,6 +5379,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "store_inactive",
+                     *         "message": "store_inactive",
+                     *         "details": [],
+                     *         "request_id": "req_gE6nb9tx31iXPSHS"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -2860,6 +5407,40 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "store": "dev-store-1",
+                 *       "issuer_rfc": "EKU9003173C9",
+                 *       "amount": 116,
+                 *       "subtotal": 100,
+                 *       "currency": "MXN",
+                 *       "sat_payment_method": "04",
+                 *       "expires_at": "2026-03-19T23:59:59.000Z",
+                 *       "operation": "INVOICE",
+                 *       "operation_data": [
+                 *         {
+                 *           "sku": "AGUA-1L",
+                 *           "description": "Agua 1 L",
+                 *           "quantity": 1,
+                 *           "unit_price": 100,
+                 *           "amount": 100,
+                 *           "sat_unit_key": "H87",
+                 *           "sat_product_service_key": "50202301",
+                 *           "sat_tax_object_key": "02",
+                 *           "taxes": [
+                 *             {
+                 *               "type": "Traslado",
+                 *               "tax": "002",
+                 *               "factor": "Tasa",
+                 *               "rate": "0.160000",
+                 *               "taxable_base": 100,
+                 *               "amount": 16
+                 *             }
+                 *           ]
+                 *         }
+                 *       ]
+                 *     }
+                 */
                 "application/json": components["schemas"]["LegacyQrCreateRequest"];
             };
         };
@@ -2870,6 +5451,15 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "qr_base64": "data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAMgAAADIAQAAAACFI5MzAAAA…",
+                     *       "qr_url": "https://factura.example.com/v1/public/qrs/tra_Jd2kQ7bq3s8hWm0xLr5NvA/image.png?exp=1773964799&sig=Hq2Lm8Xv4Nb1Kc7Zw3Ds9P",
+                     *       "qr_content": "https://factura.example.com/q?v=1&t=Xk3v9QmT2bLs7YpR0wNcHg&m=Zt4q8LrV1mWs",
+                     *       "created_at": "2026-03-14T17:30:00.000Z",
+                     *       "expires_at": "2026-03-19T23:59:59.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["LegacyQrCreated"];
                 };
             };
@@ -2879,6 +5469,22 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "validation_failed",
+                     *         "message": "Invalid or missing fields (earlier names) or headers, malformed JSON",
+                     *         "details": [
+                     *           {
+                     *             "field": "operation_data[0].quantity",
+                     *             "code": "out_of_range",
+                     *             "message": "operation_data[0].quantity must be > 0."
+                     *           }
+                     *         ],
+                     *         "request_id": "req_gE6nb9tx31iXPSHS"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -2888,6 +5494,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "unauthorized",
+                     *         "message": "API key invalid or missing",
+                     *         "details": [],
+                     *         "request_id": "req_gE6nb9tx31iXPSHS"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -2897,6 +5513,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "store_not_found",
+                     *         "message": "store_not_found: store is not the API key's point of sale",
+                     *         "details": [],
+                     *         "request_id": "req_gE6nb9tx31iXPSHS"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -2906,6 +5532,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "conflict",
+                     *         "message": "Idempotency-Key reused with a different body",
+                     *         "details": [],
+                     *         "request_id": "req_gE6nb9tx31iXPSHS"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -2915,6 +5551,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "endpoint_sunset",
+                     *         "message": "endpoint_sunset: retired, use the successor in Link",
+                     *         "details": [],
+                     *         "request_id": "req_gE6nb9tx31iXPSHS"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -2924,6 +5570,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "unsupported_media_type",
+                     *         "message": "Content-Type is not application/json",
+                     *         "details": [],
+                     *         "request_id": "req_gE6nb9tx31iXPSHS"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -2933,6 +5589,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "issuer_mismatch",
+                     *         "message": "issuer_mismatch, merchant inactive, CSD missing or expired, SAT catalog or arithmetic rule",
+                     *         "details": [],
+                     *         "request_id": "req_gE6nb9tx31iXPSHS"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -2955,6 +5621,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "uuid": "5f2c8a3e-7b1d-4e6f-9a0c-2d4b6e8f1a3c",
+                     *       "file_name": "5f2c8a3e-7b1d-4e6f-9a0c-2d4b6e8f1a3c.xml",
+                     *       "content_type": "application/xml",
+                     *       "content": "PD94bWwgdmVyc2lvbj0iMS4wIiBlbmNvZGluZz0iVVRGLTgiPz4…"
+                     *     }
+                     */
                     "application/json": components["schemas"]["InvoiceXmlResponse"];
                 };
             };
@@ -2964,6 +5638,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "unauthorized",
+                     *         "message": "No valid API key or token",
+                     *         "details": [],
+                     *         "request_id": "req_gE6nb9tx31iXPSHS"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -2973,6 +5657,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "not_found",
+                     *         "message": "No such invoice for these credentials",
+                     *         "details": [],
+                     *         "request_id": "req_gE6nb9tx31iXPSHS"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -2995,6 +5689,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "uuid": "5f2c8a3e-7b1d-4e6f-9a0c-2d4b6e8f1a3c",
+                     *       "file_name": "5f2c8a3e-7b1d-4e6f-9a0c-2d4b6e8f1a3c.pdf",
+                     *       "content_type": "application/pdf",
+                     *       "content": "JVBERi0xLjMKJf////8KOCAwIG9iago…"
+                     *     }
+                     */
                     "application/json": components["schemas"]["InvoicePdfResponse"];
                 };
             };
@@ -3004,6 +5706,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "unauthorized",
+                     *         "message": "No valid API key or token",
+                     *         "details": [],
+                     *         "request_id": "req_gE6nb9tx31iXPSHS"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -3013,6 +5725,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "not_found",
+                     *         "message": "No such invoice for these credentials",
+                     *         "details": [],
+                     *         "request_id": "req_gE6nb9tx31iXPSHS"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -3022,6 +5744,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "service_unavailable",
+                     *         "message": "The PDF is still being rendered (Retry-After)",
+                     *         "details": [],
+                     *         "request_id": "req_gE6nb9tx31iXPSHS"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -3038,6 +5770,11 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "periodicity": "04"
+                 *     }
+                 */
                 "application/json": components["schemas"]["GlobalPeriodicityRequest"];
             };
         };
@@ -3048,6 +5785,26 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "invoiceDataId": "inv_data_5Tg9Rb2Lm6Xc1Vn8Qw4Pk",
+                     *       "groupId": "grp_3Hs7Kd1Fp9Wq5Zx2Mb6Ny",
+                     *       "alias": "Kemper",
+                     *       "taxId": "EKU9003173C9",
+                     *       "idCif": "19010123456",
+                     *       "businessName": "ESCUELA KEMPER URGATE",
+                     *       "email": "facturas@kemper.example",
+                     *       "zip": "42501",
+                     *       "taxRegime": {
+                     *         "code": "601",
+                     *         "description": "General de Ley Personas Morales"
+                     *       },
+                     *       "invoiceLogoUrl": null,
+                     *       "status": "ACTIVE",
+                     *       "globalPeriodicity": "04",
+                     *       "synchronization": null
+                     *     }
+                     */
                     "application/json": components["schemas"]["Issuer"];
                 };
             };
@@ -3057,6 +5814,22 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "validation_failed",
+                     *         "message": "Not 01–04",
+                     *         "details": [
+                     *           {
+                     *             "field": "operation_data[0].quantity",
+                     *             "code": "out_of_range",
+                     *             "message": "operation_data[0].quantity must be > 0."
+                     *           }
+                     *         ],
+                     *         "request_id": "req_gE6nb9tx31iXPSHS"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -3066,6 +5839,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "unauthorized",
+                     *         "message": "Token invalid",
+                     *         "details": [],
+                     *         "request_id": "req_gE6nb9tx31iXPSHS"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -3075,6 +5858,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "not_found",
+                     *         "message": "Issuer not found in the account",
+                     *         "details": [],
+                     *         "request_id": "req_gE6nb9tx31iXPSHS"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -3099,7 +5892,38 @@ export interface operations {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    /**
+                     * @example {
+                     *       "content": [
+                     *         {
+                     *           "id": "cfd_7Rt2Ym9Kb4Xn1Qs6Lw3Pv",
+                     *           "status": "STAMPING",
+                     *           "uuid": null,
+                     *           "series": "G",
+                     *           "folio": "12",
+                     *           "merchant_id": "mer_8cN1uV4pXy2Qw7Ls0Hk3Zg",
+                     *           "periodicity": "04",
+                     *           "period_start": "2026-02-01T06:00:00.000Z",
+                     *           "period_end": "2026-03-01T06:00:00.000Z",
+                     *           "sat_payment_form": "01",
+                     *           "sat_payment_method": "PUE",
+                     *           "part": 1,
+                     *           "tickets": 418,
+                     *           "total": 48720.5,
+                     *           "error": null,
+                     *           "xml_url": null,
+                     *           "pdf_url": null
+                     *         }
+                     *       ],
+                     *       "totalElements": 1,
+                     *       "totalPages": 1,
+                     *       "number": 0,
+                     *       "size": 20
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GlobalInvoicePage"];
+                };
             };
             /** @description Bad paging */
             400: {
@@ -3107,6 +5931,22 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "validation_failed",
+                     *         "message": "Bad paging",
+                     *         "details": [
+                     *           {
+                     *             "field": "operation_data[0].quantity",
+                     *             "code": "out_of_range",
+                     *             "message": "operation_data[0].quantity must be > 0."
+                     *           }
+                     *         ],
+                     *         "request_id": "req_gE6nb9tx31iXPSHS"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -3116,6 +5956,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "unauthorized",
+                     *         "message": "Token invalid",
+                     *         "details": [],
+                     *         "request_id": "req_gE6nb9tx31iXPSHS"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -3125,6 +5975,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "not_found",
+                     *         "message": "Issuer not found in the account",
+                     *         "details": [],
+                     *         "request_id": "req_gE6nb9tx31iXPSHS"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -3141,6 +6001,11 @@ export interface operations {
         };
         requestBody?: {
             content: {
+                /**
+                 * @example {
+                 *       "date": "2026-02-15"
+                 *     }
+                 */
                 "application/json": components["schemas"]["GlobalInvoiceRequest"];
             };
         };
@@ -3150,14 +6015,48 @@ export interface operations {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    /**
+                     * @example {
+                     *       "items": []
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GlobalInvoiceList"];
+                };
             };
             /** @description `{ items }`: the global invoices recorded (STAMPING) */
             201: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    /**
+                     * @example {
+                     *       "items": [
+                     *         {
+                     *           "id": "cfd_7Rt2Ym9Kb4Xn1Qs6Lw3Pv",
+                     *           "status": "STAMPING",
+                     *           "uuid": null,
+                     *           "series": "G",
+                     *           "folio": "12",
+                     *           "merchant_id": "mer_8cN1uV4pXy2Qw7Ls0Hk3Zg",
+                     *           "periodicity": "04",
+                     *           "period_start": "2026-02-01T06:00:00.000Z",
+                     *           "period_end": "2026-03-01T06:00:00.000Z",
+                     *           "sat_payment_form": "01",
+                     *           "sat_payment_method": "PUE",
+                     *           "part": 1,
+                     *           "tickets": 418,
+                     *           "total": 48720.5,
+                     *           "error": null,
+                     *           "xml_url": null,
+                     *           "pdf_url": null
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GlobalInvoiceList"];
+                };
             };
             /** @description Bad date */
             400: {
@@ -3165,6 +6064,22 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "validation_failed",
+                     *         "message": "Bad date",
+                     *         "details": [
+                     *           {
+                     *             "field": "operation_data[0].quantity",
+                     *             "code": "out_of_range",
+                     *             "message": "operation_data[0].quantity must be > 0."
+                     *           }
+                     *         ],
+                     *         "request_id": "req_gE6nb9tx31iXPSHS"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -3174,6 +6089,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "unauthorized",
+                     *         "message": "Token invalid",
+                     *         "details": [],
+                     *         "request_id": "req_gE6nb9tx31iXPSHS"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -3183,6 +6108,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "not_found",
+                     *         "message": "Issuer not found in the account",
+                     *         "details": [],
+                     *         "request_id": "req_gE6nb9tx31iXPSHS"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -3192,6 +6127,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "period_not_closed",
+                     *         "message": "period_not_closed",
+                     *         "details": [],
+                     *         "request_id": "req_gE6nb9tx31iXPSHS"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -3206,12 +6151,30 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description { items: WebhookEndpoint[] } */
+            /** @description The endpoints, without secrets */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    /**
+                     * @example {
+                     *       "items": [
+                     *         {
+                     *           "id": "whe_4Kp8Qz1Lm7Xc3Vb9Nd2Hs",
+                     *           "url": "https://pos.example.com/webhooks/factura",
+                     *           "events": [
+                     *             "invoice.stamped",
+                     *             "invoice.cancelled"
+                     *           ],
+                     *           "description": "POS back office",
+                     *           "created_at": "2026-03-14T17:30:00.000Z"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["WebhookEndpointList"];
+                };
             };
             /** @description Token invalid */
             401: {
@@ -3219,6 +6182,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "unauthorized",
+                     *         "message": "Token invalid",
+                     *         "details": [],
+                     *         "request_id": "req_gE6nb9tx31iXPSHS"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -3233,6 +6206,16 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "url": "https://pos.example.com/webhooks/factura",
+                 *       "events": [
+                 *         "invoice.stamped",
+                 *         "invoice.cancelled"
+                 *       ],
+                 *       "description": "POS back office"
+                 *     }
+                 */
                 "application/json": components["schemas"]["WebhookEndpointRequest"];
             };
         };
@@ -3243,6 +6226,19 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "whe_4Kp8Qz1Lm7Xc3Vb9Nd2Hs",
+                     *       "url": "https://pos.example.com/webhooks/factura",
+                     *       "events": [
+                     *         "invoice.stamped",
+                     *         "invoice.cancelled"
+                     *       ],
+                     *       "description": "POS back office",
+                     *       "created_at": "2026-03-14T17:30:00.000Z",
+                     *       "secret": "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw"
+                     *     }
+                     */
                     "application/json": components["schemas"]["WebhookEndpoint"];
                 };
             };
@@ -3252,6 +6248,22 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "validation_failed",
+                     *         "message": "Invalid URL (https in production, no credentials, no private addresses) or unknown event type",
+                     *         "details": [
+                     *           {
+                     *             "field": "operation_data[0].quantity",
+                     *             "code": "out_of_range",
+                     *             "message": "operation_data[0].quantity must be > 0."
+                     *           }
+                     *         ],
+                     *         "request_id": "req_gE6nb9tx31iXPSHS"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -3261,6 +6273,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "unauthorized",
+                     *         "message": "Token invalid, expired or revoked",
+                     *         "details": [],
+                     *         "request_id": "req_gE6nb9tx31iXPSHS"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -3283,6 +6305,19 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "whe_4Kp8Qz1Lm7Xc3Vb9Nd2Hs",
+                     *       "url": "https://pos.example.com/webhooks/factura",
+                     *       "events": [
+                     *         "invoice.stamped",
+                     *         "invoice.cancelled"
+                     *       ],
+                     *       "description": "POS back office",
+                     *       "created_at": "2026-03-14T17:30:00.000Z",
+                     *       "secret": "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw"
+                     *     }
+                     */
                     "application/json": components["schemas"]["WebhookEndpoint"];
                 };
             };
@@ -3292,6 +6327,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "unauthorized",
+                     *         "message": "Token invalid",
+                     *         "details": [],
+                     *         "request_id": "req_gE6nb9tx31iXPSHS"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -3301,6 +6346,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "not_found",
+                     *         "message": "No such endpoint in the account",
+                     *         "details": [],
+                     *         "request_id": "req_gE6nb9tx31iXPSHS"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -3330,6 +6385,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "unauthorized",
+                     *         "message": "Token invalid",
+                     *         "details": [],
+                     *         "request_id": "req_gE6nb9tx31iXPSHS"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -3339,6 +6404,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "not_found",
+                     *         "message": "No such endpoint in the account",
+                     *         "details": [],
+                     *         "request_id": "req_gE6nb9tx31iXPSHS"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -3363,7 +6438,31 @@ export interface operations {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    /**
+                     * @example {
+                     *       "content": [
+                     *         {
+                     *           "id": "whd_6Pt3Hs8Wd2Kz9Nc4Xb7Lm1",
+                     *           "event_id": "evt_2Kz9Nc4Xb7Lm1Pt3Hs8Wd6",
+                     *           "event_type": "invoice.stamped",
+                     *           "status": "DELIVERED",
+                     *           "attempts": 1,
+                     *           "last_status_code": 200,
+                     *           "last_error": null,
+                     *           "last_attempt_at": "2026-03-14T18:02:11.000Z",
+                     *           "delivered_at": "2026-03-14T18:02:11.000Z",
+                     *           "created_at": "2026-03-14T18:02:11.000Z"
+                     *         }
+                     *       ],
+                     *       "totalElements": 1,
+                     *       "totalPages": 1,
+                     *       "number": 0,
+                     *       "size": 20
+                     *     }
+                     */
+                    "application/json": components["schemas"]["WebhookDeliveryPage"];
+                };
             };
             /** @description Bad paging */
             400: {
@@ -3371,6 +6470,22 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "validation_failed",
+                     *         "message": "Bad paging",
+                     *         "details": [
+                     *           {
+                     *             "field": "operation_data[0].quantity",
+                     *             "code": "out_of_range",
+                     *             "message": "operation_data[0].quantity must be > 0."
+                     *           }
+                     *         ],
+                     *         "request_id": "req_gE6nb9tx31iXPSHS"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -3380,6 +6495,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "unauthorized",
+                     *         "message": "Token invalid",
+                     *         "details": [],
+                     *         "request_id": "req_gE6nb9tx31iXPSHS"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -3389,6 +6514,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "not_found",
+                     *         "message": "No such endpoint in the account",
+                     *         "details": [],
+                     *         "request_id": "req_gE6nb9tx31iXPSHS"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -3403,6 +6538,19 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "related": [
+                 *         {
+                 *           "uuid": "5f2c8a3e-7b1d-4e6f-9a0c-2d4b6e8f1a3c",
+                 *           "amount": 58
+                 *         }
+                 *       ],
+                 *       "sat_payment_form": "04",
+                 *       "sat_payment_method": "PUE",
+                 *       "description": "Devolución de mercancía"
+                 *     }
+                 */
                 "application/json": components["schemas"]["CreditNoteRequest"];
             };
         };
@@ -3412,7 +6560,30 @@ export interface operations {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "cfd_1Lm7Xb4Nc9Kz2Wd8Hs3Pt6",
+                     *       "type": "E",
+                     *       "status": "STAMPING",
+                     *       "uuid": null,
+                     *       "series": "NC",
+                     *       "folio": "31",
+                     *       "related": [
+                     *         {
+                     *           "uuid": "5f2c8a3e-7b1d-4e6f-9a0c-2d4b6e8f1a3c",
+                     *           "amount": 58
+                     *         }
+                     *       ],
+                     *       "total": 58,
+                     *       "issued_at": null,
+                     *       "error": null,
+                     *       "xml_url": null,
+                     *       "pdf_url": null
+                     *     }
+                     */
+                    "application/json": components["schemas"]["CreditNote"];
+                };
             };
             /** @description Invalid body */
             400: {
@@ -3420,6 +6591,22 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "validation_failed",
+                     *         "message": "Invalid body",
+                     *         "details": [
+                     *           {
+                     *             "field": "operation_data[0].quantity",
+                     *             "code": "out_of_range",
+                     *             "message": "operation_data[0].quantity must be > 0."
+                     *           }
+                     *         ],
+                     *         "request_id": "req_gE6nb9tx31iXPSHS"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -3429,6 +6616,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "unauthorized",
+                     *         "message": "No valid API key or token",
+                     *         "details": [],
+                     *         "request_id": "req_gE6nb9tx31iXPSHS"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -3438,6 +6635,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "credit_note_invalid",
+                     *         "message": "credit_note_invalid: unknown or other merchant's invoice, not an invoice, different issuer/receptor/currency, more than is left to credit, form 99",
+                     *         "details": [],
+                     *         "request_id": "req_gE6nb9tx31iXPSHS"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -3459,7 +6666,30 @@ export interface operations {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "cfd_1Lm7Xb4Nc9Kz2Wd8Hs3Pt6",
+                     *       "type": "E",
+                     *       "status": "STAMPING",
+                     *       "uuid": null,
+                     *       "series": "NC",
+                     *       "folio": "31",
+                     *       "related": [
+                     *         {
+                     *           "uuid": "5f2c8a3e-7b1d-4e6f-9a0c-2d4b6e8f1a3c",
+                     *           "amount": 58
+                     *         }
+                     *       ],
+                     *       "total": 58,
+                     *       "issued_at": null,
+                     *       "error": null,
+                     *       "xml_url": null,
+                     *       "pdf_url": null
+                     *     }
+                     */
+                    "application/json": components["schemas"]["CreditNote"];
+                };
             };
             /** @description No valid API key or token */
             401: {
@@ -3467,6 +6697,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "unauthorized",
+                     *         "message": "No valid API key or token",
+                     *         "details": [],
+                     *         "request_id": "req_gE6nb9tx31iXPSHS"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -3476,6 +6716,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "not_found",
+                     *         "message": "No such credit note for these credentials",
+                     *         "details": [],
+                     *         "request_id": "req_gE6nb9tx31iXPSHS"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -3493,6 +6743,22 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "payment": {
+                 *         "date": "2026-04-02T10:30:00",
+                 *         "sat_payment_form": "03",
+                 *         "currency": "MXN",
+                 *         "amount": 58
+                 *       },
+                 *       "related": [
+                 *         {
+                 *           "uuid": "5f2c8a3e-7b1d-4e6f-9a0c-2d4b6e8f1a3c",
+                 *           "amount_paid": 58
+                 *         }
+                 *       ]
+                 *     }
+                 */
                 "application/json": components["schemas"]["PaymentComplementRequest"];
             };
         };
@@ -3502,7 +6768,40 @@ export interface operations {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "cfd_8Hs3Pt6Lm7Xb4Nc9Kz2Wd1",
+                     *       "type": "P",
+                     *       "status": "STAMPING",
+                     *       "uuid": null,
+                     *       "series": "P",
+                     *       "folio": "7",
+                     *       "payment": {
+                     *         "date": "2026-04-02T10:30:00",
+                     *         "sat_payment_form": "03",
+                     *         "currency": "MXN",
+                     *         "exchange_rate": null,
+                     *         "amount": 58,
+                     *         "operation_number": null
+                     *       },
+                     *       "related": [
+                     *         {
+                     *           "uuid": "5f2c8a3e-7b1d-4e6f-9a0c-2d4b6e8f1a3c",
+                     *           "installment": 1,
+                     *           "previous_balance": 116,
+                     *           "amount_paid": 58,
+                     *           "remaining_balance": 58
+                     *         }
+                     *       ],
+                     *       "issued_at": null,
+                     *       "error": null,
+                     *       "xml_url": null,
+                     *       "pdf_url": null
+                     *     }
+                     */
+                    "application/json": components["schemas"]["PaymentComplement"];
+                };
             };
             /** @description Invalid body or Idempotency-Key */
             400: {
@@ -3510,6 +6809,22 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "validation_failed",
+                     *         "message": "Invalid body or Idempotency-Key",
+                     *         "details": [
+                     *           {
+                     *             "field": "operation_data[0].quantity",
+                     *             "code": "out_of_range",
+                     *             "message": "operation_data[0].quantity must be > 0."
+                     *           }
+                     *         ],
+                     *         "request_id": "req_gE6nb9tx31iXPSHS"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -3519,6 +6834,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "unauthorized",
+                     *         "message": "No valid API key or token",
+                     *         "details": [],
+                     *         "request_id": "req_gE6nb9tx31iXPSHS"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -3528,6 +6853,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "balance_changed",
+                     *         "message": "balance_changed: the installment or previous_balance asserted is not the invoice's now; idempotency_key_reused: the key was used with another body",
+                     *         "details": [],
+                     *         "request_id": "req_gE6nb9tx31iXPSHS"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -3537,6 +6872,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "payment_complement_invalid",
+                     *         "message": "payment_complement_invalid: unknown or other merchant's invoice, not an invoice, not PPD, not valid (cancelled), other issuer/receptor, more than the balance, more than the payment, form 99, currency XXX, exchange rate, date in the future or before the invoice",
+                     *         "details": [],
+                     *         "request_id": "req_gE6nb9tx31iXPSHS"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -3558,7 +6903,40 @@ export interface operations {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "cfd_8Hs3Pt6Lm7Xb4Nc9Kz2Wd1",
+                     *       "type": "P",
+                     *       "status": "STAMPING",
+                     *       "uuid": null,
+                     *       "series": "P",
+                     *       "folio": "7",
+                     *       "payment": {
+                     *         "date": "2026-04-02T10:30:00",
+                     *         "sat_payment_form": "03",
+                     *         "currency": "MXN",
+                     *         "exchange_rate": null,
+                     *         "amount": 58,
+                     *         "operation_number": null
+                     *       },
+                     *       "related": [
+                     *         {
+                     *           "uuid": "5f2c8a3e-7b1d-4e6f-9a0c-2d4b6e8f1a3c",
+                     *           "installment": 1,
+                     *           "previous_balance": 116,
+                     *           "amount_paid": 58,
+                     *           "remaining_balance": 58
+                     *         }
+                     *       ],
+                     *       "issued_at": null,
+                     *       "error": null,
+                     *       "xml_url": null,
+                     *       "pdf_url": null
+                     *     }
+                     */
+                    "application/json": components["schemas"]["PaymentComplement"];
+                };
             };
             /** @description No valid API key or token */
             401: {
@@ -3566,6 +6944,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "unauthorized",
+                     *         "message": "No valid API key or token",
+                     *         "details": [],
+                     *         "request_id": "req_gE6nb9tx31iXPSHS"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -3575,6 +6963,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "not_found",
+                     *         "message": "No such payment complement for these credentials",
+                     *         "details": [],
+                     *         "request_id": "req_gE6nb9tx31iXPSHS"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -3591,6 +6989,11 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "motive": "02"
+                 *     }
+                 */
                 "application/json": components["schemas"]["CancelInvoiceRequest"];
             };
         };
@@ -3601,6 +7004,22 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "uuid": "5f2c8a3e-7b1d-4e6f-9a0c-2d4b6e8f1a3c",
+                     *       "invoice_status": "CANCELLING",
+                     *       "status": "REQUESTED",
+                     *       "motive": "02",
+                     *       "substitution_uuid": null,
+                     *       "acceptance": "NOT_REQUIRED",
+                     *       "acceptance_reason": "amount_up_to_1000",
+                     *       "sat_status": null,
+                     *       "requested_at": "2026-03-15T16:00:00.000Z",
+                     *       "resolved_at": null,
+                     *       "acuse_available": false,
+                     *       "refusal": null
+                     *     }
+                     */
                     "application/json": components["schemas"]["InvoiceCancellation"];
                 };
             };
@@ -3610,6 +7029,22 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "uuid": "5f2c8a3e-7b1d-4e6f-9a0c-2d4b6e8f1a3c",
+                     *       "invoice_status": "CANCELLING",
+                     *       "status": "REQUESTED",
+                     *       "motive": "02",
+                     *       "substitution_uuid": null,
+                     *       "acceptance": "NOT_REQUIRED",
+                     *       "acceptance_reason": "amount_up_to_1000",
+                     *       "sat_status": null,
+                     *       "requested_at": "2026-03-15T16:00:00.000Z",
+                     *       "resolved_at": null,
+                     *       "acuse_available": false,
+                     *       "refusal": null
+                     *     }
+                     */
                     "application/json": components["schemas"]["InvoiceCancellation"];
                 };
             };
@@ -3619,6 +7054,22 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "validation_failed",
+                     *         "message": "Invalid body: unknown motive, motive 01 without substitution_uuid, substitution_uuid with another motive",
+                     *         "details": [
+                     *           {
+                     *             "field": "operation_data[0].quantity",
+                     *             "code": "out_of_range",
+                     *             "message": "operation_data[0].quantity must be > 0."
+                     *           }
+                     *         ],
+                     *         "request_id": "req_gE6nb9tx31iXPSHS"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -3628,6 +7079,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "unauthorized",
+                     *         "message": "No valid API key or token",
+                     *         "details": [],
+                     *         "request_id": "req_gE6nb9tx31iXPSHS"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -3637,6 +7098,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "not_found",
+                     *         "message": "No such invoice for these credentials",
+                     *         "details": [],
+                     *         "request_id": "req_gE6nb9tx31iXPSHS"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -3646,6 +7117,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "cancellation_conflict",
+                     *         "message": "cancellation_conflict: already cancelling or cancelled under another request; related_cfdis_active: credit notes or payment complements relate to it",
+                     *         "details": [],
+                     *         "request_id": "req_gE6nb9tx31iXPSHS"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -3655,6 +7136,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "substitution_invalid",
+                     *         "message": "substitution_invalid (motive 01: the replacement is unknown, not stamped, of another issuer or not related with TipoRelacion 04), cancellation_period_over",
+                     *         "details": [],
+                     *         "request_id": "req_gE6nb9tx31iXPSHS"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -3677,6 +7168,22 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "uuid": "5f2c8a3e-7b1d-4e6f-9a0c-2d4b6e8f1a3c",
+                     *       "invoice_status": "CANCELLING",
+                     *       "status": "REQUESTED",
+                     *       "motive": "02",
+                     *       "substitution_uuid": null,
+                     *       "acceptance": "NOT_REQUIRED",
+                     *       "acceptance_reason": "amount_up_to_1000",
+                     *       "sat_status": null,
+                     *       "requested_at": "2026-03-15T16:00:00.000Z",
+                     *       "resolved_at": null,
+                     *       "acuse_available": false,
+                     *       "refusal": null
+                     *     }
+                     */
                     "application/json": components["schemas"]["InvoiceCancellation"];
                 };
             };
@@ -3686,6 +7193,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "unauthorized",
+                     *         "message": "No valid API key or token",
+                     *         "details": [],
+                     *         "request_id": "req_gE6nb9tx31iXPSHS"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -3695,6 +7212,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "not_found",
+                     *         "message": "No such invoice, or no cancellation requested",
+                     *         "details": [],
+                     *         "request_id": "req_gE6nb9tx31iXPSHS"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -3717,6 +7244,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "uuid": "5f2c8a3e-7b1d-4e6f-9a0c-2d4b6e8f1a3c",
+                     *       "file_name": "5f2c8a3e-7b1d-4e6f-9a0c-2d4b6e8f1a3c.xml",
+                     *       "content_type": "application/xml",
+                     *       "content": "PD94bWwgdmVyc2lvbj0iMS4wIiBlbmNvZGluZz0iVVRGLTgiPz4…"
+                     *     }
+                     */
                     "application/json": components["schemas"]["InvoiceXmlResponse"];
                 };
             };
@@ -3726,6 +7261,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "unauthorized",
+                     *         "message": "No valid API key or token",
+                     *         "details": [],
+                     *         "request_id": "req_gE6nb9tx31iXPSHS"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -3735,6 +7280,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "not_found",
+                     *         "message": "No such invoice, or no acuse yet",
+                     *         "details": [],
+                     *         "request_id": "req_gE6nb9tx31iXPSHS"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -3761,7 +7316,68 @@ export interface operations {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    /**
+                     * @example {
+                     *       "status": "SCANNED",
+                     *       "expires_at": "2026-03-19T23:59:59.000Z",
+                     *       "scanned_at": "2026-03-14T17:41:05.000Z",
+                     *       "merchant": {
+                     *         "name": "Tienda Centro",
+                     *         "app_logo_url": null,
+                     *         "logo_animation": "NONE",
+                     *         "support": {
+                     *           "email": "ayuda@tienda.example",
+                     *           "phone": "+52 55 1234 5678"
+                     *         }
+                     *       },
+                     *       "issuer": {
+                     *         "rfc": "EKU9003173C9",
+                     *         "name": "ESCUELA KEMPER URGATE"
+                     *       },
+                     *       "currency": "MXN",
+                     *       "exchange_rate": null,
+                     *       "sat_payment_method": "PUE",
+                     *       "sat_payment_method_desc": "Pago en una sola exhibición",
+                     *       "sat_payment_form": "04",
+                     *       "sat_payment_form_desc": "Tarjeta de crédito",
+                     *       "operation_data": [
+                     *         {
+                     *           "description": "Agua 1 L",
+                     *           "amount": 100,
+                     *           "quantity": 1,
+                     *           "discount": null,
+                     *           "unit_price": 100,
+                     *           "sat_unit_key": "H87",
+                     *           "sat_unit_desc": "Pieza",
+                     *           "sat_product_service_key": "50202301",
+                     *           "sat_product_service_desc": "Agua potable",
+                     *           "sat_tax_object_key": "02",
+                     *           "sat_tax_object_desc": "Sí objeto de impuesto.",
+                     *           "taxes": [
+                     *             {
+                     *               "type": "Traslado",
+                     *               "tax": "002",
+                     *               "factor": "Tasa",
+                     *               "rate": "0.160000",
+                     *               "taxable_base": 100,
+                     *               "amount": 16
+                     *             }
+                     *           ]
+                     *         }
+                     *       ],
+                     *       "totals": {
+                     *         "subtotal": 100,
+                     *         "discount": 0,
+                     *         "transferred_taxes": 16,
+                     *         "withheld_taxes": 0,
+                     *         "total": 116
+                     *       },
+                     *       "confirmation": null
+                     *     }
+                     */
+                    "application/json": components["schemas"]["BuyerSale"];
+                };
             };
             /** @description Bad signature or version */
             400: {
@@ -3769,6 +7385,22 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "validation_failed",
+                     *         "message": "Bad signature or version",
+                     *         "details": [
+                     *           {
+                     *             "field": "operation_data[0].quantity",
+                     *             "code": "out_of_range",
+                     *             "message": "operation_data[0].quantity must be > 0."
+                     *           }
+                     *         ],
+                     *         "request_id": "req_gE6nb9tx31iXPSHS"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -3778,6 +7410,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "not_found",
+                     *         "message": "Unknown QR",
+                     *         "details": [],
+                     *         "request_id": "req_gE6nb9tx31iXPSHS"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -3787,6 +7429,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "conflict",
+                     *         "message": "Already invoiced (with `invoice` links)",
+                     *         "details": [],
+                     *         "request_id": "req_gE6nb9tx31iXPSHS"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -3796,6 +7448,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "qr_expired",
+                     *         "message": "Expired (`qr_expired`), cancelled before any invoice (`qr_cancelled`), or its invoice cancelled (`invoice_cancelled`, with `invoice`: `uuid`, `issued_at`, `cancelled_at` the acuse's date)",
+                     *         "details": [],
+                     *         "request_id": "req_gE6nb9tx31iXPSHS"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -3805,6 +7467,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "rule_violation",
+                     *         "message": "Store or issuer inactive",
+                     *         "details": [],
+                     *         "request_id": "req_gE6nb9tx31iXPSHS"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -3814,6 +7486,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "rate_limited",
+                     *         "message": "Rate limited",
+                     *         "details": [],
+                     *         "request_id": "req_gE6nb9tx31iXPSHS"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -3895,6 +7577,21 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "v": "1",
+                 *       "t": "Xk3v9QmT2bLs7YpR0wNcHg",
+                 *       "m": "Zt4q8LrV1mWs",
+                 *       "customer": {
+                 *         "rfc": "URE180429TM6",
+                 *         "name": "UNIVERSIDAD ROBOTICA ESPAÑOLA",
+                 *         "tax_regime": "601",
+                 *         "postal_code": "86991",
+                 *         "cfdi_use": "G03",
+                 *         "email": "compras@robotica.example"
+                 *       }
+                 *     }
+                 */
                 "application/json": components["schemas"]["ConfirmQrRequest"];
             };
         };
@@ -3904,7 +7601,29 @@ export interface operations {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    /**
+                     * @example {
+                     *       "customer": {
+                     *         "rfc": "URE180429TM6",
+                     *         "name": "UNIVERSIDAD ROBOTICA ESPAÑOLA",
+                     *         "tax_regime": "601",
+                     *         "postal_code": "86991",
+                     *         "cfdi_use": "G03",
+                     *         "email": "compras@robotica.example"
+                     *       },
+                     *       "totals": {
+                     *         "subtotal": 100,
+                     *         "discount": 0,
+                     *         "transferred_taxes": 16,
+                     *         "withheld_taxes": 0,
+                     *         "total": 116
+                     *       },
+                     *       "warnings": []
+                     *     }
+                     */
+                    "application/json": components["schemas"]["BuyerPreview"];
+                };
             };
             /** @description Invalid body */
             400: {
@@ -3912,6 +7631,22 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "validation_failed",
+                     *         "message": "Invalid body",
+                     *         "details": [
+                     *           {
+                     *             "field": "operation_data[0].quantity",
+                     *             "code": "out_of_range",
+                     *             "message": "operation_data[0].quantity must be > 0."
+                     *           }
+                     *         ],
+                     *         "request_id": "req_gE6nb9tx31iXPSHS"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -3921,6 +7656,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "rule_violation",
+                     *         "message": "Tax data to correct, per field",
+                     *         "details": [],
+                     *         "request_id": "req_gE6nb9tx31iXPSHS"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -3935,6 +7680,21 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "v": "1",
+                 *       "t": "Xk3v9QmT2bLs7YpR0wNcHg",
+                 *       "m": "Zt4q8LrV1mWs",
+                 *       "customer": {
+                 *         "rfc": "URE180429TM6",
+                 *         "name": "UNIVERSIDAD ROBOTICA ESPAÑOLA",
+                 *         "tax_regime": "601",
+                 *         "postal_code": "86991",
+                 *         "cfdi_use": "G03",
+                 *         "email": "compras@robotica.example"
+                 *       }
+                 *     }
+                 */
                 "application/json": components["schemas"]["ConfirmQrRequest"];
             };
         };
@@ -3944,7 +7704,16 @@ export interface operations {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    /**
+                     * @example {
+                     *       "status": "STAMPING",
+                     *       "error": null,
+                     *       "invoice": null
+                     *     }
+                     */
+                    "application/json": components["schemas"]["BuyerConfirmation"];
+                };
             };
             /** @description Invalid body or link */
             400: {
@@ -3952,6 +7721,22 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "validation_failed",
+                     *         "message": "Invalid body or link",
+                     *         "details": [
+                     *           {
+                     *             "field": "operation_data[0].quantity",
+                     *             "code": "out_of_range",
+                     *             "message": "operation_data[0].quantity must be > 0."
+                     *           }
+                     *         ],
+                     *         "request_id": "req_gE6nb9tx31iXPSHS"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -3961,6 +7746,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "conflict",
+                     *         "message": "Already confirmed with other data, or already invoiced",
+                     *         "details": [],
+                     *         "request_id": "req_gE6nb9tx31iXPSHS"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -3970,6 +7765,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "qr_expired",
+                     *         "message": "Expired or cancelled",
+                     *         "details": [],
+                     *         "request_id": "req_gE6nb9tx31iXPSHS"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -3979,6 +7784,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "rule_violation",
+                     *         "message": "Tax data to correct, per field (`source` service)",
+                     *         "details": [],
+                     *         "request_id": "req_gE6nb9tx31iXPSHS"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -3988,6 +7803,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "rate_limited",
+                     *         "message": "Rate limited",
+                     *         "details": [],
+                     *         "request_id": "req_gE6nb9tx31iXPSHS"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -4002,6 +7827,15 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "v": "1",
+                 *       "t": "Xk3v9QmT2bLs7YpR0wNcHg",
+                 *       "m": "Zt4q8LrV1mWs",
+                 *       "email": "contabilidad@robotica.example",
+                 *       "rfc": "URE180429TM6"
+                 *     }
+                 */
                 "application/json": components["schemas"]["EmailInvoiceRequest"];
             };
         };
@@ -4011,7 +7845,15 @@ export interface operations {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    /**
+                     * @example {
+                     *       "status": "QUEUED",
+                     *       "to": "c•••@robotica.example"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["EmailQueued"];
+                };
             };
             /** @description Invalid body or link */
             400: {
@@ -4019,6 +7861,22 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "validation_failed",
+                     *         "message": "Invalid body or link",
+                     *         "details": [
+                     *           {
+                     *             "field": "operation_data[0].quantity",
+                     *             "code": "out_of_range",
+                     *             "message": "operation_data[0].quantity must be > 0."
+                     *           }
+                     *         ],
+                     *         "request_id": "req_gE6nb9tx31iXPSHS"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -4028,6 +7886,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "invalid_signature",
+                     *         "message": "Another address without the buyer's RFC (`buyer_rfc_required`) or with another RFC (`buyer_rfc_mismatch`)",
+                     *         "details": [],
+                     *         "request_id": "req_gE6nb9tx31iXPSHS"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -4037,6 +7905,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "conflict",
+                     *         "message": "Invoice not ready",
+                     *         "details": [],
+                     *         "request_id": "req_gE6nb9tx31iXPSHS"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -4046,6 +7924,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "rate_limited",
+                     *         "message": "Rate limited, or `email_limit_reached`: EMAIL_SENDS_PER_QR_PER_DAY requests for this QR today (Retry-After)",
+                     *         "details": [],
+                     *         "request_id": "req_gE6nb9tx31iXPSHS"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -4072,7 +7960,30 @@ export interface operations {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    /**
+                     * @example {
+                     *       "status": "INVOICED",
+                     *       "expires_at": "2026-03-19T23:59:59.000Z",
+                     *       "confirmation": {
+                     *         "status": "ACTIVE",
+                     *         "error": null,
+                     *         "invoice": {
+                     *           "uuid": "5f2c8a3e-7b1d-4e6f-9a0c-2d4b6e8f1a3c",
+                     *           "status": "ACTIVE",
+                     *           "series": "A",
+                     *           "folio": "1024",
+                     *           "total": 116,
+                     *           "subtotal": 100,
+                     *           "issued_at": "2026-03-14T18:02:11.000Z",
+                     *           "xml_url": "https://factura.example.com/v1/public/invoices/5f2c8a3e-7b1d-4e6f-9a0c-2d4b6e8f1a3c.xml?sig=q9V1c2XbT0m4L7sR8aYdPw",
+                     *           "pdf_url": "https://factura.example.com/v1/public/invoices/5f2c8a3e-7b1d-4e6f-9a0c-2d4b6e8f1a3c.pdf?sig=q9V1c2XbT0m4L7sR8aYdPw"
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["BuyerQrStatus"];
+                };
             };
             /** @description Bad link */
             400: {
@@ -4080,6 +7991,22 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "validation_failed",
+                     *         "message": "Bad link",
+                     *         "details": [
+                     *           {
+                     *             "field": "operation_data[0].quantity",
+                     *             "code": "out_of_range",
+                     *             "message": "operation_data[0].quantity must be > 0."
+                     *           }
+                     *         ],
+                     *         "request_id": "req_gE6nb9tx31iXPSHS"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -4089,6 +8016,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "not_found",
+                     *         "message": "Unknown QR",
+                     *         "details": [],
+                     *         "request_id": "req_gE6nb9tx31iXPSHS"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -4105,12 +8042,19 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description { qr_content } */
+            /** @description The sale's link */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    /**
+                     * @example {
+                     *       "qr_content": "https://factura.example.com/q?v=1&t=Xk3v9QmT2bLs7YpR0wNcHg&m=Zt4q8LrV1mWs"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["QrLink"];
+                };
             };
             /** @description `invalid_short_code`: not 10 symbols of the code alphabet */
             400: {
@@ -4118,6 +8062,22 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "invalid_short_code",
+                     *         "message": "`invalid_short_code`: not 10 symbols of the code alphabet",
+                     *         "details": [
+                     *           {
+                     *             "field": "operation_data[0].quantity",
+                     *             "code": "out_of_range",
+                     *             "message": "operation_data[0].quantity must be > 0."
+                     *           }
+                     *         ],
+                     *         "request_id": "req_gE6nb9tx31iXPSHS"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -4127,6 +8087,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "short_code_not_found",
+                     *         "message": "`short_code_not_found`",
+                     *         "details": [],
+                     *         "request_id": "req_gE6nb9tx31iXPSHS"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -4136,6 +8106,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "rate_limited",
+                     *         "message": "Rate limited",
+                     *         "details": [],
+                     *         "request_id": "req_gE6nb9tx31iXPSHS"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -4165,7 +8145,24 @@ export interface operations {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    /**
+                     * @example {
+                     *       "rfc": "URE180429TM6",
+                     *       "name": "UNIVERSIDAD ROBOTICA ESPAÑOLA",
+                     *       "postal_code": "86991",
+                     *       "status": "ACTIVO",
+                     *       "tax_regimes": [
+                     *         {
+                     *           "code": "601",
+                     *           "description": "General de Ley Personas Morales"
+                     *         }
+                     *       ],
+                     *       "read_from": "qr"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["CsfPrefill"];
+                };
             };
             /** @description Bad link or no document */
             400: {
@@ -4173,6 +8170,22 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "validation_failed",
+                     *         "message": "Bad link or no document",
+                     *         "details": [
+                     *           {
+                     *             "field": "operation_data[0].quantity",
+                     *             "code": "out_of_range",
+                     *             "message": "operation_data[0].quantity must be > 0."
+                     *           }
+                     *         ],
+                     *         "request_id": "req_gE6nb9tx31iXPSHS"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -4182,6 +8195,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "csf_not_found",
+                     *         "message": "`csf_not_found`: SAT does not know this RFC and idCIF",
+                     *         "details": [],
+                     *         "request_id": "req_gE6nb9tx31iXPSHS"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -4191,6 +8214,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "conflict",
+                     *         "message": "Already invoiced",
+                     *         "details": [],
+                     *         "request_id": "req_gE6nb9tx31iXPSHS"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -4200,6 +8233,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "qr_expired",
+                     *         "message": "Expired or cancelled",
+                     *         "details": [],
+                     *         "request_id": "req_gE6nb9tx31iXPSHS"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -4209,6 +8252,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "payload_too_large",
+                     *         "message": "File too large",
+                     *         "details": [],
+                     *         "request_id": "req_gE6nb9tx31iXPSHS"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -4218,6 +8271,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "csf_unreadable",
+                     *         "message": "`csf_unreadable`: not a PDF or image, or no CSF found in it",
+                     *         "details": [],
+                     *         "request_id": "req_gE6nb9tx31iXPSHS"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -4227,6 +8290,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "rate_limited",
+                     *         "message": "Rate limited",
+                     *         "details": [],
+                     *         "request_id": "req_gE6nb9tx31iXPSHS"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -4236,6 +8309,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "csf_unavailable",
+                     *         "message": "`csf_unavailable`: SAT's service is not answering",
+                     *         "details": [],
+                     *         "request_id": "req_gE6nb9tx31iXPSHS"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -4259,12 +8342,14 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description text/html */
+            /** @description The page */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "text/html": string;
+                };
             };
             /** @description To the sale of a short code */
             303: {
@@ -4328,12 +8413,15 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description text/css or text/javascript */
+            /** @description The stylesheet or the script */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "text/css": string;
+                    "text/javascript": string;
+                };
             };
             /** @description No such asset */
             404: {
@@ -4341,6 +8429,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "not_found",
+                     *         "message": "No such asset",
+                     *         "details": [],
+                     *         "request_id": "req_gE6nb9tx31iXPSHS"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -4359,12 +8457,15 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description application/xml or application/pdf */
+            /** @description The XML or the PDF */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/xml": string;
+                    "application/pdf": string;
+                };
             };
             /** @description Bad signature */
             403: {
@@ -4372,6 +8473,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "invalid_signature",
+                     *         "message": "Bad signature",
+                     *         "details": [],
+                     *         "request_id": "req_gE6nb9tx31iXPSHS"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -4381,6 +8492,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "service_unavailable",
+                     *         "message": "PDF not rendered yet",
+                     *         "details": [],
+                     *         "request_id": "req_gE6nb9tx31iXPSHS"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -4406,7 +8527,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "image/png": unknown;
+                    "image/png": string;
                 };
             };
             /** @description Signature does not match */
@@ -4415,6 +8536,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "invalid_signature",
+                     *         "message": "Signature does not match",
+                     *         "details": [],
+                     *         "request_id": "req_gE6nb9tx31iXPSHS"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -4424,6 +8555,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "qr_expired",
+                     *         "message": "URL expired",
+                     *         "details": [],
+                     *         "request_id": "req_gE6nb9tx31iXPSHS"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -4443,14 +8584,76 @@ export interface operations {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    /**
+                     * @example {
+                     *       "status": "ok",
+                     *       "postgres": {
+                     *         "ok": true,
+                     *         "latency_ms": 0.84
+                     *       },
+                     *       "redis": {
+                     *         "ok": true,
+                     *         "latency_ms": 0.31
+                     *       },
+                     *       "queues": {
+                     *         "render": {
+                     *           "waiting": 0,
+                     *           "active": 0,
+                     *           "delayed": 0,
+                     *           "failed": 0,
+                     *           "completed": 1204
+                     *         },
+                     *         "stamp": {
+                     *           "waiting": 2,
+                     *           "active": 1,
+                     *           "delayed": 0,
+                     *           "failed": 0,
+                     *           "completed": 388
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Health"];
+                };
             };
             /** @description A dependency is down */
             503: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    /**
+                     * @example {
+                     *       "status": "ok",
+                     *       "postgres": {
+                     *         "ok": true,
+                     *         "latency_ms": 0.84
+                     *       },
+                     *       "redis": {
+                     *         "ok": true,
+                     *         "latency_ms": 0.31
+                     *       },
+                     *       "queues": {
+                     *         "render": {
+                     *           "waiting": 0,
+                     *           "active": 0,
+                     *           "delayed": 0,
+                     *           "failed": 0,
+                     *           "completed": 1204
+                     *         },
+                     *         "stamp": {
+                     *           "waiting": 2,
+                     *           "active": 1,
+                     *           "delayed": 0,
+                     *           "failed": 0,
+                     *           "completed": 388
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Health"];
+                };
             };
         };
     };
@@ -4478,6 +8681,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "unauthorized",
+                     *         "message": "No or wrong metrics token",
+                     *         "details": [],
+                     *         "request_id": "req_gE6nb9tx31iXPSHS"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -4487,6 +8700,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "not_found",
+                     *         "message": "Metrics are off: no METRICS_TOKEN configured",
+                     *         "details": [],
+                     *         "request_id": "req_gE6nb9tx31iXPSHS"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -4510,7 +8733,10 @@ export interface operations {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "image/png": string;
+                    "image/webp": string;
+                };
             };
             /** @description No such file */
             404: {
@@ -4518,6 +8744,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "not_found",
+                     *         "message": "No such file",
+                     *         "details": [],
+                     *         "request_id": "req_gE6nb9tx31iXPSHS"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -4537,7 +8773,17 @@ export interface operations {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    /**
+                     * @example {
+                     *       "service": "autofactura-qr",
+                     *       "docs": "/docs",
+                     *       "openapi": "/openapi.json",
+                     *       "health": "/health"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ServiceLinks"];
+                };
             };
             /** @description To /docs */
             302: {
@@ -4562,7 +8808,9 @@ export interface operations {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": Record<string, never>;
+                };
             };
         };
     };
@@ -4580,7 +8828,50 @@ export interface operations {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "text/html": string;
+                };
+            };
+        };
+    };
+    getDocsAssetsByName: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                name: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description text/javascript */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/javascript": string;
+                };
+            };
+            /** @description No such asset */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "not_found",
+                     *         "message": "No such asset",
+                     *         "details": [],
+                     *         "request_id": "req_gE6nb9tx31iXPSHS"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
             };
         };
     };

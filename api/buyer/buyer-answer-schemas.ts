@@ -1,0 +1,138 @@
+/**
+ * JSON Schemas of the buyer routes' answers (/v1/public/qrs/…), for the OpenAPI document: what
+ * shared/invoices/buyer-sale-view.ts, api/routes/public-buyer.ts and prefill-from-csf.ts build. A test
+ * validates real answers against them. Open to further members (no additionalProperties: false), so a
+ * field added to the buyer's answers is documented here without breaking the clients' types.
+ */
+import { errorDetailSchema, invoiceStatusSchema, refusalSchema } from '../../shared/document-view-schema.js';
+import { customerSchema } from '../../shared/invoices/customer-schema.js';
+import { LOGO_ANIMATIONS } from '../../shared/merchants/merchant-schema.js';
+import { conceptViewSchema, invoiceViewSchema, qrTransactionSchema, totalsViewSchema } from '../../shared/qr/qr-transaction-schema.js';
+
+const str = { type: 'string' } as const;
+const nullableStr = { type: ['string', 'null'] } as const;
+const qr = qrTransactionSchema.properties;
+
+/** Where the buyer's confirmation stands; null before any. */
+export const buyerConfirmationSchema = {
+  $id: 'BuyerConfirmation',
+  anyOf: [
+    { type: 'null' },
+    {
+      type: 'object',
+      required: ['status', 'error', 'invoice'],
+      properties: {
+        status: invoiceStatusSchema,
+        error: { ...refusalSchema, description: 'REFUSED: what to correct, per field (`source` pac or sat)' },
+        invoice: { anyOf: [{ type: 'null' }, invoiceViewSchema], description: 'Once stamped: UUID and the links to XML and PDF' },
+      },
+    },
+  ],
+} as const;
+
+const { sku: _sku, ...conceptWithoutSku } = conceptViewSchema.properties;
+
+/** GET /v1/public/qrs/resolve 200: what the buyer reviews. */
+export const buyerSaleSchema = {
+  $id: 'BuyerSale',
+  type: 'object',
+  required: [
+    'status',
+    'expires_at',
+    'scanned_at',
+    'merchant',
+    'issuer',
+    'currency',
+    'exchange_rate',
+    'sat_payment_method',
+    'sat_payment_method_desc',
+    'sat_payment_form',
+    'sat_payment_form_desc',
+    'operation_data',
+    'totals',
+    'confirmation',
+  ],
+  properties: {
+    status: qr.status,
+    expires_at: qr.expires_at,
+    scanned_at: qr.scanned_at,
+    merchant: {
+      type: 'object',
+      required: ['name', 'app_logo_url', 'logo_animation', 'support'],
+      properties: {
+        name: str,
+        app_logo_url: nullableStr,
+        logo_animation: { type: 'string', enum: LOGO_ANIMATIONS },
+        support: { type: 'object', required: ['email', 'phone'], properties: { email: nullableStr, phone: nullableStr } },
+      },
+    },
+    issuer: { type: 'object', required: ['rfc', 'name'], properties: { rfc: str, name: str } },
+    currency: qr.currency,
+    exchange_rate: qr.exchange_rate,
+    sat_payment_method: qr.sat_payment_method,
+    sat_payment_method_desc: qr.sat_payment_method_desc,
+    sat_payment_form: qr.sat_payment_form,
+    sat_payment_form_desc: qr.sat_payment_form_desc,
+    operation_data: {
+      type: 'array',
+      items: { type: 'object', required: conceptViewSchema.required.filter((f) => f !== 'sku'), properties: conceptWithoutSku },
+    },
+    totals: totalsViewSchema,
+    confirmation: { $ref: '#/components/schemas/BuyerConfirmation' },
+  },
+} as const;
+
+/** POST /v1/public/qrs/preview 200. */
+export const buyerPreviewSchema = {
+  $id: 'BuyerPreview',
+  type: 'object',
+  required: ['customer', 'totals', 'warnings'],
+  properties: {
+    customer: { ...customerSchema, description: 'The tax data as it will be written (trimmed, upper-cased)' },
+    totals: { ...totalsViewSchema, description: 'The totals for this buyer: withholdings may apply' },
+    warnings: { type: 'array', items: errorDetailSchema, description: 'What to look at twice before confirming, though SAT may accept it' },
+  },
+} as const;
+
+/** GET /v1/public/qrs/status 200. */
+export const buyerQrStatusSchema = {
+  $id: 'BuyerQrStatus',
+  type: 'object',
+  required: ['status', 'expires_at', 'confirmation'],
+  properties: { status: qr.status, expires_at: qr.expires_at, confirmation: { $ref: '#/components/schemas/BuyerConfirmation' } },
+} as const;
+
+/** POST /v1/public/qrs/email 202. */
+export const emailQueuedSchema = {
+  $id: 'EmailQueued',
+  type: 'object',
+  required: ['status', 'to'],
+  properties: { status: { type: 'string', const: 'QUEUED' }, to: { type: 'string', description: 'The address, masked (`j•••@example.com`)' } },
+} as const;
+
+/** GET /v1/public/qrs/code/{code} 200. */
+export const qrLinkSchema = {
+  $id: 'QrLink',
+  type: 'object',
+  required: ['qr_content'],
+  properties: { qr_content: { type: 'string', description: "The sale's link (the QR's deep link, with v, t, m)" } },
+} as const;
+
+/** POST /v1/public/qrs/csf 200: SAT's current data for the RFC of the certificate. */
+export const csfPrefillSchema = {
+  $id: 'CsfPrefill',
+  type: 'object',
+  required: ['rfc', 'name', 'postal_code', 'status', 'tax_regimes', 'read_from'],
+  properties: {
+    rfc: str,
+    name: { type: 'string', description: 'Legal name as SAT has it' },
+    postal_code: str,
+    status: { type: 'string', description: "The taxpayer's status at SAT (e.g. ACTIVO)" },
+    tax_regimes: {
+      type: 'array',
+      description: "This RFC's regimes valid today for its person type (c_RegimenFiscal)",
+      items: { type: 'object', required: ['code', 'description'], properties: { code: str, description: str } },
+    },
+    read_from: { type: 'string', enum: ['qr', 'text'], description: "Where the RFC and idCIF were read: the certificate's QR, or its text" },
+  },
+} as const;
