@@ -161,6 +161,19 @@ const qrRequest = {
   metadata: { ticket: 'T-000418' },
 };
 
+/** One ticket of several in one invoice. */
+function ticket(shortCode: string | null) {
+  return {
+    short_code: shortCode,
+    store_name: 'Tienda Centro',
+    issued_at: '2026-03-02T09:41:12',
+    sat_payment_form: '04',
+    amount: 116,
+    currency: 'MXN',
+    operation_data: [{ description: 'Agua 1 L', quantity: 1, amount: 100 }],
+  };
+}
+
 /** A request body per component schema. */
 export const REQUEST_EXAMPLES: Record<string, unknown> = {
   QrCreateRequest: qrRequest,
@@ -201,6 +214,12 @@ export const REQUEST_EXAMPLES: Record<string, unknown> = {
     t: 'Xk3v9QmT2bLs7YpR0wNcHg',
     m: 'Zt4q8LrV1mWs',
     customer: { ...customer, cfdi_use: 'G03', email: 'compras@robotica.example' },
+  },
+  ReviewTicketsRequest: { v: '1', t: 'Xk3v9QmT2bLs7YpR0wNcHg', m: 'Zt4q8LrV1mWs', additional_tickets: ['7KQ4M-XR2PA', 'K7QXM-3PA9T'] },
+  InvoiceQrsRequest: {
+    qr_ids: [QR_ID, 'tra_Mx8pQ2vL4nB7kZ1wR3dT6s'],
+    customer: { ...customer, cfdi_use: 'G03', email: 'compras@robotica.example' },
+    dry_run: true,
   },
   EmailInvoiceRequest: { v: '1', t: 'Xk3v9QmT2bLs7YpR0wNcHg', m: 'Zt4q8LrV1mWs', email: 'contabilidad@robotica.example', rfc: 'URE180429TM6' },
   CancelInvoiceRequest: { motive: '02' },
@@ -382,6 +401,22 @@ export const RESPONSE_EXAMPLES: Record<string, unknown> = {
   },
   BuyerConfirmation: { status: 'STAMPING', error: null, invoice: null },
   BuyerPreview: { customer: { ...customer, cfdi_use: 'G03', email: 'compras@robotica.example' }, totals, warnings: [] },
+  TicketsReview: { tickets: [ticket(null), ticket('7KQ4M-XR2PA')], totals: { subtotal: 200, discount: 0, transferred_taxes: 32, withheld_taxes: 0, total: 232 } },
+  InvoiceQrsDryRun: {
+    dry_run: true,
+    qr_ids: [QR_ID, 'tra_Mx8pQ2vL4nB7kZ1wR3dT6s'],
+    tickets: [ticket('K7QXM-3PA9T'), ticket('7KQ4M-XR2PA')],
+    customer: { ...customer, cfdi_use: 'G03', email: 'compras@robotica.example' },
+    totals: { subtotal: 200, discount: 0, transferred_taxes: 32, withheld_taxes: 0, total: 232 },
+    warnings: [],
+  },
+  InvoiceQrsAccepted: {
+    qr_ids: [QR_ID, 'tra_Mx8pQ2vL4nB7kZ1wR3dT6s'],
+    tickets: [ticket('K7QXM-3PA9T'), ticket('7KQ4M-XR2PA')],
+    status: 'STAMPING',
+    error: null,
+    invoice: null,
+  },
   BuyerQrStatus: { status: 'INVOICED', expires_at: EXPIRES, confirmation },
   EmailQueued: { status: 'QUEUED', to: 'c•••@robotica.example' },
   QrLink: { qr_content: QR_CONTENT },

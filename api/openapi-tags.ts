@@ -3,7 +3,7 @@
  * integrator looks for them (the POS's QRs first, then the account's resources, the buyer's routes, the service).
  */
 const TAGS: { name: string; description: string; paths: RegExp }[] = [
-  { name: 'QRs', description: 'A point of sale creates the QR of a sale and follows it (API key)', paths: /^\/v1\/qrs(\/\{qrId\})?$/ },
+  { name: 'QRs', description: 'A point of sale creates the QR of a sale and follows it (API key)', paths: /^\/v1\/qrs(\/\{qrId\}|\/invoices)?$/ },
   { name: 'Invoices', description: "A sale's CFDI: XML, PDF, cancellation (API key or bearer token)", paths: /^\/v1\/qrs\/invoices\/(uuid|\{uuid\})/ },
   { name: 'Credit notes', description: 'CFDI type E for parts of stamped invoices', paths: /^\/v1\/qrs\/invoices\/credit-notes/ },
   { name: 'Payment complements', description: 'CFDI type P for payments of PPD invoices', paths: /^\/v1\/qrs\/invoices\/payment-complements/ },
@@ -16,7 +16,7 @@ const TAGS: { name: string; description: string; paths: RegExp }[] = [
   {
     name: 'Buyer',
     description: 'The self-invoicing page and its API: the signed QR link is the credential',
-    paths: /^(\/v1\/public\/qrs\/(resolve|preview|confirm|email|status|code|csf)|\/q($|\/))/,
+    paths: /^(\/v1\/public\/qrs\/(resolve|tickets|preview|confirm|email|status|code|csf)|\/q($|\/))/,
   },
   { name: 'Public files', description: 'Signed links to QR images, invoice files and logos', paths: /^\/v1\/public\/(invoices|files|qrs\/\{qrId\}\/image)/ },
   { name: 'Earlier contract', description: 'Deprecated: answered until its sunset', paths: /^\/api\/v1\// },

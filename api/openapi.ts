@@ -35,7 +35,11 @@ import {
   buyerSaleSchema,
   csfPrefillSchema,
   emailQueuedSchema,
+  invoiceQrsAcceptedSchema,
+  invoiceQrsDryRunSchema,
   qrLinkSchema,
+  ticketsReviewSchema,
+  ticketSummarySchema,
 } from './buyer/buyer-answer-schemas.js';
 import { withExamples } from './openapi-examples.js';
 import { withTags } from './openapi-tags.js';
@@ -189,6 +193,10 @@ function rawDocument(publicBaseUrl: string) {
         BuyerSale: buyerSaleSchema,
         BuyerConfirmation: buyerConfirmationSchema,
         BuyerPreview: buyerPreviewSchema,
+        TicketSummary: ticketSummarySchema,
+        TicketsReview: ticketsReviewSchema,
+        InvoiceQrsDryRun: invoiceQrsDryRunSchema,
+        InvoiceQrsAccepted: invoiceQrsAcceptedSchema,
         BuyerQrStatus: buyerQrStatusSchema,
         EmailQueued: emailQueuedSchema,
         QrLink: qrLinkSchema,
@@ -348,10 +356,11 @@ function rawDocument(publicBaseUrl: string) {
           security: apiKey,
           requestBody: { required: true, content: json('InvoiceQrsRequest') },
           responses: {
-            200: { description: 'Dry run: `tickets`, `customer` as it will be written, `totals` and `warnings`' },
+            200: { description: 'Dry run: `tickets`, `customer` as it will be written, `totals` and `warnings`', content: json('InvoiceQrsDryRun') },
             202: {
               description:
                 'Recorded and being stamped (`status` STAMPING; the same request again answers the same, with the invoice once ACTIVE); follow it with GET /v1/qrs/{qrId}',
+              content: json('InvoiceQrsAccepted'),
             },
             400: errorResponse('Invalid body'),
             401: errorResponse('API key invalid or missing'),
@@ -620,7 +629,7 @@ function rawDocument(publicBaseUrl: string) {
           summary: 'Buyer: add further tickets (short code or QR link) to invoice in the same CFDI; every ticket and the totals of that invoice',
           requestBody: { required: true, content: json('ReviewTicketsRequest') },
           responses: {
-            200: { description: '`tickets` (the first one and each further one: store, date, concepts, amount) and `totals`' },
+            200: { description: '`tickets` (the first one and each further one: store, date, concepts, amount) and `totals`', content: json('TicketsReview') },
             400: errorResponse('Invalid body or link'),
             409: errorResponse('The first ticket is already invoiced'),
             410: errorResponse('The first ticket expired or was cancelled'),

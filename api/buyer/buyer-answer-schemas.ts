@@ -91,6 +91,7 @@ export const buyerPreviewSchema = {
     customer: { ...customerSchema, description: 'The tax data as it will be written (trimmed, upper-cased)' },
     totals: { ...totalsViewSchema, description: 'The totals for this buyer: withholdings may apply' },
     warnings: { type: 'array', items: errorDetailSchema, description: 'What to look at twice before confirming, though SAT may accept it' },
+    tickets: { type: 'array', items: { $ref: '#/components/schemas/TicketSummary' }, description: 'With `additional_tickets`: every ticket of the invoice' },
   },
 } as const;
 
@@ -134,5 +135,64 @@ export const csfPrefillSchema = {
       items: { type: 'object', required: ['code', 'description'], properties: { code: str, description: str } },
     },
     read_from: { type: 'string', enum: ['qr', 'text'], description: "Where the RFC and idCIF were read: the certificate's QR, or its text" },
+  },
+} as const;
+
+/** One ticket of several in one invoice (shared/invoices/buyer-sale-view.ts, ticketSummaryView). */
+export const ticketSummarySchema = {
+  $id: 'TicketSummary',
+  type: 'object',
+  required: ['short_code', 'store_name', 'issued_at', 'sat_payment_form', 'amount', 'currency', 'operation_data'],
+  properties: {
+    short_code: { ...nullableStr, description: 'The code printed under its QR' },
+    store_name: str,
+    issued_at: { type: 'string', description: 'Local date and time of the sale (the store’s time zone)' },
+    sat_payment_form: qr.sat_payment_form,
+    amount: qr.amount,
+    currency: qr.currency,
+    operation_data: {
+      type: 'array',
+      items: { type: 'object', required: ['description', 'quantity', 'amount'], properties: { description: str, quantity: { type: 'number' }, amount: { type: 'number' } } },
+    },
+  },
+} as const;
+
+/** POST /v1/public/qrs/tickets 200: the tickets of one invoice and its totals. */
+export const ticketsReviewSchema = {
+  $id: 'TicketsReview',
+  type: 'object',
+  required: ['tickets', 'totals'],
+  properties: {
+    tickets: { type: 'array', items: { $ref: '#/components/schemas/TicketSummary' }, description: 'The first ticket, then each further one, in the order of their concepts' },
+    totals: { ...totalsViewSchema, description: 'The totals of the one invoice they make (before the buyer’s data: withholdings may still apply)' },
+  },
+} as const;
+
+/** POST /v1/qrs/invoices 200 (dry run): what the invoice would be; nothing recorded. */
+export const invoiceQrsDryRunSchema = {
+  $id: 'InvoiceQrsDryRun',
+  type: 'object',
+  required: ['dry_run', 'qr_ids', 'tickets', 'customer', 'totals', 'warnings'],
+  properties: {
+    dry_run: { type: 'boolean', const: true },
+    qr_ids: { type: 'array', items: str },
+    tickets: { type: 'array', items: { $ref: '#/components/schemas/TicketSummary' } },
+    customer: { ...customerSchema, description: 'The tax data as it will be written (trimmed, upper-cased)' },
+    totals: totalsViewSchema,
+    warnings: { type: 'array', items: errorDetailSchema },
+  },
+} as const;
+
+/** POST /v1/qrs/invoices 202: the confirmation as it stands (STAMPING, or ACTIVE with the invoice on a repeat). */
+export const invoiceQrsAcceptedSchema = {
+  $id: 'InvoiceQrsAccepted',
+  type: 'object',
+  required: ['qr_ids', 'tickets', 'status', 'error', 'invoice'],
+  properties: {
+    qr_ids: { type: 'array', items: str },
+    tickets: { type: 'array', items: { $ref: '#/components/schemas/TicketSummary' } },
+    status: invoiceStatusSchema,
+    error: refusalSchema,
+    invoice: { anyOf: [{ type: 'null' }, invoiceViewSchema] },
   },
 } as const;

@@ -1648,6 +1648,124 @@ export interface components {
                 /** @description The value the service computed, when the one sent does not reconcile with it */
                 expected?: string;
             }[];
+            /** @description With `additional_tickets`: every ticket of the invoice */
+            tickets?: components["schemas"]["TicketSummary"][];
+        };
+        TicketSummary: {
+            /** @description The code printed under its QR */
+            short_code: string | null;
+            store_name: string;
+            /** @description Local date and time of the sale (the store’s time zone) */
+            issued_at: string;
+            sat_payment_form: string;
+            amount: number;
+            currency: string;
+            operation_data: {
+                description: string;
+                quantity: number;
+                amount: number;
+            }[];
+        };
+        TicketsReview: {
+            /** @description The first ticket, then each further one, in the order of their concepts */
+            tickets: components["schemas"]["TicketSummary"][];
+            /** @description The totals of the one invoice they make (before the buyer’s data: withholdings may still apply) */
+            totals: {
+                subtotal: number;
+                discount: number;
+                transferred_taxes: number;
+                withheld_taxes: number;
+                total: number;
+            };
+        };
+        InvoiceQrsDryRun: {
+            /** @constant */
+            dry_run: true;
+            qr_ids: string[];
+            tickets: components["schemas"]["TicketSummary"][];
+            /** @description The tax data as it will be written (trimmed, upper-cased) */
+            customer: {
+                /** @description RFC; XAXX010101000 (público en general) and XEXX010101000 (foreign) follow Anexo 20. */
+                rfc: string;
+                /** @description Legal name exactly as on the tax-status certificate, without the company-type suffix (SA DE CV). */
+                name: string;
+                /** @description c_RegimenFiscal key */
+                tax_regime: string;
+                /** @description Fiscal postal code */
+                postal_code: string;
+                /** @description c_UsoCFDI key */
+                cfdi_use: string;
+                /** Format: email */
+                email: string;
+                /** @description c_Pais of a foreign buyer (required with XEXX010101000) */
+                tax_residence?: string;
+            };
+            /** @description What the invoice will say, with SAT's rounding at the currency's decimals (before withholdings that depend on the buyer). */
+            totals: {
+                subtotal: number;
+                discount: number;
+                transferred_taxes: number;
+                withheld_taxes: number;
+                total: number;
+            };
+            warnings: {
+                /** @description The field, as `operation_data[0].quantity` */
+                field: string;
+                code: string;
+                message: string;
+                /**
+                 * @description Buyer routes: who refused
+                 * @enum {string}
+                 */
+                source?: "service" | "pac" | "sat";
+                /** @description The PAC's own code when it refused, e.g. CFDI40145 */
+                pac_code?: string;
+                /** @description The value the service computed, when the one sent does not reconcile with it */
+                expected?: string;
+            }[];
+        };
+        InvoiceQrsAccepted: {
+            qr_ids: string[];
+            tickets: components["schemas"]["TicketSummary"][];
+            /**
+             * @description STAMPING (sealed, at the PAC), REFUSED (the PAC or SAT refused it: see `error`), ACTIVE (stamped), CANCELLING, CANCELLATION_PENDING (the receptor must accept), CANCELLATION_REJECTED, CANCELLED
+             * @enum {string}
+             */
+            status: "STAMPING" | "REFUSED" | "ACTIVE" | "CANCELLING" | "CANCELLATION_PENDING" | "CANCELLATION_REJECTED" | "CANCELLED";
+            error: null | {
+                code: string;
+                message: string;
+                details: {
+                    /** @description The field, as `operation_data[0].quantity` */
+                    field: string;
+                    code: string;
+                    message: string;
+                    /**
+                     * @description Buyer routes: who refused
+                     * @enum {string}
+                     */
+                    source?: "service" | "pac" | "sat";
+                    /** @description The PAC's own code when it refused, e.g. CFDI40145 */
+                    pac_code?: string;
+                    /** @description The value the service computed, when the one sent does not reconcile with it */
+                    expected?: string;
+                }[];
+            };
+            invoice: null | {
+                /** @description Fiscal folio (CFDI UUID) */
+                uuid: string;
+                status: string;
+                series: string | null;
+                folio: string;
+                total: number;
+                subtotal: number;
+                /** Format: date-time */
+                issued_at: string;
+                /** @description Signed link to the XML */
+                xml_url: string;
+                /** @description Signed link to the PDF */
+                pdf_url: string;
+            };
         };
         BuyerQrStatus: {
             /** @enum {unknown} */
@@ -5011,6 +5129,23 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "qr_ids": [
+                 *         "tra_Jd2kQ7bq3s8hWm0xLr5NvA",
+                 *         "tra_Mx8pQ2vL4nB7kZ1wR3dT6s"
+                 *       ],
+                 *       "customer": {
+                 *         "rfc": "URE180429TM6",
+                 *         "name": "UNIVERSIDAD ROBOTICA ESPAÑOLA",
+                 *         "tax_regime": "601",
+                 *         "postal_code": "86991",
+                 *         "cfdi_use": "G03",
+                 *         "email": "compras@robotica.example"
+                 *       },
+                 *       "dry_run": true
+                 *     }
+                 */
                 "application/json": components["schemas"]["InvoiceQrsRequest"];
             };
         };
@@ -5020,14 +5155,118 @@ export interface operations {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    /**
+                     * @example {
+                     *       "dry_run": true,
+                     *       "qr_ids": [
+                     *         "tra_Jd2kQ7bq3s8hWm0xLr5NvA",
+                     *         "tra_Mx8pQ2vL4nB7kZ1wR3dT6s"
+                     *       ],
+                     *       "tickets": [
+                     *         {
+                     *           "short_code": "K7QXM-3PA9T",
+                     *           "store_name": "Tienda Centro",
+                     *           "issued_at": "2026-03-02T09:41:12",
+                     *           "sat_payment_form": "04",
+                     *           "amount": 116,
+                     *           "currency": "MXN",
+                     *           "operation_data": [
+                     *             {
+                     *               "description": "Agua 1 L",
+                     *               "quantity": 1,
+                     *               "amount": 100
+                     *             }
+                     *           ]
+                     *         },
+                     *         {
+                     *           "short_code": "7KQ4M-XR2PA",
+                     *           "store_name": "Tienda Centro",
+                     *           "issued_at": "2026-03-02T09:41:12",
+                     *           "sat_payment_form": "04",
+                     *           "amount": 116,
+                     *           "currency": "MXN",
+                     *           "operation_data": [
+                     *             {
+                     *               "description": "Agua 1 L",
+                     *               "quantity": 1,
+                     *               "amount": 100
+                     *             }
+                     *           ]
+                     *         }
+                     *       ],
+                     *       "customer": {
+                     *         "rfc": "URE180429TM6",
+                     *         "name": "UNIVERSIDAD ROBOTICA ESPAÑOLA",
+                     *         "tax_regime": "601",
+                     *         "postal_code": "86991",
+                     *         "cfdi_use": "G03",
+                     *         "email": "compras@robotica.example"
+                     *       },
+                     *       "totals": {
+                     *         "subtotal": 200,
+                     *         "discount": 0,
+                     *         "transferred_taxes": 32,
+                     *         "withheld_taxes": 0,
+                     *         "total": 232
+                     *       },
+                     *       "warnings": []
+                     *     }
+                     */
+                    "application/json": components["schemas"]["InvoiceQrsDryRun"];
+                };
             };
             /** @description Recorded and being stamped (`status` STAMPING; the same request again answers the same, with the invoice once ACTIVE); follow it with GET /v1/qrs/{qrId} */
             202: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    /**
+                     * @example {
+                     *       "qr_ids": [
+                     *         "tra_Jd2kQ7bq3s8hWm0xLr5NvA",
+                     *         "tra_Mx8pQ2vL4nB7kZ1wR3dT6s"
+                     *       ],
+                     *       "tickets": [
+                     *         {
+                     *           "short_code": "K7QXM-3PA9T",
+                     *           "store_name": "Tienda Centro",
+                     *           "issued_at": "2026-03-02T09:41:12",
+                     *           "sat_payment_form": "04",
+                     *           "amount": 116,
+                     *           "currency": "MXN",
+                     *           "operation_data": [
+                     *             {
+                     *               "description": "Agua 1 L",
+                     *               "quantity": 1,
+                     *               "amount": 100
+                     *             }
+                     *           ]
+                     *         },
+                     *         {
+                     *           "short_code": "7KQ4M-XR2PA",
+                     *           "store_name": "Tienda Centro",
+                     *           "issued_at": "2026-03-02T09:41:12",
+                     *           "sat_payment_form": "04",
+                     *           "amount": 116,
+                     *           "currency": "MXN",
+                     *           "operation_data": [
+                     *             {
+                     *               "description": "Agua 1 L",
+                     *               "quantity": 1,
+                     *               "amount": 100
+                     *             }
+                     *           ]
+                     *         }
+                     *       ],
+                     *       "status": "STAMPING",
+                     *       "error": null,
+                     *       "invoice": null
+                     *     }
+                     */
+                    "application/json": components["schemas"]["InvoiceQrsAccepted"];
+                };
             };
             /** @description Invalid body */
             400: {
@@ -5035,6 +5274,22 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "validation_failed",
+                     *         "message": "Invalid body",
+                     *         "details": [
+                     *           {
+                     *             "field": "operation_data[0].quantity",
+                     *             "code": "out_of_range",
+                     *             "message": "operation_data[0].quantity must be > 0."
+                     *           }
+                     *         ],
+                     *         "request_id": "req_gE6nb9tx31iXPSHS"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -5044,6 +5299,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "unauthorized",
+                     *         "message": "API key invalid or missing",
+                     *         "details": [],
+                     *         "request_id": "req_gE6nb9tx31iXPSHS"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -5053,6 +5318,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "conflict",
+                     *         "message": "The first QR is already in another confirmation with other data",
+                     *         "details": [],
+                     *         "request_id": "req_gE6nb9tx31iXPSHS"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -5062,6 +5337,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "tickets_not_combinable",
+                     *         "message": "`tickets_not_combinable` (one detail per QR: `qr_ids[i]`) or `customer_invalid`",
+                     *         "details": [],
+                     *         "request_id": "req_gE6nb9tx31iXPSHS"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -7510,6 +7795,17 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "v": "1",
+                 *       "t": "Xk3v9QmT2bLs7YpR0wNcHg",
+                 *       "m": "Zt4q8LrV1mWs",
+                 *       "additional_tickets": [
+                 *         "7KQ4M-XR2PA",
+                 *         "K7QXM-3PA9T"
+                 *       ]
+                 *     }
+                 */
                 "application/json": components["schemas"]["ReviewTicketsRequest"];
             };
         };
@@ -7519,7 +7815,52 @@ export interface operations {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    /**
+                     * @example {
+                     *       "tickets": [
+                     *         {
+                     *           "short_code": null,
+                     *           "store_name": "Tienda Centro",
+                     *           "issued_at": "2026-03-02T09:41:12",
+                     *           "sat_payment_form": "04",
+                     *           "amount": 116,
+                     *           "currency": "MXN",
+                     *           "operation_data": [
+                     *             {
+                     *               "description": "Agua 1 L",
+                     *               "quantity": 1,
+                     *               "amount": 100
+                     *             }
+                     *           ]
+                     *         },
+                     *         {
+                     *           "short_code": "7KQ4M-XR2PA",
+                     *           "store_name": "Tienda Centro",
+                     *           "issued_at": "2026-03-02T09:41:12",
+                     *           "sat_payment_form": "04",
+                     *           "amount": 116,
+                     *           "currency": "MXN",
+                     *           "operation_data": [
+                     *             {
+                     *               "description": "Agua 1 L",
+                     *               "quantity": 1,
+                     *               "amount": 100
+                     *             }
+                     *           ]
+                     *         }
+                     *       ],
+                     *       "totals": {
+                     *         "subtotal": 200,
+                     *         "discount": 0,
+                     *         "transferred_taxes": 32,
+                     *         "withheld_taxes": 0,
+                     *         "total": 232
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["TicketsReview"];
+                };
             };
             /** @description Invalid body or link */
             400: {
@@ -7527,6 +7868,22 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "validation_failed",
+                     *         "message": "Invalid body or link",
+                     *         "details": [
+                     *           {
+                     *             "field": "operation_data[0].quantity",
+                     *             "code": "out_of_range",
+                     *             "message": "operation_data[0].quantity must be > 0."
+                     *           }
+                     *         ],
+                     *         "request_id": "req_gE6nb9tx31iXPSHS"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -7536,6 +7893,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "conflict",
+                     *         "message": "The first ticket is already invoiced",
+                     *         "details": [],
+                     *         "request_id": "req_gE6nb9tx31iXPSHS"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -7545,6 +7912,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "qr_expired",
+                     *         "message": "The first ticket expired or was cancelled",
+                     *         "details": [],
+                     *         "request_id": "req_gE6nb9tx31iXPSHS"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -7554,6 +7931,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "tickets_not_combinable",
+                     *         "message": "`tickets_not_combinable`: one detail per further ticket that cannot join (`additional_tickets[i]`)",
+                     *         "details": [],
+                     *         "request_id": "req_gE6nb9tx31iXPSHS"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -7563,6 +7950,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "rate_limited",
+                     *         "message": "Rate limited (each short code counts as a code lookup)",
+                     *         "details": [],
+                     *         "request_id": "req_gE6nb9tx31iXPSHS"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -7788,7 +8185,7 @@ export interface operations {
                      * @example {
                      *       "error": {
                      *         "code": "rule_violation",
-                     *         "message": "Tax data to correct, per field (`source` service)",
+                     *         "message": "Tax data to correct, per field (`source` service), or `tickets_not_combinable` for `additional_tickets`",
                      *         "details": [],
                      *         "request_id": "req_gE6nb9tx31iXPSHS"
                      *       }
