@@ -1,6 +1,6 @@
 // Layering rules, enforced by `npm run lint` (docs/architecture.md explains each).
-/** The pure domain: plain functions over values, no I/O, no framework. */
-const PURE = '^shared/(cfdi|tax-id)/|^shared/(money|time-zone)\\.ts$|^shared/sat/sorted-line-index\\.ts$|^shared/qr/(qr-codewords|qr-layout|qr-matrix|qr-penalty|qr-planes|qr-tables|reed-solomon|png-gray1|short-code)\\.ts$';
+/** The pure domain (shared/domain/): plain functions over values, no I/O, no framework. */
+const PURE = '^shared/domain/|^shared/sat/sorted-line-index\\.ts$';
 /** What only the development entries and the tests may start. */
 const DEV_ENTRIES = '^(bin/(start|web|worker|dev-services)\\.ts|test/|bench/|chaos/|fakes/)';
 
@@ -54,6 +54,20 @@ module.exports = {
       comment: 'No database, queue, Redis, HTTP framework or logger in the pure domain.',
       from: { path: PURE },
       to: { dependencyTypes: ['npm'], path: '^node_modules/(knex|pg|bullmq|ioredis|koa|@koa|koa-body|pino|nodemailer|sharp|pdfkit|undici)/' },
+    },
+    {
+      name: 'platform-knows-no-feature',
+      severity: 'error',
+      comment: 'shared/platform/ (config, database, queues, logging, metrics, storage, crypto) is what features stand on; it reaches no adapter, repository or feature (SAT\'s reference data in shared/sat/ is allowed).',
+      from: { path: '^shared/platform/' },
+      to: { path: '^shared/', pathNot: '^shared/(platform|domain|sat)/' },
+    },
+    {
+      name: 'adapters-are-ports-to-outside',
+      severity: 'error',
+      comment: 'shared/adapters/ (PAC, CSF, e-mail) talk to one outside party each; they use the platform and the domain, never repositories or features.',
+      from: { path: '^shared/adapters/' },
+      to: { path: '^shared/', pathNot: '^shared/(platform|domain|sat|adapters)/' },
     },
     {
       name: 'shared-does-not-import-processes',

@@ -2,7 +2,7 @@
  * The management routes' not-found answers and the loaders that give them. A resource of another
  * account is as unknown as a missing one: 404, never 403, never data.
  */
-import { AppError } from '../shared/errors.js';
+import { AppError } from '../shared/platform/errors.js';
 import { findIssuer, type IssuerRow } from '../shared/repositories/issuers.js';
 import { findMerchant, type MerchantRow } from '../shared/repositories/merchants.js';
 import type { AppContext } from './context.js';

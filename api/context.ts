@@ -1,6 +1,6 @@
 import type { DefaultState } from 'koa';
 import type { RouterContext } from '@koa/router';
-import type { Logger } from '../shared/logger.js';
+import type { Logger } from '../shared/platform/logger.js';
 import type { ApiKeyPrincipal } from '../shared/repositories/api-keys.js';
 
 /** What middleware puts on `ctx.state` for the handlers after it. */

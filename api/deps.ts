@@ -1,10 +1,10 @@
 import type { Redis } from 'ioredis';
-import type { Config } from '../shared/config.js';
-import type { CsfClient } from '../shared/csf/csf-client.js';
-import type { Db } from '../shared/db.js';
-import type { Logger } from '../shared/logger.js';
-import type { Producers } from '../shared/queues.js';
-import type { FileStore } from '../shared/storage/file-store.js';
+import type { Config } from '../shared/platform/config.js';
+import type { CsfClient } from '../shared/adapters/csf/csf-client.js';
+import type { Db } from '../shared/platform/db.js';
+import type { Logger } from '../shared/platform/logger.js';
+import type { Producers } from '../shared/platform/queues.js';
+import type { FileStore } from '../shared/platform/storage/file-store.js';
 import type { SatCatalogs } from '../shared/sat/catalogs.js';
 import type { ViewContext } from '../shared/qr/qr-transaction-view.js';
 

@@ -1,6 +1,6 @@
 // Procfile `web:` — the HTTP API alone (workers run in `worker:`).
-import { config } from '../shared/config.js';
-import { exitOnStartupError, onShutdown, openRuntime } from '../shared/runtime.js';
+import { config } from '../shared/platform/config.js';
+import { exitOnStartupError, onShutdown, openRuntime } from '../shared/platform/runtime.js';
 import { closeServer, startApi } from './server.js';
 
 try {

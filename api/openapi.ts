@@ -14,7 +14,7 @@ import {
   regeneratedApiKeySchema,
   updateMerchantSchema,
 } from '../shared/merchants/merchant-schema.js';
-import { pageSchema } from '../shared/pagination.js';
+import { pageSchema } from '../shared/platform/pagination.js';
 import { createMerchantProductSchema, merchantProductResponseSchema, updateMerchantProductSchema } from '../shared/products/product-schema.js';
 import { qrCreateRequestSchema } from '../shared/qr/qr-request-schema.js';
 import { qrTransactionSchema } from '../shared/qr/qr-transaction-schema.js';

@@ -1,10 +1,10 @@
 import type { Server } from 'node:http';
-import { csfClientFromConfig } from '../shared/csf/csf-client-from-config.js';
-import { fileStoreFromConfig } from '../shared/storage/file-store.js';
+import { csfClientFromConfig } from '../shared/adapters/csf/csf-client-from-config.js';
+import { fileStoreFromConfig } from '../shared/platform/storage/file-store.js';
 import { satCatalogs } from '../shared/sat/catalogs.js';
-import type { Runtime } from '../shared/runtime.js';
+import type { Runtime } from '../shared/platform/runtime.js';
 import { createApp } from './app.js';
-import { StartupHint } from '../shared/check-services.js';
+import { StartupHint } from '../shared/platform/check-services.js';
 
 /** Starts the HTTP API on the runtime's connections; resolves once it listens. */
 export async function startApi(runtime: Runtime, port = runtime.config.port, host = runtime.config.host): Promise<Server> {

@@ -4,15 +4,15 @@
 import { pathToFileURL } from 'node:url';
 import { readFileSync } from 'node:fs';
 import { startFakePacServer } from '../fakes/pac-server.js';
-import { buildCfdi } from '../shared/cfdi/build-cfdi.js';
-import { cadenaOriginal } from '../shared/cfdi/cadena-original.js';
-import { csdSigner, sealCfdi } from '../shared/cfdi/seal-cfdi.js';
-import { serializeXml } from '../shared/cfdi/serialize-xml.js';
-import { swPacClient } from '../shared/pac/sw-pac-client.js';
+import { buildCfdi } from '../shared/domain/cfdi/build-cfdi.js';
+import { cadenaOriginal } from '../shared/domain/cfdi/cadena-original.js';
+import { csdSigner, sealCfdi } from '../shared/domain/cfdi/seal-cfdi.js';
+import { serializeXml } from '../shared/domain/cfdi/serialize-xml.js';
+import { swPacClient } from '../shared/adapters/pac/sw-pac-client.js';
 import { invoicePdfDataFromXml } from '../shared/pdf/invoice-pdf-data.js';
 import { renderInvoicePdf } from '../shared/pdf/render-invoice-pdf.js';
 import { satCatalogs } from '../shared/sat/catalogs.js';
-import { localDateTime } from '../shared/time-zone.js';
+import { localDateTime } from '../shared/domain/time-zone.js';
 import { generateCfdiInput } from '../test/fixtures/cfdi/generate-cfdi-input.js';
 
 export interface CfdiStepFigures {

@@ -7,12 +7,12 @@ import { pathToFileURL } from 'node:url';
 import type { Knex } from 'knex';
 import knexFactory from 'knex';
 import { startFakePacServer } from '../fakes/pac-server.js';
-import { csdSigner } from '../shared/cfdi/seal-cfdi.js';
-import { knexConfig } from '../shared/db.js';
+import { csdSigner } from '../shared/domain/cfdi/seal-cfdi.js';
+import { knexConfig } from '../shared/platform/db.js';
 import { globalPeriod } from '../shared/global-invoice/global-period.js';
 import { sealInput } from '../shared/invoices/seal-sale.js';
 import { storedDocument } from '../shared/invoices/stored-document.js';
-import { swPacClient } from '../shared/pac/sw-pac-client.js';
+import { swPacClient } from '../shared/adapters/pac/sw-pac-client.js';
 import { recordGlobalInvoices } from '../shared/repositories/global-invoices.js';
 import type { InvoiceRow } from '../shared/repositories/invoices.js';
 

@@ -8,11 +8,11 @@
 import autocannon from 'autocannon';
 import type { Knex } from 'knex';
 import { Redis } from 'ioredis';
-import { newId } from '../shared/ids.js';
-import { QUEUES } from '../shared/jobs.js';
-import { createProducers } from '../shared/queues.js';
-import type { Config } from '../shared/config.js';
-import { redisOptions } from '../shared/redis.js';
+import { newId } from '../shared/platform/ids.js';
+import { QUEUES } from '../shared/platform/jobs.js';
+import { createProducers } from '../shared/platform/queues.js';
+import type { Config } from '../shared/platform/config.js';
+import { redisOptions } from '../shared/platform/redis.js';
 import { planExpiriesJob } from '../workers/plan-expiries.js';
 
 export interface GetFigures {

@@ -4,8 +4,8 @@
 import { randomBytes } from 'node:crypto';
 import { pathToFileURL } from 'node:url';
 import QRCode from 'qrcode';
-import { encodeQrMatrix } from '../shared/qr/qr-matrix.js';
-import { renderQrPng } from '../shared/qr/render-qr-png.js';
+import { encodeQrMatrix } from '../shared/domain/qr-code/qr-matrix.js';
+import { renderQrPng } from '../shared/domain/qr-code/render-qr-png.js';
 
 export interface RenderFigures {
   pngPerSecond: number;

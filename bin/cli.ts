@@ -3,10 +3,10 @@ import { parseArgs } from 'node:util';
 import { adminPasswordHash } from '../cli/admin-password.js';
 import { bootstrapAccount } from '../cli/bootstrap.js';
 import { reencryptSecrets } from '../cli/reencrypt.js';
-import { encryptionKeyring } from '../shared/crypto/encrypt-at-rest.js';
-import { checkPostgres, ServiceUnreachable } from '../shared/check-services.js';
-import { config } from '../shared/config.js';
-import { closeDb, db, migrateLatest } from '../shared/db.js';
+import { encryptionKeyring } from '../shared/platform/crypto/encrypt-at-rest.js';
+import { checkPostgres, ServiceUnreachable } from '../shared/platform/check-services.js';
+import { config } from '../shared/platform/config.js';
+import { closeDb, db, migrateLatest } from '../shared/platform/db.js';
 import { createAccessToken, revokeAccessTokens } from '../shared/repositories/access-tokens.js';
 import { findAccountByName, rotateClientSecret } from '../shared/repositories/accounts.js';
 

@@ -7,8 +7,8 @@ import { startFakeCsfServer } from '../fakes/csf-server.js';
 import { startFakePacServer } from '../fakes/pac-server.js';
 import { startFakeSmtpServer } from '../fakes/smtp-server.js';
 import { randomBytes } from 'node:crypto';
-import { hashAdminPassword } from '../shared/auth/admin-password.js';
-import { fakeMailDir, fakePacJournal, loadConfig, type Config } from '../shared/config.js';
+import { hashAdminPassword } from '../shared/platform/crypto/admin-password.js';
+import { fakeMailDir, fakePacJournal, loadConfig, type Config } from '../shared/platform/config.js';
 
 /** Starts a fake for each of CSF_BASE_URL, PAC_BASE_URL and SMTP_URL left empty; refuses production. */
 export async function startDevServices(env: NodeJS.ProcessEnv = process.env): Promise<void> {

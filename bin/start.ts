@@ -2,8 +2,8 @@
 // then create the database if missing, migrate, run API and workers.
 import { bootstrapAccount } from '../cli/bootstrap.js';
 import { closeServer, startApi } from '../api/server.js';
-import { config as readConfig } from '../shared/config.js';
-import { exitOnStartupError, onShutdown, openRuntime } from '../shared/runtime.js';
+import { config as readConfig } from '../shared/platform/config.js';
+import { exitOnStartupError, onShutdown, openRuntime } from '../shared/platform/runtime.js';
 import { startWorkers } from '../workers/index.js';
 import { startDevServices } from './dev-services.js';
 

@@ -1,10 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import { Queue } from 'bullmq';
-import { QUEUES } from '../shared/jobs.js';
+import { QUEUES } from '../shared/platform/jobs.js';
 import { join } from 'node:path';
 import type { BootstrapResult } from '../cli/bootstrap.js';
 import type { FakePacServer } from '../fakes/pac-server.js';
-import type { Db } from '../shared/db.js';
+import type { Db } from '../shared/platform/db.js';
 import type { QrCreateRequest } from '../shared/qr/qr-request.js';
 import { sampleSale } from '../test/fixtures/sample-sale.js';
 import { freePort } from './free-port.js';

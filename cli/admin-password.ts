@@ -1,6 +1,6 @@
 import { createInterface } from 'node:readline';
 import { Writable } from 'node:stream';
-import { hashAdminPassword } from '../shared/auth/admin-password.js';
+import { hashAdminPassword } from '../shared/platform/crypto/admin-password.js';
 
 /**
  * `admin-password`: reads the operator password from stdin (first line; typed without echo on a

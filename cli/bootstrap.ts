@@ -1,10 +1,10 @@
 import { readFileSync } from 'node:fs';
-import type { Config } from '../shared/config.js';
-import { encryptionKeyring } from '../shared/crypto/encrypt-at-rest.js';
-import { issueSecret } from '../shared/crypto/secret-token.js';
+import type { Config } from '../shared/platform/config.js';
+import { encryptionKeyring } from '../shared/platform/crypto/encrypt-at-rest.js';
+import { issueSecret } from '../shared/platform/crypto/secret-token.js';
 import { readCsd } from '../shared/csd/read-csd.js';
-import type { Db, Trx } from '../shared/db.js';
-import { newId } from '../shared/ids.js';
+import type { Db, Trx } from '../shared/platform/db.js';
+import { newId } from '../shared/platform/ids.js';
 import { findCsdSummary, saveMerchantCsd } from '../shared/repositories/merchant-csds.js';
 import { createAccessToken } from '../shared/repositories/access-tokens.js';
 import { createApiKey } from '../shared/repositories/api-keys.js';

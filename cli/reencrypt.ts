@@ -1,5 +1,5 @@
-import type { Db } from '../shared/db.js';
-import { boundTo, decrypt, encrypt, isCurrent, type Keyring } from '../shared/crypto/encrypt-at-rest.js';
+import type { Db } from '../shared/platform/db.js';
+import { boundTo, decrypt, encrypt, isCurrent, type Keyring } from '../shared/platform/crypto/encrypt-at-rest.js';
 
 /** One column of secrets: its table, its key column, and the associated data of each row. */
 interface SecretColumn {

@@ -1,10 +1,10 @@
 /**
- * A fake of the CSF adapter (contract in shared/csf/http-csf-client.ts), served over real HTTP on
+ * A fake of the CSF adapter (contract in shared/adapters/csf/http-csf-client.ts), served over real HTTP on
  * loopback. It is the development default (no CSF_BASE_URL outside production) and what tests script:
  * each RFC can be given a queue of answers (slow, 5xx, garbage, other data) before the normal one.
  */
 import { createServer, type Server } from 'node:http';
-import type { CsfData } from '../shared/csf/csf-client.js';
+import type { CsfData } from '../shared/adapters/csf/csf-client.js';
 
 export type FakeCsfAnswer =
   | { kind: 'ok'; data?: Partial<CsfData> }

@@ -1,5 +1,5 @@
 /**
- * A fake PAC on loopback, speaking SW Sapien's stamp v4 wire format (see shared/pac/sw-pac-client.ts).
+ * A fake PAC on loopback, speaking SW Sapien's stamp v4 wire format (see shared/adapters/pac/sw-pac-client.ts).
  * It does what a PAC does before stamping: SAT's XSD (xmllint over data/sat/xsd, when installed), the
  * cadena original recomputed and the seal verified against the document's own certificate, Anexo 20's
  * arithmetic, Fecha no older than 72 hours, and the receptor's name, zip and regime against the
@@ -18,13 +18,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { Decimal } from 'decimal.js';
-import { checkCfdiAmounts } from '../shared/cfdi/check-cfdi-amounts.js';
-import { tfdCadenaOriginal } from '../shared/cfdi/cadena-original.js';
-import { parseXml, XmlParseError } from '../shared/cfdi/parse-xml.js';
-import { csdSigner, verifyCfdiSeal, type CsdSigner } from '../shared/cfdi/seal-cfdi.js';
-import { escapeAttribute, serializeXml } from '../shared/cfdi/serialize-xml.js';
-import { attribute, child, element, type XmlElement } from '../shared/cfdi/xml-element.js';
-import { textsByLocalName } from '../shared/pac/xml-texts.js';
+import { checkCfdiAmounts } from '../shared/domain/cfdi/check-cfdi-amounts.js';
+import { tfdCadenaOriginal } from '../shared/domain/cfdi/cadena-original.js';
+import { parseXml, XmlParseError } from '../shared/domain/cfdi/parse-xml.js';
+import { csdSigner, verifyCfdiSeal, type CsdSigner } from '../shared/domain/cfdi/seal-cfdi.js';
+import { escapeAttribute, serializeXml } from '../shared/domain/cfdi/serialize-xml.js';
+import { attribute, child, element, type XmlElement } from '../shared/domain/cfdi/xml-element.js';
+import { textsByLocalName } from '../shared/adapters/pac/xml-texts.js';
 
 export interface RegisteredTaxpayer {
   rfc: string;

@@ -1,6 +1,6 @@
 import type { Knex } from 'knex';
 
-// Files (logos, XML, PDF) when FILE_STORE=postgres (see shared/storage/file-store.ts).
+// Files (logos, XML, PDF) when FILE_STORE=postgres (see shared/platform/storage/file-store.ts).
 export async function up(knex: Knex): Promise<void> {
   await knex.schema.createTable('stored_files', (t) => {
     t.text('key').primary();

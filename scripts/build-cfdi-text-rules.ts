@@ -7,8 +7,8 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { parseXml } from '../shared/cfdi/parse-xml.js';
-import { attribute, type XmlElement } from '../shared/cfdi/xml-element.js';
+import { parseXml } from '../shared/domain/cfdi/parse-xml.js';
+import { attribute, type XmlElement } from '../shared/domain/cfdi/xml-element.js';
 import type { CfdiTextRule } from '../shared/sat/cfdi-text-rules.js';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');

@@ -1,8 +1,8 @@
 /**
- * `.env.example` and docs/configuration.md, derived from the one configuration schema (shared/config.ts).
+ * `.env.example` and docs/configuration.md, derived from the one configuration schema (shared/platform/config.ts).
  * `npm run docs:config` writes them; test/scripts/config-docs.test.ts fails when they differ.
  */
-import { SETTINGS, type Setting } from '../shared/config.js';
+import { SETTINGS, type Setting } from '../shared/platform/config.js';
 
 const settings = (): Setting<unknown>[] => Object.values(SETTINGS) as Setting<unknown>[];
 
@@ -16,7 +16,7 @@ function shownDefault(s: Setting<unknown>): string {
 
 export function renderEnvExample(): string {
   const lines = [
-    '# Generated from shared/config.ts by `npm run docs:config`; every variable is optional in development.',
+    '# Generated from shared/platform/config.ts by `npm run docs:config`; every variable is optional in development.',
     '# Production needs the secrets (QR_HMAC_KEY, URL_SIGNING_KEY, ENCRYPTION_KEY) and the external parties.',
     'NODE_ENV=development',
   ];
@@ -34,9 +34,9 @@ export function renderConfigDoc(): string {
   return [
     '# Configuration',
     '',
-    '<!-- Generated from shared/config.ts by `npm run docs:config`; edit the schema there, not this file. -->',
+    '<!-- Generated from shared/platform/config.ts by `npm run docs:config`; edit the schema there, not this file. -->',
     '',
-    "One module (`shared/config.ts`) reads the environment, as one schema: each setting's variable, default,",
+    "One module (`shared/platform/config.ts`) reads the environment, as one schema: each setting's variable, default,",
     'parser and meaning. This page and `.env.example` are generated from it. Every variable has a development',
     'default; production refuses to start with the development secrets or without the external parties.',
     '',

@@ -1,7 +1,7 @@
 /**
  * Copies SAT's XSD schemas the fake PAC validates against (../shared/sat/schemas, see its README) into
  * data/sat/xsd, keeping SAT's relative folder layout so the imports resolve offline. Data only (the
- * schemas), no stylesheet: the cadena original is computed in code (shared/cfdi/cadena-original.ts).
+ * schemas), no stylesheet: the cadena original is computed in code (shared/domain/cfdi/cadena-original.ts).
  * Run when SAT publishes new schemas: `npm run copy:schemas [-- <source dir> [<target dir>]]`.
  */
 import { copyFileSync, mkdirSync } from 'node:fs';

@@ -1,4 +1,4 @@
-// `npm run docs:config`: writes .env.example and docs/configuration.md from shared/config.ts.
+// `npm run docs:config`: writes .env.example and docs/configuration.md from shared/platform/config.ts.
 import { writeFileSync } from 'node:fs';
 import { renderConfigDoc, renderEnvExample } from './config-docs.js';
 

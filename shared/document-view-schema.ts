@@ -2,7 +2,7 @@
  * JSON Schema pieces every answer about a CFDI the service issues shares (credit notes, payment
  * complements, global invoices, the buyer's confirmation): its status, why the PAC refused it, its file links.
  */
-import { INVOICE_MOVES, type InvoiceStatus } from './invoices/invoice-lifecycle.js';
+import { INVOICE_MOVES, type InvoiceStatus } from './domain/invoice-lifecycle.js';
 
 export const nullableString = { type: ['string', 'null'] } as const;
 
@@ -13,7 +13,7 @@ export const invoiceStatusSchema = {
     'STAMPING (sealed, at the PAC), REFUSED (the PAC or SAT refused it: see `error`), ACTIVE (stamped), CANCELLING, CANCELLATION_PENDING (the receptor must accept), CANCELLATION_REJECTED, CANCELLED',
 } as const;
 
-/** One field-level problem: the spec's `error.details[]` item (shared/errors.ts ErrorDetail). */
+/** One field-level problem: the spec's `error.details[]` item (shared/platform/errors.ts ErrorDetail). */
 export const errorDetailSchema = {
   type: 'object',
   additionalProperties: false,

@@ -4,9 +4,9 @@
  * script or style, so the Content-Security-Policy can forbid both; the form's data rides in a JSON block.
  */
 import type { buyerSaleView } from '../shared/invoices/buyer-sale-view.js';
-import { dec, formatAmount } from '../shared/money.js';
+import { dec, formatAmount } from '../shared/domain/money.js';
 import { assetUrl } from './buyer-assets.js';
-import { mexicoLongDate } from '../shared/time-zone.js';
+import { mexicoLongDate } from '../shared/domain/time-zone.js';
 
 export type BuyerSaleView = ReturnType<typeof buyerSaleView>;
 

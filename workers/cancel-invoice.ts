@@ -8,16 +8,16 @@
 import type { Job } from 'bullmq';
 import { UnrecoverableError } from 'bullmq';
 import { stampedFacts } from '../shared/cancellation/stamped-facts.js';
-import type { Keyring } from '../shared/crypto/encrypt-at-rest.js';
-import type { Db } from '../shared/db.js';
-import type { CancelInvoiceResult, CancelInvoicePayload } from '../shared/jobs.js';
-import { PacRefused, type PacClient, type SatCfdiStatus } from '../shared/pac/pac-client.js';
+import type { Keyring } from '../shared/platform/crypto/encrypt-at-rest.js';
+import type { Db } from '../shared/platform/db.js';
+import type { CancelInvoiceResult, CancelInvoicePayload } from '../shared/platform/jobs.js';
+import { PacRefused, type PacClient, type SatCfdiStatus } from '../shared/adapters/pac/pac-client.js';
 import { findCancellation, moveCancellation, type CancellationStatus } from '../shared/repositories/invoice-cancellations.js';
-import type { Producers } from '../shared/queues.js';
+import type { Producers } from '../shared/platform/queues.js';
 import { enqueueCancellationEmail } from './email-cancellation.js';
 import { findInvoice, type InvoiceRow } from '../shared/repositories/invoices.js';
 import { loadCsdMaterial } from '../shared/repositories/merchant-csds.js';
-import type { FileStore } from '../shared/storage/file-store.js';
+import type { FileStore } from '../shared/platform/storage/file-store.js';
 
 export interface CancelDeps {
   db: Db;

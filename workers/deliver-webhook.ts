@@ -4,9 +4,9 @@
  * The same event id (`webhook-id`) goes with every attempt, so the receiver can drop duplicates.
  */
 import type { Job } from 'bullmq';
-import { boundTo, decrypt, type Keyring } from '../shared/crypto/encrypt-at-rest.js';
-import type { Db } from '../shared/db.js';
-import type { DeliverWebhookPayload } from '../shared/jobs.js';
+import { boundTo, decrypt, type Keyring } from '../shared/platform/crypto/encrypt-at-rest.js';
+import type { Db } from '../shared/platform/db.js';
+import type { DeliverWebhookPayload } from '../shared/platform/jobs.js';
 import { deliveryToSend, recordAttempt } from '../shared/repositories/webhooks.js';
 import { webhookHeaders } from '../shared/webhooks/sign-webhook.js';
 import { WebhookUndelivered, type WebhookClient } from '../shared/webhooks/webhook-client.js';

@@ -2,8 +2,8 @@
  * dispatch-webhooks (every WEBHOOK_DISPATCH_MS): committed events become deliveries, each queued as its own
  * job. Deliveries whose job was lost (Redis flushed, the enqueue after the commit failed) are queued again.
  */
-import type { Db } from '../shared/db.js';
-import type { Producers } from '../shared/queues.js';
+import type { Db } from '../shared/platform/db.js';
+import type { Producers } from '../shared/platform/queues.js';
 import { dispatchEvents, unattemptedDeliveries } from '../shared/repositories/webhooks.js';
 
 const BATCH = 500;

@@ -6,12 +6,12 @@
 import { UnrecoverableError, type Job } from 'bullmq';
 import { cancelledInvoiceOf } from '../shared/cancellation/cancelled-invoice.js';
 import { stampedFacts } from '../shared/cancellation/stamped-facts.js';
-import { cancellationMail } from '../shared/email/cancellation-mail.js';
-import { MailRejected } from '../shared/email/invoice-mailer.js';
-import type { InvoicePayload } from '../shared/jobs.js';
-import type { Producers } from '../shared/queues.js';
+import { cancellationMail } from '../shared/adapters/email/cancellation-mail.js';
+import { MailRejected } from '../shared/adapters/email/invoice-mailer.js';
+import type { InvoicePayload } from '../shared/platform/jobs.js';
+import type { Producers } from '../shared/platform/queues.js';
 import { findInvoice } from '../shared/repositories/invoices.js';
-import { mexicoLongDate } from '../shared/time-zone.js';
+import { mexicoLongDate } from '../shared/domain/time-zone.js';
 import type { EmailDeps } from './email-invoice.js';
 
 export async function emailCancellationJob(deps: EmailDeps, job: Job<InvoicePayload>): Promise<{ outcome: 'sent' | 'no-address'; qrId: string | null; uuid: string }> {

@@ -4,17 +4,17 @@
  * invoice itself is untouched: it is valid whether or not the mail arrives.
  */
 import { UnrecoverableError, type Job } from 'bullmq';
-import type { Db } from '../shared/db.js';
-import { parseXml } from '../shared/cfdi/parse-xml.js';
-import { attribute, descendants } from '../shared/cfdi/xml-element.js';
-import { invoiceMail, type CfdiKind } from '../shared/email/invoice-mail.js';
-import { MailRejected, type Mailer } from '../shared/email/invoice-mailer.js';
+import type { Db } from '../shared/platform/db.js';
+import { parseXml } from '../shared/domain/cfdi/parse-xml.js';
+import { attribute, descendants } from '../shared/domain/cfdi/xml-element.js';
+import { invoiceMail, type CfdiKind } from '../shared/adapters/email/invoice-mail.js';
+import { MailRejected, type Mailer } from '../shared/adapters/email/invoice-mailer.js';
 import { invoiceFileUrl } from '../shared/invoices/invoice-links.js';
-import type { InvoicePayload } from '../shared/jobs.js';
-import { formatAmount } from '../shared/money.js';
+import type { InvoicePayload } from '../shared/platform/jobs.js';
+import { formatAmount } from '../shared/domain/money.js';
 import { findInvoice, markEmailRefused, markEmailSent, type InvoiceRow } from '../shared/repositories/invoices.js';
 import { stampedFacts } from '../shared/cancellation/stamped-facts.js';
-import type { FileStore } from '../shared/storage/file-store.js';
+import type { FileStore } from '../shared/platform/storage/file-store.js';
 
 export interface EmailDeps {
   db: Db;

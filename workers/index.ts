@@ -1,29 +1,29 @@
 import { Worker, type ConnectionOptions, type Job } from 'bullmq';
-import type { Config } from '../shared/config.js';
-import type { Db } from '../shared/db.js';
-import type { CsfClient } from '../shared/csf/csf-client.js';
-import { csfClientFromConfig } from '../shared/csf/csf-client-from-config.js';
-import { JOBS, QUEUES, type JobName, type JobTypes, type QueueName } from '../shared/jobs.js';
-import type { Logger } from '../shared/logger.js';
-import type { Producers } from '../shared/queues.js';
-import { redisOptions } from '../shared/redis.js';
+import type { Config } from '../shared/platform/config.js';
+import type { Db } from '../shared/platform/db.js';
+import type { CsfClient } from '../shared/adapters/csf/csf-client.js';
+import { csfClientFromConfig } from '../shared/adapters/csf/csf-client-from-config.js';
+import { JOBS, QUEUES, type JobName, type JobTypes, type QueueName } from '../shared/platform/jobs.js';
+import type { Logger } from '../shared/platform/logger.js';
+import type { Producers } from '../shared/platform/queues.js';
+import { redisOptions } from '../shared/platform/redis.js';
 import { expireDueQrsJob } from './expire-due-qrs.js';
 import { planExpiriesJob } from './plan-expiries.js';
 import { renderQrJob } from './render-qr.js';
 import { satCatalogs } from '../shared/sat/catalogs.js';
 import { syncIssuerJob, type SyncIssuerDeps } from './sync-issuer.js';
 import { sweepLostSyncsJob } from './sweep-lost-syncs.js';
-import type { PacClient } from '../shared/pac/pac-client.js';
-import { pacClientFromConfig } from '../shared/pac/pac-client-from-config.js';
-import { fileStoreFromConfig, type FileStore } from '../shared/storage/file-store.js';
+import type { PacClient } from '../shared/adapters/pac/pac-client.js';
+import { pacClientFromConfig } from '../shared/adapters/pac/pac-client-from-config.js';
+import { fileStoreFromConfig, type FileStore } from '../shared/platform/storage/file-store.js';
 import { stampInvoiceJob, type StampDeps } from './stamp-invoice.js';
 import { sweepStampingJob } from './sweep-stamping.js';
 import { sweepInvoiceFollowUpsJob } from './sweep-invoice-follow-ups.js';
 import { renderInvoicePdfJob, type PdfDeps } from './render-invoice-pdf.js';
 import { emailInvoiceJob, type EmailDeps } from './email-invoice.js';
 import { emailCancellationJob } from './email-cancellation.js';
-import type { Mailer } from '../shared/email/invoice-mailer.js';
-import { mailerFromConfig } from '../shared/email/mailer-from-config.js';
+import type { Mailer } from '../shared/adapters/email/invoice-mailer.js';
+import { mailerFromConfig } from '../shared/adapters/email/mailer-from-config.js';
 import { cancelInvoiceJob, type CancelDeps } from './cancel-invoice.js';
 import { pollCancellationsJob } from './poll-cancellations.js';
 import { dispatchWebhooksJob } from './dispatch-webhooks.js';
@@ -31,8 +31,8 @@ import { issueGlobalInvoicesJob } from './issue-global-invoices.js';
 import { announceExpiringCsds } from '../shared/repositories/merchant-csds.js';
 import { deliverWebhookJob, type WebhookDeps } from './deliver-webhook.js';
 import { httpWebhookClient, type WebhookClient } from '../shared/webhooks/webhook-client.js';
-import { encryptionKeyring } from '../shared/crypto/encrypt-at-rest.js';
-import { measureJobs } from '../shared/metrics/measure-jobs.js';
+import { encryptionKeyring } from '../shared/platform/crypto/encrypt-at-rest.js';
+import { measureJobs } from '../shared/platform/metrics/measure-jobs.js';
 import { keepJobSchedulers } from './keep-job-schedulers.js';
 import { logOtherFailures, withOutcomeLog } from './log-job-outcomes.js';
 
@@ -67,11 +67,11 @@ interface JobDeps {
   webhooks: WebhookDeps;
 }
 
-/** A handler of job N: its payload in, its declared result out (shared/jobs.ts, JobTypes). */
+/** A handler of job N: its payload in, its declared result out (shared/platform/jobs.ts, JobTypes). */
 type JobHandler<N extends JobName> = (job: Job<JobTypes[N]['data'], JobTypes[N]['result'], N>) => Promise<JobTypes[N]['result']> | JobTypes[N]['result'];
 
 /**
- * Every job's handler, one entry per job of the catalog (shared/jobs.ts): a job without a handler, or a
+ * Every job's handler, one entry per job of the catalog (shared/platform/jobs.ts): a job without a handler, or a
  * handler answering another result, does not compile.
  */
 function jobHandlers(deps: WorkerDeps, { sync, stamp, pdf, email, cancel, webhooks }: JobDeps): { [N in JobName]: JobHandler<N> } {

@@ -3,10 +3,10 @@
  * GLOBAL_INVOICE_GRACE_MS ago with unclaimed sales gets its global invoices; running it again finds
  * nothing left to report.
  */
-import type { Config } from '../shared/config.js';
-import type { Db } from '../shared/db.js';
+import type { Config } from '../shared/platform/config.js';
+import type { Db } from '../shared/platform/db.js';
 import { reportPeriods } from '../shared/global-invoice/report-periods.js';
-import type { Producers } from '../shared/queues.js';
+import type { Producers } from '../shared/platform/queues.js';
 import { unreportedPeriods } from '../shared/repositories/global-invoices.js';
 
 export async function issueGlobalInvoicesJob(db: Db, producers: Producers, config: Readonly<Config>, now = new Date()): Promise<{ invoices: number }> {

@@ -1,7 +1,7 @@
-import type { Config } from '../shared/config.js';
-import { JOBS, type JobName } from '../shared/jobs.js';
-import type { Logger } from '../shared/logger.js';
-import { jobOptions, type Producers } from '../shared/queues.js';
+import type { Config } from '../shared/platform/config.js';
+import { JOBS, type JobName } from '../shared/platform/jobs.js';
+import type { Logger } from '../shared/platform/logger.js';
+import { jobOptions, type Producers } from '../shared/platform/queues.js';
 
 interface SchedulerSpec {
   id: string;

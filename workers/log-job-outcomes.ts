@@ -1,5 +1,5 @@
 import type { Job, Worker } from 'bullmq';
-import type { Logger } from '../shared/logger.js';
+import type { Logger } from '../shared/platform/logger.js';
 
 /**
  * One structured log line per outcome of a job about a sale (render, expiry, stamp, PAC refusal, PDF, e-mail,

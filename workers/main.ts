@@ -1,7 +1,7 @@
 // Procfile `worker:` — every BullMQ worker; no API, only /metrics on WORKER_METRICS_PORT.
-import { metricsServerFromConfig } from '../shared/metrics/metrics-server-from-config.js';
-import { config } from '../shared/config.js';
-import { exitOnStartupError, onShutdown, openRuntime } from '../shared/runtime.js';
+import { metricsServerFromConfig } from '../shared/platform/metrics/metrics-server-from-config.js';
+import { config } from '../shared/platform/config.js';
+import { exitOnStartupError, onShutdown, openRuntime } from '../shared/platform/runtime.js';
 import { startWorkers } from './index.js';
 
 try {

@@ -1,6 +1,6 @@
-import type { Db } from '../shared/db.js';
-import type { Producers } from '../shared/queues.js';
-import { EXPIRY_PLAN_WINDOW_MS } from '../shared/qr/expiry-buckets.js';
+import type { Db } from '../shared/platform/db.js';
+import type { Producers } from '../shared/platform/queues.js';
+import { EXPIRY_PLAN_WINDOW_MS } from '../shared/domain/expiry-buckets.js';
 import { scheduleExpiryBuckets } from '../shared/qr/schedule-expiry-buckets.js';
 import { dueExpirySeconds } from '../shared/repositories/qr-transactions.js';
 

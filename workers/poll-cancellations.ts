@@ -5,8 +5,8 @@
  * out) and are queued again.
  */
 import { enqueueCancellation } from '../shared/cancellation/enqueue-cancellation.js';
-import { PacUnavailable } from '../shared/pac/pac-client.js';
-import type { Producers } from '../shared/queues.js';
+import { PacUnavailable } from '../shared/adapters/pac/pac-client.js';
+import type { Producers } from '../shared/platform/queues.js';
 import { moveCancellation, openCancellations, touchCancellation } from '../shared/repositories/invoice-cancellations.js';
 import { findInvoice } from '../shared/repositories/invoices.js';
 import { cancellationOutcome, statusQueryOf, type CancelDeps } from './cancel-invoice.js';

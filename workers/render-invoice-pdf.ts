@@ -3,16 +3,16 @@
  * (the source of truth) with the merchant's invoice logo; stored, then the e-mail to the buyer is queued.
  */
 import { UnrecoverableError, type Job } from 'bullmq';
-import type { Db } from '../shared/db.js';
+import type { Db } from '../shared/platform/db.js';
 import { enqueueInvoiceEmail } from '../shared/invoices/enqueue-follow-ups.js';
-import type { InvoicePayload } from '../shared/jobs.js';
+import type { InvoicePayload } from '../shared/platform/jobs.js';
 import { invoicePdfDataFromXml } from '../shared/pdf/invoice-pdf-data.js';
 import { renderInvoicePdf } from '../shared/pdf/render-invoice-pdf.js';
-import type { Producers } from '../shared/queues.js';
+import type { Producers } from '../shared/platform/queues.js';
 import { attachPdf, findInvoice } from '../shared/repositories/invoices.js';
 import type { SatCatalogs } from '../shared/sat/catalogs.js';
-import { fileKeyFromUrl, type FileStore } from '../shared/storage/file-store.js';
-import { crashAfterCommit } from '../shared/crash-after-commit.js';
+import { fileKeyFromUrl, type FileStore } from '../shared/platform/storage/file-store.js';
+import { crashAfterCommit } from '../shared/platform/crash-after-commit.js';
 
 export interface PdfDeps {
   db: Db;

@@ -4,27 +4,27 @@
  * already made. Timeouts and 5xx are thrown for BullMQ to retry with backoff; a refusal is recorded for
  * the buyer and ends the job; success stores the XML, marks the QR INVOICED and queues the PDF.
  */
-import { qrTransitions } from '../shared/metrics/registry.js';
+import { qrTransitions } from '../shared/platform/metrics/registry.js';
 import type { Job } from 'bullmq';
 import { UnrecoverableError } from 'bullmq';
-import { csdSigner, type CsdSigner } from '../shared/cfdi/seal-cfdi.js';
-import { parseXml } from '../shared/cfdi/parse-xml.js';
-import { attribute } from '../shared/cfdi/xml-element.js';
-import type { Keyring } from '../shared/crypto/encrypt-at-rest.js';
-import type { Db } from '../shared/db.js';
+import { csdSigner, type CsdSigner } from '../shared/domain/cfdi/seal-cfdi.js';
+import { parseXml } from '../shared/domain/cfdi/parse-xml.js';
+import { attribute } from '../shared/domain/cfdi/xml-element.js';
+import type { Keyring } from '../shared/platform/crypto/encrypt-at-rest.js';
+import type { Db } from '../shared/platform/db.js';
 import { refusalFromPac } from '../shared/invoices/refusal-from-pac.js';
 import { sealInput, sealSale, type SealedSale } from '../shared/invoices/seal-sale.js';
 import { storedDocument } from '../shared/invoices/stored-document.js';
-import type { InvoicePayload, StampInvoiceResult } from '../shared/jobs.js';
-import { PacRefused, type PacClient } from '../shared/pac/pac-client.js';
-import type { Producers } from '../shared/queues.js';
+import type { InvoicePayload, StampInvoiceResult } from '../shared/platform/jobs.js';
+import { PacRefused, type PacClient } from '../shared/adapters/pac/pac-client.js';
+import type { Producers } from '../shared/platform/queues.js';
 import { findInvoice, invoiceIdWithUuid, invoiceTicketIds, recordRefusal, recordStamp, saveSealedDocument, type InvoiceRow } from '../shared/repositories/invoices.js';
 import { loadCsdMaterial } from '../shared/repositories/merchant-csds.js';
 import { expeditionPlace, findSale } from '../shared/repositories/sales.js';
 import type { SatCatalogs } from '../shared/sat/catalogs.js';
-import type { FileStore } from '../shared/storage/file-store.js';
-import { localDateTime } from '../shared/time-zone.js';
-import { crashAfterCommit } from '../shared/crash-after-commit.js';
+import type { FileStore } from '../shared/platform/storage/file-store.js';
+import { localDateTime } from '../shared/domain/time-zone.js';
+import { crashAfterCommit } from '../shared/platform/crash-after-commit.js';
 import { enqueueInvoicePdf } from '../shared/invoices/enqueue-follow-ups.js';
 import { combineTickets } from '../shared/invoices/combine-tickets.js';
 

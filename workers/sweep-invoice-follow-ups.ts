@@ -1,10 +1,10 @@
 import type { Queue } from 'bullmq';
 import type { Knex } from 'knex';
-import type { Config } from '../shared/config.js';
-import type { Db } from '../shared/db.js';
+import type { Config } from '../shared/platform/config.js';
+import type { Db } from '../shared/platform/db.js';
 import { enqueueInvoiceEmail, enqueueInvoicePdf } from '../shared/invoices/enqueue-follow-ups.js';
-import { QUEUES, jobId } from '../shared/jobs.js';
-import type { Producers } from '../shared/queues.js';
+import { QUEUES, jobId } from '../shared/platform/jobs.js';
+import type { Producers } from '../shared/platform/queues.js';
 
 /** Older than this, a missing PDF or e-mail is for ops (bull-board, the resend button), not for the sweep. */
 const WINDOW_MS = 24 * 3600_000;

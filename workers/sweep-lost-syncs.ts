@@ -1,6 +1,6 @@
-import type { Db } from '../shared/db.js';
-import { QUEUES } from '../shared/jobs.js';
-import type { Producers } from '../shared/queues.js';
+import type { Db } from '../shared/platform/db.js';
+import { QUEUES } from '../shared/platform/jobs.js';
+import type { Producers } from '../shared/platform/queues.js';
 import { recordSyncInterrupted, SYNC_IN_PROGRESS } from '../shared/repositories/issuers.js';
 
 const PAGE = 500;

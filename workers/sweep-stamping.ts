@@ -1,7 +1,7 @@
-import type { Config } from '../shared/config.js';
-import type { Db } from '../shared/db.js';
+import type { Config } from '../shared/platform/config.js';
+import type { Db } from '../shared/platform/db.js';
 import { enqueueStamp } from '../shared/invoices/enqueue-stamp.js';
-import type { Producers } from '../shared/queues.js';
+import type { Producers } from '../shared/platform/queues.js';
 
 /**
  * sweep-stamping: PostgreSQL is the truth. A confirmation still STAMPING a while after its last change

@@ -1,11 +1,11 @@
 import { UnrecoverableError, type Job } from 'bullmq';
-import { CsfNotFound, type CsfClient } from '../shared/csf/csf-client.js';
-import { issuerChangesFromCsf } from '../shared/csf/issuer-changes-from-csf.js';
-import type { Db } from '../shared/db.js';
-import type { SyncIssuerPayload, SyncIssuerResult } from '../shared/jobs.js';
+import { CsfNotFound, type CsfClient } from '../shared/adapters/csf/csf-client.js';
+import { issuerChangesFromCsf } from '../shared/adapters/csf/issuer-changes-from-csf.js';
+import type { Db } from '../shared/platform/db.js';
+import type { SyncIssuerPayload, SyncIssuerResult } from '../shared/platform/jobs.js';
 import { findIssuerById, recordSyncProgress } from '../shared/repositories/issuers.js';
 import type { SatCatalogs } from '../shared/sat/catalogs.js';
-import { satToday } from '../shared/time-zone.js';
+import { satToday } from '../shared/domain/time-zone.js';
 
 export interface SyncIssuerDeps {
   db: Db;

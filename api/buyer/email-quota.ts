@@ -1,4 +1,4 @@
-import { AppError } from '../../shared/errors.js';
+import { AppError } from '../../shared/platform/errors.js';
 import type { ApiDeps } from '../deps.js';
 
 const DAY_SECONDS = 86_400;

@@ -1,7 +1,7 @@
 import type { InvoiceRules } from '../../shared/merchants/merchant-schema.js';
 import { USES_NOT_FOR_SALES } from '../../shared/merchants/check-invoice-rules.js';
 import type { SatCatalogs } from '../../shared/sat/catalogs.js';
-import { satToday } from '../../shared/time-zone.js';
+import { satToday } from '../../shared/domain/time-zone.js';
 import type { FormCatalogs } from '../../web/render-buyer-page.js';
 
 let cached: { day: string; lists: FormCatalogs } | undefined;

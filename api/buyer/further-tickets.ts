@@ -3,7 +3,7 @@
  * code or by its scanned link (qr_content). Holding a ticket is the capability, as for the first one.
  */
 import { verifyQrLink } from '../../shared/qr/qr-link.js';
-import { parseShortCode } from '../../shared/qr/short-code.js';
+import { parseShortCode } from '../../shared/domain/qr-code/short-code.js';
 import { tokenForShortCode } from '../../shared/repositories/qr-transactions.js';
 import { findSale, type Sale } from '../../shared/repositories/sales.js';
 import type { ApiDeps } from '../deps.js';

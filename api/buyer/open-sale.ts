@@ -1,5 +1,5 @@
-import { isExpired } from '../../shared/qr/qr-lifecycle.js';
-import { AppError } from '../../shared/errors.js';
+import { isExpired } from '../../shared/domain/qr-lifecycle.js';
+import { AppError } from '../../shared/platform/errors.js';
 import { invoiceView } from '../../shared/invoices/invoice-view.js';
 import { verifyQrLink } from '../../shared/qr/qr-link.js';
 import { liveInvoice } from '../../shared/repositories/invoices.js';

@@ -1,7 +1,7 @@
-import { CsfNotFound, CsfUnavailable, type CsfData } from '../../shared/csf/csf-client.js';
-import { CsfDocumentUnreadable, readCsfDocument } from '../../shared/csf/read-csf-document.js';
-import { AppError } from '../../shared/errors.js';
-import { satToday } from '../../shared/time-zone.js';
+import { CsfNotFound, CsfUnavailable, type CsfData } from '../../shared/adapters/csf/csf-client.js';
+import { CsfDocumentUnreadable, readCsfDocument } from '../../shared/adapters/csf/read-csf-document.js';
+import { AppError } from '../../shared/platform/errors.js';
+import { satToday } from '../../shared/domain/time-zone.js';
 import type { ApiDeps } from '../deps.js';
 
 /** What the buyer's form is filled with: SAT's current data, not what the uploaded paper says. */

@@ -1,4 +1,4 @@
-import { qrTransitions } from '../../shared/metrics/registry.js';
+import { qrTransitions } from '../../shared/platform/metrics/registry.js';
 import { buyerSaleView } from '../../shared/invoices/buyer-sale-view.js';
 import { previewSale } from '../../shared/invoices/seal-sale.js';
 import { latestInvoice } from '../../shared/repositories/invoices.js';

@@ -1,6 +1,6 @@
-import { AppError } from '../../shared/errors.js';
+import { AppError } from '../../shared/platform/errors.js';
 import { qrContent, signQrToken } from '../../shared/qr/qr-link.js';
-import { parseShortCode } from '../../shared/qr/short-code.js';
+import { parseShortCode } from '../../shared/domain/qr-code/short-code.js';
 import { tokenForShortCode } from '../../shared/repositories/qr-transactions.js';
 import type { ApiDeps } from '../deps.js';
 

@@ -3,7 +3,7 @@ import type { CancelInvoiceRequest } from '../../shared/cancellation/cancellatio
 import { cancellationView } from '../../shared/cancellation/cancellation-view.js';
 import { enqueueCancellation } from '../../shared/cancellation/enqueue-cancellation.js';
 import { stampedFacts, type StampedFacts } from '../../shared/cancellation/stamped-facts.js';
-import { AppError, type ErrorDetail } from '../../shared/errors.js';
+import { AppError, type ErrorDetail } from '../../shared/platform/errors.js';
 import { isGlobalInvoice } from '../../shared/repositories/global-invoices.js';
 import { latestCancellation, requestCancellation, type CancellationRow } from '../../shared/repositories/invoice-cancellations.js';
 import { findInvoiceByUuid, type InvoiceRow, type InvoiceStatus } from '../../shared/repositories/invoices.js';

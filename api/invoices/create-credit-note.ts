@@ -1,8 +1,8 @@
 import type { CreateCreditNoteRequest } from '../../shared/credit-notes/credit-note-schema.js';
 import { planCreditNote, type CreditedInvoice } from '../../shared/credit-notes/plan-credit-note.js';
-import { AppError, type ErrorDetail } from '../../shared/errors.js';
+import { AppError, type ErrorDetail } from '../../shared/platform/errors.js';
 import { enqueueStamp } from '../../shared/invoices/enqueue-stamp.js';
-import { dec } from '../../shared/money.js';
+import { dec } from '../../shared/domain/money.js';
 import { recordCreditNote } from '../../shared/repositories/credit-notes.js';
 import type { ApiDeps } from '../deps.js';
 import type { InvoiceScope } from './cancel-invoice.js';

@@ -3,8 +3,8 @@
  * the same checks and the same recording as a buyer's confirmation, with a dry run that answers the totals.
  */
 import { isDeepStrictEqual } from 'node:util';
-import { AppError, type ErrorDetail } from '../../shared/errors.js';
-import { newId } from '../../shared/ids.js';
+import { AppError, type ErrorDetail } from '../../shared/platform/errors.js';
+import { newId } from '../../shared/platform/ids.js';
 import { confirmationView, ticketSummaryView } from '../../shared/invoices/buyer-sale-view.js';
 import { checkCustomer } from '../../shared/invoices/check-customer.js';
 import { enqueueStamp } from '../../shared/invoices/enqueue-stamp.js';
@@ -14,7 +14,7 @@ import { totalsView } from '../../shared/invoices/totals-view.js';
 import type { ApiKeyPrincipal } from '../../shared/repositories/api-keys.js';
 import { invoiceTicketIds, liveInvoice, recordConfirmation } from '../../shared/repositories/invoices.js';
 import { expeditionPlace, findSale } from '../../shared/repositories/sales.js';
-import { satToday } from '../../shared/time-zone.js';
+import { satToday } from '../../shared/domain/time-zone.js';
 import { saleParties } from '../buyer/review-sale.js';
 import { viewContext, type ApiDeps } from '../deps.js';
 import { combinedSale, ticketsTaken, type FurtherTicket, type TicketField } from './ticket-set.js';

@@ -1,4 +1,4 @@
-import type { ErrorDetail } from '../../shared/errors.js';
+import type { ErrorDetail } from '../../shared/platform/errors.js';
 import { invoicePdfDataFromXml, type InvoicePdfData } from '../../shared/pdf/invoice-pdf-data.js';
 import { findInvoiceByUuid, type InvoiceRow } from '../../shared/repositories/invoices.js';
 import type { ApiDeps } from '../deps.js';

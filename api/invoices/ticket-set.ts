@@ -3,9 +3,9 @@
  * further ticket must still be invoiceable and combinable with the first; what is not is refused with one
  * field-level detail per ticket (422 `tickets_not_combinable`), and nothing is recorded.
  */
-import { AppError, type ErrorDetail } from '../../shared/errors.js';
+import { AppError, type ErrorDetail } from '../../shared/platform/errors.js';
 import { combineTickets, ticketMismatches } from '../../shared/invoices/combine-tickets.js';
-import { isExpired } from '../../shared/qr/qr-lifecycle.js';
+import { isExpired } from '../../shared/domain/qr-lifecycle.js';
 import type { TicketProblem } from '../../shared/repositories/invoices.js';
 import type { QrTransactionRecord } from '../../shared/repositories/qr-transactions.js';
 import type { Sale } from '../../shared/repositories/sales.js';

@@ -1,12 +1,12 @@
-import { AppError, type ErrorDetail } from '../../shared/errors.js';
+import { AppError, type ErrorDetail } from '../../shared/platform/errors.js';
 import { LOGO_TARGETS, normalizeLogoField, type NormalizedLogo } from '../../shared/images/normalize-logo.js';
-import { satToday } from '../../shared/time-zone.js';
+import { satToday } from '../../shared/domain/time-zone.js';
 import { groupNotFound } from '../account-resources.js';
 import { checkIssuerTaxData } from '../../shared/issuers/check-issuer.js';
 import { updateIssuerFormSchema } from '../../shared/issuers/issuer-schema.js';
 import { groupBelongsTo, updateIssuer, type IssuerRow } from '../../shared/repositories/issuers.js';
-import { fileUrl } from '../../shared/storage/file-store.js';
-import { validator } from '../../shared/validation/ajv.js';
+import { fileUrl } from '../../shared/platform/storage/file-store.js';
+import { validator } from '../../shared/platform/validation/ajv.js';
 import type { ApiDeps } from '../deps.js';
 import type { MultipartForm } from '../context.js';
 

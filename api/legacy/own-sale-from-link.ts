@@ -1,4 +1,4 @@
-import { AppError } from '../../shared/errors.js';
+import { AppError } from '../../shared/platform/errors.js';
 import type { ApiKeyPrincipal } from '../../shared/repositories/api-keys.js';
 import type { Sale } from '../../shared/repositories/sales.js';
 import { saleFromLink } from '../buyer/open-sale.js';

@@ -1,7 +1,7 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { Middleware } from 'koa';
-import { verifyAdminPassword, type AdminPasswordHash } from '../../shared/auth/admin-password.js';
-import { AppError } from '../../shared/errors.js';
+import { verifyAdminPassword, type AdminPasswordHash } from '../../shared/platform/crypto/admin-password.js';
+import { AppError } from '../../shared/platform/errors.js';
 import type { AppState } from '../context.js';
 import type { FailedLoginThrottle } from './failed-login-throttle.js';
 

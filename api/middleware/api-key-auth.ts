@@ -1,6 +1,6 @@
 import type { Middleware } from 'koa';
-import { AppError } from '../../shared/errors.js';
-import type { Db } from '../../shared/db.js';
+import { AppError } from '../../shared/platform/errors.js';
+import type { Db } from '../../shared/platform/db.js';
 import { findApiKeyPrincipal } from '../../shared/repositories/api-keys.js';
 import type { AppState } from '../context.js';
 

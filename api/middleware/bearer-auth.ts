@@ -1,6 +1,6 @@
 import type { Middleware } from 'koa';
-import type { Db } from '../../shared/db.js';
-import { AppError } from '../../shared/errors.js';
+import type { Db } from '../../shared/platform/db.js';
+import { AppError } from '../../shared/platform/errors.js';
 import { findTokenAccount } from '../../shared/repositories/access-tokens.js';
 import type { AppState } from '../context.js';
 

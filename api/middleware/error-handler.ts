@@ -1,5 +1,5 @@
 import type { Middleware } from 'koa';
-import { AppError, isAppError } from '../../shared/errors.js';
+import { AppError, isAppError } from '../../shared/platform/errors.js';
 import type { AppState } from '../context.js';
 import { dependencyUnavailable } from './dependency-unavailable.js';
 

@@ -1,5 +1,5 @@
 import type { Redis } from 'ioredis';
-import { AppError } from '../../shared/errors.js';
+import { AppError } from '../../shared/platform/errors.js';
 import type { AppContext } from '../context.js';
 
 export interface FailedLoginThrottle {

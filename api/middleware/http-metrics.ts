@@ -1,6 +1,6 @@
 import type { Layer, RouterContext } from '@koa/router';
 import type { Middleware, ParameterizedContext } from 'koa';
-import { httpRequestDuration, idempotencyConflicts, idempotentReplays } from '../../shared/metrics/registry.js';
+import { httpRequestDuration, idempotencyConflicts, idempotentReplays } from '../../shared/platform/metrics/registry.js';
 import type { AppState } from '../context.js';
 import { METRICS_PATH } from '../routes/metrics.js';
 

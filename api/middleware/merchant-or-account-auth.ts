@@ -1,5 +1,5 @@
 import type { Middleware } from 'koa';
-import type { Db } from '../../shared/db.js';
+import type { Db } from '../../shared/platform/db.js';
 import type { AppState } from '../context.js';
 import { apiKeyAuth } from './api-key-auth.js';
 import { bearerAuth } from './bearer-auth.js';

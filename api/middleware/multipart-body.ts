@@ -1,7 +1,7 @@
 import { Writable } from 'node:stream';
 import type { Middleware } from 'koa';
 import { koaBody } from 'koa-body';
-import { AppError } from '../../shared/errors.js';
+import { AppError } from '../../shared/platform/errors.js';
 import type { AppState, MultipartForm } from '../context.js';
 
 /**

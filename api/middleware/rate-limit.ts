@@ -1,6 +1,6 @@
 import type { Middleware } from 'koa';
 import type { Redis } from 'ioredis';
-import { AppError } from '../../shared/errors.js';
+import { AppError } from '../../shared/platform/errors.js';
 import type { AppState } from '../context.js';
 import type { ApiDeps } from '../deps.js';
 

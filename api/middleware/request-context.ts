@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { Middleware } from 'koa';
-import type { Logger } from '../../shared/logger.js';
+import type { Logger } from '../../shared/platform/logger.js';
 import type { AppState } from '../context.js';
 
 /**

@@ -1,9 +1,9 @@
-import { qrTransitions } from '../../shared/metrics/registry.js';
-import { AppError, type ErrorDetail } from '../../shared/errors.js';
-import { newId } from '../../shared/ids.js';
-import { requestFingerprint } from '../../shared/idempotency/request-fingerprint.js';
-import { cacheRecord, findRecord, readCachedRecord, type IdempotencyRecord, type IdempotencyScope } from '../../shared/idempotency/idempotency-store.js';
-import { expiryBucket, withinPlanWindow } from '../../shared/qr/expiry-buckets.js';
+import { qrTransitions } from '../../shared/platform/metrics/registry.js';
+import { AppError, type ErrorDetail } from '../../shared/platform/errors.js';
+import { newId } from '../../shared/platform/ids.js';
+import { requestFingerprint } from '../../shared/platform/idempotency/request-fingerprint.js';
+import { cacheRecord, findRecord, readCachedRecord, type IdempotencyRecord, type IdempotencyScope } from '../../shared/platform/idempotency/idempotency-store.js';
+import { expiryBucket, withinPlanWindow } from '../../shared/domain/expiry-buckets.js';
 import { scheduleExpiryBuckets } from '../../shared/qr/schedule-expiry-buckets.js';
 import type { ApiKeyPrincipal } from '../../shared/repositories/api-keys.js';
 import { findQrTransaction, recordQrTransaction, SHORT_CODE_INDEX, type NewQrTransaction } from '../../shared/repositories/qr-transactions.js';
@@ -11,14 +11,14 @@ import { buildQrTransactionRecord } from '../../shared/qr/build-qr-transaction.j
 import { checkQrRules } from '../../shared/qr/check-qr-rules.js';
 import { qrContent, newQrToken, signQrToken } from '../../shared/qr/qr-link.js';
 import { parseQrCreateRequest } from '../../shared/qr/parse-qr-request.js';
-import { newShortCode } from '../../shared/qr/short-code.js';
+import { newShortCode } from '../../shared/domain/qr-code/short-code.js';
 import { resolveConceptKeys, skusToResolve } from '../../shared/qr/resolve-concept-keys.js';
 import { productKeysBySku } from '../../shared/repositories/products.js';
 import { qrTransactionView, type QrTransactionView } from '../../shared/qr/qr-transaction-view.js';
-import { isIanaTimeZone, localDateTime } from '../../shared/time-zone.js';
+import { isIanaTimeZone, localDateTime } from '../../shared/domain/time-zone.js';
 import { viewContext, type ApiDeps } from '../deps.js';
 import { renderQr } from './render-qr.js';
-import { crashAfterCommit } from '../../shared/crash-after-commit.js';
+import { crashAfterCommit } from '../../shared/platform/crash-after-commit.js';
 
 const SCOPE = 'qr.create';
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -184,7 +184,7 @@ async function recordWithFreshShortCode(deps: ApiDeps, record: NewQrTransaction,
 /**
  * A QR due within the planner's window schedules its own expiry bucket (the planner may have looked
  * already); a later one costs Redis nothing now: the planner schedules its bucket when it comes near
- * (shared/qr/expiry-buckets.ts). When Redis refuses it, the periodic sweep still expires the QR.
+ * (shared/domain/expiry-buckets.ts). When Redis refuses it, the periodic sweep still expires the QR.
  */
 async function scheduleExpiry(deps: ApiDeps, qrId: string, expiresAt: Date, now: Date): Promise<void> {
   if (!withinPlanWindow(expiresAt, now)) return;

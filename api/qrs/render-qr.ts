@@ -1,6 +1,6 @@
-import { AppError } from '../../shared/errors.js';
-import { jobId, QUEUES, type RenderQrPayload, type RenderQrResult } from '../../shared/jobs.js';
-import { JobFailed, JobTimeout, watchJobResult, type Producers } from '../../shared/queues.js';
+import { AppError } from '../../shared/platform/errors.js';
+import { jobId, QUEUES, type RenderQrPayload, type RenderQrResult } from '../../shared/platform/jobs.js';
+import { JobFailed, JobTimeout, watchJobResult, type Producers } from '../../shared/platform/queues.js';
 import type { ApiDeps } from '../deps.js';
 
 /** QRs in one render job at most: ~0.3 ms of rendering each, and ~2 KB each in the job's result. */

@@ -1,9 +1,9 @@
 import { Router } from '@koa/router';
 import { tokenRequestSchema } from '../../shared/auth/token-request-schema.js';
-import { AppError } from '../../shared/errors.js';
+import { AppError } from '../../shared/platform/errors.js';
 import { createAccessToken } from '../../shared/repositories/access-tokens.js';
 import { findAccountByClientCredentials } from '../../shared/repositories/accounts.js';
-import { validator } from '../../shared/validation/ajv.js';
+import { validator } from '../../shared/platform/validation/ajv.js';
 import type { AppState } from '../context.js';
 import type { ApiDeps } from '../deps.js';
 import { jsonBody } from '../middleware/json-body.js';

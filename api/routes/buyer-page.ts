@@ -1,6 +1,6 @@
 import { Router } from '@koa/router';
 import type { Context } from 'koa';
-import { AppError } from '../../shared/errors.js';
+import { AppError } from '../../shared/platform/errors.js';
 import { expeditionPlace, type Sale } from '../../shared/repositories/sales.js';
 import { buyerAsset } from '../../web/buyer-assets.js';
 import { localPath, renderCodePage, renderSalePage, renderStatePage, type StatePageKind, type Support } from '../../web/render-buyer-page.js';

@@ -1,9 +1,9 @@
 import { Router } from '@koa/router';
 import { createCreditNoteSchema } from '../../shared/credit-notes/credit-note-schema.js';
 import { creditNoteView } from '../../shared/credit-notes/credit-note-view.js';
-import { AppError } from '../../shared/errors.js';
+import { AppError } from '../../shared/platform/errors.js';
 import { findCreditNote } from '../../shared/repositories/credit-notes.js';
-import { validator } from '../../shared/validation/ajv.js';
+import { validator } from '../../shared/platform/validation/ajv.js';
 import type { AppContext, AppState } from '../context.js';
 import type { ApiDeps } from '../deps.js';
 import { createCreditNote } from '../invoices/create-credit-note.js';

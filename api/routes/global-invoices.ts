@@ -1,14 +1,14 @@
 import { Router } from '@koa/router';
-import { AppError } from '../../shared/errors.js';
+import { AppError } from '../../shared/platform/errors.js';
 import { globalInvoiceView } from '../../shared/global-invoice/global-invoice-view.js';
 import { globalPeriod, globalPeriodEndingAt } from '../../shared/global-invoice/global-period.js';
 import { globalPeriodicityRequestSchema, reportGlobalRequestSchema } from '../../shared/global-invoice/global-invoice-schema.js';
 import { reportPeriods } from '../../shared/global-invoice/report-periods.js';
 import { issuerView } from '../../shared/issuers/issuer-view.js';
-import { pageOf, parsePageRequest } from '../../shared/pagination.js';
+import { pageOf, parsePageRequest } from '../../shared/platform/pagination.js';
 import { globalInvoicesByIds, listGlobalInvoices, unreportedPeriods } from '../../shared/repositories/global-invoices.js';
 import { setGlobalPeriodicity } from '../../shared/repositories/issuers.js';
-import { validator } from '../../shared/validation/ajv.js';
+import { validator } from '../../shared/platform/validation/ajv.js';
 import { accountIssuer } from '../account-resources.js';
 import type { AppState } from '../context.js';
 import type { ApiDeps } from '../deps.js';

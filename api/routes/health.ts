@@ -1,5 +1,5 @@
 import { Router } from '@koa/router';
-import { QUEUES } from '../../shared/jobs.js';
+import { QUEUES } from '../../shared/platform/jobs.js';
 import type { AppState } from '../context.js';
 import type { ApiDeps } from '../deps.js';
 

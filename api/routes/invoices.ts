@@ -1,13 +1,13 @@
 import { Router } from '@koa/router';
-import { AppError } from '../../shared/errors.js';
+import { AppError } from '../../shared/platform/errors.js';
 import { invoiceFile } from '../../shared/invoices/invoice-file.js';
 import { verifyInvoiceFileUrl, type InvoiceFileKind } from '../../shared/invoices/invoice-links.js';
 import { cancelInvoiceRequestSchema } from '../../shared/cancellation/cancellation-schema.js';
 import { cancellationView } from '../../shared/cancellation/cancellation-view.js';
 import { latestCancellation } from '../../shared/repositories/invoice-cancellations.js';
 import { findInvoiceByUuid, type InvoiceRow } from '../../shared/repositories/invoices.js';
-import type { StoredFile } from '../../shared/storage/file-store.js';
-import { validator } from '../../shared/validation/ajv.js';
+import type { StoredFile } from '../../shared/platform/storage/file-store.js';
+import { validator } from '../../shared/platform/validation/ajv.js';
 import { cancelInvoice, type InvoiceScope } from '../invoices/cancel-invoice.js';
 import { jsonBody } from '../middleware/json-body.js';
 import type { AppContext, AppState } from '../context.js';

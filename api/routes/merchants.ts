@@ -1,13 +1,13 @@
 import { Router } from '@koa/router';
-import { AppError } from '../../shared/errors.js';
+import { AppError } from '../../shared/platform/errors.js';
 import { createMerchantSchema, updateMerchantSchema, type UpdateMerchantRequest } from '../../shared/merchants/merchant-schema.js';
 import { merchantSummaryView, merchantView } from '../../shared/merchants/merchant-view.js';
-import { pageOf, parsePageRequest, queryText } from '../../shared/pagination.js';
+import { pageOf, parsePageRequest, queryText } from '../../shared/platform/pagination.js';
 import { accountMerchant, issuerNotFound, merchantNotFound } from '../account-resources.js';
 import { createApiKey, regenerateApiKey, type KeyMode } from '../../shared/repositories/api-keys.js';
 import { findIssuer } from '../../shared/repositories/issuers.js';
 import { insertMerchant, listMerchants, updateMerchant } from '../../shared/repositories/merchants.js';
-import { validator } from '../../shared/validation/ajv.js';
+import { validator } from '../../shared/platform/validation/ajv.js';
 import type { AppState } from '../context.js';
 import type { ApiDeps } from '../deps.js';
 import { bearerAuth } from '../middleware/bearer-auth.js';

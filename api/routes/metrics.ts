@@ -1,8 +1,8 @@
 import { Router } from '@koa/router';
-import { AppError } from '../../shared/errors.js';
-import { isMetricsToken } from '../../shared/metrics/metrics-token.js';
-import { recordQueueDepths } from '../../shared/metrics/record-queue-depths.js';
-import { registry } from '../../shared/metrics/registry.js';
+import { AppError } from '../../shared/platform/errors.js';
+import { isMetricsToken } from '../../shared/platform/metrics/metrics-token.js';
+import { recordQueueDepths } from '../../shared/platform/metrics/record-queue-depths.js';
+import { registry } from '../../shared/platform/metrics/registry.js';
 import type { AppState } from '../context.js';
 import type { ApiDeps } from '../deps.js';
 

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { Router } from '@koa/router';
-import { AppError } from '../../shared/errors.js';
+import { AppError } from '../../shared/platform/errors.js';
 import type { AppState } from '../context.js';
 import type { ApiDeps } from '../deps.js';
 import { docsAsset, docsScriptUrl } from '../docs-assets.js';

@@ -1,9 +1,9 @@
 import { Router } from '@koa/router';
-import { AppError } from '../../shared/errors.js';
+import { AppError } from '../../shared/platform/errors.js';
 import { createPaymentComplementSchema } from '../../shared/payment-complements/payment-complement-schema.js';
 import { paymentComplementView } from '../../shared/payment-complements/payment-complement-view.js';
 import { findPaymentComplement } from '../../shared/repositories/payment-complements.js';
-import { validator } from '../../shared/validation/ajv.js';
+import { validator } from '../../shared/platform/validation/ajv.js';
 import type { AppContext, AppState } from '../context.js';
 import type { ApiDeps } from '../deps.js';
 import type { InvoiceScope } from '../invoices/cancel-invoice.js';

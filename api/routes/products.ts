@@ -1,12 +1,12 @@
 import { Router } from '@koa/router';
-import { AppError, type ErrorDetail } from '../../shared/errors.js';
-import { pageOf, parsePageRequest, queryText } from '../../shared/pagination.js';
-import { satToday } from '../../shared/time-zone.js';
+import { AppError, type ErrorDetail } from '../../shared/platform/errors.js';
+import { pageOf, parsePageRequest, queryText } from '../../shared/platform/pagination.js';
+import { satToday } from '../../shared/domain/time-zone.js';
 import { checkProduct } from '../../shared/products/check-product.js';
 import { createMerchantProductSchema, updateMerchantProductSchema } from '../../shared/products/product-schema.js';
 import { productView } from '../../shared/products/product-view.js';
 import { findProduct, insertProducts, listProducts, updateProduct } from '../../shared/repositories/products.js';
-import { validator } from '../../shared/validation/ajv.js';
+import { validator } from '../../shared/platform/validation/ajv.js';
 import type { AppState } from '../context.js';
 import type { ApiDeps } from '../deps.js';
 import { bearerAuth } from '../middleware/bearer-auth.js';

@@ -1,5 +1,5 @@
 import { Router } from '@koa/router';
-import { AppError } from '../../shared/errors.js';
+import { AppError } from '../../shared/platform/errors.js';
 import type { AppState } from '../context.js';
 import type { ApiDeps } from '../deps.js';
 

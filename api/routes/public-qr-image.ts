@@ -1,7 +1,7 @@
 import { Router } from '@koa/router';
-import { AppError } from '../../shared/errors.js';
+import { AppError } from '../../shared/platform/errors.js';
 import { qrContent, signQrToken } from '../../shared/qr/qr-link.js';
-import { renderQrPng } from '../../shared/qr/render-qr-png.js';
+import { renderQrPng } from '../../shared/domain/qr-code/render-qr-png.js';
 import { verifyImageUrl } from '../../shared/qr/signed-image-url.js';
 import type { AppState } from '../context.js';
 import type { ApiDeps } from '../deps.js';

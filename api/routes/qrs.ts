@@ -1,9 +1,9 @@
 import { Router } from '@koa/router';
-import { AppError } from '../../shared/errors.js';
+import { AppError } from '../../shared/platform/errors.js';
 import { findQrTransaction } from '../../shared/repositories/qr-transactions.js';
 import { qrTransactionView } from '../../shared/qr/qr-transaction-view.js';
 import { findInvoice, liveInvoice } from '../../shared/repositories/invoices.js';
-import { mayHaveStampedInvoice } from '../../shared/qr/qr-lifecycle.js';
+import { mayHaveStampedInvoice } from '../../shared/domain/qr-lifecycle.js';
 import type { AppState } from '../context.js';
 import { viewContext, type ApiDeps } from '../deps.js';
 import { apiKeyAuth } from '../middleware/api-key-auth.js';
@@ -11,7 +11,7 @@ import { jsonBody } from '../middleware/json-body.js';
 import { createQr } from '../qrs/create-qr.js';
 import { invoiceQrs } from '../invoices/invoice-qrs.js';
 import { invoiceQrsRequestSchema } from '../../shared/invoices/invoice-qrs-schema.js';
-import { validator } from '../../shared/validation/ajv.js';
+import { validator } from '../../shared/platform/validation/ajv.js';
 
 const validateInvoiceQrs = validator(invoiceQrsRequestSchema);
 

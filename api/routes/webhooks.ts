@@ -1,10 +1,10 @@
 import { Router } from '@koa/router';
-import { boundTo, encrypt, encryptionKeyring } from '../../shared/crypto/encrypt-at-rest.js';
-import { newId } from '../../shared/ids.js';
-import { AppError } from '../../shared/errors.js';
-import { pageOf, parsePageRequest } from '../../shared/pagination.js';
+import { boundTo, encrypt, encryptionKeyring } from '../../shared/platform/crypto/encrypt-at-rest.js';
+import { newId } from '../../shared/platform/ids.js';
+import { AppError } from '../../shared/platform/errors.js';
+import { pageOf, parsePageRequest } from '../../shared/platform/pagination.js';
 import { createEndpoint, deleteEndpoint, findEndpoint, listDeliveries, listEndpoints } from '../../shared/repositories/webhooks.js';
-import { validator } from '../../shared/validation/ajv.js';
+import { validator } from '../../shared/platform/validation/ajv.js';
 import { checkEndpointUrl, createEndpointRequestSchema } from '../../shared/webhooks/endpoint-schema.js';
 import { newWebhookSecret } from '../../shared/webhooks/sign-webhook.js';
 import { deliveryView, endpointView } from '../../shared/webhooks/webhook-views.js';

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { Queue } from 'bullmq';
-import { QUEUES } from '../../shared/jobs.js';
+import { QUEUES } from '../../shared/platform/jobs.js';
 import { confirmQr, getQr, postQr, saleBody, sleep, startServices, waitFor, type ChaosContext } from '../chaos-context.js';
 import { History } from '../history.js';
 import { answerLabel, tally, type Answer } from '../http-call.js';

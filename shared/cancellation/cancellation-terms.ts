@@ -3,8 +3,8 @@
  * (RMF 2.7.1.35), or refuse because the period to cancel is over (RMF 2.7.1.46). The PAC and SAT have the
  * last word; this is what the service promises the merchant in the DELETE answer.
  */
-import { dec } from '../money.js';
-import { checkRfc } from '../tax-id/check-rfc.js';
+import { dec } from '../domain/money.js';
+import { checkRfc } from '../domain/tax-id/check-rfc.js';
 
 export type CancellationAcceptance = 'NOT_REQUIRED' | 'REQUIRED';
 

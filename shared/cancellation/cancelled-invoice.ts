@@ -1,7 +1,7 @@
-import { parseXml } from '../cfdi/parse-xml.js';
-import { attribute } from '../cfdi/xml-element.js';
-import type { Db } from '../db.js';
-import type { FileStore } from '../storage/file-store.js';
+import { parseXml } from '../domain/cfdi/parse-xml.js';
+import { attribute } from '../domain/cfdi/xml-element.js';
+import type { Db } from '../platform/db.js';
+import type { FileStore } from '../platform/storage/file-store.js';
 
 /** What the buyer is told about their cancelled invoice: which one, when it was issued, when SAT cancelled it. */
 export interface CancelledInvoice {

@@ -1,4 +1,4 @@
-import type { Producers } from '../queues.js';
+import type { Producers } from '../platform/queues.js';
 
 /** Queues the job that sends a cancellation request to the PAC; a repeated enqueue while it waits is a no-op. */
 export async function enqueueCancellation(producers: Producers, cancellationId: string): Promise<void> {

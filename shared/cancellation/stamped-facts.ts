@@ -1,5 +1,5 @@
-import { parseXml } from '../cfdi/parse-xml.js';
-import { attribute, child } from '../cfdi/xml-element.js';
+import { parseXml } from '../domain/cfdi/parse-xml.js';
+import { attribute, child } from '../domain/cfdi/xml-element.js';
 
 /** What cancelling a stamped CFDI needs to know about it, read from the XML as stamped. */
 export interface StampedFacts {

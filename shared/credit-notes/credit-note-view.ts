@@ -1,6 +1,6 @@
 import type { FromSchema } from 'json-schema-to-ts';
 import { invoiceFileUrl } from '../invoices/invoice-links.js';
-import { toJsonNumber } from '../money.js';
+import { toJsonNumber } from '../domain/money.js';
 import type { InvoiceRow } from '../repositories/invoices.js';
 import type { creditNoteSchema } from './credit-note-schema.js';
 

@@ -5,9 +5,9 @@
  * Rounding each scaled amount to the currency's decimals can move the total by a few cents from what was
  * asked; the credit note's real total is what is recorded against each invoice.
  */
-import type { CfdiConceptInput, CfdiInput, CfdiTaxInput } from '../cfdi/cfdi-input.js';
-import type { ErrorDetail } from '../errors.js';
-import { dec, Money } from '../money.js';
+import type { CfdiConceptInput, CfdiInput, CfdiTaxInput } from '../domain/cfdi/cfdi-input.js';
+import type { ErrorDetail } from '../platform/errors.js';
+import { dec, Money } from '../domain/money.js';
 import type { InvoicePdfData, InvoicePdfTax } from '../pdf/invoice-pdf-data.js';
 import type { Decimal } from 'decimal.js';
 

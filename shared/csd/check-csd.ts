@@ -1,5 +1,5 @@
 /** Everything that makes an uploaded CSD unusable for a merchant, as field-level details for a 400. */
-import type { ErrorDetail } from '../errors.js';
+import type { ErrorDetail } from '../platform/errors.js';
 import { CsdError, readCsd, type CsdInfo } from './read-csd.js';
 
 export const CSD_FIELDS = {

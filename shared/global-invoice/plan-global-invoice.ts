@@ -8,8 +8,8 @@
  * a ticket can differ by a cent from the sum of its concepts' rounded taxes; Anexo 20 checks the former.
  */
 import type { Decimal } from 'decimal.js';
-import type { CfdiConceptInput, CfdiInput, CfdiTaxInput } from '../cfdi/cfdi-input.js';
-import { dec, Money } from '../money.js';
+import type { CfdiConceptInput, CfdiInput, CfdiTaxInput } from '../domain/cfdi/cfdi-input.js';
+import { dec, Money } from '../domain/money.js';
 import type { QrConceptRow, QrConceptTaxRow } from '../repositories/qr-transactions.js';
 import type { GlobalPeriod } from './global-period.js';
 

@@ -1,6 +1,6 @@
-import type { Db } from '../db.js';
+import type { Db } from '../platform/db.js';
 import { enqueueStamp } from '../invoices/enqueue-stamp.js';
-import type { Producers } from '../queues.js';
+import type { Producers } from '../platform/queues.js';
 import { recordGlobalInvoices, type UnreportedPeriod } from '../repositories/global-invoices.js';
 import type { InvoiceRow } from '../repositories/invoices.js';
 

@@ -4,7 +4,7 @@
  * so that what we serve is our own clean file.
  */
 import sharp, { type Metadata } from 'sharp';
-import type { ErrorDetail } from '../errors.js';
+import type { ErrorDetail } from '../platform/errors.js';
 
 export const LOGO_LIMITS = {
   maxBytes: 2 * 1024 * 1024,

@@ -1,6 +1,6 @@
-import { toJsonNumber } from '../money.js';
-import { formatShortCode } from '../qr/short-code.js';
-import type { DocumentTotals } from '../cfdi/anexo20-amounts.js';
+import { toJsonNumber } from '../domain/money.js';
+import { formatShortCode } from '../domain/qr-code/short-code.js';
+import type { DocumentTotals } from '../domain/cfdi/anexo20-amounts.js';
 import { totalsView } from './totals-view.js';
 import { qrTransactionView, type ViewContext } from '../qr/qr-transaction-view.js';
 import { isStamped, type InvoiceRow } from '../repositories/invoices.js';

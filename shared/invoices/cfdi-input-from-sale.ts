@@ -3,8 +3,8 @@
  * buyer as receptor, and the taxes that depend on the buyer. A RESICO issuer (regime 626) invoicing a
  * company withholds 1.25 % ISR on each taxed concept (LISR art. 113-J): the buyer sees it before confirming.
  */
-import type { CfdiConceptInput, CfdiInput, CfdiTaxInput } from '../cfdi/cfdi-input.js';
-import { dec, Money } from '../money.js';
+import type { CfdiConceptInput, CfdiInput, CfdiTaxInput } from '../domain/cfdi/cfdi-input.js';
+import { dec, Money } from '../domain/money.js';
 import type { QrTransactionRecord } from '../repositories/qr-transactions.js';
 import type { SatCatalogs } from '../sat/catalogs.js';
 import type { Customer } from './customer-schema.js';

@@ -3,9 +3,9 @@
  * names its field and a stable code the page shows beside it. Returns the data as the CFDI writes it
  * (RFC and name upper-cased, spaces collapsed) with every finding, not the first.
  */
-import type { ErrorDetail } from '../errors.js';
+import type { ErrorDetail } from '../platform/errors.js';
 import type { SatCatalogs } from '../sat/catalogs.js';
-import { checkRfc } from '../tax-id/check-rfc.js';
+import { checkRfc } from '../domain/tax-id/check-rfc.js';
 import type { Customer } from './customer-schema.js';
 import type { InvoiceRules } from '../merchants/merchant-schema.js';
 import { USES_NOT_FOR_SALES } from '../merchants/check-invoice-rules.js';

@@ -5,7 +5,7 @@
  * ticket by ticket. FormaPago: with several forms of payment, Anexo 20's guide asks for the one with which
  * the greatest amount was paid.
  */
-import { dec } from '../money.js';
+import { dec } from '../domain/money.js';
 import type { QrTransactionRecord } from '../repositories/qr-transactions.js';
 
 /** A company's monthly fuel tickets fit; beyond that, a page and a request body stop being reasonable. */

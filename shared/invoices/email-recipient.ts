@@ -1,4 +1,4 @@
-import { AppError } from '../errors.js';
+import { AppError } from '../platform/errors.js';
 
 /**
  * Who may receive an invoice again ("send to my e-mail"). The ticket alone (the QR link) reaches only the

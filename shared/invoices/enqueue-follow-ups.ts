@@ -1,4 +1,4 @@
-import type { Producers } from '../queues.js';
+import type { Producers } from '../platform/queues.js';
 
 /**
  * The jobs that follow a stamp: the PDF, then the e-mail to the buyer. One job id per invoice, so a second

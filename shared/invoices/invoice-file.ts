@@ -1,5 +1,5 @@
 import type { InvoiceRow } from '../repositories/invoices.js';
-import type { FileStore, StoredFile } from '../storage/file-store.js';
+import type { FileStore, StoredFile } from '../platform/storage/file-store.js';
 import type { InvoiceFileKind } from './invoice-links.js';
 
 export type InvoiceFile = { ok: true; file: StoredFile; fileName: string } | { ok: false; reason: 'not_ready' };

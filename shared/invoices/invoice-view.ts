@@ -1,4 +1,4 @@
-import { toJsonNumber } from '../money.js';
+import { toJsonNumber } from '../domain/money.js';
 import type { InvoiceRow } from '../repositories/invoices.js';
 import { invoiceFileUrl } from './invoice-links.js';
 

@@ -2,13 +2,13 @@
  * The named steps from a recorded sale to a sealed CFDI: build, self-check Anexo 20's arithmetic,
  * seal. Plain function: the stamp worker loads, calls this, persists and sends.
  */
-import { buildCfdi } from '../cfdi/build-cfdi.js';
-import type { CfdiInput, CfdiPaymentInput } from '../cfdi/cfdi-input.js';
-import { checkCfdiAmounts } from '../cfdi/check-cfdi-amounts.js';
-import type { CfdiFinding } from '../cfdi/cfdi-finding.js';
-import type { DocumentTotals } from '../cfdi/anexo20-amounts.js';
-import { sealCfdi, type CsdSigner } from '../cfdi/seal-cfdi.js';
-import { serializeXml } from '../cfdi/serialize-xml.js';
+import { buildCfdi } from '../domain/cfdi/build-cfdi.js';
+import type { CfdiInput, CfdiPaymentInput } from '../domain/cfdi/cfdi-input.js';
+import { checkCfdiAmounts } from '../domain/cfdi/check-cfdi-amounts.js';
+import type { CfdiFinding } from '../domain/cfdi/cfdi-finding.js';
+import type { DocumentTotals } from '../domain/cfdi/anexo20-amounts.js';
+import { sealCfdi, type CsdSigner } from '../domain/cfdi/seal-cfdi.js';
+import { serializeXml } from '../domain/cfdi/serialize-xml.js';
 import type { QrTransactionRecord } from '../repositories/qr-transactions.js';
 import type { SatCatalogs } from '../sat/catalogs.js';
 import { cfdiInputFromSale, type SaleParties } from './cfdi-input-from-sale.js';

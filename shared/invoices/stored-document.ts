@@ -1,6 +1,6 @@
 import { Decimal } from 'decimal.js';
-import type { CfdiInput, CfdiPaymentInput } from '../cfdi/cfdi-input.js';
-import { Money } from '../money.js';
+import type { CfdiInput, CfdiPaymentInput } from '../domain/cfdi/cfdi-input.js';
+import { Money } from '../domain/money.js';
 
 /** A CFDI built from what the merchant asked rather than from a QR sale: credit notes, payment complements, global invoices. */
 export type StoredInput = Omit<CfdiInput, 'series' | 'folio' | 'issuedLocal'> | Omit<CfdiPaymentInput, 'series' | 'folio' | 'issuedLocal'>;

@@ -1,7 +1,7 @@
 /** Issuer rules a schema cannot say: the RFC itself, and a tax regime that exists and fits the RFC's person type. */
-import type { ErrorDetail } from '../errors.js';
+import type { ErrorDetail } from '../platform/errors.js';
 import type { SatCatalogs } from '../sat/catalogs.js';
-import { checkRfc, type PersonType } from '../tax-id/check-rfc.js';
+import { checkRfc, type PersonType } from '../domain/tax-id/check-rfc.js';
 
 export interface IssuerTaxData {
   taxId: string;

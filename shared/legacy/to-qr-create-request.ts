@@ -1,7 +1,7 @@
-import { AppError } from '../errors.js';
+import { AppError } from '../platform/errors.js';
 import type { QrCreateDraft } from '../qr/qr-request.js';
 import type { ApiKeyPrincipal } from '../repositories/api-keys.js';
-import { validator } from '../validation/ajv.js';
+import { validator } from '../platform/validation/ajv.js';
 import { legacyQrCreateRequestSchema, type LegacyQrCreateRequest } from './legacy-qr-schema.js';
 
 /**

@@ -1,4 +1,4 @@
-import type { ErrorDetail } from '../errors.js';
+import type { ErrorDetail } from '../platform/errors.js';
 import type { SatCatalogs } from '../sat/catalogs.js';
 import type { InvoiceRules } from './merchant-schema.js';
 

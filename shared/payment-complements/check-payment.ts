@@ -4,9 +4,9 @@
  * The balances are decided later, with the invoices locked (plan-payment-complement.ts).
  */
 import type { Decimal } from 'decimal.js';
-import { EQUIVALENCE_DECIMALS, paidAmountFloor } from '../cfdi/pagos20-amounts.js';
-import type { ErrorDetail } from '../errors.js';
-import { dec, Money } from '../money.js';
+import { EQUIVALENCE_DECIMALS, paidAmountFloor } from '../domain/cfdi/pagos20-amounts.js';
+import type { ErrorDetail } from '../platform/errors.js';
+import { dec, Money } from '../domain/money.js';
 import type { InvoicePdfData } from '../pdf/invoice-pdf-data.js';
 import type { SatCatalogs } from '../sat/catalogs.js';
 import type { PaymentRequest } from './payment-complement-schema.js';

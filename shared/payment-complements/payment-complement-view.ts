@@ -1,7 +1,7 @@
 import type { FromSchema } from 'json-schema-to-ts';
 import { invoiceFileUrl } from '../invoices/invoice-links.js';
 import { storedDocument } from '../invoices/stored-document.js';
-import { toJsonNumber } from '../money.js';
+import { toJsonNumber } from '../domain/money.js';
 import type { AllocationView } from '../repositories/payment-complements.js';
 import type { InvoiceRow } from '../repositories/invoices.js';
 import type { paymentComplementSchema } from './payment-complement-schema.js';

@@ -5,9 +5,9 @@
  * means another payment (or this one, retried) was recorded in between, so nothing is issued (409).
  */
 import type { Decimal } from 'decimal.js';
-import type { CfdiPaidDocument, CfdiPaymentInput, PaidInvoiceTax } from '../cfdi/cfdi-input.js';
-import type { ErrorDetail } from '../errors.js';
-import { dec } from '../money.js';
+import type { CfdiPaidDocument, CfdiPaymentInput, PaidInvoiceTax } from '../domain/cfdi/cfdi-input.js';
+import type { ErrorDetail } from '../platform/errors.js';
+import { dec } from '../domain/money.js';
 import type { InvoicePdfData, InvoicePdfTax } from '../pdf/invoice-pdf-data.js';
 import { equivalenceFor, paidAtOf, type PaidInvoiceFacts } from './check-payment.js';
 import type { PaymentRequest } from './payment-complement-schema.js';

@@ -3,10 +3,10 @@
  * text exactly as written in the document (amounts are never reformatted), plus the SAT catalog
  * descriptions of its keys and the TFD's cadena original.
  */
-import { CFDI_NAMESPACE } from '../cfdi/build-cfdi.js';
-import { tfdCadenaOriginal } from '../cfdi/cadena-original.js';
-import { parseXml, XmlParseError } from '../cfdi/parse-xml.js';
-import { attribute, child, children, descendants, type XmlElement } from '../cfdi/xml-element.js';
+import { CFDI_NAMESPACE } from '../domain/cfdi/build-cfdi.js';
+import { tfdCadenaOriginal } from '../domain/cfdi/cadena-original.js';
+import { parseXml, XmlParseError } from '../domain/cfdi/parse-xml.js';
+import { attribute, child, children, descendants, type XmlElement } from '../domain/cfdi/xml-element.js';
 import type { CatalogName, SatCatalogs } from '../sat/catalogs.js';
 
 /** A catalog key and its description (undefined when the key is not in our copy of the catalog). */

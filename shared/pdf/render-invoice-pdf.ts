@@ -5,9 +5,9 @@
  */
 import { Comprobante40 } from '@nodecfdi/cfdi-expresiones';
 import PDFDocument from 'pdfkit';
-import { amountInWords } from '../cfdi/amount-in-words.js';
-import { renderQrPng } from '../qr/render-qr-png.js';
-import { localDateTime } from '../time-zone.js';
+import { amountInWords } from '../domain/cfdi/amount-in-words.js';
+import { renderQrPng } from '../domain/qr-code/render-qr-png.js';
+import { localDateTime } from '../domain/time-zone.js';
 import type { Coded, InvoicePdfConcept, InvoicePdfData, InvoicePdfPayment, InvoicePdfTax } from './invoice-pdf-data.js';
 
 export interface RenderInvoicePdfOptions {

@@ -1,4 +1,4 @@
-import type { ErrorDetail } from '../errors.js';
+import type { ErrorDetail } from '../platform/errors.js';
 import { checkConceptKeys, type RuleContext } from '../qr/check-qr-catalogs.js';
 import type { ProductFields } from './product-schema.js';
 

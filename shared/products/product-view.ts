@@ -1,5 +1,5 @@
 import type { FromSchema } from 'json-schema-to-ts';
-import { toJsonNumber } from '../money.js';
+import { toJsonNumber } from '../domain/money.js';
 import type { ProductRow } from '../repositories/products.js';
 import type { SatCatalogs } from '../sat/catalogs.js';
 import type { merchantProductResponseSchema } from './product-schema.js';

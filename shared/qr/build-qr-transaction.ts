@@ -1,5 +1,5 @@
 import { capExpiry, globalPeriod } from '../global-invoice/global-period.js';
-import { toFixed6 } from '../money.js';
+import { toFixed6 } from '../domain/money.js';
 import type { ApiKeyPrincipal } from '../repositories/api-keys.js';
 import type { QrConceptRow, QrConceptTaxRow, QrTransactionRecord } from '../repositories/qr-transactions.js';
 import type { QrCreateRequest } from './qr-request.js';

@@ -22,9 +22,9 @@ import {
   writtenDecimals,
   type Limits,
   type TaxLine,
-} from '../cfdi/anexo20-amounts.js';
-import type { ErrorDetail } from '../errors.js';
-import { dec } from '../money.js';
+} from '../domain/cfdi/anexo20-amounts.js';
+import type { ErrorDetail } from '../platform/errors.js';
+import { dec } from '../domain/money.js';
 import type { QrCreateRequest } from './qr-request.js';
 import type { RuleContext } from './check-qr-catalogs.js';
 

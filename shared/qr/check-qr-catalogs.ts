@@ -3,7 +3,7 @@
  * force on the issue date, taxes are allowed for their direction, factor and rate (c_Impuesto,
  * c_TasaOCuota), tax objects agree with the taxes given, and the combinations CFDI 4.0 forbids are refused.
  */
-import type { ErrorDetail } from '../errors.js';
+import type { ErrorDetail } from '../platform/errors.js';
 import type { CatalogName, SatCatalogs } from '../sat/catalogs.js';
 import type { QrCreateRequest, QrTaxInput } from './qr-request.js';
 

@@ -1,5 +1,5 @@
-import { AppError, type ErrorDetail } from '../errors.js';
-import { validator } from '../validation/ajv.js';
+import { AppError, type ErrorDetail } from '../platform/errors.js';
+import { validator } from '../platform/validation/ajv.js';
 import type { QrCreateDraft } from './qr-request.js';
 import { QR_LIMITS, qrCreateRequestSchema } from './qr-request-schema.js';
 

@@ -1,11 +1,11 @@
-import { toJsonNumber } from '../money.js';
+import { toJsonNumber } from '../domain/money.js';
 import type { SatCatalogs } from '../sat/catalogs.js';
 import type { QrTransactionRecord } from '../repositories/qr-transactions.js';
 import { isStamped, type InvoiceRow } from '../repositories/invoices.js';
 import { customerView, invoiceView } from '../invoices/invoice-view.js';
 import { qrContent, signQrToken } from './qr-link.js';
-import { formatShortCode } from './short-code.js';
-import { renderQrPng } from './render-qr-png.js';
+import { formatShortCode } from '../domain/qr-code/short-code.js';
+import { renderQrPng } from '../domain/qr-code/render-qr-png.js';
 import { signedImageUrl } from './signed-image-url.js';
 import { saleTotals } from './sale-totals.js';
 import { totalsView } from '../invoices/totals-view.js';

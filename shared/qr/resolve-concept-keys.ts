@@ -3,7 +3,7 @@
  * product/service, tax object): they are taken from the product. Keys the concept sends win. Taxes are
  * never taken from the product: their amounts belong to the sale and the total the POS computed.
  */
-import type { ErrorDetail } from '../errors.js';
+import type { ErrorDetail } from '../platform/errors.js';
 import type { ConceptKeyField, QrConceptInput, QrCreateDraft, QrCreateRequest } from './qr-request.js';
 
 export type ProductKeys = Record<ConceptKeyField, string>;

@@ -1,5 +1,5 @@
-import { documentTotals, groupTaxes, type DocumentTotals, type TaxLine } from '../cfdi/anexo20-amounts.js';
-import { dec } from '../money.js';
+import { documentTotals, groupTaxes, type DocumentTotals, type TaxLine } from '../domain/cfdi/anexo20-amounts.js';
+import { dec } from '../domain/money.js';
 import type { QrTransactionRecord } from '../repositories/qr-transactions.js';
 
 /**

@@ -1,7 +1,7 @@
-import type { Producers } from '../queues.js';
+import type { Producers } from '../platform/queues.js';
 
 /**
- * One delayed expire-due-qrs job per epoch second (shared/qr/expiry-buckets.ts); a second already
+ * One delayed expire-due-qrs job per epoch second (shared/domain/expiry-buckets.ts); a second already
  * scheduled is a no-op (its job id). A lost job is harmless: the next bucket or the sweep expires the QR.
  */
 export async function scheduleExpiryBuckets(producers: Producers, seconds: readonly number[], now: number = Date.now()): Promise<void> {

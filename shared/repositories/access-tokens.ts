@@ -1,6 +1,6 @@
-import { runPrepared, type Db, type PreparedStatement, type Trx } from '../db.js';
-import { newId } from '../ids.js';
-import { issueSecret, lookupPrefix, secretMatches } from '../crypto/secret-token.js';
+import { runPrepared, type Db, type PreparedStatement, type Trx } from '../platform/db.js';
+import { newId } from '../platform/ids.js';
+import { issueSecret, lookupPrefix, secretMatches } from '../platform/crypto/secret-token.js';
 
 const LABEL = 'at';
 

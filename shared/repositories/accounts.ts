@@ -1,5 +1,5 @@
-import type { Db } from '../db.js';
-import { issueSecret, secretMatches } from '../crypto/secret-token.js';
+import type { Db } from '../platform/db.js';
+import { issueSecret, secretMatches } from '../platform/crypto/secret-token.js';
 
 /** The account whose client credentials these are, or undefined (unknown id and wrong secret look the same). */
 export async function findAccountByClientCredentials(db: Db, clientId: string, clientSecret: string): Promise<{ accountId: string } | undefined> {

@@ -1,7 +1,7 @@
-import { runPrepared, type Db, type PreparedStatement, type Trx } from '../db.js';
+import { runPrepared, type Db, type PreparedStatement, type Trx } from '../platform/db.js';
 import type { GlobalPeriodicity } from '../global-invoice/global-period.js';
-import { newId } from '../ids.js';
-import { issueSecret, lookupPrefix, secretMatches } from '../crypto/secret-token.js';
+import { newId } from '../platform/ids.js';
+import { issueSecret, lookupPrefix, secretMatches } from '../platform/crypto/secret-token.js';
 
 export type KeyMode = 'development' | 'production';
 

@@ -1,12 +1,12 @@
-import { DEAD_INVOICE_STATUSES, VALID_INVOICE_STATUSES } from '../invoices/invoice-lifecycle.js';
+import { DEAD_INVOICE_STATUSES, VALID_INVOICE_STATUSES } from '../domain/invoice-lifecycle.js';
 import type { Decimal } from 'decimal.js';
 import type { CreditNotePlan } from '../credit-notes/plan-credit-note.js';
-import type { Db } from '../db.js';
-import type { ErrorDetail } from '../errors.js';
-import { newId } from '../ids.js';
+import type { Db } from '../platform/db.js';
+import type { ErrorDetail } from '../platform/errors.js';
+import { newId } from '../platform/ids.js';
 import type { Customer } from '../invoices/customer-schema.js';
 import { storedDocumentJson } from '../invoices/stored-document.js';
-import { dec } from '../money.js';
+import { dec } from '../domain/money.js';
 import { insertNumbered, type InvoiceRow, type InvoiceStatus } from './invoices.js';
 
 /** Invoices that can still be credited. */

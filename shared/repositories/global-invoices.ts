@@ -1,9 +1,9 @@
-import type { Db } from '../db.js';
+import type { Db } from '../platform/db.js';
 import { globalPeriodEndingAt, type GlobalPeriodicity } from '../global-invoice/global-period.js';
 import { GENERIC_RECEPTOR, planGlobalInvoices, type UnclaimedTicket } from '../global-invoice/plan-global-invoice.js';
-import { newId } from '../ids.js';
+import { newId } from '../platform/ids.js';
 import { storedDocumentJson } from '../invoices/stored-document.js';
-import type { PageRequest } from '../pagination.js';
+import type { PageRequest } from '../platform/pagination.js';
 import { insertNumbered, type InvoiceRow } from './invoices.js';
 import type { QrConceptRow, QrConceptTaxRow } from './qr-transactions.js';
 

@@ -1,10 +1,10 @@
-import { VALID_INVOICE_STATUSES } from '../invoices/invoice-lifecycle.js';
+import { VALID_INVOICE_STATUSES } from '../domain/invoice-lifecycle.js';
 import type { CancellationAcceptance, AcceptanceReason } from '../cancellation/cancellation-terms.js';
-import type { Db, Trx } from '../db.js';
-import { newId } from '../ids.js';
+import type { Db, Trx } from '../platform/db.js';
+import { newId } from '../platform/ids.js';
 import { invoiceEventData } from '../webhooks/event-data.js';
 import { emitEvents } from '../webhooks/emit-event.js';
-import type { CancellationMotive } from '../pac/pac-client.js';
+import type { CancellationMotive } from '../adapters/pac/pac-client.js';
 import type { InvoiceRow, InvoiceStatus } from './invoices.js';
 import { liveRelatedCfdis } from './related-cfdis.js';
 

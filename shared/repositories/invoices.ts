@@ -1,13 +1,13 @@
-import type { Db, Trx } from '../db.js';
+import type { Db, Trx } from '../platform/db.js';
 import { invoiceEventData, qrEventData } from '../webhooks/event-data.js';
 import { emitEvents } from '../webhooks/emit-event.js';
 import type { WebhookEventType } from '../webhooks/event-types.js';
 import type { Customer } from '../invoices/customer-schema.js';
-import type { ErrorDetail } from '../errors.js';
+import type { ErrorDetail } from '../platform/errors.js';
 
-import { isStampedStatus, type InvoiceStatus } from '../invoices/invoice-lifecycle.js';
-import { isExpired } from '../qr/qr-lifecycle.js';
-import type { QrStatus } from '../qr/qr-lifecycle.js';
+import { isStampedStatus, type InvoiceStatus } from '../domain/invoice-lifecycle.js';
+import { isExpired } from '../domain/qr-lifecycle.js';
+import type { QrStatus } from '../domain/qr-lifecycle.js';
 
 export type { InvoiceStatus };
 

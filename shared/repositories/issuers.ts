@@ -1,7 +1,7 @@
-import { containsPattern, type Db, type Trx } from '../db.js';
+import { containsPattern, type Db, type Trx } from '../platform/db.js';
 import type { GlobalPeriodicity } from '../global-invoice/global-period.js';
-import { newId } from '../ids.js';
-import type { PageRequest } from '../pagination.js';
+import { newId } from '../platform/ids.js';
+import type { PageRequest } from '../platform/pagination.js';
 import type { SYNC_STATUSES } from '../issuers/issuer-schema.js';
 
 export interface IssuerRow {

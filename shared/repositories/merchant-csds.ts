@@ -1,7 +1,7 @@
-import type { Db, Trx } from '../db.js';
+import type { Db, Trx } from '../platform/db.js';
 import { emitEvents } from '../webhooks/emit-event.js';
 import type { CsdInfo } from '../csd/read-csd.js';
-import { boundTo, decrypt, encrypt, type Keyring } from '../crypto/encrypt-at-rest.js';
+import { boundTo, decrypt, encrypt, type Keyring } from '../platform/crypto/encrypt-at-rest.js';
 import type { KeyMode } from './api-keys.js';
 
 export interface CsdUpload {

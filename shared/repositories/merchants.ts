@@ -1,8 +1,8 @@
 import { randomBytes } from 'node:crypto';
-import { containsPattern, type Db, type Trx } from '../db.js';
-import { newId } from '../ids.js';
+import { containsPattern, type Db, type Trx } from '../platform/db.js';
+import { newId } from '../platform/ids.js';
 import type { Address, BillingProfile, LogoAnimation, MerchantFields, MerchantStatus } from '../merchants/merchant-schema.js';
-import type { PageRequest } from '../pagination.js';
+import type { PageRequest } from '../platform/pagination.js';
 
 export interface MerchantRow {
   id: string;

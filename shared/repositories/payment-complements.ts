@@ -1,10 +1,10 @@
-import { DEAD_INVOICE_STATUSES, VALID_INVOICE_STATUSES } from '../invoices/invoice-lifecycle.js';
-import type { Db, Trx } from '../db.js';
-import type { ErrorDetail } from '../errors.js';
-import type { IdempotencyScope } from '../idempotency/idempotency-store.js';
+import { DEAD_INVOICE_STATUSES, VALID_INVOICE_STATUSES } from '../domain/invoice-lifecycle.js';
+import type { Db, Trx } from '../platform/db.js';
+import type { ErrorDetail } from '../platform/errors.js';
+import type { IdempotencyScope } from '../platform/idempotency/idempotency-store.js';
 import type { Customer } from '../invoices/customer-schema.js';
 import { storedDocumentJson } from '../invoices/stored-document.js';
-import { dec } from '../money.js';
+import { dec } from '../domain/money.js';
 import { nextInstallment, type InvoiceStanding, type PaymentAllocation, type PaymentComplementPlan } from '../payment-complements/plan-payment-complement.js';
 import { insertNumbered, type InvoiceRow, type InvoiceStatus } from './invoices.js';
 

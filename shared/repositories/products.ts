@@ -1,7 +1,7 @@
-import { containsPattern, type Db } from '../db.js';
-import { newId } from '../ids.js';
-import { toFixed6 } from '../money.js';
-import type { PageRequest } from '../pagination.js';
+import { containsPattern, type Db } from '../platform/db.js';
+import { newId } from '../platform/ids.js';
+import { toFixed6 } from '../domain/money.js';
+import type { PageRequest } from '../platform/pagination.js';
 import type { ProductFields, ProductTax } from '../products/product-schema.js';
 import type { ProductKeys } from '../qr/resolve-concept-keys.js';
 

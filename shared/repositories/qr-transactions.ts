@@ -1,11 +1,11 @@
-import { runPrepared, type Db, type PreparedStatement } from '../db.js';
-import { CLAIM_KEY_SQL } from '../idempotency/idempotency-store.js';
+import { runPrepared, type Db, type PreparedStatement } from '../platform/db.js';
+import { CLAIM_KEY_SQL } from '../platform/idempotency/idempotency-store.js';
 import type { KeyMode } from './api-keys.js';
 import type { GlobalInfo, RelatedCfdis, TaxFactor, TaxType } from '../qr/qr-request.js';
 import { qrEventData } from '../webhooks/event-data.js';
 import { emitEvents } from '../webhooks/emit-event.js';
 
-import { OPEN_QR_STATUSES, type QrStatus } from '../qr/qr-lifecycle.js';
+import { OPEN_QR_STATUSES, type QrStatus } from '../domain/qr-lifecycle.js';
 
 export type { QrStatus };
 
@@ -233,7 +233,7 @@ export async function dueExpirySeconds(db: Db, from: Date, to: Date): Promise<nu
 }
 
 /**
- * Moves open QRs whose expiry has passed to EXPIRED: the expiry rule of shared/qr/qr-lifecycle.ts
+ * Moves open QRs whose expiry has passed to EXPIRED: the expiry rule of shared/domain/qr-lifecycle.ts
  * (isExpired) in SQL. Invoiced or cancelled QRs are never touched.
  */
 export async function expireQrTransactions(db: Db, options: { qrId?: string; limit?: number } = {}): Promise<string[]> {

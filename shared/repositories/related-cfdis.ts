@@ -1,5 +1,5 @@
-import { DEAD_INVOICE_STATUSES } from '../invoices/invoice-lifecycle.js';
-import type { Db, Trx } from '../db.js';
+import { DEAD_INVOICE_STATUSES } from '../domain/invoice-lifecycle.js';
+import type { Db, Trx } from '../platform/db.js';
 
 /**
  * The CFDI that still depend on this invoice: credit notes that credit it and payment complements that

@@ -1,4 +1,4 @@
-import type { Db } from '../db.js';
+import type { Db } from '../platform/db.js';
 import type { Address, InvoiceRules } from '../merchants/merchant-schema.js';
 import type { QrConceptRow, QrConceptTaxRow, QrTransactionRecord, QrTransactionRow } from './qr-transactions.js';
 

@@ -1,6 +1,6 @@
-import type { Db } from '../db.js';
-import { newId } from '../ids.js';
-import type { PageRequest } from '../pagination.js';
+import type { Db } from '../platform/db.js';
+import { newId } from '../platform/ids.js';
+import type { PageRequest } from '../platform/pagination.js';
 import type { WebhookEventPayload, WebhookEventType } from '../webhooks/event-types.js';
 
 export interface WebhookEndpointRow {

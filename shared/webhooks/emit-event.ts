@@ -1,5 +1,5 @@
-import type { Db, Trx } from '../db.js';
-import { newId } from '../ids.js';
+import type { Db, Trx } from '../platform/db.js';
+import { newId } from '../platform/ids.js';
 import type { WebhookEventPayload, WebhookEventType } from './event-types.js';
 
 /**

@@ -1,6 +1,6 @@
 import type { FromSchema } from 'json-schema-to-ts';
 import { isIP } from 'node:net';
-import type { ErrorDetail } from '../errors.js';
+import type { ErrorDetail } from '../platform/errors.js';
 import { WEBHOOK_EVENT_TYPES } from './event-types.js';
 import { isLocalName, isPublicAddress } from './private-address.js';
 

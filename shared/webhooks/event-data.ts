@@ -1,4 +1,4 @@
-import { toJsonNumber } from '../money.js';
+import { toJsonNumber } from '../domain/money.js';
 
 /** What an invoice.* event tells of an invoice (an invoices row has these columns). */
 export interface InvoiceEventFacts {

@@ -5,9 +5,9 @@ import { expect } from 'chai';
 import { pino } from 'pino';
 import { createApp } from '../../api/app.js';
 import type { BootstrapResult } from '../../cli/bootstrap.js';
-import { hashAdminPassword, parseAdminPasswordHash, verifyAdminPassword } from '../../shared/auth/admin-password.js';
-import { QUEUES } from '../../shared/jobs.js';
-import { createProducers, type Producers } from '../../shared/queues.js';
+import { hashAdminPassword, parseAdminPasswordHash, verifyAdminPassword } from '../../shared/platform/crypto/admin-password.js';
+import { QUEUES } from '../../shared/platform/jobs.js';
+import { createProducers, type Producers } from '../../shared/platform/queues.js';
 import { harness } from '../helpers/harness.js';
 import { call, expectError } from '../helpers/http.js';
 
@@ -94,7 +94,7 @@ describe('the queue dashboard at /admin/queues', () => {
     expect((await get('/admin/queues/queue/email', OPERATOR)).status).to.equal(200);
   });
 
-  it('lists every queue of shared/jobs.ts', async () => {
+  it('lists every queue of shared/platform/jobs.ts', async () => {
     const res = await get('/admin/queues/api/queues', OPERATOR);
     expect(res.status).to.equal(200);
     const names = (res.body as { queues: { name: string }[] }).queues.map((q) => q.name);

@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import type { Server } from 'node:http';
 import { createApp } from '../../api/app.js';
 import type { BootstrapResult } from '../../cli/bootstrap.js';
-import { SHORT_CODE_ALPHABET } from '../../shared/qr/short-code.js';
+import { SHORT_CODE_ALPHABET } from '../../shared/domain/qr-code/short-code.js';
 import { harness } from '../helpers/harness.js';
 import { call, expectError } from '../helpers/http.js';
 import { postQr, qrBody } from '../helpers/qr-body.js';

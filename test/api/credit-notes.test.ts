@@ -4,12 +4,12 @@ import { join } from 'node:path';
 import { expect } from 'chai';
 import type { QueueEvents } from 'bullmq';
 import type { BootstrapResult } from '../../cli/bootstrap.js';
-import { jobId } from '../../shared/jobs.js';
+import { jobId } from '../../shared/platform/jobs.js';
 import { confirm, newQrLink, queueEventsOf, stamped } from '../helpers/buyer.js';
 import { harness } from '../helpers/harness.js';
 import { call, expectError } from '../helpers/http.js';
-import { cadenaOriginal } from '../../shared/cfdi/cadena-original.js';
-import { parseXml } from '../../shared/cfdi/parse-xml.js';
+import { cadenaOriginal } from '../../shared/domain/cfdi/cadena-original.js';
+import { parseXml } from '../../shared/domain/cfdi/parse-xml.js';
 import { satCadena, xsdInvalid } from '../helpers/sat-tools.js';
 
 describe('credit notes: POST /v1/qrs/invoices/credit-notes', function () {

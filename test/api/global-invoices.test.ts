@@ -5,12 +5,12 @@ import { expect } from 'chai';
 import type { QueueEvents } from 'bullmq';
 import type { BootstrapResult } from '../../cli/bootstrap.js';
 import { globalPeriod } from '../../shared/global-invoice/global-period.js';
-import { jobId } from '../../shared/jobs.js';
+import { jobId } from '../../shared/platform/jobs.js';
 import { confirm, linkQuery, newQrLink, queueEvents, stamped, type QrLink } from '../helpers/buyer.js';
 import { harness } from '../helpers/harness.js';
 import { call, expectError } from '../helpers/http.js';
-import { cadenaOriginal } from '../../shared/cfdi/cadena-original.js';
-import { parseXml } from '../../shared/cfdi/parse-xml.js';
+import { cadenaOriginal } from '../../shared/domain/cfdi/cadena-original.js';
+import { parseXml } from '../../shared/domain/cfdi/parse-xml.js';
 import { satCadena, xsdInvalid } from '../helpers/sat-tools.js';
 
 describe('global invoice for sales nobody invoiced', function () {

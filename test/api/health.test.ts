@@ -1,12 +1,12 @@
-import { QUEUES } from '../../shared/jobs.js';
+import { QUEUES } from '../../shared/platform/jobs.js';
 import { expect } from 'chai';
 import { pino } from 'pino';
 import { createApp } from '../../api/app.js';
-import { connectFailFast } from '../../shared/redis.js';
+import { connectFailFast } from '../../shared/platform/redis.js';
 import { harness } from '../helpers/harness.js';
 import { call } from '../helpers/http.js';
 import { Redis } from 'ioredis';
-import { redisOptions } from '../../shared/redis.js';
+import { redisOptions } from '../../shared/platform/redis.js';
 
 describe('GET /health', () => {
   it('answers 200 with PostgreSQL, Redis and queue states', async () => {

@@ -1,9 +1,9 @@
 import { expect } from 'chai';
 import type { QueueEvents } from 'bullmq';
 import type { BootstrapResult } from '../../cli/bootstrap.js';
-import { jobId } from '../../shared/jobs.js';
+import { jobId } from '../../shared/platform/jobs.js';
 import { confirm, linkQuery, newQrLink, queueEvents, stamped } from '../helpers/buyer.js';
-import { mexicoLongDate } from '../../shared/time-zone.js';
+import { mexicoLongDate } from '../../shared/domain/time-zone.js';
 import type { ReceivedMail } from '../../fakes/smtp-server.js';
 import { harness } from '../helpers/harness.js';
 import { call, expectError } from '../helpers/http.js';

@@ -1,7 +1,7 @@
 import { Job, type QueueEvents } from 'bullmq';
 import { expect } from 'chai';
 import type { BootstrapResult } from '../../cli/bootstrap.js';
-import { QUEUES } from '../../shared/jobs.js';
+import { QUEUES } from '../../shared/platform/jobs.js';
 import { queueEvents } from '../helpers/buyer.js';
 import { harness } from '../helpers/harness.js';
 import { call, expectError } from '../helpers/http.js';

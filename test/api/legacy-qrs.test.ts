@@ -11,7 +11,7 @@ import { legacyQrRoutes } from '../../api/routes/legacy-qrs.js';
 import type { BootstrapResult } from '../../cli/bootstrap.js';
 import { legacyQrCreatedSchema, legacyQrResolvedSchema } from '../../shared/legacy/legacy-qr-schema.js';
 import { newQrToken, qrContent, signQrToken } from '../../shared/qr/qr-link.js';
-import { ajv } from '../../shared/validation/ajv.js';
+import { ajv } from '../../shared/platform/validation/ajv.js';
 import { confirm, queueEvents, stamped } from '../helpers/buyer.js';
 import { harness } from '../helpers/harness.js';
 import { call, expectError, type Answer } from '../helpers/http.js';

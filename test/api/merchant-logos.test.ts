@@ -2,7 +2,7 @@ import { crc32 } from 'node:zlib';
 import { expect } from 'chai';
 import sharp from 'sharp';
 import type { BootstrapResult } from '../../cli/bootstrap.js';
-import { encodeGray1Png } from '../../shared/qr/png-gray1.js';
+import { encodeGray1Png } from '../../shared/domain/qr-code/png-gray1.js';
 import { harness } from '../helpers/harness.js';
 import { storedFileCount } from '../helpers/stored-files.js';
 import { call, callForm, expectError } from '../helpers/http.js';

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { Job } from 'bullmq';
 import { expect } from 'chai';
 import type { BootstrapResult } from '../../cli/bootstrap.js';
-import { QUEUES } from '../../shared/jobs.js';
+import { QUEUES } from '../../shared/platform/jobs.js';
 import { confirm, newQrLink, queueEventsOf, stamped } from '../helpers/buyer.js';
 import { harness } from '../helpers/harness.js';
 import { call, expectError } from '../helpers/http.js';

@@ -1,8 +1,8 @@
 import { expect } from 'chai';
 import type { QueueEvents } from 'bullmq';
 import type { BootstrapResult } from '../../cli/bootstrap.js';
-import { parseXml } from '../../shared/cfdi/parse-xml.js';
-import { attribute, child, children } from '../../shared/cfdi/xml-element.js';
+import { parseXml } from '../../shared/domain/cfdi/parse-xml.js';
+import { attribute, child, children } from '../../shared/domain/cfdi/xml-element.js';
 import { BUYER, newQrLink, queueEvents, stamped, type QrLink } from '../helpers/buyer.js';
 import { harness } from '../helpers/harness.js';
 import { call, expectError } from '../helpers/http.js';

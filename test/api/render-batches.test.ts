@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import type { BootstrapResult } from '../../cli/bootstrap.js';
-import { QUEUES } from '../../shared/jobs.js';
+import { QUEUES } from '../../shared/platform/jobs.js';
 import { queueEvents } from '../helpers/buyer.js';
 import { decodeQrPng } from '../helpers/decode-qr.js';
 import { harness } from '../helpers/harness.js';

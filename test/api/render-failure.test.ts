@@ -5,7 +5,7 @@ import { expect } from 'chai';
 import { pino } from 'pino';
 import { createApp } from '../../api/app.js';
 import type { BootstrapResult } from '../../cli/bootstrap.js';
-import { createProducers, type Producers } from '../../shared/queues.js';
+import { createProducers, type Producers } from '../../shared/platform/queues.js';
 import { harness } from '../helpers/harness.js';
 import { postQr, qrBody, qrHeaders } from '../helpers/qr-body.js';
 

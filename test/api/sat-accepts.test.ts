@@ -1,8 +1,8 @@
 import { expect } from 'chai';
 import type { QueueEvents } from 'bullmq';
 import type { BootstrapResult } from '../../cli/bootstrap.js';
-import { parseXml } from '../../shared/cfdi/parse-xml.js';
-import { attribute, child } from '../../shared/cfdi/xml-element.js';
+import { parseXml } from '../../shared/domain/cfdi/parse-xml.js';
+import { attribute, child } from '../../shared/domain/cfdi/xml-element.js';
 import { BUYER, confirm, linkQuery, newQrLink, queueEvents, stamped } from '../helpers/buyer.js';
 import { harness } from '../helpers/harness.js';
 import { call } from '../helpers/http.js';

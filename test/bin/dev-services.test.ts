@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { startDevServices } from '../../bin/dev-services.js';
-import { parseAdminPasswordHash, verifyAdminPassword } from '../../shared/auth/admin-password.js';
+import { parseAdminPasswordHash, verifyAdminPassword } from '../../shared/platform/crypto/admin-password.js';
 import { harness } from '../helpers/harness.js';
 
 /** What `fn` writes to stdout, kept off the test's own output. */

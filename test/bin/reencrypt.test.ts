@@ -5,9 +5,9 @@ import { expect } from 'chai';
 import knexFactory, { type Knex } from 'knex';
 import { bootstrapAccount } from '../../cli/bootstrap.js';
 import { reencryptSecrets } from '../../cli/reencrypt.js';
-import { config, loadConfig } from '../../shared/config.js';
-import { boundTo, decrypt, encrypt, encryptionKeyring, parseEncryptionKey, sealingKeyId } from '../../shared/crypto/encrypt-at-rest.js';
-import { ensureDatabase, knexConfig } from '../../shared/db.js';
+import { config, loadConfig } from '../../shared/platform/config.js';
+import { boundTo, decrypt, encrypt, encryptionKeyring, parseEncryptionKey, sealingKeyId } from '../../shared/platform/crypto/encrypt-at-rest.js';
+import { ensureDatabase, knexConfig } from '../../shared/platform/db.js';
 import { loadCsdMaterial } from '../../shared/repositories/merchant-csds.js';
 import { legacyCiphertext } from '../helpers/legacy-ciphertext.js';
 

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { expect } from 'chai';
 import type { BootstrapResult } from '../../cli/bootstrap.js';
-import { encodeGray1Png } from '../../shared/qr/png-gray1.js';
+import { encodeGray1Png } from '../../shared/domain/qr-code/png-gray1.js';
 import { harness } from '../helpers/harness.js';
 import { callForm, type Answer } from '../helpers/http.js';
 

@@ -4,7 +4,7 @@ import { promisify } from 'node:util';
 import { expect } from 'chai';
 import type { QueueEvents } from 'bullmq';
 import { startFakeWebhookReceiver, type FakeWebhookReceiver } from '../../fakes/webhook-receiver.js';
-import { boundTo, decrypt, encryptionKeyring, parseEncryptionKey } from '../../shared/crypto/encrypt-at-rest.js';
+import { boundTo, decrypt, encryptionKeyring, parseEncryptionKey } from '../../shared/platform/crypto/encrypt-at-rest.js';
 import { legacyCiphertext } from '../helpers/legacy-ciphertext.js';
 import { loadCsdMaterial } from '../../shared/repositories/merchant-csds.js';
 import { confirm, newQrLink, queueEvents, stamped } from '../helpers/buyer.js';

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect } from 'chai';
 import { killWorkerMidStamp } from '../../chaos/scenarios/kill-worker-mid-stamp.js';
-import { config } from '../../shared/config.js';
+import { config } from '../../shared/platform/config.js';
 import { harness } from '../helpers/harness.js';
 
 // `npm run chaos`'s most valuable scenario, small enough for CI: the real API and worker processes (their own

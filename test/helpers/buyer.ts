@@ -1,6 +1,6 @@
 import { QueueEvents } from 'bullmq';
 import type { BootstrapResult } from '../../cli/bootstrap.js';
-import { jobId } from '../../shared/jobs.js';
+import { jobId } from '../../shared/platform/jobs.js';
 import type { Customer } from '../../shared/invoices/customer-schema.js';
 import { harness } from './harness.js';
 import { call } from './http.js';

@@ -4,24 +4,24 @@ import { pino } from 'pino';
 import { createApp } from '../../api/app.js';
 import type { ApiDeps } from '../../api/deps.js';
 import { bootstrapAccount, type BootstrapResult } from '../../cli/bootstrap.js';
-import { config } from '../../shared/config.js';
-import { closeDb, db, ensureDatabase, migrateLatest } from '../../shared/db.js';
-import { createProducers, type Producers } from '../../shared/queues.js';
-import { connectFailFast } from '../../shared/redis.js';
+import { config } from '../../shared/platform/config.js';
+import { closeDb, db, ensureDatabase, migrateLatest } from '../../shared/platform/db.js';
+import { createProducers, type Producers } from '../../shared/platform/queues.js';
+import { connectFailFast } from '../../shared/platform/redis.js';
 import { satCatalogs } from '../../shared/sat/catalogs.js';
 import { startWorkers, type RunningWorkers } from '../../workers/index.js';
 import { startFakeCsfServer, type FakeCsfServer } from '../../fakes/csf-server.js';
-import { httpCsfClient } from '../../shared/csf/http-csf-client.js';
+import { httpCsfClient } from '../../shared/adapters/csf/http-csf-client.js';
 import { startFakePacServer, type FakePacServer } from '../../fakes/pac-server.js';
-import { swPacClient } from '../../shared/pac/sw-pac-client.js';
-import { measuredCsfClient } from '../../shared/metrics/measured-csf-client.js';
-import { measuredPacClient } from '../../shared/metrics/measured-pac-client.js';
-import { QUEUES } from '../../shared/jobs.js';
+import { swPacClient } from '../../shared/adapters/pac/sw-pac-client.js';
+import { measuredCsfClient } from '../../shared/adapters/csf/measured-csf-client.js';
+import { measuredPacClient } from '../../shared/adapters/pac/measured-pac-client.js';
+import { QUEUES } from '../../shared/platform/jobs.js';
 import { startFakeSmtpServer, type FakeSmtpServer } from '../../fakes/smtp-server.js';
-import { smtpMailer } from '../../shared/email/smtp-mailer.js';
+import { smtpMailer } from '../../shared/adapters/email/smtp-mailer.js';
 import type { Redis } from 'ioredis';
 import { rm } from 'node:fs/promises';
-import { fileStoreFromConfig } from '../../shared/storage/file-store.js';
+import { fileStoreFromConfig } from '../../shared/platform/storage/file-store.js';
 
 /**
  * One real stack per test run: PostgreSQL (fresh schema), Redis, BullMQ workers and the API on

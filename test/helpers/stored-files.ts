@@ -1,6 +1,6 @@
 import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
-import { config } from '../../shared/config.js';
+import { config } from '../../shared/platform/config.js';
 
 /**
  * How many files the run's disk store holds (the store tests use by default), under `folder` when given:

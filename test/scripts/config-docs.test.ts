@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { expect } from 'chai';
 import { renderConfigDoc, renderEnvExample } from '../../scripts/config-docs.js';
-import { loadConfig, SETTINGS } from '../../shared/config.js';
+import { loadConfig, SETTINGS } from '../../shared/platform/config.js';
 
 const root = new URL('../../', import.meta.url).pathname;
 

@@ -1,10 +1,10 @@
 import { spawnSync } from 'node:child_process';
 import { expect } from 'chai';
-import { loadConfig } from '../../shared/config.js';
+import { loadConfig } from '../../shared/platform/config.js';
 
 describe('crash-after-commit (fault injection for npm run chaos)', function () {
   this.timeout(30_000);
-  const module = new URL('../../shared/crash-after-commit.ts', import.meta.url).pathname;
+  const module = new URL('../../shared/platform/crash-after-commit.ts', import.meta.url).pathname;
   const run = (probability: number) =>
     spawnSync(
       process.execPath,

@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { isIanaTimeZone, localDateTime } from '../../shared/time-zone.js';
+import { isIanaTimeZone, localDateTime } from '../../shared/domain/time-zone.js';
 
 describe('time zones', () => {
   it('accepts IANA names and refuses offsets and nonsense', () => {

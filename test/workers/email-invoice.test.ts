@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import type { QueueEvents } from 'bullmq';
 import type { BootstrapResult } from '../../cli/bootstrap.js';
-import { jobId } from '../../shared/jobs.js';
+import { jobId } from '../../shared/platform/jobs.js';
 import { confirm, newQrLink, queueEvents, stamped, type QrLink } from '../helpers/buyer.js';
 import { harness } from '../helpers/harness.js';
 import { call } from '../helpers/http.js';

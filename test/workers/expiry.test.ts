@@ -1,8 +1,8 @@
 import { expect } from 'chai';
 import { QueueEvents } from 'bullmq';
 import type { BootstrapResult } from '../../cli/bootstrap.js';
-import { jobId } from '../../shared/jobs.js';
-import { expiryBucket } from '../../shared/qr/expiry-buckets.js';
+import { jobId } from '../../shared/platform/jobs.js';
+import { expiryBucket } from '../../shared/domain/expiry-buckets.js';
 import { planExpiriesJob } from '../../workers/plan-expiries.js';
 import { harness } from '../helpers/harness.js';
 import { call } from '../helpers/http.js';

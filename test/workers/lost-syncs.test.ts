@@ -1,7 +1,7 @@
 import type { Job, QueueEvents } from 'bullmq';
 import { expect } from 'chai';
 import type { BootstrapResult } from '../../cli/bootstrap.js';
-import { jobId, QUEUES } from '../../shared/jobs.js';
+import { jobId, QUEUES } from '../../shared/platform/jobs.js';
 import { recordSyncProgress, recordSyncRequested } from '../../shared/repositories/issuers.js';
 import { SYNC_INTERRUPTED, sweepLostSyncsJob } from '../../workers/sweep-lost-syncs.js';
 import { queueEvents } from '../helpers/buyer.js';

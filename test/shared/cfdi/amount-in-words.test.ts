@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { amountInWords } from '../../../shared/cfdi/amount-in-words.js';
+import { amountInWords } from '../../../shared/domain/cfdi/amount-in-words.js';
 
 describe('amount in words (importe con letra)', () => {
   const pesos: [string, string][] = [

@@ -1,7 +1,7 @@
 import { expect } from 'chai';
-import { buildCfdi } from '../../../shared/cfdi/build-cfdi.js';
-import { checkCfdiAmounts } from '../../../shared/cfdi/check-cfdi-amounts.js';
-import { descendants, setAttribute, type XmlElement } from '../../../shared/cfdi/xml-element.js';
+import { buildCfdi } from '../../../shared/domain/cfdi/build-cfdi.js';
+import { checkCfdiAmounts } from '../../../shared/domain/cfdi/check-cfdi-amounts.js';
+import { descendants, setAttribute, type XmlElement } from '../../../shared/domain/cfdi/xml-element.js';
 import { generateCfdiInput } from '../../fixtures/cfdi/generate-cfdi-input.js';
 
 function built(): XmlElement {

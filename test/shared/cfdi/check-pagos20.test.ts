@@ -1,7 +1,7 @@
 import { expect } from 'chai';
-import { buildCfdi } from '../../../shared/cfdi/build-cfdi.js';
-import { checkCfdiAmounts } from '../../../shared/cfdi/check-cfdi-amounts.js';
-import { attribute, child, descendants, setAttribute, type XmlElement } from '../../../shared/cfdi/xml-element.js';
+import { buildCfdi } from '../../../shared/domain/cfdi/build-cfdi.js';
+import { checkCfdiAmounts } from '../../../shared/domain/cfdi/check-cfdi-amounts.js';
+import { attribute, child, descendants, setAttribute, type XmlElement } from '../../../shared/domain/cfdi/xml-element.js';
 import { generatePaymentInput } from './generate-payment-input.js';
 
 // Seed 1: a USD payment of three MXN invoices (EquivalenciaDR 17.4521), IVA 16 %, IEPS and an ISR withholding.

@@ -1,6 +1,6 @@
 import type { Decimal } from 'decimal.js';
-import type { CfdiPaidDocument, CfdiPayment, CfdiPaymentInput, PaidInvoiceTax } from '../../../shared/cfdi/cfdi-input.js';
-import { Money } from '../../../shared/money.js';
+import type { CfdiPaidDocument, CfdiPayment, CfdiPaymentInput, PaidInvoiceTax } from '../../../shared/domain/cfdi/cfdi-input.js';
+import { Money } from '../../../shared/domain/money.js';
 import { random as mulberry32 } from '../../fixtures/cfdi/generate-cfdi-input.js';
 
 /** The corpus's own stream of numbers for a seed (apart from the invoice corpus's). */

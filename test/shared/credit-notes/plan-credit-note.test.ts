@@ -1,10 +1,10 @@
 import { readFileSync } from 'node:fs';
 import { expect } from 'chai';
-import { buildCfdi } from '../../../shared/cfdi/build-cfdi.js';
-import { checkCfdiAmounts } from '../../../shared/cfdi/check-cfdi-amounts.js';
+import { buildCfdi } from '../../../shared/domain/cfdi/build-cfdi.js';
+import { checkCfdiAmounts } from '../../../shared/domain/cfdi/check-cfdi-amounts.js';
 import { planCreditNote, type CreditedInvoice } from '../../../shared/credit-notes/plan-credit-note.js';
 import { storedDocument, storedDocumentJson } from '../../../shared/invoices/stored-document.js';
-import { dec } from '../../../shared/money.js';
+import { dec } from '../../../shared/domain/money.js';
 import { invoicePdfDataFromXml } from '../../../shared/pdf/invoice-pdf-data.js';
 import { satCatalogs } from '../../../shared/sat/catalogs.js';
 import { SAT_DIR } from '../../helpers/sat-tools.js';

@@ -1,9 +1,9 @@
 import { randomBytes } from 'node:crypto';
 import { expect } from 'chai';
-import { loadConfig } from '../../../shared/config.js';
-import { decrypt, encrypt, encryptionKeyring, isCurrent, parseEncryptionKey, sealingKeyId, type Keyring } from '../../../shared/crypto/encrypt-at-rest.js';
+import { loadConfig } from '../../../shared/platform/config.js';
+import { decrypt, encrypt, encryptionKeyring, isCurrent, parseEncryptionKey, sealingKeyId, type Keyring } from '../../../shared/platform/crypto/encrypt-at-rest.js';
 import { legacyCiphertext } from '../../helpers/legacy-ciphertext.js';
-import { issueSecret, lookupPrefix, secretMatches } from '../../../shared/crypto/secret-token.js';
+import { issueSecret, lookupPrefix, secretMatches } from '../../../shared/platform/crypto/secret-token.js';
 
 describe('secret tokens', () => {
   it('are random, carry a non-secret prefix and verify only themselves', () => {

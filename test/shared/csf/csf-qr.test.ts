@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { parseCsfQrText } from '../../../shared/csf/csf-qr.js';
+import { parseCsfQrText } from '../../../shared/adapters/csf/csf-qr.js';
 
 const VALIDATOR = 'https://siat.sat.gob.mx/app/qr/faces/pages/mobile/validadorqr.jsf';
 

@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { issuerChangesFromCsf } from '../../../shared/csf/issuer-changes-from-csf.js';
+import { issuerChangesFromCsf } from '../../../shared/adapters/csf/issuer-changes-from-csf.js';
 import { satCatalogs } from '../../../shared/sat/catalogs.js';
 
 const today = '2026-11-23';

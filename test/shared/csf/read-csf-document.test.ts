@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { readFileSync } from 'node:fs';
-import { CsfDocumentUnreadable, csfKeyFromText, readCsfDocument } from '../../../shared/csf/read-csf-document.js';
+import { CsfDocumentUnreadable, csfKeyFromText, readCsfDocument } from '../../../shared/adapters/csf/read-csf-document.js';
 import { busyImage, csfPdf, csfPdfWithoutQr, csfPhoto, KEMPER, otherImage, otherPdf, pixelBomb, XOCHILT } from '../../fixtures/csf/csf-documents.js';
 
 // How fast a read is belongs to the benchmark; here a budget only stops a read that went wrong. A read ends at

@@ -5,9 +5,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createServer } from 'node:net';
 import { startFakeSmtpServer, type FakeSmtpServer } from '../../../fakes/smtp-server.js';
-import { invoiceMail } from '../../../shared/email/invoice-mail.js';
-import { MailRejected, MailUnavailable, type InvoiceMail, type Mailer } from '../../../shared/email/invoice-mailer.js';
-import { smtpMailer } from '../../../shared/email/smtp-mailer.js';
+import { invoiceMail } from '../../../shared/adapters/email/invoice-mail.js';
+import { MailRejected, MailUnavailable, type InvoiceMail, type Mailer } from '../../../shared/adapters/email/invoice-mailer.js';
+import { smtpMailer } from '../../../shared/adapters/email/smtp-mailer.js';
 import { rejection } from '../../helpers/rejection.js';
 
 /** smtp-server greets after its own 100 ms timer, which has fired up to 3 s late on a loaded machine. */

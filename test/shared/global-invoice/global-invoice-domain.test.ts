@@ -1,6 +1,6 @@
 import { expect } from 'chai';
-import { buildCfdi } from '../../../shared/cfdi/build-cfdi.js';
-import { checkCfdiAmounts } from '../../../shared/cfdi/check-cfdi-amounts.js';
+import { buildCfdi } from '../../../shared/domain/cfdi/build-cfdi.js';
+import { checkCfdiAmounts } from '../../../shared/domain/cfdi/check-cfdi-amounts.js';
 import { capExpiry, globalPeriod, globalPeriodEndingAt } from '../../../shared/global-invoice/global-period.js';
 import { MAX_CONCEPTS, planGlobalInvoices, type UnclaimedTicket } from '../../../shared/global-invoice/plan-global-invoice.js';
 

@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { canonicalJson, requestFingerprint } from '../../../shared/idempotency/request-fingerprint.js';
+import { canonicalJson, requestFingerprint } from '../../../shared/platform/idempotency/request-fingerprint.js';
 
 describe('request fingerprint', () => {
   it('ignores key order at every level', () => {

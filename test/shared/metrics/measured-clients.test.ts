@@ -1,9 +1,9 @@
 import { expect } from 'chai';
-import { CsfNotFound, CsfUnavailable, type CsfClient } from '../../../shared/csf/csf-client.js';
-import { measuredCsfClient } from '../../../shared/metrics/measured-csf-client.js';
-import { measuredPacClient } from '../../../shared/metrics/measured-pac-client.js';
-import { registry } from '../../../shared/metrics/registry.js';
-import { PacRefused, PacUnavailable, type PacClient } from '../../../shared/pac/pac-client.js';
+import { CsfNotFound, CsfUnavailable, type CsfClient } from '../../../shared/adapters/csf/csf-client.js';
+import { measuredCsfClient } from '../../../shared/adapters/csf/measured-csf-client.js';
+import { measuredPacClient } from '../../../shared/adapters/pac/measured-pac-client.js';
+import { registry } from '../../../shared/platform/metrics/registry.js';
+import { PacRefused, PacUnavailable, type PacClient } from '../../../shared/adapters/pac/pac-client.js';
 import { sampleValue } from '../../helpers/metrics-text.js';
 
 /** How much each labelled count of `name` grew while `run` ran. */

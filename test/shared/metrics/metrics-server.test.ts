@@ -1,6 +1,6 @@
 import { expect } from 'chai';
-import { QUEUES } from '../../../shared/jobs.js';
-import { startMetricsServer, type MetricsServer } from '../../../shared/metrics/metrics-server.js';
+import { QUEUES } from '../../../shared/platform/jobs.js';
+import { startMetricsServer, type MetricsServer } from '../../../shared/platform/metrics/metrics-server.js';
 import { harness } from '../../helpers/harness.js';
 import { sampleValue } from '../../helpers/metrics-text.js';
 import { postQr, qrBody } from '../../helpers/qr-body.js';

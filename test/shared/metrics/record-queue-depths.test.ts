@@ -1,9 +1,9 @@
 import { expect } from 'chai';
-import { QUEUES } from '../../../shared/jobs.js';
-import { recordQueueDepths } from '../../../shared/metrics/record-queue-depths.js';
-import { registry } from '../../../shared/metrics/registry.js';
-import { createProducers, type Producers } from '../../../shared/queues.js';
-import { connectFailFast } from '../../../shared/redis.js';
+import { QUEUES } from '../../../shared/platform/jobs.js';
+import { recordQueueDepths } from '../../../shared/platform/metrics/record-queue-depths.js';
+import { registry } from '../../../shared/platform/metrics/registry.js';
+import { createProducers, type Producers } from '../../../shared/platform/queues.js';
+import { connectFailFast } from '../../../shared/platform/redis.js';
 import { harness } from '../../helpers/harness.js';
 import { parseMetrics, sampleValue } from '../../helpers/metrics-text.js';
 

@@ -3,9 +3,9 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startFakePacServer } from '../../../fakes/pac-server.js';
-import { parseXml } from '../../../shared/cfdi/parse-xml.js';
-import { attribute } from '../../../shared/cfdi/xml-element.js';
-import { swPacClient } from '../../../shared/pac/sw-pac-client.js';
+import { parseXml } from '../../../shared/domain/cfdi/parse-xml.js';
+import { attribute } from '../../../shared/domain/cfdi/xml-element.js';
+import { swPacClient } from '../../../shared/adapters/pac/sw-pac-client.js';
 import { ISSUER, sealedInvoice } from '../../fixtures/cfdi/sealed-invoice.js';
 
 const CSD_DIR = new URL('../../../data/sat/test-csd/', import.meta.url);

@@ -3,11 +3,11 @@ import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import { startFakePacServer, type FakePacServer } from '../../../fakes/pac-server.js';
-import type { CfdiReceptor } from '../../../shared/cfdi/cfdi-input.js';
-import { parseXml } from '../../../shared/cfdi/parse-xml.js';
-import { attribute } from '../../../shared/cfdi/xml-element.js';
-import { PacRefused, PacUnavailable, type PacCancelRequest, type PacClient, type PacStamp, type SatStatusQuery } from '../../../shared/pac/pac-client.js';
-import { swPacClient } from '../../../shared/pac/sw-pac-client.js';
+import type { CfdiReceptor } from '../../../shared/domain/cfdi/cfdi-input.js';
+import { parseXml } from '../../../shared/domain/cfdi/parse-xml.js';
+import { attribute } from '../../../shared/domain/cfdi/xml-element.js';
+import { PacRefused, PacUnavailable, type PacCancelRequest, type PacClient, type PacStamp, type SatStatusQuery } from '../../../shared/adapters/pac/pac-client.js';
+import { swPacClient } from '../../../shared/adapters/pac/sw-pac-client.js';
 import { ISSUER, sealedInvoice } from '../../fixtures/cfdi/sealed-invoice.js';
 import { rejection } from '../../helpers/rejection.js';
 

@@ -1,6 +1,6 @@
 import { expect } from 'chai';
-import { INVOICE_MOVES, type InvoiceStatus } from '../../../shared/invoices/invoice-lifecycle.js';
-import { isExpired, QR_MOVES, type QrStatus } from '../../../shared/qr/qr-lifecycle.js';
+import { INVOICE_MOVES, type InvoiceStatus } from '../../../shared/domain/invoice-lifecycle.js';
+import { isExpired, QR_MOVES, type QrStatus } from '../../../shared/domain/qr-lifecycle.js';
 import { harness } from '../../helpers/harness.js';
 
 /** The values a status column's CHECK constraint allows, read from PostgreSQL. */

@@ -2,10 +2,10 @@ import { randomBytes } from 'node:crypto';
 import { createRequire } from 'node:module';
 import { expect } from 'chai';
 import QRCode, { type BitMatrix, type QRCodeMaskPattern } from 'qrcode';
-import { encodeQrMatrix } from '../../../shared/qr/qr-matrix.js';
-import { maskPenalty } from '../../../shared/qr/qr-penalty.js';
-import { emptyPlanes, setModule, type Planes } from '../../../shared/qr/qr-planes.js';
-import { renderQrPng } from '../../../shared/qr/render-qr-png.js';
+import { encodeQrMatrix } from '../../../shared/domain/qr-code/qr-matrix.js';
+import { maskPenalty } from '../../../shared/domain/qr-code/qr-penalty.js';
+import { emptyPlanes, setModule, type Planes } from '../../../shared/domain/qr-code/qr-planes.js';
+import { renderQrPng } from '../../../shared/domain/qr-code/render-qr-png.js';
 import { decodeQrPng } from '../../helpers/decode-qr.js'; // sharp → RGBA → jsQR
 
 // qrcode's own N1 (runs) and N2 (2×2 blocks) scoring: internal, untyped, so typed here.

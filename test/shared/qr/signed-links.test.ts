@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { loadConfig } from '../../../shared/config.js';
+import { loadConfig } from '../../../shared/platform/config.js';
 import { signQrToken, verifyQrLink } from '../../../shared/qr/qr-link.js';
 import { signedImageUrl, verifyImageUrl } from '../../../shared/qr/signed-image-url.js';
 

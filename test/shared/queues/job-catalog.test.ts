@@ -1,9 +1,9 @@
 import { expect } from 'chai';
-import { JOBS, jobId, type JobName } from '../../../shared/jobs.js';
-import { jobOptions } from '../../../shared/queues.js';
+import { JOBS, jobId, type JobName } from '../../../shared/platform/jobs.js';
+import { jobOptions } from '../../../shared/platform/queues.js';
 import { harness } from '../../helpers/harness.js';
 
-describe('the job catalog (shared/jobs.ts, issue #20)', () => {
+describe('the job catalog (shared/platform/jobs.ts, issue #20)', () => {
   const settings = () => harness().deps.config;
 
   it('gives each add its id and options: one stamp per invoice with the PAC retries, a resend to another address its own job, a bucket its delay', () => {

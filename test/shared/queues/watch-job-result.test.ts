@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { expect } from 'chai';
-import { QUEUES, type RenderQrResult } from '../../../shared/jobs.js';
-import { JobTimeout, watchJobResult } from '../../../shared/queues.js';
+import { QUEUES, type RenderQrResult } from '../../../shared/platform/jobs.js';
+import { JobTimeout, watchJobResult } from '../../../shared/platform/queues.js';
 import { queueEvents } from '../../helpers/buyer.js';
 import { harness } from '../../helpers/harness.js';
 import { rejection } from '../../helpers/rejection.js';

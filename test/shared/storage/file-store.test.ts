@@ -2,8 +2,8 @@ import { mkdtemp, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect } from 'chai';
-import { db } from '../../../shared/db.js';
-import { diskFileStore, postgresFileStore, type FileStore } from '../../../shared/storage/file-store.js';
+import { db } from '../../../shared/platform/db.js';
+import { diskFileStore, postgresFileStore, type FileStore } from '../../../shared/platform/storage/file-store.js';
 
 const pdf = { contentType: 'application/pdf', data: Buffer.from('%PDF-1.7 the bytes of an invoice') };
 

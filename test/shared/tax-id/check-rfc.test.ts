@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { checkRfc } from '../../../shared/tax-id/check-rfc.js';
+import { checkRfc } from '../../../shared/domain/tax-id/check-rfc.js';
 
 describe('RFC checks', () => {
   it('tells persona moral (12) from persona física (13) and normalizes case', () => {

@@ -6,8 +6,8 @@
  *   200 { rfc, legalName, zip, status, regimes: [{ code, since? }] }   404 when SAT does not know the pair
  * The fake (fakes/csf-server.ts) implements it; a production adapter scrapes SAT's page into it.
  */
-import { validator } from '../validation/ajv.js';
-import { AppError } from '../errors.js';
+import { validator } from '../../platform/validation/ajv.js';
+import { AppError } from '../../platform/errors.js';
 import { CsfNotFound, CsfUnavailable, type CsfClient } from './csf-client.js';
 
 const csfDataSchema = {

@@ -1,6 +1,6 @@
-import type { Config } from '../config.js';
-import { measuredCsfClient } from '../metrics/measured-csf-client.js';
-import { requiredAdapterUrl } from '../required-adapter-url.js';
+import type { Config } from '../../platform/config.js';
+import { measuredCsfClient } from './measured-csf-client.js';
+import { requiredAdapterUrl } from '../../platform/required-adapter-url.js';
 import type { CsfClient } from './csf-client.js';
 import { httpCsfClient } from './http-csf-client.js';
 

@@ -1,6 +1,6 @@
-import type { Config } from '../config.js';
-import { measuredPacClient } from '../metrics/measured-pac-client.js';
-import { requiredAdapterUrl } from '../required-adapter-url.js';
+import type { Config } from '../../platform/config.js';
+import { measuredPacClient } from './measured-pac-client.js';
+import { requiredAdapterUrl } from '../../platform/required-adapter-url.js';
 import type { PacClient } from './pac-client.js';
 import { swPacClient } from './sw-pac-client.js';
 

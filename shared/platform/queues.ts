@@ -7,7 +7,7 @@ import { redisOptions } from './redis.js';
 /** Typed producer side of every queue, on one fail-fast connection. */
 export interface Producers {
   queue(name: QueueName): Queue;
-  /** Adds a job with the id and options its catalog entry (shared/jobs.ts, JOBS) gives; `opts` only for what one call decides. */
+  /** Adds a job with the id and options its catalog entry (shared/platform/jobs.ts, JOBS) gives; `opts` only for what one call decides. */
   add<N extends JobName>(name: N, data: JobTypes[N]['data'], opts?: JobsOptions): ReturnType<Queue['add']>;
   renderEvents: QueueEvents;
   close(): Promise<void>;

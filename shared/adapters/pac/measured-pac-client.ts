@@ -1,5 +1,5 @@
-import { PacRefused, PacUnavailable, type PacClient } from '../pac/pac-client.js';
-import { pacRequestDuration } from './registry.js';
+import { PacRefused, PacUnavailable, type PacClient } from './pac-client.js';
+import { pacRequestDuration } from '../../platform/metrics/registry.js';
 
 function outcomeOf(err: unknown): string {
   if (err instanceof PacRefused) return 'refused';

@@ -1,6 +1,6 @@
 /** What a synchronization changes on an issuer, given what SAT's CSF says today. */
-import type { SatCatalogs } from '../sat/catalogs.js';
-import { checkRfc } from '../tax-id/check-rfc.js';
+import type { SatCatalogs } from '../../sat/catalogs.js';
+import { checkRfc } from '../../domain/tax-id/check-rfc.js';
 import type { CsfData } from './csf-client.js';
 
 export interface IssuerTaxState {

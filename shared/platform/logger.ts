@@ -1,7 +1,7 @@
 import { pino, type Logger } from 'pino';
 
 /**
- * A process's pino logger, made by its composition root (shared/runtime.ts). Secrets travel in headers
+ * A process's pino logger, made by its composition root (shared/platform/runtime.ts). Secrets travel in headers
  * and a few body fields; redaction is the safety net, the first rule is to never pass them to a log call.
  */
 export function createLogger(level: string, format: 'json' | 'pretty' = 'json'): Logger {

@@ -2,8 +2,8 @@ import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
 import type { FromSchema, JSONSchema } from 'json-schema-to-ts';
 import * as ajvFormats from 'ajv-formats';
 import { AppError, type ErrorDetail } from '../errors.js';
-import { decimalPlaces, integerDigits } from '../money.js';
-import { cfdiTextProblem, type CfdiTextField } from '../sat/cfdi-text-rules.js';
+import { decimalPlaces, integerDigits } from '../../domain/money.js';
+import { cfdiTextProblem, type CfdiTextField } from '../../sat/cfdi-text-rules.js';
 
 // ajv-formats is CommonJS with `exports.default`; under NodeNext the plugin sits on .default.
 const addFormats = ajvFormats.default.default;

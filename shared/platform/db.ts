@@ -16,7 +16,7 @@ export function knexConfig(databaseUrl: string = config().databaseUrl): Knex.Con
     pool: { min: 0, max: config().dbPoolMax },
     acquireConnectionTimeout: 10_000,
     migrations: {
-      migrationSource: migrationSource(new URL('../migrations', import.meta.url).pathname),
+      migrationSource: migrationSource(new URL('../../migrations', import.meta.url).pathname),
       tableName: 'knex_migrations',
     },
   };

@@ -73,7 +73,7 @@ export const csfRequestDuration = new Histogram({
   registers: [registry],
 });
 
-/** The QR lifecycle as it happens (shared/qr/qr-lifecycle.ts): created (PENDING), scanned, invoiced, expired. */
+/** The QR lifecycle as it happens (shared/domain/qr-lifecycle.ts): created (PENDING), scanned, invoiced, expired. */
 export const qrTransitions = new Counter({
   name: 'autofactura_qr_transitions_total',
   help: 'QRs entering a status: PENDING (created), SCANNED (first opened), INVOICED (stamped), EXPIRED.',

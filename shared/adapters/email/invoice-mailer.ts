@@ -1,6 +1,6 @@
 /**
  * Sending the invoice to the buyer by e-mail, seen from the service: the message, and the small interface
- * every sender implements (SMTP in shared/email/smtp-mailer.ts, against fakes/smtp-server.ts in
+ * every sender implements (SMTP in shared/adapters/email/smtp-mailer.ts, against fakes/smtp-server.ts in
  * development and tests). One call is one attempt; the caller decides whether and when to retry.
  */
 export interface InvoiceMailAttachment {

@@ -1,5 +1,5 @@
-import type { Config } from '../config.js';
-import { requiredAdapterUrl } from '../required-adapter-url.js';
+import type { Config } from '../../platform/config.js';
+import { requiredAdapterUrl } from '../../platform/required-adapter-url.js';
 import type { Mailer } from './invoice-mailer.js';
 import { smtpMailer } from './smtp-mailer.js';
 

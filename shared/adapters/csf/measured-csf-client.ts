@@ -1,5 +1,5 @@
-import { CsfNotFound, CsfUnavailable, type CsfClient } from '../csf/csf-client.js';
-import { csfRequestDuration } from './registry.js';
+import { CsfNotFound, CsfUnavailable, type CsfClient } from './csf-client.js';
+import { csfRequestDuration } from '../../platform/metrics/registry.js';
 
 function outcomeOf(err: unknown): string {
   if (err instanceof CsfNotFound) return 'not_found';

@@ -4,7 +4,7 @@
  */
 import type { JobsOptions } from 'bullmq';
 import type { Config } from './config.js';
-import { EXPIRY_PLAN_EVERY_MS } from './qr/expiry-buckets.js';
+import { EXPIRY_PLAN_EVERY_MS } from '../domain/expiry-buckets.js';
 
 export const QUEUES = {
   render: 'render',
@@ -34,7 +34,7 @@ export interface RenderQrPayload {
 /** Base64 PNGs in the order of the payload's QRs; the API stores each with its transaction. */
 export type RenderQrResult = { pngs: string[] };
 
-/** One expiry bucket: every QR due by `dueAt` (epoch seconds) is expired (shared/qr/expiry-buckets.ts). */
+/** One expiry bucket: every QR due by `dueAt` (epoch seconds) is expired (shared/domain/expiry-buckets.ts). */
 export interface ExpireDuePayload {
   dueAt: number;
 }
@@ -139,7 +139,7 @@ const sweepOptions = () => ({ removeOnComplete: true, removeOnFail: 100 });
 /** Seconds a finished render job is kept beyond the API's wait, for the waiter's last look at its timeout. */
 const RENDER_KEEP_AFTER_WAIT_S = 5;
 
-/** The one job catalog: producers add by name (shared/queues.ts), the workers' registry is typed by it (workers/index.ts). */
+/** The one job catalog: producers add by name (shared/platform/queues.ts), the workers' registry is typed by it (workers/index.ts). */
 export const JOBS: { [N in JobName]: JobSpec<N> } = {
   'render-qr': {
     queue: QUEUES.render,
@@ -196,7 +196,7 @@ export const JOBS: { [N in JobName]: JobSpec<N> } = {
 
 /** Predictable job ids where a duplicate must not happen (BullMQ refuses ':' in custom ids). */
 export const jobId = {
-  /** A render batch, by its first QR: known before the add, so the API can watch for the result before the job exists (shared/queues.ts). */
+  /** A render batch, by its first QR: known before the add, so the API can watch for the result before the job exists (shared/platform/queues.ts). */
   renderQr: (qrId: string) => `render.${qrId}`,
   /** One delayed job per epoch second in which QRs fall due. */
   expireDue: (dueAt: number) => `expire-due.${dueAt}`,

@@ -1,5 +1,5 @@
 import { join } from 'node:path';
-import { parseAdminPasswordHash } from './auth/admin-password.js';
+import { parseAdminPasswordHash } from './crypto/admin-password.js';
 import { parseEncryptionKey } from './crypto/encrypt-at-rest.js';
 
 /**
