@@ -11,6 +11,6 @@ import { dueExpirySeconds } from '../shared/repositories/qr-transactions.js';
  */
 export async function planExpiriesJob(db: Db, producers: Producers, now: Date = new Date()): Promise<{ buckets: number }> {
   const seconds = await dueExpirySeconds(db, now, new Date(now.getTime() + EXPIRY_PLAN_WINDOW_MS));
-  await scheduleExpiryBuckets(producers, seconds, now.getTime());
+  await scheduleExpiryBuckets(producers, seconds);
   return { buckets: seconds.length };
 }

@@ -189,7 +189,7 @@ async function recordWithFreshShortCode(deps: ApiDeps, record: NewQrTransaction,
 async function scheduleExpiry(deps: ApiDeps, qrId: string, expiresAt: Date, now: Date): Promise<void> {
   if (!withinPlanWindow(expiresAt, now)) return;
   try {
-    await scheduleExpiryBuckets(deps.producers, [expiryBucket(expiresAt)], now.getTime());
+    await scheduleExpiryBuckets(deps.producers, [expiryBucket(expiresAt)]);
   } catch (err) {
     deps.logger.warn({ err, qr_id: qrId }, 'expiry job not scheduled; the sweep will expire this QR');
   }

@@ -31,8 +31,8 @@ describe('QR expiry', () => {
       .producers.queue('expiry')
       .getJob(jobId.expireDue(expiryBucket(new Date(qr.expires_at))));
     expect(job, 'delayed expiry bucket').to.not.equal(undefined);
-    const result = (await job!.waitUntilFinished(events, 10_000)) as { expired: number };
-    expect(result.expired).to.be.at.least(1);
+    await job!.waitUntilFinished(events, 10_000);
+    // Its bucket, or an earlier one that ran late and took every QR due by then, expired it.
     expect(await status(qr.qr_id)).to.equal('EXPIRED');
     const row = await harness().deps.db('qr_transactions').where({ id: qr.qr_id }).first('expired_at', 'qr_png');
     expect(row.expired_at).to.be.instanceOf(Date);
