@@ -6,7 +6,7 @@ import { isDeepStrictEqual } from 'node:util';
 import { AppError, type ErrorDetail } from '../../shared/platform/errors.js';
 import { newId } from '../../shared/platform/ids.js';
 import { confirmationView, ticketSummaryView } from '../../shared/invoices/buyer-sale-view.js';
-import { checkCustomer } from '../../shared/invoices/check-customer.js';
+import { checkCustomer, sameCustomer } from '../../shared/invoices/check-customer.js';
 import { enqueueStamp } from '../../shared/invoices/enqueue-stamp.js';
 import type { InvoiceQrsRequest } from '../../shared/invoices/invoice-qrs-schema.js';
 import { previewSale } from '../../shared/invoices/seal-sale.js';
@@ -27,20 +27,15 @@ export type InvoiceQrsResult = { status: 200 | 202; body: Record<string, unknown
  * The same request again (same QRs in the same order, same customer) after it was recorded: the answer of
  * the first call, with the invoice once stamped. A POS retrying after a lost answer creates nothing twice.
  */
-async function replayed(deps: ApiDeps, first: FurtherTicket, request: InvoiceQrsRequest): Promise<InvoiceQrsResult | undefined> {
-  if ('missing' in first || request.dry_run) return undefined;
-  const live = await liveInvoice(deps.db, first.sale.record.transaction.id);
+async function replayed(deps: ApiDeps, tickets: readonly FurtherTicket[], request: InvoiceQrsRequest): Promise<InvoiceQrsResult | undefined> {
+  const sales = tickets.flatMap((t) => ('sale' in t ? [t.sale] : []));
+  const [first] = sales;
+  if (!first || sales.length !== tickets.length || request.dry_run) return undefined;
+  const live = await liveInvoice(deps.db, first.record.transaction.id);
   if (!live) return undefined;
-  const checked = checkCustomer(request.customer, {
-    catalogs: deps.catalogs,
-    expeditionPlace: expeditionPlace(first.sale),
-    onDate: satToday(),
-    rules: first.sale.merchant.invoiceRules,
-  });
-  const sameCustomer = isDeepStrictEqual(live.customer, JSON.parse(JSON.stringify(checked.customer)));
-  if (!sameCustomer || !isDeepStrictEqual(await invoiceTicketIds(deps.db, live.id), request.qr_ids)) return undefined;
-  const sales = await Promise.all(request.qr_ids.map((id) => findSale(deps.db, { id })));
-  return { status: 202, body: { qr_ids: request.qr_ids, tickets: sales.flatMap((s) => (s ? [ticketSummaryView(s)] : [])), ...confirmationView(live, viewContext(deps)) } };
+  const checked = checkCustomer(request.customer, { catalogs: deps.catalogs, expeditionPlace: expeditionPlace(first), onDate: satToday(), rules: first.merchant.invoiceRules });
+  if (!sameCustomer(live.customer, checked.customer) || !isDeepStrictEqual(await invoiceTicketIds(deps.db, live.id), request.qr_ids)) return undefined;
+  return { status: 202, body: { qr_ids: request.qr_ids, tickets: sales.map(ticketSummaryView), ...confirmationView(live, viewContext(deps)) } };
 }
 
 export async function invoiceQrs(deps: ApiDeps, principal: ApiKeyPrincipal, request: InvoiceQrsRequest, log: { warn(obj: object, msg: string): void }): Promise<InvoiceQrsResult> {
@@ -53,7 +48,7 @@ export async function invoiceQrs(deps: ApiDeps, principal: ApiKeyPrincipal, requ
       return { sale };
     }),
   )) as [FurtherTicket, ...FurtherTicket[]];
-  const replay = await replayed(deps, tickets[0], request);
+  const replay = await replayed(deps, tickets, request);
   if (replay) return replay;
   const { record, sales } = combinedSale(tickets, qrIdField);
   const [first] = sales;
@@ -80,8 +75,7 @@ export async function invoiceQrs(deps: ApiDeps, principal: ApiKeyPrincipal, requ
       case 'invoiced':
       case 'already_confirmed': {
         // A retry of the same request (same first ticket, same customer) answers as the first did.
-        const same = outcome.invoice && isDeepStrictEqual(outcome.invoice.customer, JSON.parse(JSON.stringify(checked.customer)));
-        if (!same)
+        if (!outcome.invoice || !sameCustomer(outcome.invoice.customer, checked.customer))
           throw new AppError(409, 'already_confirmed', 'The first QR of this list is already being invoiced or was invoiced.', {
             details: [{ field: qrIdField(0), code: 'already_confirmed', message: 'This QR is already in another invoice.' }],
             extra: { confirmation: confirmationView(outcome.invoice, viewContext(deps)) },

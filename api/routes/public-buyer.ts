@@ -1,10 +1,9 @@
-import { isDeepStrictEqual } from 'node:util';
 import { Router } from '@koa/router';
 import { AppError, type ErrorDetail } from '../../shared/platform/errors.js';
 import { newId } from '../../shared/platform/ids.js';
 import { confirmationView, ticketSummaryView } from '../../shared/invoices/buyer-sale-view.js';
 import { totalsView } from '../../shared/invoices/totals-view.js';
-import { checkCustomer } from '../../shared/invoices/check-customer.js';
+import { checkCustomer, sameCustomer } from '../../shared/invoices/check-customer.js';
 import { confirmRequestSchema, emailRequestSchema, ticketsRequestSchema, type Customer } from '../../shared/invoices/customer-schema.js';
 import { previewSale } from '../../shared/invoices/seal-sale.js';
 import { enqueueStamp } from '../../shared/invoices/enqueue-stamp.js';
@@ -131,9 +130,7 @@ export function publicBuyerRoutes(deps: ApiDeps): Router<AppState> {
           throw new AppError(404, 'qr_not_found', 'This QR is not known; ask the store for a new one.');
         default: {
           // A double click or a second device with the same data gets the same answer as the first.
-          // jsonb keeps its own key order: compare values, not serializations.
-          const same = outcome.invoice && isDeepStrictEqual(outcome.invoice.customer, JSON.parse(JSON.stringify(customer)));
-          if (!same)
+          if (!outcome.invoice || !sameCustomer(outcome.invoice.customer, customer))
             throw new AppError(409, 'already_confirmed', 'This sale was already confirmed for invoicing.', {
               extra: { confirmation: confirmationView(outcome.invoice, viewContext(deps)) },
             });

@@ -1,3 +1,4 @@
+import { isDeepStrictEqual } from 'node:util';
 /**
  * The buyer's tax data checked before confirming, so the PAC is not the first to say no. Each finding
  * names its field and a stable code the page shows beside it. Returns the data as the CFDI writes it
@@ -115,4 +116,12 @@ export function checkCustomer(input: Customer, ctx: CustomerContext): CheckedCus
     findings.push(finding('cfdi_use', 'cfdi_use_not_allowed', `CFDI use ${customer.cfdi_use} (${use.description}) is not allowed for regime ${customer.tax_regime}.`));
   }
   return { customer, personType, findings, warnings };
+}
+
+/**
+ * Whether a recorded confirmation was made with this buyer's data: a repeated confirm (double click, a
+ * second device, a POS retry) then gets the first answer. jsonb keeps its own key order: values are compared.
+ */
+export function sameCustomer(recorded: Customer, customer: Customer): boolean {
+  return isDeepStrictEqual(recorded, JSON.parse(JSON.stringify(customer)));
 }
