@@ -8,6 +8,7 @@ import PDFDocument from 'pdfkit';
 import { amountInWords } from '../domain/cfdi/amount-in-words.js';
 import { renderQrPng } from '../domain/qr-code/render-qr-png.js';
 import { localDateTime } from '../domain/time-zone.js';
+import { useStandardFontTables } from './standard-font-metrics.js';
 import type { Coded, InvoicePdfConcept, InvoicePdfData, InvoicePdfPayment, InvoicePdfTax } from './invoice-pdf-data.js';
 
 export interface RenderInvoicePdfOptions {
@@ -99,9 +100,24 @@ function setStyle(doc: Doc, style: TextStyle): void {
     .fillColor(style.color ?? TEXT_COLOR);
 }
 
+/**
+ * Measured heights by style, width and text. The layout measures a block before it decides where it
+ * goes (and a grid once more for its rows), and labels, headings and catalog descriptions recur in every
+ * document; a height depends on the font's metrics alone. Bounded: emptied when full.
+ */
+const heights = new Map<string, number>();
+const MEASURED_LIMIT = 20_000;
+
 function heightOf(doc: Doc, text: string, width: number, style: TextStyle = {}): number {
+  // The style is set either way, so the content stream is the same with or without a remembered height.
   setStyle(doc, style);
-  return doc.heightOfString(printable(text), { width, lineGap: 0 });
+  const key = `${style.font ?? REGULAR}|${style.size ?? 8}|${width}|${text}`;
+  let height = heights.get(key);
+  if (height === undefined) {
+    if (heights.size >= MEASURED_LIMIT) heights.clear();
+    heights.set(key, (height = doc.heightOfString(printable(text), { width, lineGap: 0 })));
+  }
+  return height;
 }
 
 /** Writes wrapped text; returns its height (where pdfkit left the cursor: no second layout to measure it). */
@@ -527,6 +543,7 @@ function drawFooters(doc: Doc, data: InvoicePdfData): void {
 }
 
 export async function renderInvoicePdf(data: InvoicePdfData, options: RenderInvoicePdfOptions): Promise<Buffer> {
+  useStandardFontTables();
   const doc = new PDFDocument({
     size: 'LETTER',
     margins: { top: MARGIN, bottom: MARGIN, left: MARGIN, right: MARGIN },

@@ -1,0 +1,120 @@
+/**
+ * pdfkit measures text in its standard fonts glyph by glyph: each pair's kerning is a lookup by a
+ * concatenated string key in an object of ~2,700 pairs, and the line wrapper measures a long seal again
+ * for every character it tries at a line's end. That was a third of an invoice PDF's time. Here the
+ * standard fonts' measuring (`widthOfString`, `encode`) reads per-font tables filled once per process
+ * from pdfkit's own metrics (the same AFM numbers, added in the same order), so the PDF does not change
+ * by a byte (test/shared/pdf/standard-font-metrics.test.ts compares both on every printable character).
+ */
+import PDFDocument from 'pdfkit';
+
+/** What pdfkit 0.20's AFM metrics of a standard font offer (not part of its typed API). */
+interface AfmFont {
+  characterToGlyph(charCode: number): string;
+  widthOfGlyph(glyph: string): number;
+  getKernPair(left: string, right: string): number;
+  encodeText(text: string): string[];
+}
+
+interface GlyphPosition {
+  xAdvance: number;
+  yAdvance: number;
+  xOffset: number;
+  yOffset: number;
+  advanceWidth: number;
+}
+
+/** pdfkit's StandardFont: `name` (e.g. Helvetica-Bold) and its AFM metrics. */
+interface StandardFont {
+  name: string;
+  font: AfmFont;
+  widthOfString(text: string, size: number): number;
+  encode(text: string): [string[], GlyphPosition[]];
+}
+
+/** One font's glyphs as small integers, their widths and every pair's kerning. */
+class FontTables {
+  private readonly glyphOfCode = new Map<number, number>();
+  private readonly glyphs: string[] = [];
+  private readonly widths: number[] = [];
+  private readonly kerning = new Map<number, number>();
+  private readonly hexOfCode = new Map<number, string>();
+
+  constructor(private readonly afm: AfmFont) {}
+
+  private glyph(code: number): number {
+    let index = this.glyphOfCode.get(code);
+    if (index === undefined) {
+      const name = this.afm.characterToGlyph(code);
+      index = this.glyphs.indexOf(name);
+      if (index < 0) {
+        index = this.glyphs.push(name) - 1;
+        this.widths.push(this.afm.widthOfGlyph(name));
+      }
+      this.glyphOfCode.set(code, index);
+    }
+    return index;
+  }
+
+  private kern(left: number, right: number): number {
+    // Fewer than 400 glyphs: both indexes fit one number.
+    const key = left * 1024 + right;
+    let amount = this.kerning.get(key);
+    if (amount === undefined) this.kerning.set(key, (amount = this.afm.getKernPair(this.glyphs[left]!, this.glyphs[right]!)));
+    return amount;
+  }
+
+  /** Each glyph's advance: its width plus its kerning with the next one (none after the last). */
+  advances(text: string): number[] {
+    const advances = new Array<number>(text.length);
+    let left = text.length > 0 ? this.glyph(text.charCodeAt(0)) : 0;
+    for (let i = 0; i < text.length; i++) {
+      const right = i + 1 < text.length ? this.glyph(text.charCodeAt(i + 1)) : -1;
+      advances[i] = this.widths[left]! + (right < 0 ? 0 : this.kern(left, right));
+      left = right;
+    }
+    return advances;
+  }
+
+  width(text: string, index: number): number {
+    return this.widths[this.glyph(text.charCodeAt(index))]!;
+  }
+
+  encoded(text: string): string[] {
+    const out = new Array<string>(text.length);
+    for (let i = 0; i < text.length; i++) {
+      const code = text.charCodeAt(i);
+      let hex = this.hexOfCode.get(code);
+      if (hex === undefined) this.hexOfCode.set(code, (hex = this.afm.encodeText(text[i]!)[0]!));
+      out[i] = hex;
+    }
+    return out;
+  }
+}
+
+let installed = false;
+
+/** Installs the table-driven measuring on pdfkit's standard fonts (once per process; later calls do nothing). */
+export function useStandardFontTables(): void {
+  if (installed) return;
+  installed = true;
+  const probe = new PDFDocument({ autoFirstPage: false }).font('Helvetica') as unknown as { _font: StandardFont };
+  const prototype = Object.getPrototypeOf(probe._font) as StandardFont;
+  const tables = new Map<string, FontTables>();
+  const tablesOf = (font: StandardFont): FontTables => {
+    let t = tables.get(font.name);
+    if (!t) tables.set(font.name, (t = new FontTables(font.font)));
+    return t;
+  };
+  prototype.widthOfString = function widthOfString(this: StandardFont, text: string, size: number): number {
+    let width = 0;
+    for (const advance of tablesOf(this).advances(`${text}`)) width += advance;
+    return width * (size / 1000);
+  };
+  prototype.encode = function encode(this: StandardFont, text: string): [string[], GlyphPosition[]] {
+    const t = tablesOf(this);
+    const advances = t.advances(`${text}`);
+    const positions = advances.map((xAdvance, i) => ({ xAdvance, yAdvance: 0, xOffset: 0, yOffset: 0, advanceWidth: t.width(text, i) }));
+    return [t.encoded(text), positions];
+  };
+}
