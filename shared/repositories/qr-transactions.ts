@@ -193,10 +193,8 @@ export async function recordQrTransaction(db: Db, record: NewQrTransaction, clai
  * GET /v1/qrs/{qrId} and every replay read this: one prepared statement, the concepts and taxes folded
  * in as JSON (numerics as text, so they stay exact decimal strings like the columns read directly).
  */
-const FIND_QR: PreparedStatement = {
-  name: 'find_qr_transaction_v1',
-  text: `SELECT t.*, m.name AS store_name, i.rfc AS issuer_rfc, i.business_name AS issuer_name,
-      (SELECT coalesce(json_agg(json_build_object(
+/** A transaction's concepts and taxes as two JSON columns (`t` is the transaction), for one-statement reads. */
+export const CONCEPTS_AND_TAXES_JSON = `(SELECT coalesce(json_agg(json_build_object(
           'transaction_id', c.transaction_id, 'position', c.position, 'sku', c.sku, 'description', c.description,
           'amount', c.amount::text, 'quantity', c.quantity::text, 'discount', c.discount::text, 'unit_price', c.unit_price::text,
           'sat_unit_key', c.sat_unit_key, 'sat_product_service_key', c.sat_product_service_key, 'sat_tax_object_key', c.sat_tax_object_key
@@ -204,7 +202,18 @@ const FIND_QR: PreparedStatement = {
       (SELECT coalesce(json_agg(json_build_object(
           'transaction_id', x.transaction_id, 'concept_position', x.concept_position, 'position', x.position, 'type', x.type,
           'tax', x.tax, 'factor', x.factor, 'rate', x.rate, 'taxable_base', x.taxable_base::text, 'amount', x.amount::text
-        ) ORDER BY x.concept_position, x.position), '[]'::json) FROM qr_concept_taxes x WHERE x.transaction_id = t.id) AS taxes_json
+        ) ORDER BY x.concept_position, x.position), '[]'::json) FROM qr_concept_taxes x WHERE x.transaction_id = t.id) AS taxes_json`;
+
+/** The two columns of CONCEPTS_AND_TAXES_JSON as a row holds them. */
+export interface ConceptsAndTaxesJson {
+  concepts_json: QrConceptRow[];
+  taxes_json: QrConceptTaxRow[];
+}
+
+const FIND_QR: PreparedStatement = {
+  name: 'find_qr_transaction_v1',
+  text: `SELECT t.*, m.name AS store_name, i.rfc AS issuer_rfc, i.business_name AS issuer_name,
+      ${CONCEPTS_AND_TAXES_JSON}
     FROM qr_transactions t
     JOIN merchants m ON m.id = t.merchant_id
     JOIN issuers i ON i.id = m.issuer_id
@@ -212,11 +221,7 @@ const FIND_QR: PreparedStatement = {
 };
 
 export async function findQrTransaction(db: Db, merchantId: string, mode: KeyMode, qrId: string): Promise<QrTransactionRecord | undefined> {
-  const [row] = await runPrepared<QrTransactionRow & { store_name: string; issuer_rfc: string; issuer_name: string; concepts_json: QrConceptRow[]; taxes_json: QrConceptTaxRow[] }>(
-    db,
-    FIND_QR,
-    [qrId, merchantId, mode],
-  );
+  const [row] = await runPrepared<QrTransactionRow & ConceptsAndTaxesJson & { store_name: string; issuer_rfc: string; issuer_name: string }>(db, FIND_QR, [qrId, merchantId, mode]);
   if (!row) return undefined;
   const { store_name, issuer_rfc, issuer_name, concepts_json, taxes_json, ...transaction } = row;
   return { transaction, concepts: concepts_json, taxes: taxes_json, storeName: store_name, issuerRfc: issuer_rfc, issuerName: issuer_name };

@@ -1,6 +1,6 @@
-import type { Db } from '../platform/db.js';
+import { runPrepared, type Db, type PreparedStatement } from '../platform/db.js';
 import type { Address, InvoiceRules } from '../merchants/merchant-schema.js';
-import type { QrConceptRow, QrConceptTaxRow, QrTransactionRecord, QrTransactionRow } from './qr-transactions.js';
+import { CONCEPTS_AND_TAXES_JSON, type ConceptsAndTaxesJson, type QrTransactionRecord, type QrTransactionRow } from './qr-transactions.js';
 
 /** A transaction with what invoicing it needs: its merchant (point of sale) and issuer as they are now. */
 export interface Sale {
@@ -40,32 +40,24 @@ interface SaleRow extends QrTransactionRow {
   i_status: string;
 }
 
+const SALE_SELECT = `SELECT t.*,
+      m.name AS m_name, m.status AS m_status, m.address AS m_address, m.app_logo_url AS m_app_logo_url,
+      m.invoice_logo_url AS m_invoice_logo_url, m.contact_email AS m_contact_email, m.contact_phone_number AS m_contact_phone,
+      m.logo_animation AS m_logo_animation, m.allow_generic_rfc AS m_allow_generic_rfc, m.allowed_cfdi_uses AS m_allowed_cfdi_uses,
+      m.resico_withholding AS m_resico_withholding,
+      i.id AS i_id, i.rfc AS i_rfc, i.business_name AS i_name, i.tax_regime_code AS i_regime, i.zip AS i_zip, i.status AS i_status,
+      ${CONCEPTS_AND_TAXES_JSON}
+    FROM qr_transactions t
+    JOIN merchants m ON m.id = t.merchant_id
+    JOIN issuers i ON i.id = m.issuer_id`;
+
+// The buyer's every page and confirmation, and each stamp, read a sale: one prepared statement each way.
+const FIND_SALE_BY_ID: PreparedStatement = { name: 'find_sale_by_id_v1', text: `${SALE_SELECT} WHERE t.id = $1` };
+const FIND_SALE_BY_TOKEN: PreparedStatement = { name: 'find_sale_by_token_v1', text: `${SALE_SELECT} WHERE t.token = $1` };
+
 /** By internal id (workers) or by the QR's token (the buyer's routes). */
 export async function findSale(db: Db, by: { id: string } | { token: string }): Promise<Sale | undefined> {
-  const row = (await db('qr_transactions as t')
-    .join('merchants as m', 'm.id', 't.merchant_id')
-    .join('issuers as i', 'i.id', 'm.issuer_id')
-    .where('id' in by ? { 't.id': by.id } : { 't.token': by.token })
-    .first(
-      't.*',
-      'm.name as m_name',
-      'm.status as m_status',
-      'm.address as m_address',
-      'm.app_logo_url as m_app_logo_url',
-      'm.invoice_logo_url as m_invoice_logo_url',
-      'm.contact_email as m_contact_email',
-      'm.contact_phone_number as m_contact_phone',
-      'm.logo_animation as m_logo_animation',
-      'm.allow_generic_rfc as m_allow_generic_rfc',
-      'm.allowed_cfdi_uses as m_allowed_cfdi_uses',
-      'm.resico_withholding as m_resico_withholding',
-      'i.id as i_id',
-      'i.rfc as i_rfc',
-      'i.business_name as i_name',
-      'i.tax_regime_code as i_regime',
-      'i.zip as i_zip',
-      'i.status as i_status',
-    )) as SaleRow | undefined;
+  const [row] = await runPrepared<SaleRow & ConceptsAndTaxesJson>(db, 'id' in by ? FIND_SALE_BY_ID : FIND_SALE_BY_TOKEN, ['id' in by ? by.id : by.token]);
   if (!row) return undefined;
   const {
     m_name,
@@ -85,12 +77,10 @@ export async function findSale(db: Db, by: { id: string } | { token: string }): 
     i_regime,
     i_zip,
     i_status,
+    concepts_json: concepts,
+    taxes_json: taxes,
     ...transaction
   } = row;
-  const [concepts, taxes] = await Promise.all([
-    db<QrConceptRow>('qr_concepts').where({ transaction_id: transaction.id }).orderBy('position'),
-    db<QrConceptTaxRow>('qr_concept_taxes').where({ transaction_id: transaction.id }).orderBy(['concept_position', 'position']),
-  ]);
   return {
     record: { transaction, concepts, taxes, storeName: m_name, issuerRfc: i_rfc, issuerName: i_name },
     merchant: {
