@@ -13,6 +13,7 @@ import { invoiceFileUrl } from '../shared/invoices/invoice-links.js';
 import type { InvoicePayload } from '../shared/platform/jobs.js';
 import { formatAmount } from '../shared/domain/money.js';
 import { findInvoice, markEmailRefused, markEmailSent, type InvoiceRow } from '../shared/repositories/invoices.js';
+import { invoiceStoreFacts } from '../shared/repositories/merchants.js';
 import { stampedFacts } from '../shared/cancellation/stamped-facts.js';
 import type { FileStore } from '../shared/platform/storage/file-store.js';
 
@@ -30,7 +31,7 @@ export async function emailInvoiceJob(
 ): Promise<{ messageId: string; qrId: string | null; uuid: string; recipient: 'buyer' | 'requested' }> {
   const invoice = await findInvoice(deps.db, job.data.invoiceId);
   if (!invoice?.uuid || !invoice.xml_file_key || !invoice.pdf_file_key) throw new UnrecoverableError(`invoice ${job.data.invoiceId} has no files yet`);
-  const merchant = (await deps.db('merchants').where({ id: invoice.merchant_id }).first('name', 'contact_email')) as { name: string; contact_email: string | null } | undefined;
+  const merchant = await invoiceStoreFacts(deps.db, invoice.merchant_id);
   const [xml, pdf] = await Promise.all([deps.files.get(invoice.xml_file_key), deps.files.get(invoice.pdf_file_key)]);
   if (!merchant || !xml || !pdf) throw new UnrecoverableError(`invoice ${invoice.id}: merchant or files missing`);
   // The stamped XML says who issued it and in what currency, for every kind of CFDI.
@@ -48,7 +49,7 @@ export async function emailInvoiceJob(
     total: formatAmount(amount.total),
     currency: amount.currency,
     storeName: merchant.name,
-    supportEmail: merchant.contact_email ?? undefined,
+    supportEmail: merchant.contactEmail ?? undefined,
     xml: xml.data,
     pdf: pdf.data,
     viewUrl: invoiceFileUrl(deps.publicBaseUrl, invoice.uuid, 'pdf', deps.urlSigningKey),

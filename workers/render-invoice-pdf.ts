@@ -10,6 +10,7 @@ import { invoicePdfDataFromXml } from '../shared/pdf/invoice-pdf-data.js';
 import { renderInvoicePdf } from '../shared/pdf/render-invoice-pdf.js';
 import type { Producers } from '../shared/platform/queues.js';
 import { attachPdf, findInvoice } from '../shared/repositories/invoices.js';
+import { invoiceStoreFacts } from '../shared/repositories/merchants.js';
 import type { SatCatalogs } from '../shared/sat/catalogs.js';
 import { fileKeyFromUrl, type FileStore } from '../shared/platform/storage/file-store.js';
 import { crashAfterCommit } from '../shared/platform/crash-after-commit.js';
@@ -29,8 +30,8 @@ export async function renderInvoicePdfJob(deps: PdfDeps, job: Job<InvoicePayload
   if (!pdfFileKey) {
     const xml = await deps.files.get(invoice.xml_file_key);
     if (!xml) throw new UnrecoverableError(`the XML of invoice ${invoice.id} is missing from storage`);
-    const merchant = (await deps.db('merchants').where({ id: invoice.merchant_id }).first('invoice_logo_url')) as { invoice_logo_url: string | null } | undefined;
-    const logoKey = fileKeyFromUrl(deps.publicBaseUrl, merchant?.invoice_logo_url ?? null);
+    const store = await invoiceStoreFacts(deps.db, invoice.merchant_id);
+    const logoKey = fileKeyFromUrl(deps.publicBaseUrl, store?.invoiceLogoUrl ?? null);
     const logo = logoKey ? (await deps.files.get(logoKey))?.data : undefined;
     const pdf = await renderInvoicePdf(invoicePdfDataFromXml(xml.data.toString('utf8'), deps.catalogs), { logo });
     pdfFileKey = await deps.files.put('invoices', { contentType: 'application/pdf', data: pdf }, 'pdf');

@@ -1,4 +1,4 @@
-import type { Db, Trx } from '../platform/db.js';
+import { runPrepared, type Db, type PreparedStatement, type Trx } from '../platform/db.js';
 import { invoiceEventData, qrEventData } from '../webhooks/event-data.js';
 import { emitEvents } from '../webhooks/emit-event.js';
 import type { WebhookEventType } from '../webhooks/event-types.js';
@@ -198,8 +198,18 @@ export async function latestInvoice(db: Db, transactionId: string): Promise<Invo
 }
 
 /** The QR sales an invoice covers, in the order of its concepts (none for a credit note, complement or global invoice). */
+// Each confirmed invoice reads its row, its tickets and its twin check several times on its way through
+// the stamp, PDF and e-mail jobs: prepared statements (see runPrepared).
+const TICKET_IDS: PreparedStatement = { name: 'invoice_ticket_ids_v1', text: 'SELECT transaction_id FROM invoice_tickets WHERE invoice_id = $1 ORDER BY position' };
+const FIND_INVOICE: PreparedStatement = { name: 'find_invoice_v1', text: 'SELECT * FROM invoices WHERE id = $1' };
+const INVOICE_WITH_UUID: PreparedStatement = { name: 'invoice_id_with_uuid_v1', text: 'SELECT id FROM invoices WHERE uuid = $1' };
+const SAVE_SEALED: PreparedStatement = {
+  name: 'save_sealed_document_v1',
+  text: "UPDATE invoices SET sealed_xml = $2, issued_local = $3, updated_at = CURRENT_TIMESTAMP WHERE id = $1 AND status = 'STAMPING'",
+};
+
 export async function invoiceTicketIds(db: Db | Trx, invoiceId: string): Promise<string[]> {
-  const rows = (await db('invoice_tickets').where({ invoice_id: invoiceId }).orderBy('position').select('transaction_id')) as { transaction_id: string }[];
+  const rows = await runPrepared<{ transaction_id: string }>(db, TICKET_IDS, [invoiceId]);
   return rows.map((r) => r.transaction_id);
 }
 
@@ -209,12 +219,13 @@ function ticketIdsOf(trx: Trx, invoiceId: string) {
 }
 
 export async function findInvoice(db: Db, invoiceId: string): Promise<InvoiceRow | undefined> {
-  return (await db('invoices').where({ id: invoiceId }).first()) as InvoiceRow | undefined;
+  const [row] = await runPrepared<InvoiceRow>(db, FIND_INVOICE, [invoiceId]);
+  return row;
 }
 
 /** Keeps the sealed document before it goes to the PAC, so every retry sends the very same bytes. */
 export async function saveSealedDocument(db: Db, invoiceId: string, sealedXml: string, issuedLocal: string): Promise<void> {
-  await db('invoices').where({ id: invoiceId, status: 'STAMPING' }).update({ sealed_xml: sealedXml, issued_local: issuedLocal, updated_at: db.fn.now() });
+  await runPrepared(db, SAVE_SEALED, [invoiceId, sealedXml, issuedLocal]);
 }
 
 /**
@@ -304,12 +315,15 @@ export async function recordRefusal(db: Db, invoiceId: string, refusal: InvoiceR
   });
 }
 
+const ATTACH_PDF: PreparedStatement = { name: 'attach_pdf_v1', text: 'UPDATE invoices SET pdf_file_key = $2, updated_at = CURRENT_TIMESTAMP WHERE id = $1' };
+const EMAIL_SENT: PreparedStatement = { name: 'mark_email_sent_v1', text: 'UPDATE invoices SET email_sent_at = CURRENT_TIMESTAMP, updated_at = CURRENT_TIMESTAMP WHERE id = $1' };
+
 export async function attachPdf(db: Db, invoiceId: string, pdfFileKey: string): Promise<void> {
-  await db('invoices').where({ id: invoiceId }).update({ pdf_file_key: pdfFileKey, updated_at: db.fn.now() });
+  await runPrepared(db, ATTACH_PDF, [invoiceId, pdfFileKey]);
 }
 
 export async function markEmailSent(db: Db, invoiceId: string): Promise<void> {
-  await db('invoices').where({ id: invoiceId }).update({ email_sent_at: db.fn.now(), updated_at: db.fn.now() });
+  await runPrepared(db, EMAIL_SENT, [invoiceId]);
 }
 
 export async function markEmailRefused(db: Db, invoiceId: string): Promise<void> {
@@ -318,7 +332,7 @@ export async function markEmailRefused(db: Db, invoiceId: string): Promise<void>
 
 /** Which of our invoices holds this fiscal UUID, in any state and for any merchant. */
 export async function invoiceIdWithUuid(db: Db, uuid: string): Promise<string | undefined> {
-  const row = (await db('invoices').where({ uuid }).first('id')) as { id: string } | undefined;
+  const [row] = await runPrepared<{ id: string }>(db, INVOICE_WITH_UUID, [uuid]);
   return row?.id;
 }
 

@@ -1,4 +1,4 @@
-import type { Db, Trx } from '../platform/db.js';
+import { runPrepared, type Db, type PreparedStatement, type Trx } from '../platform/db.js';
 import { emitEvents } from '../webhooks/emit-event.js';
 import type { CsdInfo } from '../csd/read-csd.js';
 import { boundTo, decrypt, encrypt, type Keyring } from '../platform/crypto/encrypt-at-rest.js';
@@ -72,9 +72,14 @@ export interface CsdMaterial {
 }
 
 /** The merchant's CSD decrypted for sealing (workers only; never logged, never returned by the API). */
+/** Read for every stamp (the signer is kept while `updated_at` stays): a prepared statement. */
+const CSD_MATERIAL: PreparedStatement = {
+  name: 'csd_material_v1',
+  text: 'SELECT certificate_der, private_key_encrypted, password_encrypted, updated_at FROM merchant_csds WHERE merchant_id = $1',
+};
+
 export async function loadCsdMaterial(db: Db, merchantId: string, keyring: Keyring): Promise<CsdMaterial | undefined> {
-  const row = (await db('merchant_csds').where({ merchant_id: merchantId }).first('certificate_der', 'private_key_encrypted', 'password_encrypted', 'updated_at')) as
-    { certificate_der: Buffer; private_key_encrypted: Buffer; password_encrypted: Buffer; updated_at: Date } | undefined;
+  const [row] = await runPrepared<{ certificate_der: Buffer; private_key_encrypted: Buffer; password_encrypted: Buffer; updated_at: Date }>(db, CSD_MATERIAL, [merchantId]);
   if (!row) return undefined;
   return {
     certificateDer: row.certificate_der,
