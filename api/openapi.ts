@@ -157,6 +157,11 @@ function rawDocument(publicBaseUrl: string) {
         },
         Bearer: { type: 'http', scheme: 'bearer', description: 'An access token from POST /v1/auth/token' },
         MetricsToken: { type: 'http', scheme: 'bearer', description: "The operators' METRICS_TOKEN (what Prometheus presents)" },
+        OperatorLogin: {
+          type: 'http',
+          scheme: 'basic',
+          description: "The operator's ADMIN_USER and password (ADMIN_PASSWORD_HASH): the status page's and the queue dashboard's login",
+        },
       },
       schemas: {
         QrCreateRequest: qrCreateRequestSchema,
@@ -769,6 +774,19 @@ function rawDocument(publicBaseUrl: string) {
             200: { description: 'Prometheus text format 0.0.4', content: { 'text/plain': { schema: { type: 'string' } } } },
             401: errorResponse('No or wrong metrics token'),
             404: errorResponse('Metrics are off: no METRICS_TOKEN configured'),
+          },
+        },
+      },
+      '/admin/status': {
+        get: {
+          summary:
+            "The operator's status page (HTML, no script): QRs created, scanned, invoiced and expired per hour, stamp latency and refusals over the last 24 hours, every queue's depth now (see docs/operations.md)",
+          security: [{ OperatorLogin: [] }],
+          responses: {
+            200: { description: 'HTML', content: { 'text/html': { schema: { type: 'string' } } } },
+            401: errorResponse('No or wrong operator login (WWW-Authenticate: Basic)'),
+            404: errorResponse('The status page is off: no ADMIN_PASSWORD_HASH configured'),
+            429: errorResponse('Too many failed logins from this address (Retry-After)'),
           },
         },
       },

@@ -786,6 +786,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/admin/status": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The operator's status page (HTML, no script): QRs created, scanned, invoiced and expired per hour, stamp latency and refusals over the last 24 hours, every queue's depth now (see docs/operations.md) */
+        get: operations["getAdminStatus"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/public/files/{kind}/{owner}/{name}": {
         parameters: {
             query?: never;
@@ -9264,6 +9281,83 @@ export interface operations {
                      *       "error": {
                      *         "code": "not_found",
                      *         "message": "Metrics are off: no METRICS_TOKEN configured",
+                     *         "details": [],
+                     *         "request_id": "req_gE6nb9tx31iXPSHS"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getAdminStatus: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description HTML */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description No or wrong operator login (WWW-Authenticate: Basic) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "unauthorized",
+                     *         "message": "No or wrong operator login (WWW-Authenticate: Basic)",
+                     *         "details": [],
+                     *         "request_id": "req_gE6nb9tx31iXPSHS"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The status page is off: no ADMIN_PASSWORD_HASH configured */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "not_found",
+                     *         "message": "The status page is off: no ADMIN_PASSWORD_HASH configured",
+                     *         "details": [],
+                     *         "request_id": "req_gE6nb9tx31iXPSHS"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many failed logins from this address (Retry-After) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "rate_limited",
+                     *         "message": "Too many failed logins from this address (Retry-After)",
                      *         "details": [],
                      *         "request_id": "req_gE6nb9tx31iXPSHS"
                      *       }
