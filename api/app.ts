@@ -10,6 +10,7 @@ import { requestContext } from './middleware/request-context.js';
 import { authRoutes } from './routes/auth.js';
 import { healthRoutes } from './routes/health.js';
 import { metricsRoutes } from './routes/metrics.js';
+import { statusPageRoutes } from './routes/status-page.js';
 import { issuerRoutes } from './routes/issuers.js';
 import { merchantRoutes } from './routes/merchants.js';
 import { productRoutes } from './routes/products.js';
@@ -34,6 +35,7 @@ export function apiRouters(deps: ApiDeps): Router<AppState>[] {
   return [
     healthRoutes(deps),
     metricsRoutes(deps),
+    statusPageRoutes(deps),
     openApiRoutes(deps),
     authRoutes(deps),
     globalInvoiceRoutes(deps),

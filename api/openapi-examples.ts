@@ -223,6 +223,16 @@ export const REQUEST_EXAMPLES: Record<string, unknown> = {
   },
   EmailInvoiceRequest: { v: '1', t: 'Xk3v9QmT2bLs7YpR0wNcHg', m: 'Zt4q8LrV1mWs', email: 'contabilidad@robotica.example', rfc: 'URE180429TM6' },
   CancelInvoiceRequest: { motive: '02' },
+  // Forms (api/openapi-forms.ts): a file part by the name of the file sent; the CSD is SAT's test CSD in data/sat/test-csd.
+  CsdUploadForm: {
+    'csdDataRequest.cerFile': 'EKU9003173C9.cer',
+    'csdDataRequest.keyFile': 'EKU9003173C9.key',
+    'csdDataRequest.password': '12345678a',
+    'csdDataRequest.serialNumberPrefix': 'A',
+  },
+  MerchantLogosForm: { invoiceLogo: 'logo-factura.png', appLogo: 'logo-app.png', logoAnimation: 'BOUNCE' },
+  IssuerUpdateForm: { groupId: GROUP_ID, alias: 'Kemper', email: 'facturas@kemper.example', taxRegimeCode: '601', status: 'ACTIVE', logo: 'logo-factura.png' },
+  CsfUploadForm: { v: '1', t: 'Xk3v9QmT2bLs7YpR0wNcHg', m: 'Zt4q8LrV1mWs', document: 'CSF_URE180429TM6.pdf' },
   WebhookEndpointRequest: { url: endpoint.url, events: endpoint.events, description: endpoint.description },
   GlobalPeriodicityRequest: { periodicity: '04' },
   GlobalInvoiceRequest: { date: '2026-02-15' },

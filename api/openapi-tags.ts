@@ -20,7 +20,7 @@ const TAGS: { name: string; description: string; paths: RegExp }[] = [
   },
   { name: 'Public files', description: 'Signed links to QR images, invoice files and logos', paths: /^\/v1\/public\/(invoices|files|qrs\/\{qrId\}\/image)/ },
   { name: 'Earlier contract', description: 'Deprecated: answered until its sunset', paths: /^\/api\/v1\// },
-  { name: 'Service', description: 'Health, metrics and this documentation', paths: /^\/(health|metrics|openapi\.json|docs.*)?$/ },
+  { name: 'Service', description: "Health, metrics, the operator's status page and this documentation", paths: /^\/(health|metrics|admin\/status|openapi\.json|docs.*)?$/ },
 ];
 
 const METHODS = ['get', 'put', 'post', 'delete', 'patch'];

@@ -42,6 +42,7 @@ import {
   ticketSummarySchema,
 } from './buyer/buyer-answer-schemas.js';
 import { withExamples } from './openapi-examples.js';
+import { formBody, formSchemas, withFormSamples } from './openapi-forms.js';
 import { withTags } from './openapi-tags.js';
 import { healthSchema, serviceLinksSchema } from './service-answer-schemas.js';
 
@@ -131,7 +132,7 @@ function withOperationIds<D extends { paths: Record<string, Record<string, unkno
 }
 
 export function openApiDocument(publicBaseUrl: string) {
-  return withTags(withExamples(withOperationIds(rawDocument(publicBaseUrl))));
+  return withTags(withFormSamples(withExamples(withOperationIds(rawDocument(publicBaseUrl)))));
 }
 
 function rawDocument(publicBaseUrl: string) {
@@ -156,6 +157,11 @@ function rawDocument(publicBaseUrl: string) {
         },
         Bearer: { type: 'http', scheme: 'bearer', description: 'An access token from POST /v1/auth/token' },
         MetricsToken: { type: 'http', scheme: 'bearer', description: "The operators' METRICS_TOKEN (what Prometheus presents)" },
+        OperatorLogin: {
+          type: 'http',
+          scheme: 'basic',
+          description: "The operator's ADMIN_USER and password (ADMIN_PASSWORD_HASH): the status page's and the queue dashboard's login",
+        },
       },
       schemas: {
         QrCreateRequest: qrCreateRequestSchema,
@@ -228,6 +234,7 @@ function rawDocument(publicBaseUrl: string) {
         LegacyQrCreateRequest: legacyQrCreateRequestSchema,
         LegacyQrCreated: legacyQrCreatedSchema,
         LegacyQrResolved: legacyQrResolvedSchema,
+        ...formSchemas(),
       },
     },
     paths: {
@@ -282,34 +289,18 @@ function rawDocument(publicBaseUrl: string) {
           responses: { 200: { description: 'The issuer', content: json('Issuer') }, 401: errorResponse('Token invalid'), 404: errorResponse('Issuer not found') },
         },
         put: {
-          summary: 'Update an issuer (multipart: groupId, alias, email, taxRegimeCode required; status, logo optional)',
+          summary: 'Update an issuer (a form: its editable fields and an optional logo)',
           security: bearer,
           parameters: pathParams('issuerId'),
-          requestBody: {
-            required: true,
-            content: {
-              'multipart/form-data': {
-                schema: {
-                  type: 'object',
-                  required: ['groupId', 'alias', 'email', 'taxRegimeCode'],
-                  properties: {
-                    groupId: { type: 'string' },
-                    alias: { type: 'string' },
-                    email: { type: 'string', format: 'email' },
-                    taxRegimeCode: { type: 'string' },
-                    status: { type: 'string', enum: ['ACTIVE', 'INACTIVE'] },
-                    logo: { type: 'string', format: 'binary' },
-                  },
-                },
-              },
-            },
-          },
+          requestBody: formBody('IssuerUpdateForm'),
           responses: {
             200: { description: 'The issuer', content: json('Issuer') },
             400: errorResponse('Invalid fields or logo'),
             401: errorResponse('Token invalid'),
             404: errorResponse('Issuer or group not found'),
             409: errorResponse('The target group already has an issuer with this RFC'),
+            413: errorResponse('A logo over 2 MB'),
+            415: errorResponse('Not multipart/form-data'),
           },
         },
       },
@@ -698,20 +689,10 @@ function rawDocument(publicBaseUrl: string) {
       },
       '/v1/public/qrs/csf': {
         post: {
-          summary:
-            "Buyer: prefill the tax data from the tax-status certificate (CSF). multipart/form-data with the link's `v`, `t`, `m` and the file `document` (the CSF PDF or a photo of its QR, up to 8 MB, never stored). The QR (or, as a fallback, the PDF text) gives RFC and idCIF; SAT's current data is answered: `rfc`, `name`, `postal_code`, `status`, `tax_regimes` [{code, description}] (only this RFC's), `read_from` (qr | text)",
-          requestBody: {
-            required: true,
-            content: {
-              'multipart/form-data': {
-                schema: {
-                  type: 'object',
-                  required: ['v', 't', 'm', 'document'],
-                  properties: { v: { type: 'string' }, t: { type: 'string' }, m: { type: 'string' }, document: { type: 'string', format: 'binary' } },
-                },
-              },
-            },
-          },
+          summary: 'Buyer: prefill the tax data from the tax-status certificate (CSF)',
+          description:
+            "The QR of the uploaded CSF (or, as a fallback, the PDF's text) gives RFC and idCIF; SAT's current data is answered: `rfc`, `name`, `postal_code`, `status`, `tax_regimes` [{code, description}] (only this RFC's), `read_from` (qr | text). The file is never stored.",
+          requestBody: formBody('CsfUploadForm'),
           responses: {
             200: { description: 'The data to prefill', content: json('CsfPrefill') },
             400: errorResponse('Bad link or no document'),
@@ -719,6 +700,7 @@ function rawDocument(publicBaseUrl: string) {
             409: errorResponse('Already invoiced'),
             410: errorResponse('Expired or cancelled'),
             413: errorResponse('File too large'),
+            415: errorResponse('Not multipart/form-data'),
             422: errorResponse('`csf_unreadable`: not a PDF or image, or no CSF found in it'),
             429: errorResponse('Rate limited'),
             503: errorResponse("`csf_unavailable`: SAT's service is not answering"),
@@ -792,6 +774,19 @@ function rawDocument(publicBaseUrl: string) {
             200: { description: 'Prometheus text format 0.0.4', content: { 'text/plain': { schema: { type: 'string' } } } },
             401: errorResponse('No or wrong metrics token'),
             404: errorResponse('Metrics are off: no METRICS_TOKEN configured'),
+          },
+        },
+      },
+      '/admin/status': {
+        get: {
+          summary:
+            "The operator's status page (HTML, no script): QRs created, scanned, invoiced and expired per hour, stamp latency and refusals over the last 24 hours, every queue's depth now (see docs/operations.md)",
+          security: [{ OperatorLogin: [] }],
+          responses: {
+            200: { description: 'HTML', content: { 'text/html': { schema: { type: 'string' } } } },
+            401: errorResponse('No or wrong operator login (WWW-Authenticate: Basic)'),
+            404: errorResponse('The status page is off: no ADMIN_PASSWORD_HASH configured'),
+            429: errorResponse('Too many failed logins from this address (Retry-After)'),
           },
         },
       },
@@ -880,23 +875,7 @@ function merchantPaths() {
     summary,
     security: bearer,
     parameters: id,
-    requestBody: {
-      required: true,
-      content: {
-        'multipart/form-data': {
-          schema: {
-            type: 'object',
-            required: ['csdDataRequest.cerFile', 'csdDataRequest.keyFile', 'csdDataRequest.password'],
-            properties: {
-              'csdDataRequest.cerFile': { type: 'string', format: 'binary' },
-              'csdDataRequest.keyFile': { type: 'string', format: 'binary' },
-              'csdDataRequest.password': { type: 'string', format: 'password' },
-              'csdDataRequest.serialNumberPrefix': { type: 'string', maxLength: 25 },
-            },
-          },
-        },
-      },
-    },
+    requestBody: formBody('CsdUploadForm'),
     responses: {
       200: { description: 'The CSD replaced one', content: json('InvoiceModeResponse') },
       201: { description: 'The first CSD of the merchant', content: json('InvoiceModeResponse') },
@@ -948,22 +927,14 @@ function merchantPaths() {
         summary: 'Upload logos (decoded and re-encoded: invoice logo PNG ≤ 600×300, app logo WebP ≤ 512×512)',
         security: bearer,
         parameters: id,
-        requestBody: {
-          required: true,
-          content: {
-            'multipart/form-data': {
-              schema: {
-                type: 'object',
-                properties: {
-                  invoiceLogo: { type: 'string', format: 'binary' },
-                  appLogo: { type: 'string', format: 'binary' },
-                  logoAnimation: { type: 'string', enum: ['NONE', 'BOUNCE'] },
-                },
-              },
-            },
-          },
+        requestBody: formBody('MerchantLogosForm'),
+        responses: {
+          200: merchant,
+          400: errorResponse('Not an image, too many pixels, bad logoAnimation'),
+          413: errorResponse('A file over 2 MB'),
+          415: errorResponse('Not multipart/form-data'),
+          ...common,
         },
-        responses: { 200: merchant, 400: errorResponse('Not an image, too many pixels, bad logoAnimation'), 413: errorResponse('A file over 2 MB'), ...common },
       },
     },
     '/v1/qrs/merchants/{merchantId}/invoice-mode': {

@@ -41,9 +41,10 @@ export async function startDevServices(env: NodeJS.ProcessEnv = process.env): Pr
 }
 
 /**
- * The operator's tools in development: without ADMIN_PASSWORD_HASH and METRICS_TOKEN, /admin/queues and
- * /metrics would answer 404. A fresh password and token for this run, printed once (kept nowhere; the
- * process holds only the password's hash). Production keeps refusing to serve them without configuration.
+ * The operator's tools in development: without ADMIN_PASSWORD_HASH and METRICS_TOKEN, /admin/status,
+ * /admin/queues and /metrics would answer 404. A fresh password and token for this run, printed once (kept
+ * nowhere; the process holds only the password's hash). Production keeps refusing to serve them without
+ * configuration.
  */
 async function devOperatorCredentials(cfg: Readonly<Config>, env: NodeJS.ProcessEnv): Promise<void> {
   if (cfg.env !== 'development') return;
@@ -51,7 +52,7 @@ async function devOperatorCredentials(cfg: Readonly<Config>, env: NodeJS.Process
   if (!cfg.adminPasswordHash) {
     const password = randomBytes(12).toString('base64url');
     env.ADMIN_PASSWORD_HASH = await hashAdminPassword(password);
-    lines.push(`Queue dashboard: ${cfg.publicBaseUrl}/admin/queues (user ${cfg.adminUser}, password ${password})`);
+    lines.push(`Status page: ${cfg.publicBaseUrl}/admin/status and queue dashboard: ${cfg.publicBaseUrl}/admin/queues (user ${cfg.adminUser}, password ${password})`);
   }
   if (!cfg.metricsToken) {
     const token = randomBytes(18).toString('base64url');

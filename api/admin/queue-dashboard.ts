@@ -2,15 +2,12 @@ import { createBullBoard } from '@bull-board/api';
 import { BullMQAdapter } from '@bull-board/api/bullMQAdapter';
 import { KoaAdapter } from '@bull-board/koa';
 import type { Middleware } from 'koa';
-import { parseAdminPasswordHash } from '../../shared/platform/crypto/admin-password.js';
 import { QUEUES } from '../../shared/platform/jobs.js';
 import type { AppState } from '../context.js';
 import type { ApiDeps } from '../deps.js';
-import { adminBasicAuth } from '../middleware/admin-basic-auth.js';
-import { failedLoginThrottle } from '../middleware/failed-login-throttle.js';
+import { operatorLogin } from './operator-login.js';
 
 export const QUEUE_DASHBOARD_PATH = '/admin/queues';
-const FAILED_LOGIN_WINDOW_SECONDS = 15 * 60;
 
 /**
  * bull-board's page loads its scripts, styles and locale files from its own static route, and styles
@@ -33,7 +30,8 @@ const SECURITY_HEADERS = {
  * when no ADMIN_PASSWORD_HASH is configured: the path then answers 404 like any unknown route.
  */
 export function queueDashboard(deps: Pick<ApiDeps, 'config' | 'producers' | 'redis'>): Middleware<AppState> | undefined {
-  if (!deps.config.adminPasswordHash) return undefined;
+  const auth = operatorLogin(deps);
+  if (!auth) return undefined;
   const serverAdapter = new KoaAdapter().setBasePath(QUEUE_DASHBOARD_PATH);
   createBullBoard({
     queues: Object.values(QUEUES).map((name) => new BullMQAdapter(deps.producers.queue(name))),
@@ -41,10 +39,6 @@ export function queueDashboard(deps: Pick<ApiDeps, 'config' | 'producers' | 'red
     options: { uiConfig: { boardTitle: 'Autofactura queues' } },
   });
   const board = serverAdapter.registerPlugin();
-  const auth = adminBasicAuth(
-    { user: deps.config.adminUser, passwordHash: parseAdminPasswordHash(deps.config.adminPasswordHash) },
-    failedLoginThrottle(deps.redis, 'admin-login', deps.config.adminLoginFailuresPerIp, FAILED_LOGIN_WINDOW_SECONDS),
-  );
   return async (ctx, next) => {
     if (ctx.path !== QUEUE_DASHBOARD_PATH && !ctx.path.startsWith(`${QUEUE_DASHBOARD_PATH}/`)) {
       await next();

@@ -4,6 +4,9 @@ import { AppError } from '../../shared/platform/errors.js';
 import { satToday } from '../../shared/domain/time-zone.js';
 import type { ApiDeps } from '../deps.js';
 
+/** A CSF PDF is ~100 KB and a phone photo a few MB. */
+export const CSF_MAX_BYTES = 8 * 1024 * 1024;
+
 /** What the buyer's form is filled with: SAT's current data, not what the uploaded paper says. */
 export interface CsfPrefill {
   rfc: string;

@@ -17,6 +17,7 @@ import { invoiceModeView, saveInvoiceMode } from '../merchants/invoice-mode.js';
 import { uploadLogos } from '../merchants/upload-logos.js';
 import { checkInvoiceRules } from '../../shared/merchants/check-invoice-rules.js';
 import { LOGO_LIMITS } from '../../shared/images/normalize-logo.js';
+import { CSD_MAX_FILE_BYTES } from '../../shared/csd/check-csd.js';
 import { findCsdSummary } from '../../shared/repositories/merchant-csds.js';
 
 const validateCreate = validator(createMerchantSchema);
@@ -88,8 +89,7 @@ export function merchantRoutes(deps: ApiDeps): Router<AppState> {
     });
   }
 
-  // CSD files are a few KB; 64 KB leaves room and bounds what we hold in memory.
-  const csdForm = multipartBody({ maxFileBytes: 64 * 1024, maxFiles: 2 });
+  const csdForm = multipartBody({ maxFileBytes: CSD_MAX_FILE_BYTES, maxFiles: 2 });
   // POST saves and PUT renews; both answer 201 when the merchant had no CSD and 200 when one was replaced.
   for (const method of ['post', 'put'] as const) {
     router[method]('/:merchantId/invoice-mode', csdForm, async (ctx) => {

@@ -20,7 +20,7 @@ import type { AppState } from '../context.js';
 import { viewContext, type ApiDeps } from '../deps.js';
 import { jsonBody } from '../middleware/json-body.js';
 import { multipartBody } from '../middleware/multipart-body.js';
-import { prefillFromCsf } from '../buyer/prefill-from-csf.js';
+import { CSF_MAX_BYTES, prefillFromCsf } from '../buyer/prefill-from-csf.js';
 import { rateLimit, shortCodeRateLimit } from '../middleware/rate-limit.js';
 import { qrLinkForShortCode } from '../buyer/short-code-link.js';
 import { crashAfterCommit } from '../../shared/platform/crash-after-commit.js';
@@ -31,9 +31,6 @@ import { ticketsTaken } from '../invoices/ticket-set.js';
 const validateConfirm = validator(confirmRequestSchema);
 const validateEmail = validator(emailRequestSchema);
 const validateTickets = validator(ticketsRequestSchema);
-
-/** A CSF PDF is ~100 KB and a phone photo a few MB. */
-export const CSF_MAX_BYTES = 8 * 1024 * 1024;
 
 interface CheckedConfirmation {
   sale: Sale;

@@ -9,6 +9,9 @@ export const CSD_FIELDS = {
   serialNumberPrefix: 'csdDataRequest.serialNumberPrefix',
 } as const;
 
+/** CSD files are a few KB; 64 KB leaves room and bounds what the API holds in memory. */
+export const CSD_MAX_FILE_BYTES = 64 * 1024;
+
 const FIELD_OF: Record<CsdError['code'], string> = {
   csd_wrong_password: CSD_FIELDS.password,
   csd_key_mismatch: CSD_FIELDS.keyFile,

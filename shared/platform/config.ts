@@ -272,15 +272,15 @@ export const SETTINGS = {
   workerMetricsPort: int('WORKER_METRICS_PORT', 9464, "The worker process's `/metrics` listener; `0` = none."),
   fileStore: setting({ name: 'FILE_STORE', fallback: 'disk', doc: 'Where logos, XML and PDF live: `disk`, or `postgres` when machines share no disk.', parse: fileStoreKind }),
   fileStoreDir: str('FILE_STORE_DIR', 'var/files', "The disk store's directory; every process of one deployment must see the same one."),
-  adminUser: str('ADMIN_USER', 'ops', "The queue dashboard's (`/admin/queues`) operator login."),
+  adminUser: str('ADMIN_USER', 'ops', "The operator's login to the status page (`/admin/status`) and the queue dashboard (`/admin/queues`)."),
   adminPasswordHash: setting({
     name: 'ADMIN_PASSWORD_HASH',
     fallback: '',
     secret: true,
-    doc: "scrypt hash of the operator's password (`npm run cli -- admin-password`); no hash = no dashboard.",
+    doc: "scrypt hash of the operator's password (`npm run cli -- admin-password`); no hash = no status page and no queue dashboard.",
     parse: text,
   }),
-  adminLoginFailuresPerIp: int('ADMIN_LOGIN_FAILURES_PER_IP', 10, 'Wrong dashboard logins per client IP per 15 minutes before 429.', 1),
+  adminLoginFailuresPerIp: int('ADMIN_LOGIN_FAILURES_PER_IP', 10, 'Wrong operator logins per client IP per 15 minutes before 429.', 1),
 };
 
 type Settings = typeof SETTINGS;

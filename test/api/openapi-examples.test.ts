@@ -1,7 +1,8 @@
 import { randomUUID } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 import { expect } from 'chai';
 import { harness } from '../helpers/harness.js';
-import { call } from '../helpers/http.js';
+import { call, callForm } from '../helpers/http.js';
 import { DOCUMENT, operations, validatorOf } from '../helpers/openapi-contract.js';
 import { postQr } from '../helpers/qr-body.js';
 import { qrCreateRequestSchema } from '../../shared/qr/qr-request-schema.js';
@@ -48,6 +49,47 @@ describe('OpenAPI examples', () => {
       .map(({ where, validate }) => `${where}: ${JSON.stringify(validate.errors)}`);
     expect(wrong).to.deep.equal([]);
     expect(media.filter((m) => m.media.example !== undefined).length).to.be.above(150);
+  });
+
+  it('gives every upload (multipart/form-data) a named form, every field a description, every file part its media types, an example and a curl sample', () => {
+    const forms = operations().flatMap(({ method, path, op }) => {
+      const form = op.requestBody?.content['multipart/form-data'];
+      return form ? [{ where: `${method} ${path}`, form, op: op as typeof op & { 'x-codeSamples'?: { source: string }[] } }] : [];
+    });
+    expect(forms.map((f) => f.where)).to.include.members([
+      'post /v1/qrs/merchants/{merchantId}/invoice-mode',
+      'post /v1/qrs/merchants/{merchantId}/logos',
+      'put /v1/qrs/issuers/{issuerId}',
+      'post /v1/public/qrs/csf',
+    ]);
+    for (const { where, form, op } of forms) {
+      const name = String(form.schema?.$ref).replace('#/components/schemas/', '');
+      const schema = DOCUMENT.components.schemas[name] as { properties: Record<string, { format?: string; description?: string }> };
+      expect(schema, where).to.be.an('object');
+      const fields = Object.entries(schema.properties);
+      expect(
+        fields.filter(([, p]) => !p.description).map(([field]) => field),
+        where,
+      ).to.deep.equal([]);
+      const files = fields.filter(([, p]) => p.format === 'binary').map(([field]) => field);
+      expect(Object.keys((form as { encoding?: object }).encoding ?? {}), where).to.have.members(files);
+      expect(Object.keys(form.example as object), where).to.include.members(files);
+      const curl = op['x-codeSamples']?.[0]?.source ?? '';
+      for (const field of files) expect(curl, where).to.contain(`-F '${field}=@${(form.example as Record<string, string>)[field]}'`);
+    }
+  });
+
+  it("renews a CSD with the reference's upload example: SAT's test CSD files it names, its password, 200", async () => {
+    const account = await harness().bootstrap();
+    const form = DOCUMENT.paths['/v1/qrs/merchants/{merchantId}/invoice-mode']!.put!.requestBody!.content['multipart/form-data']!;
+    const example = form.example as Record<string, string>;
+    const testCsd = new URL('../../data/sat/test-csd/', import.meta.url);
+    const parts = Object.fromEntries(
+      Object.entries(example).map(([field, value]) => [field, field.endsWith('File') ? { data: readFileSync(new URL(value, testCsd)), fileName: value } : value]),
+    );
+    const res = await callForm('PUT', `/v1/qrs/merchants/${account.merchantId}/invoice-mode`, account.accessToken, parts);
+    expect(res.status, JSON.stringify(res.body)).to.equal(200);
+    expect(res.body.csdDataRequest).to.include({ cerFileName: example['csdDataRequest.cerFile'], serialNumberPrefix: example['csdDataRequest.serialNumberPrefix'] });
   });
 
   it("POST /v1/qrs as the reference's example shows it answers 201 (with this account's store and an expiry within 31 days)", async () => {

@@ -26,9 +26,10 @@ describe("the development entry's operator tools (issue #21)", () => {
     return { CSF_BASE_URL: csf.url, PAC_BASE_URL: pac.url, PAC_TOKEN: pac.token, SMTP_URL: smtp.url, PUBLIC_BASE_URL: 'http://localhost:3000' };
   };
 
-  it('in development, prints a queue-dashboard password and a metrics token that the service will accept', async () => {
+  it("in development, prints the operator pages' password and a metrics token that the service will accept", async () => {
     const env: NodeJS.ProcessEnv = { NODE_ENV: 'development', ...parties() };
     const out = await stdoutOf(() => startDevServices(env));
+    expect(out).to.contain('Status page: http://localhost:3000/admin/status');
     const password = /admin\/queues \(user ops, password ([A-Za-z0-9_-]+)\)/.exec(out)?.[1];
     const token = /Bearer ([A-Za-z0-9_-]+)' http:\/\/localhost:3000\/metrics/.exec(out)?.[1];
     expect(password, out).to.be.a('string');

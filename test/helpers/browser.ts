@@ -35,9 +35,9 @@ export function openPhone(): Promise<{ context: BrowserContext; close(): Promise
   return open({ viewport: { width: 390, height: 844 }, deviceScaleFactor: 2, isMobile: true, hasTouch: true, locale: 'es-MX', acceptDownloads: true });
 }
 
-/** A laptop's viewport: the integrator's API reference. */
-export function openDesktop(): Promise<{ context: BrowserContext; close(): Promise<void> }> {
-  return open({ viewport: { width: 1440, height: 900 }, locale: 'en-US' });
+/** A laptop's viewport: the integrator's API reference, the operator's pages (with `options` such as a login). */
+export function openDesktop(options: ContextOptions = {}): Promise<{ context: BrowserContext; close(): Promise<void> }> {
+  return open({ viewport: { width: 1440, height: 900 }, locale: 'en-US', ...options });
 }
 
 export async function screenshot(page: Page, name: string, folder = ARTIFACTS): Promise<void> {

@@ -38,6 +38,9 @@ function inline(schema: unknown, doc: Document): unknown {
 
 const ajv = new Ajv2020({ strict: false, allErrors: true });
 ajvFormats.default.default(ajv, ['date-time', 'uuid', 'email', 'uri']);
+// OpenAPI's own formats: how a form's file part and a password field are shown, not constraints on a string.
+ajv.addFormat('binary', true);
+ajv.addFormat('password', true);
 const compiled = new WeakMap<object, ValidateFunction>();
 
 /** A validator of the document's schema (references resolved). */

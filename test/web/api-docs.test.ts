@@ -59,6 +59,20 @@ describe('API reference (/docs) in a browser', function () {
     expect(requests.filter((u) => new URL(u).origin !== origin && !/^(blob|data):/.test(u))).to.deep.equal([]);
   });
 
+  it("shows an upload as its form: each part with its type and description, and a curl sample of the reference's example", async () => {
+    await page.goto(`${harness().baseUrl}/docs#tag/Merchants/operation/postQrsMerchantsByMerchantIdInvoiceMode`);
+    const operation = page.locator('[id="tag/Merchants/operation/postQrsMerchantsByMerchantIdInvoiceMode"]');
+    await operation.waitFor({ timeout: 60_000 });
+    const text = await operation.innerText();
+    expect(text).to.match(/REQUEST BODY SCHEMA:\s+multipart\/form-data/);
+    expect(text).to.match(/csdDataRequest\.cerFile\s+required\s+string <binary>\s+The certificate \(\.cer, DER\)/);
+    expect(text).to.match(/csdDataRequest\.password\s+required\s+string <password>/);
+    await operation.getByRole('tab', { name: 'curl' }).click();
+    expect(await operation.innerText()).to.contain("-F 'csdDataRequest.keyFile=@EKU9003173C9.key'");
+    await screenshot(page, 'csd-upload', ARTIFACTS);
+    expect(problems).to.deep.equal([]);
+  });
+
   it('serves the bundle from the npm package, gzipped, cacheable for good under its content hash', async () => {
     const html = await (await fetch(`${harness().baseUrl}/docs`)).text();
     const src = /<script nonce="[^"]+" src="([^"]+)"/.exec(html)?.[1];

@@ -44,7 +44,7 @@ export interface paths {
         };
         /** Read an issuer */
         get: operations["getQrsIssuersByIssuerId"];
-        /** Update an issuer (multipart: groupId, alias, email, taxRegimeCode required; status, logo optional) */
+        /** Update an issuer (a form: its editable fields and an optional logo) */
         put: operations["putQrsIssuersByIssuerId"];
         post?: never;
         delete?: never;
@@ -673,7 +673,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Buyer: prefill the tax data from the tax-status certificate (CSF). multipart/form-data with the link's `v`, `t`, `m` and the file `document` (the CSF PDF or a photo of its QR, up to 8 MB, never stored). The QR (or, as a fallback, the PDF text) gives RFC and idCIF; SAT's current data is answered: `rfc`, `name`, `postal_code`, `status`, `tax_regimes` [{code, description}] (only this RFC's), `read_from` (qr | text) */
+        /**
+         * Buyer: prefill the tax data from the tax-status certificate (CSF)
+         * @description The QR of the uploaded CSF (or, as a fallback, the PDF's text) gives RFC and idCIF; SAT's current data is answered: `rfc`, `name`, `postal_code`, `status`, `tax_regimes` [{code, description}] (only this RFC's), `read_from` (qr | text). The file is never stored.
+         */
         post: operations["postPublicQrsCsf"];
         delete?: never;
         options?: never;
@@ -775,6 +778,23 @@ export interface paths {
         };
         /** Prometheus metrics of this API process, with every queue's depth read now (see docs/operations.md, "Operations: metrics and alerts") */
         get: operations["getMetrics"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/status": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The operator's status page (HTML, no script): QRs created, scanned, invoiced and expired per hour, stamp latency and refusals over the last 24 hours, every queue's depth now (see docs/operations.md) */
+        get: operations["getAdminStatus"];
         put?: never;
         post?: never;
         delete?: never;
@@ -2348,6 +2368,82 @@ export interface components {
                 }[];
             }[];
         };
+        /** @description The merchant's CSD (Certificado de Sello Digital) as SAT issued it. The three parts are checked against each other, the calendar and the issuer's RFC before anything is stored; the key and its password are stored encrypted and never answered. */
+        CsdUploadForm: {
+            /**
+             * Format: binary
+             * @description The certificate (.cer, DER); its file name is kept (`cerFileName`). At most 64 KB
+             */
+            "csdDataRequest.cerFile": string;
+            /**
+             * Format: binary
+             * @description The certificate's private key (.key, password-protected PKCS#8 DER), not a FIEL's. At most 64 KB
+             */
+            "csdDataRequest.keyFile": string;
+            /**
+             * Format: password
+             * @description The private key's password
+             */
+            "csdDataRequest.password": string;
+            /** @description The Serie of this merchant's CFDIs (optional; no `|`) */
+            "csdDataRequest.serialNumberPrefix"?: string;
+        };
+        /** @description Any of the fields, at least one; the ones left out keep their value. */
+        MerchantLogosForm: {
+            /**
+             * Format: binary
+             * @description The logo printed on the invoice PDF, made a PNG within 600×300. Decoded and re-encoded, never stored as sent: a raster image (PNG, JPEG, WebP, GIF, AVIF, TIFF; no SVG) of at most 2 MB and 25 million pixels
+             */
+            invoiceLogo?: string;
+            /**
+             * Format: binary
+             * @description The logo on the buyer's page, made a WebP within 512×512. Decoded and re-encoded, never stored as sent: a raster image (PNG, JPEG, WebP, GIF, AVIF, TIFF; no SVG) of at most 2 MB and 25 million pixels
+             */
+            appLogo?: string;
+            /**
+             * @description How the buyer's page shows the app logo
+             * @enum {string}
+             */
+            logoAnimation?: "NONE" | "BOUNCE";
+        };
+        /** @description The issuer's editable data; its RFC, idCIF, name and zip come from SAT's CSF ("Synchronize"). */
+        IssuerUpdateForm: {
+            /** @description The account's group the issuer belongs to (another one moves it) */
+            groupId: string;
+            /** @description The issuer's name within the account */
+            alias: string;
+            /**
+             * Format: email
+             * @description The issuer's contact address
+             */
+            email: string;
+            /** @description c_RegimenFiscal key in force today and allowed for the RFC's kind (company or person) */
+            taxRegimeCode: string;
+            /**
+             * @description Left out: unchanged
+             * @enum {string}
+             */
+            status?: "ACTIVE" | "INACTIVE";
+            /**
+             * Format: binary
+             * @description Optional. The logo printed on the invoice PDF, made a PNG within 600×300. Decoded and re-encoded, never stored as sent: a raster image (PNG, JPEG, WebP, GIF, AVIF, TIFF; no SVG) of at most 2 MB and 25 million pixels
+             */
+            logo?: string;
+        };
+        /** @description The QR link's parameters (the sale's credential) and the buyer's tax-status certificate, read in memory and dropped. */
+        CsfUploadForm: {
+            /** @description The `v` parameter of qr_content */
+            v: string;
+            /** @description The `t` parameter of qr_content */
+            t: string;
+            /** @description The `m` parameter of qr_content */
+            m: string;
+            /**
+             * Format: binary
+             * @description The buyer's CSF (Constancia de Situación Fiscal): SAT's PDF, or a photo or scan of the page with its QR (JPEG, PNG, WebP, GIF, HEIF/AVIF, TIFF). At most 8 MB
+             */
+            document: string;
+        };
     };
     responses: never;
     parameters: never;
@@ -2791,19 +2887,20 @@ export interface operations {
             };
             cookie?: never;
         };
+        /** @description The issuer's editable data; its RFC, idCIF, name and zip come from SAT's CSF ("Synchronize"). */
         requestBody: {
             content: {
-                "multipart/form-data": {
-                    groupId: string;
-                    alias: string;
-                    /** Format: email */
-                    email: string;
-                    taxRegimeCode: string;
-                    /** @enum {string} */
-                    status?: "ACTIVE" | "INACTIVE";
-                    /** Format: binary */
-                    logo?: string;
-                };
+                /**
+                 * @example {
+                 *       "groupId": "grp_3Hs7Kd1Fp9Wq5Zx2Mb6Ny",
+                 *       "alias": "Kemper",
+                 *       "email": "facturas@kemper.example",
+                 *       "taxRegimeCode": "601",
+                 *       "status": "ACTIVE",
+                 *       "logo": "logo-factura.png"
+                 *     }
+                 */
+                "multipart/form-data": components["schemas"]["IssuerUpdateForm"];
             };
         };
         responses: {
@@ -2910,6 +3007,44 @@ export interface operations {
                      *       "error": {
                      *         "code": "conflict",
                      *         "message": "The target group already has an issuer with this RFC",
+                     *         "details": [],
+                     *         "request_id": "req_gE6nb9tx31iXPSHS"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A logo over 2 MB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "payload_too_large",
+                     *         "message": "A logo over 2 MB",
+                     *         "details": [],
+                     *         "request_id": "req_gE6nb9tx31iXPSHS"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not multipart/form-data */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "unsupported_media_type",
+                     *         "message": "Not multipart/form-data",
                      *         "details": [],
                      *         "request_id": "req_gE6nb9tx31iXPSHS"
                      *       }
@@ -3666,16 +3801,17 @@ export interface operations {
             };
             cookie?: never;
         };
+        /** @description Any of the fields, at least one; the ones left out keep their value. */
         requestBody: {
             content: {
-                "multipart/form-data": {
-                    /** Format: binary */
-                    invoiceLogo?: string;
-                    /** Format: binary */
-                    appLogo?: string;
-                    /** @enum {string} */
-                    logoAnimation?: "NONE" | "BOUNCE";
-                };
+                /**
+                 * @example {
+                 *       "invoiceLogo": "logo-factura.png",
+                 *       "appLogo": "logo-app.png",
+                 *       "logoAnimation": "BOUNCE"
+                 *     }
+                 */
+                "multipart/form-data": components["schemas"]["MerchantLogosForm"];
             };
         };
         responses: {
@@ -3802,6 +3938,25 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description Not multipart/form-data */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "unsupported_media_type",
+                     *         "message": "Not multipart/form-data",
+                     *         "details": [],
+                     *         "request_id": "req_gE6nb9tx31iXPSHS"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     getQrsMerchantsByMerchantIdInvoiceMode: {
@@ -3893,17 +4048,18 @@ export interface operations {
             };
             cookie?: never;
         };
+        /** @description The merchant's CSD (Certificado de Sello Digital) as SAT issued it. The three parts are checked against each other, the calendar and the issuer's RFC before anything is stored; the key and its password are stored encrypted and never answered. */
         requestBody: {
             content: {
-                "multipart/form-data": {
-                    /** Format: binary */
-                    "csdDataRequest.cerFile": string;
-                    /** Format: binary */
-                    "csdDataRequest.keyFile": string;
-                    /** Format: password */
-                    "csdDataRequest.password": string;
-                    "csdDataRequest.serialNumberPrefix"?: string;
-                };
+                /**
+                 * @example {
+                 *       "csdDataRequest.cerFile": "EKU9003173C9.cer",
+                 *       "csdDataRequest.keyFile": "EKU9003173C9.key",
+                 *       "csdDataRequest.password": "12345678a",
+                 *       "csdDataRequest.serialNumberPrefix": "A"
+                 *     }
+                 */
+                "multipart/form-data": components["schemas"]["CsdUploadForm"];
             };
         };
         responses: {
@@ -4077,17 +4233,18 @@ export interface operations {
             };
             cookie?: never;
         };
+        /** @description The merchant's CSD (Certificado de Sello Digital) as SAT issued it. The three parts are checked against each other, the calendar and the issuer's RFC before anything is stored; the key and its password are stored encrypted and never answered. */
         requestBody: {
             content: {
-                "multipart/form-data": {
-                    /** Format: binary */
-                    "csdDataRequest.cerFile": string;
-                    /** Format: binary */
-                    "csdDataRequest.keyFile": string;
-                    /** Format: password */
-                    "csdDataRequest.password": string;
-                    "csdDataRequest.serialNumberPrefix"?: string;
-                };
+                /**
+                 * @example {
+                 *       "csdDataRequest.cerFile": "EKU9003173C9.cer",
+                 *       "csdDataRequest.keyFile": "EKU9003173C9.key",
+                 *       "csdDataRequest.password": "12345678a",
+                 *       "csdDataRequest.serialNumberPrefix": "A"
+                 *     }
+                 */
+                "multipart/form-data": components["schemas"]["CsdUploadForm"];
             };
         };
         responses: {
@@ -8525,15 +8682,18 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
+        /** @description The QR link's parameters (the sale's credential) and the buyer's tax-status certificate, read in memory and dropped. */
         requestBody: {
             content: {
-                "multipart/form-data": {
-                    v: string;
-                    t: string;
-                    m: string;
-                    /** Format: binary */
-                    document: string;
-                };
+                /**
+                 * @example {
+                 *       "v": "1",
+                 *       "t": "Xk3v9QmT2bLs7YpR0wNcHg",
+                 *       "m": "Zt4q8LrV1mWs",
+                 *       "document": "CSF_URE180429TM6.pdf"
+                 *     }
+                 */
+                "multipart/form-data": components["schemas"]["CsfUploadForm"];
             };
         };
         responses: {
@@ -8654,6 +8814,25 @@ export interface operations {
                      *       "error": {
                      *         "code": "payload_too_large",
                      *         "message": "File too large",
+                     *         "details": [],
+                     *         "request_id": "req_gE6nb9tx31iXPSHS"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not multipart/form-data */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "unsupported_media_type",
+                     *         "message": "Not multipart/form-data",
                      *         "details": [],
                      *         "request_id": "req_gE6nb9tx31iXPSHS"
                      *       }
@@ -9102,6 +9281,83 @@ export interface operations {
                      *       "error": {
                      *         "code": "not_found",
                      *         "message": "Metrics are off: no METRICS_TOKEN configured",
+                     *         "details": [],
+                     *         "request_id": "req_gE6nb9tx31iXPSHS"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getAdminStatus: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description HTML */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description No or wrong operator login (WWW-Authenticate: Basic) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "unauthorized",
+                     *         "message": "No or wrong operator login (WWW-Authenticate: Basic)",
+                     *         "details": [],
+                     *         "request_id": "req_gE6nb9tx31iXPSHS"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The status page is off: no ADMIN_PASSWORD_HASH configured */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "not_found",
+                     *         "message": "The status page is off: no ADMIN_PASSWORD_HASH configured",
+                     *         "details": [],
+                     *         "request_id": "req_gE6nb9tx31iXPSHS"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many failed logins from this address (Retry-After) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "rate_limited",
+                     *         "message": "Too many failed logins from this address (Retry-After)",
                      *         "details": [],
                      *         "request_id": "req_gE6nb9tx31iXPSHS"
                      *       }
