@@ -1,17 +1,10 @@
 // `npm run bench`: POST /v1/qrs over HTTP on loopback with API and workers running (separate processes,
 // as in production), against the bare ceiling of a Koa route that only parses and validates the same
 // body; plus the QR render alone. Uses its own database and queue prefix; prints a table and JSON.
-import { fork, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { writeFile } from 'node:fs/promises';
 import autocannon from 'autocannon';
-import { Queue } from 'bullmq';
-import { QUEUES } from '../shared/platform/jobs.js';
-import { bootstrapAccount } from '../cli/bootstrap.js';
 import { loadConfig } from '../shared/platform/config.js';
-import { ensureDatabase } from '../shared/platform/db.js';
 import knexFactory from 'knex';
 import { knexConfig } from '../shared/platform/db.js';
 import { sampleSale } from '../test/fixtures/sample-sale.js';
@@ -25,6 +18,7 @@ import { benchConnectionSweep, sweepConnections } from './connections.js';
 import { connectionsChartSvg } from './chart.js';
 import { benchPendingQrs } from './pending-qrs.js';
 import { machine, printFigures } from './figures.js';
+import { benchEnv, freshAccount, removeRunData, startProcess, waitHealthy, type BenchEnv } from './stack.js';
 
 const DURATION = Number(process.env.BENCH_SECONDS ?? 10);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 50);
@@ -41,44 +35,8 @@ const SWEEP_SECONDS = Number(process.env.BENCH_SWEEP_SECONDS ?? 5);
 const CHART = process.env.BENCH_CHART ?? new URL('../docs/performance.svg', import.meta.url).pathname;
 // Pending QRs (rows + delayed expiry jobs) for Redis memory per expiry and GET /v1/qrs/{qrId} at scale.
 const PENDING = Number(process.env.BENCH_PENDING ?? 100_000);
-const env = {
-  ...process.env,
-  NODE_ENV: 'development',
-  LOG_FORMAT: 'json',
-  WORKER_METRICS_PORT: '0',
-  DATABASE_URL,
-  QUEUE_PREFIX: `afbench${process.pid}`,
-  LOG_LEVEL: 'warn',
-  PORT: String(PORT),
-  PUBLIC_BASE_URL: 'https://factura.example.test',
-  EXPIRY_SWEEP_MS: '3600000',
-  FILE_STORE_DIR: join(tmpdir(), `afbench-files-${process.pid}`),
-  // Every simulated buyer comes from 127.0.0.1: the per-IP limits of the public routes would stop the run.
-  PUBLIC_RATE_PER_IP: '100000000',
-  PUBLIC_RATE_PER_TOKEN: '100000000',
-  // One API key drives the whole run: its per-key limit (1,200/min by default) would measure the limiter.
-  API_KEY_RATE_PER_MIN: '100000000',
-  MANAGEMENT_RATE_PER_IP: '100000000',
-};
-
-/** BENCH_PROFILE=1 writes a V8 CPU profile of each process to bench/profiles/ (open in Chrome DevTools). */
-const profile = process.env.BENCH_PROFILE === '1' ? ['--cpu-prof', `--cpu-prof-dir=${new URL('./profiles/', import.meta.url).pathname}`] : [];
-
-function start(script: string, extraEnv: Record<string, string> = {}): ChildProcess {
-  return fork(new URL(script, import.meta.url).pathname, [], { env: { ...env, ...extraEnv }, execArgv: ['--import', 'tsx', ...profile], stdio: 'inherit' });
-}
-
-async function waitHealthy(url: string): Promise<void> {
-  for (let i = 0; i < 100; i++) {
-    try {
-      if ((await fetch(url)).ok) return;
-    } catch {
-      // not listening yet
-    }
-    await new Promise((r) => setTimeout(r, 200));
-  }
-  throw new Error(`${url} never became healthy`);
-}
+const env = benchEnv(DATABASE_URL, PORT);
+const start = (script: string, extraEnv: BenchEnv = {}) => startProcess(script, env, extraEnv);
 
 interface Figures {
   requestsPerSecond: number;
@@ -108,12 +66,7 @@ async function load(url: string, headers: () => Record<string, string>, body: st
 }
 
 async function main(): Promise<void> {
-  await ensureDatabase(DATABASE_URL);
-  const db = knexFactory(knexConfig(DATABASE_URL));
-  await db.raw('DROP SCHEMA IF EXISTS public CASCADE; CREATE SCHEMA public;');
-  await db.migrate.latest();
-  const account = await bootstrapAccount(db, loadConfig(env), 'bench');
-  await db.destroy();
+  const account = await freshAccount(env);
 
   const body = JSON.stringify(sampleSale(account.storeUid, new Date(Date.now() + 86_400_000)));
 
@@ -216,13 +169,7 @@ async function main(): Promise<void> {
     api.kill('SIGTERM');
     workers.kill('SIGTERM');
     await pac.close();
-    await rm(env.FILE_STORE_DIR, { recursive: true, force: true });
-    // The run's queues go with it: the Redis is shared with everything else on the machine.
-    for (const name of Object.values(QUEUES)) {
-      const queue = new Queue(name, { connection: { url: loadConfig(env).redisUrl }, prefix: env.QUEUE_PREFIX });
-      await queue.obliterate({ force: true }).catch(() => undefined);
-      await queue.close();
-    }
+    await removeRunData(env);
   }
 }
 

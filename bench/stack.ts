@@ -1,0 +1,82 @@
+// What every bench that drives the real service needs: its own database and queue prefix, an account,
+// the API and the workers as separate processes (as in production), and cleaning up after the run.
+import { fork, type ChildProcess } from 'node:child_process';
+import { rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Queue } from 'bullmq';
+import knexFactory from 'knex';
+import { bootstrapAccount } from '../cli/bootstrap.js';
+import { loadConfig } from '../shared/platform/config.js';
+import { ensureDatabase, knexConfig } from '../shared/platform/db.js';
+import { QUEUES } from '../shared/platform/jobs.js';
+
+export type BenchEnv = Record<string, string>;
+/** A bench run's service environment: what the helpers below read from it is always there. */
+export type ServiceEnv = BenchEnv & { DATABASE_URL: string; QUEUE_PREFIX: string; FILE_STORE_DIR: string };
+
+/** The service's environment for a bench run on `port`, with its own database, queue prefix and files. */
+export function benchEnv(databaseUrl: string, port: number): ServiceEnv {
+  return {
+    ...(process.env as BenchEnv),
+    NODE_ENV: 'development',
+    LOG_FORMAT: 'json',
+    WORKER_METRICS_PORT: '0',
+    DATABASE_URL: databaseUrl,
+    QUEUE_PREFIX: `afbench${process.pid}`,
+    LOG_LEVEL: 'warn',
+    PORT: String(port),
+    PUBLIC_BASE_URL: 'https://factura.example.test',
+    EXPIRY_SWEEP_MS: '3600000',
+    FILE_STORE_DIR: join(tmpdir(), `afbench-files-${process.pid}`),
+    // Every simulated buyer comes from 127.0.0.1: the per-IP limits of the public routes would stop the run.
+    PUBLIC_RATE_PER_IP: '100000000',
+    PUBLIC_RATE_PER_TOKEN: '100000000',
+    // One API key drives the whole run: its per-key limit (1,200/min by default) would measure the limiter.
+    API_KEY_RATE_PER_MIN: '100000000',
+    MANAGEMENT_RATE_PER_IP: '100000000',
+  };
+}
+
+/** BENCH_PROFILE=1 writes a V8 CPU profile of each process to bench/profiles/ (open in Chrome DevTools). */
+const profile = process.env.BENCH_PROFILE === '1' ? ['--cpu-prof', `--cpu-prof-dir=${new URL('./profiles/', import.meta.url).pathname}`] : [];
+
+/** A TypeScript entry (relative to bench/) as its own process. */
+export function startProcess(script: string, env: BenchEnv, extraEnv: BenchEnv = {}): ChildProcess {
+  return fork(new URL(script, import.meta.url).pathname, [], { env: { ...env, ...extraEnv }, execArgv: ['--import', 'tsx', ...profile], stdio: 'inherit' });
+}
+
+export async function waitHealthy(url: string): Promise<void> {
+  for (let i = 0; i < 100; i++) {
+    try {
+      if ((await fetch(url)).ok) return;
+    } catch {
+      // not listening yet
+    }
+    await new Promise((r) => setTimeout(r, 200));
+  }
+  throw new Error(`${url} never became healthy`);
+}
+
+/** An empty, migrated database with one account (merchant, CSD, API key). */
+export async function freshAccount(env: ServiceEnv): Promise<Awaited<ReturnType<typeof bootstrapAccount>>> {
+  await ensureDatabase(env.DATABASE_URL);
+  const db = knexFactory(knexConfig(env.DATABASE_URL));
+  try {
+    await db.raw('DROP SCHEMA IF EXISTS public CASCADE; CREATE SCHEMA public;');
+    await db.migrate.latest();
+    return await bootstrapAccount(db, loadConfig(env), 'bench');
+  } finally {
+    await db.destroy();
+  }
+}
+
+/** The run's files and queues go with it: the Redis is shared with everything else on the machine. */
+export async function removeRunData(env: ServiceEnv): Promise<void> {
+  await rm(env.FILE_STORE_DIR, { recursive: true, force: true });
+  for (const name of Object.values(QUEUES)) {
+    const queue = new Queue(name, { connection: { url: loadConfig(env).redisUrl }, prefix: env.QUEUE_PREFIX });
+    await queue.obliterate({ force: true }).catch(() => undefined);
+    await queue.close();
+  }
+}
