@@ -6,7 +6,7 @@ import type { Logger } from '../shared/platform/logger.js';
 import type { Producers } from '../shared/platform/queues.js';
 import type { FileStore } from '../shared/platform/storage/file-store.js';
 import type { SatCatalogs } from '../shared/sat/catalogs.js';
-import type { ViewContext } from '../shared/qr/qr-transaction-view.js';
+import type { ViewContext } from './contract/qrs/qr-transaction-view.js';
 
 /** What the API needs from the outside world; tests build their own. */
 export interface ApiDeps {

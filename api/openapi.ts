@@ -2,7 +2,7 @@
  * The machine-readable contract (OpenAPI 3.1), built from the very schema objects ajv validates with,
  * so the document cannot drift from what the API accepts. Served at GET /openapi.json.
  */
-import { tokenRequestSchema, tokenResponseSchema } from '../shared/auth/token-request-schema.js';
+import { tokenRequestSchema, tokenResponseSchema } from './contract/auth/token-request-schema.js';
 import { errorDetailSchema } from '../shared/document-view-schema.js';
 import { createIssuerSchema, issuerSchema, issuerSyncAcceptedSchema } from '../shared/issuers/issuer-schema.js';
 import {
@@ -17,14 +17,14 @@ import {
 import { pageSchema } from '../shared/platform/pagination.js';
 import { createMerchantProductSchema, merchantProductResponseSchema, updateMerchantProductSchema } from '../shared/products/product-schema.js';
 import { qrCreateRequestSchema } from '../shared/qr/qr-request-schema.js';
-import { qrTransactionSchema } from '../shared/qr/qr-transaction-schema.js';
-import { createCreditNoteSchema, creditNoteSchema } from '../shared/credit-notes/credit-note-schema.js';
+import { qrTransactionSchema } from './contract/qrs/qr-transaction-schema.js';
+import { createCreditNoteSchema, creditNoteSchema } from './contract/credit-notes/credit-note-schema.js';
 import { createPaymentComplementSchema, paymentComplementSchema } from '../shared/payment-complements/payment-complement-schema.js';
-import { globalInvoiceSchema, globalPeriodicityRequestSchema, reportGlobalRequestSchema } from '../shared/global-invoice/global-invoice-schema.js';
+import { globalInvoiceSchema, globalPeriodicityRequestSchema, reportGlobalRequestSchema } from './contract/global-invoices/global-invoice-schema.js';
 import { createEndpointRequestSchema, webhookDeliverySchema, webhookEndpointSchema } from '../shared/webhooks/endpoint-schema.js';
-import { cancelInvoiceRequestSchema, invoiceCancellationSchema } from '../shared/cancellation/cancellation-schema.js';
+import { cancelInvoiceRequestSchema, invoiceCancellationSchema } from './contract/invoices/cancellation-schema.js';
 import { confirmRequestSchema, emailRequestSchema, ticketsRequestSchema } from '../shared/invoices/customer-schema.js';
-import { invoiceQrsRequestSchema } from '../shared/invoices/invoice-qrs-schema.js';
+import { invoiceQrsRequestSchema } from './contract/qrs/invoice-qrs-schema.js';
 import { legacyQrCreatedSchema, legacyQrCreateRequestSchema, legacyQrResolvedSchema } from '../shared/legacy/legacy-qr-schema.js';
 import { LEGACY_SUNSET_AT } from '../shared/legacy/legacy-sunset.js';
 import { LEGACY_DEFAULTS } from '../shared/legacy/to-qr-create-request.js';
@@ -40,11 +40,11 @@ import {
   qrLinkSchema,
   ticketsReviewSchema,
   ticketSummarySchema,
-} from './buyer/buyer-answer-schemas.js';
+} from './contract/buyer/buyer-answer-schemas.js';
 import { withExamples } from './openapi-examples.js';
 import { formBody, formSchemas, withFormSamples } from './openapi-forms.js';
 import { withTags } from './openapi-tags.js';
-import { healthSchema, serviceLinksSchema } from './service-answer-schemas.js';
+import { healthSchema, serviceLinksSchema } from './contract/service/service-answer-schemas.js';
 
 const invoiceFileSchema = (kind: string) => ({
   type: 'object',

@@ -3,7 +3,7 @@
  * to type a ticket's short code, and one page per state in which the buyer cannot go on. No inline
  * script or style, so the Content-Security-Policy can forbid both; the form's data rides in a JSON block.
  */
-import type { buyerSaleView } from '../shared/invoices/buyer-sale-view.js';
+import type { buyerSaleView } from '../api/contract/buyer/buyer-sale-view.js';
 import { dec, formatAmount } from '../shared/domain/money.js';
 import { assetUrl } from './buyer-assets.js';
 import { mexicoLongDate } from '../shared/domain/time-zone.js';

@@ -1,6 +1,6 @@
 import { isExpired } from '../../shared/domain/qr-lifecycle.js';
 import { AppError } from '../../shared/platform/errors.js';
-import { invoiceView } from '../../shared/invoices/invoice-view.js';
+import { invoiceView } from '../contract/invoices/invoice-view.js';
 import { verifyQrLink } from '../../shared/qr/qr-link.js';
 import { liveInvoice } from '../../shared/repositories/invoices.js';
 import { cancelledInvoiceOf } from '../../shared/cancellation/cancelled-invoice.js';

@@ -1,5 +1,5 @@
 import { qrTransitions } from '../../shared/platform/metrics/registry.js';
-import { buyerSaleView } from '../../shared/invoices/buyer-sale-view.js';
+import { buyerSaleView } from '../contract/buyer/buyer-sale-view.js';
 import { previewSale } from '../../shared/invoices/seal-sale.js';
 import { latestInvoice } from '../../shared/repositories/invoices.js';
 import { markScanned } from '../../shared/repositories/qr-transactions.js';

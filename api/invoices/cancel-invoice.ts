@@ -1,6 +1,6 @@
 import { cancellationTerms } from '../../shared/cancellation/cancellation-terms.js';
-import type { CancelInvoiceRequest } from '../../shared/cancellation/cancellation-schema.js';
-import { cancellationView } from '../../shared/cancellation/cancellation-view.js';
+import type { CancelInvoiceRequest } from '../contract/invoices/cancellation-schema.js';
+import { cancellationView } from '../contract/invoices/cancellation-view.js';
 import { enqueueCancellation } from '../../shared/cancellation/enqueue-cancellation.js';
 import { stampedFacts, type StampedFacts } from '../../shared/cancellation/stamped-facts.js';
 import { AppError, type ErrorDetail } from '../../shared/platform/errors.js';

@@ -1,4 +1,4 @@
-import type { CreateCreditNoteRequest } from '../../shared/credit-notes/credit-note-schema.js';
+import type { CreateCreditNoteRequest } from '../contract/credit-notes/credit-note-schema.js';
 import { planCreditNote, type CreditedInvoice } from '../../shared/credit-notes/plan-credit-note.js';
 import { AppError, type ErrorDetail } from '../../shared/platform/errors.js';
 import { enqueueStamp } from '../../shared/invoices/enqueue-stamp.js';

@@ -5,12 +5,12 @@
 import { isDeepStrictEqual } from 'node:util';
 import { AppError, type ErrorDetail } from '../../shared/platform/errors.js';
 import { newId } from '../../shared/platform/ids.js';
-import { confirmationView, ticketSummaryView } from '../../shared/invoices/buyer-sale-view.js';
+import { confirmationView, ticketSummaryView } from '../contract/buyer/buyer-sale-view.js';
 import { checkCustomer, sameCustomer } from '../../shared/invoices/check-customer.js';
 import { enqueueStamp } from '../../shared/invoices/enqueue-stamp.js';
-import type { InvoiceQrsRequest } from '../../shared/invoices/invoice-qrs-schema.js';
+import type { InvoiceQrsRequest } from '../contract/qrs/invoice-qrs-schema.js';
 import { previewSale } from '../../shared/invoices/seal-sale.js';
-import { totalsView } from '../../shared/invoices/totals-view.js';
+import { totalsView } from '../contract/invoices/totals-view.js';
 import type { ApiKeyPrincipal } from '../../shared/repositories/api-keys.js';
 import { invoiceTicketIds, liveInvoice, recordConfirmation } from '../../shared/repositories/invoices.js';
 import { expeditionPlace, findSale } from '../../shared/repositories/sales.js';

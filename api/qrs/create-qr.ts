@@ -14,7 +14,7 @@ import { parseQrCreateRequest } from '../../shared/qr/parse-qr-request.js';
 import { newShortCode } from '../../shared/domain/qr-code/short-code.js';
 import { resolveConceptKeys, skusToResolve } from '../../shared/qr/resolve-concept-keys.js';
 import { productKeysBySku } from '../../shared/repositories/products.js';
-import { qrTransactionView, type QrTransactionView } from '../../shared/qr/qr-transaction-view.js';
+import { qrTransactionView, type QrTransactionView } from '../contract/qrs/qr-transaction-view.js';
 import { isIanaTimeZone, localDateTime } from '../../shared/domain/time-zone.js';
 import { viewContext, type ApiDeps } from '../deps.js';
 import { renderQr } from './render-qr.js';

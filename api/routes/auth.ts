@@ -1,5 +1,5 @@
 import { Router } from '@koa/router';
-import { tokenRequestSchema } from '../../shared/auth/token-request-schema.js';
+import { tokenRequestSchema } from '../contract/auth/token-request-schema.js';
 import { AppError } from '../../shared/platform/errors.js';
 import { createAccessToken } from '../../shared/repositories/access-tokens.js';
 import { findAccountByClientCredentials } from '../../shared/repositories/accounts.js';

@@ -1,6 +1,6 @@
 import { Router } from '@koa/router';
-import { createCreditNoteSchema } from '../../shared/credit-notes/credit-note-schema.js';
-import { creditNoteView } from '../../shared/credit-notes/credit-note-view.js';
+import { createCreditNoteSchema } from '../contract/credit-notes/credit-note-schema.js';
+import { creditNoteView } from '../contract/credit-notes/credit-note-view.js';
 import { AppError } from '../../shared/platform/errors.js';
 import { findCreditNote } from '../../shared/repositories/credit-notes.js';
 import { validator } from '../../shared/platform/validation/ajv.js';

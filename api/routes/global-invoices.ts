@@ -1,10 +1,10 @@
 import { Router } from '@koa/router';
 import { AppError } from '../../shared/platform/errors.js';
-import { globalInvoiceView } from '../../shared/global-invoice/global-invoice-view.js';
+import { globalInvoiceView } from '../contract/global-invoices/global-invoice-view.js';
 import { globalPeriod, globalPeriodEndingAt } from '../../shared/global-invoice/global-period.js';
-import { globalPeriodicityRequestSchema, reportGlobalRequestSchema } from '../../shared/global-invoice/global-invoice-schema.js';
+import { globalPeriodicityRequestSchema, reportGlobalRequestSchema } from '../contract/global-invoices/global-invoice-schema.js';
 import { reportPeriods } from '../../shared/global-invoice/report-periods.js';
-import { issuerView } from '../../shared/issuers/issuer-view.js';
+import { issuerView } from '../contract/issuers/issuer-view.js';
 import { pageOf, parsePageRequest } from '../../shared/platform/pagination.js';
 import { globalInvoicesByIds, listGlobalInvoices, unreportedPeriods } from '../../shared/repositories/global-invoices.js';
 import { setGlobalPeriodicity } from '../../shared/repositories/issuers.js';

@@ -1,7 +1,7 @@
 import { Router } from '@koa/router';
-import { legacyCreatedView, legacyResolvedView } from '../../shared/legacy/legacy-qr-views.js';
+import { legacyCreatedView, legacyResolvedView } from '../contract/legacy/legacy-qr-views.js';
 import { legacyLinkHeader } from '../../shared/legacy/legacy-sunset.js';
-import { qrTransactionView } from '../../shared/qr/qr-transaction-view.js';
+import { qrTransactionView } from '../contract/qrs/qr-transaction-view.js';
 import { ensureInvoiceable } from '../buyer/open-sale.js';
 import type { AppState } from '../context.js';
 import { viewContext, type ApiDeps } from '../deps.js';

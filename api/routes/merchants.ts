@@ -1,7 +1,7 @@
 import { Router } from '@koa/router';
 import { AppError } from '../../shared/platform/errors.js';
 import { createMerchantSchema, updateMerchantSchema, type UpdateMerchantRequest } from '../../shared/merchants/merchant-schema.js';
-import { merchantSummaryView, merchantView } from '../../shared/merchants/merchant-view.js';
+import { merchantSummaryView, merchantView } from '../contract/merchants/merchant-view.js';
 import { pageOf, parsePageRequest, queryText } from '../../shared/platform/pagination.js';
 import { accountMerchant, issuerNotFound, merchantNotFound } from '../account-resources.js';
 import { createApiKey, regenerateApiKey, type KeyMode } from '../../shared/repositories/api-keys.js';

@@ -4,7 +4,7 @@ import { pageOf, parsePageRequest, queryText } from '../../shared/platform/pagin
 import { satToday } from '../../shared/domain/time-zone.js';
 import { checkProduct } from '../../shared/products/check-product.js';
 import { createMerchantProductSchema, updateMerchantProductSchema } from '../../shared/products/product-schema.js';
-import { productView } from '../../shared/products/product-view.js';
+import { productView } from '../contract/products/product-view.js';
 import { findProduct, insertProducts, listProducts, updateProduct } from '../../shared/repositories/products.js';
 import { validator } from '../../shared/platform/validation/ajv.js';
 import type { AppState } from '../context.js';

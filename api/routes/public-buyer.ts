@@ -1,8 +1,8 @@
 import { Router } from '@koa/router';
 import { AppError, type ErrorDetail } from '../../shared/platform/errors.js';
 import { newId } from '../../shared/platform/ids.js';
-import { confirmationView, ticketSummaryView } from '../../shared/invoices/buyer-sale-view.js';
-import { totalsView } from '../../shared/invoices/totals-view.js';
+import { confirmationView, ticketSummaryView } from '../contract/buyer/buyer-sale-view.js';
+import { totalsView } from '../contract/invoices/totals-view.js';
 import { checkCustomer, sameCustomer } from '../../shared/invoices/check-customer.js';
 import { confirmRequestSchema, emailRequestSchema, ticketsRequestSchema, type Customer } from '../../shared/invoices/customer-schema.js';
 import { previewSale } from '../../shared/invoices/seal-sale.js';

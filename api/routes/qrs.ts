@@ -1,7 +1,7 @@
 import { Router } from '@koa/router';
 import { AppError } from '../../shared/platform/errors.js';
 import { findQrTransaction } from '../../shared/repositories/qr-transactions.js';
-import { qrTransactionView } from '../../shared/qr/qr-transaction-view.js';
+import { qrTransactionView } from '../contract/qrs/qr-transaction-view.js';
 import { findInvoice, liveInvoice } from '../../shared/repositories/invoices.js';
 import { mayHaveStampedInvoice } from '../../shared/domain/qr-lifecycle.js';
 import type { AppState } from '../context.js';
@@ -10,7 +10,7 @@ import { apiKeyAuth } from '../middleware/api-key-auth.js';
 import { jsonBody } from '../middleware/json-body.js';
 import { createQr } from '../qrs/create-qr.js';
 import { invoiceQrs } from '../invoices/invoice-qrs.js';
-import { invoiceQrsRequestSchema } from '../../shared/invoices/invoice-qrs-schema.js';
+import { invoiceQrsRequestSchema } from '../contract/qrs/invoice-qrs-schema.js';
 import { validator } from '../../shared/platform/validation/ajv.js';
 
 const validateInvoiceQrs = validator(invoiceQrsRequestSchema);

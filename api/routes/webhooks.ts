@@ -7,7 +7,7 @@ import { createEndpoint, deleteEndpoint, findEndpoint, listDeliveries, listEndpo
 import { validator } from '../../shared/platform/validation/ajv.js';
 import { checkEndpointUrl, createEndpointRequestSchema } from '../../shared/webhooks/endpoint-schema.js';
 import { newWebhookSecret } from '../../shared/webhooks/sign-webhook.js';
-import { deliveryView, endpointView } from '../../shared/webhooks/webhook-views.js';
+import { deliveryView, endpointView } from '../contract/webhooks/webhook-views.js';
 import type { AppContext, AppState } from '../context.js';
 import type { ApiDeps } from '../deps.js';
 import { bearerAuth } from '../middleware/bearer-auth.js';

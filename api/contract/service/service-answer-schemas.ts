@@ -1,5 +1,5 @@
 /** JSON Schemas of the service's own answers, for the OpenAPI document: GET /health and GET /. */
-import { QUEUES } from '../shared/platform/jobs.js';
+import { QUEUES } from '../../../shared/platform/jobs.js';
 
 const check = {
   anyOf: [

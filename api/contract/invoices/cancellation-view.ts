@@ -1,7 +1,7 @@
-import type { CancellationRow } from '../repositories/invoice-cancellations.js';
-import type { InvoiceStatus } from '../repositories/invoices.js';
+import type { CancellationRow } from '../../../shared/repositories/invoice-cancellations.js';
+import type { InvoiceStatus } from '../../../shared/repositories/invoices.js';
 
-/** The InvoiceCancellation object (shared/cancellation/cancellation-schema.ts). */
+/** The InvoiceCancellation object (cancellation-schema.ts). */
 export function cancellationView(uuid: string, invoiceStatus: InvoiceStatus, c: CancellationRow) {
   return {
     uuid,

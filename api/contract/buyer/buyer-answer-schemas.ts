@@ -1,13 +1,13 @@
 /**
  * JSON Schemas of the buyer routes' answers (/v1/public/qrs/…), for the OpenAPI document: what
- * shared/invoices/buyer-sale-view.ts, api/routes/public-buyer.ts and prefill-from-csf.ts build. A test
+ * buyer-sale-view.ts, api/routes/public-buyer.ts and api/buyer/prefill-from-csf.ts build. A test
  * validates real answers against them. Open to further members (no additionalProperties: false), so a
  * field added to the buyer's answers is documented here without breaking the clients' types.
  */
-import { errorDetailSchema, invoiceStatusSchema, refusalSchema } from '../../shared/document-view-schema.js';
-import { customerSchema } from '../../shared/invoices/customer-schema.js';
-import { LOGO_ANIMATIONS } from '../../shared/merchants/merchant-schema.js';
-import { conceptViewSchema, invoiceViewSchema, qrTransactionSchema, totalsViewSchema } from '../../shared/qr/qr-transaction-schema.js';
+import { errorDetailSchema, invoiceStatusSchema, refusalSchema } from '../../../shared/document-view-schema.js';
+import { customerSchema } from '../../../shared/invoices/customer-schema.js';
+import { LOGO_ANIMATIONS } from '../../../shared/merchants/merchant-schema.js';
+import { conceptViewSchema, invoiceViewSchema, qrTransactionSchema, totalsViewSchema } from '../qrs/qr-transaction-schema.js';
 
 const str = { type: 'string' } as const;
 const nullableStr = { type: ['string', 'null'] } as const;
@@ -138,7 +138,7 @@ export const csfPrefillSchema = {
   },
 } as const;
 
-/** One ticket of several in one invoice (shared/invoices/buyer-sale-view.ts, ticketSummaryView). */
+/** One ticket of several in one invoice (buyer-sale-view.ts, ticketSummaryView). */
 export const ticketSummarySchema = {
   $id: 'TicketSummary',
   type: 'object',

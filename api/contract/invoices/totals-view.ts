@@ -1,5 +1,5 @@
-import type { DocumentTotals } from '../domain/cfdi/anexo20-amounts.js';
-import { toJsonNumber } from '../domain/money.js';
+import type { DocumentTotals } from '../../../shared/domain/cfdi/anexo20-amounts.js';
+import { toJsonNumber } from '../../../shared/domain/money.js';
 
 /** An invoice's totals as the API shows them. */
 export function totalsView(totals: DocumentTotals) {

@@ -1,13 +1,13 @@
-import { toJsonNumber } from '../domain/money.js';
-import type { SatCatalogs } from '../sat/catalogs.js';
-import type { QrTransactionRecord } from '../repositories/qr-transactions.js';
-import { isStamped, type InvoiceRow } from '../repositories/invoices.js';
+import { toJsonNumber } from '../../../shared/domain/money.js';
+import type { SatCatalogs } from '../../../shared/sat/catalogs.js';
+import type { QrTransactionRecord } from '../../../shared/repositories/qr-transactions.js';
+import { isStamped, type InvoiceRow } from '../../../shared/repositories/invoices.js';
 import { customerView, invoiceView } from '../invoices/invoice-view.js';
-import { qrContent, signQrToken } from './qr-link.js';
-import { formatShortCode } from '../domain/qr-code/short-code.js';
-import { renderQrPng } from '../domain/qr-code/render-qr-png.js';
-import { signedImageUrl } from './signed-image-url.js';
-import { saleTotals } from './sale-totals.js';
+import { qrContent, signQrToken } from '../../../shared/qr/qr-link.js';
+import { formatShortCode } from '../../../shared/domain/qr-code/short-code.js';
+import { renderQrPng } from '../../../shared/domain/qr-code/render-qr-png.js';
+import { signedImageUrl } from '../../../shared/qr/signed-image-url.js';
+import { saleTotals } from '../../../shared/qr/sale-totals.js';
 import { totalsView } from '../invoices/totals-view.js';
 
 /** Everything needed to turn a stored transaction into the spec's "QR transaction" object. */

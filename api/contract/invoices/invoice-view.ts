@@ -1,6 +1,6 @@
-import { toJsonNumber } from '../domain/money.js';
-import type { InvoiceRow } from '../repositories/invoices.js';
-import { invoiceFileUrl } from './invoice-links.js';
+import { toJsonNumber } from '../../../shared/domain/money.js';
+import type { InvoiceRow } from '../../../shared/repositories/invoices.js';
+import { invoiceFileUrl } from '../../../shared/invoices/invoice-links.js';
 
 /** The spec's `invoice` object of a stamped transaction (status: ACTIVE; later states come with cancellation). */
 export function invoiceView(invoice: InvoiceRow, ctx: { publicBaseUrl: string; urlSigningKey: string }) {

@@ -1,7 +1,7 @@
 import type { FromSchema } from 'json-schema-to-ts';
-import { invoiceFileUrl } from '../invoices/invoice-links.js';
-import { toJsonNumber } from '../domain/money.js';
-import type { GlobalInvoiceListRow } from '../repositories/global-invoices.js';
+import { invoiceFileUrl } from '../../../shared/invoices/invoice-links.js';
+import { toJsonNumber } from '../../../shared/domain/money.js';
+import type { GlobalInvoiceListRow } from '../../../shared/repositories/global-invoices.js';
 import type { globalInvoiceSchema } from './global-invoice-schema.js';
 
 // Typed from the schema the OpenAPI document publishes: the compiler holds the view to it.

@@ -1,4 +1,4 @@
-import type { QrTransactionView } from '../qr/qr-transaction-view.js';
+import type { QrTransactionView } from '../qrs/qr-transaction-view.js';
 
 /** 201 of POST /api/v1/qrs: the five fields the earlier contract answered, from the current view. */
 export function legacyCreatedView(view: QrTransactionView) {

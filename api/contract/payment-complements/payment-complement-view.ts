@@ -1,10 +1,10 @@
 import type { FromSchema } from 'json-schema-to-ts';
-import { invoiceFileUrl } from '../invoices/invoice-links.js';
-import { storedDocument } from '../invoices/stored-document.js';
-import { toJsonNumber } from '../domain/money.js';
-import type { AllocationView } from '../repositories/payment-complements.js';
-import type { InvoiceRow } from '../repositories/invoices.js';
-import type { paymentComplementSchema } from './payment-complement-schema.js';
+import { invoiceFileUrl } from '../../../shared/invoices/invoice-links.js';
+import { storedDocument } from '../../../shared/invoices/stored-document.js';
+import { toJsonNumber } from '../../../shared/domain/money.js';
+import type { AllocationView } from '../../../shared/repositories/payment-complements.js';
+import type { InvoiceRow } from '../../../shared/repositories/invoices.js';
+import type { paymentComplementSchema } from '../../../shared/payment-complements/payment-complement-schema.js';
 
 // Typed from the schema the OpenAPI document publishes: the compiler holds the view to it.
 export type PaymentComplement = FromSchema<typeof paymentComplementSchema>;

@@ -1,11 +1,11 @@
-import { toJsonNumber } from '../domain/money.js';
-import { formatShortCode } from '../domain/qr-code/short-code.js';
-import type { DocumentTotals } from '../domain/cfdi/anexo20-amounts.js';
-import { totalsView } from './totals-view.js';
-import { qrTransactionView, type ViewContext } from '../qr/qr-transaction-view.js';
-import { isStamped, type InvoiceRow } from '../repositories/invoices.js';
-import type { Sale } from '../repositories/sales.js';
-import { invoiceView } from './invoice-view.js';
+import { toJsonNumber } from '../../../shared/domain/money.js';
+import { formatShortCode } from '../../../shared/domain/qr-code/short-code.js';
+import type { DocumentTotals } from '../../../shared/domain/cfdi/anexo20-amounts.js';
+import { totalsView } from '../invoices/totals-view.js';
+import { qrTransactionView, type ViewContext } from '../qrs/qr-transaction-view.js';
+import { isStamped, type InvoiceRow } from '../../../shared/repositories/invoices.js';
+import type { Sale } from '../../../shared/repositories/sales.js';
+import { invoiceView } from '../invoices/invoice-view.js';
 
 /** Where the buyer's confirmation stands: stamping, refused (with what to correct) or stamped. */
 export function confirmationView(invoice: InvoiceRow | undefined, ctx: ViewContext) {

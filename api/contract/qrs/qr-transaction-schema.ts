@@ -1,5 +1,5 @@
 /**
- * JSON Schema of the spec's QR transaction as the API answers it (shared/qr/qr-transaction-view.ts):
+ * JSON Schema of the spec's QR transaction as the API answers it (qr-transaction-view.ts):
  * POST /v1/qrs 201 and GET /v1/qrs/{qrId} 200. In the OpenAPI document as `QrTransaction`; a test validates
  * real answers against it, so the document cannot promise a field the view does not give.
  */
@@ -59,7 +59,7 @@ export const totalsViewSchema = {
   description: "What the invoice will say, with SAT's rounding at the currency's decimals (before withholdings that depend on the buyer).",
 } as const;
 
-/** The spec's `invoice` of a stamped sale (shared/invoices/invoice-view.ts); also in the buyer's answers. */
+/** The spec's `invoice` of a stamped sale (api/contract/invoices/invoice-view.ts); also in the buyer's answers. */
 export const invoiceViewSchema = {
   type: 'object',
   additionalProperties: false,

@@ -1,7 +1,7 @@
 import type { FromSchema } from 'json-schema-to-ts';
-import { invoiceFileUrl } from '../invoices/invoice-links.js';
-import { toJsonNumber } from '../domain/money.js';
-import type { InvoiceRow } from '../repositories/invoices.js';
+import { invoiceFileUrl } from '../../../shared/invoices/invoice-links.js';
+import { toJsonNumber } from '../../../shared/domain/money.js';
+import type { InvoiceRow } from '../../../shared/repositories/invoices.js';
 import type { creditNoteSchema } from './credit-note-schema.js';
 
 // Typed from the schema the OpenAPI document publishes: the compiler holds the view to it.
