@@ -77,6 +77,20 @@ module.exports = {
       to: { path: '^(api|workers|bin|cli|web)/' },
     },
     {
+      name: 'workers-and-cli-do-not-import-api',
+      severity: 'error',
+      comment: 'api/ (its contract in api/contract/: request schemas, answer schemas, views) is the web process\'s; workers and the CLI use shared/, which holds whatever both processes need.',
+      from: { path: '^(workers|cli)/' },
+      to: { path: '^api/' },
+    },
+    {
+      name: 'contract-imports-no-route',
+      severity: 'error',
+      comment: 'api/contract/ is shapes and the views that fill them: it uses shared/ and itself, never a route, middleware or step, so the OpenAPI document and the tests can load it alone.',
+      from: { path: '^api/contract/' },
+      to: { path: '^(api|web)/', pathNot: '^api/contract/' },
+    },
+    {
       name: 'client-package-stands-alone',
       severity: 'error',
       comment: 'The published client depends on nothing of the service: only itself and Node builtins.',

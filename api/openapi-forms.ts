@@ -7,8 +7,8 @@
 import { CSF_MAX_BYTES } from './buyer/prefill-from-csf.js';
 import { CSD_FIELDS, CSD_MAX_FILE_BYTES } from '../shared/csd/check-csd.js';
 import { LOGO_LIMITS, LOGO_TARGETS } from '../shared/images/normalize-logo.js';
-import { updateIssuerFormSchema } from '../shared/issuers/issuer-schema.js';
-import { LOGO_ANIMATIONS } from '../shared/merchants/merchant-schema.js';
+import { updateIssuerFormSchema } from './contract/issuers/issuer-schema.js';
+import { LOGO_ANIMATIONS } from '../shared/merchants/merchant.js';
 
 const MB = 1024 * 1024;
 const file = (description: string) => ({ type: 'string', format: 'binary', description });

@@ -3,8 +3,8 @@
  * so the document cannot drift from what the API accepts. Served at GET /openapi.json.
  */
 import { tokenRequestSchema, tokenResponseSchema } from './contract/auth/token-request-schema.js';
-import { errorDetailSchema } from '../shared/document-view-schema.js';
-import { createIssuerSchema, issuerSchema, issuerSyncAcceptedSchema } from '../shared/issuers/issuer-schema.js';
+import { errorDetailSchema } from './contract/document-view-schema.js';
+import { createIssuerSchema, issuerSchema, issuerSyncAcceptedSchema } from './contract/issuers/issuer-schema.js';
 import {
   createMerchantSchema,
   invoiceModeResponseSchema,
@@ -13,21 +13,21 @@ import {
   merchantSummarySchema,
   regeneratedApiKeySchema,
   updateMerchantSchema,
-} from '../shared/merchants/merchant-schema.js';
+} from './contract/merchants/merchant-schema.js';
 import { pageSchema } from '../shared/platform/pagination.js';
-import { createMerchantProductSchema, merchantProductResponseSchema, updateMerchantProductSchema } from '../shared/products/product-schema.js';
-import { qrCreateRequestSchema } from '../shared/qr/qr-request-schema.js';
+import { createMerchantProductSchema, merchantProductResponseSchema, updateMerchantProductSchema } from './contract/products/product-schema.js';
+import { qrCreateRequestSchema } from './contract/qrs/qr-request-schema.js';
 import { qrTransactionSchema } from './contract/qrs/qr-transaction-schema.js';
 import { createCreditNoteSchema, creditNoteSchema } from './contract/credit-notes/credit-note-schema.js';
-import { createPaymentComplementSchema, paymentComplementSchema } from '../shared/payment-complements/payment-complement-schema.js';
+import { createPaymentComplementSchema, paymentComplementSchema } from './contract/payment-complements/payment-complement-schema.js';
 import { globalInvoiceSchema, globalPeriodicityRequestSchema, reportGlobalRequestSchema } from './contract/global-invoices/global-invoice-schema.js';
-import { createEndpointRequestSchema, webhookDeliverySchema, webhookEndpointSchema } from '../shared/webhooks/endpoint-schema.js';
+import { createEndpointRequestSchema, webhookDeliverySchema, webhookEndpointSchema } from './contract/webhooks/endpoint-schema.js';
 import { cancelInvoiceRequestSchema, invoiceCancellationSchema } from './contract/invoices/cancellation-schema.js';
-import { confirmRequestSchema, emailRequestSchema, ticketsRequestSchema } from '../shared/invoices/customer-schema.js';
+import { confirmRequestSchema, emailRequestSchema, ticketsRequestSchema } from './contract/buyer/customer-schema.js';
 import { invoiceQrsRequestSchema } from './contract/qrs/invoice-qrs-schema.js';
-import { legacyQrCreatedSchema, legacyQrCreateRequestSchema, legacyQrResolvedSchema } from '../shared/legacy/legacy-qr-schema.js';
-import { LEGACY_SUNSET_AT } from '../shared/legacy/legacy-sunset.js';
-import { LEGACY_DEFAULTS } from '../shared/legacy/to-qr-create-request.js';
+import { legacyQrCreatedSchema, legacyQrCreateRequestSchema, legacyQrResolvedSchema } from './contract/legacy/legacy-qr-schema.js';
+import { LEGACY_SUNSET_AT } from './legacy/legacy-sunset.js';
+import { LEGACY_DEFAULTS } from './legacy/to-qr-create-request.js';
 import {
   buyerConfirmationSchema,
   buyerPreviewSchema,

@@ -2,7 +2,7 @@
 import Koa from 'koa';
 import { Router } from '@koa/router';
 import { koaBody } from 'koa-body';
-import { parseQrCreateRequest } from '../shared/qr/parse-qr-request.js';
+import { parseQrCreateRequest } from '../api/qrs/parse-qr-request.js';
 
 const app = new Koa();
 const router = new Router();

@@ -1,4 +1,4 @@
-import type { InvoiceRules } from '../../shared/merchants/merchant-schema.js';
+import type { InvoiceRules } from '../../shared/merchants/merchant.js';
 import { USES_NOT_FOR_SALES } from '../../shared/merchants/check-invoice-rules.js';
 import type { SatCatalogs } from '../../shared/sat/catalogs.js';
 import { satToday } from '../../shared/domain/time-zone.js';

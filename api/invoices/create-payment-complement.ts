@@ -5,7 +5,7 @@ import { newId } from '../../shared/platform/ids.js';
 import { enqueueStamp } from '../../shared/invoices/enqueue-stamp.js';
 import { dec } from '../../shared/domain/money.js';
 import { checkPayment, isCalendarDate, type PaidInvoiceFacts } from '../../shared/payment-complements/check-payment.js';
-import type { CreatePaymentComplementRequest } from '../../shared/payment-complements/payment-complement-schema.js';
+import type { CreatePaymentComplementRequest } from '../contract/payment-complements/payment-complement-schema.js';
 import { planPaymentComplement } from '../../shared/payment-complements/plan-payment-complement.js';
 import type { InvoiceRow } from '../../shared/repositories/invoices.js';
 import { recordPaymentComplement } from '../../shared/repositories/payment-complements.js';

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { AppError } from '../../shared/platform/errors.js';
 import { jobId } from '../../shared/platform/jobs.js';
 import type { FromSchema } from 'json-schema-to-ts';
-import type { issuerSyncAcceptedSchema } from '../../shared/issuers/issuer-schema.js';
+import type { issuerSyncAcceptedSchema } from '../contract/issuers/issuer-schema.js';
 import { findIssuerById, recordSyncRequested } from '../../shared/repositories/issuers.js';
 import type { ApiDeps } from '../deps.js';
 

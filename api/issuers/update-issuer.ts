@@ -3,7 +3,7 @@ import { LOGO_TARGETS, normalizeLogoField, type NormalizedLogo } from '../../sha
 import { satToday } from '../../shared/domain/time-zone.js';
 import { groupNotFound } from '../account-resources.js';
 import { checkIssuerTaxData } from '../../shared/issuers/check-issuer.js';
-import { updateIssuerFormSchema } from '../../shared/issuers/issuer-schema.js';
+import { updateIssuerFormSchema } from '../contract/issuers/issuer-schema.js';
 import { groupBelongsTo, updateIssuer, type IssuerRow } from '../../shared/repositories/issuers.js';
 import { fileUrl } from '../../shared/platform/storage/file-store.js';
 import { validator } from '../../shared/platform/validation/ajv.js';

@@ -1,6 +1,6 @@
 import type { ApiKeyPrincipal } from '../../shared/repositories/api-keys.js';
-import { inLegacyTerms } from '../../shared/legacy/legacy-error.js';
-import { LEGACY_DEFAULTS, parseLegacyQrCreateRequest, toQrCreateRequest } from '../../shared/legacy/to-qr-create-request.js';
+import { inLegacyTerms } from './legacy-error.js';
+import { LEGACY_DEFAULTS, parseLegacyQrCreateRequest, toQrCreateRequest } from './to-qr-create-request.js';
 import type { ApiDeps } from '../deps.js';
 import { createQr, type CreateQrResult } from '../qrs/create-qr.js';
 

@@ -1,5 +1,5 @@
 import type { FromSchema } from 'json-schema-to-ts';
-import type { invoiceModeResponseSchema } from '../../shared/merchants/merchant-schema.js';
+import type { invoiceModeResponseSchema } from '../contract/merchants/merchant-schema.js';
 import { CFDI_TEXT, cfdiTextProblem } from '../../shared/sat/cfdi-text-rules.js';
 import { CSD_FIELDS, checkCsd } from '../../shared/csd/check-csd.js';
 import { encryptionKeyring } from '../../shared/platform/crypto/encrypt-at-rest.js';

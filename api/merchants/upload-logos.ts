@@ -1,6 +1,6 @@
 import { AppError, type ErrorDetail } from '../../shared/platform/errors.js';
 import { LOGO_TARGETS, normalizeLogoField } from '../../shared/images/normalize-logo.js';
-import { LOGO_ANIMATIONS, type LogoAnimation } from '../../shared/merchants/merchant-schema.js';
+import { LOGO_ANIMATIONS, type LogoAnimation } from '../../shared/merchants/merchant.js';
 import { updateMerchantLogos, type MerchantRow } from '../../shared/repositories/merchants.js';
 import { fileUrl } from '../../shared/platform/storage/file-store.js';
 import type { ApiDeps } from '../deps.js';

@@ -1,6 +1,6 @@
 import type { Middleware } from 'koa';
 import { AppError } from '../../shared/platform/errors.js';
-import { deprecationHeaders, isSunset, LEGACY_SUNSET_AT } from '../../shared/legacy/legacy-sunset.js';
+import { deprecationHeaders, isSunset, LEGACY_SUNSET_AT } from '../legacy/legacy-sunset.js';
 import type { AppState } from '../context.js';
 
 /**

@@ -10,7 +10,7 @@ import { findQrTransaction, recordQrTransaction, SHORT_CODE_INDEX, type NewQrTra
 import { buildQrTransactionRecord } from '../../shared/qr/build-qr-transaction.js';
 import { checkQrRules } from '../../shared/qr/check-qr-rules.js';
 import { qrContent, newQrToken, signQrToken } from '../../shared/qr/qr-link.js';
-import { parseQrCreateRequest } from '../../shared/qr/parse-qr-request.js';
+import { parseQrCreateRequest } from './parse-qr-request.js';
 import { newShortCode } from '../../shared/domain/qr-code/short-code.js';
 import { resolveConceptKeys, skusToResolve } from '../../shared/qr/resolve-concept-keys.js';
 import { productKeysBySku } from '../../shared/repositories/products.js';

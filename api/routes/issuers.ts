@@ -1,7 +1,7 @@
 import { Router } from '@koa/router';
 import { AppError } from '../../shared/platform/errors.js';
 import { checkIssuerTaxData } from '../../shared/issuers/check-issuer.js';
-import { createIssuerSchema } from '../../shared/issuers/issuer-schema.js';
+import { createIssuerSchema } from '../contract/issuers/issuer-schema.js';
 import { issuerView } from '../contract/issuers/issuer-view.js';
 import { pageOf, parsePageRequest, queryText } from '../../shared/platform/pagination.js';
 import { satToday } from '../../shared/domain/time-zone.js';

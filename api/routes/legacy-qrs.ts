@@ -1,6 +1,6 @@
 import { Router } from '@koa/router';
 import { legacyCreatedView, legacyResolvedView } from '../contract/legacy/legacy-qr-views.js';
-import { legacyLinkHeader } from '../../shared/legacy/legacy-sunset.js';
+import { legacyLinkHeader } from '../legacy/legacy-sunset.js';
 import { qrTransactionView } from '../contract/qrs/qr-transaction-view.js';
 import { ensureInvoiceable } from '../buyer/open-sale.js';
 import type { AppState } from '../context.js';

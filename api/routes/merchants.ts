@@ -1,6 +1,6 @@
 import { Router } from '@koa/router';
 import { AppError } from '../../shared/platform/errors.js';
-import { createMerchantSchema, updateMerchantSchema, type UpdateMerchantRequest } from '../../shared/merchants/merchant-schema.js';
+import { createMerchantSchema, updateMerchantSchema, type UpdateMerchantRequest } from '../contract/merchants/merchant-schema.js';
 import { merchantSummaryView, merchantView } from '../contract/merchants/merchant-view.js';
 import { pageOf, parsePageRequest, queryText } from '../../shared/platform/pagination.js';
 import { accountMerchant, issuerNotFound, merchantNotFound } from '../account-resources.js';

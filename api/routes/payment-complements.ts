@@ -1,6 +1,6 @@
 import { Router } from '@koa/router';
 import { AppError } from '../../shared/platform/errors.js';
-import { createPaymentComplementSchema } from '../../shared/payment-complements/payment-complement-schema.js';
+import { createPaymentComplementSchema } from '../contract/payment-complements/payment-complement-schema.js';
 import { paymentComplementView } from '../contract/payment-complements/payment-complement-view.js';
 import { findPaymentComplement } from '../../shared/repositories/payment-complements.js';
 import { validator } from '../../shared/platform/validation/ajv.js';

@@ -3,7 +3,7 @@ import { AppError, type ErrorDetail } from '../../shared/platform/errors.js';
 import { pageOf, parsePageRequest, queryText } from '../../shared/platform/pagination.js';
 import { satToday } from '../../shared/domain/time-zone.js';
 import { checkProduct } from '../../shared/products/check-product.js';
-import { createMerchantProductSchema, updateMerchantProductSchema } from '../../shared/products/product-schema.js';
+import { createMerchantProductSchema, updateMerchantProductSchema } from '../contract/products/product-schema.js';
 import { productView } from '../contract/products/product-view.js';
 import { findProduct, insertProducts, listProducts, updateProduct } from '../../shared/repositories/products.js';
 import { validator } from '../../shared/platform/validation/ajv.js';

@@ -7,7 +7,7 @@ import type { CfdiConceptInput, CfdiInput, CfdiTaxInput } from '../domain/cfdi/c
 import { dec, Money } from '../domain/money.js';
 import type { QrTransactionRecord } from '../repositories/qr-transactions.js';
 import type { SatCatalogs } from '../sat/catalogs.js';
-import type { Customer } from './customer-schema.js';
+import type { Customer } from './customer.js';
 import { FOREIGN_RFC, GENERIC_RFC } from './check-customer.js';
 
 export const RESICO_REGIME = '626';

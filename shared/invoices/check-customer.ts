@@ -7,8 +7,8 @@ import { isDeepStrictEqual } from 'node:util';
 import type { ErrorDetail } from '../platform/errors.js';
 import type { SatCatalogs } from '../sat/catalogs.js';
 import { checkRfc } from '../domain/tax-id/check-rfc.js';
-import type { Customer } from './customer-schema.js';
-import type { InvoiceRules } from '../merchants/merchant-schema.js';
+import type { Customer } from './customer.js';
+import type { InvoiceRules } from '../merchants/merchant.js';
 import { USES_NOT_FOR_SALES } from '../merchants/check-invoice-rules.js';
 
 export const GENERIC_RFC = 'XAXX010101000';
@@ -34,7 +34,7 @@ export interface CustomerContext {
   catalogs: SatCatalogs;
   expeditionPlace: string;
   onDate: string;
-  /** The merchant's rules (shared/merchants/merchant-schema.ts). */
+  /** The merchant's rules (shared/merchants/merchant.ts). */
   rules: Pick<InvoiceRules, 'allowGenericRfc' | 'allowedCfdiUses'>;
 }
 

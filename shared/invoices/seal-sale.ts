@@ -12,7 +12,7 @@ import { serializeXml } from '../domain/cfdi/serialize-xml.js';
 import type { QrTransactionRecord } from '../repositories/qr-transactions.js';
 import type { SatCatalogs } from '../sat/catalogs.js';
 import { cfdiInputFromSale, type SaleParties } from './cfdi-input-from-sale.js';
-import type { Customer } from './customer-schema.js';
+import type { Customer } from './customer.js';
 
 export type SealedSale = { ok: true; xml: string; totals: DocumentTotals } | { ok: false; findings: CfdiFinding[] };
 

@@ -1,6 +1,6 @@
 import type { ErrorDetail } from '../platform/errors.js';
 import type { SatCatalogs } from '../sat/catalogs.js';
-import type { InvoiceRules } from './merchant-schema.js';
+import type { InvoiceRules } from './merchant.js';
 
 /** c_UsoCFDI keys SAT reserves for other receipts: CP01 for payment receipts (P), CN01 for payroll (N). */
 export const USES_NOT_FOR_SALES: ReadonlySet<string> = new Set(['CP01', 'CN01']);

@@ -9,7 +9,7 @@ import type { ErrorDetail } from '../platform/errors.js';
 import { dec, Money } from '../domain/money.js';
 import type { InvoicePdfData } from '../pdf/invoice-pdf-data.js';
 import type { SatCatalogs } from '../sat/catalogs.js';
-import type { PaymentRequest } from './payment-complement-schema.js';
+import type { PaymentRequest } from './payment-request.js';
 
 export interface PaidInvoiceFacts {
   uuid: string;

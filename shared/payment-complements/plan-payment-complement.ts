@@ -10,7 +10,7 @@ import type { ErrorDetail } from '../platform/errors.js';
 import { dec } from '../domain/money.js';
 import type { InvoicePdfData, InvoicePdfTax } from '../pdf/invoice-pdf-data.js';
 import { equivalenceFor, paidAtOf, type PaidInvoiceFacts } from './check-payment.js';
-import type { PaymentRequest } from './payment-complement-schema.js';
+import type { PaymentRequest } from './payment-request.js';
 
 /** Where an invoice stands before this payment. */
 export interface InvoiceStanding {

@@ -1,6 +1,6 @@
 import type { ErrorDetail } from '../platform/errors.js';
 import { checkConceptKeys, type RuleContext } from '../qr/check-qr-catalogs.js';
-import type { ProductFields } from './product-schema.js';
+import type { ProductFields } from './product.js';
 
 const NAMES = { unitKey: 'satUnitKey', productKey: 'satProductServiceKey', taxObjectKey: 'satTaxObjectKey' };
 

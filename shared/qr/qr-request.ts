@@ -1,19 +1,67 @@
 /**
- * The body of POST /v1/qrs after schema validation (see qr-request-schema.ts).
- * Money and quantities arrive as JSON numbers; domain code reads them with `dec()`.
+ * The sale a point of sale sends (the body of POST /v1/qrs once validated), as the QR feature reads it.
+ * Declared here because shared/ does not import the API; api/contract/qrs/qr-request-schema.ts proves at
+ * compile time that its schema validates exactly this type. Money and quantities arrive as JSON numbers;
+ * domain code reads them with `dec()`.
  */
-import type { FromSchema } from 'json-schema-to-ts';
-import type { qrCreateRequestSchema } from './qr-request-schema.js';
+
+export type TaxType = 'Traslado' | 'Retencion';
+export type TaxFactor = 'Tasa' | 'Cuota' | 'Exento';
+export type QrOperation = 'INVOICE' | 'PAYMENT' | 'REFUND';
+
+export interface QrTaxInput {
+  type: TaxType;
+  tax: string;
+  factor: TaxFactor;
+  rate?: string;
+  taxable_base: number;
+  amount?: number;
+}
+
+/** A concept as sent: its SAT keys may be left out when `sku` names a product of the merchant's catalog. */
+export interface QrConceptDraft {
+  sku?: string;
+  description: string;
+  amount: number;
+  quantity: number;
+  discount?: number;
+  unit_price: number;
+  sat_unit_key?: string;
+  sat_product_service_key?: string;
+  sat_tax_object_key?: string;
+  taxes?: QrTaxInput[];
+}
+
+export interface RelatedCfdis {
+  tipo_relacion: string;
+  cfdis: string[];
+}
+
+export interface GlobalInfo {
+  periodicity: string;
+  months: string;
+  year: number;
+}
 
 /** The body as the schema validates it, before product keys are filled in (resolve-concept-keys.ts). */
-export type QrCreateDraft = FromSchema<typeof qrCreateRequestSchema>;
-export type QrConceptDraft = QrCreateDraft['operation_data'][number];
-export type QrTaxInput = NonNullable<QrConceptDraft['taxes']>[number];
-export type TaxType = QrTaxInput['type'];
-export type TaxFactor = QrTaxInput['factor'];
-export type QrOperation = QrCreateDraft['operation'];
-export type RelatedCfdis = NonNullable<QrCreateDraft['related_cfdis']>;
-export type GlobalInfo = NonNullable<QrCreateDraft['global_info']>;
+export interface QrCreateDraft {
+  store_uid: string;
+  sale_id: string;
+  operation: QrOperation;
+  amount: number;
+  subtotal: number;
+  currency: string;
+  exchange_rate?: number | null;
+  sat_payment_method: string;
+  sat_payment_form: string;
+  expires_at: string;
+  type_of_receipt: string;
+  export_code: string;
+  related_cfdis?: RelatedCfdis | null;
+  global_info?: GlobalInfo | null;
+  metadata?: Record<string, string> | null;
+  operation_data: QrConceptDraft[];
+}
 
 /** The SAT keys a concept may leave out when its `sku` names a product of the merchant's catalog. */
 export type ConceptKeyField = 'sat_unit_key' | 'sat_product_service_key' | 'sat_tax_object_key';

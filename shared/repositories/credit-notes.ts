@@ -4,7 +4,7 @@ import type { CreditNotePlan } from '../credit-notes/plan-credit-note.js';
 import type { Db } from '../platform/db.js';
 import type { ErrorDetail } from '../platform/errors.js';
 import { newId } from '../platform/ids.js';
-import type { Customer } from '../invoices/customer-schema.js';
+import type { Customer } from '../invoices/customer.js';
 import { storedDocumentJson } from '../invoices/stored-document.js';
 import { dec } from '../domain/money.js';
 import { insertNumbered, type InvoiceRow, type InvoiceStatus } from './invoices.js';

@@ -2,7 +2,7 @@ import { runPrepared, type Db, type PreparedStatement, type Trx } from '../platf
 import { invoiceEventData, qrEventData } from '../webhooks/event-data.js';
 import { emitEvents } from '../webhooks/emit-event.js';
 import type { WebhookEventType } from '../webhooks/event-types.js';
-import type { Customer } from '../invoices/customer-schema.js';
+import type { Customer } from '../invoices/customer.js';
 import type { ErrorDetail } from '../platform/errors.js';
 
 import { isStampedStatus, type InvoiceStatus } from '../domain/invoice-lifecycle.js';

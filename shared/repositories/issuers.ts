@@ -2,7 +2,7 @@ import { containsPattern, type Db, type Trx } from '../platform/db.js';
 import type { GlobalPeriodicity } from '../global-invoice/global-period.js';
 import { newId } from '../platform/ids.js';
 import type { PageRequest } from '../platform/pagination.js';
-import type { SYNC_STATUSES } from '../issuers/issuer-schema.js';
+import type { SyncStatus } from '../issuers/sync-status.js';
 
 export interface IssuerRow {
   id: string;
@@ -27,8 +27,6 @@ export interface IssuerRow {
   created_at: Date;
   updated_at: Date;
 }
-
-export type SyncStatus = (typeof SYNC_STATUSES)[number];
 
 export type NewIssuer = Pick<IssuerRow, 'account_id' | 'group_id' | 'alias' | 'rfc' | 'id_cif' | 'business_name' | 'email' | 'zip' | 'tax_regime_code'>;
 

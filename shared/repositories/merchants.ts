@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { containsPattern, runPrepared, type Db, type PreparedStatement, type Trx } from '../platform/db.js';
 import { newId } from '../platform/ids.js';
-import type { Address, BillingProfile, LogoAnimation, MerchantFields, MerchantStatus } from '../merchants/merchant-schema.js';
+import type { Address, BillingProfile, LogoAnimation, MerchantFields, MerchantStatus } from '../merchants/merchant.js';
 import type { PageRequest } from '../platform/pagination.js';
 
 export interface MerchantRow {

@@ -2,7 +2,7 @@ import { DEAD_INVOICE_STATUSES, VALID_INVOICE_STATUSES } from '../domain/invoice
 import type { Db, Trx } from '../platform/db.js';
 import type { ErrorDetail } from '../platform/errors.js';
 import type { IdempotencyScope } from '../platform/idempotency/idempotency-store.js';
-import type { Customer } from '../invoices/customer-schema.js';
+import type { Customer } from '../invoices/customer.js';
 import { storedDocumentJson } from '../invoices/stored-document.js';
 import { dec } from '../domain/money.js';
 import { nextInstallment, type InvoiceStanding, type PaymentAllocation, type PaymentComplementPlan } from '../payment-complements/plan-payment-complement.js';

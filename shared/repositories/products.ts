@@ -2,7 +2,7 @@ import { containsPattern, type Db } from '../platform/db.js';
 import { newId } from '../platform/ids.js';
 import { toFixed6 } from '../domain/money.js';
 import type { PageRequest } from '../platform/pagination.js';
-import type { ProductFields, ProductTax } from '../products/product-schema.js';
+import type { ProductFields, ProductTax } from '../products/product.js';
 import type { ProductKeys } from '../qr/resolve-concept-keys.js';
 
 export interface ProductRow {

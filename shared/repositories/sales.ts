@@ -1,5 +1,5 @@
 import { runPrepared, type Db, type PreparedStatement } from '../platform/db.js';
-import type { Address, InvoiceRules } from '../merchants/merchant-schema.js';
+import type { Address, InvoiceRules } from '../merchants/merchant.js';
 import { CONCEPTS_AND_TAXES_JSON, type ConceptsAndTaxesJson, type QrTransactionRecord, type QrTransactionRow } from './qr-transactions.js';
 
 /** A transaction with what invoicing it needs: its merchant (point of sale) and issuer as they are now. */

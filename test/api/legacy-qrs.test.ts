@@ -9,7 +9,7 @@ import { errorHandler } from '../../api/middleware/error-handler.js';
 import { requestContext } from '../../api/middleware/request-context.js';
 import { legacyQrRoutes } from '../../api/routes/legacy-qrs.js';
 import type { BootstrapResult } from '../../cli/bootstrap.js';
-import { legacyQrCreatedSchema, legacyQrResolvedSchema } from '../../shared/legacy/legacy-qr-schema.js';
+import { legacyQrCreatedSchema, legacyQrResolvedSchema } from '../../api/contract/legacy/legacy-qr-schema.js';
 import { newQrToken, qrContent, signQrToken } from '../../shared/qr/qr-link.js';
 import { ajv } from '../../shared/platform/validation/ajv.js';
 import { confirm, queueEvents, stamped } from '../helpers/buyer.js';

@@ -5,7 +5,7 @@ import { harness } from '../helpers/harness.js';
 import { call, callForm } from '../helpers/http.js';
 import { DOCUMENT, operations, validatorOf } from '../helpers/openapi-contract.js';
 import { postQr } from '../helpers/qr-body.js';
-import { qrCreateRequestSchema } from '../../shared/qr/qr-request-schema.js';
+import { qrCreateRequestSchema } from '../../api/contract/qrs/qr-request-schema.js';
 import type { CatalogName } from '../../shared/sat/catalogs.js';
 
 /** Every `description` in a schema, however deep. */

@@ -9,7 +9,7 @@ import * as ajvFormats from 'ajv-formats';
 import { confirm, newQrLink, queueEvents, stamped } from '../helpers/buyer.js';
 import { postQr, qrBody } from '../helpers/qr-body.js';
 import { apiRouters } from '../../api/app.js';
-import { qrCreateRequestSchema } from '../../shared/qr/qr-request-schema.js';
+import { qrCreateRequestSchema } from '../../api/contract/qrs/qr-request-schema.js';
 import { harness } from '../helpers/harness.js';
 import { call } from '../helpers/http.js';
 

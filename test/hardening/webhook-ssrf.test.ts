@@ -1,7 +1,7 @@
 import { createServer, type Server } from 'node:http';
 import type { LookupFunction } from 'node:net';
 import { expect } from 'chai';
-import { checkEndpointUrl } from '../../shared/webhooks/endpoint-schema.js';
+import { checkEndpointUrl } from '../../shared/webhooks/check-endpoint-url.js';
 import { httpWebhookClient, WebhookUndelivered } from '../../shared/webhooks/webhook-client.js';
 import { rejection } from '../helpers/rejection.js';
 

@@ -1,7 +1,7 @@
 import { QueueEvents } from 'bullmq';
 import type { BootstrapResult } from '../../cli/bootstrap.js';
 import { jobId } from '../../shared/platform/jobs.js';
-import type { Customer } from '../../shared/invoices/customer-schema.js';
+import type { Customer } from '../../shared/invoices/customer.js';
 import { harness } from './harness.js';
 import { call } from './http.js';
 import { postQr, qrBody } from './qr-body.js';

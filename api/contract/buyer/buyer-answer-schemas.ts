@@ -4,9 +4,9 @@
  * validates real answers against them. Open to further members (no additionalProperties: false), so a
  * field added to the buyer's answers is documented here without breaking the clients' types.
  */
-import { errorDetailSchema, invoiceStatusSchema, refusalSchema } from '../../../shared/document-view-schema.js';
-import { customerSchema } from '../../../shared/invoices/customer-schema.js';
-import { LOGO_ANIMATIONS } from '../../../shared/merchants/merchant-schema.js';
+import { errorDetailSchema, invoiceStatusSchema, refusalSchema } from '../document-view-schema.js';
+import { customerSchema } from './customer-schema.js';
+import { LOGO_ANIMATIONS } from '../../../shared/merchants/merchant.js';
 import { conceptViewSchema, invoiceViewSchema, qrTransactionSchema, totalsViewSchema } from '../qrs/qr-transaction-schema.js';
 
 const str = { type: 'string' } as const;

@@ -1,6 +1,6 @@
 /** POST /v1/qrs/invoices/credit-notes: how much of which stamped invoices is credited, and how the money goes back. */
 import type { FromSchema } from 'json-schema-to-ts';
-import { fileLinkSchema, invoiceStatusSchema, nullableString, refusalSchema } from '../../../shared/document-view-schema.js';
+import { fileLinkSchema, invoiceStatusSchema, nullableString, refusalSchema } from '../document-view-schema.js';
 import { CFDI_TEXT } from '../../../shared/sat/cfdi-text-rules.js';
 
 export const createCreditNoteSchema = {

@@ -1,5 +1,5 @@
 import type { FromSchema } from 'json-schema-to-ts';
-import { fileLinkSchema, invoiceStatusSchema, nullableString, refusalSchema } from '../../../shared/document-view-schema.js';
+import { fileLinkSchema, invoiceStatusSchema, nullableString, refusalSchema } from '../document-view-schema.js';
 import { GLOBAL_PERIODICITIES } from '../../../shared/global-invoice/global-period.js';
 
 /** PUT /v1/qrs/issuers/{issuerId}/global-periodicity. */

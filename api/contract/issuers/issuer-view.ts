@@ -1,7 +1,7 @@
 import type { FromSchema } from 'json-schema-to-ts';
 import type { IssuerRow } from '../../../shared/repositories/issuers.js';
 import type { SatCatalogs } from '../../../shared/sat/catalogs.js';
-import type { issuerSchema } from '../../../shared/issuers/issuer-schema.js';
+import type { issuerSchema } from './issuer-schema.js';
 
 // Typed from the schema the OpenAPI document publishes: the compiler holds the view to it.
 export type Issuer = FromSchema<typeof issuerSchema>;

@@ -1,6 +1,6 @@
 import type { FromSchema } from 'json-schema-to-ts';
 import type { MerchantRow } from '../../../shared/repositories/merchants.js';
-import type { merchantSchema, merchantSummarySchema } from '../../../shared/merchants/merchant-schema.js';
+import type { merchantSchema, merchantSummarySchema } from './merchant-schema.js';
 
 // Typed from the schemas the OpenAPI document publishes: the compiler holds the views to them.
 export type Merchant = FromSchema<typeof merchantSchema>;

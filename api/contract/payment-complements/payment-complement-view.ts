@@ -4,7 +4,7 @@ import { storedDocument } from '../../../shared/invoices/stored-document.js';
 import { toJsonNumber } from '../../../shared/domain/money.js';
 import type { AllocationView } from '../../../shared/repositories/payment-complements.js';
 import type { InvoiceRow } from '../../../shared/repositories/invoices.js';
-import type { paymentComplementSchema } from '../../../shared/payment-complements/payment-complement-schema.js';
+import type { paymentComplementSchema } from './payment-complement-schema.js';
 
 // Typed from the schema the OpenAPI document publishes: the compiler holds the view to it.
 export type PaymentComplement = FromSchema<typeof paymentComplementSchema>;

@@ -2,7 +2,7 @@ import type { FromSchema } from 'json-schema-to-ts';
 import { toJsonNumber } from '../../../shared/domain/money.js';
 import type { ProductRow } from '../../../shared/repositories/products.js';
 import type { SatCatalogs } from '../../../shared/sat/catalogs.js';
-import type { merchantProductResponseSchema } from '../../../shared/products/product-schema.js';
+import type { merchantProductResponseSchema } from './product-schema.js';
 
 // Typed from the schema the OpenAPI document publishes: the compiler holds the view to it.
 export type MerchantProductResponse = FromSchema<typeof merchantProductResponseSchema>;

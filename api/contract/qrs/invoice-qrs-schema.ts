@@ -1,7 +1,7 @@
 /** POST /v1/qrs/invoices: a merchant invoices several of its QR sales (or one) for a known customer. */
 import type { FromSchema } from 'json-schema-to-ts';
 import { MAX_TICKETS_PER_INVOICE } from '../../../shared/invoices/combine-tickets.js';
-import { customerSchema } from '../../../shared/invoices/customer-schema.js';
+import { customerSchema } from '../buyer/customer-schema.js';
 
 export const invoiceQrsRequestSchema = {
   $id: 'InvoiceQrsRequest',

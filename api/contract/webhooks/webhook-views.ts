@@ -1,6 +1,6 @@
 import type { FromSchema } from 'json-schema-to-ts';
 import type { WebhookDeliveryRow, WebhookEndpointRow } from '../../../shared/repositories/webhooks.js';
-import type { webhookDeliverySchema, webhookEndpointSchema } from '../../../shared/webhooks/endpoint-schema.js';
+import type { webhookDeliverySchema, webhookEndpointSchema } from './endpoint-schema.js';
 import type { WebhookEventType } from '../../../shared/webhooks/event-types.js';
 
 // Typed from the schemas the OpenAPI document publishes: the compiler holds the views to them.

@@ -9,7 +9,7 @@ import { serializeXml } from '../../../shared/domain/cfdi/serialize-xml.js';
 import { storedDocument, storedDocumentJson } from '../../../shared/invoices/stored-document.js';
 import { dec } from '../../../shared/domain/money.js';
 import { checkPayment, isCalendarDate, type PaidInvoiceFacts } from '../../../shared/payment-complements/check-payment.js';
-import type { PaymentRequest } from '../../../shared/payment-complements/payment-complement-schema.js';
+import type { PaymentRequest } from '../../../shared/payment-complements/payment-request.js';
 import { nextInstallment, planPaymentComplement, type PlannedInvoice } from '../../../shared/payment-complements/plan-payment-complement.js';
 import { invoicePdfDataFromXml } from '../../../shared/pdf/invoice-pdf-data.js';
 import { satCatalogs } from '../../../shared/sat/catalogs.js';

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { startFakePacServer, type FakePacServer } from '../../../fakes/pac-server.js';
 import { cadenaOriginal } from '../../../shared/domain/cfdi/cadena-original.js';
 import { parseXml } from '../../../shared/domain/cfdi/parse-xml.js';
-import type { Customer } from '../../../shared/invoices/customer-schema.js';
+import type { Customer } from '../../../shared/invoices/customer.js';
 import { sealSale } from '../../../shared/invoices/seal-sale.js';
 import { swPacClient } from '../../../shared/adapters/pac/sw-pac-client.js';
 import { buildQrTransactionRecord } from '../../../shared/qr/build-qr-transaction.js';

@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { checkEndpointUrl } from '../../../shared/webhooks/endpoint-schema.js';
+import { checkEndpointUrl } from '../../../shared/webhooks/check-endpoint-url.js';
 import { newWebhookSecret, verifyWebhook, webhookHeaders, webhookSignature } from '../../../shared/webhooks/sign-webhook.js';
 
 describe('webhook signatures (Standard Webhooks) and endpoint URLs', () => {

@@ -3,7 +3,10 @@
  * `x-decimal` is our keyword: at most 9 integer digits and 6 decimals (numeric(15,6)); `x-cfdi-text`
  * checks a value against SAT's schema for the CFDI attribute it is written to.
  */
-import { CFDI_TEXT } from '../sat/cfdi-text-rules.js';
+import type { FromSchema } from 'json-schema-to-ts';
+import type { QrCreateDraft } from '../../../shared/qr/qr-request.js';
+import type { Proof, SameType } from '../same-type.js';
+import { CFDI_TEXT } from '../../../shared/sat/cfdi-text-rules.js';
 
 export const QR_LIMITS = {
   maxConcepts: 100,
@@ -136,3 +139,6 @@ export const qrCreateRequestSchema = {
     operation_data: { type: 'array', minItems: 1, maxItems: QR_LIMITS.maxConcepts, items: conceptSchema },
   },
 } as const;
+
+// What ajv validates is the QR feature's QrCreateDraft, field for field: a change on one side alone fails tsc.
+type _ValidatesQrCreateDraft = Proof<SameType<FromSchema<typeof qrCreateRequestSchema>, QrCreateDraft>>;

@@ -2,7 +2,7 @@
  * JSON Schema pieces every answer about a CFDI the service issues shares (credit notes, payment
  * complements, global invoices, the buyer's confirmation): its status, why the PAC refused it, its file links.
  */
-import { INVOICE_MOVES, type InvoiceStatus } from './domain/invoice-lifecycle.js';
+import { INVOICE_MOVES, type InvoiceStatus } from '../../shared/domain/invoice-lifecycle.js';
 
 export const nullableString = { type: ['string', 'null'] } as const;
 

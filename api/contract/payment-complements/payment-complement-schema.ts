@@ -1,5 +1,7 @@
 /** POST /v1/qrs/invoices/payment-complements: one payment received and the PPD invoices it pays. */
 import type { FromSchema } from 'json-schema-to-ts';
+import type { PaymentRequest } from '../../../shared/payment-complements/payment-request.js';
+import type { Proof, SameType } from '../same-type.js';
 import { fileLinkSchema, invoiceStatusSchema, nullableString, refusalSchema } from '../document-view-schema.js';
 export const createPaymentComplementSchema = {
   $id: 'PaymentComplementRequest',
@@ -75,7 +77,8 @@ export const createPaymentComplementSchema = {
   },
 } as const;
 
-export type PaymentRequest = CreatePaymentComplementRequest['payment'];
+// What ajv validates is the payment-complements feature's PaymentRequest, field for field: a change on one side alone fails tsc.
+type _ValidatesPaymentRequest = Proof<SameType<CreatePaymentComplementRequest['payment'], PaymentRequest>>;
 
 export type PaidInvoiceRequest = CreatePaymentComplementRequest['related'][number];
 

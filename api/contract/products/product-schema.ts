@@ -1,10 +1,11 @@
 /** Product catalog requests (the spec names the operations, not the shapes): JSON Schemas for ajv and OpenAPI. */
 import type { FromSchema } from 'json-schema-to-ts';
-import { CFDI_TEXT } from '../sat/cfdi-text-rules.js';
+import type { ProductFields } from '../../../shared/products/product.js';
+import { CFDI_TEXT } from '../../../shared/sat/cfdi-text-rules.js';
+import type { Proof, SameType } from '../same-type.js';
 
-export type ProductTax = NonNullable<ProductFields['taxes']>[number];
-
-export type ProductFields = FromSchema<typeof createMerchantProductSchema>[number];
+// What ajv validates is the products feature's ProductFields, field for field: a change on one side alone fails tsc.
+type _ValidatesProductFields = Proof<SameType<FromSchema<typeof createMerchantProductSchema>[number], ProductFields>>;
 
 export const PRODUCT_LIMITS = { maxPerRequest: 100, maxTaxes: 10 } as const;
 

@@ -1,30 +1,15 @@
 /** JSON Schemas of the merchant operations, used by ajv and by the OpenAPI document. */
 import type { FromSchema } from 'json-schema-to-ts';
-export const BILLING_PROFILES = ['GENERAL', 'FUEL', 'RESTAURANT', 'RETAIL', 'SERVICES'] as const;
-export const LOGO_ANIMATIONS = ['NONE', 'BOUNCE'] as const;
-export type BillingProfile = (typeof BILLING_PROFILES)[number];
-export type LogoAnimation = (typeof LOGO_ANIMATIONS)[number];
-export type MerchantStatus = 'ACTIVE' | 'INACTIVE';
-
-export type Address = FromSchema<typeof addressSchema>;
-
-/** How buyers may self-invoice this merchant's sales (an addition to the spec's Merchant). */
-export interface InvoiceRules {
-  /** Let a buyer confirm as público en general (XAXX010101000); off: such a sale goes to the global invoice. */
-  allowGenericRfc: boolean;
-  /** The c_UsoCFDI keys buyers may pick; null: every use SAT allows for the buyer's regime. */
-  allowedCfdiUses: string[] | null;
-  /** Withhold 1.25 % ISR when a RESICO issuer (626) invoices a company (LISR 113-J). */
-  resicoWithholding: boolean;
-}
-
-export const DEFAULT_INVOICE_RULES: InvoiceRules = { allowGenericRfc: false, allowedCfdiUses: null, resicoWithholding: true };
-
-export type MerchantFields = Omit<CreateMerchantRequest, 'issuerId'>;
+import { BILLING_PROFILES, LOGO_ANIMATIONS, type Address, type MerchantFields } from '../../../shared/merchants/merchant.js';
+import type { Proof, SameType } from '../same-type.js';
 
 export type CreateMerchantRequest = FromSchema<typeof createMerchantSchema>;
 
 export type UpdateMerchantRequest = FromSchema<typeof updateMerchantSchema>;
+
+// What ajv validates is the merchants feature's Address and MerchantFields, field for field: a change on one side alone fails tsc.
+type _ValidatesAddress = Proof<SameType<FromSchema<typeof addressSchema>, Address>>;
+type _ValidatesMerchantFields = Proof<SameType<Omit<CreateMerchantRequest, 'issuerId'>, MerchantFields>>;
 
 const text = (max: number) => ({ type: 'string', minLength: 1, maxLength: max }) as const;
 

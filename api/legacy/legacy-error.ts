@@ -1,4 +1,4 @@
-import { AppError } from '../platform/errors.js';
+import { AppError } from '../../shared/platform/errors.js';
 
 /** Current names that the earlier contract spelled differently (fields and headers). */
 const EARLIER_NAMES: ReadonlyArray<readonly [current: string, earlier: string]> = [

@@ -1,11 +1,11 @@
 /**
  * JSON Schemas of the earlier contract (spec "Versioning" point 4): the body of POST /api/v1/qrs, used by
  * ajv for validation and by the OpenAPI document, and the two answer shapes for the document.
- * Every field it shares with POST /v1/qrs is the very schema object of qr-request-schema.ts, so the two
- * contracts accept the same values.
+ * Every field it shares with POST /v1/qrs is the very schema object of ../qrs/qr-request-schema.ts, so the
+ * two contracts accept the same values.
  */
 import type { FromSchema } from 'json-schema-to-ts';
-import { qrCreateRequestSchema } from '../qr/qr-request-schema.js';
+import { qrCreateRequestSchema } from '../qrs/qr-request-schema.js';
 
 const current = qrCreateRequestSchema.properties;
 const currentConcept = current.operation_data.items;

@@ -1,7 +1,8 @@
 /** JSON Schemas of the issuer operations, used by ajv and by the OpenAPI document. */
 import type { FromSchema } from 'json-schema-to-ts';
-import { GLOBAL_PERIODICITIES } from '../global-invoice/global-period.js';
-import { CFDI_TEXT } from '../sat/cfdi-text-rules.js';
+import { SYNC_STATUSES } from '../../../shared/issuers/sync-status.js';
+import { GLOBAL_PERIODICITIES } from '../../../shared/global-invoice/global-period.js';
+import { CFDI_TEXT } from '../../../shared/sat/cfdi-text-rules.js';
 
 export type CreateIssuerRequest = FromSchema<typeof createIssuerSchema>;
 
@@ -41,9 +42,6 @@ export const updateIssuerFormSchema = {
     status: { type: 'string', enum: ['ACTIVE', 'INACTIVE'] },
   },
 } as const;
-
-/** Where a CSF synchronization stands (a BullMQ job with retries). */
-export const SYNC_STATUSES = ['PENDING', 'RUNNING', 'RETRY_SCHEDULED', 'SUCCEEDED', 'FAILED'] as const;
 
 const syncStatus = { type: 'string', enum: SYNC_STATUSES } as const;
 const nullableDateTime = { type: ['string', 'null'], format: 'date-time' } as const;

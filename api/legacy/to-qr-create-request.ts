@@ -1,8 +1,8 @@
-import { AppError } from '../platform/errors.js';
-import type { QrCreateDraft } from '../qr/qr-request.js';
-import type { ApiKeyPrincipal } from '../repositories/api-keys.js';
-import { validator } from '../platform/validation/ajv.js';
-import { legacyQrCreateRequestSchema, type LegacyQrCreateRequest } from './legacy-qr-schema.js';
+import { AppError } from '../../shared/platform/errors.js';
+import type { QrCreateDraft } from '../../shared/qr/qr-request.js';
+import type { ApiKeyPrincipal } from '../../shared/repositories/api-keys.js';
+import { validator } from '../../shared/platform/validation/ajv.js';
+import { legacyQrCreateRequestSchema, type LegacyQrCreateRequest } from '../contract/legacy/legacy-qr-schema.js';
 
 /**
  * What the current contract requires and the earlier one never sent (docs/api.md, "The earlier contract").

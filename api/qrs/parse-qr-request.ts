@@ -1,7 +1,7 @@
-import { AppError, type ErrorDetail } from '../platform/errors.js';
-import { validator } from '../platform/validation/ajv.js';
-import type { QrCreateDraft } from './qr-request.js';
-import { QR_LIMITS, qrCreateRequestSchema } from './qr-request-schema.js';
+import { AppError, type ErrorDetail } from '../../shared/platform/errors.js';
+import { validator } from '../../shared/platform/validation/ajv.js';
+import type { QrCreateDraft } from '../../shared/qr/qr-request.js';
+import { QR_LIMITS, qrCreateRequestSchema } from '../contract/qrs/qr-request-schema.js';
 
 const validateShape = validator(qrCreateRequestSchema);
 
