@@ -13,7 +13,7 @@ import { globalPeriod } from '../shared/global-invoice/global-period.js';
 import { sealInput } from '../shared/invoices/seal-sale.js';
 import { storedDocument } from '../shared/invoices/stored-document.js';
 import { swPacClient } from '../shared/adapters/pac/sw-pac-client.js';
-import { recordGlobalInvoices } from '../shared/repositories/global-invoices.js';
+import { recordGlobalInvoices } from '../shared/global-invoice/record-global-invoices.js';
 import type { InvoiceRow } from '../shared/repositories/invoices.js';
 
 export interface GlobalInvoiceFigures {

@@ -1,7 +1,8 @@
 import type { Db } from '../platform/db.js';
 import { enqueueStamp } from '../invoices/enqueue-stamp.js';
 import type { Producers } from '../platform/queues.js';
-import { recordGlobalInvoices, type UnreportedPeriod } from '../repositories/global-invoices.js';
+import type { UnreportedPeriod } from '../repositories/global-invoices.js';
+import { recordGlobalInvoices } from './record-global-invoices.js';
 import type { InvoiceRow } from '../repositories/invoices.js';
 
 /**

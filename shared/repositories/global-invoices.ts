@@ -1,10 +1,7 @@
-import type { Db } from '../platform/db.js';
-import { globalPeriodEndingAt, type GlobalPeriodicity } from '../global-invoice/global-period.js';
-import { GENERIC_RECEPTOR, planGlobalInvoices, type UnclaimedTicket } from '../global-invoice/plan-global-invoice.js';
-import { newId } from '../platform/ids.js';
-import { storedDocumentJson } from '../invoices/stored-document.js';
+import type { Db, Trx } from '../platform/db.js';
+import type { GlobalPeriodicity } from '../global-invoice/global-period.js';
 import type { PageRequest } from '../platform/pagination.js';
-import { insertNumbered, type InvoiceRow } from './invoices.js';
+import type { InvoiceRow } from './invoices.js';
 import type { QrConceptRow, QrConceptTaxRow } from './qr-transactions.js';
 
 /** Sales nobody can claim any more: not invoiced, not being stamped, expired or past their expiry. */
@@ -30,128 +27,83 @@ export async function unreportedPeriods(db: Db, closedBefore: Date, issuerId?: s
   return rows;
 }
 
-function byTransaction<T extends { transaction_id: string }>(rows: T[]): Map<string, T[]> {
-  const out = new Map<string, T[]>();
-  for (const row of rows) {
-    const list = out.get(row.transaction_id);
-    if (list) list.push(row);
-    else out.set(row.transaction_id, [row]);
-  }
-  return out;
+/** The merchant's issuer and addresses, which a global invoice's issuer and place of issue come from. */
+export interface ReportingPartiesRow {
+  issuer_id: string;
+  rfc: string;
+  business_name: string;
+  tax_regime_code: string;
+  zip: string;
+  address: { zipCode?: string } | null;
 }
 
-/** What the global invoice needs of the merchant and its issuer. */
-async function reportingParties(db: Db, merchantId: string) {
-  const row = (await db('merchants as m')
+export async function reportingPartiesOf(db: Db, merchantId: string): Promise<ReportingPartiesRow> {
+  return (await db('merchants as m')
     .join('issuers as i', 'i.id', 'm.issuer_id')
     .where('m.id', merchantId)
-    .first('i.id as issuer_id', 'i.rfc', 'i.business_name', 'i.tax_regime_code', 'i.zip', 'm.address')) as {
-    issuer_id: string;
-    rfc: string;
-    business_name: string;
-    tax_regime_code: string;
-    zip: string;
-    address: { zipCode?: string } | null;
-  };
-  return { issuerId: row.issuer_id, issuer: { rfc: row.rfc, name: row.business_name, taxRegime: row.tax_regime_code }, expeditionPlace: row.address?.zipCode ?? row.zip };
+    .first('i.id as issuer_id', 'i.rfc', 'i.business_name', 'i.tax_regime_code', 'i.zip', 'm.address')) as ReportingPartiesRow;
+}
+
+export interface UnclaimedSaleRow {
+  id: string;
+  sale_id: string;
+  sat_payment_form: string;
+  sat_payment_method: string;
+  currency: string;
+  exchange_rate: string | null;
 }
 
 /**
- * Reports a merchant's unclaimed sales of one period: in one transaction the sales are locked, planned
- * into global invoices (STAMPING, the merchant's folios), and marked with the invoice that reports them
- * (and EXPIRED). A sale already reported, or claimed meanwhile, is not in the lock's result: nothing is
- * reported twice. Returns the new invoices, to be queued for stamping after the commit.
+ * Locks a merchant's unclaimed sales of one period (FOR UPDATE, until the transaction ends) and reads them
+ * with their concepts and taxes. A sale already reported, or claimed meanwhile, is not in the result.
  */
-export async function recordGlobalInvoices(db: Db, merchantId: string, periodEnd: Date, periodicity: GlobalPeriodicity): Promise<InvoiceRow[]> {
-  const parties = await reportingParties(db, merchantId);
-  const period = globalPeriodEndingAt(periodEnd, periodicity);
-  return db.transaction(async (trx) => {
-    const rows = (await trx('qr_transactions as t')
-      .where('t.merchant_id', merchantId)
-      .where('t.global_period_end', periodEnd)
-      .whereRaw(UNCLAIMED)
-      .forUpdate()
-      .select('t.id', 't.sale_id', 't.sat_payment_form', 't.sat_payment_method', 't.currency', 't.exchange_rate')) as {
-      id: string;
-      sale_id: string;
-      sat_payment_form: string;
-      sat_payment_method: string;
-      currency: string;
-      exchange_rate: string | null;
-    }[];
-    if (rows.length === 0) return [];
-    // One array parameter, however many sales (a period can hold tens of thousands).
-    const ids = rows.map((r) => r.id);
-    const [concepts, taxes] = await Promise.all([
-      trx('qr_concepts')
-        .whereRaw('transaction_id = ANY(?::text[])', [ids])
-        .orderBy([{ column: 'transaction_id' }, { column: 'position' }]) as Promise<QrConceptRow[]>,
-      trx('qr_concept_taxes')
-        .whereRaw('transaction_id = ANY(?::text[])', [ids])
-        .orderBy([{ column: 'transaction_id' }, { column: 'concept_position' }, { column: 'position' }]) as Promise<QrConceptTaxRow[]>,
-    ]);
-    const conceptsOf = byTransaction(concepts);
-    const taxesOf = byTransaction(taxes);
-    const tickets: UnclaimedTicket[] = rows.map((r) => ({
-      id: r.id,
-      saleId: r.sale_id,
-      paymentForm: r.sat_payment_form,
-      paymentMethod: r.sat_payment_method,
-      currency: r.currency,
-      exchangeRate: r.exchange_rate,
-      concepts: conceptsOf.get(r.id) ?? [],
-      taxes: taxesOf.get(r.id) ?? [],
-    }));
-    const parts = planGlobalInvoices({ tickets, period, issuer: parties.issuer, expeditionPlace: parties.expeditionPlace });
-    // Sales claimed back after an earlier report (a refused stamp) come as further parts of the same period.
-    const earlier = (await trx('global_invoices')
-      .where({ merchant_id: merchantId, period_end: period.end })
-      .groupBy('payment_form', 'payment_method')
-      .select('payment_form', 'payment_method', trx.raw('max(part)::int as last'))) as { payment_form: string; payment_method: string; last: number }[];
-    const lastPart = (p: { paymentForm: string; paymentMethod: string }) =>
-      earlier.find((e) => e.payment_form === p.paymentForm && e.payment_method === p.paymentMethod)?.last ?? 0;
-    const invoices: InvoiceRow[] = [];
-    for (const part of parts) {
-      const invoice = await insertNumbered(trx, {
-        id: newId('invoice'),
-        transaction_id: null,
-        merchant_id: merchantId,
-        cfdi_type: 'I',
-        // Nobody to e-mail: público en general.
-        customer: JSON.stringify({
-          rfc: GENERIC_RECEPTOR.rfc,
-          name: GENERIC_RECEPTOR.name,
-          tax_regime: GENERIC_RECEPTOR.taxRegime,
-          postal_code: parties.expeditionPlace,
-          cfdi_use: GENERIC_RECEPTOR.cfdiUse,
-          email: '',
-        }),
-        document: storedDocumentJson({ timeZone: 'America/Mexico_City', input: part.input }),
-      });
-      await trx('global_invoices').insert({
-        invoice_id: invoice.id,
-        issuer_id: parties.issuerId,
-        merchant_id: merchantId,
-        periodicity,
-        period_start: period.start,
-        period_end: period.end,
-        payment_form: part.paymentForm,
-        payment_method: part.paymentMethod,
-        part: lastPart(part) + part.part,
-        tickets: part.ticketIds.length,
-      });
-      await trx('qr_transactions')
-        .whereRaw('id = ANY(?::text[])', [part.ticketIds])
-        .update({
-          global_invoice_id: invoice.id,
-          status: 'EXPIRED',
-          expired_at: trx.raw('coalesce(expired_at, now())'),
-          updated_at: trx.fn.now(),
-        });
-      invoices.push(invoice);
-    }
-    return invoices;
-  });
+export async function lockUnclaimedSales(
+  trx: Trx,
+  merchantId: string,
+  periodEnd: Date,
+): Promise<{ sales: UnclaimedSaleRow[]; concepts: QrConceptRow[]; taxes: QrConceptTaxRow[] }> {
+  const sales = (await trx('qr_transactions as t')
+    .where('t.merchant_id', merchantId)
+    .where('t.global_period_end', periodEnd)
+    .whereRaw(UNCLAIMED)
+    .forUpdate()
+    .select('t.id', 't.sale_id', 't.sat_payment_form', 't.sat_payment_method', 't.currency', 't.exchange_rate')) as UnclaimedSaleRow[];
+  if (sales.length === 0) return { sales, concepts: [], taxes: [] };
+  // One array parameter, however many sales (a period can hold tens of thousands).
+  const ids = sales.map((r) => r.id);
+  const [concepts, taxes] = await Promise.all([
+    trx('qr_concepts')
+      .whereRaw('transaction_id = ANY(?::text[])', [ids])
+      .orderBy([{ column: 'transaction_id' }, { column: 'position' }]) as Promise<QrConceptRow[]>,
+    trx('qr_concept_taxes')
+      .whereRaw('transaction_id = ANY(?::text[])', [ids])
+      .orderBy([{ column: 'transaction_id' }, { column: 'concept_position' }, { column: 'position' }]) as Promise<QrConceptTaxRow[]>,
+  ]);
+  return { sales, concepts, taxes };
+}
+
+/** The last part already recorded for the period, per payment form and method. */
+export async function lastParts(trx: Trx, merchantId: string, periodEnd: Date): Promise<{ payment_form: string; payment_method: string; last: number }[]> {
+  return (await trx('global_invoices')
+    .where({ merchant_id: merchantId, period_end: periodEnd })
+    .groupBy('payment_form', 'payment_method')
+    .select('payment_form', 'payment_method', trx.raw('max(part)::int as last'))) as { payment_form: string; payment_method: string; last: number }[];
+}
+
+export async function insertGlobalInvoice(trx: Trx, row: Omit<GlobalInvoiceRow, 'created_at'>): Promise<void> {
+  await trx('global_invoices').insert(row);
+}
+
+/** These sales are reported by that global invoice: EXPIRED, no longer anyone's to claim. */
+export async function markSalesReported(trx: Trx, saleIds: string[], invoiceId: string): Promise<void> {
+  await trx('qr_transactions')
+    .whereRaw('id = ANY(?::text[])', [saleIds])
+    .update({
+      global_invoice_id: invoiceId,
+      status: 'EXPIRED',
+      expired_at: trx.raw('coalesce(expired_at, now())'),
+      updated_at: trx.fn.now(),
+    });
 }
 
 export interface GlobalInvoiceRow {
