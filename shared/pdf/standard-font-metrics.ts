@@ -6,6 +6,7 @@
  * from pdfkit's own metrics (the same AFM numbers, added in the same order), so the PDF does not change
  * by a byte (test/shared/pdf/standard-font-metrics.test.ts compares both on every printable character).
  */
+import { createRequire } from 'node:module';
 import PDFDocument from 'pdfkit';
 
 /** What pdfkit 0.20's AFM metrics of a standard font offer (not part of its typed API). */
@@ -92,20 +93,51 @@ class FontTables {
   }
 }
 
+/** A standard font's data as pdfkit ships it (`pdfkit/standard-fonts/<Name>`), read by its AFM metrics. */
+interface StandardFontData {
+  name: string;
+  glyphNames: string;
+  glyphWidths: number[];
+  kernPairs: unknown[];
+}
+
+const STANDARD_FONT_NAMES = [
+  'Courier',
+  'Courier-Bold',
+  'Courier-BoldOblique',
+  'Courier-Oblique',
+  'Helvetica',
+  'Helvetica-Bold',
+  'Helvetica-BoldOblique',
+  'Helvetica-Oblique',
+  'Symbol',
+  'Times-Bold',
+  'Times-BoldItalic',
+  'Times-Italic',
+  'Times-Roman',
+  'ZapfDingbats',
+];
+
 let installed = false;
 
-/** Installs the table-driven measuring on pdfkit's standard fonts (once per process; later calls do nothing). */
+/**
+ * Installs the table-driven measuring on pdfkit's standard fonts (once per process; later calls do nothing).
+ * The tables keep each font's full AFM metrics; pdfkit's own font data is then emptied of its glyph widths
+ * and kerning pairs, which only the measuring replaced here reads, so a new document no longer rebuilds
+ * its ~2,700-pair kerning object for every font it uses.
+ */
 export function useStandardFontTables(): void {
   if (installed) return;
   installed = true;
-  const probe = new PDFDocument({ autoFirstPage: false }).font('Helvetica') as unknown as { _font: StandardFont };
-  const prototype = Object.getPrototypeOf(probe._font) as StandardFont;
+  const require = createRequire(import.meta.url);
+  const probe = new PDFDocument({ autoFirstPage: false }) as unknown as { font(name: string): unknown; _font: StandardFont };
   const tables = new Map<string, FontTables>();
-  const tablesOf = (font: StandardFont): FontTables => {
-    let t = tables.get(font.name);
-    if (!t) tables.set(font.name, (t = new FontTables(font.font)));
-    return t;
-  };
+  for (const name of STANDARD_FONT_NAMES) {
+    probe.font(name);
+    tables.set(name, new FontTables(probe._font.font));
+  }
+  const prototype = Object.getPrototypeOf(probe._font) as StandardFont;
+  const tablesOf = (font: StandardFont): FontTables => tables.get(font.name)!;
   prototype.widthOfString = function widthOfString(this: StandardFont, text: string, size: number): number {
     let width = 0;
     for (const advance of tablesOf(this).advances(`${text}`)) width += advance;
@@ -117,4 +149,11 @@ export function useStandardFontTables(): void {
     const positions = advances.map((xAdvance, i) => ({ xAdvance, yAdvance: 0, xOffset: 0, yOffset: 0, advanceWidth: t.width(text, i) }));
     return [t.encoded(text), positions];
   };
+  for (const name of STANDARD_FONT_NAMES) {
+    // The module pdfkit itself loads (its `#standard-fonts/*` import and this export name the same file).
+    const data = require(`pdfkit/standard-fonts/${name.replaceAll('-', '')}`) as StandardFontData;
+    data.glyphNames = '';
+    data.glyphWidths = [];
+    data.kernPairs = [];
+  }
 }

@@ -19,6 +19,16 @@ function fontOf(name: string): Font {
   return (new PDFDocument({ autoFirstPage: false }).font(name) as unknown as { _font: Font })._font;
 }
 
+/**
+ * pdfkit's AFM metrics built from its font data's ES module, a copy the tables never touch (they empty
+ * the CommonJS data pdfkit loads, once they hold its metrics).
+ */
+async function referenceAfm(name: string): Promise<Afm> {
+  const data = ((await import(`pdfkit/standard-fonts/${name.replaceAll('-', '')}`)) as { default: unknown }).default;
+  const AfmFont = fontOf(name).font.constructor as new (data: unknown) => Afm;
+  return new AfmFont(data);
+}
+
 /** The characters an invoice can print: ASCII, Latin-1 and the WinAnsi extras, plus one it cannot. */
 const CHARACTERS = [
   ...Array.from({ length: 0x7f - 0x20 }, (_, i) => String.fromCharCode(0x20 + i)),
@@ -31,9 +41,10 @@ describe('standard font tables (pdfkit measuring without per-pair string lookups
   before(() => useStandardFontTables());
 
   for (const name of ['Helvetica', 'Helvetica-Bold']) {
-    it(`measures and encodes ${name} exactly as pdfkit's AFM metrics: every character and every pair`, () => {
+    it(`measures and encodes ${name} exactly as pdfkit's AFM metrics: every character and every pair`, async () => {
       const font = fontOf(name);
-      const expectedWidth = (text: string, size: number): number => font.font.advancesForGlyphs(font.font.glyphsForString(text)).reduce((sum, a) => sum + a, 0) * (size / 1000);
+      const afm = await referenceAfm(name);
+      const expectedWidth = (text: string, size: number): number => afm.advancesForGlyphs(afm.glyphsForString(text)).reduce((sum, a) => sum + a, 0) * (size / 1000);
       let kerned = 0;
       for (const left of CHARACTERS) {
         for (const right of CHARACTERS) {
@@ -48,11 +59,18 @@ describe('standard font tables (pdfkit measuring without per-pair string lookups
 
       const text = 'Sello digital del CFDI: KklI5Q==/AVAToWay, Año ÑANDÚ “€ 1,234.56” – Łódź';
       const [encoded, positions] = font.encode(text);
-      const glyphs = font.font.glyphsForString(text);
-      const advances = font.font.advancesForGlyphs(glyphs);
-      expect(encoded).to.deep.equal(font.font.encodeText(text));
-      expect(positions).to.deep.equal(glyphs.map((g, i) => ({ xAdvance: advances[i], yAdvance: 0, xOffset: 0, yOffset: 0, advanceWidth: font.font.widthOfGlyph(g) })));
+      const glyphs = afm.glyphsForString(text);
+      const advances = afm.advancesForGlyphs(glyphs);
+      expect(encoded).to.deep.equal(afm.encodeText(text));
+      expect(positions).to.deep.equal(glyphs.map((g, i) => ({ xAdvance: advances[i], yAdvance: 0, xOffset: 0, yOffset: 0, advanceWidth: afm.widthOfGlyph(g) })));
       expect(font.widthOfString('', 8)).to.equal(0);
     });
   }
+
+  it("spares every new document pdfkit's rebuilding of its fonts' metrics", () => {
+    const font = fontOf('Helvetica') as Font & { font: { kernPairs: object } };
+    // Helvetica's ~2,700 kerning pairs were built for each document and each font before.
+    expect(Object.keys(font.font.kernPairs)).to.have.length(0);
+    expect(font.widthOfString('AV', 10)).to.be.lessThan(font.widthOfString('A', 10) + font.widthOfString('V', 10));
+  });
 });
