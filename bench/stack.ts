@@ -5,6 +5,7 @@ import { rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Queue } from 'bullmq';
+import { Redis } from 'ioredis';
 import knexFactory from 'knex';
 import { bootstrapAccount } from '../cli/bootstrap.js';
 import { loadConfig } from '../shared/platform/config.js';
@@ -71,12 +72,24 @@ export async function freshAccount(env: ServiceEnv): Promise<Awaited<ReturnType<
   }
 }
 
-/** The run's files and queues go with it: the Redis is shared with everything else on the machine. */
-export async function removeRunData(env: ServiceEnv): Promise<void> {
+/**
+ * The run's files, queues and idempotency cache go with it: the Redis is shared with everything else on
+ * the machine (a fleet run leaves hundreds of thousands of cached answers under its merchant otherwise).
+ */
+export async function removeRunData(env: ServiceEnv, merchantId: string): Promise<void> {
   await rm(env.FILE_STORE_DIR, { recursive: true, force: true });
+  const redisUrl = loadConfig(env).redisUrl;
   for (const name of Object.values(QUEUES)) {
-    const queue = new Queue(name, { connection: { url: loadConfig(env).redisUrl }, prefix: env.QUEUE_PREFIX });
+    const queue = new Queue(name, { connection: { url: redisUrl }, prefix: env.QUEUE_PREFIX });
     await queue.obliterate({ force: true }).catch(() => undefined);
     await queue.close();
+  }
+  const redis = new Redis(redisUrl);
+  try {
+    for await (const keys of redis.scanStream({ match: `idem:*:${merchantId}:*`, count: 1000 }) as AsyncIterable<string[]>) {
+      if (keys.length > 0) await redis.unlink(...keys);
+    }
+  } finally {
+    redis.disconnect();
   }
 }

@@ -85,7 +85,10 @@ export async function benchStampEndToEnd(options: {
   const done = new Map<string, number>();
   const ids = links.map((l) => l.qrId);
   while (done.size < ids.length) {
-    const rows = (await db('qr_transactions').whereIn('id', ids).where({ status: 'INVOICED' }).select('id')) as { id: string }[];
+    // Only the ids still waiting, as one array parameter: the poll shares the machine with what it
+    // measures, so it should cost less as invoices finish, not re-plan a 1,000-id IN list every 20 ms.
+    const waiting = ids.filter((id) => !done.has(id));
+    const { rows } = (await db.raw("SELECT id FROM qr_transactions WHERE id = ANY(?::text[]) AND status = 'INVOICED'", [`{${waiting.join(',')}}`])) as { rows: { id: string }[] };
     const now = performance.now();
     for (const { id } of rows) if (!done.has(id)) done.set(id, now);
     if (now - start > 300_000) throw new Error(`only ${done.size} of ${ids.length} invoiced after 300 s`);

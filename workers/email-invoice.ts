@@ -12,8 +12,7 @@ import { MailRejected, type Mailer } from '../shared/adapters/email/invoice-mail
 import { invoiceFileUrl } from '../shared/invoices/invoice-links.js';
 import type { InvoicePayload } from '../shared/platform/jobs.js';
 import { formatAmount } from '../shared/domain/money.js';
-import { findInvoice, markEmailRefused, markEmailSent, type InvoiceRow } from '../shared/repositories/invoices.js';
-import { invoiceStoreFacts } from '../shared/repositories/merchants.js';
+import { findInvoiceWithStore, markEmailRefused, markEmailSent, type InvoiceRow } from '../shared/repositories/invoices.js';
 import { stampedFacts } from '../shared/cancellation/stamped-facts.js';
 import type { FileStore } from '../shared/platform/storage/file-store.js';
 
@@ -29,11 +28,12 @@ export async function emailInvoiceJob(
   deps: EmailDeps,
   job: Job<InvoicePayload & { to?: string }>,
 ): Promise<{ messageId: string; qrId: string | null; uuid: string; recipient: 'buyer' | 'requested' }> {
-  const invoice = await findInvoice(deps.db, job.data.invoiceId);
-  if (!invoice?.uuid || !invoice.xml_file_key || !invoice.pdf_file_key) throw new UnrecoverableError(`invoice ${job.data.invoiceId} has no files yet`);
-  const merchant = await invoiceStoreFacts(deps.db, invoice.merchant_id);
+  const found = await findInvoiceWithStore(deps.db, job.data.invoiceId);
+  const invoice = found?.invoice;
+  if (!found || !invoice?.uuid || !invoice.xml_file_key || !invoice.pdf_file_key) throw new UnrecoverableError(`invoice ${job.data.invoiceId} has no files yet`);
+  const { store } = found;
   const [xml, pdf] = await Promise.all([deps.files.get(invoice.xml_file_key), deps.files.get(invoice.pdf_file_key)]);
-  if (!merchant || !xml || !pdf) throw new UnrecoverableError(`invoice ${invoice.id}: merchant or files missing`);
+  if (!xml || !pdf) throw new UnrecoverableError(`invoice ${invoice.id}: files missing`);
   // The stamped XML says who issued it and in what currency, for every kind of CFDI.
   const text = xml.data.toString('utf8');
   const facts = stampedFacts(text);
@@ -48,8 +48,8 @@ export async function emailInvoiceJob(
     kind: KIND[invoice.cfdi_type],
     total: formatAmount(amount.total),
     currency: amount.currency,
-    storeName: merchant.name,
-    supportEmail: merchant.contactEmail ?? undefined,
+    storeName: store.name,
+    supportEmail: store.contactEmail ?? undefined,
     xml: xml.data,
     pdf: pdf.data,
     viewUrl: invoiceFileUrl(deps.publicBaseUrl, invoice.uuid, 'pdf', deps.urlSigningKey),

@@ -9,8 +9,7 @@ import type { InvoicePayload } from '../shared/platform/jobs.js';
 import { invoicePdfDataFromXml } from '../shared/pdf/invoice-pdf-data.js';
 import { renderInvoicePdf } from '../shared/pdf/render-invoice-pdf.js';
 import type { Producers } from '../shared/platform/queues.js';
-import { attachPdf, findInvoice } from '../shared/repositories/invoices.js';
-import { invoiceStoreFacts } from '../shared/repositories/merchants.js';
+import { attachPdf, findInvoiceWithStore } from '../shared/repositories/invoices.js';
 import type { SatCatalogs } from '../shared/sat/catalogs.js';
 import { fileKeyFromUrl, type FileStore } from '../shared/platform/storage/file-store.js';
 import { crashAfterCommit } from '../shared/platform/crash-after-commit.js';
@@ -24,14 +23,15 @@ export interface PdfDeps {
 }
 
 export async function renderInvoicePdfJob(deps: PdfDeps, job: Job<InvoicePayload>): Promise<{ pdfFileKey: string; qrId: string | null; uuid: string | null }> {
-  const invoice = await findInvoice(deps.db, job.data.invoiceId);
-  if (!invoice?.xml_file_key) throw new UnrecoverableError(`invoice ${job.data.invoiceId} is not stamped`);
+  const found = await findInvoiceWithStore(deps.db, job.data.invoiceId);
+  const xmlFileKey = found?.invoice.xml_file_key;
+  if (!found || !xmlFileKey) throw new UnrecoverableError(`invoice ${job.data.invoiceId} is not stamped`);
+  const { invoice, store } = found;
   let pdfFileKey = invoice.pdf_file_key;
   if (!pdfFileKey) {
-    const xml = await deps.files.get(invoice.xml_file_key);
+    const xml = await deps.files.get(xmlFileKey);
     if (!xml) throw new UnrecoverableError(`the XML of invoice ${invoice.id} is missing from storage`);
-    const store = await invoiceStoreFacts(deps.db, invoice.merchant_id);
-    const logoKey = fileKeyFromUrl(deps.publicBaseUrl, store?.invoiceLogoUrl ?? null);
+    const logoKey = fileKeyFromUrl(deps.publicBaseUrl, store.invoiceLogoUrl);
     const logo = logoKey ? (await deps.files.get(logoKey))?.data : undefined;
     const pdf = await renderInvoicePdf(invoicePdfDataFromXml(xml.data.toString('utf8'), deps.catalogs), { logo });
     pdfFileKey = await deps.files.put('invoices', { contentType: 'application/pdf', data: pdf }, 'pdf');

@@ -197,7 +197,6 @@ export async function latestInvoice(db: Db, transactionId: string): Promise<Invo
   return (await invoicesOfTicket(db, transactionId).orderBy('i.created_at', 'desc').first('i.*')) as InvoiceRow | undefined;
 }
 
-/** The QR sales an invoice covers, in the order of its concepts (none for a credit note, complement or global invoice). */
 // Each confirmed invoice reads its row, its tickets and its twin check several times on its way through
 // the stamp, PDF and e-mail jobs: prepared statements (see runPrepared).
 const TICKET_IDS: PreparedStatement = { name: 'invoice_ticket_ids_v1', text: 'SELECT transaction_id FROM invoice_tickets WHERE invoice_id = $1 ORDER BY position' };
@@ -208,6 +207,7 @@ const SAVE_SEALED: PreparedStatement = {
   text: "UPDATE invoices SET sealed_xml = $2, issued_local = $3, updated_at = CURRENT_TIMESTAMP WHERE id = $1 AND status = 'STAMPING'",
 };
 
+/** The QR sales an invoice covers, in the order of its concepts (none for a credit note, complement or global invoice). */
 export async function invoiceTicketIds(db: Db | Trx, invoiceId: string): Promise<string[]> {
   const rows = await runPrepared<{ transaction_id: string }>(db, TICKET_IDS, [invoiceId]);
   return rows.map((r) => r.transaction_id);
@@ -221,6 +221,29 @@ function ticketIdsOf(trx: Trx, invoiceId: string) {
 export async function findInvoice(db: Db, invoiceId: string): Promise<InvoiceRow | undefined> {
   const [row] = await runPrepared<InvoiceRow>(db, FIND_INVOICE, [invoiceId]);
   return row;
+}
+
+/** What every invoice's PDF and e-mail print of their store. */
+export interface InvoiceStoreFacts {
+  name: string;
+  contactEmail: string | null;
+  invoiceLogoUrl: string | null;
+}
+
+const FIND_INVOICE_WITH_STORE: PreparedStatement = {
+  name: 'find_invoice_with_store_v1',
+  text: `SELECT i.*, m.name AS store_name, m.contact_email AS store_contact_email, m.invoice_logo_url AS store_invoice_logo_url
+         FROM invoices i JOIN merchants m ON m.id = i.merchant_id WHERE i.id = $1`,
+};
+
+/** An invoice and what its PDF and e-mail print of its store, in one round trip (each of those jobs reads both). */
+export async function findInvoiceWithStore(db: Db, invoiceId: string): Promise<{ invoice: InvoiceRow; store: InvoiceStoreFacts } | undefined> {
+  const [row] = await runPrepared<InvoiceRow & { store_name: string; store_contact_email: string | null; store_invoice_logo_url: string | null }>(db, FIND_INVOICE_WITH_STORE, [
+    invoiceId,
+  ]);
+  if (!row) return undefined;
+  const { store_name, store_contact_email, store_invoice_logo_url, ...invoice } = row;
+  return { invoice, store: { name: store_name, contactEmail: store_contact_email, invoiceLogoUrl: store_invoice_logo_url } };
 }
 
 /** Keeps the sealed document before it goes to the PAC, so every retry sends the very same bytes. */
@@ -254,10 +277,9 @@ export async function recordStamp(
         '*',
       )) as InvoiceRow[];
       if (!stamped) return { outcome: 'not-stamping' } as const;
-      const sales = (await trx('qr_transactions')
-        .whereIn('id', ticketIdsOf(trx, invoiceId))
-        .update({ status: 'INVOICED', updated_at: trx.fn.now() }, ['id', 'merchant_id', 'sale_id', 'store_uid'])) as TicketSale[];
-      await emitEvents(trx, stampedEvent(stamped), stampedEventsByMerchant(stamped, await orderedTickets(trx, invoiceId, sales)));
+      const invoiced = await runPrepared<TicketSale & { position: number }>(trx, TICKETS_INVOICED, [invoiceId]);
+      const sales = invoiced.sort((a, b) => a.position - b.position).map(({ id, merchant_id, sale_id, store_uid }) => ({ id, merchant_id, sale_id, store_uid }));
+      await emitEvents(trx, stampedEvent(stamped), stampedEventsByMerchant(stamped, sales));
       return { outcome: 'recorded', qrsInvoiced: sales.length } as const;
     });
   } catch (err) {
@@ -269,10 +291,13 @@ export async function recordStamp(
 
 type TicketSale = { id: string; merchant_id: string; sale_id: string; store_uid: string };
 
-async function orderedTickets(trx: Trx, invoiceId: string, sales: TicketSale[]): Promise<TicketSale[]> {
-  const order = await invoiceTicketIds(trx, invoiceId);
-  return order.map((id) => sales.find((s) => s.id === id)!).filter(Boolean);
-}
+/** Marks an invoice's QRs INVOICED; each comes back with its place among the invoice's tickets. */
+const TICKETS_INVOICED: PreparedStatement = {
+  name: 'invoice_tickets_invoiced_v1',
+  text: `UPDATE qr_transactions q SET status = 'INVOICED', updated_at = CURRENT_TIMESTAMP FROM invoice_tickets t
+         WHERE t.invoice_id = $1 AND q.id = t.transaction_id
+         RETURNING q.id, q.merchant_id, q.sale_id, q.store_uid, t.position`,
+};
 
 /**
  * The stamp's event for each merchant whose sales the invoice covers. The sale's own ids travel with it,

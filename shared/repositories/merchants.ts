@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { containsPattern, runPrepared, type Db, type PreparedStatement, type Trx } from '../platform/db.js';
+import { containsPattern, type Db, type Trx } from '../platform/db.js';
 import { newId } from '../platform/ids.js';
 import type { Address, BillingProfile, LogoAnimation, MerchantFields, MerchantStatus } from '../merchants/merchant.js';
 import type { PageRequest } from '../platform/pagination.js';
@@ -109,21 +109,4 @@ export async function updateMerchantLogos(db: Db | Trx, merchantId: string, chan
     })
     .returning('*')) as MerchantRow[];
   return row;
-}
-
-/** What every invoice's PDF and e-mail print of their store (read once per invoice by each job). */
-export interface InvoiceStoreFacts {
-  name: string;
-  contactEmail: string | null;
-  invoiceLogoUrl: string | null;
-}
-
-const INVOICE_STORE_FACTS: PreparedStatement = {
-  name: 'invoice_store_facts_v1',
-  text: 'SELECT name, contact_email, invoice_logo_url FROM merchants WHERE id = $1',
-};
-
-export async function invoiceStoreFacts(db: Db, merchantId: string): Promise<InvoiceStoreFacts | undefined> {
-  const [row] = await runPrepared<{ name: string; contact_email: string | null; invoice_logo_url: string | null }>(db, INVOICE_STORE_FACTS, [merchantId]);
-  return row && { name: row.name, contactEmail: row.contact_email, invoiceLogoUrl: row.invoice_logo_url };
 }
