@@ -7,6 +7,7 @@ import { createApp } from '../../api/app.js';
 import type { BootstrapResult } from '../../cli/bootstrap.js';
 import { createProducers, type Producers } from '../../shared/platform/queues.js';
 import { harness } from '../helpers/harness.js';
+import { removeQueueKeys } from '../helpers/queue-keys.js';
 import { postQr, qrBody, qrHeaders } from '../helpers/qr-body.js';
 
 /** An API whose render queue lives under its own prefix, so the test decides who (if anyone) works it. */
@@ -52,8 +53,8 @@ describe('POST /v1/qrs when rendering fails', () => {
       expect(await api.producers.queue('render').getWaitingCount()).to.equal(0);
     } finally {
       api.server.close();
-      await api.producers.queue('render').obliterate({ force: true });
       await api.producers.close();
+      await removeQueueKeys(harness().redis, `norender${process.pid}`);
     }
   });
 
@@ -83,8 +84,8 @@ describe('POST /v1/qrs when rendering fails', () => {
     } finally {
       await worker.close();
       api.server.close();
-      await api.producers.queue('render').obliterate({ force: true });
       await api.producers.close();
+      await removeQueueKeys(harness().redis, prefix);
     }
   });
 });

@@ -8,6 +8,7 @@ import { Queue } from 'bullmq';
 import type { BootstrapResult } from '../../cli/bootstrap.js';
 import { BUYER } from '../helpers/buyer.js';
 import { harness } from '../helpers/harness.js';
+import { removeQueueKeys } from '../helpers/queue-keys.js';
 import { qrBody } from '../helpers/qr-body.js';
 
 const root = new URL('../../', import.meta.url).pathname;
@@ -105,7 +106,7 @@ describe('graceful shutdown on SIGTERM, with real processes under load', functio
       SMTP_URL: smtp.url,
     };
   });
-  after(() => {
+  after(async () => {
     for (const r of running) {
       try {
         process.kill(-r.child.pid!, 'SIGKILL');
@@ -113,6 +114,7 @@ describe('graceful shutdown on SIGTERM, with real processes under load', functio
         // already gone
       }
     }
+    await removeQueueKeys(harness().redis, env.QUEUE_PREFIX!);
   });
 
   const post = (path: string, body: unknown, headers: Record<string, string> = {}) =>
