@@ -4,13 +4,12 @@ import { fork, type ChildProcess } from 'node:child_process';
 import { rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Queue } from 'bullmq';
 import { Redis } from 'ioredis';
 import knexFactory from 'knex';
 import { bootstrapAccount } from '../cli/bootstrap.js';
 import { loadConfig } from '../shared/platform/config.js';
 import { ensureDatabase, knexConfig } from '../shared/platform/db.js';
-import { QUEUES } from '../shared/platform/jobs.js';
+import { removeKeysMatching } from '../test/helpers/redis-keys.js';
 
 export type BenchEnv = Record<string, string>;
 /** A bench run's service environment: what the helpers below read from it is always there. */
@@ -78,17 +77,10 @@ export async function freshAccount(env: ServiceEnv): Promise<Awaited<ReturnType<
  */
 export async function removeRunData(env: ServiceEnv, merchantId: string): Promise<void> {
   await rm(env.FILE_STORE_DIR, { recursive: true, force: true });
-  const redisUrl = loadConfig(env).redisUrl;
-  for (const name of Object.values(QUEUES)) {
-    const queue = new Queue(name, { connection: { url: redisUrl }, prefix: env.QUEUE_PREFIX });
-    await queue.obliterate({ force: true }).catch(() => undefined);
-    await queue.close();
-  }
-  const redis = new Redis(redisUrl);
+  const redis = new Redis(loadConfig(env).redisUrl);
   try {
-    for await (const keys of redis.scanStream({ match: `idem:*:${merchantId}:*`, count: 1000 }) as AsyncIterable<string[]>) {
-      if (keys.length > 0) await redis.unlink(...keys);
-    }
+    await removeKeysMatching(redis, `${env.QUEUE_PREFIX}:*`);
+    await removeKeysMatching(redis, `idem:*:${merchantId}:*`);
   } finally {
     redis.disconnect();
   }

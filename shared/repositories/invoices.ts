@@ -277,8 +277,7 @@ export async function recordStamp(
         '*',
       )) as InvoiceRow[];
       if (!stamped) return { outcome: 'not-stamping' } as const;
-      const invoiced = await runPrepared<TicketSale & { position: number }>(trx, TICKETS_INVOICED, [invoiceId]);
-      const sales = invoiced.sort((a, b) => a.position - b.position).map(({ id, merchant_id, sale_id, store_uid }) => ({ id, merchant_id, sale_id, store_uid }));
+      const sales = (await runPrepared<TicketSale>(trx, TICKETS_INVOICED, [invoiceId])).sort((a, b) => a.position - b.position);
       await emitEvents(trx, stampedEvent(stamped), stampedEventsByMerchant(stamped, sales));
       return { outcome: 'recorded', qrsInvoiced: sales.length } as const;
     });
@@ -289,9 +288,10 @@ export async function recordStamp(
   }
 }
 
-type TicketSale = { id: string; merchant_id: string; sale_id: string; store_uid: string };
+/** A QR an invoice covers, with its place among the invoice's tickets. */
+type TicketSale = { id: string; merchant_id: string; sale_id: string; store_uid: string; position: number };
 
-/** Marks an invoice's QRs INVOICED; each comes back with its place among the invoice's tickets. */
+/** Marks an invoice's QRs INVOICED and answers them with their places. */
 const TICKETS_INVOICED: PreparedStatement = {
   name: 'invoice_tickets_invoiced_v1',
   text: `UPDATE qr_transactions q SET status = 'INVOICED', updated_at = CURRENT_TIMESTAMP FROM invoice_tickets t

@@ -7,7 +7,7 @@ import { createApp } from '../../api/app.js';
 import type { BootstrapResult } from '../../cli/bootstrap.js';
 import { createProducers, type Producers } from '../../shared/platform/queues.js';
 import { harness } from '../helpers/harness.js';
-import { removeQueueKeys } from '../helpers/queue-keys.js';
+import { removeKeysMatching } from '../helpers/redis-keys.js';
 import { postQr, qrBody, qrHeaders } from '../helpers/qr-body.js';
 
 /** An API whose render queue lives under its own prefix, so the test decides who (if anyone) works it. */
@@ -54,7 +54,7 @@ describe('POST /v1/qrs when rendering fails', () => {
     } finally {
       api.server.close();
       await api.producers.close();
-      await removeQueueKeys(harness().redis, `norender${process.pid}`);
+      await removeKeysMatching(harness().redis, `norender${process.pid}:*`);
     }
   });
 
@@ -85,7 +85,7 @@ describe('POST /v1/qrs when rendering fails', () => {
       await worker.close();
       api.server.close();
       await api.producers.close();
-      await removeQueueKeys(harness().redis, prefix);
+      await removeKeysMatching(harness().redis, `${prefix}:*`);
     }
   });
 });

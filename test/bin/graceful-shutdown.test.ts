@@ -8,7 +8,7 @@ import { Queue } from 'bullmq';
 import type { BootstrapResult } from '../../cli/bootstrap.js';
 import { BUYER } from '../helpers/buyer.js';
 import { harness } from '../helpers/harness.js';
-import { removeQueueKeys } from '../helpers/queue-keys.js';
+import { removeKeysMatching } from '../helpers/redis-keys.js';
 import { qrBody } from '../helpers/qr-body.js';
 
 const root = new URL('../../', import.meta.url).pathname;
@@ -114,7 +114,7 @@ describe('graceful shutdown on SIGTERM, with real processes under load', functio
         // already gone
       }
     }
-    await removeQueueKeys(harness().redis, env.QUEUE_PREFIX!);
+    await removeKeysMatching(harness().redis, `${env.QUEUE_PREFIX!}:*`);
   });
 
   const post = (path: string, body: unknown, headers: Record<string, string> = {}) =>

@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { expect } from 'chai';
 import pg from 'pg';
 import { harness } from '../helpers/harness.js';
-import { removeQueueKeys } from '../helpers/queue-keys.js';
+import { removeKeysMatching } from '../helpers/redis-keys.js';
 
 const root = new URL('../../', import.meta.url).pathname;
 
@@ -82,7 +82,7 @@ describe('README "Try it", pasted as it is', function () {
       for (let waited = 0; processGroupAlive(shell.pid!) && waited < 20_000; waited += 100) await new Promise((resolve) => setTimeout(resolve, 100));
       if (processGroupAlive(shell.pid!)) process.kill(-shell.pid!, 'SIGKILL');
       rmSync(fakes, { recursive: true, force: true });
-      await removeQueueKeys(harness().redis, env.QUEUE_PREFIX);
+      await removeKeysMatching(harness().redis, `${env.QUEUE_PREFIX}:*`);
       const admin = new URL(databaseUrl);
       admin.pathname = '/postgres';
       const client = new pg.Client({ connectionString: admin.toString() });
