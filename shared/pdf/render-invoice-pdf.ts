@@ -9,6 +9,7 @@ import { amountInWords } from '../domain/cfdi/amount-in-words.js';
 import { renderQrPng } from '../domain/qr-code/render-qr-png.js';
 import { localDateTime } from '../domain/time-zone.js';
 import { useStandardFontTables } from './standard-font-metrics.js';
+import { gatherPageContentAsText } from './page-content-as-text.js';
 import type { Coded, InvoicePdfConcept, InvoicePdfData, InvoicePdfPayment, InvoicePdfTax } from './invoice-pdf-data.js';
 
 export interface RenderInvoicePdfOptions {
@@ -557,6 +558,7 @@ export async function renderInvoicePdf(data: InvoicePdfData, options: RenderInvo
       CreationDate: stampInstant(data.stamp.stampedAt),
     },
   });
+  gatherPageContentAsText(doc);
   const chunks: Buffer[] = [];
   doc.on('data', (chunk: Buffer) => chunks.push(chunk));
   const done = new Promise<Buffer>((resolve, reject) => {
