@@ -9,6 +9,7 @@ import { amountInWords } from '../domain/cfdi/amount-in-words.js';
 import { renderQrPng } from '../domain/qr-code/render-qr-png.js';
 import { localDateTime } from '../domain/time-zone.js';
 import { useStandardFontTables } from './standard-font-metrics.js';
+import { heightOf, REGULAR, write, type Align, type TextStyle } from './write-text.js';
 import { gatherPageContentAsText } from './page-content-as-text.js';
 import type { Coded, InvoicePdfConcept, InvoicePdfData, InvoicePdfPayment, InvoicePdfTax } from './invoice-pdf-data.js';
 
@@ -18,7 +19,6 @@ export interface RenderInvoicePdfOptions {
 }
 
 type Doc = PDFKit.PDFDocument;
-type Align = 'left' | 'right' | 'center';
 
 const PAGE_WIDTH = 612; // letter, in points
 const PAGE_HEIGHT = 792;
@@ -30,9 +30,7 @@ const BODY_BOTTOM = PAGE_HEIGHT - MARGIN - FOOTER_HEIGHT;
 const GAP = 8;
 const PAD = 3;
 
-const REGULAR = 'Helvetica';
 const BOLD = 'Helvetica-Bold';
-const TEXT_COLOR = '#000000';
 const LABEL_COLOR = '#555555';
 const RULE_COLOR = '#b0b0b0';
 const BAND_COLOR = '#e4e4e4';
@@ -41,19 +39,6 @@ const QR_SIZE = 112;
 const LOGO_BOX: [number, number] = [150, 60];
 /** Central Mexico: FechaTimbrado is a wall-clock time there. */
 const STAMP_ZONE = 'America/Mexico_City';
-
-// Characters the standard fonts' WinAnsiEncoding has beyond Latin-1 (pdfkit garbles any other).
-const WIN_ANSI_EXTRAS = new Set('€‚ƒ„…†‡ˆ‰Š‹ŒŽ‘’“”•–—˜™š›œžŸ');
-
-/** The text as the standard fonts can show it: unsupported characters print as "?". */
-function printable(text: string): string {
-  let out = '';
-  for (const ch of text.normalize('NFC')) {
-    const c = ch.codePointAt(0) ?? 0;
-    out += (c >= 0x20 && c <= 0x7e) || (c >= 0xa0 && c <= 0xff) || WIN_ANSI_EXTRAS.has(ch) ? ch : '?';
-  }
-  return out;
-}
 
 function coded(value: Coded | undefined): string {
   if (!value) return '';
@@ -85,47 +70,6 @@ function verificationUrl(data: InvoicePdfData): string {
     tt: data.total,
     fe: data.seal,
   });
-}
-
-interface TextStyle {
-  font?: string;
-  size?: number;
-  color?: string;
-  align?: Align;
-}
-
-function setStyle(doc: Doc, style: TextStyle): void {
-  doc
-    .font(style.font ?? REGULAR)
-    .fontSize(style.size ?? 8)
-    .fillColor(style.color ?? TEXT_COLOR);
-}
-
-/**
- * Measured heights by style, width and text. The layout measures a block before it decides where it
- * goes (and a grid once more for its rows), and labels, headings and catalog descriptions recur in every
- * document; a height depends on the font's metrics alone. Bounded: emptied when full.
- */
-const heights = new Map<string, number>();
-const MEASURED_LIMIT = 20_000;
-
-function heightOf(doc: Doc, text: string, width: number, style: TextStyle = {}): number {
-  // The style is set either way, so the content stream is the same with or without a remembered height.
-  setStyle(doc, style);
-  const key = `${style.font ?? REGULAR}|${style.size ?? 8}|${width}|${text}`;
-  let height = heights.get(key);
-  if (height === undefined) {
-    if (heights.size >= MEASURED_LIMIT) heights.clear();
-    heights.set(key, (height = doc.heightOfString(printable(text), { width, lineGap: 0 })));
-  }
-  return height;
-}
-
-/** Writes wrapped text; returns its height (where pdfkit left the cursor: no second layout to measure it). */
-function write(doc: Doc, text: string, x: number, y: number, width: number, style: TextStyle = {}): number {
-  setStyle(doc, style);
-  doc.text(printable(text), x, y, { width, align: style.align ?? 'left', lineGap: 0 });
-  return doc.y - y;
 }
 
 /** `y` when `height` still fits on this page, else the top of a new page. */

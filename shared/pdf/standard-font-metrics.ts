@@ -77,6 +77,21 @@ class FontTables {
     return advances;
   }
 
+  /**
+   * At least the width of the text however it is cut into pieces measured apart (pdfkit's wrapper
+   * measures word by word): every glyph's width plus only the kerning that widens.
+   */
+  widthBound(text: string): number {
+    let width = 0;
+    let left = -1;
+    for (let i = 0; i < text.length; i++) {
+      const right = this.glyph(text.charCodeAt(i));
+      width += this.widths[right]! + (left < 0 ? 0 : Math.max(0, this.kern(left, right)));
+      left = right;
+    }
+    return width;
+  }
+
   width(text: string, index: number): number {
     return this.widths[this.glyph(text.charCodeAt(index))]!;
   }
@@ -118,7 +133,16 @@ const STANDARD_FONT_NAMES = [
   'ZapfDingbats',
 ];
 
-let installed = false;
+const tables = new Map<string, FontTables>();
+
+/**
+ * An upper bound of the width pdfkit's line wrapper can find for `text` in a standard font at `size`,
+ * whatever words it cuts it into; undefined before useStandardFontTables() or for another font.
+ */
+export function widthBound(fontName: string, text: string, size: number): number | undefined {
+  const t = tables.get(fontName);
+  return t ? t.widthBound(text) * (size / 1000) : undefined;
+}
 
 /**
  * Installs the table-driven measuring on pdfkit's standard fonts (once per process; later calls do nothing).
@@ -127,11 +151,9 @@ let installed = false;
  * its ~2,700-pair kerning object for every font it uses.
  */
 export function useStandardFontTables(): void {
-  if (installed) return;
-  installed = true;
+  if (tables.size > 0) return;
   const require = createRequire(import.meta.url);
   const probe = new PDFDocument({ autoFirstPage: false }) as unknown as { font(name: string): unknown; _font: StandardFont };
-  const tables = new Map<string, FontTables>();
   for (const name of STANDARD_FONT_NAMES) {
     probe.font(name);
     tables.set(name, new FontTables(probe._font.font));
