@@ -15,6 +15,8 @@ interface AfmFont {
   widthOfGlyph(glyph: string): number;
   getKernPair(left: string, right: string): number;
   encodeText(text: string): string[];
+  /** Every kerning pair's amount, keyed `left\0right` by glyph name. */
+  kernPairs: Record<string, number>;
 }
 
 interface GlyphPosition {
@@ -40,8 +42,17 @@ class FontTables {
   private readonly widths: number[] = [];
   private readonly kerning = new Map<number, number>();
   private readonly hexOfCode = new Map<number, string>();
+  /** By glyph name: the largest kerning that widens a pair it starts (most glyphs have none). */
+  private readonly widestKernAfter = new Map<string, number>();
+  /** By character code below 256 (-1: not looked up yet): its width plus its widest kerning after it. */
+  private readonly boundOfByte = new Float64Array(256).fill(-1);
 
-  constructor(private readonly afm: AfmFont) {}
+  constructor(private readonly afm: AfmFont) {
+    for (const [pair, amount] of Object.entries(afm.kernPairs)) {
+      const left = pair.slice(0, pair.indexOf('\0'));
+      if (amount > (this.widestKernAfter.get(left) ?? 0)) this.widestKernAfter.set(left, amount);
+    }
+  }
 
   private glyph(code: number): number {
     let index = this.glyphOfCode.get(code);
@@ -79,15 +90,19 @@ class FontTables {
 
   /**
    * At least the width of the text however it is cut into pieces measured apart (pdfkit's wrapper
-   * measures word by word): every glyph's width plus only the kerning that widens.
+   * measures word by word): each glyph's width plus the widest kerning any pair it starts can add.
    */
   widthBound(text: string): number {
     let width = 0;
-    let left = -1;
     for (let i = 0; i < text.length; i++) {
-      const right = this.glyph(text.charCodeAt(i));
-      width += this.widths[right]! + (left < 0 ? 0 : Math.max(0, this.kern(left, right)));
-      left = right;
+      const code = text.charCodeAt(i);
+      let bound = code < 256 ? this.boundOfByte[code]! : -1;
+      if (bound < 0) {
+        const index = this.glyph(code);
+        bound = this.widths[index]! + (this.widestKernAfter.get(this.glyphs[index]!) ?? 0);
+        if (code < 256) this.boundOfByte[code] = bound;
+      }
+      width += bound;
     }
     return width;
   }

@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import PDFDocument from 'pdfkit';
-import { useStandardFontTables } from '../../../shared/pdf/standard-font-metrics.js';
+import { useStandardFontTables, widthBound } from '../../../shared/pdf/standard-font-metrics.js';
 
 /** pdfkit's AFM metrics of a standard font: what its own StandardFont measured with before the tables. */
 interface Afm {
@@ -73,4 +73,22 @@ describe('standard font tables (pdfkit measuring without per-pair string lookups
     expect(Object.keys(font.font.kernPairs)).to.have.length(0);
     expect(font.widthOfString('AV', 10)).to.be.lessThan(font.widthOfString('A', 10) + font.widthOfString('V', 10));
   });
+
+  for (const name of ['Helvetica', 'Helvetica-Bold']) {
+    it(`bounds ${name}'s width of a text however pdfkit's wrapper cuts it into words, and stays close to it`, () => {
+      const font = fontOf(name);
+      for (const left of CHARACTERS) {
+        for (const right of CHARACTERS) {
+          const bound = widthBound(name, left + right, 7)!;
+          const apart = font.widthOfString(left, 7) + font.widthOfString(right, 7);
+          // (within float rounding: fitsOneLine leaves 0.01 pt to spare)
+          if (bound + 1e-9 < apart || bound + 1e-9 < font.widthOfString(left + right, 7)) expect.fail(`${name} ${JSON.stringify(left + right)}: bound ${bound} < ${apart}`);
+        }
+      }
+      // Loose only where a pair can widen: a label is bounded within 2 % of its width.
+      const label = 'Régimen fiscal del receptor: 601 - General de Ley Personas Morales';
+      expect(widthBound(name, label, 8)).to.be.within(font.widthOfString(label, 8), font.widthOfString(label, 8) * 1.02);
+      expect(widthBound('Symbol-Unknown', label, 8)).to.equal(undefined);
+    });
+  }
 });
