@@ -39,25 +39,57 @@ function setStyle(doc: Doc, style: TextStyle): void {
     .fillColor(style.color ?? TEXT_COLOR);
 }
 
+/** A text's height in a width and style, and the lines pdfkit's wrapper breaks it into. */
+interface Measured {
+  height: number;
+  lines: string[];
+}
+
 /**
- * Measured heights by style, width and text. The layout measures a block before it decides where it
- * goes (and a grid once more for its rows), and labels, headings and catalog descriptions recur in every
- * document; a height depends on the font's metrics alone. Bounded: emptied when full.
+ * Measured texts by style, width and text. The layout measures a block before it decides where it goes
+ * (and a grid once more for its rows), then writes it: the lines kept here are written without wrapping
+ * the text again (the three seals of every invoice are most of that). Labels, headings and catalog
+ * descriptions recur in every document; a measure depends on the font's metrics alone. Bounded: emptied
+ * when full.
  */
-const heights = new Map<string, number>();
+const measured = new Map<string, Measured>();
 const MEASURED_LIMIT = 20_000;
 
+function keyOf(text: string, width: number, style: TextStyle): string {
+  return `${style.font ?? REGULAR}|${style.size ?? 8}|${width}|${text}`;
+}
+
 export function heightOf(doc: Doc, text: string, width: number, style: TextStyle = {}): number {
-  // The style is set either way, so the content stream is the same with or without a remembered height.
+  // The style is set either way, so the content stream is the same with or without a remembered measure.
   setStyle(doc, style);
-  const key = `${style.font ?? REGULAR}|${style.size ?? 8}|${width}|${text}`;
-  let height = heights.get(key);
-  if (height === undefined) {
+  const key = keyOf(text, width, style);
+  let known = measured.get(key);
+  if (known === undefined) {
     const shown = printable(text);
-    if (heights.size >= MEASURED_LIMIT) heights.clear();
-    heights.set(key, (height = fitsOneLine(shown, width, style) ? doc.currentLineHeight(true) : doc.heightOfString(shown, { width, lineGap: 0 })));
+    known = fitsOneLine(shown, width, style) ? { height: doc.currentLineHeight(true), lines: [shown] } : wrapLines(doc, shown, width);
+    if (measured.size >= MEASURED_LIMIT) measured.clear();
+    measured.set(key, known);
   }
-  return height;
+  return known.height;
+}
+
+/** pdfkit 0.20's text layout entry point (not part of its typed API): what heightOfString runs. */
+interface TextLayout {
+  _text(text: string, x: number, y: number, options: PDFKit.Mixins.TextOptions & { height: number }, onLine: (line: string) => void): void;
+}
+
+/** pdfkit's heightOfString, step for step (the same height to the last bit), keeping the lines its wrapper makes. */
+function wrapLines(doc: Doc, shown: string, width: number): Measured {
+  const { x, y } = doc;
+  const lines: string[] = [];
+  (doc as unknown as TextLayout)._text(shown, x, y, { width, lineGap: 0, height: Infinity }, (line) => {
+    lines.push(line);
+    doc.y += doc.currentLineHeight(true) + 0;
+  });
+  const height = doc.y - y;
+  doc.x = x;
+  doc.y = y;
+  return { height, lines };
 }
 
 /**
@@ -77,15 +109,21 @@ export function write(doc: Doc, text: string, x: number, y: number, width: numbe
   setStyle(doc, style);
   const shown = printable(text);
   const lineHeight = doc.currentLineHeight(true);
-  // Most texts are a label or a value that fits its line: written as the wrapper would write its one line
-  // (same position, same operators: the same bytes), without its line breaking (~6 % of an invoice PDF). The
-  // wrapper also starts a new page when the line would cross the bottom margin: that case stays with it.
-  if (fitsOneLine(shown, width, style) && y + lineHeight <= doc.page.maxY() - 0.01) {
-    // pdfkit right-aligns on its wrapper's line width, (width × 100 % scaling) / 1 column.
-    const lineX = style.align === 'right' ? x + ((width * 100) / 100 - doc.widthOfString(shown.replace(/\s+$/, ''))) : x;
-    doc.text(shown, lineX, y, { lineBreak: false });
+  // Most texts are a label or a value that fits its line, and the longer ones were measured first: either
+  // way the lines are known, and are written as pdfkit's wrapper writes each line (same positions, same
+  // operators: the same bytes) without breaking the text again. The wrapper also starts a new page when a
+  // line would cross the bottom margin, and centres on widths it sums word by word: those stay with it.
+  const lines = fitsOneLine(shown, width, style) ? [shown] : style.align === 'center' ? undefined : measured.get(keyOf(text, width, style))?.lines;
+  if (lines && y + lines.length * lineHeight <= doc.page.maxY() - 0.01) {
+    let lineY = y;
+    for (const line of lines) {
+      // pdfkit right-aligns on its wrapper's line width, (width × 100 % scaling) / 1 column.
+      const lineX = style.align === 'right' ? x + ((width * 100) / 100 - doc.widthOfString(line.replace(/\s+$/, ''))) : x;
+      doc.text(line, lineX, lineY, { lineBreak: false });
+      lineY += lineHeight;
+    }
     doc.x = x;
-    doc.y = y + lineHeight;
+    doc.y = lineY;
   } else {
     doc.text(shown, x, y, { width, align: style.align ?? 'left', lineGap: 0 });
   }

@@ -36,25 +36,32 @@ const STYLES: TextStyle[] = [
   { align: 'center' },
 ];
 
-/** The same text through pdfkit's own wrapper: what `write` must match. */
-function wrappedByPdfkit(doc: Doc, text: string, x: number, y: number, width: number, style: TextStyle): number {
+/** The style as the layout sets it before measuring or writing (pdfkit writes the fill colour each time). */
+function setStyle(doc: Doc, style: TextStyle): void {
   doc
     .font(style.font ?? 'Helvetica')
     .fontSize(style.size ?? 8)
     .fillColor(style.color ?? '#000000');
+}
+
+/** The same text through pdfkit's own wrapper: what `write` must match. */
+function wrappedByPdfkit(doc: Doc, text: string, x: number, y: number, width: number, style: TextStyle): number {
+  setStyle(doc, style);
   const shown = text.replace(/[^\x20-\x7e\xa0-\xff–“”]/g, '?');
   doc.text(shown, x, y, { width, align: style.align ?? 'left', lineGap: 0 });
   return doc.y - y;
 }
 
-async function drawAll(
-  draw: (doc: Doc, text: string, x: number, y: number, width: number, style: TextStyle) => number,
-): Promise<{ pdf: Buffer; heights: number[]; oneLine: number }> {
+type Draw = (doc: Doc, text: string, x: number, y: number, width: number, style: TextStyle) => number;
+
+/** Every text in every width and style down the pages; `offset` keeps each test's widths (and so its remembered measures) its own. */
+async function drawAll(draw: Draw, offset: number): Promise<{ pdf: Buffer; heights: number[]; unwrapped: number; wrapped: number }> {
   const doc = new PDFDocument({ size: 'LETTER', margin: 36, info: { CreationDate: new Date('2026-11-25T12:00:00Z') } });
-  let oneLine = 0;
+  const calls = { unwrapped: 0, wrapped: 0 };
   const text = doc.text.bind(doc) as (...args: unknown[]) => Doc;
   doc.text = ((...args: unknown[]) => {
-    if ((args[3] as { lineBreak?: boolean } | undefined)?.lineBreak === false) oneLine++;
+    if ((args[3] as { lineBreak?: boolean } | undefined)?.lineBreak === false) calls.unwrapped++;
+    else calls.wrapped++;
     return text(...args);
   }) as Doc['text'];
   const chunks: Buffer[] = [];
@@ -67,34 +74,55 @@ async function drawAll(
       for (const t of TEXTS) {
         // Some lines land right at the bottom margin, where pdfkit's wrapper starts a new page.
         if (y > 700) y = 40;
-        const height = draw(doc, t, 36.5, y, width, style);
+        const height = draw(doc, t, 36.5, y, width + offset, style);
         heights.push(height);
         y += Math.max(height, 1) + 3.7;
       }
     }
   }
   doc.end();
-  return { pdf: await done, heights, oneLine };
+  return { pdf: await done, heights, ...calls };
 }
 
-describe('writing text (one-line texts without pdfkit’s line wrapper)', () => {
+/** The centred texts: always left to pdfkit's wrapper. */
+const CENTRED = TEXTS.length * WIDTHS.length;
+
+describe('writing text (without pdfkit’s line wrapper where the lines are known)', () => {
   before(() => useStandardFontTables());
 
   it('writes byte for byte what pdfkit’s wrapper writes, at the same heights, whether a text fits one line or not', async () => {
-    const ours = await drawAll(write);
-    const pdfkit = await drawAll(wrappedByPdfkit);
+    const ours = await drawAll(write, 0);
+    const pdfkit = await drawAll(wrappedByPdfkit, 0);
     expect(ours.heights).to.deep.equal(pdfkit.heights);
     expect(ours.pdf.equals(pdfkit.pdf)).to.equal(true);
-    // Both paths ran: most texts fit their line, and the long, broken, centred or page-crossing ones did not.
-    expect(ours.oneLine).to.be.greaterThan(300);
-    expect(ours.oneLine).to.be.lessThan(TEXTS.length * WIDTHS.length * STYLES.length - 200);
-    expect(pdfkit.oneLine).to.equal(0);
+    // Both paths ran: most texts fit their line; the long, broken, centred or page-crossing ones did not.
+    expect(ours.unwrapped).to.be.greaterThan(300);
+    expect(ours.wrapped).to.be.greaterThan(CENTRED + 100);
+    expect(pdfkit.unwrapped).to.equal(0);
   });
 
-  it('measures one-line texts at the height pdfkit measures', () => {
+  it('writes a text measured first from the lines its measure kept: the same bytes, without wrapping it again', async () => {
+    const unmeasured = await drawAll(write, 0.5);
+    const measuredFirst = await drawAll((doc, t, x, y, width, style) => {
+      heightOf(doc, t, width, style);
+      return write(doc, t, x, y, width, style);
+    }, 0.5);
+    const pdfkit = await drawAll((doc, t, x, y, width, style) => {
+      setStyle(doc, style);
+      return wrappedByPdfkit(doc, t, x, y, width, style);
+    }, 0.5);
+    expect(measuredFirst.heights).to.deep.equal(pdfkit.heights);
+    expect(measuredFirst.heights).to.deep.equal(unmeasured.heights);
+    expect(measuredFirst.pdf.equals(pdfkit.pdf)).to.equal(true);
+    // Only the centred texts and the few lines at the bottom margin went through the wrapper.
+    expect(measuredFirst.wrapped).to.be.within(CENTRED, CENTRED + 30);
+    expect(unmeasured.wrapped).to.be.greaterThan(measuredFirst.wrapped + 100);
+  });
+
+  it('measures texts at the height pdfkit measures', () => {
     const doc = new PDFDocument({ size: 'LETTER', margin: 36 });
     for (const style of STYLES) {
-      for (const width of WIDTHS) {
+      for (const width of WIDTHS.map((w) => w + 0.25)) {
         for (const t of TEXTS) {
           const expected = wrappedByPdfkit(doc, t, 36.5, 100, width, style);
           expect(heightOf(doc, t, width, style), `${JSON.stringify(t)} in ${width} pt`).to.be.closeTo(expected, 1e-9);
