@@ -1,7 +1,8 @@
 /**
  * Text on an invoice page in pdfkit's standard fonts: styles, measured heights and wrapped writing.
- * pdfkit sends every text through its line wrapper, even a label that fits its line; a text that surely
- * fits is written here as the one line the wrapper would write, so the bytes are pdfkit's own
+ * pdfkit sends every text through its line wrapper, even a label that fits its line and a text the
+ * layout has just measured; where the lines are known (a text that surely fits, or the lines a measure
+ * kept) they are written here as the wrapper writes each line, so the bytes are pdfkit's own
  * (test/shared/pdf/write-text.test.ts compares both).
  */
 import { widthBound } from './standard-font-metrics.js';
@@ -84,7 +85,8 @@ function wrapLines(doc: Doc, shown: string, width: number): Measured {
   const lines: string[] = [];
   (doc as unknown as TextLayout)._text(shown, x, y, { width, lineGap: 0, height: Infinity }, (line) => {
     lines.push(line);
-    doc.y += doc.currentLineHeight(true) + 0;
+    // heightOfString adds the line gap too: 0 here.
+    doc.y += doc.currentLineHeight(true);
   });
   const height = doc.y - y;
   doc.x = x;
