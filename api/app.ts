@@ -4,7 +4,7 @@ import type { AppState } from './context.js';
 import type { ApiDeps } from './deps.js';
 import { queueDashboard } from './admin/queue-dashboard.js';
 import { errorHandler } from './middleware/error-handler.js';
-import { clientRateLimits } from './middleware/client-rate-limits.js';
+import { canonicalPath } from './middleware/canonical-path.js';
 import { httpMetrics } from './middleware/http-metrics.js';
 import { requestContext } from './middleware/request-context.js';
 import { authRoutes } from './routes/auth.js';
@@ -57,13 +57,14 @@ export function apiRouters(deps: ApiDeps): Router<AppState>[] {
 
 /** The Koa application: HTTP metrics, request id and log line, the one error middleware, then one router per resource. */
 export function createApp(deps: ApiDeps): Koa<AppState> {
-  const app = new Koa<AppState>({ proxy: deps.config.trustProxy });
+  // Behind N proxies the client IP is the entry the outermost one appended; what the client wrote is ignored.
+  const hops = deps.config.trustProxyHops;
+  const app = new Koa<AppState>({ proxy: hops > 0, maxIpsCount: hops });
   app.silent = true; // errors are logged once, by the error middleware
   app.use(httpMetrics());
   app.use(requestContext(deps.logger));
   app.use(errorHandler());
-  // Per API key and per client IP, before any credential is checked (429 error objects, Retry-After).
-  app.use(clientRateLimits(deps));
+  app.use(canonicalPath());
   // Outside the routers (and the OpenAPI contract): bull-board brings its own routes.
   const dashboard = queueDashboard(deps);
   if (dashboard) app.use(dashboard);

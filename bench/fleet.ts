@@ -76,7 +76,7 @@ async function main(): Promise<void> {
     api.kill('SIGTERM');
     workers.kill('SIGTERM');
     await Promise.all([api, workers].map((p) => new Promise((resolve) => (p.exitCode === null ? p.once('exit', resolve) : resolve(undefined)))));
-    await removeRunData(env, account.merchantId);
+    await removeRunData(env);
   }
 }
 

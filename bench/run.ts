@@ -169,7 +169,7 @@ async function main(): Promise<void> {
     api.kill('SIGTERM');
     workers.kill('SIGTERM');
     await pac.close();
-    await removeRunData(env, account.merchantId);
+    await removeRunData(env);
   }
 }
 

@@ -72,15 +72,14 @@ export async function freshAccount(env: ServiceEnv): Promise<Awaited<ReturnType<
 }
 
 /**
- * The run's files, queues and idempotency cache go with it: the Redis is shared with everything else on
+ * The run's files, queues and service keys (idempotency cache, counters: all under its queue prefix) go with it: the Redis is shared with everything else on
  * the machine (a fleet run leaves hundreds of thousands of cached answers under its merchant otherwise).
  */
-export async function removeRunData(env: ServiceEnv, merchantId: string): Promise<void> {
+export async function removeRunData(env: ServiceEnv): Promise<void> {
   await rm(env.FILE_STORE_DIR, { recursive: true, force: true });
   const redis = new Redis(loadConfig(env).redisUrl);
   try {
     await removeKeysMatching(redis, `${env.QUEUE_PREFIX}:*`);
-    await removeKeysMatching(redis, `idem:*:${merchantId}:*`);
   } finally {
     redis.disconnect();
   }

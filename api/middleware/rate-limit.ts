@@ -32,7 +32,7 @@ export function rateLimit(redis: Redis, limits: RateLimit[]): Middleware<AppStat
     try {
       const pipeline = redis.pipeline();
       for (const [i, { limit, id }] of keyed.entries()) {
-        const key = `rl:${limit.scope}:${id}:`;
+        const key = counterKey(limit.scope, id);
         pipeline
           .incrby(key + window, costs[i]!)
           .expire(key + window, 121)
@@ -43,7 +43,8 @@ export function rateLimit(redis: Redis, limits: RateLimit[]): Middleware<AppStat
     } catch (err) {
       ctx.state.log.warn({ err }, 'rate limit not counted');
     }
-    const over = keyed.findIndex(({ limit }, i) => slidingCount(counts[i], elapsed) > limit.perMinute);
+    // A request counted at cost 0 (a read-only check) is refused once the count reaches the limit, not past it.
+    const over = keyed.findIndex(({ limit }, i) => slidingCount(counts[i], elapsed) + (costs[i] === 0 ? 1 : 0) > limit.perMinute);
     if (over >= 0) {
       const { limit } = keyed[over]!;
       const retryAfter = retryAfterSeconds(counts[over]!, elapsed, limit.perMinute);
@@ -53,6 +54,23 @@ export function rateLimit(redis: Redis, limits: RateLimit[]): Middleware<AppStat
     }
     await next();
   };
+}
+
+function counterKey(scope: string, id: string): string {
+  return `rl:${scope}:${id}:`;
+}
+
+/**
+ * Counts one hit on a limit outside its middleware: a limit checked at cost 0 (read-only) counts only what
+ * failed afterwards (e.g. wrong API keys per IP). Best effort, like the check.
+ */
+export async function countHit(redis: Redis, scope: string, id: string, log: AppState['log']): Promise<void> {
+  const key = counterKey(scope, id) + Math.floor(Date.now() / 60_000);
+  try {
+    await redis.multi().incr(key).expire(key, 121).exec();
+  } catch (err) {
+    log.warn({ err }, 'rate limit not counted');
+  }
 }
 
 function slidingCount(count: { current: number; previous: number } | undefined, elapsed: number): number {

@@ -19,8 +19,8 @@ export function requestContext(logger: Logger): Middleware<AppState> {
       await next();
     } finally {
       const ms = Number(process.hrtime.bigint() - started) / 1e6;
-      // Path only: query strings may carry signatures.
-      ctx.state.log.info({ method: ctx.method, path: ctx.path, status: ctx.status, ms: Math.round(ms * 100) / 100 }, 'request');
+      // Path only: query strings may carry signatures. The IP is the client's as TRUST_PROXY defines it.
+      ctx.state.log.info({ method: ctx.method, path: ctx.path, status: ctx.status, ip: ctx.ip, ms: Math.round(ms * 100) / 100 }, 'request');
     }
   };
 }

@@ -1,4 +1,4 @@
-import { Router } from '@koa/router';
+import type { Router } from '@koa/router';
 import { tokenRequestSchema } from '../contract/auth/token-request-schema.js';
 import { AppError } from '../../shared/platform/errors.js';
 import { createAccessToken } from '../../shared/repositories/access-tokens.js';
@@ -7,6 +7,8 @@ import { validator } from '../../shared/platform/validation/ajv.js';
 import type { AppState } from '../context.js';
 import type { ApiDeps } from '../deps.js';
 import { jsonBody } from '../middleware/json-body.js';
+import { managementAccess } from '../access/management-access.js';
+import { apiRouter, routesWith } from '../routing/api-router.js';
 
 const validateTokenRequest = validator(tokenRequestSchema);
 
@@ -22,8 +24,9 @@ function basicCredentials(header: string): { id: string; secret: string } | unde
 
 /** POST /v1/auth/token: OAuth 2.0 client credentials for the management API's bearer tokens. */
 export function authRoutes(deps: ApiDeps): Router<AppState> {
-  const router = new Router<AppState>({ prefix: '/v1/auth' });
-  router.post('/token', jsonBody(deps.config.jsonBodyLimit, { form: true }), async (ctx) => {
+  const router = apiRouter('/v1/auth');
+  const routes = routesWith(router, managementAccess(deps).clientCredentials);
+  routes.post('/token', jsonBody(deps.config.jsonBodyLimit, { form: true }), async (ctx) => {
     const request = validateTokenRequest(ctx.request.body);
     if (request.grant_type !== 'client_credentials') {
       throw new AppError(400, 'unsupported_grant_type', 'Only grant_type=client_credentials is supported.', {

@@ -1,4 +1,4 @@
-import { Router } from '@koa/router';
+import type { Router } from '@koa/router';
 import type { Context } from 'koa';
 import { AppError } from '../../shared/platform/errors.js';
 import { expeditionPlace, type Sale } from '../../shared/repositories/sales.js';
@@ -11,6 +11,8 @@ import { qrLinkForShortCode } from '../buyer/short-code-link.js';
 import type { AppState } from '../context.js';
 import type { ApiDeps } from '../deps.js';
 import { rateLimit, shortCodeRateLimit } from '../middleware/rate-limit.js';
+import { PUBLIC_ACCESS } from '../access/public-access.js';
+import { apiRouter, routesWith } from '../routing/api-router.js';
 
 // The page holds no secrets but its URL does (the QR token): never leak it to another origin, never cache it.
 const PAGE_HEADERS = {
@@ -54,7 +56,8 @@ function html(ctx: Context, status: number, body: string): void {
  * Alone: where to type that code. Rate-limited like the buyer's API.
  */
 export function buyerPageRoutes(deps: ApiDeps): Router<AppState> {
-  const router = new Router<AppState>();
+  const router = apiRouter();
+  const routes = routesWith(router, PUBLIC_ACCESS);
   const limited = rateLimit(deps.redis, [
     { scope: 'ip', perMinute: deps.config.publicRatePerIp, key: (ctx) => ctx.ip },
     { scope: 'qr', perMinute: deps.config.publicRatePerToken, key: (ctx) => (typeof ctx.query.t === 'string' ? ctx.query.t.slice(0, 64) : undefined) },
@@ -62,7 +65,7 @@ export function buyerPageRoutes(deps: ApiDeps): Router<AppState> {
 
   const codeLimited = shortCodeRateLimit(deps);
 
-  router.get('/q', async (ctx) => {
+  routes.get('/q', async (ctx) => {
     let sale: Sale | undefined;
     try {
       if (ctx.query.code !== undefined) {
@@ -107,7 +110,7 @@ export function buyerPageRoutes(deps: ApiDeps): Router<AppState> {
     }
   });
 
-  router.get('/q/assets/:name', (ctx) => {
+  routes.get('/q/assets/:name', (ctx) => {
     const asset = buyerAsset(ctx.params.name ?? '');
     if (!asset) throw new AppError(404, 'not_found', 'No such asset.');
     ctx.set('Cache-Control', ctx.query.h === asset.hash ? 'public, max-age=31536000, immutable' : 'no-cache');

@@ -1,4 +1,4 @@
-import { Router } from '@koa/router';
+import type { Router } from '@koa/router';
 import { createCreditNoteSchema } from '../contract/credit-notes/credit-note-schema.js';
 import { creditNoteView } from '../contract/credit-notes/credit-note-view.js';
 import { AppError } from '../../shared/platform/errors.js';
@@ -9,18 +9,19 @@ import type { ApiDeps } from '../deps.js';
 import { createCreditNote } from '../invoices/create-credit-note.js';
 import type { InvoiceScope } from '../invoices/cancel-invoice.js';
 import { jsonBody } from '../middleware/json-body.js';
-import { merchantOrAccountAuth } from '../middleware/merchant-or-account-auth.js';
+import { managementAccess } from '../access/management-access.js';
+import { apiRouter, routesWith } from '../routing/api-router.js';
 
 const validateCreate = validator(createCreditNoteSchema);
 
 /** Credit notes (CFDI type E) for the merchant's API key or its account's Bearer token. */
 export function creditNoteRoutes(deps: ApiDeps): Router<AppState> {
-  const router = new Router<AppState>({ prefix: '/v1/qrs/invoices/credit-notes' });
-  const auth = merchantOrAccountAuth(deps.db);
+  const router = apiRouter('/v1/qrs/invoices/credit-notes');
+  const routes = routesWith(router, managementAccess(deps).apiKeyOrBearer);
   const scopeOf = (ctx: AppContext): InvoiceScope => (ctx.state.apiKey ? { merchantId: ctx.state.apiKey.merchantId } : { accountId: ctx.state.accountId! });
   const links = { publicBaseUrl: deps.config.publicBaseUrl, urlSigningKey: deps.config.urlSigningKey };
 
-  router.post('/', auth, jsonBody(deps.config.jsonBodyLimit), async (ctx) => {
+  routes.post('/', jsonBody(deps.config.jsonBodyLimit), async (ctx) => {
     const request = validateCreate(ctx.request.body);
     const created = await createCreditNote(deps, scopeOf(ctx), request);
     ctx.status = 202;
@@ -28,7 +29,7 @@ export function creditNoteRoutes(deps: ApiDeps): Router<AppState> {
     ctx.body = creditNoteView(created.creditNote, created.related, links);
   });
 
-  router.get('/:creditNoteId', auth, async (ctx) => {
+  routes.get('/:creditNoteId', async (ctx) => {
     const found = await findCreditNote(deps.db, ctx.params.creditNoteId ?? '', scopeOf(ctx));
     if (!found) throw new AppError(404, 'credit_note_not_found', 'No such credit note for these credentials.');
     ctx.body = creditNoteView(found.creditNote, found.related, links);

@@ -1,4 +1,4 @@
-import { Router } from '@koa/router';
+import type { Router } from '@koa/router';
 import { AppError } from '../../shared/platform/errors.js';
 import { globalInvoiceView } from '../contract/global-invoices/global-invoice-view.js';
 import { globalPeriod, globalPeriodEndingAt } from '../../shared/global-invoice/global-period.js';
@@ -12,26 +12,27 @@ import { validator } from '../../shared/platform/validation/ajv.js';
 import { accountIssuer } from '../account-resources.js';
 import type { AppState } from '../context.js';
 import type { ApiDeps } from '../deps.js';
-import { bearerAuth } from '../middleware/bearer-auth.js';
 import { jsonBody } from '../middleware/json-body.js';
+import { managementAccess } from '../access/management-access.js';
+import { apiRouter, routesWith } from '../routing/api-router.js';
 
 const validatePeriodicity = validator(globalPeriodicityRequestSchema);
 const validateReport = validator(reportGlobalRequestSchema);
 
 /** An issuer's global invoices for unclaimed sales: their periodicity, the manual trigger, the list (bearer token). */
 export function globalInvoiceRoutes(deps: ApiDeps): Router<AppState> {
-  const router = new Router<AppState>({ prefix: '/v1/qrs/issuers/:issuerId' });
-  router.use(bearerAuth(deps.db));
+  const router = apiRouter('/v1/qrs/issuers/:issuerId');
+  const routes = routesWith(router, managementAccess(deps).bearer);
   const links = { publicBaseUrl: deps.config.publicBaseUrl, urlSigningKey: deps.config.urlSigningKey };
 
-  router.put('/global-periodicity', jsonBody(deps.config.jsonBodyLimit), async (ctx) => {
+  routes.put('/global-periodicity', jsonBody(deps.config.jsonBodyLimit), async (ctx) => {
     const issuer = await accountIssuer(deps, ctx);
     const { periodicity } = validatePeriodicity(ctx.request.body);
     ctx.body = issuerView(await setGlobalPeriodicity(deps.db, issuer.id, periodicity), deps.catalogs);
   });
 
   // Reports now what the scheduled job would after the grace: closed periods only.
-  router.post('/global-invoices', jsonBody(deps.config.jsonBodyLimit), async (ctx) => {
+  routes.post('/global-invoices', jsonBody(deps.config.jsonBodyLimit), async (ctx) => {
     const issuer = await accountIssuer(deps, ctx);
     const request = validateReport(ctx.request.body);
     const now = new Date();
@@ -59,7 +60,7 @@ export function globalInvoiceRoutes(deps: ApiDeps): Router<AppState> {
     ctx.body = { items: rows.map((row) => globalInvoiceView(row, links)) };
   });
 
-  router.get('/global-invoices', async (ctx) => {
+  routes.get('/global-invoices', async (ctx) => {
     const issuer = await accountIssuer(deps, ctx);
     const page = parsePageRequest(ctx.query);
     const { rows, total } = await listGlobalInvoices(deps.db, issuer.id, page);

@@ -1,7 +1,9 @@
-import { Router } from '@koa/router';
+import type { Router } from '@koa/router';
 import { QUEUES } from '../../shared/platform/jobs.js';
 import type { AppState } from '../context.js';
 import type { ApiDeps } from '../deps.js';
+import { PUBLIC_ACCESS } from '../access/public-access.js';
+import { apiRouter, routesWith } from '../routing/api-router.js';
 
 type Check = { ok: true; latency_ms: number } | { ok: false; error: string };
 
@@ -25,8 +27,9 @@ async function timed(fn: () => Promise<unknown>, timeoutMs: number): Promise<Che
 
 /** GET /health: PostgreSQL, Redis and queue depths; 503 when a dependency is down. */
 export function healthRoutes(deps: ApiDeps): Router<AppState> {
-  const router = new Router<AppState>();
-  router.get('/health', async (ctx) => {
+  const router = apiRouter();
+  const routes = routesWith(router, PUBLIC_ACCESS);
+  routes.get('/health', async (ctx) => {
     const [postgres, redis] = await Promise.all([timed(() => deps.db.raw('select 1'), 2000), timed(() => deps.redis.ping(), 2000)]);
     const queues: Record<string, Record<string, number>> = {};
     if (redis.ok) {

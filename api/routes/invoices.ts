@@ -1,4 +1,4 @@
-import { Router } from '@koa/router';
+import type { Router } from '@koa/router';
 import { AppError } from '../../shared/platform/errors.js';
 import { invoiceFile } from '../../shared/invoices/invoice-file.js';
 import { verifyInvoiceFileUrl, type InvoiceFileKind } from '../../shared/invoices/invoice-links.js';
@@ -12,7 +12,9 @@ import { cancelInvoice, type InvoiceScope } from '../invoices/cancel-invoice.js'
 import { jsonBody } from '../middleware/json-body.js';
 import type { AppContext, AppState } from '../context.js';
 import type { ApiDeps } from '../deps.js';
-import { merchantOrAccountAuth } from '../middleware/merchant-or-account-auth.js';
+import { managementAccess } from '../access/management-access.js';
+import { PUBLIC_ACCESS } from '../access/public-access.js';
+import { apiRouter, routesWith } from '../routing/api-router.js';
 
 const UUID = /^[0-9A-Fa-f]{8}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{12}$/;
 
@@ -27,10 +29,11 @@ function notReady(kind: InvoiceFileKind): AppError {
  * InvoicePdfResponse with the content in Base64. For the buyer: xml_url / pdf_url, signed, no credentials.
  */
 export function invoiceRoutes(deps: ApiDeps): Router<AppState> {
-  const router = new Router<AppState>();
+  const router = apiRouter();
   const files = deps.files;
 
-  const auth = merchantOrAccountAuth(deps.db);
+  const routes = routesWith(router, managementAccess(deps).apiKeyOrBearer);
+  const linked = routesWith(router, PUBLIC_ACCESS);
   const scopeOf = (ctx: AppContext): InvoiceScope => (ctx.state.apiKey ? { merchantId: ctx.state.apiKey.merchantId } : { accountId: ctx.state.accountId! });
   const notFound = (uuid: string) => new AppError(404, 'invoice_not_found', `No invoice with UUID ${uuid} for these credentials.`);
   const invoiceOf = async (ctx: AppContext) => {
@@ -51,10 +54,10 @@ export function invoiceRoutes(deps: ApiDeps): Router<AppState> {
     if (!found.ok) throw notReady(kind);
     ctx.body = fileAnswer(invoice.uuid, found.fileName, found.file);
   };
-  router.get('/v1/qrs/invoices/uuid/:uuid/xml', auth, download('xml'));
-  router.get('/v1/qrs/invoices/uuid/:uuid/pdf', auth, download('pdf'));
+  routes.get('/v1/qrs/invoices/uuid/:uuid/xml', download('xml'));
+  routes.get('/v1/qrs/invoices/uuid/:uuid/pdf', download('pdf'));
 
-  router.delete('/v1/qrs/invoices/:uuid', auth, jsonBody(deps.config.jsonBodyLimit), async (ctx) => {
+  routes.delete('/v1/qrs/invoices/:uuid', jsonBody(deps.config.jsonBodyLimit), async (ctx) => {
     const request = validateCancel(ctx.request.body);
     const uuid = ctx.params.uuid ?? '';
     if (!UUID.test(uuid)) throw notFound(uuid);
@@ -63,14 +66,14 @@ export function invoiceRoutes(deps: ApiDeps): Router<AppState> {
     ctx.body = answer.body;
   });
 
-  router.get('/v1/qrs/invoices/uuid/:uuid/cancellation', auth, async (ctx) => {
+  routes.get('/v1/qrs/invoices/uuid/:uuid/cancellation', async (ctx) => {
     const invoice = await invoiceOf(ctx);
     const cancellation = await latestCancellation(deps.db, invoice.id);
     if (!cancellation) throw new AppError(404, 'cancellation_not_found', 'No cancellation was requested for this invoice.');
     ctx.body = cancellationView(invoice.uuid ?? '', invoice.status, cancellation);
   });
 
-  router.get('/v1/qrs/invoices/uuid/:uuid/cancellation-acuse', auth, async (ctx) => {
+  routes.get('/v1/qrs/invoices/uuid/:uuid/cancellation-acuse', async (ctx) => {
     const invoice = await invoiceOf(ctx);
     const key = (await latestCancellation(deps.db, invoice.id))?.acuse_file_key;
     const file = key ? await files.get(key) : undefined;
@@ -78,7 +81,7 @@ export function invoiceRoutes(deps: ApiDeps): Router<AppState> {
     ctx.body = fileAnswer(invoice.uuid, `${invoice.uuid}-acuse-cancelacion.xml`, file);
   });
 
-  router.get('/v1/public/invoices/:file', async (ctx) => {
+  linked.get('/v1/public/invoices/:file', async (ctx) => {
     const match = /^([0-9A-F-]{36})\.(xml|pdf)$/.exec(ctx.params.file ?? '');
     const uuid = match?.[1] ?? '';
     const kind = (match?.[2] ?? 'xml') as InvoiceFileKind;

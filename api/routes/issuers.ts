@@ -1,4 +1,4 @@
-import { Router } from '@koa/router';
+import type { Router } from '@koa/router';
 import { AppError } from '../../shared/platform/errors.js';
 import { checkIssuerTaxData } from '../../shared/issuers/check-issuer.js';
 import { createIssuerSchema } from '../contract/issuers/issuer-schema.js';
@@ -14,17 +14,18 @@ import { LOGO_LIMITS } from '../../shared/images/normalize-logo.js';
 import { validator } from '../../shared/platform/validation/ajv.js';
 import type { AppState } from '../context.js';
 import type { ApiDeps } from '../deps.js';
-import { bearerAuth } from '../middleware/bearer-auth.js';
 import { jsonBody } from '../middleware/json-body.js';
+import { managementAccess } from '../access/management-access.js';
+import { apiRouter, routesWith } from '../routing/api-router.js';
 
 const validateCreate = validator(createIssuerSchema);
 
 /** /v1/qrs/issuers: the taxpayers (RFC) an account invoices as, scoped to the bearer token's account. */
 export function issuerRoutes(deps: ApiDeps): Router<AppState> {
-  const router = new Router<AppState>({ prefix: '/v1/qrs/issuers' });
-  router.use(bearerAuth(deps.db));
+  const router = apiRouter('/v1/qrs/issuers');
+  const routes = routesWith(router, managementAccess(deps).bearer);
 
-  router.post('/', jsonBody(deps.config.jsonBodyLimit), async (ctx) => {
+  routes.post('/', jsonBody(deps.config.jsonBodyLimit), async (ctx) => {
     const accountId = ctx.state.accountId!;
     const request = validateCreate(ctx.request.body);
     const checked = checkIssuerTaxData(request, deps.catalogs, satToday());
@@ -50,7 +51,7 @@ export function issuerRoutes(deps: ApiDeps): Router<AppState> {
     ctx.body = issuerView(row, deps.catalogs);
   });
 
-  router.get('/', async (ctx) => {
+  routes.get('/', async (ctx) => {
     const accountId = ctx.state.accountId!;
     const page = parsePageRequest(ctx.query);
     const groupId = queryText(ctx.query, 'groupId');
@@ -64,16 +65,16 @@ export function issuerRoutes(deps: ApiDeps): Router<AppState> {
     );
   });
 
-  router.get('/:issuerId', async (ctx) => {
+  routes.get('/:issuerId', async (ctx) => {
     ctx.body = issuerView(await accountIssuer(deps, ctx), deps.catalogs);
   });
 
-  router.put('/:issuerId', multipartBody({ maxFileBytes: LOGO_LIMITS.maxBytes, maxFiles: 1 }), async (ctx) => {
+  routes.put('/:issuerId', multipartBody({ maxFileBytes: LOGO_LIMITS.maxBytes, maxFiles: 1 }), async (ctx) => {
     const row = await accountIssuer(deps, ctx);
     ctx.body = issuerView(await updateIssuerFromForm(deps, row, ctx.state.form!), deps.catalogs);
   });
 
-  router.post('/:issuerId/synchronize', async (ctx) => {
+  routes.post('/:issuerId/synchronize', async (ctx) => {
     const row = await accountIssuer(deps, ctx);
     ctx.status = 202;
     ctx.body = await synchronizeIssuer(deps, row.id);

@@ -1,4 +1,4 @@
-import { Router } from '@koa/router';
+import type { Router } from '@koa/router';
 import { legacyCreatedView, legacyResolvedView } from '../contract/legacy/legacy-qr-views.js';
 import { legacyLinkHeader } from '../legacy/legacy-sunset.js';
 import { qrTransactionView } from '../contract/qrs/qr-transaction-view.js';
@@ -7,9 +7,10 @@ import type { AppState } from '../context.js';
 import { viewContext, type ApiDeps } from '../deps.js';
 import { createLegacyQr } from '../legacy/create-legacy-qr.js';
 import { ownSaleFromLink } from '../legacy/own-sale-from-link.js';
-import { apiKeyAuth } from '../middleware/api-key-auth.js';
 import { jsonBody } from '../middleware/json-body.js';
 import { legacyDeprecation } from '../middleware/legacy-deprecation.js';
+import { managementAccess } from '../access/management-access.js';
+import { apiRouter, routesWith } from '../routing/api-router.js';
 
 export interface LegacyQrRoutesOptions {
   /** The clock that decides the sunset; tests move it. */
@@ -21,13 +22,13 @@ export interface LegacyQrRoutesOptions {
  * Deprecation, Sunset and Link headers until the sunset and 410 `endpoint_sunset` after it.
  */
 export function legacyQrRoutes(deps: ApiDeps, options: LegacyQrRoutesOptions = {}): Router<AppState> {
-  const router = new Router<AppState>({ prefix: '/api/v1/qrs' });
+  const router = apiRouter('/api/v1/qrs');
   const now = options.now ?? (() => new Date());
   const base = deps.config.publicBaseUrl;
-  const auth = apiKeyAuth(deps.db);
+  const routes = routesWith(router, managementAccess(deps).apiKey);
 
   const createDeprecation = legacyDeprecation({ now, link: legacyLinkHeader(base, '/v1/qrs'), successor: 'POST /v1/qrs' });
-  router.post('/', createDeprecation, auth, jsonBody(deps.config.jsonBodyLimit), async (ctx) => {
+  routes.post('/', createDeprecation, jsonBody(deps.config.jsonBodyLimit), async (ctx) => {
     const result = await createLegacyQr(deps, ctx.state.apiKey!, {
       body: ctx.request.body,
       idempotencyKey: ctx.get('Idempotency-Key'),
@@ -40,7 +41,7 @@ export function legacyQrRoutes(deps: ApiDeps, options: LegacyQrRoutesOptions = {
 
   /** The merchant reading its own QR: unlike the buyer's resolve, it does not move PENDING to SCANNED. */
   const readDeprecation = legacyDeprecation({ now, link: legacyLinkHeader(base), successor: 'GET /v1/qrs/{qrId}' });
-  router.get('/', readDeprecation, auth, async (ctx) => {
+  routes.get('/', readDeprecation, async (ctx) => {
     const sale = await ownSaleFromLink(deps, ctx.state.apiKey!, ctx.query);
     ctx.set('Link', legacyLinkHeader(base, `/v1/qrs/${sale.record.transaction.id}`));
     await ensureInvoiceable(deps, sale);

@@ -1,4 +1,4 @@
-import { Router } from '@koa/router';
+import type { Router } from '@koa/router';
 import { AppError } from '../../shared/platform/errors.js';
 import { createMerchantSchema, updateMerchantSchema, type UpdateMerchantRequest } from '../contract/merchants/merchant-schema.js';
 import { merchantSummaryView, merchantView } from '../contract/merchants/merchant-view.js';
@@ -10,7 +10,6 @@ import { insertMerchant, listMerchants, updateMerchant } from '../../shared/repo
 import { validator } from '../../shared/platform/validation/ajv.js';
 import type { AppState } from '../context.js';
 import type { ApiDeps } from '../deps.js';
-import { bearerAuth } from '../middleware/bearer-auth.js';
 import { jsonBody } from '../middleware/json-body.js';
 import { multipartBody } from '../middleware/multipart-body.js';
 import { invoiceModeView, saveInvoiceMode } from '../merchants/invoice-mode.js';
@@ -19,6 +18,8 @@ import { checkInvoiceRules } from '../../shared/merchants/check-invoice-rules.js
 import { LOGO_LIMITS } from '../../shared/images/normalize-logo.js';
 import { CSD_MAX_FILE_BYTES } from '../../shared/csd/check-csd.js';
 import { findCsdSummary } from '../../shared/repositories/merchant-csds.js';
+import { managementAccess } from '../access/management-access.js';
+import { apiRouter, routesWith } from '../routing/api-router.js';
 
 const validateCreate = validator(createMerchantSchema);
 const validateUpdate = validator(updateMerchantSchema);
@@ -30,11 +31,11 @@ function refuseBadInvoiceRules(deps: ApiDeps, fields: UpdateMerchantRequest): vo
 
 /** /v1/qrs/merchants: points of sale, scoped to the bearer token's account. */
 export function merchantRoutes(deps: ApiDeps): Router<AppState> {
-  const router = new Router<AppState>({ prefix: '/v1/qrs/merchants' });
-  router.use(bearerAuth(deps.db));
+  const router = apiRouter('/v1/qrs/merchants');
+  const routes = routesWith(router, managementAccess(deps).bearer);
   const body = jsonBody(deps.config.jsonBodyLimit);
 
-  router.post('/', body, async (ctx) => {
+  routes.post('/', body, async (ctx) => {
     const accountId = ctx.state.accountId!;
     const { issuerId, ...fields } = validateCreate(ctx.request.body);
     refuseBadInvoiceRules(deps, fields);
@@ -49,7 +50,7 @@ export function merchantRoutes(deps: ApiDeps): Router<AppState> {
     ctx.body = { ...merchantView(row), apiKey };
   });
 
-  router.get('/', async (ctx) => {
+  routes.get('/', async (ctx) => {
     const accountId = ctx.state.accountId!;
     const page = parsePageRequest(ctx.query);
     const issuerId = queryText(ctx.query, 'issuerId');
@@ -62,12 +63,12 @@ export function merchantRoutes(deps: ApiDeps): Router<AppState> {
     ctx.body = pageOf(rows.map(merchantSummaryView), total, page);
   });
 
-  router.get('/:merchantId', async (ctx) => {
+  routes.get('/:merchantId', async (ctx) => {
     const row = await accountMerchant(deps, ctx);
     ctx.body = merchantView(row);
   });
 
-  router.put('/:merchantId', body, async (ctx) => {
+  routes.put('/:merchantId', body, async (ctx) => {
     const raw = ctx.request.body as Record<string, unknown> | undefined;
     if (raw && typeof raw === 'object' && 'issuerId' in raw) {
       throw new AppError(400, 'validation_failed', 'A merchant cannot move to another issuer.', {
@@ -82,7 +83,7 @@ export function merchantRoutes(deps: ApiDeps): Router<AppState> {
   });
 
   for (const status of ['active', 'inactive'] as const) {
-    router.put(`/:merchantId/status/${status}`, async (ctx) => {
+    routes.put(`/:merchantId/status/${status}`, async (ctx) => {
       const row = await updateMerchant(deps.db, ctx.state.accountId!, ctx.params.merchantId ?? '', { status: status === 'active' ? 'ACTIVE' : 'INACTIVE' });
       if (!row) throw merchantNotFound(ctx.params.merchantId);
       ctx.body = merchantView(row);
@@ -92,26 +93,26 @@ export function merchantRoutes(deps: ApiDeps): Router<AppState> {
   const csdForm = multipartBody({ maxFileBytes: CSD_MAX_FILE_BYTES, maxFiles: 2 });
   // POST saves and PUT renews; both answer 201 when the merchant had no CSD and 200 when one was replaced.
   for (const method of ['post', 'put'] as const) {
-    router[method]('/:merchantId/invoice-mode', csdForm, async (ctx) => {
+    routes[method]('/:merchantId/invoice-mode', csdForm, async (ctx) => {
       const merchant = await accountMerchant(deps, ctx);
       const { replaced, view } = await saveInvoiceMode(deps, merchant, ctx.state.form!);
       ctx.status = replaced ? 200 : 201;
       ctx.body = view;
     });
   }
-  router.get('/:merchantId/invoice-mode', async (ctx) => {
+  routes.get('/:merchantId/invoice-mode', async (ctx) => {
     const merchant = await accountMerchant(deps, ctx);
     const csd = await findCsdSummary(deps.db, merchant.id);
     if (!csd) throw new AppError(404, 'invoice_mode_not_configured', 'This merchant has no CSD yet; upload it with POST invoice-mode.');
     ctx.body = invoiceModeView(csd);
   });
 
-  router.post('/:merchantId/logos', multipartBody({ maxFileBytes: LOGO_LIMITS.maxBytes, maxFiles: 2 }), async (ctx) => {
+  routes.post('/:merchantId/logos', multipartBody({ maxFileBytes: LOGO_LIMITS.maxBytes, maxFiles: 2 }), async (ctx) => {
     const merchant = await accountMerchant(deps, ctx);
     ctx.body = merchantView(await uploadLogos(deps, merchant, ctx.state.form!));
   });
 
-  router.put('/:merchantId/api-key/regenerate', async (ctx) => {
+  routes.put('/:merchantId/api-key/regenerate', async (ctx) => {
     const row = await accountMerchant(deps, ctx);
     // Production keys come with the production invoice mode (issue #5); until then keys are development keys.
     const mode: KeyMode = 'development';

@@ -1,6 +1,6 @@
-import { Router } from '@koa/router';
-import { AppError } from '../../shared/platform/errors.js';
-import { isMetricsToken } from '../../shared/platform/metrics/metrics-token.js';
+import type { Router } from '@koa/router';
+import { metricsAccess } from '../access/metrics-access.js';
+import { apiRouter, routesWith } from '../routing/api-router.js';
 import { recordQueueDepths } from '../../shared/platform/metrics/record-queue-depths.js';
 import { registry } from '../../shared/platform/metrics/registry.js';
 import type { AppState } from '../context.js';
@@ -15,13 +15,8 @@ export const METRICS_PATH = '/metrics';
  * configured they are off (404).
  */
 export function metricsRoutes(deps: Pick<ApiDeps, 'config' | 'producers'>): Router<AppState> {
-  const router = new Router<AppState>();
-  router.get(METRICS_PATH, async (ctx) => {
-    const token = deps.config.metricsToken;
-    if (!token) throw new AppError(404, 'not_found', 'Metrics are off: set METRICS_TOKEN to serve them.');
-    if (!isMetricsToken(ctx.get('Authorization'), token)) {
-      throw new AppError(401, 'unauthorized', 'Metrics need Authorization: Bearer with the metrics token.', { headers: { 'WWW-Authenticate': 'Bearer realm="metrics"' } });
-    }
+  const router = apiRouter();
+  routesWith(router, metricsAccess(deps)).get(METRICS_PATH, async (ctx) => {
     // Redis down: the rest still answers; the queue gauges are left out and /health says why.
     await recordQueueDepths(deps.producers).catch((err: unknown) => ctx.state.log.warn({ err }, 'queue depths not read'));
     ctx.set('Cache-Control', 'no-store');

@@ -1,4 +1,4 @@
-import { Router } from '@koa/router';
+import type { Router } from '@koa/router';
 import { AppError } from '../../shared/platform/errors.js';
 import { createPaymentComplementSchema } from '../contract/payment-complements/payment-complement-schema.js';
 import { paymentComplementView } from '../contract/payment-complements/payment-complement-view.js';
@@ -9,20 +9,21 @@ import type { ApiDeps } from '../deps.js';
 import type { InvoiceScope } from '../invoices/cancel-invoice.js';
 import { createPaymentComplement } from '../invoices/create-payment-complement.js';
 import { jsonBody } from '../middleware/json-body.js';
-import { merchantOrAccountAuth } from '../middleware/merchant-or-account-auth.js';
+import { managementAccess } from '../access/management-access.js';
+import { apiRouter, routesWith } from '../routing/api-router.js';
 
 const PREFIX = '/v1/qrs/invoices/payment-complements';
 const validateCreate = validator(createPaymentComplementSchema);
 
 /** Payment complements (CFDI type P, Pagos 2.0) for the merchant's API key or its account's Bearer token. */
 export function paymentComplementRoutes(deps: ApiDeps): Router<AppState> {
-  const router = new Router<AppState>({ prefix: PREFIX });
-  const auth = merchantOrAccountAuth(deps.db);
+  const router = apiRouter(PREFIX);
+  const routes = routesWith(router, managementAccess(deps).apiKeyOrBearer);
   const scopeOf = (ctx: AppContext): InvoiceScope => (ctx.state.apiKey ? { merchantId: ctx.state.apiKey.merchantId } : { accountId: ctx.state.accountId! });
   const links = { publicBaseUrl: deps.config.publicBaseUrl, urlSigningKey: deps.config.urlSigningKey };
   const notFound = () => new AppError(404, 'payment_complement_not_found', 'No such payment complement for these credentials.');
 
-  router.post('/', auth, jsonBody(deps.config.jsonBodyLimit), async (ctx) => {
+  routes.post('/', jsonBody(deps.config.jsonBodyLimit), async (ctx) => {
     const request = validateCreate(ctx.request.body);
     const answer = await createPaymentComplement(deps, scopeOf(ctx), request, ctx.get('Idempotency-Key') || undefined);
     const found = await findPaymentComplement(deps.db, answer.id, scopeOf(ctx));
@@ -34,7 +35,7 @@ export function paymentComplementRoutes(deps: ApiDeps): Router<AppState> {
     ctx.body = paymentComplementView(found.complement, found.related, links);
   });
 
-  router.get('/:paymentComplementId', auth, async (ctx) => {
+  routes.get('/:paymentComplementId', async (ctx) => {
     const found = await findPaymentComplement(deps.db, ctx.params.paymentComplementId ?? '', scopeOf(ctx));
     if (!found) throw notFound();
     ctx.body = paymentComplementView(found.complement, found.related, links);

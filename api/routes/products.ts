@@ -1,4 +1,4 @@
-import { Router } from '@koa/router';
+import type { Router } from '@koa/router';
 import { AppError, type ErrorDetail } from '../../shared/platform/errors.js';
 import { pageOf, parsePageRequest, queryText } from '../../shared/platform/pagination.js';
 import { satToday } from '../../shared/domain/time-zone.js';
@@ -9,9 +9,10 @@ import { findProduct, insertProducts, listProducts, updateProduct } from '../../
 import { validator } from '../../shared/platform/validation/ajv.js';
 import type { AppState } from '../context.js';
 import type { ApiDeps } from '../deps.js';
-import { bearerAuth } from '../middleware/bearer-auth.js';
 import { jsonBody } from '../middleware/json-body.js';
 import { accountMerchant } from '../account-resources.js';
+import { managementAccess } from '../access/management-access.js';
+import { apiRouter, routesWith } from '../routing/api-router.js';
 
 const validateCreate = validator(createMerchantProductSchema);
 const validateUpdate = validator(updateMerchantProductSchema);
@@ -24,11 +25,11 @@ function skuTaken(skus: string[], field: (sku: string) => string): AppError {
 
 /** /v1/qrs/merchants/{merchantId}/products: the merchant's product catalog. */
 export function productRoutes(deps: ApiDeps): Router<AppState> {
-  const router = new Router<AppState>({ prefix: '/v1/qrs/merchants/:merchantId/products' });
-  router.use(bearerAuth(deps.db));
+  const router = apiRouter('/v1/qrs/merchants/:merchantId/products');
+  const routes = routesWith(router, managementAccess(deps).bearer);
   const body = jsonBody(deps.config.jsonBodyLimit);
 
-  router.post('/', body, async (ctx) => {
+  routes.post('/', body, async (ctx) => {
     const merchant = await accountMerchant(deps, ctx);
     const products = validateCreate(ctx.request.body);
     const details: ErrorDetail[] = [];
@@ -45,7 +46,7 @@ export function productRoutes(deps: ApiDeps): Router<AppState> {
     ctx.body = result.rows.map((r) => productView(r, deps.catalogs));
   });
 
-  router.get('/', async (ctx) => {
+  routes.get('/', async (ctx) => {
     const merchant = await accountMerchant(deps, ctx);
     const page = parsePageRequest(ctx.query);
     const search = queryText(ctx.query, 'search');
@@ -57,14 +58,14 @@ export function productRoutes(deps: ApiDeps): Router<AppState> {
     );
   });
 
-  router.get('/:productId', async (ctx) => {
+  routes.get('/:productId', async (ctx) => {
     const merchant = await accountMerchant(deps, ctx);
     const row = await findProduct(deps.db, merchant.id, ctx.params.productId ?? '');
     if (!row) throw new AppError(404, 'product_not_found', `No product ${ctx.params.productId} for this merchant.`);
     ctx.body = productView(row, deps.catalogs);
   });
 
-  router.put('/:productId', body, async (ctx) => {
+  routes.put('/:productId', body, async (ctx) => {
     const merchant = await accountMerchant(deps, ctx);
     const existing = await findProduct(deps.db, merchant.id, ctx.params.productId ?? '');
     if (!existing) throw new AppError(404, 'product_not_found', `No product ${ctx.params.productId} for this merchant.`);

@@ -1,4 +1,4 @@
-import { Router } from '@koa/router';
+import type { Router } from '@koa/router';
 import { AppError, type ErrorDetail } from '../../shared/platform/errors.js';
 import { newId } from '../../shared/platform/ids.js';
 import { confirmationView, ticketSummaryView } from '../contract/buyer/buyer-sale-view.js';
@@ -28,6 +28,8 @@ import { crashAfterCommit } from '../../shared/platform/crash-after-commit.js';
 import type { QrTransactionRecord } from '../../shared/repositories/qr-transactions.js';
 import { buyerTicketField, buyerTickets, shortCodeLookups } from '../buyer/further-tickets.js';
 import { ticketsTaken } from '../invoices/ticket-set.js';
+import { PUBLIC_ACCESS } from '../access/public-access.js';
+import { apiRouter, routesWith } from '../routing/api-router.js';
 
 const validateConfirm = validator(confirmRequestSchema);
 const validateEmail = validator(emailRequestSchema);
@@ -63,7 +65,8 @@ function ticketsOf(sale: Sale, further: Sale[]) {
  * client IP and per QR token (PUBLIC_RATE_PER_IP / PUBLIC_RATE_PER_TOKEN per minute).
  */
 export function publicBuyerRoutes(deps: ApiDeps): Router<AppState> {
-  const router = new Router<AppState>({ prefix: '/v1/public/qrs' });
+  const router = apiRouter('/v1/public/qrs');
+  const routes = routesWith(router, PUBLIC_ACCESS);
   const token = (ctx: { query: Record<string, unknown>; request: { body?: unknown } }): string | undefined => {
     const t = ctx.query.t ?? (ctx.request.body as { t?: unknown } | undefined)?.t;
     return typeof t === 'string' ? t.slice(0, 64) : undefined;
@@ -80,7 +83,7 @@ export function publicBuyerRoutes(deps: ApiDeps): Router<AppState> {
   });
 
   /** Review. The first resolve moves PENDING to SCANNED. */
-  router.get('/resolve', limited, async (ctx) => {
+  routes.get('/resolve', limited, async (ctx) => {
     const sale = await saleFromLink(deps, ctx.query);
     await ensureInvoiceable(deps, sale);
     ctx.body = await reviewSale(deps, sale);
@@ -90,7 +93,7 @@ export function publicBuyerRoutes(deps: ApiDeps): Router<AppState> {
    * Several tickets in one invoice: the first one (the link) with the further ones the buyer names, each
    * checked; the tickets and the totals of the invoice they make (before the buyer's data).
    */
-  router.post('/tickets', limited, body, codeLookups, async (ctx) => {
+  routes.post('/tickets', limited, body, codeLookups, async (ctx) => {
     const request = validateTickets(ctx.request.body);
     const sale = await saleFromLink(deps, request);
     await ensureInvoiceable(deps, sale);
@@ -99,14 +102,14 @@ export function publicBuyerRoutes(deps: ApiDeps): Router<AppState> {
   });
 
   /** Dry run of confirm: the same checks, and the totals for this buyer (withholdings may apply). */
-  router.post('/preview', limited, body, codeLookups, async (ctx) => {
+  routes.post('/preview', limited, body, codeLookups, async (ctx) => {
     const { sale, record, further, customer, warnings } = await checkedConfirmation(deps, ctx.request.body);
     // `warnings`: what the buyer should look at twice before confirming, though SAT may accept it.
     ctx.body = { customer, totals: totalsView(previewSale(record, customer, saleParties(sale), deps.catalogs)), warnings, ...ticketsOf(sale, further) };
   });
 
   /** The one confirming action: 202 while the CFDI is stamped; poll GET /status. */
-  router.post('/confirm', limited, body, codeLookups, async (ctx) => {
+  routes.post('/confirm', limited, body, codeLookups, async (ctx) => {
     const { sale, further, customer } = await checkedConfirmation(deps, ctx.request.body);
 
     const invoiceId = newId('invoice');
@@ -149,7 +152,7 @@ export function publicBuyerRoutes(deps: ApiDeps): Router<AppState> {
    * "Send to my e-mail": the invoice again, to the address given at confirmation, or to another one with
    * the buyer's RFC; a few times per QR per day (shared/invoices/email-recipient.ts, api/buyer/email-quota.ts).
    */
-  router.post('/email', limited, body, async (ctx) => {
+  routes.post('/email', limited, body, async (ctx) => {
     const request = validateEmail(ctx.request.body);
     const sale = await saleFromLink(deps, request);
     const invoice = await liveInvoice(deps.db, sale.record.transaction.id);
@@ -173,7 +176,7 @@ export function publicBuyerRoutes(deps: ApiDeps): Router<AppState> {
    * Prefill from the buyer's tax-status certificate (PDF or photo, multipart field `document`, with the
    * QR link's v, t and m as fields). Only for a sale that can still be invoiced; the file is not kept.
    */
-  router.post('/csf', limited, multipartBody({ maxFileBytes: CSF_MAX_BYTES, maxFiles: 1 }), async (ctx) => {
+  routes.post('/csf', limited, multipartBody({ maxFileBytes: CSF_MAX_BYTES, maxFiles: 1 }), async (ctx) => {
     const form = ctx.state.form!;
     const sale = await saleFromLink(deps, form.fields);
     await ensureInvoiceable(deps, sale);
@@ -186,12 +189,12 @@ export function publicBuyerRoutes(deps: ApiDeps): Router<AppState> {
   });
 
   /** The QR link of a short code typed from the ticket (for apps; the page redirects at /q?code=). */
-  router.get('/code/:code', shortCodeRateLimit(deps), async (ctx) => {
+  routes.get('/code/:code', shortCodeRateLimit(deps), async (ctx) => {
     ctx.body = { qr_content: await qrLinkForShortCode(deps, ctx.params.code) };
   });
 
   /** Where the confirmation stands (the page polls this). */
-  router.get('/status', limited, async (ctx) => {
+  routes.get('/status', limited, async (ctx) => {
     const sale = await saleFromLink(deps, ctx.query);
     const latest = await latestInvoice(deps.db, sale.record.transaction.id);
     ctx.body = { status: sale.record.transaction.status, expires_at: sale.record.transaction.expires_at.toISOString(), confirmation: confirmationView(latest, viewContext(deps)) };

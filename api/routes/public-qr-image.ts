@@ -1,15 +1,18 @@
-import { Router } from '@koa/router';
+import type { Router } from '@koa/router';
 import { AppError } from '../../shared/platform/errors.js';
 import { qrContent, signQrToken } from '../../shared/qr/qr-link.js';
 import { renderQrPng } from '../../shared/domain/qr-code/render-qr-png.js';
 import { verifyImageUrl } from '../../shared/qr/signed-image-url.js';
 import type { AppState } from '../context.js';
 import type { ApiDeps } from '../deps.js';
+import { PUBLIC_ACCESS } from '../access/public-access.js';
+import { apiRouter, routesWith } from '../routing/api-router.js';
 
 /** qr_url: the QR PNG without credentials, for a signed, unexpired URL only. */
 export function publicQrImageRoutes(deps: ApiDeps): Router<AppState> {
-  const router = new Router<AppState>();
-  router.get('/v1/public/qrs/:qrId/image.png', async (ctx) => {
+  const router = apiRouter();
+  const routes = routesWith(router, PUBLIC_ACCESS);
+  routes.get('/v1/public/qrs/:qrId/image.png', async (ctx) => {
     const qrId = ctx.params.qrId ?? '';
     const check = verifyImageUrl(qrId, ctx.query.exp, ctx.query.sig, deps.config.urlSigningKey);
     if (!check.ok) {

@@ -1,4 +1,4 @@
-import { Router } from '@koa/router';
+import type { Router } from '@koa/router';
 import { AppError } from '../../shared/platform/errors.js';
 import { findQrTransaction } from '../../shared/repositories/qr-transactions.js';
 import { qrTransactionView } from '../contract/qrs/qr-transaction-view.js';
@@ -6,21 +6,22 @@ import { findInvoice, liveInvoice } from '../../shared/repositories/invoices.js'
 import { mayHaveStampedInvoice } from '../../shared/domain/qr-lifecycle.js';
 import type { AppState } from '../context.js';
 import { viewContext, type ApiDeps } from '../deps.js';
-import { apiKeyAuth } from '../middleware/api-key-auth.js';
 import { jsonBody } from '../middleware/json-body.js';
 import { createQr } from '../qrs/create-qr.js';
 import { invoiceQrs } from '../invoices/invoice-qrs.js';
 import { invoiceQrsRequestSchema } from '../contract/qrs/invoice-qrs-schema.js';
 import { validator } from '../../shared/platform/validation/ajv.js';
+import { managementAccess } from '../access/management-access.js';
+import { apiRouter, routesWith } from '../routing/api-router.js';
 
 const validateInvoiceQrs = validator(invoiceQrsRequestSchema);
 
 /** POST /v1/qrs, POST /v1/qrs/invoices and GET /v1/qrs/{qrId}, authenticated by X-API-Key. */
 export function qrRoutes(deps: ApiDeps): Router<AppState> {
-  const router = new Router<AppState>({ prefix: '/v1/qrs' });
-  const auth = apiKeyAuth(deps.db);
+  const router = apiRouter('/v1/qrs');
+  const routes = routesWith(router, managementAccess(deps).apiKey);
 
-  router.post('/', auth, jsonBody(deps.config.jsonBodyLimit), async (ctx) => {
+  routes.post('/', jsonBody(deps.config.jsonBodyLimit), async (ctx) => {
     const principal = ctx.state.apiKey!;
     const result = await createQr(deps, principal, {
       body: ctx.request.body,
@@ -33,13 +34,13 @@ export function qrRoutes(deps: ApiDeps): Router<AppState> {
   });
 
   /** Several QR sales (or one) in one CFDI for a known customer; `dry_run` answers the totals. */
-  router.post('/invoices', auth, jsonBody(deps.config.jsonBodyLimit), async (ctx) => {
+  routes.post('/invoices', jsonBody(deps.config.jsonBodyLimit), async (ctx) => {
     const result = await invoiceQrs(deps, ctx.state.apiKey!, validateInvoiceQrs(ctx.request.body), ctx.state.log);
     ctx.status = result.status;
     ctx.body = result.body;
   });
 
-  router.get('/:qrId', auth, async (ctx) => {
+  routes.get('/:qrId', async (ctx) => {
     const principal = ctx.state.apiKey!;
     const record = await findQrTransaction(deps.db, principal.merchantId, principal.mode, ctx.params.qrId ?? '');
     if (!record) throw new AppError(404, 'transaction_not_found', `No QR transaction ${ctx.params.qrId} for this API key.`);

@@ -1,12 +1,12 @@
-import { Router } from '@koa/router';
-import { AppError } from '../../shared/platform/errors.js';
+import type { Router } from '@koa/router';
 import { readQueueDepths } from '../../shared/platform/queue-depths.js';
 import { readStatusFigures } from '../../shared/status/status-figures.js';
-import { operatorLogin } from '../admin/operator-login.js';
+import { operatorAccess } from '../access/operator-access.js';
 import { QUEUE_DASHBOARD_PATH } from '../admin/queue-dashboard.js';
 import { renderStatusPage, STATUS_PAGE_CSP } from '../admin/status-page-view.js';
 import type { AppState } from '../context.js';
 import type { ApiDeps } from '../deps.js';
+import { apiRouter, routesWith } from '../routing/api-router.js';
 
 export const STATUS_PAGE_PATH = '/admin/status';
 
@@ -24,24 +24,19 @@ const SECURITY_HEADERS = {
  * behind the queue dashboard's login; off (404) like it when no ADMIN_PASSWORD_HASH is configured.
  */
 export function statusPageRoutes(deps: Pick<ApiDeps, 'config' | 'db' | 'redis' | 'producers'>): Router<AppState> {
-  const router = new Router<AppState>();
-  const login = operatorLogin(deps);
-  router.get(STATUS_PAGE_PATH, async (ctx) => {
-    if (!login) throw new AppError(404, 'not_found', 'The status page is off: configure ADMIN_PASSWORD_HASH to serve it.');
-    ctx.set(SECURITY_HEADERS);
-    await login(ctx, async () => {
-      const now = new Date();
-      // Redis down: the PostgreSQL figures still show; the page says the queues could not be read.
-      const [figures, queues] = await Promise.all([
-        readStatusFigures(deps.db, now),
-        readQueueDepths(deps.producers, now.getTime()).catch((err: unknown) => {
-          ctx.state.log.warn({ err }, 'queue depths not read');
-          return undefined;
-        }),
-      ]);
-      ctx.type = 'text/html; charset=utf-8';
-      ctx.body = renderStatusPage({ figures, queues, now, queueDashboardPath: QUEUE_DASHBOARD_PATH });
-    });
+  const router = apiRouter();
+  routesWith(router, operatorAccess(deps, 'status page', SECURITY_HEADERS)).get(STATUS_PAGE_PATH, async (ctx) => {
+    const now = new Date();
+    // Redis down: the PostgreSQL figures still show; the page says the queues could not be read.
+    const [figures, queues] = await Promise.all([
+      readStatusFigures(deps.db, now),
+      readQueueDepths(deps.producers, now.getTime()).catch((err: unknown) => {
+        ctx.state.log.warn({ err }, 'queue depths not read');
+        return undefined;
+      }),
+    ]);
+    ctx.type = 'text/html; charset=utf-8';
+    ctx.body = renderStatusPage({ figures, queues, now, queueDashboardPath: QUEUE_DASHBOARD_PATH });
   });
   return router;
 }

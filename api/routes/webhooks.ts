@@ -1,4 +1,4 @@
-import { Router } from '@koa/router';
+import type { Router } from '@koa/router';
 import { boundTo, encrypt, encryptionKeyring } from '../../shared/platform/crypto/encrypt-at-rest.js';
 import { newId } from '../../shared/platform/ids.js';
 import { AppError } from '../../shared/platform/errors.js';
@@ -11,15 +11,16 @@ import { newWebhookSecret } from '../../shared/webhooks/sign-webhook.js';
 import { deliveryView, endpointView } from '../contract/webhooks/webhook-views.js';
 import type { AppContext, AppState } from '../context.js';
 import type { ApiDeps } from '../deps.js';
-import { bearerAuth } from '../middleware/bearer-auth.js';
 import { jsonBody } from '../middleware/json-body.js';
+import { managementAccess } from '../access/management-access.js';
+import { apiRouter, routesWith } from '../routing/api-router.js';
 
 const validateCreate = validator(createEndpointRequestSchema);
 
 /** /v1/webhooks/endpoints: where an account's events are delivered, and each endpoint's delivery log (bearer token). */
 export function webhookRoutes(deps: ApiDeps): Router<AppState> {
-  const router = new Router<AppState>({ prefix: '/v1/webhooks/endpoints' });
-  router.use(bearerAuth(deps.db));
+  const router = apiRouter('/v1/webhooks/endpoints');
+  const routes = routesWith(router, managementAccess(deps).bearer);
 
   const endpointOf = async (ctx: AppContext) => {
     const endpoint = await findEndpoint(deps.db, ctx.state.accountId!, ctx.params.endpointId ?? '');
@@ -27,7 +28,7 @@ export function webhookRoutes(deps: ApiDeps): Router<AppState> {
     return endpoint;
   };
 
-  router.post('/', jsonBody(deps.config.jsonBodyLimit), async (ctx) => {
+  routes.post('/', jsonBody(deps.config.jsonBodyLimit), async (ctx) => {
     const request = validateCreate(ctx.request.body);
     const refused = checkEndpointUrl(request.url, deps.config.env === 'production', deps.config.webhookAllowPrivate);
     if (refused) throw new AppError(400, 'validation_failed', 'The endpoint has invalid fields.', { details: [refused] });
@@ -45,22 +46,22 @@ export function webhookRoutes(deps: ApiDeps): Router<AppState> {
     ctx.body = endpointView(row, secret);
   });
 
-  router.get('/', async (ctx) => {
+  routes.get('/', async (ctx) => {
     ctx.body = { items: (await listEndpoints(deps.db, ctx.state.accountId!)).map((row) => endpointView(row)) };
   });
 
-  router.get('/:endpointId', async (ctx) => {
+  routes.get('/:endpointId', async (ctx) => {
     ctx.body = endpointView(await endpointOf(ctx));
   });
 
-  router.delete('/:endpointId', async (ctx) => {
+  routes.delete('/:endpointId', async (ctx) => {
     if (!(await deleteEndpoint(deps.db, ctx.state.accountId!, ctx.params.endpointId ?? ''))) {
       throw new AppError(404, 'webhook_endpoint_not_found', 'No such webhook endpoint in this account.');
     }
     ctx.status = 204;
   });
 
-  router.get('/:endpointId/deliveries', async (ctx) => {
+  routes.get('/:endpointId/deliveries', async (ctx) => {
     const endpoint = await endpointOf(ctx);
     const page = parsePageRequest(ctx.query);
     const { rows, total } = await listDeliveries(deps.db, endpoint.id, page);

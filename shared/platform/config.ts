@@ -231,10 +231,20 @@ export const SETTINGS = {
     parse: flag,
   }),
   apiKeyRatePerMin: int('API_KEY_RATE_PER_MIN', 1200, 'Requests per minute per API key on the merchant routes (sliding window; 429 with `Retry-After`).', 1),
+  apiKeyFailuresPerIp: int(
+    'API_KEY_FAILURES_PER_IP',
+    60,
+    'Wrong or revoked API keys per minute per client IP before its API-key requests get 429 (checked before the key is looked up).',
+    1,
+  ),
   managementRatePerIp: int('MANAGEMENT_RATE_PER_IP', 600, 'Requests per minute per client IP on the bearer-token routes and `POST /v1/auth/token`.', 1),
   webhookDispatchMs: int('WEBHOOK_DISPATCH_MS', 1000, 'How often committed events become deliveries (at least 100).', 100),
   shutdownTimeoutMs: int('SHUTDOWN_TIMEOUT_MS', 8000, 'SIGTERM: how long requests and jobs in flight may take before the process exits anyway.'),
-  trustProxy: setting({ name: 'TRUST_PROXY', fallback: '', doc: '`1` behind a load balancer: the client IP (rate limits, logs) comes from `X-Forwarded-For`.', parse: flag }),
+  trustProxyHops: int(
+    'TRUST_PROXY',
+    0,
+    'How many proxies in front of the API append to `X-Forwarded-For` (`1` behind one load balancer): the client IP (rate limits, logs) is the entry the outermost of them saw; `0` uses the socket address. Entries a client writes itself are never believed.',
+  ),
   globalInvoiceCheckMs: int('GLOBAL_INVOICE_CHECK_MS', 900_000, 'How often closed periods are looked at for unclaimed sales (at least 1000).', 1000),
   globalInvoiceGraceMs: int(
     'GLOBAL_INVOICE_GRACE_MS',

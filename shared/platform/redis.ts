@@ -25,9 +25,18 @@ export function redisOptions(role: RedisRole, url: string = config().redisUrl): 
     : { ...base, maxRetriesPerRequest: null, enableReadyCheck: false };
 }
 
+/**
+ * Where the service's own keys live (rate-limit counters, idempotency cache, e-mail quotas): under the queue
+ * prefix, so environments sharing a Redis database share neither queues nor counters. BullMQ refuses a
+ * connection with a key prefix (it prefixes its own keys), so they use a connection of their own.
+ */
+export function serviceKeyPrefix(queuePrefix: string): string {
+  return `${queuePrefix}:`;
+}
+
 /** A fail-fast connection, connected. Errors are reported by the caller's health checks, not thrown at random. */
-export async function connectFailFast(url: string = config().redisUrl): Promise<Redis> {
-  const client = new Redis(redisOptions('fail-fast', url));
+export async function connectFailFast(url: string = config().redisUrl, options: { keyPrefix?: string } = {}): Promise<Redis> {
+  const client = new Redis({ ...redisOptions('fail-fast', url), ...options });
   client.on('error', () => undefined);
   await client.connect();
   return client;

@@ -4,13 +4,14 @@ import { checkPostgres, checkRedis, StartupHint } from './check-services.js';
 import { closeDb, db, migrateLatest, type Db } from './db.js';
 import { createLogger, type Logger } from './logger.js';
 import { createProducers, type Producers } from './queues.js';
-import { connectFailFast } from './redis.js';
+import { connectFailFast, serviceKeyPrefix } from './redis.js';
 import type { Redis } from 'ioredis';
 
 /** The connections a process holds, opened in order and closed in reverse on shutdown. */
 export interface Runtime {
   config: Readonly<Config>;
   db: Db;
+  /** The service's own keys, under serviceKeyPrefix (the queues have their own connection). */
   redis: Redis;
   producers: Producers;
   logger: Logger;
@@ -28,8 +29,9 @@ export async function openRuntime(cfg: Readonly<Config>, options: { migrate: boo
     const applied = await migrateLatest(database);
     if (applied.length > 0) logger.info({ migrations: applied }, 'migrations applied');
   }
-  const redis = await connectFailFast(cfg.redisUrl);
-  const producers = await createProducers(redis, cfg);
+  const redis = await connectFailFast(cfg.redisUrl, { keyPrefix: serviceKeyPrefix(cfg.queuePrefix) });
+  const queueConnection = await connectFailFast(cfg.redisUrl);
+  const producers = await createProducers(queueConnection, cfg);
   return {
     config: cfg,
     db: database,
@@ -38,6 +40,7 @@ export async function openRuntime(cfg: Readonly<Config>, options: { migrate: boo
     logger,
     async close() {
       await producers.close();
+      queueConnection.disconnect();
       redis.disconnect();
       await closeDb();
     },

@@ -10,6 +10,7 @@ import { QUEUES } from '../../shared/platform/jobs.js';
 import { createProducers, type Producers } from '../../shared/platform/queues.js';
 import { harness } from '../helpers/harness.js';
 import { call, expectError } from '../helpers/http.js';
+import { removeServiceKeys } from '../helpers/redis-keys.js';
 
 const USER = 'ops';
 const PASSWORD = 'correct horse battery staple';
@@ -19,8 +20,7 @@ const OPERATOR = basic(USER, PASSWORD);
 
 /** The failed-login counters of this file's client (127.0.0.1): reset so reruns within the window start clean. */
 async function forgetFailedLogins(): Promise<void> {
-  const keys = await harness().redis.keys('rl:admin-login:*');
-  if (keys.length > 0) await harness().redis.del(...keys);
+  await removeServiceKeys(harness().redis, 'rl:admin-login:*');
 }
 
 describe('the queue dashboard at /admin/queues', () => {

@@ -10,6 +10,7 @@ import { createProducers, type Producers } from '../../shared/platform/queues.js
 import { harness } from '../helpers/harness.js';
 import { call, expectError } from '../helpers/http.js';
 import { makeTraffic, moveSales } from '../helpers/status-traffic.js';
+import { removeServiceKeys } from '../helpers/redis-keys.js';
 
 const USER = 'ops';
 const PASSWORD = 'correct horse battery staple';
@@ -19,8 +20,7 @@ const OPERATOR = basic(USER, PASSWORD);
 const HOUR_MS = 3_600_000;
 
 async function forgetFailedLogins(): Promise<void> {
-  const keys = await harness().redis.keys('rl:admin-login:*');
-  if (keys.length > 0) await harness().redis.del(...keys);
+  await removeServiceKeys(harness().redis, 'rl:admin-login:*');
 }
 
 /** The cells of a table row the page marks with `attribute="value"`, as the operator reads them. */

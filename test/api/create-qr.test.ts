@@ -4,6 +4,7 @@ import type { BootstrapResult } from '../../cli/bootstrap.js';
 import { harness } from '../helpers/harness.js';
 import { call, expectError } from '../helpers/http.js';
 import { postQr, qrBody, qrHeaders } from '../helpers/qr-body.js';
+import { removeServiceKeys, serviceKeys } from '../helpers/redis-keys.js';
 
 async function countTransactions(merchantId: string): Promise<number> {
   const row = (await harness().deps.db('qr_transactions').where({ merchant_id: merchantId }).count<{ count: string }[]>('* as count'))[0];
@@ -156,7 +157,7 @@ describe('POST /v1/qrs', () => {
       const key = randomUUID();
       const first = await postQr(account, body, key);
       // This merchant's keys only: the Redis is shared with whatever else runs on the machine.
-      const cached = await harness().redis.keys(`idem:*:${account.merchantId}:*`);
+      const cached = await serviceKeys(harness().redis, `idem:*:${account.merchantId}:*`);
       expect(cached.length).to.be.greaterThan(0);
       await harness().redis.del(...cached);
       const again = await postQr(account, body, key);
@@ -170,7 +171,7 @@ describe('POST /v1/qrs', () => {
       const body = qrBody(other.storeUid);
       const key = randomUUID();
       const first = await postQr(other, body, key);
-      await harness().redis.del(...(await harness().redis.keys(`idem:*:${other.merchantId}:*`)));
+      await removeServiceKeys(harness().redis, `idem:*:${other.merchantId}:*`);
       await harness().deps.db('merchants').where({ id: other.merchantId }).update({ status: 'INACTIVE' });
       const again = await postQr(other, body, key);
       expect(again.status).to.equal(201);

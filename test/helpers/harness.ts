@@ -7,7 +7,7 @@ import { bootstrapAccount, type BootstrapResult } from '../../cli/bootstrap.js';
 import { config } from '../../shared/platform/config.js';
 import { closeDb, db, ensureDatabase, migrateLatest } from '../../shared/platform/db.js';
 import { createProducers, type Producers } from '../../shared/platform/queues.js';
-import { connectFailFast } from '../../shared/platform/redis.js';
+import { connectFailFast, serviceKeyPrefix } from '../../shared/platform/redis.js';
 import { satCatalogs } from '../../shared/sat/catalogs.js';
 import { startWorkers, type RunningWorkers } from '../../workers/index.js';
 import { startFakeCsfServer, type FakeCsfServer } from '../../fakes/csf-server.js';
@@ -66,6 +66,7 @@ export async function startHarness(): Promise<Harness> {
   });
   const logger = pino({ level: 'info' }, sink);
   const redis = await connectFailFast(cfg.redisUrl);
+  const serviceRedis = await connectFailFast(cfg.redisUrl, { keyPrefix: serviceKeyPrefix(cfg.queuePrefix) });
   const producers = await createProducers(redis, cfg);
   const csf = await startFakeCsfServer();
   const pac = await startFakePacServer();
@@ -82,7 +83,16 @@ export async function startHarness(): Promise<Harness> {
     mailer,
     files,
   });
-  const deps: ApiDeps = { config: cfg, db: db(), redis, producers, catalogs: satCatalogs(), logger, csf: measuredCsfClient(httpCsfClient(csf.url, cfg.csfTimeoutMs)), files };
+  const deps: ApiDeps = {
+    config: cfg,
+    db: db(),
+    redis: serviceRedis,
+    producers,
+    catalogs: satCatalogs(),
+    logger,
+    csf: measuredCsfClient(httpCsfClient(csf.url, cfg.csfTimeoutMs)),
+    files,
+  };
   const server: Server = createApp(deps).listen(0, '127.0.0.1');
   await new Promise<void>((resolve) => server.once('listening', resolve));
   const address = server.address();
@@ -125,6 +135,7 @@ export async function startHarness(): Promise<Harness> {
           .catch(() => undefined);
       await producers.close();
       redis.disconnect();
+      serviceRedis.disconnect();
       await closeDb();
       await rm(cfg.fileStoreDir, { recursive: true, force: true });
       current = undefined;
