@@ -21,6 +21,7 @@ import { Decimal } from 'decimal.js';
 import { checkCfdiAmounts } from '../shared/domain/cfdi/check-cfdi-amounts.js';
 import { tfdCadenaOriginal } from '../shared/domain/cfdi/cadena-original.js';
 import { parseXml, XmlParseError } from '../shared/domain/cfdi/parse-xml.js';
+import { codePointName, firstNonXmlChar } from '../shared/domain/cfdi/xml-chars.js';
 import { csdSigner, verifyCfdiSeal, type CsdSigner } from '../shared/domain/cfdi/seal-cfdi.js';
 import { escapeAttribute, serializeXml } from '../shared/domain/cfdi/serialize-xml.js';
 import { attribute, child, element, type XmlElement } from '../shared/domain/cfdi/xml-element.js';
@@ -532,6 +533,13 @@ export async function startFakePacServer(options: { port?: number; latencyMs?: n
       if (!xml) return json(400, { status: 'error', message: '300 - No se encontró el XML en la petición.', messageDetail: null });
       const key = documentKey(xml);
       await inTurn(key, async () => {
+        // xmldom lets through characters XML 1.0 forbids; SAT's parser (and every PAC's, xmllint's) does not.
+        const bad = firstNonXmlChar(xml);
+        if (bad) {
+          calls.push({ outcome: 'refused 301' });
+          const problem = `PCDATA invalid Char value ${bad.codePoint} (${codePointName(bad.codePoint)} at index ${bad.index})`;
+          return void json(400, { status: 'error', message: `301 - XML mal formado: ${problem}`, messageDetail: problem });
+        }
         // A document stamped before gets its stamp back (SW's 307); its schema was checked the first time.
         const invalid = !fake.validates || (key !== undefined && stamped.has(key)) ? undefined : await xsdErrors(xml);
         if (invalid) {

@@ -26,6 +26,11 @@ function fromHttpError(err: HttpLikeError): AppError | undefined {
   if (err.code === '22021' || err.code === '22P05') {
     return new AppError(400, 'malformed_request', 'The request contains a character the service does not accept (NUL).');
   }
+  // invalid_text_representation: client text PostgreSQL cannot read as its column's type, e.g. a lone
+  // surrogate escape (\ud800) in a jsonb value (issue #28; the body check refuses those first).
+  if (err.code === '22P02') {
+    return new AppError(400, 'malformed_request', 'The request contains a value the service cannot store (invalid text).');
+  }
   const status = err.status ?? err.statusCode;
   if (!status || status < 400 || status >= 500) return undefined;
   // koa-body 8 rethrows JSON.parse's SyntaxError with status 400 and no `type`.

@@ -1,12 +1,13 @@
 import type { Middleware } from 'koa';
 import { HttpMethodEnum, koaBody } from 'koa-body';
 import { AppError } from '../../shared/platform/errors.js';
+import { jsonBodyProblem } from '../../shared/platform/validation/json-body-shape.js';
 import type { AppState } from '../context.js';
 
 /**
  * JSON bodies (and, with `form`, application/x-www-form-urlencoded ones): 415 for another content type,
  * 400 for malformed JSON, 413 over `limit` (the last two come from the parser and are shaped by the
- * error middleware).
+ * error middleware); 400 for a body nested too deep or holding a lone surrogate, before anything walks it.
  */
 export function jsonBody(limit: string, options: { form?: boolean } = {}): Middleware<AppState> {
   const parse = koaBody({
@@ -27,6 +28,20 @@ export function jsonBody(limit: string, options: { form?: boolean } = {}): Middl
     if (type === false) {
       throw new AppError(415, 'unsupported_media_type', `Content-Type must be ${accepted.join(' or ')}.`);
     }
-    await parse(ctx, next);
+    await parse(ctx, async () => {
+      refuseUnwalkable(ctx.request.body);
+      await next();
+    });
   };
+}
+
+function refuseUnwalkable(body: unknown): void {
+  const problem = jsonBodyProblem(body);
+  if (problem?.kind === 'too_deep') throw new AppError(400, 'malformed_json', `The request body nests deeper than ${problem.maxDepth} levels.`);
+  if (problem?.kind === 'lone_surrogate') {
+    const message = `${problem.field} must not contain ${problem.codePoint}, half of a surrogate pair without the other half (not valid Unicode).`;
+    throw new AppError(400, 'validation_failed', 'The request has invalid or missing fields.', {
+      details: [{ field: problem.field, code: 'invalid_character', message }],
+    });
+  }
 }

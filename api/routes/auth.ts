@@ -19,7 +19,24 @@ function basicCredentials(header: string): { id: string; secret: string } | unde
   const decoded = Buffer.from(encoded, 'base64').toString('utf8');
   const colon = decoded.indexOf(':');
   if (colon < 1) return undefined;
-  return { id: decodeURIComponent(decoded.slice(0, colon)), secret: decodeURIComponent(decoded.slice(colon + 1)) };
+  return { id: formDecoded(decoded.slice(0, colon)), secret: formDecoded(decoded.slice(colon + 1)) };
+}
+
+/** RFC 6749 §2.3.1: both are form-urlencoded before Basic; a broken %-escape is a malformed request (400). */
+function formDecoded(value: string): string {
+  try {
+    return decodeURIComponent(value);
+  } catch {
+    throw new AppError(400, 'validation_failed', 'The HTTP Basic credentials are not validly encoded.', {
+      details: [
+        {
+          field: 'Authorization',
+          code: 'invalid_format',
+          message: 'client_id and client_secret in HTTP Basic must be form-urlencoded UTF-8 (RFC 6749 §2.3.1): a "%" must start a valid escape.',
+        },
+      ],
+    });
+  }
 }
 
 /** POST /v1/auth/token: OAuth 2.0 client credentials for the management API's bearer tokens. */

@@ -1,4 +1,5 @@
 import { readFileSync } from 'node:fs';
+import { xmlCharProblem } from '../domain/cfdi/xml-chars.js';
 
 /** The facets SAT's CFDI 4.0 schema sets on a string attribute (scripts/build-cfdi-text-rules.ts). */
 export interface CfdiTextRule {
@@ -39,6 +40,9 @@ export function collapseWhitespace(value: string): string {
 
 /** Why SAT's schema would refuse `value` in the attribute at `path`, or undefined when it accepts it. */
 export function cfdiTextProblem(path: CfdiTextField, value: string): string | undefined {
+  // Before SAT's facets: a character XML cannot hold would make the whole stamped document unreadable.
+  const unwritable = xmlCharProblem(value);
+  if (unwritable !== undefined) return unwritable;
   const r = rule(path);
   const text = r.collapse ? collapseWhitespace(value) : value;
   const length = [...text].length;

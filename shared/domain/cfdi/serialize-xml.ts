@@ -1,4 +1,13 @@
 import type { XmlElement } from './xml-element.js';
+import { codePointName, firstNonXmlChar } from './xml-chars.js';
+
+/** A value holds a character XML 1.0 cannot (a C0 control, U+FFFE, a lone surrogate): no document is written. */
+export class UnwritableXmlError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'UnwritableXmlError';
+  }
+}
 
 // Tabs and line breaks are escaped so a parser hands back the same value (attribute-value
 // normalization would otherwise turn them into spaces before the seal is checked).
@@ -10,7 +19,12 @@ export function escapeAttribute(value: string): string {
 
 function write(node: XmlElement, out: string[]): void {
   out.push('<', node.name);
-  for (const [key, value] of node.attributes) out.push(' ', key, '="', escapeAttribute(value), '"');
+  for (const [key, value] of node.attributes) {
+    // The door refuses these; this is the last line, so a stamped CFDI is always well-formed.
+    const bad = firstNonXmlChar(value);
+    if (bad) throw new UnwritableXmlError(`${node.name}@${key} holds ${codePointName(bad.codePoint)} at index ${bad.index}, which XML 1.0 cannot hold`);
+    out.push(' ', key, '="', escapeAttribute(value), '"');
+  }
   if (node.children.length === 0) {
     out.push('/>');
     return;
@@ -20,7 +34,10 @@ function write(node: XmlElement, out: string[]): void {
   out.push('</', node.name, '>');
 }
 
-/** UTF-8 XML document, no insignificant whitespace (what is sealed is exactly what is sent). */
+/**
+ * UTF-8 XML document, no insignificant whitespace (what is sealed is exactly what is sent). Throws
+ * UnwritableXmlError rather than write a document a strict XML parser would reject.
+ */
 export function serializeXml(root: XmlElement): string {
   const out: string[] = ['<?xml version="1.0" encoding="UTF-8"?>\n'];
   write(root, out);
