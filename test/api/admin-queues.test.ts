@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import type { Server } from 'node:http';
+import { request, type Server } from 'node:http';
 import { Job, Worker } from 'bullmq';
 import { expect } from 'chai';
 import { pino } from 'pino';
@@ -35,6 +35,18 @@ describe('the queue dashboard at /admin/queues', () => {
     const res = await fetch(`${baseUrl}${path}`, { method, headers });
     const type = res.headers.get('content-type') ?? '';
     return { status: res.status, headers: res.headers, body: type.includes('json') ? await res.json() : await res.text() };
+  }
+
+  /** A GET from another loopback address than fetch's 127.0.0.1: another client IP, without any forwarded header. */
+  function getFrom(localAddress: string, path: string, headers: Record<string, string>): Promise<number> {
+    return new Promise((resolve, reject) => {
+      request(`${baseUrl}${path}`, { localAddress, headers }, (res) => {
+        res.resume();
+        res.once('end', () => resolve(res.statusCode ?? 0));
+      })
+        .once('error', reject)
+        .end();
+    });
   }
 
   before(async () => {
@@ -142,6 +154,29 @@ describe('the queue dashboard at /admin/queues', () => {
       expectError(res, 429, 'rate_limited');
       expect(Number(res.headers.get('retry-after'))).to.be.within(1, 15 * 60);
     }
+  });
+
+  it(`checks at most ${FAILURES_ALLOWED} of ${3 * FAILURES_ALLOWED} wrong passwords sent at once from one address (issue #28)`, async () => {
+    const answers = await Promise.all(Array.from({ length: 3 * FAILURES_ALLOWED }, (_, i) => get('/admin/queues/api/queues', basic(USER, `guess-${i}`))));
+    const statuses = answers.map((res) => res.status);
+    expect(statuses.filter((s) => s === 401).length, String(statuses)).to.be.at.most(FAILURES_ALLOWED);
+    expect(
+      statuses.filter((s) => s !== 401 && s !== 429),
+      String(statuses),
+    ).to.deep.equal([]);
+    for (const res of answers.filter((r) => r.status === 429)) expectError(res, 429, 'rate_limited');
+    // The address stays locked out, even to the right password; another address is not.
+    expectError(await get('/admin/queues/api/queues', OPERATOR), 429, 'rate_limited');
+    expect(await getFrom('127.0.0.2', '/admin/queues/api/queues', OPERATOR)).to.equal(200);
+  });
+
+  it('gives right logins back, whether they come one by one or at once', async () => {
+    for (let i = 0; i < 2 * FAILURES_ALLOWED; i++) expect((await get('/admin/queues/api/queues', OPERATOR)).status).to.equal(200);
+    // Each holds one attempt while its password is checked: as many as the limit at once all get in.
+    const rights = await Promise.all(Array.from({ length: FAILURES_ALLOWED }, () => get('/admin/queues/api/queues', OPERATOR)));
+    expect(rights.map((res) => res.status)).to.deep.equal(rights.map(() => 200));
+    for (let i = 0; i < FAILURES_ALLOWED; i++) expect((await get('/admin/queues', basic(USER, `guess-${i}`))).status).to.equal(401);
+    expectError(await get('/admin/queues', OPERATOR), 429, 'rate_limited');
   });
 });
 
