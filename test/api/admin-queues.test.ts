@@ -2,6 +2,7 @@ import { spawn } from 'node:child_process';
 import { request, type Server } from 'node:http';
 import { Job, Worker } from 'bullmq';
 import { expect } from 'chai';
+import { Redis } from 'ioredis';
 import { pino } from 'pino';
 import { createApp } from '../../api/app.js';
 import type { BootstrapResult } from '../../cli/bootstrap.js';
@@ -153,6 +154,23 @@ describe('the queue dashboard at /admin/queues', () => {
       const res = await get('/admin/queues', headers);
       expectError(res, 429, 'rate_limited');
       expect(Number(res.headers.get('retry-after'))).to.be.within(1, 15 * 60);
+    }
+  });
+
+  it('still checks the password when Redis cannot count failed logins', async () => {
+    // A real client to a port nothing listens on: every command fails at once.
+    const deadRedis = new Redis({ port: 1, lazyConnect: true, enableOfflineQueue: false, maxRetriesPerRequest: 0, retryStrategy: () => null });
+    deadRedis.on('error', () => undefined);
+    const config = { ...harness().deps.config, adminUser: USER, adminPasswordHash: await hashAdminPassword(PASSWORD), adminLoginFailuresPerIp: 1 };
+    const blind = createApp({ ...harness().deps, redis: deadRedis, producers, config, logger: pino({ level: 'silent' }) }).listen(0, '127.0.0.1');
+    try {
+      await new Promise((resolve) => blind.once('listening', resolve));
+      const url = `http://127.0.0.1:${(blind.address() as { port: number }).port}/admin/queues/api/queues`;
+      for (let i = 0; i < 3; i++) expect((await fetch(url, { headers: basic(USER, `guess-${i}`) })).status).to.equal(401);
+      expect((await fetch(url, { headers: OPERATOR })).status).to.equal(200);
+    } finally {
+      blind.close();
+      deadRedis.disconnect();
     }
   });
 
