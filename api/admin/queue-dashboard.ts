@@ -6,6 +6,7 @@ import { QUEUES } from '../../shared/platform/jobs.js';
 import type { AppState } from '../context.js';
 import type { ApiDeps } from '../deps.js';
 import { operatorLogin } from './operator-login.js';
+import { sameOriginWrites } from './same-origin-writes.js';
 
 export const QUEUE_DASHBOARD_PATH = '/admin/queues';
 
@@ -13,20 +14,23 @@ export const QUEUE_DASHBOARD_PATH = '/admin/queues';
  * bull-board's page loads its scripts, styles and locale files from its own static route, and styles
  * its loading screen inline. Its Google Fonts stylesheet is left blocked (the page falls back to
  * system fonts) so an operator's browser makes no third-party request. Nothing here is cacheable:
- * every answer is job data or sits behind the operator's login.
+ * every answer is job data or sits behind the operator's login. `same-origin`, not `no-referrer`: under
+ * the latter a browser may send the page's own writes with `Origin: null`, which sameOriginWrites refuses;
+ * no other site learns the page's URL under either.
  */
 const SECURITY_HEADERS = {
   'Content-Security-Policy':
     "default-src 'none'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; font-src 'self' data:; connect-src 'self'; base-uri 'self'; form-action 'self'; frame-ancestors 'none'",
   'X-Content-Type-Options': 'nosniff',
   'X-Frame-Options': 'DENY',
-  'Referrer-Policy': 'no-referrer',
+  'Referrer-Policy': 'same-origin',
   'Cache-Control': 'no-store',
 };
 
 /**
  * The ops dashboard (issue #8): bull-board over the API's own producer queues, every queue of
- * QUEUES, with its retry, clean and other job actions, behind the operator's Basic login. Undefined
+ * QUEUES, with its retry, clean and other job actions, behind the operator's Basic login and taking
+ * writes from its own page only (a cross-site form post is refused before the login and the board see it). Undefined
  * when no ADMIN_PASSWORD_HASH is configured: the path then answers 404 like any unknown route.
  */
 export function queueDashboard(deps: Pick<ApiDeps, 'config' | 'producers' | 'redis'>): Middleware<AppState> | undefined {
@@ -39,14 +43,17 @@ export function queueDashboard(deps: Pick<ApiDeps, 'config' | 'producers' | 'red
     options: { uiConfig: { boardTitle: 'Autofactura queues' } },
   });
   const board = serverAdapter.registerPlugin();
+  const ownWritesOnly = sameOriginWrites(deps.config.publicBaseUrl);
   return async (ctx, next) => {
     if (ctx.path !== QUEUE_DASHBOARD_PATH && !ctx.path.startsWith(`${QUEUE_DASHBOARD_PATH}/`)) {
       await next();
       return;
     }
     ctx.set(SECURITY_HEADERS);
-    await auth(ctx, async () => {
-      await board(ctx, next);
+    await ownWritesOnly(ctx, async () => {
+      await auth(ctx, async () => {
+        await board(ctx, next);
+      });
     });
   };
 }

@@ -36,14 +36,13 @@ export function adminBasicAuth(credential: AdminCredential, throttle: FailedLogi
   return async (ctx, next) => {
     const presented = basicCredentials(ctx.get('Authorization'));
     if (!presented) throw unauthorized('Operator credentials (HTTP Basic) are required.');
-    await throttle.assertAllowed(ctx);
+    // Counted as a failure before it is checked (429 past the limit), given back once it proves right.
+    const attempt = await throttle.reserve(ctx);
     // Both checks always run, so the time taken does not tell a wrong user from a wrong password.
     const userMatches = sameText(presented.user, credential.user);
     const passwordMatches = await verifyAdminPassword(presented.password, credential.passwordHash);
-    if (!userMatches || !passwordMatches) {
-      await throttle.recordFailure(ctx);
-      throw unauthorized('The operator user or password is wrong.');
-    }
+    if (!userMatches || !passwordMatches) throw unauthorized('The operator user or password is wrong.');
+    await attempt.release();
     await next();
   };
 }
