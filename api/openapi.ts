@@ -677,7 +677,8 @@ function rawDocument(publicBaseUrl: string) {
       },
       '/v1/public/qrs/status': {
         get: {
-          summary: 'Buyer: the QR status and its confirmation (STAMPING, REFUSED with the fields to correct, ACTIVE with the invoice’s UUID and date; its files: POST /v1/public/qrs/invoice-files)',
+          summary:
+            'Buyer: the QR status and its confirmation (STAMPING, REFUSED with the fields to correct, ACTIVE with the invoice’s UUID and date; its files: POST /v1/public/qrs/invoice-files)',
           parameters: qrLinkQuery,
           responses: { 200: { description: 'Status', content: json('BuyerQrStatus') }, 400: errorResponse('Bad link'), 404: errorResponse('Unknown QR') },
         },

@@ -20,12 +20,19 @@ export async function invoiceFilesForBuyer(deps: ApiDeps, sale: Sale, rfc: strin
   const attempt = await reserveRfcAttempt(deps, sale.record.transaction.id);
   const proof = buyerRfcProof(rfc, invoice.customer.rfc);
   if (proof === 'generic') {
-    throw new AppError(403, 'buyer_rfc_generic', 'This invoice is to a generic RFC, which proves nobody: its files are only in the e-mail sent to the address given at confirmation.', {
-      details: [{ field: 'rfc', code: 'generic', message: 'A generic RFC (XAXX010101000, XEXX010101000) is no proof.' }],
-    });
+    throw new AppError(
+      403,
+      'buyer_rfc_generic',
+      'This invoice is to a generic RFC, which proves nobody: its files are only in the e-mail sent to the address given at confirmation.',
+      {
+        details: [{ field: 'rfc', code: 'generic', message: 'A generic RFC (XAXX010101000, XEXX010101000) is no proof.' }],
+      },
+    );
   }
   if (proof === 'mismatch') {
-    throw new AppError(403, 'buyer_rfc_mismatch', "That RFC is not the invoice's buyer.", { details: [{ field: 'rfc', code: 'mismatch', message: 'Not the RFC on the invoice.' }] });
+    throw new AppError(403, 'buyer_rfc_mismatch', "That RFC is not the invoice's buyer.", {
+      details: [{ field: 'rfc', code: 'mismatch', message: 'Not the RFC on the invoice.' }],
+    });
   }
   await attempt.refund();
   const link = (kind: 'xml' | 'pdf') => invoiceFileUrl(deps.config.publicBaseUrl, invoice.uuid!, kind, deps.config.urlSigningKey, SHOWN_LINK_SECONDS, now);

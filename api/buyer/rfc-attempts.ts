@@ -15,9 +15,14 @@ export async function reserveRfcAttempt(deps: Pick<ApiDeps, 'redis'>, transactio
   const key = `rfc-attempts:${transactionId}`;
   const [[, count], , [, ttl]] = (await deps.redis.multi().incr(key).expire(key, DAY_SECONDS, 'NX').ttl(key).exec()) as [[null, number], [null, number], [null, number]];
   if (count > RFC_ATTEMPTS_PER_QR_PER_DAY) {
-    throw new AppError(429, 'rfc_attempts_exceeded', `Too many wrong RFCs for this ticket today (${RFC_ATTEMPTS_PER_QR_PER_DAY}); try again tomorrow or use the link in the invoice e-mail.`, {
-      headers: { 'Retry-After': String(Math.max(1, ttl)) },
-    });
+    throw new AppError(
+      429,
+      'rfc_attempts_exceeded',
+      `Too many wrong RFCs for this ticket today (${RFC_ATTEMPTS_PER_QR_PER_DAY}); try again tomorrow or use the link in the invoice e-mail.`,
+      {
+        headers: { 'Retry-After': String(Math.max(1, ttl)) },
+      },
+    );
   }
   return {
     refund: async () => {

@@ -79,7 +79,11 @@ export function publicBuyerRoutes(deps: ApiDeps): Router<AppState> {
     { scope: 'qr', perMinute: deps.config.publicRatePerToken, key: (ctx) => (ctx.query.t === undefined ? token((ctx.request.body as { t?: unknown } | undefined)?.t) : undefined) },
   ]);
   const parseJson = jsonBody(deps.config.jsonBodyLimit);
-  const body: Middleware<AppState> = (ctx, next) => parseJson(ctx, () => bodyLimited(ctx, next));
+  const body: Middleware<AppState> = async (ctx, next) => {
+    await parseJson(ctx, async () => {
+      await bodyLimited(ctx, next);
+    });
+  };
   // The upload's link is in its query and checked, with the sale's state, before a byte of the file is read.
   const uploadLink: Middleware<AppState> = async (ctx, next) => {
     await ensureInvoiceable(deps, await saleFromLink(deps, ctx.query));
