@@ -412,7 +412,13 @@
       $('result-links').hidden = !ok;
       $('result-note').hidden = ok;
       if (ok) setFileLinks(res.body);
-      else $('result-note').textContent = (res.body.error || {}).code === 'buyer_rfc_generic' ? 'Te enviamos la factura a tu correo: ábrela desde ahí.' : filesError(res.body.error || {});
+      else {
+        var code = (res.body.error || {}).code;
+        // A tab opened while stamping has no RFC typed: the re-opened link asks for it.
+        $('result-note').textContent = code === 'buyer_rfc_generic' ? 'Te enviamos la factura a tu correo: ábrela desde ahí.'
+          : code === 'validation_failed' || code === 'buyer_rfc_mismatch' ? 'Para ver o descargar la factura, vuelve a abrir el enlace de tu ticket y escribe tu RFC.'
+          : filesError(res.body.error || {});
+      }
       if (ok && navigator.share) {
         $('share').hidden = false;
         $('share').onclick = function () {
