@@ -15,7 +15,7 @@ const UUID = '5f2c8a3e-7b1d-4e6f-9a0c-2d4b6e8f1a3c';
 const CREATED = '2026-03-14T17:30:00.000Z';
 const EXPIRES = '2026-03-19T23:59:59.000Z';
 const STAMPED = '2026-03-14T18:02:11.000Z';
-const fileUrl = (uuid: string, kind: string) => `${BASE}/v1/public/invoices/${uuid}.${kind}?sig=q9V1c2XbT0m4L7sR8aYdPw`;
+const fileUrl = (uuid: string, kind: string) => `${BASE}/v1/public/invoices/${uuid}.${kind}?exp=1773968399&sig=q9V1c2XbT0m4L7sR8aYdPw`;
 const QR_CONTENT = `${BASE}/q?v=1&t=Xk3v9QmT2bLs7YpR0wNcHg&m=Zt4q8LrV1mWs`;
 
 const tax = { type: 'Traslado', tax: '002', factor: 'Tasa', rate: '0.160000', taxable_base: 100, amount: 16 };
@@ -132,7 +132,8 @@ const endpoint = {
   created_at: CREATED,
 };
 const page = (content: unknown[]) => ({ content, totalElements: content.length, totalPages: 1, number: 0, size: 20 });
-const confirmation = { status: 'ACTIVE', error: null, invoice };
+const { xml_url: _xml, pdf_url: _pdf, ...buyerInvoice } = invoice;
+const confirmation = { status: 'ACTIVE', error: null, invoice: buyerInvoice };
 const qrRequest = {
   store_uid: 'dev-store-1',
   sale_id: 'A-10231',
@@ -232,7 +233,8 @@ export const REQUEST_EXAMPLES: Record<string, unknown> = {
   },
   MerchantLogosForm: { invoiceLogo: 'logo-factura.png', appLogo: 'logo-app.png', logoAnimation: 'BOUNCE' },
   IssuerUpdateForm: { groupId: GROUP_ID, alias: 'Kemper', email: 'facturas@kemper.example', taxRegimeCode: '601', status: 'ACTIVE', logo: 'logo-factura.png' },
-  CsfUploadForm: { v: '1', t: 'Xk3v9QmT2bLs7YpR0wNcHg', m: 'Zt4q8LrV1mWs', document: 'CSF_URE180429TM6.pdf' },
+  CsfUploadForm: { document: 'CSF_URE180429TM6.pdf' },
+  BuyerInvoiceFilesRequest: { v: '1', t: 'Xk3v9QmT2bLs7YpR0wNcHg', m: 'Zt4q8LrV1mWs', rfc: 'URE180429TM6' },
   WebhookEndpointRequest: { url: endpoint.url, events: endpoint.events, description: endpoint.description },
   GlobalPeriodicityRequest: { periodicity: '04' },
   GlobalInvoiceRequest: { date: '2026-02-15' },
@@ -429,6 +431,7 @@ export const RESPONSE_EXAMPLES: Record<string, unknown> = {
   },
   BuyerQrStatus: { status: 'INVOICED', expires_at: EXPIRES, confirmation },
   EmailQueued: { status: 'QUEUED', to: 'c•••@robotica.example' },
+  BuyerInvoiceFiles: { uuid: UUID, issued_at: STAMPED, xml_url: fileUrl(UUID, 'xml'), pdf_url: fileUrl(UUID, 'pdf'), links_expire_at: '2026-03-20T01:06:39.000Z' },
   QrLink: { qr_content: QR_CONTENT },
   CsfPrefill: {
     rfc: 'URE180429TM6',

@@ -70,12 +70,9 @@ export const FORMS = {
   CsfUploadForm: {
     schema: {
       type: 'object',
-      description: "The QR link's parameters (the sale's credential) and the buyer's tax-status certificate, read in memory and dropped.",
-      required: ['v', 't', 'm', 'document'],
+      description: "The buyer's tax-status certificate, read in memory and dropped (the QR link's `v`, `t`, `m` go in the query).",
+      required: ['document'],
       properties: {
-        v: { type: 'string', description: 'The `v` parameter of qr_content' },
-        t: { type: 'string', description: 'The `t` parameter of qr_content' },
-        m: { type: 'string', description: 'The `m` parameter of qr_content' },
         document: file(
           `The buyer's CSF (Constancia de Situación Fiscal): SAT's PDF, or a photo or scan of the page with its QR (JPEG, PNG, WebP, GIF, HEIF/AVIF, TIFF). At most ${sizeOf(CSF_MAX_BYTES)}`,
         ),
@@ -103,6 +100,7 @@ export function formBody(name: FormName) {
 
 interface FormOperation {
   security?: Record<string, unknown>[];
+  parameters?: { name: string; in: string; required?: boolean }[];
   requestBody?: { content: Record<string, { schema?: { $ref?: string }; example?: unknown }> };
   'x-codeSamples'?: { lang: string; label: string; source: string }[];
 }
@@ -110,14 +108,16 @@ interface FormOperation {
 const shellQuoted = (text: string) => `'${text.replace(/'/g, `'\\''`)}'`;
 const CREDENTIAL_HEADERS: Record<string, string> = { Bearer: '-H "Authorization: Bearer $ACCESS_TOKEN"', ApiKey: '-H "X-API-Key: $API_KEY"' };
 
-/** `curl` sending the form's example: each file part by the file name the example gives it, path parameters as shell variables. */
+/** `curl` sending the form's example: each file part by the file name the example gives it, path and required query parameters as shell variables. */
 function curlSample(method: string, url: string, operation: FormOperation, example: Record<string, unknown>, name: FormName): string {
   const properties: Record<string, object> = FORMS[name].schema.properties;
   const isFile = (field: string) => {
     const p = properties[field];
     return p !== undefined && 'format' in p && p.format === 'binary';
   };
-  const path = url.replace(/\{(\w+)\}/g, (_, param: string) => `$${param.replace(/([a-z])([A-Z])/g, '$1_$2').toUpperCase()}`);
+  const variable = (param: string) => `$${param.replace(/([a-z])([A-Z])/g, '$1_$2').toUpperCase()}`;
+  const query = (operation.parameters ?? []).filter((p) => p.in === 'query' && p.required).map((p) => `${p.name}=${variable(p.name)}`);
+  const path = url.replace(/\{(\w+)\}/g, (_, param: string) => variable(param)) + (query.length > 0 ? `?${query.join('&')}` : '');
   const scheme = Object.keys(operation.security?.[0] ?? {})[0];
   const lines = [
     `curl${method === 'post' ? '' : ` -X ${method.toUpperCase()}`} "${path}"`,

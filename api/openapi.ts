@@ -24,12 +24,14 @@ import { globalInvoiceSchema, globalPeriodicityRequestSchema, reportGlobalReques
 import { createEndpointRequestSchema, webhookDeliverySchema, webhookEndpointSchema } from './contract/webhooks/endpoint-schema.js';
 import { cancelInvoiceRequestSchema, invoiceCancellationSchema } from './contract/invoices/cancellation-schema.js';
 import { confirmRequestSchema, emailRequestSchema, ticketsRequestSchema } from './contract/buyer/customer-schema.js';
+import { buyerInvoiceFilesSchema, invoiceFilesRequestSchema } from './contract/buyer/invoice-files-schema.js';
 import { invoiceQrsRequestSchema } from './contract/qrs/invoice-qrs-schema.js';
 import { legacyQrCreatedSchema, legacyQrCreateRequestSchema, legacyQrResolvedSchema } from './contract/legacy/legacy-qr-schema.js';
 import { LEGACY_SUNSET_AT } from './legacy/legacy-sunset.js';
 import { LEGACY_DEFAULTS } from './legacy/to-qr-create-request.js';
 import {
   buyerConfirmationSchema,
+  buyerInvoiceSchema,
   buyerPreviewSchema,
   buyerQrStatusSchema,
   buyerSaleSchema,
@@ -198,6 +200,9 @@ function rawDocument(publicBaseUrl: string) {
         WebhookDeliveryPage: pageSchema(ref('WebhookDelivery'), 'Page envelope of WebhookDelivery, newest first'),
         BuyerSale: buyerSaleSchema,
         BuyerConfirmation: buyerConfirmationSchema,
+        BuyerInvoice: buyerInvoiceSchema,
+        BuyerInvoiceFiles: buyerInvoiceFilesSchema,
+        BuyerInvoiceFilesRequest: invoiceFilesRequestSchema,
         BuyerPreview: buyerPreviewSchema,
         TicketSummary: ticketSummarySchema,
         TicketsReview: ticketsReviewSchema,
@@ -606,7 +611,7 @@ function rawDocument(publicBaseUrl: string) {
             200: { description: 'Merchant, issuer, concepts, taxes, totals, expiry and the state of any confirmation', content: json('BuyerSale') },
             400: errorResponse('Bad signature or version'),
             404: errorResponse('Unknown QR'),
-            409: errorResponse('Already invoiced (with `invoice` links)'),
+            409: errorResponse('`qr_already_invoiced`, with `invoice` (`uuid`, `issued_at`, …; no files: POST /v1/public/qrs/invoice-files with the buyer’s RFC)'),
             410: errorResponse(
               "Expired (`qr_expired`), cancelled before any invoice (`qr_cancelled`), or its invoice cancelled (`invoice_cancelled`, with `invoice`: `uuid`, `issued_at`, `cancelled_at` the acuse's date)",
             ),
@@ -637,6 +642,7 @@ function rawDocument(publicBaseUrl: string) {
             200: { description: '`customer` as it will be written and `totals`', content: json('BuyerPreview') },
             400: errorResponse('Invalid body'),
             422: errorResponse('Tax data to correct, per field'),
+            429: errorResponse('Rate limited (per IP, and per QR for the body’s `t`)'),
           },
         },
       },
@@ -661,7 +667,9 @@ function rawDocument(publicBaseUrl: string) {
           responses: {
             202: { description: 'Queued; `to` is the address masked (`j•••@example.com`)', content: json('EmailQueued') },
             400: errorResponse('Invalid body or link'),
-            403: errorResponse("Another address without the buyer's RFC (`buyer_rfc_required`) or with another RFC (`buyer_rfc_mismatch`)"),
+            403: errorResponse(
+              "Another address without the buyer's RFC (`buyer_rfc_required`), with another RFC (`buyer_rfc_mismatch`), or for an invoice to a generic RFC, which proves nobody (`buyer_rfc_generic`)",
+            ),
             409: errorResponse('Invoice not ready'),
             429: errorResponse('Rate limited, or `email_limit_reached`: EMAIL_SENDS_PER_QR_PER_DAY requests for this QR today (Retry-After)'),
           },
@@ -669,9 +677,24 @@ function rawDocument(publicBaseUrl: string) {
       },
       '/v1/public/qrs/status': {
         get: {
-          summary: 'Buyer: the QR status and its confirmation (STAMPING, REFUSED with the fields to correct, ACTIVE with the invoice links)',
+          summary:
+            'Buyer: the QR status and its confirmation (STAMPING, REFUSED with the fields to correct, ACTIVE with the invoice’s UUID and date; its files: POST /v1/public/qrs/invoice-files)',
           parameters: qrLinkQuery,
           responses: { 200: { description: 'Status', content: json('BuyerQrStatus') }, 400: errorResponse('Bad link'), 404: errorResponse('Unknown QR') },
+        },
+      },
+      '/v1/public/qrs/invoice-files': {
+        post: {
+          summary: "Buyer: the invoice's XML and PDF links (valid one hour) for whoever proves the buyer's RFC; the ticket alone only shows that the sale is invoiced",
+          requestBody: { required: true, content: json('BuyerInvoiceFilesRequest') },
+          responses: {
+            200: { description: '`xml_url`, `pdf_url` and when they expire', content: json('BuyerInvoiceFiles') },
+            400: errorResponse('Invalid body or link'),
+            403: errorResponse('`buyer_rfc_mismatch`: not the RFC on the invoice; `buyer_rfc_generic`: an invoice to a generic RFC (its files are only in the e-mail)'),
+            404: errorResponse('Unknown QR'),
+            409: errorResponse('`invoice_not_ready`: no stamped invoice (yet)'),
+            429: errorResponse('Rate limited (per IP and per QR), or `rfc_attempts_exceeded`: 10 wrong RFCs for this QR today (Retry-After)'),
+          },
         },
       },
       '/v1/public/qrs/code/{code}': {
@@ -691,7 +714,8 @@ function rawDocument(publicBaseUrl: string) {
         post: {
           summary: 'Buyer: prefill the tax data from the tax-status certificate (CSF)',
           description:
-            "The QR of the uploaded CSF (or, as a fallback, the PDF's text) gives RFC and idCIF; SAT's current data is answered: `rfc`, `name`, `postal_code`, `status`, `tax_regimes` [{code, description}] (only this RFC's), `read_from` (qr | text). The file is never stored.",
+            "The QR of the uploaded CSF (or, as a fallback, the PDF's text) gives RFC and idCIF; SAT's current data is answered: `rfc`, `name`, `postal_code`, `status`, `tax_regimes` [{code, description}] (only this RFC's), `read_from` (qr | text). The file is never stored. The QR link (`v`, `t`, `m`) goes in the query: it, the sale's state and the limits are checked before the upload is read.",
+          parameters: qrLinkQuery,
           requestBody: formBody('CsfUploadForm'),
           responses: {
             200: { description: 'The data to prefill', content: json('CsfPrefill') },
@@ -720,7 +744,7 @@ function rawDocument(publicBaseUrl: string) {
             303: { description: 'To the sale of a short code' },
             400: { description: 'text/html: bad link' },
             404: { description: 'text/html: unknown QR or code' },
-            409: { description: 'text/html: already invoiced, with the links' },
+            409: { description: "text/html: already invoiced: its date and UUID, and a form for the buyer's RFC that gives the files" },
             410: { description: 'text/html: expired or cancelled' },
             422: { description: 'text/html: store inactive' },
             429: { description: 'text/html: too many attempts' },
@@ -737,10 +761,15 @@ function rawDocument(publicBaseUrl: string) {
       '/v1/public/invoices/{file}': {
         get: {
           summary: 'Buyer: the invoice XML or PDF through its signed link (xml_url, pdf_url); `download=1` to save it',
-          parameters: [...pathParams('file'), { name: 'sig', in: 'query', required: true, schema: { type: 'string' } }],
+          parameters: [
+            ...pathParams('file'),
+            { name: 'exp', in: 'query', required: true, schema: { type: 'integer' }, description: 'Expiry (unix seconds), covered by the signature' },
+            { name: 'sig', in: 'query', required: true, schema: { type: 'string' } },
+          ],
           responses: {
             200: { description: 'The XML or the PDF', content: binary('application/xml', 'application/pdf') },
             403: errorResponse('Bad signature'),
+            410: errorResponse('`link_expired`: past its `exp` (1 hour for links on a page or in an API answer, 7 days in the e-mail)'),
             503: errorResponse('PDF not rendered yet'),
           },
         },

@@ -7,6 +7,7 @@
   if (!dataNode) return;
   var page = JSON.parse(dataNode.textContent);
   var link = page.link;
+  if (page.state === 'invoiced') { invoicedPage(); return; }
   var form = document.getElementById('tax-form');
   var FIELDS = ['rfc', 'name', 'tax_regime', 'postal_code', 'cfdi_use', 'email', 'tax_residence'];
   var GENERIC_RFC = 'XAXX010101000';
@@ -384,21 +385,49 @@
   }
 
   function relative(url) { try { var u = new URL(url, location.href); return u.pathname + u.search; } catch (e) { return url; } }
+  // The invoice's files are not in what the ticket shows (they carry the buyer's tax data): asked for with the RFC.
+  function invoiceFiles(rfc) {
+    return api('POST', '/v1/public/qrs/invoice-files', { v: link.v, t: link.t, m: link.m, rfc: rfc });
+  }
+  function filesError(error) {
+    switch (error.code) {
+      case 'buyer_rfc_mismatch': return 'Ese RFC no es el de la factura. Revísalo en tu constancia.';
+      case 'buyer_rfc_generic': return 'Esta factura se emitió con un RFC genérico: ábrela desde el correo al que te la enviamos.';
+      case 'rfc_attempts_exceeded': return 'Demasiados RFC equivocados para este ticket. Inténtalo mañana, o abre la factura desde tu correo.';
+      case 'validation_failed': return 'Escribe el RFC con el que se emitió la factura.';
+      default: return humanError(error);
+    }
+  }
+  function setFileLinks(files) {
+    $('view-pdf').href = relative(files.pdf_url);
+    $('download-pdf').href = relative(files.pdf_url) + '&download=1';
+    $('download-xml').href = relative(files.xml_url) + '&download=1';
+  }
   function showResult(invoice) {
     $('result-uuid').textContent = invoice.uuid;
-    $('view-pdf').href = relative(invoice.pdf_url);
-    $('download-pdf').href = relative(invoice.pdf_url) + '&download=1';
-    $('download-xml').href = relative(invoice.xml_url) + '&download=1';
     if (value('email')) $('resend-email').value = value('email');
     try { sessionStorage.removeItem(DRAFT_KEY); sessionStorage.removeItem(TICKETS_KEY); } catch (e) { /* nothing kept */ }
-    if (navigator.share) {
-      $('share').hidden = false;
-      $('share').onclick = function () {
-        navigator.share({ title: 'Mi factura ' + invoice.uuid, url: new URL(relative(invoice.pdf_url), location.href).href }).catch(function () { /* dismissed */ });
-      };
-    }
-    show('result-step');
-    window.dispatchEvent(new CustomEvent('invoice-ready', { detail: invoice.uuid }));
+    invoiceFiles(value('rfc')).then(function (res) {
+      var ok = res.status === 200;
+      $('result-links').hidden = !ok;
+      $('result-note').hidden = ok;
+      if (ok) setFileLinks(res.body);
+      else {
+        var code = (res.body.error || {}).code;
+        // A tab opened while stamping has no RFC typed: the re-opened link asks for it.
+        $('result-note').textContent = code === 'buyer_rfc_generic' ? 'Te enviamos la factura a tu correo: ábrela desde ahí.'
+          : code === 'validation_failed' || code === 'buyer_rfc_mismatch' ? 'Para ver o descargar la factura, vuelve a abrir el enlace de tu ticket y escribe tu RFC.'
+          : filesError(res.body.error || {});
+      }
+      if (ok && navigator.share) {
+        $('share').hidden = false;
+        $('share').onclick = function () {
+          navigator.share({ title: 'Mi factura ' + invoice.uuid, url: new URL(relative(res.body.pdf_url), location.href).href }).catch(function () { /* dismissed */ });
+        };
+      }
+      show('result-step');
+      window.dispatchEvent(new CustomEvent('invoice-ready', { detail: invoice.uuid }));
+    });
   }
   $('email-form').addEventListener('submit', function (e) {
     e.preventDefault();
@@ -416,6 +445,37 @@
     });
   });
 
+  // --- An invoiced sale re-opened: its files for whoever types the buyer's RFC -----------------------------
+  function invoicedPage() {
+    var filesForm = $('files-form');
+    if (!filesForm) return;
+    var rfcInput = $('files-rfc');
+    rfcInput.addEventListener('input', function () { rfcInput.value = rfcInput.value.toUpperCase().replace(/\s/g, ''); });
+    filesForm.addEventListener('submit', function (e) {
+      e.preventDefault();
+      var button = $('get-files');
+      var note = $('files-note');
+      var rfc = rfcInput.value.trim();
+      if (!rfc) { note.textContent = 'Escribe el RFC con el que se emitió la factura.'; rfcInput.focus(); return; }
+      button.disabled = true;
+      note.textContent = '';
+      invoiceFiles(rfc).then(function (res) {
+        button.disabled = false;
+        if (res.status !== 200) {
+          $('files-links').hidden = true;
+          rfcInput.setAttribute('aria-invalid', 'true');
+          note.textContent = filesError(res.body.error || {});
+          return;
+        }
+        rfcInput.removeAttribute('aria-invalid');
+        setFileLinks(res.body);
+        $('files-links').hidden = false;
+        note.textContent = 'Listo: los enlaces sirven durante una hora; después vuelve a escribir tu RFC.';
+        $('view-pdf').focus();
+      });
+    });
+  }
+
   // --- Fill from the tax-status certificate (CSF): the service reads its QR and asks SAT ---------------
   function readCsf(fileInput) {
     var file = fileInput.files && fileInput.files[0];
@@ -423,9 +483,9 @@
     var note = $('csf-note');
     note.textContent = 'Leyendo tu constancia…';
     var data = new FormData();
-    data.append('v', link.v); data.append('t', link.t); data.append('m', link.m);
     data.append('document', file);
-    api('POST', '/v1/public/qrs/csf', data).then(function (res) {
+    // The link goes in the query: the service checks it before it reads the file.
+    api('POST', '/v1/public/qrs/csf?' + linkQuery(), data).then(function (res) {
       fileInput.value = '';
       if (res.status !== 200) {
         var code = res.body.error && res.body.error.code;

@@ -176,10 +176,11 @@ ${field('email', 'Correo electrónico', `<input id="email" name="email" type="em
 <section id="result-step" aria-labelledby="result-title" hidden>
 <h2 id="result-title" tabindex="-1">¡Listo! Tu factura fue emitida</h2>
 <p>Folio fiscal (UUID):</p><p class="uuid" id="result-uuid"></p>
-<p class="links"><a class="button" id="view-pdf" href="#" target="_blank" rel="noopener">Ver PDF</a>
+<p class="links" id="result-links"><a class="button" id="view-pdf" href="#" target="_blank" rel="noopener">Ver PDF</a>
 <a class="button secondary" id="download-pdf" href="#">Descargar PDF</a>
 <a class="button secondary" id="download-xml" href="#">Descargar XML</a>
 <button type="button" class="button secondary" id="share" hidden>Compartir</button></p>
+<p id="result-note" class="note" hidden></p>
 <form id="email-form" novalidate><label for="resend-email">Enviar a mi correo</label>
 <div class="inline"><input id="resend-email" type="email" autocomplete="email" maxlength="254"><button type="submit" id="send-email" class="button secondary">Enviar</button></div>
 <label for="resend-rfc">Tu RFC (solo para enviarla a un correo distinto del que diste al confirmar)</label>
@@ -232,7 +233,7 @@ const STATES: Record<StatePageKind, { title: string; text: string }> = {
     title: 'La tienda canceló tu factura',
     text: 'Esta factura ya no es válida ante el SAT: no la uses ni la deduzcas. Si necesitas una nueva, habla con la tienda.',
   },
-  invoiced: { title: 'Esta compra ya está facturada', text: 'Ya se emitió la factura de esta compra. Puedes verla o descargarla aquí.' },
+  invoiced: { title: 'Factura emitida', text: 'Ya se emitió la factura de esta compra.' },
   bad_link: { title: 'Este enlace no es válido', text: 'El enlace está incompleto o alterado. Vuelve a escanear el código QR de tu ticket o escribe el código impreso.' },
   not_found: { title: 'No encontramos esta compra', text: 'Este código no corresponde a ninguna compra. Vuelve a escanear el QR de tu ticket o escribe el código impreso.' },
   store_inactive: { title: 'La tienda no puede facturar por ahora', text: 'La tienda no tiene activa la facturación en este momento. Contáctala para obtener tu factura.' },
@@ -240,10 +241,35 @@ const STATES: Record<StatePageKind, { title: string; text: string }> = {
   rate_limited: { title: 'Demasiados intentos', text: 'Hiciste muchos intentos seguidos. Espera un minuto y vuelve a intentarlo.' },
 };
 
-/** A state in which the buyer cannot go on, with what to do next; `invoice` adds the links of an invoiced sale. */
+/**
+ * An invoiced sale: when and its UUID, and a form for the buyer's RFC that gives the files (the ticket may
+ * have been thrown away and picked up: the files carry the buyer's tax data). The script drives the form.
+ */
+function invoicedHtml(invoice: { uuid: string; issued_at: string }): string {
+  return `<dl class="summary invoiced"><dt>Emitida el</dt><dd>${escape(mexicoLongDate(invoice.issued_at))}</dd></dl>
+<p>Folio fiscal (UUID):</p><p class="uuid">${escape(invoice.uuid)}</p>
+<form id="files-form" novalidate><label for="files-rfc">Para ver o descargar la factura, escribe el RFC con el que se emitió</label>
+<div class="inline"><input id="files-rfc" autocomplete="off" autocapitalize="characters" spellcheck="false" maxlength="13" required><button type="submit" id="get-files" class="button">Ver mi factura</button></div>
+<p id="files-note" class="note" role="status" aria-live="polite"></p></form>
+<p class="links" id="files-links" hidden><a class="button" id="view-pdf" href="#" target="_blank" rel="noopener">Ver PDF</a>
+<a class="button secondary" id="download-pdf" href="#">Descargar PDF</a>
+<a class="button secondary" id="download-xml" href="#">Descargar XML</a></p>
+<p class="note">¿No tienes el RFC a la mano? Abre la factura desde el correo con el que te la enviamos.</p>
+<noscript><p class="form-error">Para ver tu factura aquí, activa JavaScript en tu navegador.</p></noscript>`;
+}
+
+/**
+ * A state in which the buyer cannot go on, with what to do next; `invoice` (with the page's `link`) adds
+ * the date and UUID of an invoiced sale and the RFC form that gives its files.
+ */
 export function renderStatePage(
   kind: StatePageKind,
-  options: { support?: Support; invoice?: { uuid: string; xml_url: string; pdf_url: string } | null; cancelled?: { uuid: string; issued_at: string; cancelled_at: string } },
+  options: {
+    support?: Support;
+    invoice?: { uuid: string; issued_at: string } | null;
+    link?: { v: string; t: string; m: string };
+    cancelled?: { uuid: string; issued_at: string; cancelled_at: string };
+  },
 ): string {
   const state = STATES[kind];
   const invoice = options.invoice;
@@ -251,15 +277,14 @@ export function renderStatePage(
   const links = cancelled
     ? `<p>Folio fiscal (UUID) de la factura cancelada:</p><p class="uuid">${escape(cancelled.uuid)}</p>
 <dl class="cancelled"><dt>Emitida</dt><dd>${escape(mexicoLongDate(cancelled.issued_at))}</dd><dt>Cancelada ante el SAT</dt><dd>${escape(mexicoLongDate(cancelled.cancelled_at))}</dd></dl>`
-    : invoice
-      ? `<p>Folio fiscal (UUID):</p><p class="uuid">${escape(invoice.uuid)}</p>
-<p class="links"><a class="button" href="${escape(localPath(invoice.pdf_url))}" target="_blank" rel="noopener">Ver PDF</a>
-<a class="button secondary" href="${escape(`${localPath(invoice.pdf_url)}&download=1`)}">Descargar PDF</a>
-<a class="button secondary" href="${escape(`${localPath(invoice.xml_url)}&download=1`)}">Descargar XML</a></p>`
+    : invoice && options.link
+      ? `${invoicedHtml(invoice)}
+<script type="application/json" id="page-data">${jsonBlock({ state: 'invoiced', link: options.link })}</script>`
       : '';
   const retry = kind === 'bad_link' || kind === 'not_found' || kind === 'code_not_found' ? codeFormHtml() : '';
   const body = `<section class="state state-${kind}" aria-labelledby="state-title"><h1 id="state-title">${state.title}</h1><p>${state.text}</p>${links}</section>${retry}`;
-  return layout(state.title, body, options.support);
+  // Only the invoiced sale's RFC form needs the script.
+  return layout(state.title, body, options.support, !cancelled && !!invoice && !!options.link);
 }
 
 function codeFormHtml(): string {

@@ -9,7 +9,7 @@ import { parseXml } from '../shared/domain/cfdi/parse-xml.js';
 import { attribute, descendants } from '../shared/domain/cfdi/xml-element.js';
 import { invoiceMail, type CfdiKind } from '../shared/adapters/email/invoice-mail.js';
 import { MailRejected, type Mailer } from '../shared/adapters/email/invoice-mailer.js';
-import { invoiceFileUrl } from '../shared/invoices/invoice-links.js';
+import { EMAILED_LINK_SECONDS, invoiceFileUrl } from '../shared/invoices/invoice-links.js';
 import type { InvoicePayload } from '../shared/platform/jobs.js';
 import { formatAmount } from '../shared/domain/money.js';
 import { findInvoiceWithStore, markEmailRefused, markEmailSent, type InvoiceRow } from '../shared/repositories/invoices.js';
@@ -52,7 +52,7 @@ export async function emailInvoiceJob(
     supportEmail: store.contactEmail ?? undefined,
     xml: xml.data,
     pdf: pdf.data,
-    viewUrl: invoiceFileUrl(deps.publicBaseUrl, invoice.uuid, 'pdf', deps.urlSigningKey),
+    viewUrl: invoiceFileUrl(deps.publicBaseUrl, invoice.uuid, 'pdf', deps.urlSigningKey, EMAILED_LINK_SECONDS),
   });
   try {
     const sent = await deps.mailer.send(mail);

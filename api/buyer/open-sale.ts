@@ -1,6 +1,6 @@
 import { isExpired } from '../../shared/domain/qr-lifecycle.js';
 import { AppError } from '../../shared/platform/errors.js';
-import { invoiceView } from '../contract/invoices/invoice-view.js';
+import { buyerInvoiceView } from '../contract/buyer/buyer-sale-view.js';
 import { verifyQrLink } from '../../shared/qr/qr-link.js';
 import { liveInvoice } from '../../shared/repositories/invoices.js';
 import { cancelledInvoiceOf } from '../../shared/cancellation/cancelled-invoice.js';
@@ -22,14 +22,14 @@ export async function saleFromLink(deps: ApiDeps, params: { v?: unknown; t?: unk
 
 /**
  * The states in which a buyer cannot go on: 410 expired or cancelled, 409 already invoiced (with the
- * invoice's links), 422 when the store may not invoice (inactive store or issuer).
+ * invoice's UUID and date, not its files: see buyerInvoiceView), 422 when the store may not invoice (inactive store or issuer).
  */
 export async function ensureInvoiceable(deps: ApiDeps, sale: Sale): Promise<void> {
   const t = sale.record.transaction;
   if (t.status === 'INVOICED') {
     const invoice = await liveInvoice(deps.db, t.id);
     throw new AppError(409, 'qr_already_invoiced', 'This sale was already invoiced.', {
-      extra: invoice ? { invoice: invoiceView(invoice, { publicBaseUrl: deps.config.publicBaseUrl, urlSigningKey: deps.config.urlSigningKey }) } : {},
+      extra: invoice ? { invoice: buyerInvoiceView(invoice) } : {},
     });
   }
   if (t.status === 'CANCELLED') {

@@ -105,8 +105,9 @@ export function buyerPageRoutes(deps: ApiDeps): Router<AppState> {
         html(ctx, err.status, renderStatePage(kind, { support: sale && supportOf(sale), cancelled }));
         return;
       }
-      const invoice = (err.extra.invoice ?? null) as { uuid: string; xml_url: string; pdf_url: string } | null;
-      html(ctx, err.status, renderStatePage(kind, { support: sale && supportOf(sale), invoice }));
+      const invoice = (err.extra.invoice ?? null) as { uuid: string; issued_at: string } | null;
+      const link = { v: String(ctx.query.v), t: String(ctx.query.t), m: String(ctx.query.m) };
+      html(ctx, err.status, renderStatePage(kind, { support: sale && supportOf(sale), invoice, link }));
     }
   });
 

@@ -85,7 +85,12 @@ export function invoiceRoutes(deps: ApiDeps): Router<AppState> {
     const match = /^([0-9A-F-]{36})\.(xml|pdf)$/.exec(ctx.params.file ?? '');
     const uuid = match?.[1] ?? '';
     const kind = (match?.[2] ?? 'xml') as InvoiceFileKind;
-    if (!match || !verifyInvoiceFileUrl(uuid, kind, ctx.query.sig, deps.config.urlSigningKey)) throw new AppError(403, 'invalid_signature', 'This invoice link is not valid.');
+    const check = match ? verifyInvoiceFileUrl(uuid, kind, ctx.query.exp, ctx.query.sig, deps.config.urlSigningKey) : ({ ok: false, reason: 'bad_signature' } as const);
+    if (!check.ok) {
+      throw check.reason === 'expired'
+        ? new AppError(410, 'link_expired', 'This invoice link has expired; open the page of your ticket (with your RFC) or the e-mail again for a new one.')
+        : new AppError(403, 'invalid_signature', 'This invoice link is not valid.');
+    }
     const invoice = (await deps.db('invoices').where({ uuid }).first()) as InvoiceRow | undefined;
     if (!invoice) throw new AppError(404, 'invoice_not_found', 'No such invoice.');
     const found = await invoiceFile(files, invoice, kind);

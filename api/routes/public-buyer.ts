@@ -1,7 +1,7 @@
 import type { Router } from '@koa/router';
 import { AppError, type ErrorDetail } from '../../shared/platform/errors.js';
 import { newId } from '../../shared/platform/ids.js';
-import { confirmationView, ticketSummaryView } from '../contract/buyer/buyer-sale-view.js';
+import { buyerConfirmationView, ticketSummaryView } from '../contract/buyer/buyer-sale-view.js';
 import { totalsView } from '../contract/invoices/totals-view.js';
 import { checkCustomer, sameCustomer } from '../../shared/invoices/check-customer.js';
 import { confirmRequestSchema, emailRequestSchema, ticketsRequestSchema } from '../contract/buyer/customer-schema.js';
@@ -18,13 +18,16 @@ import { validator } from '../../shared/platform/validation/ajv.js';
 import { ensureInvoiceable, saleFromLink } from '../buyer/open-sale.js';
 import { reviewSale, saleParties } from '../buyer/review-sale.js';
 import type { AppState } from '../context.js';
-import { viewContext, type ApiDeps } from '../deps.js';
+import type { ApiDeps } from '../deps.js';
 import { jsonBody } from '../middleware/json-body.js';
 import { multipartBody } from '../middleware/multipart-body.js';
 import { CSF_MAX_BYTES, prefillFromCsf } from '../buyer/prefill-from-csf.js';
 import { rateLimit, shortCodeRateLimit } from '../middleware/rate-limit.js';
 import { qrLinkForShortCode } from '../buyer/short-code-link.js';
 import { crashAfterCommit } from '../../shared/platform/crash-after-commit.js';
+import type { Middleware } from 'koa';
+import { invoiceFilesRequestSchema } from '../contract/buyer/invoice-files-schema.js';
+import { invoiceFilesForBuyer } from '../buyer/invoice-files-for-buyer.js';
 import type { QrTransactionRecord } from '../../shared/repositories/qr-transactions.js';
 import { buyerTicketField, buyerTickets, shortCodeLookups } from '../buyer/further-tickets.js';
 import { ticketsTaken } from '../invoices/ticket-set.js';
@@ -34,6 +37,7 @@ import { apiRouter, routesWith } from '../routing/api-router.js';
 const validateConfirm = validator(confirmRequestSchema);
 const validateEmail = validator(emailRequestSchema);
 const validateTickets = validator(ticketsRequestSchema);
+const validateInvoiceFiles = validator(invoiceFilesRequestSchema);
 
 interface CheckedConfirmation {
   sale: Sale;
@@ -67,15 +71,27 @@ function ticketsOf(sale: Sale, further: Sale[]) {
 export function publicBuyerRoutes(deps: ApiDeps): Router<AppState> {
   const router = apiRouter('/v1/public/qrs');
   const routes = routesWith(router, PUBLIC_ACCESS);
-  const token = (ctx: { query: Record<string, unknown>; request: { body?: unknown } }): string | undefined => {
-    const t = ctx.query.t ?? (ctx.request.body as { t?: unknown } | undefined)?.t;
-    return typeof t === 'string' ? t.slice(0, 64) : undefined;
-  };
+  const token = (t: unknown): string | undefined => (typeof t === 'string' ? t.slice(0, 64) : undefined);
+  // `limited` runs before any body is read: per IP, and per QR when the link is in the query (GET, csf).
   const limited = rateLimit(deps.redis, [
     { scope: 'ip', perMinute: deps.config.publicRatePerIp, key: (ctx) => ctx.ip },
-    { scope: 'qr', perMinute: deps.config.publicRatePerToken, key: (ctx) => token(ctx) },
+    { scope: 'qr', perMinute: deps.config.publicRatePerToken, key: (ctx) => token(ctx.query.t) },
   ]);
-  const body = jsonBody(deps.config.jsonBodyLimit);
+  // A JSON body's link is known only once parsed: its per-QR count runs right after the parser (same counter).
+  const bodyLimited = rateLimit(deps.redis, [
+    { scope: 'qr', perMinute: deps.config.publicRatePerToken, key: (ctx) => (ctx.query.t === undefined ? token((ctx.request.body as { t?: unknown } | undefined)?.t) : undefined) },
+  ]);
+  const parseJson = jsonBody(deps.config.jsonBodyLimit);
+  const body: Middleware<AppState> = async (ctx, next) => {
+    await parseJson(ctx, async () => {
+      await bodyLimited(ctx, next);
+    });
+  };
+  // The upload's link is in its query and checked, with the sale's state, before a byte of the file is read.
+  const uploadLink: Middleware<AppState> = async (ctx, next) => {
+    await ensureInvoiceable(deps, await saleFromLink(deps, ctx.query));
+    await next();
+  };
   // Each further ticket named by its short code is a code lookup: counted like the page's code form.
   const codeLookups = shortCodeRateLimit(deps, (ctx) => {
     const tickets = (ctx.request.body as { additional_tickets?: unknown } | undefined)?.additional_tickets;
@@ -133,10 +149,10 @@ export function publicBuyerRoutes(deps: ApiDeps): Router<AppState> {
           // A double click or a second device with the same data gets the same answer as the first.
           if (!outcome.invoice || !sameCustomer(outcome.invoice.customer, customer))
             throw new AppError(409, 'already_confirmed', 'This sale was already confirmed for invoicing.', {
-              extra: { confirmation: confirmationView(outcome.invoice, viewContext(deps)) },
+              extra: { confirmation: buyerConfirmationView(outcome.invoice) },
             });
           ctx.status = 202;
-          ctx.body = confirmationView(outcome.invoice, viewContext(deps));
+          ctx.body = buyerConfirmationView(outcome.invoice);
           return;
         }
       }
@@ -145,7 +161,7 @@ export function publicBuyerRoutes(deps: ApiDeps): Router<AppState> {
     crashAfterCommit('qr-confirmed');
     await enqueueStamp(deps.producers, invoiceId).catch((err: unknown) => ctx.state.log.warn({ err, invoice_id: invoiceId }, 'stamp job not queued; the sweep will'));
     ctx.status = 202;
-    ctx.body = confirmationView(outcome.invoice, viewContext(deps));
+    ctx.body = buyerConfirmationView(outcome.invoice);
   });
 
   /**
@@ -173,12 +189,13 @@ export function publicBuyerRoutes(deps: ApiDeps): Router<AppState> {
   });
 
   /**
-   * Prefill from the buyer's tax-status certificate (PDF or photo, multipart field `document`, with the
-   * QR link's v, t and m as fields). Only for a sale that can still be invoiced; the file is not kept.
+   * Prefill from the buyer's tax-status certificate (PDF or photo, multipart field `document`; the QR
+   * link's v, t and m in the query). Only for a sale that can still be invoiced; the file is not kept.
    */
-  routes.post('/csf', limited, multipartBody({ maxFileBytes: CSF_MAX_BYTES, maxFiles: 1 }), async (ctx) => {
+  routes.post('/csf', limited, uploadLink, multipartBody({ maxFileBytes: CSF_MAX_BYTES, maxFiles: 1 }), async (ctx) => {
     const form = ctx.state.form!;
-    const sale = await saleFromLink(deps, form.fields);
+    // Again after the upload: the sale may have been confirmed meanwhile.
+    const sale = await saleFromLink(deps, ctx.query);
     await ensureInvoiceable(deps, sale);
     const document = form.files.document;
     if (!document)
@@ -186,6 +203,16 @@ export function publicBuyerRoutes(deps: ApiDeps): Router<AppState> {
         details: [{ field: 'document', code: 'required', message: 'document is required.' }],
       });
     ctx.body = await prefillFromCsf(deps, document.data);
+  });
+
+  /**
+   * The invoice's XML and PDF links (valid one hour) for whoever proves the buyer's RFC: the ticket alone
+   * only shows that the sale is invoiced (api/buyer/invoice-files-for-buyer.ts).
+   */
+  routes.post('/invoice-files', limited, body, async (ctx) => {
+    const request = validateInvoiceFiles(ctx.request.body);
+    const sale = await saleFromLink(deps, request);
+    ctx.body = await invoiceFilesForBuyer(deps, sale, request.rfc);
   });
 
   /** The QR link of a short code typed from the ticket (for apps; the page redirects at /q?code=). */
@@ -197,7 +224,7 @@ export function publicBuyerRoutes(deps: ApiDeps): Router<AppState> {
   routes.get('/status', limited, async (ctx) => {
     const sale = await saleFromLink(deps, ctx.query);
     const latest = await latestInvoice(deps.db, sale.record.transaction.id);
-    ctx.body = { status: sale.record.transaction.status, expires_at: sale.record.transaction.expires_at.toISOString(), confirmation: confirmationView(latest, viewContext(deps)) };
+    ctx.body = { status: sale.record.transaction.status, expires_at: sale.record.transaction.expires_at.toISOString(), confirmation: buyerConfirmationView(latest) };
   });
 
   return router;

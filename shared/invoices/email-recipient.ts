@@ -1,9 +1,10 @@
 import { AppError } from '../platform/errors.js';
+import { buyerRfcProof } from './buyer-rfc-proof.js';
 
 /**
  * Who may receive an invoice again ("send to my e-mail"). The ticket alone (the QR link) reaches only the
  * address given at confirmation; a new address also needs the buyer's RFC, which the ticket does not
- * carry: a thrown-away ticket must not turn into the buyer's tax data sent anywhere, nor the merchant's
+ * carry (never a generic RFC, which proves nobody): a thrown-away ticket must not turn into the buyer's tax data sent anywhere, nor the merchant's
  * mail into a relay. Pure: the route counts the attempt and queues the send.
  */
 export function invoiceEmailRecipient(request: { email?: string; rfc?: string }, confirmed: { email: string; rfc: string }): { to: string; newAddress: boolean } {
@@ -14,7 +15,13 @@ export function invoiceEmailRecipient(request: { email?: string; rfc?: string },
       details: [{ field: 'rfc', code: 'required', message: "The buyer's RFC, as on the invoice." }],
     });
   }
-  if (normalRfc(request.rfc) !== normalRfc(confirmed.rfc)) {
+  const proof = buyerRfcProof(request.rfc, confirmed.rfc);
+  if (proof === 'generic') {
+    throw new AppError(403, 'buyer_rfc_generic', 'This invoice is to a generic RFC, which proves nobody: it can go only to the address given at confirmation.', {
+      details: [{ field: 'rfc', code: 'generic', message: 'A generic RFC (XAXX010101000, XEXX010101000) is no proof.' }],
+    });
+  }
+  if (proof === 'mismatch') {
     throw new AppError(403, 'buyer_rfc_mismatch', "That RFC is not the invoice's buyer; the invoice can still go to the address given at confirmation.", {
       details: [{ field: 'rfc', code: 'mismatch', message: 'Not the RFC on the invoice.' }],
     });
@@ -25,10 +32,6 @@ export function invoiceEmailRecipient(request: { email?: string; rfc?: string },
 /** Addresses compare without case (their domains have none; mailbox case is ignored by every real provider). */
 function sameAddress(a: string, b: string): boolean {
   return a.toLowerCase() === b.trim().toLowerCase();
-}
-
-function normalRfc(rfc: string): string {
-  return rfc.replace(/\s+/g, '').toUpperCase();
 }
 
 /** An address as shown to whoever holds the ticket: enough to recognize it, not to harvest it (`j•••@example.com`). */

@@ -1,22 +1,36 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 
 /**
- * xml_url and pdf_url: credential-free links for the buyer, signed like qr_url. They name the fiscal
- * UUID and the file kind; the signature makes them unguessable and unforgeable.
+ * xml_url and pdf_url: credential-free links to an invoice's files, signed like qr_url. They name the
+ * fiscal UUID, the file kind and an expiry (`exp`, unix seconds); the signature covers all three, so the
+ * links are unguessable, unforgeable and short-lived (the XML carries the buyer's RFC, name and zip).
  */
 export type InvoiceFileKind = 'xml' | 'pdf';
 
-function signature(uuid: string, kind: InvoiceFileKind, key: string): Buffer {
-  return createHmac('sha256', key).update(`invoice-file.${uuid}.${kind}`).digest().subarray(0, 16);
+/** Links shown on a page or in an API answer (re-issued on every read). */
+export const SHOWN_LINK_SECONDS = 60 * 60;
+/** Links in the invoice e-mail: the buyer may open it days later. */
+export const EMAILED_LINK_SECONDS = 7 * 24 * 60 * 60;
+
+function signature(uuid: string, kind: InvoiceFileKind, exp: number, key: string): string {
+  return createHmac('sha256', key).update(`invoice-file.${uuid}.${kind}.${exp}`).digest().subarray(0, 16).toString('base64url');
 }
 
-export function invoiceFileUrl(publicBaseUrl: string, uuid: string, kind: InvoiceFileKind, key: string): string {
-  return `${publicBaseUrl}/v1/public/invoices/${uuid}.${kind}?sig=${signature(uuid, kind, key).toString('base64url')}`;
+/** The signed link, valid for `lifetimeSeconds` from `now`. */
+export function invoiceFileUrl(publicBaseUrl: string, uuid: string, kind: InvoiceFileKind, key: string, lifetimeSeconds = SHOWN_LINK_SECONDS, now: Date = new Date()): string {
+  const exp = Math.floor(now.getTime() / 1000) + lifetimeSeconds;
+  return `${publicBaseUrl}/v1/public/invoices/${uuid}.${kind}?exp=${exp}&sig=${signature(uuid, kind, exp, key)}`;
 }
 
-export function verifyInvoiceFileUrl(uuid: string, kind: InvoiceFileKind, sig: unknown, key: string): boolean {
-  if (typeof sig !== 'string' || !/^[A-Za-z0-9_-]{22}$/.test(sig)) return false;
-  const presented = Buffer.from(sig, 'base64url');
-  const expected = signature(uuid, kind, key);
-  return presented.length === expected.length && timingSafeEqual(presented, expected);
+export type InvoiceFileUrlCheck = { ok: true } | { ok: false; reason: 'bad_signature' | 'expired' };
+
+/** A forged or altered link is `bad_signature`; a genuine one past its `exp` is `expired`. */
+export function verifyInvoiceFileUrl(uuid: string, kind: InvoiceFileKind, exp: unknown, sig: unknown, key: string, now: Date = new Date()): InvoiceFileUrlCheck {
+  if (typeof exp !== 'string' || !/^[0-9]{1,12}$/.test(exp) || typeof sig !== 'string' || !/^[A-Za-z0-9_-]{22}$/.test(sig)) return { ok: false, reason: 'bad_signature' };
+  // Compared as text, so a non-canonical Base64 spelling of the right bytes is refused too.
+  const expected = Buffer.from(signature(uuid, kind, Number(exp), key), 'ascii');
+  const presented = Buffer.from(sig, 'ascii');
+  if (presented.length !== expected.length || !timingSafeEqual(presented, expected)) return { ok: false, reason: 'bad_signature' };
+  if (Number(exp) * 1000 < now.getTime()) return { ok: false, reason: 'expired' };
+  return { ok: true };
 }

@@ -83,7 +83,7 @@ describe('buyer flow: resolve, confirm, stamp', function () {
     expect(qr.customer).to.deep.equal({ rfc: BUYER.rfc, name: BUYER.name, tax_regime: '601', postal_code: '86991' });
     expect(qr.invoice).to.include({ status: 'ACTIVE', total: 302.32, subtotal: 262 });
     expect(qr.invoice.uuid).to.match(/^[0-9A-F-]{36}$/);
-    expect(qr.invoice.xml_url).to.match(/\/v1\/public\/invoices\/.+\.xml\?sig=/);
+    expect(qr.invoice.xml_url).to.match(/\/v1\/public\/invoices\/.+\.xml\?exp=\d+&sig=/);
 
     const row = (await invoices(link.qrId))[0];
     const xml = (await harness().deps.files.get(row.xml_file_key))!.data.toString('utf8');
@@ -95,9 +95,12 @@ describe('buyer flow: resolve, confirm, stamp', function () {
     const status = await call('GET', `/v1/public/qrs/status?${linkQuery(link)}`);
     expect(status.body.status).to.equal('INVOICED');
     expect(status.body.confirmation.invoice.uuid).to.equal(qr.invoice.uuid);
+    // The ticket alone does not lead to the files (see test/api/buyer-privacy.test.ts).
+    expect(status.body.confirmation.invoice).to.not.have.any.keys('xml_url', 'pdf_url');
     const resolved = await call('GET', `/v1/public/qrs/resolve?${linkQuery(link)}`);
     expectError(resolved, 409, 'qr_already_invoiced');
-    expect(resolved.body.error.invoice.uuid).to.equal(qr.invoice.uuid);
+    expect(resolved.body.error.invoice).to.include({ uuid: qr.invoice.uuid, issued_at: qr.invoice.issued_at });
+    expect(resolved.body.error.invoice).to.not.have.any.keys('xml_url', 'pdf_url');
   });
 
   it('ten confirmations at once (double click, two devices) make one CFDI', async () => {

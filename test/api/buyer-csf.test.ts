@@ -6,14 +6,12 @@ import { harness } from '../helpers/harness.js';
 import { storedFileCount } from '../helpers/stored-files.js';
 import { expectError, type Answer } from '../helpers/http.js';
 
-/** POST /v1/public/qrs/csf as the page sends it: the link's three fields and the file. */
+/** POST /v1/public/qrs/csf as the page sends it: the link's three parameters in the query, the file in the form. */
 async function sendCsf(link: Pick<QrLink, 'v' | 't' | 'm'>, file?: { data: Buffer; name: string }): Promise<Answer> {
   const form = new FormData();
-  form.append('v', link.v);
-  form.append('t', link.t);
-  form.append('m', link.m);
   if (file) form.append('document', new Blob([new Uint8Array(file.data)]), file.name);
-  const res = await fetch(`${harness().baseUrl}/v1/public/qrs/csf`, { method: 'POST', body: form });
+  const query = new URLSearchParams({ v: link.v, t: link.t, m: link.m });
+  const res = await fetch(`${harness().baseUrl}/v1/public/qrs/csf?${query}`, { method: 'POST', body: form });
   return { status: res.status, headers: res.headers, body: await res.json() };
 }
 

@@ -119,10 +119,23 @@ describe('buyer page in a phone browser', function () {
     await page.waitForFunction(() => /enviamos/.test(document.getElementById('email-note')?.textContent ?? ''));
     await harness().smtp.waitForMessages(before + 1, 10_000);
 
-    // Opening the link again shows the invoiced sale with its links.
+    // Opening the link again shows that the sale is invoiced, and when; the files only for the buyer's RFC.
     const again = await page.goto(pageUrl(link));
     expect(again?.status()).to.equal(409);
+    expect(await page.locator('h1').innerText()).to.equal('Factura emitida');
     expect(await page.locator('.uuid').innerText()).to.equal(uuid);
+    expect(await page.locator('.invoiced').innerText()).to.contain('Emitida el');
+    expect(await page.content()).to.not.contain('/v1/public/invoices/');
+    expect(await page.locator('#files-links').isHidden()).to.equal(true);
+    await page.fill('#files-rfc', 'EKU9003173C9');
+    await page.click('#get-files');
+    await page.waitForFunction(() => /no es el de la factura/.test(document.getElementById('files-note')?.textContent ?? ''));
+    expect(await page.locator('#files-links').isHidden()).to.equal(true);
+    await page.fill('#files-rfc', BUYER.rfc.toLowerCase());
+    await page.click('#get-files');
+    await page.waitForSelector('#files-links:not([hidden])');
+    const [xmlDownload] = await Promise.all([page.waitForEvent('download'), page.click('#download-xml')]);
+    expect(readFileSync((await xmlDownload.path())!).toString()).to.contain(uuid);
     await screenshot(page, '04-already-invoiced');
   });
 

@@ -13,6 +13,20 @@ const str = { type: 'string' } as const;
 const nullableStr = { type: ['string', 'null'] } as const;
 const qr = qrTransactionSchema.properties;
 
+const { xml_url: _xml, pdf_url: _pdf, ...invoiceWithoutFiles } = invoiceViewSchema.properties;
+
+/**
+ * An invoice as whoever holds the ticket sees it: stamped, when, its UUID; not its files (they carry the
+ * buyer's RFC, name and zip): POST /v1/public/qrs/invoice-files answers them for the buyer's RFC.
+ */
+export const buyerInvoiceSchema = {
+  $id: 'BuyerInvoice',
+  type: 'object',
+  additionalProperties: false,
+  required: invoiceViewSchema.required.filter((f) => f !== 'xml_url' && f !== 'pdf_url'),
+  properties: invoiceWithoutFiles,
+} as const;
+
 /** Where the buyer's confirmation stands; null before any. */
 export const buyerConfirmationSchema = {
   $id: 'BuyerConfirmation',
@@ -24,7 +38,10 @@ export const buyerConfirmationSchema = {
       properties: {
         status: invoiceStatusSchema,
         error: { ...refusalSchema, description: 'REFUSED: what to correct, per field (`source` pac or sat)' },
-        invoice: { anyOf: [{ type: 'null' }, invoiceViewSchema], description: 'Once stamped: UUID and the links to XML and PDF' },
+        invoice: {
+          anyOf: [{ type: 'null' }, { $ref: '#/components/schemas/BuyerInvoice' }],
+          description: 'Once stamped: UUID and date, without the files (POST /v1/public/qrs/invoice-files with the buyer’s RFC)',
+        },
       },
     },
   ],

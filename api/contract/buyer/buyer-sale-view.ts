@@ -18,6 +18,33 @@ export function confirmationView(invoice: InvoiceRow | undefined, ctx: ViewConte
 }
 
 /**
+ * An invoice as whoever holds the ticket sees it: that it is stamped, when, and its UUID; never its files
+ * (the XML carries the buyer's RFC, name and zip: a thrown-away ticket must not lead to them). The files
+ * come from POST /v1/public/qrs/invoice-files with the buyer's RFC, or from the e-mail.
+ */
+export function buyerInvoiceView(invoice: InvoiceRow) {
+  return {
+    uuid: invoice.uuid ?? '',
+    status: invoice.status,
+    series: invoice.series,
+    folio: invoice.folio,
+    total: toJsonNumber(invoice.total ?? '0'),
+    subtotal: toJsonNumber(invoice.subtotal ?? '0'),
+    issued_at: (invoice.stamped_at ?? invoice.created_at).toISOString(),
+  };
+}
+
+/** confirmationView for the buyer's routes: the invoice without its links. */
+export function buyerConfirmationView(invoice: InvoiceRow | undefined) {
+  if (!invoice) return null;
+  return {
+    status: invoice.status,
+    error: invoice.status === 'REFUSED' ? invoice.refusal : null,
+    invoice: isStamped(invoice) ? buyerInvoiceView(invoice) : null,
+  };
+}
+
+/**
  * What the buyer reviews: who sells and invoices, the concepts with SAT's descriptions, taxes, totals,
  * currency and expiry. Nothing else of the merchant's (no metadata, keys, sale or store ids).
  */
@@ -42,7 +69,7 @@ export function buyerSaleView(sale: Sale, totals: DocumentTotals, latest: Invoic
     sat_payment_form_desc: full.sat_payment_form_desc,
     operation_data: full.operation_data.map(({ sku: _sku, ...concept }) => concept),
     totals: totalsView(totals),
-    confirmation: confirmationView(latest, ctx),
+    confirmation: buyerConfirmationView(latest),
   };
 }
 

@@ -637,10 +637,27 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Buyer: the QR status and its confirmation (STAMPING, REFUSED with the fields to correct, ACTIVE with the invoice links) */
+        /** Buyer: the QR status and its confirmation (STAMPING, REFUSED with the fields to correct, ACTIVE with the invoice’s UUID and date; its files: POST /v1/public/qrs/invoice-files) */
         get: operations["getPublicQrsStatus"];
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/public/qrs/invoice-files": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Buyer: the invoice's XML and PDF links (valid one hour) for whoever proves the buyer's RFC; the ticket alone only shows that the sale is invoiced */
+        post: operations["postPublicQrsInvoiceFiles"];
         delete?: never;
         options?: never;
         head?: never;
@@ -675,7 +692,7 @@ export interface paths {
         put?: never;
         /**
          * Buyer: prefill the tax data from the tax-status certificate (CSF)
-         * @description The QR of the uploaded CSF (or, as a fallback, the PDF's text) gives RFC and idCIF; SAT's current data is answered: `rfc`, `name`, `postal_code`, `status`, `tax_regimes` [{code, description}] (only this RFC's), `read_from` (qr | text). The file is never stored.
+         * @description The QR of the uploaded CSF (or, as a fallback, the PDF's text) gives RFC and idCIF; SAT's current data is answered: `rfc`, `name`, `postal_code`, `status`, `tax_regimes` [{code, description}] (only this RFC's), `read_from` (qr | text). The file is never stored. The QR link (`v`, `t`, `m`) goes in the query: it, the sale's state and the limits are checked before the upload is read.
          */
         post: operations["postPublicQrsCsf"];
         delete?: never;
@@ -1609,22 +1626,41 @@ export interface components {
                     expected?: string;
                 }[];
             };
-            /** @description Once stamped: UUID and the links to XML and PDF */
-            invoice: null | {
-                /** @description Fiscal folio (CFDI UUID) */
-                uuid: string;
-                status: string;
-                series: string | null;
-                folio: string;
-                total: number;
-                subtotal: number;
-                /** Format: date-time */
-                issued_at: string;
-                /** @description Signed link to the XML */
-                xml_url: string;
-                /** @description Signed link to the PDF */
-                pdf_url: string;
-            };
+            /** @description Once stamped: UUID and date, without the files (POST /v1/public/qrs/invoice-files with the buyer’s RFC) */
+            invoice: null | components["schemas"]["BuyerInvoice"];
+        };
+        BuyerInvoice: {
+            /** @description Fiscal folio (CFDI UUID) */
+            uuid: string;
+            status: string;
+            series: string | null;
+            folio: string;
+            total: number;
+            subtotal: number;
+            /** Format: date-time */
+            issued_at: string;
+        };
+        BuyerInvoiceFiles: {
+            /** @description Fiscal folio (CFDI UUID) */
+            uuid: string;
+            /** Format: date-time */
+            issued_at: string;
+            /** @description Signed link to the XML, valid for one hour */
+            xml_url: string;
+            /** @description Signed link to the PDF, valid for one hour */
+            pdf_url: string;
+            /**
+             * Format: date-time
+             * @description When both links stop working (410 `link_expired`); ask again for new ones
+             */
+            links_expire_at: string;
+        };
+        BuyerInvoiceFilesRequest: {
+            v: string;
+            t: string;
+            m: string;
+            /** @description The buyer's RFC as on the invoice (a generic RFC is never accepted) */
+            rfc: string;
         };
         BuyerPreview: {
             /** @description The tax data as it will be written (trimmed, upper-cased) */
@@ -2430,14 +2466,8 @@ export interface components {
              */
             logo?: string;
         };
-        /** @description The QR link's parameters (the sale's credential) and the buyer's tax-status certificate, read in memory and dropped. */
+        /** @description The buyer's tax-status certificate, read in memory and dropped (the QR link's `v`, `t`, `m` go in the query). */
         CsfUploadForm: {
-            /** @description The `v` parameter of qr_content */
-            v: string;
-            /** @description The `t` parameter of qr_content */
-            t: string;
-            /** @description The `m` parameter of qr_content */
-            m: string;
             /**
              * Format: binary
              * @description The buyer's CSF (Constancia de Situación Fiscal): SAT's PDF, or a photo or scan of the page with its QR (JPEG, PNG, WebP, GIF, HEIF/AVIF, TIFF). At most 8 MB
@@ -7865,7 +7895,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Already invoiced (with `invoice` links) */
+            /** @description `qr_already_invoiced`, with `invoice` (`uuid`, `issued_at`, …; no files: POST /v1/public/qrs/invoice-files with the buyer’s RFC) */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -7874,8 +7904,8 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": {
-                     *         "code": "conflict",
-                     *         "message": "Already invoiced (with `invoice` links)",
+                     *         "code": "qr_already_invoiced",
+                     *         "message": "`qr_already_invoiced`, with `invoice` (`uuid`, `issued_at`, …; no files: POST /v1/public/qrs/invoice-files with the buyer’s RFC)",
                      *         "details": [],
                      *         "request_id": "req_gE6nb9tx31iXPSHS"
                      *       }
@@ -8223,6 +8253,25 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description Rate limited (per IP, and per QR for the body’s `t`) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "rate_limited",
+                     *         "message": "Rate limited (per IP, and per QR for the body’s `t`)",
+                     *         "details": [],
+                     *         "request_id": "req_gE6nb9tx31iXPSHS"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     postPublicQrsConfirm: {
@@ -8434,7 +8483,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Another address without the buyer's RFC (`buyer_rfc_required`) or with another RFC (`buyer_rfc_mismatch`) */
+            /** @description Another address without the buyer's RFC (`buyer_rfc_required`), with another RFC (`buyer_rfc_mismatch`), or for an invoice to a generic RFC, which proves nobody (`buyer_rfc_generic`) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -8444,7 +8493,7 @@ export interface operations {
                      * @example {
                      *       "error": {
                      *         "code": "invalid_signature",
-                     *         "message": "Another address without the buyer's RFC (`buyer_rfc_required`) or with another RFC (`buyer_rfc_mismatch`)",
+                     *         "message": "Another address without the buyer's RFC (`buyer_rfc_required`), with another RFC (`buyer_rfc_mismatch`), or for an invoice to a generic RFC, which proves nobody (`buyer_rfc_generic`)",
                      *         "details": [],
                      *         "request_id": "req_gE6nb9tx31iXPSHS"
                      *       }
@@ -8529,9 +8578,7 @@ export interface operations {
                      *           "folio": "1024",
                      *           "total": 116,
                      *           "subtotal": 100,
-                     *           "issued_at": "2026-03-14T18:02:11.000Z",
-                     *           "xml_url": "https://factura.example.com/v1/public/invoices/5f2c8a3e-7b1d-4e6f-9a0c-2d4b6e8f1a3c.xml?sig=q9V1c2XbT0m4L7sR8aYdPw",
-                     *           "pdf_url": "https://factura.example.com/v1/public/invoices/5f2c8a3e-7b1d-4e6f-9a0c-2d4b6e8f1a3c.pdf?sig=q9V1c2XbT0m4L7sR8aYdPw"
+                     *           "issued_at": "2026-03-14T18:02:11.000Z"
                      *         }
                      *       }
                      *     }
@@ -8575,6 +8622,148 @@ export interface operations {
                      *       "error": {
                      *         "code": "not_found",
                      *         "message": "Unknown QR",
+                     *         "details": [],
+                     *         "request_id": "req_gE6nb9tx31iXPSHS"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    postPublicQrsInvoiceFiles: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "v": "1",
+                 *       "t": "Xk3v9QmT2bLs7YpR0wNcHg",
+                 *       "m": "Zt4q8LrV1mWs",
+                 *       "rfc": "URE180429TM6"
+                 *     }
+                 */
+                "application/json": components["schemas"]["BuyerInvoiceFilesRequest"];
+            };
+        };
+        responses: {
+            /** @description `xml_url`, `pdf_url` and when they expire */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "uuid": "5f2c8a3e-7b1d-4e6f-9a0c-2d4b6e8f1a3c",
+                     *       "issued_at": "2026-03-14T18:02:11.000Z",
+                     *       "xml_url": "https://factura.example.com/v1/public/invoices/5f2c8a3e-7b1d-4e6f-9a0c-2d4b6e8f1a3c.xml?exp=1773968399&sig=q9V1c2XbT0m4L7sR8aYdPw",
+                     *       "pdf_url": "https://factura.example.com/v1/public/invoices/5f2c8a3e-7b1d-4e6f-9a0c-2d4b6e8f1a3c.pdf?exp=1773968399&sig=q9V1c2XbT0m4L7sR8aYdPw",
+                     *       "links_expire_at": "2026-03-20T01:06:39.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["BuyerInvoiceFiles"];
+                };
+            };
+            /** @description Invalid body or link */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "validation_failed",
+                     *         "message": "Invalid body or link",
+                     *         "details": [
+                     *           {
+                     *             "field": "operation_data[0].quantity",
+                     *             "code": "out_of_range",
+                     *             "message": "operation_data[0].quantity must be > 0."
+                     *           }
+                     *         ],
+                     *         "request_id": "req_gE6nb9tx31iXPSHS"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `buyer_rfc_mismatch`: not the RFC on the invoice; `buyer_rfc_generic`: an invoice to a generic RFC (its files are only in the e-mail) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "buyer_rfc_mismatch",
+                     *         "message": "`buyer_rfc_mismatch`: not the RFC on the invoice; `buyer_rfc_generic`: an invoice to a generic RFC (its files are only in the e-mail)",
+                     *         "details": [],
+                     *         "request_id": "req_gE6nb9tx31iXPSHS"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unknown QR */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "not_found",
+                     *         "message": "Unknown QR",
+                     *         "details": [],
+                     *         "request_id": "req_gE6nb9tx31iXPSHS"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `invoice_not_ready`: no stamped invoice (yet) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "invoice_not_ready",
+                     *         "message": "`invoice_not_ready`: no stamped invoice (yet)",
+                     *         "details": [],
+                     *         "request_id": "req_gE6nb9tx31iXPSHS"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limited (per IP and per QR), or `rfc_attempts_exceeded`: 10 wrong RFCs for this QR today (Retry-After) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "rate_limited",
+                     *         "message": "Rate limited (per IP and per QR), or `rfc_attempts_exceeded`: 10 wrong RFCs for this QR today (Retry-After)",
                      *         "details": [],
                      *         "request_id": "req_gE6nb9tx31iXPSHS"
                      *       }
@@ -8677,19 +8866,23 @@ export interface operations {
     };
     postPublicQrsCsf: {
         parameters: {
-            query?: never;
+            query: {
+                /** @description The `v` parameter of qr_content */
+                v: string;
+                /** @description The `t` parameter of qr_content */
+                t: string;
+                /** @description The `m` parameter of qr_content */
+                m: string;
+            };
             header?: never;
             path?: never;
             cookie?: never;
         };
-        /** @description The QR link's parameters (the sale's credential) and the buyer's tax-status certificate, read in memory and dropped. */
+        /** @description The buyer's tax-status certificate, read in memory and dropped (the QR link's `v`, `t`, `m` go in the query). */
         requestBody: {
             content: {
                 /**
                  * @example {
-                 *       "v": "1",
-                 *       "t": "Xk3v9QmT2bLs7YpR0wNcHg",
-                 *       "m": "Zt4q8LrV1mWs",
                  *       "document": "CSF_URE180429TM6.pdf"
                  *     }
                  */
@@ -8948,7 +9141,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description text/html: already invoiced, with the links */
+            /** @description text/html: already invoiced: its date and UUID, and a form for the buyer's RFC that gives the files */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -9023,6 +9216,8 @@ export interface operations {
     getPublicInvoicesByFile: {
         parameters: {
             query: {
+                /** @description Expiry (unix seconds), covered by the signature */
+                exp: number;
                 sig: string;
             };
             header?: never;
@@ -9054,6 +9249,25 @@ export interface operations {
                      *       "error": {
                      *         "code": "invalid_signature",
                      *         "message": "Bad signature",
+                     *         "details": [],
+                     *         "request_id": "req_gE6nb9tx31iXPSHS"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `link_expired`: past its `exp` (1 hour for links on a page or in an API answer, 7 days in the e-mail) */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "link_expired",
+                     *         "message": "`link_expired`: past its `exp` (1 hour for links on a page or in an API answer, 7 days in the e-mail)",
                      *         "details": [],
                      *         "request_id": "req_gE6nb9tx31iXPSHS"
                      *       }
