@@ -24,6 +24,7 @@ process.env.PUBLIC_CODE_RATE_PER_IP ??= '100000';
 // Limits per API key and per IP stay out of the way; test/hardening/client-rate-limits.test.ts builds its own app with low ones.
 process.env.API_KEY_RATE_PER_MIN ??= '10000000';
 process.env.MANAGEMENT_RATE_PER_IP ??= '10000000';
+process.env.API_KEY_FAILURES_PER_IP ??= '10000000';
 // Reading an uploaded CSF runs pdftoppm and jsQR for real; a loaded CI machine needs more than a phone's budget.
 process.env.CSF_READ_TIMEOUT_MS ??= '15000';
 process.env.STAMP_SWEEP_MS ??= '3600000';

@@ -15,3 +15,10 @@ export function declareAccess(name: string, middleware: Middleware<AppState>): A
 export function accessOf(middleware: unknown): string | undefined {
   return typeof middleware === 'function' && ACCESS in middleware ? (middleware as AccessMiddleware)[ACCESS] : undefined;
 }
+
+/** The same access rule with a step before it that must see every request, refusals included (e.g. deprecation headers). */
+export function preceded(step: Middleware<AppState>, access: AccessMiddleware): AccessMiddleware {
+  return declareAccess(access[ACCESS], async (ctx, next) => {
+    await step(ctx, () => access(ctx, next));
+  });
+}

@@ -4,7 +4,7 @@ import { deprecationHeaders, isSunset, LEGACY_SUNSET_AT } from '../legacy/legacy
 import type { AppState } from '../context.js';
 
 /**
- * First on every earlier route: Deprecation, Sunset and Link on every answer (the error middleware keeps
+ * Before the access rule of every earlier route: Deprecation, Sunset and Link on every answer (the error middleware keeps
  * headers set before a throw), and from the sunset on 410 `endpoint_sunset` before anything else runs.
  */
 export function legacyDeprecation(options: { now: () => Date; link: string; successor: string }): Middleware<AppState> {

@@ -9,6 +9,7 @@ import { createLegacyQr } from '../legacy/create-legacy-qr.js';
 import { ownSaleFromLink } from '../legacy/own-sale-from-link.js';
 import { jsonBody } from '../middleware/json-body.js';
 import { legacyDeprecation } from '../middleware/legacy-deprecation.js';
+import { preceded } from '../access/access.js';
 import { managementAccess } from '../access/management-access.js';
 import { apiRouter, routesWith } from '../routing/api-router.js';
 
@@ -25,10 +26,11 @@ export function legacyQrRoutes(deps: ApiDeps, options: LegacyQrRoutesOptions = {
   const router = apiRouter('/api/v1/qrs');
   const now = options.now ?? (() => new Date());
   const base = deps.config.publicBaseUrl;
-  const routes = routesWith(router, managementAccess(deps).apiKey);
+  const apiKey = managementAccess(deps).apiKey;
 
+  // The deprecation headers (and the 410 after the sunset) come before the key is checked: a 401 carries them too.
   const createDeprecation = legacyDeprecation({ now, link: legacyLinkHeader(base, '/v1/qrs'), successor: 'POST /v1/qrs' });
-  routes.post('/', createDeprecation, jsonBody(deps.config.jsonBodyLimit), async (ctx) => {
+  routesWith(router, preceded(createDeprecation, apiKey)).post('/', jsonBody(deps.config.jsonBodyLimit), async (ctx) => {
     const result = await createLegacyQr(deps, ctx.state.apiKey!, {
       body: ctx.request.body,
       idempotencyKey: ctx.get('Idempotency-Key'),
@@ -41,7 +43,7 @@ export function legacyQrRoutes(deps: ApiDeps, options: LegacyQrRoutesOptions = {
 
   /** The merchant reading its own QR: unlike the buyer's resolve, it does not move PENDING to SCANNED. */
   const readDeprecation = legacyDeprecation({ now, link: legacyLinkHeader(base), successor: 'GET /v1/qrs/{qrId}' });
-  routes.get('/', readDeprecation, async (ctx) => {
+  routesWith(router, preceded(readDeprecation, apiKey)).get('/', async (ctx) => {
     const sale = await ownSaleFromLink(deps, ctx.state.apiKey!, ctx.query);
     ctx.set('Link', legacyLinkHeader(base, `/v1/qrs/${sale.record.transaction.id}`));
     await ensureInvoiceable(deps, sale);
