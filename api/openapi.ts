@@ -332,7 +332,7 @@ function rawDocument(publicBaseUrl: string) {
           summary: 'Generate a self-invoicing QR for a sale',
           security: apiKey,
           parameters: [
-            { name: 'X-TIME-ZONE', in: 'header', required: true, schema: { type: 'string' }, description: 'IANA time zone, e.g. America/Mexico_City' },
+            { name: 'X-TIME-ZONE', in: 'header', required: true, schema: { type: 'string' }, example: 'America/Mexico_City', description: 'IANA time zone of the sale' },
             { name: 'idempotency-key', in: 'header', required: true, schema: { type: 'string', format: 'uuid' } },
           ],
           requestBody: { required: true, content: { 'application/json': { schema: { $ref: '#/components/schemas/QrCreateRequest' } } } },

@@ -24,7 +24,11 @@ describe('GET /openapi.json', () => {
     // The same schema, less the `$id` ajv registers it under (issue #29: an `$id` breaks `#/components/…` references).
     const { $id: _id, ...requestSchema } = qrCreateRequestSchema;
     expect(res.body.components.schemas.QrCreateRequest).to.deep.equal(JSON.parse(JSON.stringify(requestSchema)));
-    expect(Object.entries(res.body.components.schemas as Record<string, object>).filter(([, schema]) => JSON.stringify(schema).includes('"$id"')).map(([name]) => name)).to.deep.equal([]);
+    expect(
+      Object.entries(res.body.components.schemas as Record<string, object>)
+        .filter(([, schema]) => JSON.stringify(schema).includes('"$id"'))
+        .map(([name]) => name),
+    ).to.deep.equal([]);
     expect(Object.keys(res.body.paths['/v1/qrs'].post.responses)).to.include.members(['201', '400', '401', '404', '409', '422']);
   });
 

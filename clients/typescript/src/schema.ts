@@ -4987,7 +4987,10 @@ export interface operations {
         parameters: {
             query?: never;
             header: {
-                /** @description IANA time zone, e.g. America/Mexico_City */
+                /**
+                 * @description IANA time zone of the sale
+                 * @example America/Mexico_City
+                 */
                 "X-TIME-ZONE": string;
                 "idempotency-key": string;
             };
