@@ -2,9 +2,12 @@
  * Examples for the OpenAPI document, by component schema name: one story (the development account's issuer
  * EKU9003173C9, its store dev-store-1, a sale of a liter of water), so the reference reads as one integration.
  * withExamples() puts them on every request and answer that names the schema; every error answer gets one
- * built from its status and description. A test validates each example against its schema, and sends the
- * POST /v1/qrs one to the API.
+ * built from its status and description. The dates a request example carries are relative to the day the
+ * document is served (an expiry a few days ahead, last month's global period, a payment received today), so a
+ * copied sample stays accepted. Tests validate each example against its schema and send every request example
+ * to the API.
  */
+import { localDateTime } from '../shared/domain/time-zone.js';
 
 const BASE = 'https://factura.example.com';
 const QR_ID = 'tra_Jd2kQ7bq3s8hWm0xLr5NvA';
@@ -134,6 +137,12 @@ const endpoint = {
 const page = (content: unknown[]) => ({ content, totalElements: content.length, totalPages: 1, number: 0, size: 20 });
 const { xml_url: _xml, pdf_url: _pdf, ...buyerInvoice } = invoice;
 const confirmation = { status: 'ACTIVE', error: null, invoice: buyerInvoice };
+const DAY_MS = 86_400_000;
+/** The last second (UTC) of the day `days` after `now`'s: a QR expiry the API accepts (at most 31 days ahead). */
+const endOfDayAhead = (now: Date, days: number) => new Date((Math.floor(now.getTime() / DAY_MS) + days + 1) * DAY_MS - 1000).toISOString();
+/** The 15th of the month before `now`'s: a day of a global period that has closed whatever the periodicity. */
+const dayOfLastMonth = (now: Date) => new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth() - 1, 15)).toISOString().slice(0, 10);
+
 const qrRequest = {
   store_uid: 'dev-store-1',
   sale_id: 'A-10231',
@@ -145,7 +154,6 @@ const qrRequest = {
   sat_payment_form: '04',
   type_of_receipt: 'I',
   export_code: '01',
-  expires_at: EXPIRES,
   operation_data: [
     {
       sku: 'AGUA-1L',
@@ -175,9 +183,9 @@ function ticket(shortCode: string | null) {
   };
 }
 
-/** A request body per component schema. */
-export const REQUEST_EXAMPLES: Record<string, unknown> = {
-  QrCreateRequest: qrRequest,
+/** A request body per component schema, for a document served at `now`. */
+export const requestExamples = (now: Date): Record<string, unknown> => ({
+  QrCreateRequest: { ...qrRequest, expires_at: endOfDayAhead(now, 5) },
   TokenRequest: { grant_type: 'client_credentials', client_id: 'cli_6Vb2Nm8Xq4Lz1Kw7Hd3Ps', client_secret: 'cs_Qm9Xv2Lb7Nc4Kz1Wd8Hs3Pt6Yr0Tg5Jf' },
   CreateIssuerRequest: {
     groupId: GROUP_ID,
@@ -237,10 +245,11 @@ export const REQUEST_EXAMPLES: Record<string, unknown> = {
   BuyerInvoiceFilesRequest: { v: '1', t: 'Xk3v9QmT2bLs7YpR0wNcHg', m: 'Zt4q8LrV1mWs', rfc: 'URE180429TM6' },
   WebhookEndpointRequest: { url: endpoint.url, events: endpoint.events, description: endpoint.description },
   GlobalPeriodicityRequest: { periodicity: '04' },
-  GlobalInvoiceRequest: { date: '2026-02-15' },
+  GlobalInvoiceRequest: { date: dayOfLastMonth(now) },
   CreditNoteRequest: { related: [{ uuid: UUID, amount: 58 }], sat_payment_form: '04', sat_payment_method: 'PUE', description: 'Devolución de mercancía' },
   PaymentComplementRequest: {
-    payment: { date: '2026-04-02T10:30:00', sat_payment_form: '03', currency: 'MXN', amount: 58 },
+    // A date alone (SAT's 12:00:00): today in the sale's time zone is neither in the future nor before today's invoices.
+    payment: { date: localDateTime(now, 'America/Mexico_City').slice(0, 10), sat_payment_form: '03', currency: 'MXN', amount: 58 },
     related: [{ uuid: UUID, amount_paid: 58 }],
   },
   LegacyQrCreateRequest: {
@@ -250,11 +259,11 @@ export const REQUEST_EXAMPLES: Record<string, unknown> = {
     subtotal: 100,
     currency: 'MXN',
     sat_payment_method: '04',
-    expires_at: EXPIRES,
+    expires_at: endOfDayAhead(now, 5),
     operation: 'INVOICE',
     operation_data: qrRequest.operation_data,
   },
-};
+});
 
 /** An answer per component schema. */
 export const RESPONSE_EXAMPLES: Record<string, unknown> = {
@@ -289,7 +298,7 @@ export const RESPONSE_EXAMPLES: Record<string, unknown> = {
     invoice: null,
     customer: null,
     qr_base64: 'data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAMgAAADIAQAAAACFI5MzAAAA…',
-    qr_url: `${BASE}/v1/public/qrs/${QR_ID}/image.png?exp=1773964799&sig=Hq2Lm8Xv4Nb1Kc7Zw3Ds9P`,
+    qr_url: `${BASE}/v1/public/qrs/images/${QR_ID}.png?exp=1773964799&sig=Hq2Lm8Xv4Nb1Kc7Zw3Ds9P`,
     qr_content: QR_CONTENT,
     short_code: 'K7QM-2XRP9A',
     created_at: CREATED,
@@ -443,7 +452,7 @@ export const RESPONSE_EXAMPLES: Record<string, unknown> = {
   },
   LegacyQrCreated: {
     qr_base64: 'data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAMgAAADIAQAAAACFI5MzAAAA…',
-    qr_url: `${BASE}/v1/public/qrs/${QR_ID}/image.png?exp=1773964799&sig=Hq2Lm8Xv4Nb1Kc7Zw3Ds9P`,
+    qr_url: `${BASE}/v1/public/qrs/images/${QR_ID}.png?exp=1773964799&sig=Hq2Lm8Xv4Nb1Kc7Zw3Ds9P`,
     qr_content: QR_CONTENT,
     created_at: CREATED,
     expires_at: EXPIRES,
@@ -507,7 +516,8 @@ interface Operation {
 const schemaName = (media: MediaType) => media.schema?.$ref?.replace('#/components/schemas/', '');
 
 /** Every JSON request and answer naming a schema gets its example, unless the document gives one. */
-export function withExamples<D extends { paths: Record<string, Record<string, unknown>> }>(doc: D): D {
+export function withExamples<D extends { paths: Record<string, Record<string, unknown>> }>(doc: D, now: Date): D {
+  const REQUEST_EXAMPLES = requestExamples(now);
   for (const item of Object.values(doc.paths)) {
     for (const op of Object.values(item) as Operation[]) {
       for (const media of Object.values(op.requestBody?.content ?? {})) {

@@ -18,7 +18,7 @@ const TAGS: { name: string; description: string; paths: RegExp }[] = [
     description: 'The self-invoicing page and its API: the signed QR link is the credential',
     paths: /^(\/v1\/public\/qrs\/(resolve|tickets|preview|confirm|email|invoice-files|status|code|csf)|\/q($|\/))/,
   },
-  { name: 'Public files', description: 'Signed links to QR images, invoice files and logos', paths: /^\/v1\/public\/(invoices|files|qrs\/\{qrId\}\/image)/ },
+  { name: 'Public files', description: 'Signed links to QR images, invoice files and logos', paths: /^\/v1\/public\/(invoices|files|qrs\/images)\// },
   { name: 'Earlier contract', description: 'Deprecated: answered until its sunset', paths: /^\/api\/v1\// },
   { name: 'Service', description: "Health, metrics, the operator's status page and this documentation", paths: /^\/(health|metrics|admin\/status|openapi\.json|docs.*)?$/ },
 ];

@@ -44,6 +44,7 @@ import {
   ticketSummarySchema,
 } from './contract/buyer/buyer-answer-schemas.js';
 import { withExamples } from './openapi-examples.js';
+import { operationIdOf } from './openapi-operation-ids.js';
 import { formBody, formSchemas, withFormSamples } from './openapi-forms.js';
 import { withTags } from './openapi-tags.js';
 import { healthSchema, serviceLinksSchema } from './contract/service/service-answer-schemas.js';
@@ -99,25 +100,6 @@ const pageQuery = [
 
 const METHODS = ['get', 'put', 'post', 'delete', 'patch'] as const;
 
-/**
- * A stable operationId from the method and the path, so generated clients get the same method names from
- * every build: `POST /v1/qrs` is postQrs, `GET /v1/qrs/{qrId}` getQrsByQrId, `/api/v1/...` keeps `api`.
- */
-export function operationIdOf(method: string, path: string): string {
-  const words = path
-    .split('/')
-    .filter((s) => s !== '' && s !== 'v1')
-    .map((s) => {
-      const param = /^\{(.+)\}$/.exec(s);
-      return param ? `by-${param[1]!}` : s;
-    });
-  const camel = [method, ...words]
-    .join('-')
-    .split(/[^A-Za-z0-9]+/)
-    .filter((w) => w !== '');
-  return camel.map((w, i) => (i === 0 ? w.toLowerCase() : w.charAt(0).toUpperCase() + w.slice(1))).join('');
-}
-
 type Operation = { operationId?: string; security?: unknown };
 
 /** Every operation named, and the public ones marked as such (`security: []`), as OpenAPI linters expect. */
@@ -126,15 +108,37 @@ function withOperationIds<D extends { paths: Record<string, Record<string, unkno
     for (const method of METHODS) {
       const op = item[method] as Operation | undefined;
       if (!op) continue;
-      op.operationId ??= operationIdOf(method, path);
+      const id = operationIdOf(method, path);
+      if (id !== undefined) op.operationId ??= id;
       op.security ??= [];
     }
   }
   return doc;
 }
 
-export function openApiDocument(publicBaseUrl: string) {
-  return withTags(withFormSamples(withExamples(withOperationIds(rawDocument(publicBaseUrl)))));
+/**
+ * Component schemas without `$id`: ajv registers the contract's schemas under their `$id`, but in the document
+ * an `$id` would make each schema a resource of its own, where `#/components/schemas/…` does not resolve.
+ */
+function withoutSchemaIds<D extends { components: { schemas: Record<string, object> } }>(doc: D): D {
+  const strip = (value: unknown): unknown => {
+    if (Array.isArray(value)) return value.map(strip);
+    if (value === null || typeof value !== 'object') return value;
+    return Object.fromEntries(
+      Object.entries(value)
+        .filter(([k, v]) => !(k === '$id' && typeof v === 'string'))
+        .map(([k, v]) => [k, strip(v)]),
+    );
+  };
+  return { ...doc, components: { ...doc.components, schemas: strip(doc.components.schemas) as D['components']['schemas'] } };
+}
+
+/**
+ * The document as served at `now`: its examples' dates are relative to it (an expiry a few days ahead, a
+ * payment received now), so a sample copied from /docs is accepted whenever it is copied.
+ */
+export function openApiDocument(publicBaseUrl: string, now: Date = new Date()) {
+  return withTags(withFormSamples(withExamples(withOperationIds(withoutSchemaIds(rawDocument(publicBaseUrl))), now)));
 }
 
 function rawDocument(publicBaseUrl: string) {
@@ -328,7 +332,7 @@ function rawDocument(publicBaseUrl: string) {
           summary: 'Generate a self-invoicing QR for a sale',
           security: apiKey,
           parameters: [
-            { name: 'X-TIME-ZONE', in: 'header', required: true, schema: { type: 'string' }, description: 'IANA time zone, e.g. America/Mexico_City' },
+            { name: 'X-TIME-ZONE', in: 'header', required: true, schema: { type: 'string' }, example: 'America/Mexico_City', description: 'IANA time zone of the sale' },
             { name: 'idempotency-key', in: 'header', required: true, schema: { type: 'string', format: 'uuid' } },
           ],
           requestBody: { required: true, content: { 'application/json': { schema: { $ref: '#/components/schemas/QrCreateRequest' } } } },
@@ -774,9 +778,9 @@ function rawDocument(publicBaseUrl: string) {
           },
         },
       },
-      '/v1/public/qrs/{qrId}/image.png': {
+      '/v1/public/qrs/images/{qrId}.png': {
         get: {
-          summary: 'The QR image, through a signed URL (qr_url)',
+          summary: 'The QR image, through a signed URL (qr_url). QR links printed before this path are still answered at /v1/public/qrs/{qrId}/image.png',
           parameters: [
             ...pathParams('qrId'),
             { name: 'exp', in: 'query', required: true, schema: { type: 'integer' } },
@@ -785,6 +789,7 @@ function rawDocument(publicBaseUrl: string) {
           responses: {
             200: { description: 'PNG', content: binary('image/png') },
             403: errorResponse('Signature does not match'),
+            404: errorResponse('No such QR'),
             410: errorResponse('URL expired'),
           },
         },

@@ -6,19 +6,24 @@ import type { ApiDeps } from '../deps.js';
 import { docsAsset, docsScriptUrl } from '../docs-assets.js';
 import { docsPageCsp, renderDocsPage } from '../docs-page.js';
 import { openApiDocument } from '../openapi.js';
+import { localDateTime } from '../../shared/domain/time-zone.js';
 import { PUBLIC_ACCESS } from '../access/public-access.js';
 import { apiRouter, routesWith } from '../routing/api-router.js';
 
 /**
- * GET /openapi.json: the contract, built once from the validation schemas; GET /docs: the same, rendered by
- * Redoc in the browser from our own copy of its bundle; GET /: where they are.
+ * GET /openapi.json: the contract, built from the validation schemas once a day (its request examples carry
+ * dates relative to the day they are served); GET /docs: the same, rendered by Redoc in the browser from our
+ * own copy of its bundle; GET /: where they are.
  */
 export function openApiRoutes(deps: ApiDeps): Router<AppState> {
   const router = apiRouter();
   const routes = routesWith(router, PUBLIC_ACCESS);
-  const document = openApiDocument(deps.config.publicBaseUrl);
+  let served = { day: '', document: openApiDocument(deps.config.publicBaseUrl) };
   routes.get('/openapi.json', (ctx) => {
-    ctx.body = document;
+    const now = new Date();
+    const day = localDateTime(now, 'America/Mexico_City').slice(0, 10);
+    if (served.day !== day) served = { day, document: openApiDocument(deps.config.publicBaseUrl, now) };
+    ctx.body = served.document;
   });
   // The root says where to go: a browser lands on the reference, a client gets the links.
   routes.get('/', (ctx) => {
@@ -30,7 +35,7 @@ export function openApiRoutes(deps: ApiDeps): Router<AppState> {
     const nonce = randomBytes(16).toString('base64');
     ctx.set({ 'Content-Security-Policy': docsPageCsp(nonce), 'X-Content-Type-Options': 'nosniff', 'Referrer-Policy': 'no-referrer', 'Cache-Control': 'no-store' });
     ctx.type = 'text/html; charset=utf-8';
-    ctx.body = renderDocsPage({ title: document.info.title, scriptUrl: docsScriptUrl(), nonce });
+    ctx.body = renderDocsPage({ title: served.document.info.title, scriptUrl: docsScriptUrl(), nonce });
   });
   routes.get('/docs/assets/:name', (ctx) => {
     const asset = docsAsset(ctx.params.name ?? '');

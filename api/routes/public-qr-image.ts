@@ -1,4 +1,4 @@
-import type { Router } from '@koa/router';
+import type { Router, RouterMiddleware } from '@koa/router';
 import { AppError } from '../../shared/platform/errors.js';
 import { qrContent, signQrToken } from '../../shared/qr/qr-link.js';
 import { renderQrPng } from '../../shared/domain/qr-code/render-qr-png.js';
@@ -8,11 +8,16 @@ import type { ApiDeps } from '../deps.js';
 import { PUBLIC_ACCESS } from '../access/public-access.js';
 import { apiRouter, routesWith } from '../routing/api-router.js';
 
+/** Where qr_url points: one literal segment (`images`) ahead of the id, so no other public QR route can claim it. */
+export const QR_IMAGE_ROUTE = '/v1/public/qrs/images/:qrId.png';
+/** Where qr_url pointed before: kept for QR images already printed or stored, left out of the OpenAPI document. */
+export const EARLIER_QR_IMAGE_ROUTE = '/v1/public/qrs/:qrId/image.png';
+
 /** qr_url: the QR PNG without credentials, for a signed, unexpired URL only. */
 export function publicQrImageRoutes(deps: ApiDeps): Router<AppState> {
   const router = apiRouter();
   const routes = routesWith(router, PUBLIC_ACCESS);
-  routes.get('/v1/public/qrs/:qrId/image.png', async (ctx) => {
+  const image: RouterMiddleware<AppState> = async (ctx) => {
     const qrId = ctx.params.qrId ?? '';
     const check = verifyImageUrl(qrId, ctx.query.exp, ctx.query.sig, deps.config.urlSigningKey);
     if (!check.ok) {
@@ -28,6 +33,8 @@ export function publicQrImageRoutes(deps: ApiDeps): Router<AppState> {
     ctx.type = 'image/png';
     // A finished QR keeps no image: the same PNG again from its token.
     ctx.body = row.qr_png ?? renderQrPng(qrContent(deps.config.publicBaseUrl, signQrToken(row.token, deps.config.qrHmacKey)));
-  });
+  };
+  routes.get(QR_IMAGE_ROUTE, image);
+  routes.get(EARLIER_QR_IMAGE_ROUTE, image);
   return router;
 }

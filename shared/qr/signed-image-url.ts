@@ -10,7 +10,7 @@ function signature(qrId: string, exp: number, key: string): Buffer {
 
 export function signedImageUrl(publicBaseUrl: string, qrId: string, expiresAt: Date, key: string): string {
   const exp = Math.floor(expiresAt.getTime() / 1000);
-  return `${publicBaseUrl}/v1/public/qrs/${qrId}/image.png?exp=${exp}&sig=${signature(qrId, exp, key).toString('base64url')}`;
+  return `${publicBaseUrl}/v1/public/qrs/images/${qrId}.png?exp=${exp}&sig=${signature(qrId, exp, key).toString('base64url')}`;
 }
 
 export type ImageUrlCheck = { ok: true } | { ok: false; reason: 'bad_signature' | 'expired' };

@@ -58,7 +58,7 @@ describe('POST /v1/qrs', () => {
     expect(qr.metadata).to.deep.equal({ pos: 'caja-3' });
     expect(qr.qr_content).to.match(/^https:\/\/factura\.example\.test\/q\?v=1&t=[A-Za-z0-9_-]{22}&m=[A-Za-z0-9_-]{22}$/);
     expect(qr.qr_base64).to.match(/^data:image\/png;base64,/);
-    expect(qr.qr_url).to.match(new RegExp(`^https://factura\\.example\\.test/v1/public/qrs/${qr.qr_id}/image\\.png\\?exp=\\d+&sig=`));
+    expect(qr.qr_url).to.match(new RegExp(`^https://factura\\.example\\.test/v1/public/qrs/images/${qr.qr_id}\\.png\\?exp=\\d+&sig=`));
     // Asked for 5 days; the close of the issuer's monthly global-invoice period cuts it when sooner.
     const requested = new Date(body.expires_at);
     const closes = new Date(qr.global_period.closes_at);

@@ -32,6 +32,15 @@ describe('QR images and links', () => {
     expect(await decodeQrPng(res.body)).to.equal(qr.qr_content);
   });
 
+  it('qr_url is /v1/public/qrs/images/{qr_id}.png; a link of the earlier form (…/{qr_id}/image.png) still gets the PNG (issue #29)', async () => {
+    const url = new URL(qr.qr_url);
+    expect(url.pathname).to.equal(`/v1/public/qrs/images/${qr.qr_id as string}.png`);
+    const earlier = await call('GET', `/v1/public/qrs/${qr.qr_id as string}/image.png${url.search}`);
+    expect(earlier.status).to.equal(200);
+    expect(earlier.headers.get('content-type')).to.equal('image/png');
+    expect(await decodeQrPng(earlier.body)).to.equal(qr.qr_content);
+  });
+
   it('refuses a tampered or expired qr_url', async () => {
     const url = new URL(qr.qr_url);
     const sig = url.searchParams.get('sig')!;

@@ -33,7 +33,7 @@ describe('API reference (/docs) in a browser', function () {
     const res = await page.goto(`${harness().baseUrl}/docs`);
     expect(res?.status()).to.equal(200);
     expect(res?.headers()['content-security-policy']).to.match(/script-src 'nonce-[^']+'/);
-    const operation = page.locator('[id="tag/QRs/operation/postQrs"]');
+    const operation = page.locator('[id="tag/QRs/operation/createQr"]');
     await operation.waitFor({ timeout: 60_000 });
     await screenshot(page, 'reference', ARTIFACTS);
 
@@ -60,8 +60,8 @@ describe('API reference (/docs) in a browser', function () {
   });
 
   it("shows an upload as its form: each part with its type and description, and a curl sample of the reference's example", async () => {
-    await page.goto(`${harness().baseUrl}/docs#tag/Merchants/operation/postQrsMerchantsByMerchantIdInvoiceMode`);
-    const operation = page.locator('[id="tag/Merchants/operation/postQrsMerchantsByMerchantIdInvoiceMode"]');
+    await page.goto(`${harness().baseUrl}/docs#tag/Merchants/operation/saveMerchantCsd`);
+    const operation = page.locator('[id="tag/Merchants/operation/saveMerchantCsd"]');
     await operation.waitFor({ timeout: 60_000 });
     const text = await operation.innerText();
     expect(text).to.match(/REQUEST BODY SCHEMA:\s+multipart\/form-data/);

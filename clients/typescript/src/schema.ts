@@ -10,7 +10,7 @@ export interface paths {
         get?: never;
         put?: never;
         /** OAuth 2.0 client credentials: a bearer access token for the management API */
-        post: operations["postAuthToken"];
+        post: operations["createAccessToken"];
         delete?: never;
         options?: never;
         head?: never;
@@ -25,10 +25,10 @@ export interface paths {
             cookie?: never;
         };
         /** List issuers (page envelope) */
-        get: operations["getQrsIssuers"];
+        get: operations["listIssuers"];
         put?: never;
         /** Create an issuer */
-        post: operations["postQrsIssuers"];
+        post: operations["createIssuer"];
         delete?: never;
         options?: never;
         head?: never;
@@ -43,9 +43,9 @@ export interface paths {
             cookie?: never;
         };
         /** Read an issuer */
-        get: operations["getQrsIssuersByIssuerId"];
+        get: operations["getIssuer"];
         /** Update an issuer (a form: its editable fields and an optional logo) */
-        put: operations["putQrsIssuersByIssuerId"];
+        put: operations["updateIssuer"];
         post?: never;
         delete?: never;
         options?: never;
@@ -63,7 +63,7 @@ export interface paths {
         get?: never;
         put?: never;
         /** Synchronize the issuer with its CSF at SAT (background job with retries) */
-        post: operations["postQrsIssuersByIssuerIdSynchronize"];
+        post: operations["synchronizeIssuer"];
         delete?: never;
         options?: never;
         head?: never;
@@ -78,10 +78,10 @@ export interface paths {
             cookie?: never;
         };
         /** List merchants of an issuer (page of MerchantSummary) */
-        get: operations["getQrsMerchants"];
+        get: operations["listMerchants"];
         put?: never;
         /** Create a merchant (point of sale); the answer also carries its first development API key (`apiKey`), shown only here */
-        post: operations["postQrsMerchants"];
+        post: operations["createMerchant"];
         delete?: never;
         options?: never;
         head?: never;
@@ -96,9 +96,9 @@ export interface paths {
             cookie?: never;
         };
         /** Read a merchant */
-        get: operations["getQrsMerchantsByMerchantId"];
+        get: operations["getMerchant"];
         /** Update a merchant (partial; issuerId cannot change) */
-        put: operations["putQrsMerchantsByMerchantId"];
+        put: operations["updateMerchant"];
         post?: never;
         delete?: never;
         options?: never;
@@ -115,7 +115,7 @@ export interface paths {
         };
         get?: never;
         /** Activate */
-        put: operations["putQrsMerchantsByMerchantIdStatusActive"];
+        put: operations["activateMerchant"];
         post?: never;
         delete?: never;
         options?: never;
@@ -132,7 +132,7 @@ export interface paths {
         };
         get?: never;
         /** Deactivate: no new QRs, no invoicing; transactions stay readable */
-        put: operations["putQrsMerchantsByMerchantIdStatusInactive"];
+        put: operations["deactivateMerchant"];
         post?: never;
         delete?: never;
         options?: never;
@@ -150,7 +150,7 @@ export interface paths {
         get?: never;
         put?: never;
         /** Upload logos (decoded and re-encoded: invoice logo PNG ≤ 600×300, app logo WebP ≤ 512×512) */
-        post: operations["postQrsMerchantsByMerchantIdLogos"];
+        post: operations["uploadMerchantLogos"];
         delete?: never;
         options?: never;
         head?: never;
@@ -165,11 +165,11 @@ export interface paths {
             cookie?: never;
         };
         /** The configured invoice mode (InvoiceModeResponse, no secrets) */
-        get: operations["getQrsMerchantsByMerchantIdInvoiceMode"];
+        get: operations["getMerchantInvoiceMode"];
         /** Renew the CSD; 201 when there was none, 200 when it replaced one */
-        put: operations["putQrsMerchantsByMerchantIdInvoiceMode"];
+        put: operations["renewMerchantCsd"];
         /** Save the CSD (.cer, .key, password); 201 when new, 200 when it replaced one */
-        post: operations["postQrsMerchantsByMerchantIdInvoiceMode"];
+        post: operations["saveMerchantCsd"];
         delete?: never;
         options?: never;
         head?: never;
@@ -184,10 +184,10 @@ export interface paths {
             cookie?: never;
         };
         /** List products (page envelope), search by sku or description */
-        get: operations["getQrsMerchantsByMerchantIdProducts"];
+        get: operations["listProducts"];
         put?: never;
         /** Add products to the catalog (all or none) */
-        post: operations["postQrsMerchantsByMerchantIdProducts"];
+        post: operations["createProducts"];
         delete?: never;
         options?: never;
         head?: never;
@@ -202,9 +202,9 @@ export interface paths {
             cookie?: never;
         };
         /** Read a product */
-        get: operations["getQrsMerchantsByMerchantIdProductsByProductId"];
+        get: operations["getProduct"];
         /** Update a product (any subset of fields) */
-        put: operations["putQrsMerchantsByMerchantIdProductsByProductId"];
+        put: operations["updateProduct"];
         post?: never;
         delete?: never;
         options?: never;
@@ -221,7 +221,7 @@ export interface paths {
         };
         get?: never;
         /** Replace the API key; the old one fails from the next request */
-        put: operations["putQrsMerchantsByMerchantIdApiKeyRegenerate"];
+        put: operations["regenerateMerchantApiKey"];
         post?: never;
         delete?: never;
         options?: never;
@@ -239,7 +239,7 @@ export interface paths {
         get?: never;
         put?: never;
         /** Generate a self-invoicing QR for a sale */
-        post: operations["postQrs"];
+        post: operations["createQr"];
         delete?: never;
         options?: never;
         head?: never;
@@ -256,7 +256,7 @@ export interface paths {
         get?: never;
         put?: never;
         /** Invoice several QR sales (or one) in one CFDI for a known customer; `dry_run` answers the totals and records nothing */
-        post: operations["postQrsInvoices"];
+        post: operations["invoiceQrs"];
         delete?: never;
         options?: never;
         head?: never;
@@ -271,7 +271,7 @@ export interface paths {
             cookie?: never;
         };
         /** Read a QR transaction */
-        get: operations["getQrsByQrId"];
+        get: operations["getQr"];
         put?: never;
         post?: never;
         delete?: never;
@@ -291,13 +291,13 @@ export interface paths {
          * Earlier contract: the API key's own QR from the three parameters of qr_content; unlike the buyer's resolve it does not mark the QR scanned. Successor: GET /v1/qrs/{qrId}. Deprecated: every answer carries Deprecation (RFC 9745), Sunset: Wed, 30 Jun 2027 00:00:00 GMT (RFC 8594) and a Link to the successor; from the sunset on, 410 endpoint_sunset.
          * @deprecated
          */
-        get: operations["getApiQrs"];
+        get: operations["getLegacyQr"];
         put?: never;
         /**
          * Earlier contract of POST /v1/qrs: the sale mapped onto it (payment method PUE, or PPD for form 99; type_of_receipt I; export_code 01; sale_id legacy-<Idempotency-Key>). Deprecated: every answer carries Deprecation (RFC 9745), Sunset: Wed, 30 Jun 2027 00:00:00 GMT (RFC 8594) and a Link to the successor; from the sunset on, 410 endpoint_sunset.
          * @deprecated
          */
-        post: operations["postApiQrs"];
+        post: operations["createLegacyQr"];
         delete?: never;
         options?: never;
         head?: never;
@@ -312,7 +312,7 @@ export interface paths {
             cookie?: never;
         };
         /** The stamped CFDI XML by fiscal UUID, in Base64 (InvoiceXmlResponse) */
-        get: operations["getQrsInvoicesUuidByUuidXml"];
+        get: operations["getInvoiceXml"];
         put?: never;
         post?: never;
         delete?: never;
@@ -329,7 +329,7 @@ export interface paths {
             cookie?: never;
         };
         /** The CFDI's printed PDF by fiscal UUID, in Base64 (InvoicePdfResponse) */
-        get: operations["getQrsInvoicesUuidByUuidPdf"];
+        get: operations["getInvoicePdf"];
         put?: never;
         post?: never;
         delete?: never;
@@ -347,7 +347,7 @@ export interface paths {
         };
         get?: never;
         /** The c_Periodicidad of the issuer's global invoice for unclaimed sales (QRs created from now on) */
-        put: operations["putQrsIssuersByIssuerIdGlobalPeriodicity"];
+        put: operations["setGlobalPeriodicity"];
         post?: never;
         delete?: never;
         options?: never;
@@ -363,10 +363,10 @@ export interface paths {
             cookie?: never;
         };
         /** The issuer's global invoices, newest period first (page envelope) */
-        get: operations["getQrsIssuersByIssuerIdGlobalInvoices"];
+        get: operations["listGlobalInvoices"];
         put?: never;
         /** Report now the unclaimed sales of closed periods (all, or the period of `date`) in global invoices */
-        post: operations["postQrsIssuersByIssuerIdGlobalInvoices"];
+        post: operations["reportGlobalInvoices"];
         delete?: never;
         options?: never;
         head?: never;
@@ -381,10 +381,10 @@ export interface paths {
             cookie?: never;
         };
         /** The account's endpoints (`items`), without secrets */
-        get: operations["getWebhooksEndpoints"];
+        get: operations["listWebhookEndpoints"];
         put?: never;
         /** Register an endpoint for the account's events; the answer carries the signing secret, once */
-        post: operations["postWebhooksEndpoints"];
+        post: operations["createWebhookEndpoint"];
         delete?: never;
         options?: never;
         head?: never;
@@ -399,11 +399,11 @@ export interface paths {
             cookie?: never;
         };
         /** One endpoint */
-        get: operations["getWebhooksEndpointsByEndpointId"];
+        get: operations["getWebhookEndpoint"];
         put?: never;
         post?: never;
         /** Stop delivering to this endpoint (pending deliveries end as FAILED) */
-        delete: operations["deleteWebhooksEndpointsByEndpointId"];
+        delete: operations["deleteWebhookEndpoint"];
         options?: never;
         head?: never;
         patch?: never;
@@ -417,7 +417,7 @@ export interface paths {
             cookie?: never;
         };
         /** The endpoint's delivery log, newest first (page envelope): event, status, attempts, last answer */
-        get: operations["getWebhooksEndpointsByEndpointIdDeliveries"];
+        get: operations["listWebhookDeliveries"];
         put?: never;
         post?: never;
         delete?: never;
@@ -436,7 +436,7 @@ export interface paths {
         get?: never;
         put?: never;
         /** Issue a credit note (CFDI type E, TipoRelacion 01) for parts of stamped invoices; stamped by the worker */
-        post: operations["postQrsInvoicesCreditNotes"];
+        post: operations["createCreditNote"];
         delete?: never;
         options?: never;
         head?: never;
@@ -451,7 +451,7 @@ export interface paths {
             cookie?: never;
         };
         /** A credit note: status, what it credits, and once stamped its UUID and file links */
-        get: operations["getQrsInvoicesCreditNotesByCreditNoteId"];
+        get: operations["getCreditNote"];
         put?: never;
         post?: never;
         delete?: never;
@@ -470,7 +470,7 @@ export interface paths {
         get?: never;
         put?: never;
         /** Record a payment received for PPD invoices: a CFDI type P with Pagos 2.0 (installment and balances computed here); stamped by the worker */
-        post: operations["postQrsInvoicesPaymentComplements"];
+        post: operations["createPaymentComplement"];
         delete?: never;
         options?: never;
         head?: never;
@@ -485,7 +485,7 @@ export interface paths {
             cookie?: never;
         };
         /** A payment complement: status, the payment, each invoice paid with its installment and balances, and once stamped its UUID and file links */
-        get: operations["getQrsInvoicesPaymentComplementsByPaymentComplementId"];
+        get: operations["getPaymentComplement"];
         put?: never;
         post?: never;
         delete?: never;
@@ -505,7 +505,7 @@ export interface paths {
         put?: never;
         post?: never;
         /** Cancel a stamped CFDI by fiscal UUID: says whether SAT cancels at once or asks the receptor, then sends it to the PAC */
-        delete: operations["deleteQrsInvoicesByUuid"];
+        delete: operations["cancelInvoice"];
         options?: never;
         head?: never;
         patch?: never;
@@ -519,7 +519,7 @@ export interface paths {
             cookie?: never;
         };
         /** The latest cancellation request of a CFDI and where it stands */
-        get: operations["getQrsInvoicesUuidByUuidCancellation"];
+        get: operations["getInvoiceCancellation"];
         put?: never;
         post?: never;
         delete?: never;
@@ -536,7 +536,7 @@ export interface paths {
             cookie?: never;
         };
         /** SAT's acknowledgement (acuse) of the cancellation request, in Base64 (same shape as InvoiceXmlResponse) */
-        get: operations["getQrsInvoicesUuidByUuidCancellationAcuse"];
+        get: operations["getInvoiceCancellationAcuse"];
         put?: never;
         post?: never;
         delete?: never;
@@ -553,7 +553,7 @@ export interface paths {
             cookie?: never;
         };
         /** Buyer: what to review (the first resolve moves PENDING to SCANNED) */
-        get: operations["getPublicQrsResolve"];
+        get: operations["resolveBuyerQr"];
         put?: never;
         post?: never;
         delete?: never;
@@ -572,7 +572,7 @@ export interface paths {
         get?: never;
         put?: never;
         /** Buyer: add further tickets (short code or QR link) to invoice in the same CFDI; every ticket and the totals of that invoice */
-        post: operations["postPublicQrsTickets"];
+        post: operations["reviewBuyerTickets"];
         delete?: never;
         options?: never;
         head?: never;
@@ -589,7 +589,7 @@ export interface paths {
         get?: never;
         put?: never;
         /** Buyer: check the tax data and see the totals for this buyer, without confirming */
-        post: operations["postPublicQrsPreview"];
+        post: operations["previewBuyerInvoice"];
         delete?: never;
         options?: never;
         head?: never;
@@ -606,7 +606,7 @@ export interface paths {
         get?: never;
         put?: never;
         /** Buyer: confirm once; the CFDI is sealed and stamped in the background */
-        post: operations["postPublicQrsConfirm"];
+        post: operations["confirmBuyerInvoice"];
         delete?: never;
         options?: never;
         head?: never;
@@ -623,7 +623,7 @@ export interface paths {
         get?: never;
         put?: never;
         /** Buyer: send the invoice (XML and PDF) by e-mail again, to the confirmation's address, or another one with the buyer's RFC */
-        post: operations["postPublicQrsEmail"];
+        post: operations["emailBuyerInvoice"];
         delete?: never;
         options?: never;
         head?: never;
@@ -638,7 +638,7 @@ export interface paths {
             cookie?: never;
         };
         /** Buyer: the QR status and its confirmation (STAMPING, REFUSED with the fields to correct, ACTIVE with the invoice’s UUID and date; its files: POST /v1/public/qrs/invoice-files) */
-        get: operations["getPublicQrsStatus"];
+        get: operations["getBuyerQrStatus"];
         put?: never;
         post?: never;
         delete?: never;
@@ -657,7 +657,7 @@ export interface paths {
         get?: never;
         put?: never;
         /** Buyer: the invoice's XML and PDF links (valid one hour) for whoever proves the buyer's RFC; the ticket alone only shows that the sale is invoiced */
-        post: operations["postPublicQrsInvoiceFiles"];
+        post: operations["getBuyerInvoiceFiles"];
         delete?: never;
         options?: never;
         head?: never;
@@ -672,7 +672,7 @@ export interface paths {
             cookie?: never;
         };
         /** Buyer: the `qr_content` link of the sale a ticket's `short_code` names (any case, with or without the dash). Limited per IP (`PUBLIC_CODE_RATE_PER_IP`, 10 a minute) */
-        get: operations["getPublicQrsCodeByCode"];
+        get: operations["findQrByShortCode"];
         put?: never;
         post?: never;
         delete?: never;
@@ -694,7 +694,7 @@ export interface paths {
          * Buyer: prefill the tax data from the tax-status certificate (CSF)
          * @description The QR of the uploaded CSF (or, as a fallback, the PDF's text) gives RFC and idCIF; SAT's current data is answered: `rfc`, `name`, `postal_code`, `status`, `tax_regimes` [{code, description}] (only this RFC's), `read_from` (qr | text). The file is never stored. The QR link (`v`, `t`, `m`) goes in the query: it, the sale's state and the limits are checked before the upload is read.
          */
-        post: operations["postPublicQrsCsf"];
+        post: operations["prefillFromCsf"];
         delete?: never;
         options?: never;
         head?: never;
@@ -709,7 +709,7 @@ export interface paths {
             cookie?: never;
         };
         /** The buyer's self-invoicing page (HTML, Spanish): qr_content links here. With `v`, `t`, `m`: the sale, the tax-data form and the invoice; with `code`: the ticket's short code, 303 to its link; alone: where to type the code. States that stop the buyer have their own page and status (400 bad link, 404 unknown, 409 invoiced, 410 expired or cancelled, 422 store inactive, 429) */
-        get: operations["getQ"];
+        get: operations["getBuyerPage"];
         put?: never;
         post?: never;
         delete?: never;
@@ -726,7 +726,7 @@ export interface paths {
             cookie?: never;
         };
         /** The page's stylesheet and script (immutable under their content hash `h`) */
-        get: operations["getQAssetsByName"];
+        get: operations["getBuyerPageAsset"];
         put?: never;
         post?: never;
         delete?: never;
@@ -743,7 +743,7 @@ export interface paths {
             cookie?: never;
         };
         /** Buyer: the invoice XML or PDF through its signed link (xml_url, pdf_url); `download=1` to save it */
-        get: operations["getPublicInvoicesByFile"];
+        get: operations["downloadInvoiceFile"];
         put?: never;
         post?: never;
         delete?: never;
@@ -752,15 +752,15 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/v1/public/qrs/{qrId}/image.png": {
+    "/v1/public/qrs/images/{qrId}.png": {
         parameters: {
             query?: never;
             header?: never;
             path?: never;
             cookie?: never;
         };
-        /** The QR image, through a signed URL (qr_url) */
-        get: operations["getPublicQrsByQrIdImagePng"];
+        /** The QR image, through a signed URL (qr_url). QR links printed before this path are still answered at /v1/public/qrs/{qrId}/image.png */
+        get: operations["getQrImage"];
         put?: never;
         post?: never;
         delete?: never;
@@ -811,7 +811,7 @@ export interface paths {
             cookie?: never;
         };
         /** The operator's status page (HTML, no script): QRs created, scanned, invoiced and expired per hour, stamp latency and refusals over the last 24 hours, every queue's depth now (see docs/operations.md) */
-        get: operations["getAdminStatus"];
+        get: operations["getStatusPage"];
         put?: never;
         post?: never;
         delete?: never;
@@ -828,7 +828,7 @@ export interface paths {
             cookie?: never;
         };
         /** A public stored file (logos) */
-        get: operations["getPublicFilesByKindByOwnerByName"];
+        get: operations["getPublicFile"];
         put?: never;
         post?: never;
         delete?: never;
@@ -845,7 +845,7 @@ export interface paths {
             cookie?: never;
         };
         /** Where the documentation is: a browser (Accept: text/html) is redirected to /docs; others get { service, docs, openapi, health } */
-        get: operations["get"];
+        get: operations["getServiceLinks"];
         put?: never;
         post?: never;
         delete?: never;
@@ -862,7 +862,7 @@ export interface paths {
             cookie?: never;
         };
         /** This document */
-        get: operations["getOpenapiJson"];
+        get: operations["getOpenApiDocument"];
         put?: never;
         post?: never;
         delete?: never;
@@ -879,7 +879,7 @@ export interface paths {
             cookie?: never;
         };
         /** This document as an interactive reference (Redoc, rendered in the browser from /openapi.json) */
-        get: operations["getDocs"];
+        get: operations["getReferencePage"];
         put?: never;
         post?: never;
         delete?: never;
@@ -896,7 +896,7 @@ export interface paths {
             cookie?: never;
         };
         /** The reference page's script: Redoc's standalone bundle from its npm package (immutable under its content hash `h`) */
-        get: operations["getDocsAssetsByName"];
+        get: operations["getReferencePageAsset"];
         put?: never;
         post?: never;
         delete?: never;
@@ -2483,7 +2483,7 @@ export interface components {
 }
 export type $defs = Record<string, never>;
 export interface operations {
-    postAuthToken: {
+    createAccessToken: {
         parameters: {
             query?: never;
             header?: never;
@@ -2573,7 +2573,7 @@ export interface operations {
             };
         };
     };
-    getQrsIssuers: {
+    listIssuers: {
         parameters: {
             query?: {
                 groupId?: string;
@@ -2690,7 +2690,7 @@ export interface operations {
             };
         };
     };
-    postQrsIssuers: {
+    createIssuer: {
         parameters: {
             query?: never;
             header?: never;
@@ -2828,7 +2828,7 @@ export interface operations {
             };
         };
     };
-    getQrsIssuersByIssuerId: {
+    getIssuer: {
         parameters: {
             query?: never;
             header?: never;
@@ -2908,7 +2908,7 @@ export interface operations {
             };
         };
     };
-    putQrsIssuersByIssuerId: {
+    updateIssuer: {
         parameters: {
             query?: never;
             header?: never;
@@ -3085,7 +3085,7 @@ export interface operations {
             };
         };
     };
-    postQrsIssuersByIssuerIdSynchronize: {
+    synchronizeIssuer: {
         parameters: {
             query?: never;
             header?: never;
@@ -3172,7 +3172,7 @@ export interface operations {
             };
         };
     };
-    getQrsMerchants: {
+    listMerchants: {
         parameters: {
             query: {
                 issuerId: string;
@@ -3279,7 +3279,7 @@ export interface operations {
             };
         };
     };
-    postQrsMerchants: {
+    createMerchant: {
         parameters: {
             query?: never;
             header?: never;
@@ -3417,7 +3417,7 @@ export interface operations {
             };
         };
     };
-    getQrsMerchantsByMerchantId: {
+    getMerchant: {
         parameters: {
             query?: never;
             header?: never;
@@ -3509,7 +3509,7 @@ export interface operations {
             };
         };
     };
-    putQrsMerchantsByMerchantId: {
+    updateMerchant: {
         parameters: {
             query?: never;
             header?: never;
@@ -3638,7 +3638,7 @@ export interface operations {
             };
         };
     };
-    putQrsMerchantsByMerchantIdStatusActive: {
+    activateMerchant: {
         parameters: {
             query?: never;
             header?: never;
@@ -3730,7 +3730,7 @@ export interface operations {
             };
         };
     };
-    putQrsMerchantsByMerchantIdStatusInactive: {
+    deactivateMerchant: {
         parameters: {
             query?: never;
             header?: never;
@@ -3822,7 +3822,7 @@ export interface operations {
             };
         };
     };
-    postQrsMerchantsByMerchantIdLogos: {
+    uploadMerchantLogos: {
         parameters: {
             query?: never;
             header?: never;
@@ -3989,7 +3989,7 @@ export interface operations {
             };
         };
     };
-    getQrsMerchantsByMerchantIdInvoiceMode: {
+    getMerchantInvoiceMode: {
         parameters: {
             query?: never;
             header?: never;
@@ -4069,7 +4069,7 @@ export interface operations {
             };
         };
     };
-    putQrsMerchantsByMerchantIdInvoiceMode: {
+    renewMerchantCsd: {
         parameters: {
             query?: never;
             header?: never;
@@ -4254,7 +4254,7 @@ export interface operations {
             };
         };
     };
-    postQrsMerchantsByMerchantIdInvoiceMode: {
+    saveMerchantCsd: {
         parameters: {
             query?: never;
             header?: never;
@@ -4439,7 +4439,7 @@ export interface operations {
             };
         };
     };
-    getQrsMerchantsByMerchantIdProducts: {
+    listProducts: {
         parameters: {
             query?: {
                 search?: string;
@@ -4536,7 +4536,7 @@ export interface operations {
             };
         };
     };
-    postQrsMerchantsByMerchantIdProducts: {
+    createProducts: {
         parameters: {
             query?: never;
             header?: never;
@@ -4691,7 +4691,7 @@ export interface operations {
             };
         };
     };
-    getQrsMerchantsByMerchantIdProductsByProductId: {
+    getProduct: {
         parameters: {
             query?: never;
             header?: never;
@@ -4777,7 +4777,7 @@ export interface operations {
             };
         };
     };
-    putQrsMerchantsByMerchantIdProductsByProductId: {
+    updateProduct: {
         parameters: {
             query?: never;
             header?: never;
@@ -4916,7 +4916,7 @@ export interface operations {
             };
         };
     };
-    putQrsMerchantsByMerchantIdApiKeyRegenerate: {
+    regenerateMerchantApiKey: {
         parameters: {
             query?: never;
             header?: never;
@@ -4983,11 +4983,14 @@ export interface operations {
             };
         };
     };
-    postQrs: {
+    createQr: {
         parameters: {
             query?: never;
             header: {
-                /** @description IANA time zone, e.g. America/Mexico_City */
+                /**
+                 * @description IANA time zone of the sale
+                 * @example America/Mexico_City
+                 */
                 "X-TIME-ZONE": string;
                 "idempotency-key": string;
             };
@@ -5008,7 +5011,6 @@ export interface operations {
                  *       "sat_payment_form": "04",
                  *       "type_of_receipt": "I",
                  *       "export_code": "01",
-                 *       "expires_at": "2026-03-19T23:59:59.000Z",
                  *       "operation_data": [
                  *         {
                  *           "sku": "AGUA-1L",
@@ -5033,7 +5035,8 @@ export interface operations {
                  *       ],
                  *       "metadata": {
                  *         "ticket": "T-000418"
-                 *       }
+                 *       },
+                 *       "expires_at": "2026-12-02T23:59:59.000Z"
                  *     }
                  */
                 "application/json": components["schemas"]["QrCreateRequest"];
@@ -5110,7 +5113,7 @@ export interface operations {
                      *       "invoice": null,
                      *       "customer": null,
                      *       "qr_base64": "data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAMgAAADIAQAAAACFI5MzAAAA…",
-                     *       "qr_url": "https://factura.example.com/v1/public/qrs/tra_Jd2kQ7bq3s8hWm0xLr5NvA/image.png?exp=1773964799&sig=Hq2Lm8Xv4Nb1Kc7Zw3Ds9P",
+                     *       "qr_url": "https://factura.example.com/v1/public/qrs/images/tra_Jd2kQ7bq3s8hWm0xLr5NvA.png?exp=1773964799&sig=Hq2Lm8Xv4Nb1Kc7Zw3Ds9P",
                      *       "qr_content": "https://factura.example.com/q?v=1&t=Xk3v9QmT2bLs7YpR0wNcHg&m=Zt4q8LrV1mWs",
                      *       "short_code": "K7QM-2XRP9A",
                      *       "created_at": "2026-03-14T17:30:00.000Z",
@@ -5307,7 +5310,7 @@ export interface operations {
             };
         };
     };
-    postQrsInvoices: {
+    invoiceQrs: {
         parameters: {
             query?: never;
             header?: never;
@@ -5539,7 +5542,7 @@ export interface operations {
             };
         };
     };
-    getQrsByQrId: {
+    getQr: {
         parameters: {
             query?: never;
             header?: never;
@@ -5620,7 +5623,7 @@ export interface operations {
                      *       "invoice": null,
                      *       "customer": null,
                      *       "qr_base64": "data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAMgAAADIAQAAAACFI5MzAAAA…",
-                     *       "qr_url": "https://factura.example.com/v1/public/qrs/tra_Jd2kQ7bq3s8hWm0xLr5NvA/image.png?exp=1773964799&sig=Hq2Lm8Xv4Nb1Kc7Zw3Ds9P",
+                     *       "qr_url": "https://factura.example.com/v1/public/qrs/images/tra_Jd2kQ7bq3s8hWm0xLr5NvA.png?exp=1773964799&sig=Hq2Lm8Xv4Nb1Kc7Zw3Ds9P",
                      *       "qr_content": "https://factura.example.com/q?v=1&t=Xk3v9QmT2bLs7YpR0wNcHg&m=Zt4q8LrV1mWs",
                      *       "short_code": "K7QM-2XRP9A",
                      *       "created_at": "2026-03-14T17:30:00.000Z",
@@ -5678,7 +5681,7 @@ export interface operations {
             };
         };
     };
-    getApiQrs: {
+    getLegacyQr: {
         parameters: {
             query: {
                 /** @description The `v` parameter of qr_content */
@@ -5866,7 +5869,7 @@ export interface operations {
             };
         };
     };
-    postApiQrs: {
+    createLegacyQr: {
         parameters: {
             query?: never;
             header: {
@@ -5887,7 +5890,7 @@ export interface operations {
                  *       "subtotal": 100,
                  *       "currency": "MXN",
                  *       "sat_payment_method": "04",
-                 *       "expires_at": "2026-03-19T23:59:59.000Z",
+                 *       "expires_at": "2026-12-02T23:59:59.000Z",
                  *       "operation": "INVOICE",
                  *       "operation_data": [
                  *         {
@@ -5926,7 +5929,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "qr_base64": "data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAMgAAADIAQAAAACFI5MzAAAA…",
-                     *       "qr_url": "https://factura.example.com/v1/public/qrs/tra_Jd2kQ7bq3s8hWm0xLr5NvA/image.png?exp=1773964799&sig=Hq2Lm8Xv4Nb1Kc7Zw3Ds9P",
+                     *       "qr_url": "https://factura.example.com/v1/public/qrs/images/tra_Jd2kQ7bq3s8hWm0xLr5NvA.png?exp=1773964799&sig=Hq2Lm8Xv4Nb1Kc7Zw3Ds9P",
                      *       "qr_content": "https://factura.example.com/q?v=1&t=Xk3v9QmT2bLs7YpR0wNcHg&m=Zt4q8LrV1mWs",
                      *       "created_at": "2026-03-14T17:30:00.000Z",
                      *       "expires_at": "2026-03-19T23:59:59.000Z"
@@ -6076,7 +6079,7 @@ export interface operations {
             };
         };
     };
-    getQrsInvoicesUuidByUuidXml: {
+    getInvoiceXml: {
         parameters: {
             query?: never;
             header?: never;
@@ -6144,7 +6147,7 @@ export interface operations {
             };
         };
     };
-    getQrsInvoicesUuidByUuidPdf: {
+    getInvoicePdf: {
         parameters: {
             query?: never;
             header?: never;
@@ -6231,7 +6234,7 @@ export interface operations {
             };
         };
     };
-    putQrsIssuersByIssuerIdGlobalPeriodicity: {
+    setGlobalPeriodicity: {
         parameters: {
             query?: never;
             header?: never;
@@ -6345,7 +6348,7 @@ export interface operations {
             };
         };
     };
-    getQrsIssuersByIssuerIdGlobalInvoices: {
+    listGlobalInvoices: {
         parameters: {
             query?: {
                 page?: number;
@@ -6462,7 +6465,7 @@ export interface operations {
             };
         };
     };
-    postQrsIssuersByIssuerIdGlobalInvoices: {
+    reportGlobalInvoices: {
         parameters: {
             query?: never;
             header?: never;
@@ -6475,7 +6478,7 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "date": "2026-02-15"
+                 *       "date": "2026-10-15"
                  *     }
                  */
                 "application/json": components["schemas"]["GlobalInvoiceRequest"];
@@ -6614,7 +6617,7 @@ export interface operations {
             };
         };
     };
-    getWebhooksEndpoints: {
+    listWebhookEndpoints: {
         parameters: {
             query?: never;
             header?: never;
@@ -6669,7 +6672,7 @@ export interface operations {
             };
         };
     };
-    postWebhooksEndpoints: {
+    createWebhookEndpoint: {
         parameters: {
             query?: never;
             header?: never;
@@ -6760,7 +6763,7 @@ export interface operations {
             };
         };
     };
-    getWebhooksEndpointsByEndpointId: {
+    getWebhookEndpoint: {
         parameters: {
             query?: never;
             header?: never;
@@ -6833,7 +6836,7 @@ export interface operations {
             };
         };
     };
-    deleteWebhooksEndpointsByEndpointId: {
+    deleteWebhookEndpoint: {
         parameters: {
             query?: never;
             header?: never;
@@ -6891,7 +6894,7 @@ export interface operations {
             };
         };
     };
-    getWebhooksEndpointsByEndpointIdDeliveries: {
+    listWebhookDeliveries: {
         parameters: {
             query?: {
                 page?: number;
@@ -7001,7 +7004,7 @@ export interface operations {
             };
         };
     };
-    postQrsInvoicesCreditNotes: {
+    createCreditNote: {
         parameters: {
             query?: never;
             header?: never;
@@ -7122,7 +7125,7 @@ export interface operations {
             };
         };
     };
-    getQrsInvoicesCreditNotesByCreditNoteId: {
+    getCreditNote: {
         parameters: {
             query?: never;
             header?: never;
@@ -7203,7 +7206,7 @@ export interface operations {
             };
         };
     };
-    postQrsInvoicesPaymentComplements: {
+    createPaymentComplement: {
         parameters: {
             query?: never;
             header?: {
@@ -7218,7 +7221,7 @@ export interface operations {
                 /**
                  * @example {
                  *       "payment": {
-                 *         "date": "2026-04-02T10:30:00",
+                 *         "date": "2026-11-26",
                  *         "sat_payment_form": "03",
                  *         "currency": "MXN",
                  *         "amount": 58
@@ -7359,7 +7362,7 @@ export interface operations {
             };
         };
     };
-    getQrsInvoicesPaymentComplementsByPaymentComplementId: {
+    getPaymentComplement: {
         parameters: {
             query?: never;
             header?: never;
@@ -7450,7 +7453,7 @@ export interface operations {
             };
         };
     };
-    deleteQrsInvoicesByUuid: {
+    cancelInvoice: {
         parameters: {
             query?: never;
             header?: never;
@@ -7623,7 +7626,7 @@ export interface operations {
             };
         };
     };
-    getQrsInvoicesUuidByUuidCancellation: {
+    getInvoiceCancellation: {
         parameters: {
             query?: never;
             header?: never;
@@ -7699,7 +7702,7 @@ export interface operations {
             };
         };
     };
-    getQrsInvoicesUuidByUuidCancellationAcuse: {
+    getInvoiceCancellationAcuse: {
         parameters: {
             query?: never;
             header?: never;
@@ -7767,7 +7770,7 @@ export interface operations {
             };
         };
     };
-    getPublicQrsResolve: {
+    resolveBuyerQr: {
         parameters: {
             query: {
                 /** @description The `v` parameter of qr_content */
@@ -7973,7 +7976,7 @@ export interface operations {
             };
         };
     };
-    postPublicQrsTickets: {
+    reviewBuyerTickets: {
         parameters: {
             query?: never;
             header?: never;
@@ -8152,7 +8155,7 @@ export interface operations {
             };
         };
     };
-    postPublicQrsPreview: {
+    previewBuyerInvoice: {
         parameters: {
             query?: never;
             header?: never;
@@ -8274,7 +8277,7 @@ export interface operations {
             };
         };
     };
-    postPublicQrsConfirm: {
+    confirmBuyerInvoice: {
         parameters: {
             query?: never;
             header?: never;
@@ -8421,7 +8424,7 @@ export interface operations {
             };
         };
     };
-    postPublicQrsEmail: {
+    emailBuyerInvoice: {
         parameters: {
             query?: never;
             header?: never;
@@ -8542,7 +8545,7 @@ export interface operations {
             };
         };
     };
-    getPublicQrsStatus: {
+    getBuyerQrStatus: {
         parameters: {
             query: {
                 /** @description The `v` parameter of qr_content */
@@ -8632,7 +8635,7 @@ export interface operations {
             };
         };
     };
-    postPublicQrsInvoiceFiles: {
+    getBuyerInvoiceFiles: {
         parameters: {
             query?: never;
             header?: never;
@@ -8774,7 +8777,7 @@ export interface operations {
             };
         };
     };
-    getPublicQrsCodeByCode: {
+    findQrByShortCode: {
         parameters: {
             query?: never;
             header?: never;
@@ -8864,7 +8867,7 @@ export interface operations {
             };
         };
     };
-    postPublicQrsCsf: {
+    prefillFromCsf: {
         parameters: {
             query: {
                 /** @description The `v` parameter of qr_content */
@@ -9093,7 +9096,7 @@ export interface operations {
             };
         };
     };
-    getQ: {
+    getBuyerPage: {
         parameters: {
             query?: {
                 /** @description The `v` parameter of qr_content */
@@ -9171,7 +9174,7 @@ export interface operations {
             };
         };
     };
-    getQAssetsByName: {
+    getBuyerPageAsset: {
         parameters: {
             query?: never;
             header?: never;
@@ -9213,7 +9216,7 @@ export interface operations {
             };
         };
     };
-    getPublicInvoicesByFile: {
+    downloadInvoiceFile: {
         parameters: {
             query: {
                 /** @description Expiry (unix seconds), covered by the signature */
@@ -9297,7 +9300,7 @@ export interface operations {
             };
         };
     };
-    getPublicQrsByQrIdImagePng: {
+    getQrImage: {
         parameters: {
             query: {
                 exp: number;
@@ -9331,6 +9334,25 @@ export interface operations {
                      *       "error": {
                      *         "code": "invalid_signature",
                      *         "message": "Signature does not match",
+                     *         "details": [],
+                     *         "request_id": "req_gE6nb9tx31iXPSHS"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such QR */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "not_found",
+                     *         "message": "No such QR",
                      *         "details": [],
                      *         "request_id": "req_gE6nb9tx31iXPSHS"
                      *       }
@@ -9505,7 +9527,7 @@ export interface operations {
             };
         };
     };
-    getAdminStatus: {
+    getStatusPage: {
         parameters: {
             query?: never;
             header?: never;
@@ -9582,7 +9604,7 @@ export interface operations {
             };
         };
     };
-    getPublicFilesByKindByOwnerByName: {
+    getPublicFile: {
         parameters: {
             query?: never;
             header?: never;
@@ -9626,7 +9648,7 @@ export interface operations {
             };
         };
     };
-    get: {
+    getServiceLinks: {
         parameters: {
             query?: never;
             header?: never;
@@ -9661,7 +9683,7 @@ export interface operations {
             };
         };
     };
-    getOpenapiJson: {
+    getOpenApiDocument: {
         parameters: {
             query?: never;
             header?: never;
@@ -9681,7 +9703,7 @@ export interface operations {
             };
         };
     };
-    getDocs: {
+    getReferencePage: {
         parameters: {
             query?: never;
             header?: never;
@@ -9701,7 +9723,7 @@ export interface operations {
             };
         };
     };
-    getDocsAssetsByName: {
+    getReferencePageAsset: {
         parameters: {
             query?: never;
             header?: never;
