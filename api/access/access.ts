@@ -19,6 +19,8 @@ export function accessOf(middleware: unknown): string | undefined {
 /** The same access rule with a step before it that must see every request, refusals included (e.g. deprecation headers). */
 export function preceded(step: Middleware<AppState>, access: AccessMiddleware): AccessMiddleware {
   return declareAccess(access[ACCESS], async (ctx, next) => {
-    await step(ctx, () => access(ctx, next));
+    await step(ctx, async () => {
+      await access(ctx, next);
+    });
   });
 }
