@@ -73,7 +73,8 @@ export async function benchStampEndToEnd(options: {
         const link = links[next++]!;
         // As the page does: the preview's review_digest goes with the confirmation.
         const request = { v: link.v, t: link.t, m: link.m, customer: BUYER };
-        const post = (path: string, body: unknown) => fetch(`${baseUrl}/v1/public/qrs/${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+        const post = (path: string, body: unknown) =>
+          fetch(`${baseUrl}/v1/public/qrs/${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
         const preview = await post('preview', request);
         if (preview.status !== 200) throw new Error(`preview answered ${preview.status}: ${await preview.text()}`);
         const { review_digest } = (await preview.json()) as { review_digest: string };

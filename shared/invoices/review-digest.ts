@@ -106,7 +106,9 @@ export function reviewDigest(invoice: ReviewedInvoice): string {
       total: totals.total.toFixed(),
     },
   };
-  return createHash('sha256').update(canonical({ version: 1, ...content })).digest('base64url');
+  return createHash('sha256')
+    .update(canonical({ version: 1, ...content }))
+    .digest('base64url');
 }
 
 /** The digest of what stamping these tickets (in this order) for this customer gives. */

@@ -125,10 +125,7 @@ describe('several tickets in one invoice (buyer page API and merchant API)', fun
     const shared = await newQrLink(account, WATER);
     const mine = await newQrLink(account);
     const theirs = await newQrLink(account);
-    const [a, b] = await Promise.all([
-      confirmReviewed(mine, {}, { additional_tickets: [linkOf(shared)] }),
-      confirmReviewed(theirs, {}, { additional_tickets: [linkOf(shared)] }),
-    ]);
+    const [a, b] = await Promise.all([confirmReviewed(mine, {}, { additional_tickets: [linkOf(shared)] }), confirmReviewed(theirs, {}, { additional_tickets: [linkOf(shared)] })]);
     expect([a.status, b.status].sort()).to.deep.equal([202, 422]);
     const loser = a.status === 422 ? a : b;
     expect(codesOf(loser)).to.deep.equal(['additional_tickets[0]:already_confirmed']);

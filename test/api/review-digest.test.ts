@@ -41,7 +41,11 @@ describe('confirm stamps only what the preview showed (review_digest)', function
   const db = () => harness().deps.db;
   const linkOf = (link: QrLink) => `${harness().deps.config.publicBaseUrl}/q?${new URLSearchParams({ v: link.v, t: link.t, m: link.m })}`;
   const confirm = (link: QrLink, body: Record<string, unknown>) => call('POST', '/v1/public/qrs/confirm', { body: { v: link.v, t: link.t, m: link.m, customer: BUYER, ...body } });
-  const recorded = (...links: QrLink[]) => db()('invoice_tickets').whereIn('transaction_id', links.map((l) => l.qrId));
+  const recorded = (...links: QrLink[]) =>
+    db()('invoice_tickets').whereIn(
+      'transaction_id',
+      links.map((l) => l.qrId),
+    );
   const stampedTotal = async (qrId: string) => {
     const invoice = await db()('invoices').where({ transaction_id: qrId, status: 'ACTIVE' }).first('xml_file_key');
     const xml = parseXml((await harness().deps.files.get(invoice.xml_file_key as string))!.data.toString('utf8'));

@@ -47,7 +47,7 @@ export const reviewDigestSchema = {
   minLength: 1,
   maxLength: 128,
   description:
-    "The `review_digest` of the preview (dry run) this confirms: a fingerprint of the tickets, their concepts, the customer and the totals. When what would be stamped now differs, 409 `review_outdated` with the new review",
+    'The `review_digest` of the preview (dry run) this confirms: a fingerprint of the tickets, their concepts, the customer and the totals. When what would be stamped now differs, 409 `review_outdated` with the new review',
 } as const;
 
 /** POST /v1/public/qrs/preview: what confirm sends, before the buyer has seen the totals. */
