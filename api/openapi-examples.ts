@@ -11,6 +11,8 @@ import { localDateTime } from '../shared/domain/time-zone.js';
 
 const BASE = 'https://factura.example.com';
 const QR_ID = 'tra_Jd2kQ7bq3s8hWm0xLr5NvA';
+/** A preview's fingerprint (shared/invoices/review-digest.ts: SHA-256, base64url). */
+const REVIEW_DIGEST = 'mB7c1vQ2Zr4kXy9LpT0sWq8eNd3aHf6uJg5iKo2RtYc';
 const MERCHANT_ID = 'mer_8cN1uV4pXy2Qw7Ls0Hk3Zg';
 const ISSUER_ID = 'inv_data_5Tg9Rb2Lm6Xc1Vn8Qw4Pk';
 const GROUP_ID = 'grp_3Hs7Kd1Fp9Wq5Zx2Mb6Ny';
@@ -218,11 +220,18 @@ export const requestExamples = (now: Date): Record<string, unknown> => ({
     },
   ],
   UpdateMerchantProductRequest: { unitPrice: 105.5 },
+  PreviewQrRequest: {
+    v: '1',
+    t: 'Xk3v9QmT2bLs7YpR0wNcHg',
+    m: 'Zt4q8LrV1mWs',
+    customer: { ...customer, cfdi_use: 'G03', email: 'compras@robotica.example' },
+  },
   ConfirmQrRequest: {
     v: '1',
     t: 'Xk3v9QmT2bLs7YpR0wNcHg',
     m: 'Zt4q8LrV1mWs',
     customer: { ...customer, cfdi_use: 'G03', email: 'compras@robotica.example' },
+    review_digest: REVIEW_DIGEST,
   },
   ReviewTicketsRequest: { v: '1', t: 'Xk3v9QmT2bLs7YpR0wNcHg', m: 'Zt4q8LrV1mWs', additional_tickets: ['7KQ4M-XR2PA', 'K7QXM-3PA9T'] },
   InvoiceQrsRequest: {
@@ -421,7 +430,7 @@ export const RESPONSE_EXAMPLES: Record<string, unknown> = {
     confirmation: null,
   },
   BuyerConfirmation: { status: 'STAMPING', error: null, invoice: null },
-  BuyerPreview: { customer: { ...customer, cfdi_use: 'G03', email: 'compras@robotica.example' }, totals, warnings: [] },
+  BuyerPreview: { customer: { ...customer, cfdi_use: 'G03', email: 'compras@robotica.example' }, totals, warnings: [], tickets: [ticket(null)], review_digest: REVIEW_DIGEST },
   TicketsReview: { tickets: [ticket(null), ticket('7KQ4M-XR2PA')], totals: { subtotal: 200, discount: 0, transferred_taxes: 32, withheld_taxes: 0, total: 232 } },
   InvoiceQrsDryRun: {
     dry_run: true,
@@ -430,6 +439,7 @@ export const RESPONSE_EXAMPLES: Record<string, unknown> = {
     customer: { ...customer, cfdi_use: 'G03', email: 'compras@robotica.example' },
     totals: { subtotal: 200, discount: 0, transferred_taxes: 32, withheld_taxes: 0, total: 232 },
     warnings: [],
+    review_digest: REVIEW_DIGEST,
   },
   InvoiceQrsAccepted: {
     qr_ids: [QR_ID, 'tra_Mx8pQ2vL4nB7kZ1wR3dT6s'],

@@ -23,7 +23,7 @@ import { createPaymentComplementSchema, paymentComplementSchema } from './contra
 import { globalInvoiceSchema, globalPeriodicityRequestSchema, reportGlobalRequestSchema } from './contract/global-invoices/global-invoice-schema.js';
 import { createEndpointRequestSchema, webhookDeliverySchema, webhookEndpointSchema } from './contract/webhooks/endpoint-schema.js';
 import { cancelInvoiceRequestSchema, invoiceCancellationSchema } from './contract/invoices/cancellation-schema.js';
-import { confirmRequestSchema, emailRequestSchema, ticketsRequestSchema } from './contract/buyer/customer-schema.js';
+import { confirmRequestSchema, emailRequestSchema, previewRequestSchema, ticketsRequestSchema } from './contract/buyer/customer-schema.js';
 import { buyerInvoiceFilesSchema, invoiceFilesRequestSchema } from './contract/buyer/invoice-files-schema.js';
 import { invoiceQrsRequestSchema } from './contract/qrs/invoice-qrs-schema.js';
 import { legacyQrCreatedSchema, legacyQrCreateRequestSchema, legacyQrResolvedSchema } from './contract/legacy/legacy-qr-schema.js';
@@ -226,6 +226,7 @@ function rawDocument(publicBaseUrl: string) {
         UpdateMerchantRequest: updateMerchantSchema,
         CreateMerchantProductRequest: createMerchantProductSchema,
         UpdateMerchantProductRequest: updateMerchantProductSchema,
+        PreviewQrRequest: previewRequestSchema,
         ConfirmQrRequest: confirmRequestSchema,
         ReviewTicketsRequest: ticketsRequestSchema,
         InvoiceQrsRequest: invoiceQrsRequestSchema,
@@ -364,7 +365,9 @@ function rawDocument(publicBaseUrl: string) {
             },
             400: errorResponse('Invalid body'),
             401: errorResponse('API key invalid or missing'),
-            409: errorResponse('The first QR is already in another confirmation with other data'),
+            409: errorResponse(
+              '`already_confirmed`: the first QR is already in another confirmation with other data; `review_outdated`: `review_digest` was sent and what would be stamped differs from that dry run (`review`: the new dry-run answer, with its `review_digest`); nothing recorded',
+            ),
             422: errorResponse('`tickets_not_combinable` (one detail per QR: `qr_ids[i]`) or `customer_invalid`'),
           },
         },
@@ -640,24 +643,31 @@ function rawDocument(publicBaseUrl: string) {
       },
       '/v1/public/qrs/preview': {
         post: {
-          summary: 'Buyer: check the tax data and see the totals for this buyer, without confirming',
-          requestBody: { required: true, content: json('ConfirmQrRequest') },
+          summary: 'Buyer: check the tax data and see what confirm would stamp (every ticket, the totals for this buyer), without confirming',
+          requestBody: { required: true, content: json('PreviewQrRequest') },
           responses: {
-            200: { description: '`customer` as it will be written and `totals`', content: json('BuyerPreview') },
+            200: {
+              description: '`customer` as it will be written, every ticket with its concepts, `totals`, and the `review_digest` that confirm must carry',
+              content: json('BuyerPreview'),
+            },
             400: errorResponse('Invalid body'),
-            422: errorResponse('Tax data to correct, per field'),
+            409: errorResponse('`qr_already_invoiced`: the sale is already invoiced'),
+            410: errorResponse('Expired or cancelled'),
+            422: errorResponse('Tax data to correct, per field, or `tickets_not_combinable` for `additional_tickets`'),
             429: errorResponse('Rate limited (per IP, and per QR for the body’s `t`)'),
           },
         },
       },
       '/v1/public/qrs/confirm': {
         post: {
-          summary: 'Buyer: confirm once; the CFDI is sealed and stamped in the background',
+          summary: 'Buyer: confirm once what the preview showed (its `review_digest`); the CFDI is sealed and stamped in the background',
           requestBody: { required: true, content: json('ConfirmQrRequest') },
           responses: {
             202: { description: 'Accepted: `status` STAMPING; poll /v1/public/qrs/status', content: json('BuyerConfirmation') },
-            400: errorResponse('Invalid body or link'),
-            409: errorResponse('Already confirmed with other data, or already invoiced'),
+            400: errorResponse('Invalid body or link (`review_digest` missing: preview first)'),
+            409: errorResponse(
+              '`review_outdated`: what would be stamped now (tickets, concepts, customer or totals) differs from the preview whose `review_digest` was sent; `review` is the new preview answer (show it, then confirm with its `review_digest`); nothing recorded. `already_confirmed` (with `confirmation`): confirmed with other data; `qr_already_invoiced`',
+            ),
             410: errorResponse('Expired or cancelled'),
             422: errorResponse('Tax data to correct, per field (`source` service), or `tickets_not_combinable` for `additional_tickets`'),
             429: errorResponse('Rate limited'),

@@ -71,11 +71,14 @@ export async function benchStampEndToEnd(options: {
     Array.from({ length: options.concurrency }, async () => {
       while (next < links.length) {
         const link = links[next++]!;
-        const res = await fetch(`${baseUrl}/v1/public/qrs/confirm`, {
-          method: 'POST',
-          headers: { 'content-type': 'application/json' },
-          body: JSON.stringify({ v: link.v, t: link.t, m: link.m, customer: BUYER }),
-        });
+        // As the page does: the preview's review_digest goes with the confirmation.
+        const request = { v: link.v, t: link.t, m: link.m, customer: BUYER };
+        const post = (path: string, body: unknown) =>
+          fetch(`${baseUrl}/v1/public/qrs/${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+        const preview = await post('preview', request);
+        if (preview.status !== 200) throw new Error(`preview answered ${preview.status}: ${await preview.text()}`);
+        const { review_digest } = (await preview.json()) as { review_digest: string };
+        const res = await post('confirm', { ...request, review_digest });
         if (res.status !== 202) throw new Error(`confirm answered ${res.status}: ${await res.text()}`);
         accepted.set(link.qrId, performance.now());
       }

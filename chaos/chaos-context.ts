@@ -126,12 +126,15 @@ export const BUYER = {
   email: 'compras@example.test',
 };
 
-/** The buyer confirms the QR behind `qrContent`. */
-export function confirmQr(baseUrl: string, qrContent: string): Promise<Answer> {
+/** The buyer confirms the QR behind `qrContent`, as the page does: preview, then confirm with its `review_digest`. */
+export async function confirmQr(baseUrl: string, qrContent: string): Promise<Answer> {
   const link = new URL(qrContent);
-  return httpCall('POST', `${baseUrl}/v1/public/qrs/confirm`, {
-    body: { v: link.searchParams.get('v'), t: link.searchParams.get('t'), m: link.searchParams.get('m'), customer: BUYER },
-  });
+  const request = { v: link.searchParams.get('v'), t: link.searchParams.get('t'), m: link.searchParams.get('m'), customer: BUYER };
+  const preview = await httpCall('POST', `${baseUrl}/v1/public/qrs/preview`, { body: request });
+  // A preview with no answer (or refused) is the confirmation's answer: nothing was confirmed.
+  if (preview.status !== 200) return preview;
+  const { review_digest } = preview.body as { review_digest: string };
+  return httpCall('POST', `${baseUrl}/v1/public/qrs/confirm`, { body: { ...request, review_digest } });
 }
 
 export const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));

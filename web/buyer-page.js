@@ -57,6 +57,7 @@
     has_own_cfdi_nodes: 'Ese ticket debe facturarse por separado.',
     duplicate_ticket: 'Ese ticket ya está en la lista.'
   };
+  var TICKET_FALLBACK = 'Ese ticket no puede agregarse a esta factura.';
   var FIELD_MESSAGES = {
     rfc: 'Escribe tu RFC (12 o 13 caracteres).',
     name: 'Escribe tu nombre o razón social como aparece en tu constancia.',
@@ -164,12 +165,13 @@
     clearErrors();
     var first = null;
     var unplaced = [];
+    $('fill-note').hidden = true;
     (error.details || []).forEach(function (d) {
-      if (/^additional_tickets\[/.test(String(d.field))) { unplaced.push(TICKET_MESSAGES[d.code] || d.message); return; }
+      if (/^additional_tickets\[/.test(String(d.field))) { unplaced.push(TICKET_MESSAGES[d.code] || TICKET_FALLBACK); return; }
       var field = String(d.field || '').replace(/^customer\./, '');
-      var message = MESSAGES[d.code] || FIELD_MESSAGES[field] || d.message;
+      var message = MESSAGES[d.code] || FIELD_MESSAGES[field] || 'Revisa este dato.';
       if (setFieldError(field, message)) first = first || field;
-      else unplaced.push(d.message);
+      else if (MESSAGES[d.code]) unplaced.push(MESSAGES[d.code]);
     });
     if (first) {
       showFormError('Revisa los datos marcados' + (error.details.some(function (d) { return d.source === 'pac' || d.source === 'sat'; }) ? ': el SAT no los reconoce como están.' : '.'));
@@ -190,7 +192,19 @@
       case 'buyer_rfc_required': return 'Para enviarla a un correo distinto del que diste al confirmar, escribe también tu RFC.';
       case 'buyer_rfc_mismatch': return 'Ese RFC no es el de la factura. Revísalo, o déjalo vacío para enviarla al correo que diste al confirmar.';
       case 'email_limit_reached': return 'Ya enviamos esta factura varias veces hoy. Puedes descargarla aquí mismo, o pedir el envío mañana.';
-      default: return error.message || 'Algo salió mal. Inténtalo de nuevo.';
+      case 'qr_already_invoiced': return 'Esta compra ya está facturada. Vuelve a abrir el enlace de tu ticket para ver la factura.';
+      case 'already_confirmed': return 'Esta compra ya se está facturando con otros datos fiscales.';
+      case 'qr_globally_invoiced': return 'Esta compra ya se reportó en la factura global de la tienda y no puede facturarse a tu nombre.';
+      case 'qr_not_found': return 'No encontramos esta compra. Vuelve a escanear el QR de tu ticket.';
+      case 'invalid_signature': case 'unsupported_version': return 'Este enlace no es válido. Vuelve a escanear el QR de tu ticket.';
+      case 'store_inactive': case 'issuer_inactive': return 'La tienda no puede facturar por ahora. Contáctala para obtener tu factura.';
+      case 'invoice_not_ready': return 'Tu factura aún no está lista. Inténtalo en un momento.';
+      case 'customer_invalid': return 'Revisa tus datos fiscales.';
+      case 'validation_failed': return 'Faltan datos o alguno no es válido. Revísalos e inténtalo de nuevo.';
+      case 'review_outdated': return 'La factura cambió desde que la revisaste. Revisa el nuevo total antes de emitirla.';
+      case 'payload_too_large': return 'El archivo es demasiado grande.';
+      case 'dependency_unavailable': case 'service_unavailable': return 'El servicio no responde en este momento. Inténtalo en un minuto.';
+      default: return 'Algo salió mal. Inténtalo de nuevo en un momento.';
     }
   }
 
@@ -242,7 +256,13 @@
     var value = Number(n);
     return (value < 0 ? '-$' : '$') + Math.abs(value).toLocaleString('es-MX', { minimumFractionDigits: 2, maximumFractionDigits: 6 }) + ' ' + page.currency;
   }
-  function renderReview(c, totals) {
+  // What the review shows, and the exact request (tickets included) confirm sends with its digest.
+  var reviewed = null;
+  function renderReview(review, request) {
+    reviewed = { request: request, digest: review.review_digest };
+    var c = review.customer;
+    var totals = review.totals;
+    renderReviewTickets(review.tickets || []);
     var who = $('review-customer');
     who.textContent = '';
     [['RFC', c.rfc], ['Nombre', c.name], ['Régimen', optionText('tax_regime')], ['Código postal', c.postal_code], ['Uso del CFDI', optionText('cfdi_use')], ['Correo', c.email]]
@@ -265,6 +285,36 @@
     });
     $('withholding-note').hidden = !totals.withheld_taxes;
   }
+  function renderReviewTickets(shown) {
+    var list = $('review-tickets');
+    list.textContent = '';
+    list.hidden = shown.length === 0;
+    shown.forEach(function (t, i) {
+      var li = document.createElement('li');
+      li.className = 'ticket reviewed';
+      var head = document.createElement('p');
+      head.className = 'ticket-head';
+      head.textContent = (i === 0 ? 'Este ticket' : 'Ticket ' + (t.short_code || i + 1)) + ' · ' + t.store_name + ' · ' + money(t.amount);
+      li.appendChild(head);
+      var concepts = document.createElement('ul');
+      concepts.className = 'ticket-concepts';
+      (t.operation_data || []).forEach(function (concept) {
+        var item = document.createElement('li');
+        item.textContent = concept.quantity.toLocaleString('es-MX') + ' × ' + concept.description + ' · ' + money(concept.amount);
+        concepts.appendChild(item);
+      });
+      li.appendChild(concepts);
+      list.appendChild(li);
+    });
+  }
+  // The tickets changed after the review: it no longer shows what would be stamped, so back to the form.
+  function leaveReview() {
+    reviewed = null;
+    if ($('review-step').hidden) return;
+    show('fill-step');
+    $('fill-note').textContent = 'Cambiaste los tickets de la factura: pulsa «Continuar» para revisar el nuevo total antes de emitirla.';
+    $('fill-note').hidden = false;
+  }
   function optionText(name) { var s = input(name); return s.selectedIndex > 0 ? s.options[s.selectedIndex].textContent : ''; }
 
   // --- Steps ------------------------------------------------------------------------------------------
@@ -278,23 +328,35 @@
     saveDraft();
     var button = $('continue');
     lock(button, true);
-    api('POST', '/v1/public/qrs/preview', withTickets({ v: link.v, t: link.t, m: link.m, customer: customer() })).then(function (res) {
+    $('fill-note').hidden = true;
+    var request = withTickets({ v: link.v, t: link.t, m: link.m, customer: customer() });
+    api('POST', '/v1/public/qrs/preview', request).then(function (res) {
       lock(button, false);
-      if (res.status === 200) { renderReview(res.body.customer, res.body.totals); renderTickets($('review-tickets'), res.body.tickets, false); show('review-step'); }
+      if (res.status === 200) { renderReview(res.body, request); $('review-note').hidden = true; show('review-step'); }
       else showApiError(res.body.error || {});
     });
   });
-  $('edit').addEventListener('click', function () { show('fill-step'); input('rfc').focus(); });
+  $('edit').addEventListener('click', function () { reviewed = null; show('fill-step'); input('rfc').focus(); });
   $('confirm').addEventListener('click', function () {
-    if (busy) return;
+    if (busy || !reviewed) return;
     var button = $('confirm');
+    var request = reviewed.request;
     lock(button, true);
-    api('POST', '/v1/public/qrs/confirm', withTickets({ v: link.v, t: link.t, m: link.m, customer: customer() })).then(function (res) {
+    // Exactly what the review shows: its request and digest (the service refuses anything else with 409).
+    api('POST', '/v1/public/qrs/confirm', Object.assign({ review_digest: reviewed.digest }, request)).then(function (res) {
       lock(button, false);
+      var error = res.body.error || {};
       if (res.status === 202) { follow(res.body); return; }
-      if (res.status === 409 && res.body.error && res.body.error.code === 'already_confirmed') { follow(res.body.error.confirmation); return; }
+      if (res.status === 409 && error.code === 'already_confirmed' && error.confirmation) { follow(error.confirmation); return; }
+      if (res.status === 409 && error.code === 'review_outdated' && error.review) {
+        renderReview(error.review, request);
+        $('review-note').textContent = humanError(error);
+        $('review-note').hidden = false;
+        show('review-step');
+        return;
+      }
       show('fill-step');
-      showApiError(res.body.error || {});
+      showApiError(error);
     });
   });
 
@@ -339,19 +401,19 @@
   // Asks the service whether these tickets make one invoice; only a list it accepts is kept.
   function reviewTickets(candidate, onRefused) {
     if (candidate.length === 0) {
-      tickets = []; keepTickets(); renderTickets($('ticket-list'), null, true); renderCombinedTotals(null); ticketError('');
+      tickets = []; keepTickets(); leaveReview(); renderTickets($('ticket-list'), null, true); renderCombinedTotals(null); ticketError('');
       return Promise.resolve();
     }
     return api('POST', '/v1/public/qrs/tickets', { v: link.v, t: link.t, m: link.m, additional_tickets: candidate }).then(function (res) {
       if (res.status === 200) {
-        tickets = candidate; keepTickets(); ticketError('');
+        tickets = candidate; keepTickets(); leaveReview(); ticketError('');
         renderTickets($('ticket-list'), res.body.tickets, true);
         renderCombinedTotals(res.body.totals);
         return;
       }
       var error = res.body.error || {};
       var detail = (error.details || [])[0];
-      ticketError(detail ? TICKET_MESSAGES[detail.code] || detail.message : humanError(error));
+      ticketError(detail ? TICKET_MESSAGES[detail.code] || TICKET_FALLBACK : humanError(error));
       if (onRefused) onRefused();
     });
   }
@@ -368,13 +430,29 @@
   });
   if (tickets.length) reviewTickets(tickets, function () { tickets = []; keepTickets(); });
 
+  // Once confirmed nothing can be added to the invoice, and its deadline no longer matters.
+  function confirmed() {
+    reviewed = null;
+    $('more-tickets').hidden = true;
+    var expiry = document.querySelector('.expiry');
+    if (expiry) expiry.hidden = true;
+  }
+
+  // A refused stamping is corrected and confirmed again: the tickets and the deadline matter again.
+  function reopen() {
+    $('more-tickets').hidden = false;
+    var expiry = document.querySelector('.expiry');
+    if (expiry) expiry.hidden = false;
+  }
+
   // Polls the status quickly at first (the fake PAC answers in well under a second), then more slowly.
   function follow(confirmation) {
+    confirmed();
     show('progress-step');
     var started = Date.now();
     function check(c) {
       if (c && c.status === 'ACTIVE' && c.invoice) { showResult(c.invoice); return; }
-      if (c && c.status === 'REFUSED') { show('fill-step'); showApiError(c.error || {}); return; }
+      if (c && c.status === 'REFUSED') { reopen(); show('fill-step'); showApiError(c.error || {}); return; }
       var elapsed = Date.now() - started;
       if (elapsed > 120000) { $('progress-slow').hidden = false; }
       setTimeout(function () {

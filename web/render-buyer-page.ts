@@ -146,6 +146,7 @@ function formHtml(): string {
 </div>
 <form id="tax-form" novalidate>
 <p id="form-error" class="form-error" role="alert" tabindex="-1" hidden></p>
+<p id="fill-note" class="note" role="status" hidden></p>
 ${field('rfc', 'RFC', `<input id="rfc" name="rfc" required minlength="12" maxlength="13" autocomplete="off" autocapitalize="characters" spellcheck="false" ${describedBy('rfc', true)}>`, '12 caracteres si es empresa, 13 si es persona.')}
 ${field('name', 'Nombre o razón social', `<input id="name" name="name" required maxlength="300" autocomplete="name" autocapitalize="characters" ${describedBy('name', true)}>`, 'Como aparece en tu constancia, sin «SA DE CV».')}
 ${field('tax_regime', 'Régimen fiscal', `<select id="tax_regime" name="tax_regime" required ${describedBy('tax_regime', false)}></select>`)}
@@ -159,7 +160,9 @@ ${field('email', 'Correo electrónico', `<input id="email" name="email" type="em
 </section>
 <section id="review-step" aria-labelledby="review-title" hidden>
 <h2 id="review-title" tabindex="-1">Revisa y confirma</h2>
+<p id="review-note" class="form-error" role="alert" hidden></p>
 <dl class="summary" id="review-customer"></dl>
+<h3>Lo que se factura</h3>
 <ul class="tickets" id="review-tickets" hidden></ul>
 <h3>Total de tu factura</h3>
 <dl class="totals" id="review-totals"></dl>

@@ -10,6 +10,7 @@ import { checkCustomer, sameCustomer } from '../../shared/invoices/check-custome
 import { enqueueStamp } from '../../shared/invoices/enqueue-stamp.js';
 import type { InvoiceQrsRequest } from '../contract/qrs/invoice-qrs-schema.js';
 import { previewSale } from '../../shared/invoices/seal-sale.js';
+import { saleReviewDigest } from '../../shared/invoices/review-digest.js';
 import { totalsView } from '../contract/invoices/totals-view.js';
 import type { ApiKeyPrincipal } from '../../shared/repositories/api-keys.js';
 import { invoiceTicketIds, liveInvoice, recordConfirmation } from '../../shared/repositories/invoices.js';
@@ -56,10 +57,24 @@ export async function invoiceQrs(deps: ApiDeps, principal: ApiKeyPrincipal, requ
   if (checked.findings.length > 0) throw new AppError(422, 'customer_invalid', 'Some tax data needs correcting.', { details: checked.findings });
   const summary = { qr_ids: request.qr_ids, tickets: sales.map(ticketSummaryView) };
 
-  if (request.dry_run) {
-    const totals = totalsView(previewSale(record, checked.customer, saleParties(first), deps.catalogs));
-    return { status: 200, body: { dry_run: true, ...summary, customer: checked.customer, totals, warnings: checked.warnings satisfies ErrorDetail[] } };
-  }
+  const totals = previewSale(record, checked.customer, saleParties(first), deps.catalogs);
+  const review = {
+    ...summary,
+    customer: checked.customer,
+    totals: totalsView(totals),
+    warnings: checked.warnings satisfies ErrorDetail[],
+    review_digest: saleReviewDigest(
+      sales.map((s) => s.record),
+      checked.customer,
+      totals,
+    ),
+  };
+  if (request.dry_run) return { status: 200, body: { dry_run: true, ...review } };
+  // Optional here (every input is in the request), but when sent only what the dry run showed is stamped.
+  if (request.review_digest !== undefined && request.review_digest !== review.review_digest)
+    throw new AppError(409, 'review_outdated', 'What would be stamped differs from what the dry run showed; check the new totals and send again.', {
+      extra: { review: { dry_run: true, ...review } },
+    });
 
   const invoiceId = newId('invoice');
   const outcome = await recordConfirmation(deps.db, {

@@ -4,9 +4,10 @@ import { newId } from '../../shared/platform/ids.js';
 import { buyerConfirmationView, ticketSummaryView } from '../contract/buyer/buyer-sale-view.js';
 import { totalsView } from '../contract/invoices/totals-view.js';
 import { checkCustomer, sameCustomer } from '../../shared/invoices/check-customer.js';
-import { confirmRequestSchema, emailRequestSchema, ticketsRequestSchema } from '../contract/buyer/customer-schema.js';
+import { confirmRequestSchema, emailRequestSchema, previewRequestSchema, ticketsRequestSchema, type PreviewRequest } from '../contract/buyer/customer-schema.js';
 import type { Customer } from '../../shared/invoices/customer.js';
 import { previewSale } from '../../shared/invoices/seal-sale.js';
+import { saleReviewDigest } from '../../shared/invoices/review-digest.js';
 import { enqueueStamp } from '../../shared/invoices/enqueue-stamp.js';
 import { enqueueInvoiceEmail } from '../../shared/invoices/enqueue-follow-ups.js';
 import { invoiceEmailRecipient, maskedAddress } from '../../shared/invoices/email-recipient.js';
@@ -34,6 +35,7 @@ import { ticketsTaken } from '../invoices/ticket-set.js';
 import { PUBLIC_ACCESS } from '../access/public-access.js';
 import { apiRouter, routesWith } from '../routing/api-router.js';
 
+const validatePreview = validator(previewRequestSchema);
 const validateConfirm = validator(confirmRequestSchema);
 const validateEmail = validator(emailRequestSchema);
 const validateTickets = validator(ticketsRequestSchema);
@@ -46,22 +48,51 @@ interface CheckedConfirmation {
   further: Sale[];
   customer: Customer;
   warnings: ErrorDetail[];
+  /** What the buyer reviews (the preview's answer), with the digest that confirm must carry back. */
+  review: BuyerReview;
 }
 
-/** What preview and confirm both do first: a valid body, invoiceable QRs, the buyer's data checked (422 per field). */
-async function checkedConfirmation(deps: ApiDeps, body: unknown): Promise<CheckedConfirmation> {
-  const request = validateConfirm(body);
+interface BuyerReview {
+  customer: Customer;
+  totals: ReturnType<typeof totalsView>;
+  warnings: ErrorDetail[];
+  tickets: ReturnType<typeof ticketSummaryView>[];
+  review_digest: string;
+}
+
+/** What preview and confirm both do first: invoiceable QRs, the buyer's data checked (422 per field), the review. */
+async function checkedConfirmation(deps: ApiDeps, request: PreviewRequest): Promise<CheckedConfirmation> {
   const sale = await saleFromLink(deps, request);
   await ensureInvoiceable(deps, sale);
   const { record, sales: further } = await buyerTickets(deps, sale, request.additional_tickets);
   const checked = checkCustomer(request.customer, { catalogs: deps.catalogs, expeditionPlace: expeditionPlace(sale), onDate: satToday(), rules: sale.merchant.invoiceRules });
   if (checked.findings.length > 0) throw new AppError(422, 'customer_invalid', 'Some tax data needs correcting.', { details: checked.findings });
-  return { sale, record, further, customer: checked.customer, warnings: checked.warnings };
+  const totals = previewSale(record, checked.customer, saleParties(sale), deps.catalogs);
+  const sales = [sale, ...further];
+  const review = {
+    customer: checked.customer,
+    totals: totalsView(totals),
+    warnings: checked.warnings,
+    // Every ticket with its concepts, the single one too: the review shows exactly what is stamped.
+    tickets: sales.map(ticketSummaryView),
+    review_digest: saleReviewDigest(
+      sales.map((s) => s.record),
+      checked.customer,
+      totals,
+    ),
+  };
+  return { sale, record, further, customer: checked.customer, warnings: checked.warnings, review };
 }
 
-/** The tickets of a confirmation with several, as the buyer reviews them (absent for one ticket). */
-function ticketsOf(sale: Sale, further: Sale[]) {
-  return further.length > 0 ? { tickets: [sale, ...further].map(ticketSummaryView) } : {};
+/**
+ * Confirm stamps only what the buyer reviewed: the preview's digest must be that of what would be stamped
+ * now (other tickets, another customer or changed totals give another digest). 409 with the new review.
+ */
+function ensureReviewed(review: BuyerReview, digest: string): void {
+  if (digest !== review.review_digest)
+    throw new AppError(409, 'review_outdated', 'What would be stamped differs from what was reviewed; review the new totals and confirm again.', {
+      extra: { review },
+    });
 }
 
 /**
@@ -119,14 +150,16 @@ export function publicBuyerRoutes(deps: ApiDeps): Router<AppState> {
 
   /** Dry run of confirm: the same checks, and the totals for this buyer (withholdings may apply). */
   routes.post('/preview', limited, body, codeLookups, async (ctx) => {
-    const { sale, record, further, customer, warnings } = await checkedConfirmation(deps, ctx.request.body);
+    const { review } = await checkedConfirmation(deps, validatePreview(ctx.request.body));
     // `warnings`: what the buyer should look at twice before confirming, though SAT may accept it.
-    ctx.body = { customer, totals: totalsView(previewSale(record, customer, saleParties(sale), deps.catalogs)), warnings, ...ticketsOf(sale, further) };
+    ctx.body = review;
   });
 
-  /** The one confirming action: 202 while the CFDI is stamped; poll GET /status. */
+  /** The one confirming action, of what the preview showed (`review_digest`): 202 while the CFDI is stamped; poll GET /status. */
   routes.post('/confirm', limited, body, codeLookups, async (ctx) => {
-    const { sale, further, customer } = await checkedConfirmation(deps, ctx.request.body);
+    const { review_digest: digest, ...request } = validateConfirm(ctx.request.body);
+    const { sale, further, customer, review } = await checkedConfirmation(deps, request);
+    ensureReviewed(review, digest);
 
     const invoiceId = newId('invoice');
     const outcome = await recordConfirmation(deps.db, {

@@ -14,7 +14,7 @@ import { encryptionKeyring } from '../../shared/platform/crypto/encrypt-at-rest.
 import { swPacClient } from '../../shared/adapters/pac/sw-pac-client.js';
 import { satCatalogs } from '../../shared/sat/catalogs.js';
 import { stampInvoiceJob, type StampDeps } from '../../workers/stamp-invoice.js';
-import { BUYER, confirm, linkQuery, newQrLink, queueEvents, stamped } from '../helpers/buyer.js';
+import { BUYER, confirmReviewed, preview, linkQuery, newQrLink, queueEvents, stamped } from '../helpers/buyer.js';
 import { harness } from '../helpers/harness.js';
 import { call, expectError } from '../helpers/http.js';
 
@@ -60,20 +60,20 @@ describe('buyer flow: resolve, confirm, stamp', function () {
 
   it('confirm refuses bad tax data field by field and writes nothing', async () => {
     const link = await newQrLink(account);
-    const res = await confirm(link, { rfc: 'URE189929TM6', name: 'Universidad Robotica Española SA de CV', tax_regime: '605', cfdi_use: 'D01' });
+    const res = await confirmReviewed(link, { rfc: 'URE189929TM6', name: 'Universidad Robotica Española SA de CV', tax_regime: '605', cfdi_use: 'D01' });
     expectError(res, 422, 'customer_invalid');
     const codes = (res.body.error.details as { field: string; code: string; source: string }[]).map((d) => `${d.field}:${d.code}:${d.source}`);
     expect(codes).to.include.members(['customer.rfc:rfc_invalid:service']);
-    const company = await confirm(link, { name: 'Universidad Robotica Española SA de CV', tax_regime: '605', cfdi_use: 'D01' });
+    const company = await confirmReviewed(link, { name: 'Universidad Robotica Española SA de CV', tax_regime: '605', cfdi_use: 'D01' });
     const companyCodes = (company.body.error.details as { field: string; code: string }[]).map((d) => `${d.field}:${d.code}`);
     expect(companyCodes).to.include.members(['customer.name:name_has_company_suffix', 'customer.tax_regime:tax_regime_not_allowed', 'customer.cfdi_use:cfdi_use_not_allowed']);
-    expectError(await confirm(link, { postal_code: '8699' }), 400, 'validation_failed');
+    expectError(await confirmReviewed(link, { postal_code: '8699' }), 400, 'validation_failed');
     expect(await invoices(link.qrId)).to.have.length(0);
   });
 
   it('confirm answers 202, the worker seals and stamps, and the transaction is INVOICED with invoice and customer', async () => {
     const link = await newQrLink(account);
-    const res = await confirm(link, { name: 'universidad  robotica española' });
+    const res = await confirmReviewed(link, { name: 'universidad  robotica española' });
     expect(res.status).to.equal(202);
     expect(res.body).to.include({ status: 'STAMPING', invoice: null });
     expect(await stamped(events, link.qrId)).to.include({ outcome: 'stamped' });
@@ -106,7 +106,7 @@ describe('buyer flow: resolve, confirm, stamp', function () {
   it('ten confirmations at once (double click, two devices) make one CFDI', async () => {
     const link = await newQrLink(account);
     const emails = Array.from({ length: 10 }, (_, i) => (i % 2 === 0 ? BUYER.email : 'otro@example.test'));
-    const answers = await Promise.all(emails.map((email) => confirm(link, { email })));
+    const answers = await Promise.all(emails.map((email) => confirmReviewed(link, { email })));
     await stamped(events, link.qrId);
     const rows = await invoices(link.qrId);
     expect(rows).to.have.length(1);
@@ -123,7 +123,7 @@ describe('buyer flow: resolve, confirm, stamp', function () {
     // byte-identical CFDIs; the PAC answers the second with the first's stamp ("previously stamped").
     const [first, second] = [await newQrLink(account), await newQrLink(account)];
     for (const link of [first, second]) {
-      expect((await confirm(link)).status).to.equal(202);
+      expect((await confirmReviewed(link)).status).to.equal(202);
       await stamped(events, link.qrId);
     }
     const [a] = await invoices(first.qrId);
@@ -152,7 +152,7 @@ describe('buyer flow: resolve, confirm, stamp', function () {
     // Twins are made in the same second, so they are stamped together (two points of sale, the scheduled global
     // invoices): each learns the UUID before either records it, and the second to record meets the unique index.
     const [first, second] = [await newQrLink(account), await newQrLink(account)];
-    expect((await confirm(first)).status).to.equal(202);
+    expect((await confirmReviewed(first)).status).to.equal(202);
     await stamped(events, first.qrId);
     const [a] = await invoices(first.qrId);
     expect(
@@ -212,7 +212,7 @@ describe('buyer flow: resolve, confirm, stamp', function () {
   it('a PAC that times out twice and then answers stamps once', async () => {
     const link = await newQrLink(account);
     harness().pac.script({ kind: 'hang' }, { kind: 'status', status: 502 });
-    expect((await confirm(link)).status).to.equal(202);
+    expect((await confirmReviewed(link)).status).to.equal(202);
     expect(await stamped(events, link.qrId)).to.include({ outcome: 'stamped' });
     const [row] = await invoices(link.qrId);
     expect(row.status).to.equal('ACTIVE');
@@ -222,7 +222,7 @@ describe('buyer flow: resolve, confirm, stamp', function () {
   it('a stamp whose answer was lost is recovered on retry with the same UUID, not stamped twice', async () => {
     const link = await newQrLink(account);
     harness().pac.script({ kind: 'stamp-and-hang' });
-    expect((await confirm(link)).status).to.equal(202);
+    expect((await confirmReviewed(link)).status).to.equal(202);
     await stamped(events, link.qrId);
     const [row] = await invoices(link.qrId);
     expect(
@@ -234,7 +234,7 @@ describe('buyer flow: resolve, confirm, stamp', function () {
 
   it("a PAC refusal of the buyer's name comes back at the field; the QR stays SCANNED and a corrected confirm succeeds", async () => {
     const link = await newQrLink(account);
-    expect((await confirm(link, { name: 'UNIVERSIDAD ROBOTICA' })).status).to.equal(202);
+    expect((await confirmReviewed(link, { name: 'UNIVERSIDAD ROBOTICA' })).status).to.equal(202);
     expect(await stamped(events, link.qrId)).to.include({ outcome: 'refused' });
     const status = (await call('GET', `/v1/public/qrs/status?${linkQuery(link)}`)).body;
     expect(status.status).to.equal('SCANNED');
@@ -248,26 +248,26 @@ describe('buyer flow: resolve, confirm, stamp', function () {
         message: 'The name does not match the one SAT has for this RFC: write it exactly as on the tax-status certificate.',
       },
     ]);
-    expect((await confirm(link)).status).to.equal(202);
+    expect((await confirmReviewed(link)).status).to.equal(202);
     expect(await stamped(events, link.qrId)).to.include({ outcome: 'stamped' });
     expect((await invoices(link.qrId)).map((r) => r.status)).to.deep.equal(['REFUSED', 'ACTIVE']);
   });
 
   it('a refused confirmation does not burn a folio: the next attempts on the QR reuse it, the next sale takes the next one', async () => {
     const link = await newQrLink(account);
-    expect((await confirm(link, { name: 'UNIVERSIDAD ROBOTICA' })).status).to.equal(202);
+    expect((await confirmReviewed(link, { name: 'UNIVERSIDAD ROBOTICA' })).status).to.equal(202);
     expect(await stamped(events, link.qrId)).to.include({ outcome: 'refused' });
-    expect((await confirm(link, { postal_code: '01000' })).status).to.equal(202);
+    expect((await confirmReviewed(link, { postal_code: '01000' })).status).to.equal(202);
     expect(await stamped(events, link.qrId)).to.include({ outcome: 'refused' });
     // The buyer corrects it from two devices at once: one CFDI, with the folio the refusals had.
-    const answers = await Promise.all(Array.from({ length: 5 }, () => confirm(link)));
+    const answers = await Promise.all(Array.from({ length: 5 }, () => confirmReviewed(link)));
     expect(answers.map((a) => a.status)).to.deep.equal([202, 202, 202, 202, 202]);
     expect(await stamped(events, link.qrId)).to.include({ outcome: 'stamped' });
     const rows = await invoices(link.qrId);
     expect(rows.map((r) => r.status)).to.deep.equal(['REFUSED', 'REFUSED', 'ACTIVE']);
     expect(new Set(rows.map((r) => `${r.series}-${r.folio}`)).size, 'one Serie and folio').to.equal(1);
     const next = await newQrLink(account);
-    expect((await confirm(next)).status).to.equal(202);
+    expect((await confirmReviewed(next)).status).to.equal(202);
     await stamped(events, next.qrId);
     const [nextRow] = await invoices(next.qrId);
     expect(BigInt(nextRow.folio) > BigInt(rows[2].folio), 'a later sale takes a later folio').to.equal(true);
@@ -279,7 +279,7 @@ describe('buyer flow: resolve, confirm, stamp', function () {
     let release!: () => void;
     harness().pac.script({ kind: 'held', until: new Promise<void>((resolve) => (release = resolve)) });
     try {
-      expect((await confirm(link)).status).to.equal(202);
+      expect((await confirmReviewed(link)).status).to.equal(202);
       await harness()
         .deps.db('qr_transactions')
         .where({ id: link.qrId })
@@ -314,7 +314,7 @@ describe('buyer flow: resolve, confirm, stamp', function () {
       .deps.db('qr_transactions')
       .where({ id: link.qrId })
       .update({ expires_at: new Date(Date.now() - 1000) });
-    expectError(await confirm(link), 410, 'qr_expired');
+    expectError(await confirmReviewed(link), 410, 'qr_expired');
     expect(await invoices(link.qrId)).to.have.length(0);
   });
 
@@ -322,11 +322,11 @@ describe('buyer flow: resolve, confirm, stamp', function () {
     const resico = await harness().bootstrap();
     await harness().deps.db('issuers').where({ id: resico.issuerId }).update({ tax_regime_code: '626' });
     const link = await newQrLink(resico);
-    const company = await confirm(link, {}, 'preview');
+    const company = await preview(link, {});
     expect(company.status).to.equal(200);
     // ISR 1.25 % of the two taxed concepts (215 + 37): 2.69 + 0.46 = 3.15 withheld.
     expect(company.body.totals).to.deep.equal({ subtotal: 262, discount: 0, transferred_taxes: 40.32, withheld_taxes: 3.15, total: 299.17 });
-    const person = await confirm(link, { rfc: 'CACX7605101P8', name: 'XOCHILT CASAS CHAVEZ', tax_regime: '612', postal_code: '36257', cfdi_use: 'G03' }, 'preview');
+    const person = await preview(link, { rfc: 'CACX7605101P8', name: 'XOCHILT CASAS CHAVEZ', tax_regime: '612', postal_code: '36257', cfdi_use: 'G03' });
     expect(person.body.totals.withheld_taxes).to.equal(0);
   });
 });

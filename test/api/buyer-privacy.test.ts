@@ -3,7 +3,7 @@ import type { QueueEvents } from 'bullmq';
 import type { BootstrapResult } from '../../cli/bootstrap.js';
 import { invoiceFileUrl } from '../../shared/invoices/invoice-links.js';
 import { jobId } from '../../shared/platform/jobs.js';
-import { BUYER, confirm, linkQuery, newQrLink, queueEvents, queueEventsOf, stamped, type QrLink } from '../helpers/buyer.js';
+import { BUYER, confirmReviewed, linkQuery, newQrLink, queueEvents, queueEventsOf, stamped, type QrLink } from '../helpers/buyer.js';
 import { harness } from '../helpers/harness.js';
 import { call, expectError } from '../helpers/http.js';
 
@@ -27,9 +27,9 @@ describe("the buyer's tax data behind a ticket (issue #28)", function () {
   });
   after(() => events.close());
 
-  async function invoicedLink(customer: Parameters<typeof confirm>[1] = {}): Promise<QrLink> {
+  async function invoicedLink(customer: Parameters<typeof confirmReviewed>[1] = {}): Promise<QrLink> {
     const l = await newQrLink(account);
-    expect((await confirm(l, customer)).status).to.equal(202);
+    expect((await confirmReviewed(l, customer)).status).to.equal(202);
     expect(await stamped(events, l.qrId)).to.include({ outcome: 'stamped' });
     return l;
   }

@@ -5,7 +5,7 @@ import { expect } from 'chai';
 import type { QueueEvents } from 'bullmq';
 import type { BootstrapResult } from '../../cli/bootstrap.js';
 import { jobId } from '../../shared/platform/jobs.js';
-import { confirm, newQrLink, queueEventsOf, stamped } from '../helpers/buyer.js';
+import { confirmReviewed, newQrLink, queueEventsOf, stamped } from '../helpers/buyer.js';
 import { harness } from '../helpers/harness.js';
 import { call, expectError } from '../helpers/http.js';
 import { cadenaOriginal } from '../../shared/domain/cfdi/cadena-original.js';
@@ -32,7 +32,7 @@ describe('credit notes: POST /v1/qrs/invoices/credit-notes', function () {
   /** A stamped invoice of the 302.32 sample sale. */
   async function invoice(): Promise<{ id: string; uuid: string }> {
     const link = await newQrLink(account);
-    await confirm(link);
+    await confirmReviewed(link);
     await stamped(events.stamp, link.qrId);
     return db()('invoices').where({ transaction_id: link.qrId }).first('id', 'uuid');
   }

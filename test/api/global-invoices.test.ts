@@ -6,7 +6,7 @@ import type { QueueEvents } from 'bullmq';
 import type { BootstrapResult } from '../../cli/bootstrap.js';
 import { globalPeriod } from '../../shared/global-invoice/global-period.js';
 import { jobId } from '../../shared/platform/jobs.js';
-import { confirm, linkQuery, newQrLink, queueEvents, stamped, type QrLink } from '../helpers/buyer.js';
+import { confirmReviewed, linkQuery, newQrLink, queueEvents, stamped, type QrLink } from '../helpers/buyer.js';
 import { harness } from '../helpers/harness.js';
 import { call, expectError } from '../helpers/http.js';
 import { cadenaOriginal } from '../../shared/domain/cfdi/cadena-original.js';
@@ -77,7 +77,7 @@ describe('global invoice for sales nobody invoiced', function () {
     await db()('qr_transactions')
       .where({ id: claimed.qrId })
       .update({ expires_at: db().raw(`now() + interval '1 hour'`) });
-    await confirm(claimed);
+    await confirmReviewed(claimed);
     await stamped(stampEvents, claimed.qrId);
 
     const res = await report();
@@ -139,7 +139,7 @@ describe('global invoice for sales nobody invoiced', function () {
     expectError(await report({ date: 'tomorrow' }), 400, 'validation_failed');
 
     const link = await newQrLink(account);
-    await confirm(link);
+    await confirmReviewed(link);
     await stamped(stampEvents, link.qrId);
     const nominative = (await db()('invoices').where({ transaction_id: link.qrId }).first('uuid')).uuid;
     expectError(await call('DELETE', `/v1/qrs/invoices/${nominative}`, { headers: asAccount(), body: { motive: '04' } }), 422, 'motive_not_applicable');

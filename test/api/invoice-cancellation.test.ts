@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import type { QueueEvents } from 'bullmq';
 import type { BootstrapResult } from '../../cli/bootstrap.js';
 import { jobId } from '../../shared/platform/jobs.js';
-import { confirm, linkQuery, newQrLink, queueEvents, stamped } from '../helpers/buyer.js';
+import { confirmReviewed, linkQuery, newQrLink, queueEvents, stamped } from '../helpers/buyer.js';
 import { mexicoLongDate } from '../../shared/domain/time-zone.js';
 import type { ReceivedMail } from '../../fakes/smtp-server.js';
 import { harness } from '../helpers/harness.js';
@@ -63,7 +63,7 @@ describe('invoice cancellation: DELETE /v1/qrs/invoices/{uuid}', function () {
 
   async function stampedInvoice(overrides: Partial<QrCreateRequest> = {}): Promise<Stamped> {
     const link = await newQrLink(account, overrides);
-    expect((await confirm(link)).status).to.equal(202);
+    expect((await confirmReviewed(link)).status).to.equal(202);
     await stamped(stampEvents, link.qrId);
     const row = await db()('invoices').where({ transaction_id: link.qrId }).first('id', 'uuid', 'status');
     expect(row.status).to.equal('ACTIVE');
@@ -133,7 +133,7 @@ describe('invoice cancellation: DELETE /v1/qrs/invoices/{uuid}', function () {
   it("tells the buyer: the page says the invoice is void (UUID, dates), and an e-mail to the confirmation address says so with the acuse's date", async () => {
     const link = await newQrLink(account);
     const email = `void-${link.qrId}@example.test`;
-    expect((await confirm(link, { email })).status).to.equal(202);
+    expect((await confirmReviewed(link, { email })).status).to.equal(202);
     await stamped(stampEvents, link.qrId);
     const row = await db()('invoices').where({ transaction_id: link.qrId }).first('id', 'uuid');
     const invoice = { uuid: row.uuid as string, qrId: link.qrId, invoiceId: row.id as string };

@@ -7,7 +7,7 @@ import { promisify } from 'node:util';
 import type { QueueEvents } from 'bullmq';
 import type { BootstrapResult } from '../../cli/bootstrap.js';
 import { jobId } from '../../shared/platform/jobs.js';
-import { BUYER, confirm, newQrLink, queueEvents, stamped } from '../helpers/buyer.js';
+import { BUYER, confirmReviewed, newQrLink, queueEvents, stamped } from '../helpers/buyer.js';
 import { harness } from '../helpers/harness.js';
 import { call, expectError } from '../helpers/http.js';
 
@@ -24,7 +24,7 @@ describe('invoice files: XML and PDF for the merchant and the buyer', () => {
     account = await harness().bootstrap();
     [stampEvents, pdfEvents] = await Promise.all([queueEvents('stamp'), queueEvents('pdf')]);
     const link = await newQrLink(account);
-    await confirm(link);
+    await confirmReviewed(link);
     await stamped(stampEvents, link.qrId);
     const row = await harness().deps.db('invoices').where({ transaction_id: link.qrId }).first('id');
     const pdfJob = await harness().producers.queue('pdf').getJob(jobId.renderInvoicePdf(row.id));

@@ -12,7 +12,7 @@ import type { BootstrapResult } from '../../cli/bootstrap.js';
 import { legacyQrCreatedSchema, legacyQrResolvedSchema } from '../../api/contract/legacy/legacy-qr-schema.js';
 import { newQrToken, qrContent, signQrToken } from '../../shared/qr/qr-link.js';
 import { ajv } from '../../shared/platform/validation/ajv.js';
-import { confirm, queueEvents, stamped } from '../helpers/buyer.js';
+import { confirmReviewed, queueEvents, stamped } from '../helpers/buyer.js';
 import { harness } from '../helpers/harness.js';
 import { call, expectError, type Answer } from '../helpers/http.js';
 import { qrBody } from '../helpers/qr-body.js';
@@ -293,7 +293,7 @@ describe('The earlier contract: GET /api/v1/qrs?v&t&m', () => {
 
   it('answers 409 for a QR already invoiced (consumed)', async () => {
     const { qrId, link } = await legacyQr(account);
-    expect((await confirm({ ...link, qrId })).status).to.equal(202);
+    expect((await confirmReviewed({ ...link, qrId })).status).to.equal(202);
     await stamped(events, qrId);
     const res = await getLegacy(account, link);
     expectError(res, 409, 'qr_already_invoiced');

@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import type { BootstrapResult } from '../../cli/bootstrap.js';
-import { confirm, linkQuery, newQrLink } from '../helpers/buyer.js';
+import { confirmReviewed, preview, linkQuery, newQrLink } from '../helpers/buyer.js';
 import { harness } from '../helpers/harness.js';
 import { call, expectError } from '../helpers/http.js';
 
@@ -24,7 +24,7 @@ describe("the merchant's invoicing rules (issues #17, #18)", function () {
     const merchant = await call('GET', `/v1/qrs/merchants/${account.merchantId}`, { headers: { Authorization: `Bearer ${account.accessToken}` } });
     expect(merchant.body.invoiceRules).to.deep.equal({ allowGenericRfc: false, allowedCfdiUses: null, resicoWithholding: true });
     const link = await newQrLink(account);
-    const res = await confirm(link, NO_RFC);
+    const res = await confirmReviewed(link, NO_RFC);
     expectError(res, 422, 'customer_invalid');
     expect(fields(res)).to.deep.equal(['customer.rfc:generic_rfc_not_offered']);
     expect(res.body.error.details[0].message).to.contain('global invoice');
@@ -36,12 +36,12 @@ describe("the merchant's invoicing rules (issues #17, #18)", function () {
   it('a merchant may allow it', async () => {
     expect((await setRules({ allowGenericRfc: true })).body.invoiceRules).to.include({ allowGenericRfc: true, resicoWithholding: true });
     const link = await newQrLink(account);
-    expect((await confirm(link, NO_RFC)).status).to.equal(202);
+    expect((await confirmReviewed(link, NO_RFC)).status).to.equal(202);
   });
 
   it('CP01 (payment receipts) and CN01 (payroll) are neither offered nor accepted for a sale', async () => {
     const link = await newQrLink(account);
-    expect(fields(await confirm(link, { cfdi_use: 'CP01' }))).to.deep.equal(['customer.cfdi_use:cfdi_use_not_for_sales']);
+    expect(fields(await confirmReviewed(link, { cfdi_use: 'CP01' }))).to.deep.equal(['customer.cfdi_use:cfdi_use_not_for_sales']);
     const page = await call('GET', `/q?${linkQuery(link)}`);
     expect(page.status).to.equal(200);
     const html = page.body.toString();
@@ -56,18 +56,18 @@ describe("the merchant's invoicing rules (issues #17, #18)", function () {
     expect(fields(bad)).to.deep.equal(['invoiceRules.allowedCfdiUses[1]:cfdi_use_not_for_sales', 'invoiceRules.allowedCfdiUses[2]:catalog_key_unknown']);
     expect((await setRules({ allowedCfdiUses: ['G03'] })).body.invoiceRules.allowedCfdiUses).to.deep.equal(['G03']);
     const link = await newQrLink(account);
-    expect(fields(await confirm(link, { cfdi_use: 'G01' }))).to.deep.equal(['customer.cfdi_use:cfdi_use_not_offered']);
+    expect(fields(await confirmReviewed(link, { cfdi_use: 'G01' }))).to.deep.equal(['customer.cfdi_use:cfdi_use_not_offered']);
     const page = await call('GET', `/q?${linkQuery(link)}`);
     expect(page.body.toString()).to.contain('"G03"');
     expect(page.body.toString()).to.not.contain('"G01"');
-    expect((await confirm(link, { cfdi_use: 'G03' })).status).to.equal(202);
+    expect((await confirmReviewed(link, { cfdi_use: 'G03' })).status).to.equal(202);
   });
 
   it('the RESICO withholding applies unless the merchant turns it off', async () => {
     await harness().deps.db('issuers').where({ id: account.issuerId }).update({ tax_regime_code: '626' });
     const link = await newQrLink(account);
-    expect((await confirm(link, {}, 'preview')).body.totals.withheld_taxes).to.equal(3.15);
+    expect((await preview(link, {})).body.totals.withheld_taxes).to.equal(3.15);
     await setRules({ resicoWithholding: false });
-    expect((await confirm(link, {}, 'preview')).body.totals.withheld_taxes).to.equal(0);
+    expect((await preview(link, {})).body.totals.withheld_taxes).to.equal(0);
   });
 });

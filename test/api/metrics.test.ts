@@ -3,7 +3,7 @@ import { Job } from 'bullmq';
 import { expect } from 'chai';
 import type { BootstrapResult } from '../../cli/bootstrap.js';
 import { QUEUES } from '../../shared/platform/jobs.js';
-import { confirm, newQrLink, queueEventsOf, stamped } from '../helpers/buyer.js';
+import { confirmReviewed, newQrLink, queueEventsOf, stamped } from '../helpers/buyer.js';
 import { harness } from '../helpers/harness.js';
 import { call, expectError } from '../helpers/http.js';
 import { parseMetrics, sampleValue } from '../helpers/metrics-text.js';
@@ -96,7 +96,7 @@ describe('GET /metrics', function () {
     const stampJob = { queue: QUEUES.stamp, job_name: 'stamp-invoice', outcome: 'completed' };
     const before = await metrics();
     const link = await newQrLink(account);
-    expect((await confirm(link)).status).to.equal(202);
+    expect((await confirmReviewed(link)).status).to.equal(202);
     expect(await stamped(queues.events.stamp, link.qrId)).to.include({ outcome: 'stamped' });
 
     const after = await metrics();

@@ -3,7 +3,7 @@ import type { QueueEvents } from 'bullmq';
 import type { BootstrapResult } from '../../cli/bootstrap.js';
 import { parseXml } from '../../shared/domain/cfdi/parse-xml.js';
 import { attribute, child, children } from '../../shared/domain/cfdi/xml-element.js';
-import { BUYER, newQrLink, queueEvents, stamped, type QrLink } from '../helpers/buyer.js';
+import { BUYER, confirmReviewed, newQrLink, queueEvents, stamped, type QrLink } from '../helpers/buyer.js';
 import { harness } from '../helpers/harness.js';
 import { call, expectError } from '../helpers/http.js';
 import type { QrCreateRequest } from '../../shared/qr/qr-request.js';
@@ -66,7 +66,7 @@ describe('several tickets in one invoice (buyer page API and merchant API)', fun
     expect(preview.body.tickets).to.have.length(3);
     expect(preview.body.totals.total).to.equal(534.32);
 
-    const res = await buyer('confirm', first, { customer: BUYER, additional_tickets: further });
+    const res = await confirmReviewed(first, {}, { additional_tickets: further });
     expect(res.status).to.equal(202);
     expect(await stamped(events, first.qrId)).to.include({ outcome: 'stamped' });
 
@@ -103,7 +103,7 @@ describe('several tickets in one invoice (buyer page API and merchant API)', fun
     const before = (await invoiceRows()).length;
 
     const tickets = [invoiced, expired, cancelled, dollars, credit, foreign].map(linkOf);
-    const res = await buyer('confirm', first, { customer: BUYER, additional_tickets: [...tickets, linkOf(first), 'NOT-A-CODE'] });
+    const res = await confirmReviewed(first, {}, { additional_tickets: [...tickets, linkOf(first), 'NOT-A-CODE'] });
     expectError(res, 422, 'tickets_not_combinable');
     expect(codesOf(res)).to.have.members([
       'additional_tickets[0]:qr_already_invoiced',
@@ -125,10 +125,7 @@ describe('several tickets in one invoice (buyer page API and merchant API)', fun
     const shared = await newQrLink(account, WATER);
     const mine = await newQrLink(account);
     const theirs = await newQrLink(account);
-    const [a, b] = await Promise.all([
-      buyer('confirm', mine, { customer: BUYER, additional_tickets: [linkOf(shared)] }),
-      buyer('confirm', theirs, { customer: BUYER, additional_tickets: [linkOf(shared)] }),
-    ]);
+    const [a, b] = await Promise.all([confirmReviewed(mine, {}, { additional_tickets: [linkOf(shared)] }), confirmReviewed(theirs, {}, { additional_tickets: [linkOf(shared)] })]);
     expect([a.status, b.status].sort()).to.deep.equal([202, 422]);
     const loser = a.status === 422 ? a : b;
     expect(codesOf(loser)).to.deep.equal(['additional_tickets[0]:already_confirmed']);
@@ -142,7 +139,7 @@ describe('several tickets in one invoice (buyer page API and merchant API)', fun
   it('a PAC refusal frees every ticket of the confirmation for a corrected one', async () => {
     const first = await newQrLink(account);
     const second = await newQrLink(account, WATER);
-    expect((await buyer('confirm', first, { customer: { ...BUYER, name: 'UNIVERSIDAD ROBOTICA' }, additional_tickets: [linkOf(second)] })).status).to.equal(202);
+    expect((await confirmReviewed(first, { name: 'UNIVERSIDAD ROBOTICA' }, { additional_tickets: [linkOf(second)] })).status).to.equal(202);
     expect(await stamped(events, first.qrId)).to.include({ outcome: 'refused' });
     const rows = await db()('qr_transactions').whereIn('id', [first.qrId, second.qrId]).select('confirmed_at', 'status');
     expect(rows.map((r) => [r.confirmed_at, r.status])).to.deep.equal([
@@ -150,7 +147,7 @@ describe('several tickets in one invoice (buyer page API and merchant API)', fun
       [null, 'SCANNED'],
     ]);
     // The second ticket can now be invoiced on its own.
-    expect((await buyer('confirm', second, { customer: BUYER })).status).to.equal(202);
+    expect((await confirmReviewed(second)).status).to.equal(202);
     expect(await stamped(events, second.qrId)).to.include({ outcome: 'stamped' });
   });
 

@@ -6,7 +6,7 @@ import { promisify } from 'node:util';
 import { expect } from 'chai';
 import { Ajv } from 'ajv';
 import * as ajvFormats from 'ajv-formats';
-import { confirm, newQrLink, queueEvents, stamped } from '../helpers/buyer.js';
+import { confirmReviewed, newQrLink, queueEvents, stamped } from '../helpers/buyer.js';
 import { postQr, qrBody } from '../helpers/qr-body.js';
 import openapiTS, { astToString } from 'openapi-typescript';
 import { apiRouters } from '../../api/app.js';
@@ -172,7 +172,7 @@ describe('GET /openapi.json', () => {
     const events = await queueEvents('stamp');
     const link = await newQrLink(account);
     try {
-      expect((await confirm(link)).status).to.equal(202);
+      expect((await confirmReviewed(link)).status).to.equal(202);
       await stamped(events, link.qrId);
     } finally {
       await events.close();

@@ -10,7 +10,7 @@ import { parseXml } from '../../shared/domain/cfdi/parse-xml.js';
 import { jobId } from '../../shared/platform/jobs.js';
 import { dec } from '../../shared/domain/money.js';
 import { localDateTime } from '../../shared/domain/time-zone.js';
-import { confirm, newQrLink, queueEventsOf, stamped } from '../helpers/buyer.js';
+import { confirmReviewed, newQrLink, queueEventsOf, stamped } from '../helpers/buyer.js';
 import { harness } from '../helpers/harness.js';
 import { call, expectError } from '../helpers/http.js';
 import { satCadena, xsdInvalid } from '../helpers/sat-tools.js';
@@ -41,7 +41,7 @@ describe('payment complements: POST /v1/qrs/invoices/payment-complements', funct
   /** A stamped invoice of the 302.32 sample sale, issued PPD (payment form 99) unless told otherwise. */
   async function invoice(method: 'PPD' | 'PUE' = 'PPD'): Promise<{ id: string; uuid: string }> {
     const link = await newQrLink(account, method === 'PPD' ? { sat_payment_method: 'PPD', sat_payment_form: '99' } : {});
-    await confirm(link);
+    await confirmReviewed(link);
     await stamped(events.stamp, link.qrId);
     return db()('invoices').where({ transaction_id: link.qrId }).first('id', 'uuid');
   }

@@ -3,7 +3,7 @@ import type { QueueEvents } from 'bullmq';
 import type { BootstrapResult } from '../../cli/bootstrap.js';
 import { parseXml } from '../../shared/domain/cfdi/parse-xml.js';
 import { attribute, child } from '../../shared/domain/cfdi/xml-element.js';
-import { BUYER, confirm, linkQuery, newQrLink, queueEvents, stamped } from '../helpers/buyer.js';
+import { BUYER, confirmReviewed, linkQuery, newQrLink, queueEvents, stamped } from '../helpers/buyer.js';
 import { harness } from '../helpers/harness.js';
 import { call } from '../helpers/http.js';
 import { postQr, qrBody } from '../helpers/qr-body.js';
@@ -58,7 +58,7 @@ describe('what SAT accepts is accepted (issue #17)', function () {
 
     const review = await call('GET', `/v1/public/qrs/resolve?${linkQuery(link)}`);
     expect(review.body.totals).to.deep.equal({ subtotal: 19.99, discount: 0, transferred_taxes: 3.2, withheld_taxes: 0, total: 23.19 });
-    expect((await confirm(link)).status).to.equal(202);
+    expect((await confirmReviewed(link)).status).to.equal(202);
     expect(await stamped(events, link.qrId)).to.include({ outcome: 'stamped' });
     const doc = await stampedXml(link.qrId);
     expect([attribute(doc, 'SubTotal'), attribute(doc, 'Total')]).to.deep.equal(['19.99', '23.19']);
@@ -77,7 +77,7 @@ describe('what SAT accepts is accepted (issue #17)', function () {
     const preview = await call('POST', '/v1/public/qrs/preview', { body: { v: link.v, t: link.t, m: link.m, customer: { ...BUYER, ...MUNICIPIO } } });
     expect(preview.status).to.equal(200);
     expect(preview.body.warnings.map((w: { field: string; code: string }) => `${w.field}:${w.code}`)).to.deep.equal(['customer.rfc:rfc_check_digit']);
-    expect((await confirm(link, MUNICIPIO)).status).to.equal(202);
+    expect((await confirmReviewed(link, MUNICIPIO)).status).to.equal(202);
     expect(await stamped(events, link.qrId)).to.include({ outcome: 'stamped' });
     expect(attribute(child(await stampedXml(link.qrId), 'cfdi:Receptor')!, 'Rfc')).to.equal('MCI7306249Y1');
   });

@@ -4,7 +4,7 @@ import type { BootstrapResult } from '../../cli/bootstrap.js';
 import { startFakeWebhookReceiver, type FakeWebhookReceiver, type ReceivedWebhook } from '../../fakes/webhook-receiver.js';
 import { verifyWebhook } from '../../shared/webhooks/sign-webhook.js';
 import { emitEvents } from '../../shared/webhooks/emit-event.js';
-import { confirm, linkQuery, newQrLink, queueEvents, stamped } from '../helpers/buyer.js';
+import { confirmReviewed, linkQuery, newQrLink, queueEvents, stamped } from '../helpers/buyer.js';
 import { harness } from '../helpers/harness.js';
 import { call, expectError } from '../helpers/http.js';
 
@@ -86,7 +86,7 @@ describe('webhooks: endpoints, signed deliveries from an outbox, retries and the
       ),
     ).to.equal(false);
 
-    await confirm(link);
+    await confirmReviewed(link);
     await stamped(stampEvents, link.qrId);
     const uuid = (await db()('invoices').where({ transaction_id: link.qrId }).first('uuid')).uuid as string;
     const stampedHook = await receiver.accepted(ofEvent('invoice.stamped', (d) => d.qr_id === link.qrId));

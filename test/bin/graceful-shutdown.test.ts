@@ -135,7 +135,9 @@ describe('graceful shutdown on SIGTERM, with real processes under load', functio
       expect(res.status).to.equal(201);
       const qr = (await res.json()) as { qr_id: string; qr_content: string };
       const link = new URL(qr.qr_content);
-      const confirmed = await post('/v1/public/qrs/confirm', { v: link.searchParams.get('v'), t: link.searchParams.get('t'), m: link.searchParams.get('m'), customer: BUYER });
+      const request = { v: link.searchParams.get('v'), t: link.searchParams.get('t'), m: link.searchParams.get('m'), customer: BUYER };
+      const { review_digest } = (await (await post('/v1/public/qrs/preview', request)).json()) as { review_digest: string };
+      const confirmed = await post('/v1/public/qrs/confirm', { ...request, review_digest });
       expect(confirmed.status).to.equal(202);
       qrIds.push(qr.qr_id);
     }

@@ -7,7 +7,7 @@ import { startFakeWebhookReceiver, type FakeWebhookReceiver } from '../../fakes/
 import { boundTo, decrypt, encryptionKeyring, parseEncryptionKey } from '../../shared/platform/crypto/encrypt-at-rest.js';
 import { legacyCiphertext } from '../helpers/legacy-ciphertext.js';
 import { loadCsdMaterial } from '../../shared/repositories/merchant-csds.js';
-import { confirm, newQrLink, queueEvents, stamped } from '../helpers/buyer.js';
+import { confirmReviewed, newQrLink, queueEvents, stamped } from '../helpers/buyer.js';
 import { harness } from '../helpers/harness.js';
 import { call, callForm } from '../helpers/http.js';
 
@@ -62,7 +62,7 @@ describe('secrets at rest: database dump and logs of a full flow hold no secret 
     expect(endpoint.status).to.equal(201);
 
     const link = await newQrLink({ ...account, apiKey });
-    const confirmed = await confirm(link);
+    const confirmed = await confirmReviewed(link);
     expect(confirmed.status, JSON.stringify(confirmed.body)).to.be.oneOf([200, 201, 202]);
     await stamped(stampEvents, link.qrId);
     await receiver.accepted((hook) => hook.payload.type === 'invoice.stamped' && hook.payload.data.qr_id === link.qrId);

@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import type { QueueEvents } from 'bullmq';
 import type { BootstrapResult } from '../../cli/bootstrap.js';
-import { confirm, newQrLink, queueEvents, stamped } from '../helpers/buyer.js';
+import { confirmReviewed, newQrLink, queueEvents, stamped } from '../helpers/buyer.js';
 import { harness } from '../helpers/harness.js';
 import { call } from '../helpers/http.js';
 
@@ -36,7 +36,7 @@ describe("tenant isolation: every route with another account's ids", function ()
     ids.product = product.body[0].productId;
     const link = await newQrLink(owner);
     ids.qr = link.qrId;
-    await confirm(link);
+    await confirmReviewed(link);
     await stamped(stampEvents, link.qrId);
     ids.uuid = (await harness().deps.db('invoices').where({ transaction_id: link.qrId }).first('uuid')).uuid;
     const credit = await call('POST', '/v1/qrs/invoices/credit-notes', {

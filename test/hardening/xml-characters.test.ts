@@ -14,7 +14,7 @@ import { swPacClient } from '../../shared/adapters/pac/sw-pac-client.js';
 import { generateCfdiInput } from '../fixtures/cfdi/generate-cfdi-input.js';
 import { testSigner } from '../fixtures/cfdi/test-signer.js';
 import { sampleSale } from '../fixtures/sample-sale.js';
-import { BUYER, confirm, newQrLink } from '../helpers/buyer.js';
+import { BUYER, confirmReviewed, newQrLink } from '../helpers/buyer.js';
 import { harness } from '../helpers/harness.js';
 import { call, expectError } from '../helpers/http.js';
 import { postQr, qrBody } from '../helpers/qr-body.js';
@@ -68,7 +68,7 @@ describe('characters XML 1.0 cannot hold never reach a CFDI (issue #28)', () => 
   it("the buyer's customer.name with U+001B or U+FFFE is a 400 naming the field, and no invoice is recorded", async () => {
     const link = await newQrLink(account);
     for (const name of ['ACME\u001B[2J HOLDING', 'ACME \uFFFE HOLDING']) {
-      const res = await confirm(link, { name });
+      const res = await confirmReviewed(link, { name });
       expectError(res, 400, 'validation_failed');
       expect(res.body.error.details.map((d: { field: string; code: string }) => `${d.field}:${d.code}`)).to.deep.equal(['customer.name:invalid_for_cfdi']);
     }

@@ -35,8 +35,24 @@ export function linkQuery(link: QrLink): string {
   return new URLSearchParams({ v: link.v, t: link.t, m: link.m }).toString();
 }
 
-export function confirm(link: QrLink, customer: Partial<Customer> = {}, path = 'confirm') {
-  return call('POST', `/v1/public/qrs/${path}`, { body: { v: link.v, t: link.t, m: link.m, customer: { ...BUYER, ...customer } } });
+/** The buyer's request of a preview and of its confirmation (without the digest). */
+function buyerRequest(link: QrLink, customer: Partial<Customer>, extra: { additional_tickets?: string[] }) {
+  return { v: link.v, t: link.t, m: link.m, customer: { ...BUYER, ...customer }, ...extra };
+}
+
+/** POST /v1/public/qrs/preview: what confirm would stamp, and its `review_digest`. */
+export function preview(link: QrLink, customer: Partial<Customer> = {}, extra: { additional_tickets?: string[] } = {}) {
+  return call('POST', '/v1/public/qrs/preview', { body: buyerRequest(link, customer, extra) });
+}
+
+/**
+ * Confirms as the page does: previews, then confirms with the preview's `review_digest`. When the preview is
+ * refused, confirm goes with a placeholder digest: it is refused for the same reason (its checks come first).
+ */
+export async function confirmReviewed(link: QrLink, customer: Partial<Customer> = {}, extra: { additional_tickets?: string[] } = {}) {
+  const reviewed = await preview(link, customer, extra);
+  const digest = reviewed.status === 200 ? (reviewed.body.review_digest as string) : 'not-reviewed';
+  return call('POST', '/v1/public/qrs/confirm', { body: { ...buyerRequest(link, customer, extra), review_digest: digest } });
 }
 
 /** Waits for the stamp job of the transaction's latest confirmation to finish (it is kept for an hour). */

@@ -1,7 +1,7 @@
 import type { BootstrapResult } from '../../cli/bootstrap.js';
 import { expiryBucket } from '../../shared/domain/expiry-buckets.js';
 import { jobId } from '../../shared/platform/jobs.js';
-import { confirm, linkQuery, newQrLink, queueEvents, stamped, type QrLink } from './buyer.js';
+import { confirmReviewed, linkQuery, newQrLink, queueEvents, stamped, type QrLink } from './buyer.js';
 import { harness } from './harness.js';
 import { call } from './http.js';
 
@@ -49,7 +49,7 @@ export async function makeTraffic(account: BootstrapResult, counts: { created: n
   try {
     const confirmed = [...invoiced.map((link) => ({ link, customer: {} })), ...refused.map((link) => ({ link, customer: { name: 'NOMBRE QUE SAT NO TIENE' } }))];
     await inGroups(confirmed, 8, async ({ link, customer }) => {
-      const res = await confirm(link, customer);
+      const res = await confirmReviewed(link, customer);
       if (res.status !== 202) throw new Error(`not confirmed: ${res.status} ${JSON.stringify(res.body)}`);
     });
     await inGroups(confirmed, 8, ({ link }) => stamped(events, link.qrId));

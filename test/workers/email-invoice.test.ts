@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import type { QueueEvents } from 'bullmq';
 import type { BootstrapResult } from '../../cli/bootstrap.js';
 import { jobId } from '../../shared/platform/jobs.js';
-import { confirm, newQrLink, queueEvents, stamped, type QrLink } from '../helpers/buyer.js';
+import { confirmReviewed, newQrLink, queueEvents, stamped, type QrLink } from '../helpers/buyer.js';
 import { harness } from '../helpers/harness.js';
 import { call } from '../helpers/http.js';
 
@@ -20,7 +20,7 @@ describe('invoice e-mail', function () {
   });
 
   async function invoiced(link: QrLink): Promise<{ id: string; uuid: string }> {
-    await confirm(link, { email: `buyer-${link.qrId}@example.test` });
+    await confirmReviewed(link, { email: `buyer-${link.qrId}@example.test` });
     await stamped(events.stamp, link.qrId);
     return harness().deps.db('invoices').where({ transaction_id: link.qrId, status: 'ACTIVE' }).first('id', 'uuid');
   }

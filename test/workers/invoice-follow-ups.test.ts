@@ -3,7 +3,7 @@ import type { QueueEvents } from 'bullmq';
 import type { BootstrapResult } from '../../cli/bootstrap.js';
 import { jobId } from '../../shared/platform/jobs.js';
 import { sweepInvoiceFollowUpsJob } from '../../workers/sweep-invoice-follow-ups.js';
-import { confirm, newQrLink, queueEventsOf, stamped } from '../helpers/buyer.js';
+import { confirmReviewed, newQrLink, queueEventsOf, stamped } from '../helpers/buyer.js';
 import { harness } from '../helpers/harness.js';
 
 /**
@@ -36,7 +36,7 @@ describe('sweep-invoice-follow-ups', function () {
   /** An invoice stamped, rendered and e-mailed, whose jobs are then gone from Redis. */
   async function deliveredInvoice(email: string): Promise<string> {
     const link = await newQrLink(account);
-    await confirm(link, { email });
+    await confirmReviewed(link, { email });
     await stamped(events().stamp, link.qrId);
     const { id } = (await db()('invoices').where({ transaction_id: link.qrId, status: 'ACTIVE' }).first('id')) as { id: string };
     await (await job('pdf', id))!.waitUntilFinished(events().pdf, 30_000);
@@ -83,7 +83,7 @@ describe('sweep-invoice-follow-ups', function () {
     const address = `refused-${Date.now()}@example.test`;
     harness().smtp.failNext(1, { code: 550 });
     const link = await newQrLink(account);
-    await confirm(link, { email: address });
+    await confirmReviewed(link, { email: address });
     await stamped(events().stamp, link.qrId);
     const { id } = (await db()('invoices').where({ transaction_id: link.qrId, status: 'ACTIVE' }).first('id')) as { id: string };
     await (await job('pdf', id))!.waitUntilFinished(events().pdf, 30_000);

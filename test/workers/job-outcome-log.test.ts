@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import type { QueueEvents } from 'bullmq';
 import type { BootstrapResult } from '../../cli/bootstrap.js';
 import { jobId } from '../../shared/platform/jobs.js';
-import { BUYER, confirm, newQrLink, queueEvents, stamped } from '../helpers/buyer.js';
+import { BUYER, confirmReviewed, newQrLink, queueEvents, stamped } from '../helpers/buyer.js';
 import { harness } from '../helpers/harness.js';
 import { call } from '../helpers/http.js';
 
@@ -29,9 +29,9 @@ describe('one log line per job outcome: an operator follows a sale by qr_id', fu
 
   it('render, PAC refusal with its code, stamp, PDF and e-mail each log one line with the qr_id; no personal data', async () => {
     const link = await newQrLink(account);
-    expect((await confirm(link, { name: 'UNIVERSIDAD ROBOTICA' })).status).to.equal(202);
+    expect((await confirmReviewed(link, { name: 'UNIVERSIDAD ROBOTICA' })).status).to.equal(202);
     await stamped(events.stamp, link.qrId);
-    expect((await confirm(link)).status).to.equal(202);
+    expect((await confirmReviewed(link)).status).to.equal(202);
     await stamped(events.stamp, link.qrId);
     const invoice = await harness().deps.db('invoices').where({ transaction_id: link.qrId, status: 'ACTIVE' }).first('id', 'uuid');
     await (await harness().producers.queue('pdf').getJob(jobId.renderInvoicePdf(invoice.id)))!.waitUntilFinished(events.pdf, 30_000);
@@ -47,7 +47,7 @@ describe('one log line per job outcome: an operator follows a sale by qr_id', fu
 
   it('a refused cancellation logs its PAC code (CA205 and the like)', async () => {
     const link = await newQrLink(account);
-    await confirm(link);
+    await confirmReviewed(link);
     await stamped(events.stamp, link.qrId);
     const invoice = await harness().deps.db('invoices').where({ transaction_id: link.qrId, status: 'ACTIVE' }).first('id', 'uuid');
     harness().pac.scriptCancel({ kind: 'refuse', code: 'CA205', message: 'UUID no existe' });

@@ -103,12 +103,21 @@ export const buyerSaleSchema = {
 export const buyerPreviewSchema = {
   $id: 'BuyerPreview',
   type: 'object',
-  required: ['customer', 'totals', 'warnings'],
+  required: ['customer', 'totals', 'warnings', 'tickets', 'review_digest'],
   properties: {
     customer: { ...customerSchema, description: 'The tax data as it will be written (trimmed, upper-cased)' },
     totals: { ...totalsViewSchema, description: 'The totals for this buyer: withholdings may apply' },
     warnings: { type: 'array', items: errorDetailSchema, description: 'What to look at twice before confirming, though SAT may accept it' },
-    tickets: { type: 'array', items: { $ref: '#/components/schemas/TicketSummary' }, description: 'With `additional_tickets`: every ticket of the invoice' },
+    tickets: {
+      type: 'array',
+      items: { $ref: '#/components/schemas/TicketSummary' },
+      description: 'Every ticket of the invoice with its concepts: the link’s, then each of `additional_tickets`',
+    },
+    review_digest: {
+      type: 'string',
+      description:
+        'Fingerprint of what confirm would stamp (tickets, concepts, customer, totals): POST /v1/public/qrs/confirm must carry it; if what would be stamped changed, confirm answers 409 `review_outdated` with the new review',
+    },
   },
 } as const;
 
@@ -189,7 +198,7 @@ export const ticketsReviewSchema = {
 export const invoiceQrsDryRunSchema = {
   $id: 'InvoiceQrsDryRun',
   type: 'object',
-  required: ['dry_run', 'qr_ids', 'tickets', 'customer', 'totals', 'warnings'],
+  required: ['dry_run', 'qr_ids', 'tickets', 'customer', 'totals', 'warnings', 'review_digest'],
   properties: {
     dry_run: { type: 'boolean', const: true },
     qr_ids: { type: 'array', items: str },
@@ -197,6 +206,7 @@ export const invoiceQrsDryRunSchema = {
     customer: { ...customerSchema, description: 'The tax data as it will be written (trimmed, upper-cased)' },
     totals: totalsViewSchema,
     warnings: { type: 'array', items: errorDetailSchema },
+    review_digest: { type: 'string', description: 'Send it with the real call to stamp only what this dry run showed (409 `review_outdated` otherwise)' },
   },
 } as const;
 

@@ -41,12 +41,33 @@ const additionalTickets = {
   description: 'Further tickets of the same issuer, currency and payment method to invoice in the same CFDI: the short code printed on each (7KQ4M-XR2PA) or its QR link',
 } as const;
 
-export const confirmRequestSchema = {
-  $id: 'ConfirmQrRequest',
+/** The fingerprint of what was reviewed (shared/invoices/review-digest.ts), as a preview or dry run answers it. */
+export const reviewDigestSchema = {
+  type: 'string',
+  minLength: 1,
+  maxLength: 128,
+  description:
+    'The `review_digest` of the preview (dry run) this confirms: a fingerprint of the tickets, their concepts, the customer and the totals. When what would be stamped now differs, 409 `review_outdated` with the new review',
+} as const;
+
+/** POST /v1/public/qrs/preview: what confirm sends, before the buyer has seen the totals. */
+export const previewRequestSchema = {
+  $id: 'PreviewQrRequest',
   type: 'object',
   additionalProperties: false,
   required: ['v', 't', 'm', 'customer'],
   properties: { ...qrParams, customer: customerSchema, additional_tickets: additionalTickets },
+} as const;
+
+export type PreviewRequest = FromSchema<typeof previewRequestSchema>;
+
+/** POST /v1/public/qrs/confirm: the previewed request with the preview's `review_digest`. */
+export const confirmRequestSchema = {
+  $id: 'ConfirmQrRequest',
+  type: 'object',
+  additionalProperties: false,
+  required: ['v', 't', 'm', 'customer', 'review_digest'],
+  properties: { ...qrParams, customer: customerSchema, additional_tickets: additionalTickets, review_digest: reviewDigestSchema },
 } as const;
 
 export type ConfirmRequest = FromSchema<typeof confirmRequestSchema>;

@@ -1,7 +1,7 @@
 /** POST /v1/qrs/invoices: a merchant invoices several of its QR sales (or one) for a known customer. */
 import type { FromSchema } from 'json-schema-to-ts';
 import { MAX_TICKETS_PER_INVOICE } from '../../../shared/invoices/combine-tickets.js';
-import { customerSchema } from '../buyer/customer-schema.js';
+import { customerSchema, reviewDigestSchema } from '../buyer/customer-schema.js';
 
 export const invoiceQrsRequestSchema = {
   $id: 'InvoiceQrsRequest',
@@ -18,7 +18,12 @@ export const invoiceQrsRequestSchema = {
       description: "The merchant's QR transactions to invoice in one CFDI, in the order of their concepts; the first one's header (currency, payment method) rules",
     },
     customer: customerSchema,
-    dry_run: { type: 'boolean', default: false, description: 'Check everything and answer the totals; nothing is recorded' },
+    dry_run: { type: 'boolean', default: false, description: 'Check everything and answer the totals and `review_digest`; nothing is recorded' },
+    review_digest: {
+      ...reviewDigestSchema,
+      description:
+        'Optional on the real call: the dry run’s `review_digest`, so that only what the dry run showed is stamped; when it differs, 409 `review_outdated` with the new `review` and nothing recorded. Without it the call stamps what the QR ids and customer give (they are all in the request)',
+    },
   },
 } as const;
 

@@ -588,7 +588,7 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Buyer: check the tax data and see the totals for this buyer, without confirming */
+        /** Buyer: check the tax data and see what confirm would stamp (every ticket, the totals for this buyer), without confirming */
         post: operations["previewBuyerInvoice"];
         delete?: never;
         options?: never;
@@ -605,7 +605,7 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Buyer: confirm once; the CFDI is sealed and stamped in the background */
+        /** Buyer: confirm once what the preview showed (its `review_digest`); the CFDI is sealed and stamped in the background */
         post: operations["confirmBuyerInvoice"];
         delete?: never;
         options?: never;
@@ -1704,8 +1704,10 @@ export interface components {
                 /** @description The value the service computed, when the one sent does not reconcile with it */
                 expected?: string;
             }[];
-            /** @description With `additional_tickets`: every ticket of the invoice */
-            tickets?: components["schemas"]["TicketSummary"][];
+            /** @description Every ticket of the invoice with its concepts: the link’s, then each of `additional_tickets` */
+            tickets: components["schemas"]["TicketSummary"][];
+            /** @description Fingerprint of what confirm would stamp (tickets, concepts, customer, totals): POST /v1/public/qrs/confirm must carry it; if what would be stamped changed, confirm answers 409 `review_outdated` with the new review */
+            review_digest: string;
         };
         TicketSummary: {
             /** @description The code printed under its QR */
@@ -1779,6 +1781,8 @@ export interface components {
                 /** @description The value the service computed, when the one sent does not reconcile with it */
                 expected?: string;
             }[];
+            /** @description Send it with the real call to stamp only what this dry run showed (409 `review_outdated` otherwise) */
+            review_digest: string;
         };
         InvoiceQrsAccepted: {
             qr_ids: string[];
@@ -2085,6 +2089,29 @@ export interface components {
                 rate?: string;
             }[];
         };
+        PreviewQrRequest: {
+            v: string;
+            t: string;
+            m: string;
+            customer: {
+                /** @description RFC; XAXX010101000 (público en general) and XEXX010101000 (foreign) follow Anexo 20. */
+                rfc: string;
+                /** @description Legal name exactly as on the tax-status certificate, without the company-type suffix (SA DE CV). */
+                name: string;
+                /** @description c_RegimenFiscal key */
+                tax_regime: string;
+                /** @description Fiscal postal code */
+                postal_code: string;
+                /** @description c_UsoCFDI key */
+                cfdi_use: string;
+                /** Format: email */
+                email: string;
+                /** @description c_Pais of a foreign buyer (required with XEXX010101000) */
+                tax_residence?: string;
+            };
+            /** @description Further tickets of the same issuer, currency and payment method to invoice in the same CFDI: the short code printed on each (7KQ4M-XR2PA) or its QR link */
+            additional_tickets?: string[];
+        };
         ConfirmQrRequest: {
             v: string;
             t: string;
@@ -2107,6 +2134,8 @@ export interface components {
             };
             /** @description Further tickets of the same issuer, currency and payment method to invoice in the same CFDI: the short code printed on each (7KQ4M-XR2PA) or its QR link */
             additional_tickets?: string[];
+            /** @description The `review_digest` of the preview (dry run) this confirms: a fingerprint of the tickets, their concepts, the customer and the totals. When what would be stamped now differs, 409 `review_outdated` with the new review */
+            review_digest: string;
         };
         ReviewTicketsRequest: {
             v: string;
@@ -2135,10 +2164,12 @@ export interface components {
                 tax_residence?: string;
             };
             /**
-             * @description Check everything and answer the totals; nothing is recorded
+             * @description Check everything and answer the totals and `review_digest`; nothing is recorded
              * @default false
              */
             dry_run: boolean;
+            /** @description Optional on the real call: the dry run’s `review_digest`, so that only what the dry run showed is stamped; when it differs, 409 `review_outdated` with the new `review` and nothing recorded. Without it the call stamps what the QR ids and customer give (they are all in the request) */
+            review_digest?: string;
         };
         EmailInvoiceRequest: {
             v: string;
@@ -5400,7 +5431,8 @@ export interface operations {
                      *         "withheld_taxes": 0,
                      *         "total": 232
                      *       },
-                     *       "warnings": []
+                     *       "warnings": [],
+                     *       "review_digest": "mB7c1vQ2Zr4kXy9LpT0sWq8eNd3aHf6uJg5iKo2RtYc"
                      *     }
                      */
                     "application/json": components["schemas"]["InvoiceQrsDryRun"];
@@ -5502,7 +5534,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The first QR is already in another confirmation with other data */
+            /** @description `already_confirmed`: the first QR is already in another confirmation with other data; `review_outdated`: `review_digest` was sent and what would be stamped differs from that dry run (`review`: the new dry-run answer, with its `review_digest`); nothing recorded */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -5511,8 +5543,8 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": {
-                     *         "code": "conflict",
-                     *         "message": "The first QR is already in another confirmation with other data",
+                     *         "code": "already_confirmed",
+                     *         "message": "`already_confirmed`: the first QR is already in another confirmation with other data; `review_outdated`: `review_digest` was sent and what would be stamped differs from that dry run (`review`: the new dry-run answer, with its `review_digest`); nothing recorded",
                      *         "details": [],
                      *         "request_id": "req_gE6nb9tx31iXPSHS"
                      *       }
@@ -8179,11 +8211,11 @@ export interface operations {
                  *       }
                  *     }
                  */
-                "application/json": components["schemas"]["ConfirmQrRequest"];
+                "application/json": components["schemas"]["PreviewQrRequest"];
             };
         };
         responses: {
-            /** @description `customer` as it will be written and `totals` */
+            /** @description `customer` as it will be written, every ticket with its concepts, `totals`, and the `review_digest` that confirm must carry */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -8206,7 +8238,25 @@ export interface operations {
                      *         "withheld_taxes": 0,
                      *         "total": 116
                      *       },
-                     *       "warnings": []
+                     *       "warnings": [],
+                     *       "tickets": [
+                     *         {
+                     *           "short_code": null,
+                     *           "store_name": "Tienda Centro",
+                     *           "issued_at": "2026-03-02T09:41:12",
+                     *           "sat_payment_form": "04",
+                     *           "amount": 116,
+                     *           "currency": "MXN",
+                     *           "operation_data": [
+                     *             {
+                     *               "description": "Agua 1 L",
+                     *               "quantity": 1,
+                     *               "amount": 100
+                     *             }
+                     *           ]
+                     *         }
+                     *       ],
+                     *       "review_digest": "mB7c1vQ2Zr4kXy9LpT0sWq8eNd3aHf6uJg5iKo2RtYc"
                      *     }
                      */
                     "application/json": components["schemas"]["BuyerPreview"];
@@ -8237,7 +8287,45 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Tax data to correct, per field */
+            /** @description `qr_already_invoiced`: the sale is already invoiced */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "qr_already_invoiced",
+                     *         "message": "`qr_already_invoiced`: the sale is already invoiced",
+                     *         "details": [],
+                     *         "request_id": "req_gE6nb9tx31iXPSHS"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Expired or cancelled */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "qr_expired",
+                     *         "message": "Expired or cancelled",
+                     *         "details": [],
+                     *         "request_id": "req_gE6nb9tx31iXPSHS"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Tax data to correct, per field, or `tickets_not_combinable` for `additional_tickets` */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -8247,7 +8335,7 @@ export interface operations {
                      * @example {
                      *       "error": {
                      *         "code": "rule_violation",
-                     *         "message": "Tax data to correct, per field",
+                     *         "message": "Tax data to correct, per field, or `tickets_not_combinable` for `additional_tickets`",
                      *         "details": [],
                      *         "request_id": "req_gE6nb9tx31iXPSHS"
                      *       }
@@ -8298,7 +8386,8 @@ export interface operations {
                  *         "postal_code": "86991",
                  *         "cfdi_use": "G03",
                  *         "email": "compras@robotica.example"
-                 *       }
+                 *       },
+                 *       "review_digest": "mB7c1vQ2Zr4kXy9LpT0sWq8eNd3aHf6uJg5iKo2RtYc"
                  *     }
                  */
                 "application/json": components["schemas"]["ConfirmQrRequest"];
@@ -8321,7 +8410,7 @@ export interface operations {
                     "application/json": components["schemas"]["BuyerConfirmation"];
                 };
             };
-            /** @description Invalid body or link */
+            /** @description Invalid body or link (`review_digest` missing: preview first) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -8331,7 +8420,7 @@ export interface operations {
                      * @example {
                      *       "error": {
                      *         "code": "validation_failed",
-                     *         "message": "Invalid body or link",
+                     *         "message": "Invalid body or link (`review_digest` missing: preview first)",
                      *         "details": [
                      *           {
                      *             "field": "operation_data[0].quantity",
@@ -8346,7 +8435,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Already confirmed with other data, or already invoiced */
+            /** @description `review_outdated`: what would be stamped now (tickets, concepts, customer or totals) differs from the preview whose `review_digest` was sent; `review` is the new preview answer (show it, then confirm with its `review_digest`); nothing recorded. `already_confirmed` (with `confirmation`): confirmed with other data; `qr_already_invoiced` */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -8355,8 +8444,8 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": {
-                     *         "code": "conflict",
-                     *         "message": "Already confirmed with other data, or already invoiced",
+                     *         "code": "review_outdated",
+                     *         "message": "`review_outdated`: what would be stamped now (tickets, concepts, customer or totals) differs from the preview whose `review_digest` was sent; `review` is the new preview answer (show it, then confirm with its `review_digest`); nothing recorded. `already_confirmed` (with `confirmation`): confirmed with other data; `qr_already_invoiced`",
                      *         "details": [],
                      *         "request_id": "req_gE6nb9tx31iXPSHS"
                      *       }
