@@ -130,7 +130,7 @@ export const SETTINGS = {
     name: 'LOG_FORMAT',
     fallback: (mode) => (mode === 'development' ? 'pretty' : 'json'),
     shownDefault: '`pretty` in development, `json` otherwise',
-    doc: '`json`: one JSON object per line (production, log shippers); `pretty`: readable colored lines (pino-pretty, a development dependency).',
+    doc: '`json`: one JSON object per line (production, log shippers); `pretty`: readable lines (pino-pretty, a development dependency), coloured only when stdout is a terminal.',
     parse: logFormat,
   }),
   logLevel: setting({
