@@ -28,7 +28,7 @@ function oldestWaitingSeconds(jobs: Job[], now: number): number {
  */
 async function delayedSweeps(q: ReturnType<Producers['queue']>): Promise<{ scheduled: number; delayed: number }> {
   const schedulers = await q.getJobSchedulers(0, -1);
-  const states = await Promise.all(schedulers.map((s) => (s.next === undefined ? undefined : q.getJobState(`repeat:${s.key}:${s.next}`))));
+  const states = await Promise.all(schedulers.flatMap((s) => (s.next === undefined ? [] : [q.getJobState(`repeat:${s.key}:${s.next}`)])));
   return { scheduled: schedulers.length, delayed: states.filter((state) => state === 'delayed').length };
 }
 
