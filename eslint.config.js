@@ -4,7 +4,7 @@ import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['dist/**', 'node_modules/**', 'var/**', 'clients/**/dist/**', 'web/**/*.js', '**/*.cjs', 'eslint.config.js'] },
+  { ignores: ['dist/**', 'node_modules/**', 'var/**', 'clients/**/dist/**', 'clients/**/examples/*.mjs', 'web/**/*.js', '**/*.cjs', 'eslint.config.js'] },
   js.configs.recommended,
   ...tseslint.configs.recommendedTypeChecked,
   {

@@ -6,9 +6,8 @@ import { resolve } from 'node:path';
 import { startFakeCsfServer } from '../fakes/csf-server.js';
 import { startFakePacServer } from '../fakes/pac-server.js';
 import { startFakeSmtpServer } from '../fakes/smtp-server.js';
-import { randomBytes } from 'node:crypto';
-import { hashAdminPassword } from '../shared/platform/crypto/admin-password.js';
-import { fakeMailDir, fakePacJournal, loadConfig, type Config } from '../shared/platform/config.js';
+import { fakeMailDir, fakePacJournal, loadConfig } from '../shared/platform/config.js';
+import { devOperatorCredentials } from './dev-operator-credentials.js';
 
 /** Starts a fake for each of CSF_BASE_URL, PAC_BASE_URL and SMTP_URL left empty; refuses production. */
 export async function startDevServices(env: NodeJS.ProcessEnv = process.env): Promise<void> {
@@ -38,27 +37,4 @@ export async function startDevServices(env: NodeJS.ProcessEnv = process.env): Pr
     process.stdout.write(
       `Development fakes on loopback: ${started.join(', ')} (set ${started.map((s) => (s === 'SMTP' ? 'SMTP_URL' : `${s}_BASE_URL`)).join(', ')} to use real ones)\n`,
     );
-}
-
-/**
- * The operator's tools in development: without ADMIN_PASSWORD_HASH and METRICS_TOKEN, /admin/status,
- * /admin/queues and /metrics would answer 404. A fresh password and token for this run, printed once (kept
- * nowhere; the process holds only the password's hash). Production keeps refusing to serve them without
- * configuration.
- */
-async function devOperatorCredentials(cfg: Readonly<Config>, env: NodeJS.ProcessEnv): Promise<void> {
-  if (cfg.env !== 'development') return;
-  const lines: string[] = [];
-  if (!cfg.adminPasswordHash) {
-    const password = randomBytes(12).toString('base64url');
-    env.ADMIN_PASSWORD_HASH = await hashAdminPassword(password);
-    lines.push(`Status page: ${cfg.publicBaseUrl}/admin/status and queue dashboard: ${cfg.publicBaseUrl}/admin/queues (user ${cfg.adminUser}, password ${password})`);
-  }
-  if (!cfg.metricsToken) {
-    const token = randomBytes(18).toString('base64url');
-    env.METRICS_TOKEN = token;
-    lines.push(`Metrics: curl -H 'Authorization: Bearer ${token}' ${cfg.publicBaseUrl}/metrics`);
-  }
-  if (lines.length > 0)
-    process.stdout.write(`Development operator credentials for this run (set ADMIN_PASSWORD_HASH and METRICS_TOKEN to choose them):\n  ${lines.join('\n  ')}\n`);
 }

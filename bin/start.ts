@@ -21,7 +21,7 @@ try {
     const creds = await bootstrapAccount(runtime.db, config, DEV_ACCOUNT);
     process.stdout.write(`Development account "${DEV_ACCOUNT}" created; shown once:\n${JSON.stringify(creds, null, 2)}\n`);
   } else {
-    process.stdout.write(`Credentials for a development account: npm run cli -- bootstrap --json --account ${DEV_ACCOUNT}\n`);
+    process.stdout.write(`Credentials for a development account: npm run -s cli -- bootstrap --json --account ${DEV_ACCOUNT}\n`);
   }
   onShutdown(runtime, async () => {
     await closeServer(server);

@@ -53,6 +53,7 @@ function layout(title: string, body: string, support: Support | undefined, scrip
 <meta name="referrer" content="no-referrer">
 <meta name="robots" content="noindex">
 <title>${escape(title)}</title>
+<link rel="icon" href="data:,">
 <link rel="stylesheet" href="${assetUrl('buyer-page.css')}">
 </head><body>
 <main>${body}</main>

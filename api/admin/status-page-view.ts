@@ -143,11 +143,12 @@ function queueSection(queues: QueueDepth[] | undefined, dashboard: string): stri
   const rows = queues
     .map(
       (q) =>
-        `<tr data-queue="${escape(q.queue)}"><td><a href="${escape(`${dashboard}/queue/${q.queue}`)}">${escape(q.queue)}</a></td><td>${count(q.counts.waiting)}</td><td>${count(q.counts.active)}</td><td>${count(q.counts.delayed)}</td><td${q.counts.failed > 0 ? ' class="alert"' : ''}>${count(q.counts.failed)}</td><td>${q.counts.waiting > 0 ? duration(q.oldestWaitingSeconds) : '—'}</td></tr>`,
+        `<tr data-queue="${escape(q.queue)}"><td><a href="${escape(`${dashboard}/queue/${q.queue}`)}">${escape(q.queue)}</a></td><td>${count(q.counts.waiting)}</td><td>${count(q.counts.active)}</td><td>${count(q.counts.delayed)}</td><td>${count(q.scheduled)}</td><td${q.counts.failed > 0 ? ' class="alert"' : ''}>${count(q.counts.failed)}</td><td>${q.counts.waiting > 0 ? duration(q.oldestWaitingSeconds) : '—'}</td></tr>`,
     )
     .join('');
   return `<section aria-labelledby="queues"><h2 id="queues">Queues now</h2>
-<table><thead><tr><th scope="col">queue</th><th scope="col">waiting</th><th scope="col">active</th><th scope="col">delayed</th><th scope="col">failed</th><th scope="col">oldest waiting</th></tr></thead><tbody>${rows}</tbody></table></section>`;
+<table><thead><tr><th scope="col">queue</th><th scope="col">waiting</th><th scope="col">active</th><th scope="col">delayed</th><th scope="col" title="periodic sweeps (job schedulers), each with its next run">scheduled</th><th scope="col">failed</th><th scope="col">oldest waiting</th></tr></thead><tbody>${rows}</tbody></table>
+<p class="note">Delayed: jobs held back until a later time (retries, webhook back-off). Scheduled: the periodic sweeps (expiry, stamp recovery, …), each holding its next run; they are not work piling up.</p></section>`;
 }
 
 function hourTable(figures: StatusFigures): string {

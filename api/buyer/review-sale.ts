@@ -1,4 +1,3 @@
-import { qrTransitions } from '../../shared/platform/metrics/registry.js';
 import { buyerSaleView } from '../contract/buyer/buyer-sale-view.js';
 import { previewSale } from '../../shared/invoices/seal-sale.js';
 import { latestInvoice } from '../../shared/repositories/invoices.js';
@@ -25,10 +24,7 @@ export async function reviewSale(deps: ApiDeps, sale: Sale): Promise<ReturnType<
   const t = sale.record.transaction;
   if (t.status === 'PENDING') {
     const scanned = await markScanned(deps.db, t.id);
-    if (scanned) {
-      Object.assign(t, scanned);
-      qrTransitions.inc({ status: 'SCANNED' });
-    }
+    if (scanned) Object.assign(t, scanned);
   }
   const totals = previewSale(sale.record, undefined, saleParties(sale), deps.catalogs);
   return buyerSaleView(sale, totals, await latestInvoice(deps.db, t.id), viewContext(deps));

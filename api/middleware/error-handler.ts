@@ -11,6 +11,15 @@ interface HttpLikeError {
   type?: string;
   expose?: boolean;
   message?: string;
+  /** raw-body: the limit in bytes an `entity.too.large` body went over. */
+  limit?: unknown;
+}
+
+/** 413 with the limit, so a caller knows how much to cut (issue #29). */
+function tooLarge(limit: unknown): AppError {
+  if (typeof limit !== 'number') return new AppError(413, 'payload_too_large', 'The request body is larger than the service accepts.');
+  const kib = limit % 1024 === 0 ? ` (${limit / 1024} KiB)` : '';
+  return new AppError(413, 'payload_too_large', `The request body is larger than the ${limit} bytes${kib} the service accepts.`);
 }
 
 /** Errors thrown by the body parser (co-body / raw-body) and Koa itself, as our error object. */
@@ -39,7 +48,7 @@ function fromHttpError(err: HttpLikeError): AppError | undefined {
     case 'entity.parse.failed':
       return new AppError(400, 'malformed_json', 'The request body is not valid JSON.');
     case 'entity.too.large':
-      return new AppError(413, 'payload_too_large', 'The request body is larger than the service accepts.');
+      return tooLarge(err.limit);
     case 'encoding.unsupported':
     case 'charset.unsupported':
       return new AppError(415, 'unsupported_media_type', 'The request body encoding is not supported; send UTF-8 JSON.');

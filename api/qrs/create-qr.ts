@@ -78,8 +78,10 @@ async function answerReplay(deps: ApiDeps, principal: ApiKeyPrincipal, record: I
 
 function checkMerchant(principal: ApiKeyPrincipal, storeUid: string, now: Date): void {
   if (storeUid !== principal.merchantId && storeUid !== principal.externalMerchantId) {
-    throw new AppError(404, 'store_not_found', `store_uid "${storeUid}" does not name this API key's merchant.`, {
-      details: [{ field: 'store_uid', code: 'not_found', message: "Use the merchantId or the externalMerchantId of the API key's merchant." }],
+    // The key's own merchant is no secret to its holder: name the value that works (bootstrap prints it as storeUid).
+    const works = `"${principal.externalMerchantId}" (the merchant's externalMerchantId) or "${principal.merchantId}" (its merchantId)`;
+    throw new AppError(404, 'store_not_found', `store_uid "${storeUid}" does not name this API key's merchant; send ${works}.`, {
+      details: [{ field: 'store_uid', code: 'not_found', message: `Send ${works}.`, expected: principal.externalMerchantId }],
     });
   }
   if (principal.merchantStatus !== 'ACTIVE') throw new AppError(422, 'merchant_inactive', 'The merchant is INACTIVE and cannot generate QRs.');

@@ -130,7 +130,7 @@ export const SETTINGS = {
     name: 'LOG_FORMAT',
     fallback: (mode) => (mode === 'development' ? 'pretty' : 'json'),
     shownDefault: '`pretty` in development, `json` otherwise',
-    doc: '`json`: one JSON object per line (production, log shippers); `pretty`: readable colored lines (pino-pretty, a development dependency).',
+    doc: '`json`: one JSON object per line (production, log shippers); `pretty`: readable lines (pino-pretty, a development dependency), coloured only when stdout is a terminal.',
     parse: logFormat,
   }),
   logLevel: setting({
@@ -266,7 +266,7 @@ export const SETTINGS = {
     name: 'FAKE_DATA_DIR',
     fallback: (mode) => (mode === 'test' ? '' : 'var/fakes'),
     shownDefault: '`var/fakes` (empty under `NODE_ENV=test`)',
-    doc: "Development: where the built-in fakes keep what the real party would (the fake PAC's stamps in `pac-stamps.jsonl`, every message the fake SMTP server accepted in `mail/*.eml`); empty = memory only.",
+    doc: "Development: where the built-in fakes keep what the real party would (the fake PAC's stamps in `pac-stamps.jsonl`, every message the fake SMTP server accepted in `mail/*.eml`) and the development operator password's hash and metrics token (`operator-credentials.json`, mode 0600); empty = memory only.",
     parse: text,
   }),
   publicRatePerIp: int('PUBLIC_RATE_PER_IP', 120, 'Requests per minute on the buyer routes per client IP (429 with `Retry-After` above).'),
@@ -351,6 +351,11 @@ export function config(): Readonly<Config> {
 /** The fake SMTP server's folder of .eml files, when the fakes keep their data. */
 export function fakeMailDir(cfg: Pick<Config, 'fakeDataDir'>): string | undefined {
   return cfg.fakeDataDir ? join(cfg.fakeDataDir, 'mail') : undefined;
+}
+
+/** The development operator password's hash and metrics token (bin/dev-operator-credentials.ts), when kept. */
+export function devOperatorCredentialsFile(cfg: Pick<Config, 'fakeDataDir'>): string | undefined {
+  return cfg.fakeDataDir ? join(cfg.fakeDataDir, 'operator-credentials.json') : undefined;
 }
 
 /** The fake PAC's journal of stamps, when the fakes keep their data. */

@@ -7,7 +7,10 @@ export type QueueState = (typeof QUEUE_STATES)[number];
 
 export interface QueueDepth {
   queue: QueueName;
+  /** `delayed` leaves out the sweeps' next runs: those are `scheduled`. */
   counts: Record<QueueState, number>;
+  /** Job schedulers (periodic sweeps), each always holding its next run: not work held back. */
+  scheduled: number;
   /** How long the job next in line has been ready; 0 when none waits. */
   oldestWaitingSeconds: number;
 }
@@ -19,19 +22,28 @@ function oldestWaitingSeconds(jobs: Job[], now: number): number {
 }
 
 /**
- * Every queue of QUEUES from Redis: per queue one count call and one read of the job next in line (the
- * oldest), every queue at once, so a reading costs one round of two calls per queue.
+ * How many of the queue's delayed jobs are its schedulers' next runs. BullMQ keeps each scheduler's next
+ * run as a delayed job (`repeat:<scheduler id>:<time>`): on an idle system they would read as work held
+ * back, so the status page looked stuck (issue #29).
+ */
+async function delayedSweeps(q: ReturnType<Producers['queue']>): Promise<{ scheduled: number; delayed: number }> {
+  const schedulers = await q.getJobSchedulers(0, -1);
+  const states = await Promise.all(schedulers.flatMap((s) => (s.next === undefined ? [] : [q.getJobState(`repeat:${s.key}:${s.next}`)])));
+  return { scheduled: schedulers.length, delayed: states.filter((state) => state === 'delayed').length };
+}
+
+/**
+ * Every queue of QUEUES from Redis: per queue one count call, one read of the job next in line (the
+ * oldest) and one of the job schedulers (a handful), every queue at once.
  */
 export async function readQueueDepths(producers: Producers, now: number = Date.now()): Promise<QueueDepth[]> {
   return Promise.all(
     Object.values(QUEUES).map(async (queue) => {
       const q = producers.queue(queue);
-      const [counts, next] = await Promise.all([q.getJobCounts(...QUEUE_STATES), q.getWaiting(0, 0)]);
-      return {
-        queue,
-        counts: Object.fromEntries(QUEUE_STATES.map((state) => [state, counts[state] ?? 0])) as Record<QueueState, number>,
-        oldestWaitingSeconds: oldestWaitingSeconds(next, now),
-      };
+      const [counts, next, sweeps] = await Promise.all([q.getJobCounts(...QUEUE_STATES), q.getWaiting(0, 0), delayedSweeps(q)]);
+      const depth = Object.fromEntries(QUEUE_STATES.map((state) => [state, counts[state] ?? 0])) as Record<QueueState, number>;
+      depth.delayed = Math.max(0, depth.delayed - sweeps.delayed);
+      return { queue, counts: depth, scheduled: sweeps.scheduled, oldestWaitingSeconds: oldestWaitingSeconds(next, now) };
     }),
   );
 }

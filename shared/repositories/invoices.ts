@@ -1,3 +1,4 @@
+import { qrTransitions } from '../platform/metrics/registry.js';
 import { runPrepared, type Db, type PreparedStatement, type Trx } from '../platform/db.js';
 import { invoiceEventData, qrEventData } from '../webhooks/event-data.js';
 import { emitEvents } from '../webhooks/emit-event.js';
@@ -100,8 +101,9 @@ export async function recordConfirmation(
   input: { invoiceId: string; transactionIds: readonly [string, ...string[]]; merchantId: string; customer: Customer },
 ): Promise<ConfirmOutcome> {
   const [transactionId] = input.transactionIds;
+  let scannedNow = 0;
   try {
-    return await db.transaction(async (trx) => {
+    const outcome = await db.transaction(async (trx) => {
       const locked = (await trx('qr_transactions')
         .whereIn('id', input.transactionIds)
         .orderBy('id')
@@ -145,6 +147,7 @@ export async function recordConfirmation(
           updated_at: trx.fn.now(),
         });
       const scanned = input.transactionIds.map((id) => byId.get(id)!).filter((q) => q.status === 'PENDING');
+      scannedNow = scanned.length;
       if (scanned.length > 0) {
         await emitEvents(
           trx,
@@ -154,6 +157,10 @@ export async function recordConfirmation(
       }
       return { ok: true, invoice: invoice! } as const;
     });
+    // Tickets added to the invoice (or confirmed by the merchant unopened) enter SCANNED here, as the
+    // status page's scanned_at says: /metrics counts them too, once the transaction has committed.
+    if (outcome.ok && scannedNow > 0) qrTransitions.inc({ status: 'SCANNED' }, scannedNow);
+    return outcome;
   } catch (err) {
     if ((err as { code?: string }).code === UNIQUE_VIOLATION) return { ok: false, reason: 'already_confirmed', invoice: await liveInvoice(db, transactionId) };
     throw err;

@@ -1,3 +1,4 @@
+import { qrTransitions } from '../platform/metrics/registry.js';
 import { runPrepared, type Db, type PreparedStatement } from '../platform/db.js';
 import { CLAIM_KEY_SQL } from '../platform/idempotency/idempotency-store.js';
 import type { KeyMode } from './api-keys.js';
@@ -273,7 +274,7 @@ export async function expireQrTransactions(db: Db, options: { qrId?: string; lim
 
 /** The buyer's first look: PENDING becomes SCANNED (once), announced to the merchant. Undefined when it was not PENDING. */
 export async function markScanned(db: Db, qrId: string): Promise<{ status: 'SCANNED'; scanned_at: Date } | undefined> {
-  return db.transaction(async (trx) => {
+  const marked = await db.transaction(async (trx) => {
     const [scanned] = (await trx('qr_transactions')
       .where({ id: qrId, status: 'PENDING' })
       .update({ status: 'SCANNED', scanned_at: trx.fn.now(), updated_at: trx.fn.now() }, ['status', 'scanned_at', 'merchant_id', 'sale_id', 'store_uid', 'id'])) as {
@@ -288,4 +289,7 @@ export async function markScanned(db: Db, qrId: string): Promise<{ status: 'SCAN
     await emitEvents(trx, 'qr.scanned', [{ merchantId: scanned.merchant_id, data: qrEventData(scanned) }]);
     return { status: scanned.status, scanned_at: scanned.scanned_at };
   });
+  // Counted where scanned_at is written (here and in recordConfirmation), so /metrics and the status page agree.
+  if (marked) qrTransitions.inc({ status: 'SCANNED' });
+  return marked;
 }

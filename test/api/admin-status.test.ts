@@ -33,7 +33,7 @@ function rowCells(html: string, attribute: string, value: string): string[] {
 const HOUR_COLUMNS = ['hour', 'created', 'scanned', 'invoiced', 'expired', 'stamped', 'p50', 'p95', 'refused'] as const;
 const hourRow = (html: string, hour: Date) =>
   Object.fromEntries(rowCells(html, 'data-hour', hour.toISOString()).map((cell, i) => [HOUR_COLUMNS[i], cell])) as Record<(typeof HOUR_COLUMNS)[number], string>;
-const QUEUE_COLUMNS = ['queue', 'waiting', 'active', 'delayed', 'failed', 'oldest'] as const;
+const QUEUE_COLUMNS = ['queue', 'waiting', 'active', 'delayed', 'scheduled', 'failed', 'oldest'] as const;
 const queueRow = (html: string, queue: string) =>
   Object.fromEntries(rowCells(html, 'data-queue', queue).map((cell, i) => [QUEUE_COLUMNS[i], cell])) as Record<(typeof QUEUE_COLUMNS)[number], string>;
 
@@ -135,6 +135,8 @@ describe('the status page at /admin/status (issue #21)', () => {
     await Promise.all(['inv-1', 'inv-2', 'inv-3'].map((invoiceId) => email.add('email-invoice', { invoiceId })));
     await producers.queue(QUEUES.webhooks).add('deliver-webhook', { deliveryId: 'whd-1' }, { delay: 600_000 });
     await producers.queue(QUEUES.stamp).add('stamp-invoice', { invoiceId: 'inv-lost' });
+    // A periodic sweep, as keep-job-schedulers.ts makes them: its next run is no delayed work (issue #29).
+    await producers.queue(QUEUES.expiry).upsertJobScheduler('test-sweep', { every: 3_600_000, startDate: Date.now() + 600_000 }, { name: 'expire-due-qrs', data: {} });
     // Worked by hand, so the job fails exactly when the test says so.
     const worker = new Worker(QUEUES.stamp, null, { connection: { url: harness().deps.config.redisUrl, maxRetriesPerRequest: null }, prefix });
     try {
@@ -150,6 +152,8 @@ describe('the status page at /admin/status (issue #21)', () => {
     expect(queueRow(html, QUEUES.email).oldest).to.match(/ s$/);
     expect(queueRow(html, QUEUES.webhooks)).to.include({ waiting: '0', delayed: '1' });
     expect(queueRow(html, QUEUES.stamp)).to.include({ waiting: '0', failed: '1' });
+    expect(queueRow(html, QUEUES.expiry)).to.include({ waiting: '0', delayed: '0', scheduled: '1' });
+    expect(queueRow(html, QUEUES.webhooks)).to.include({ scheduled: '0' });
     expect(html).to.match(/<b>1<\/b><span>stamp jobs failed for good<\/span>/);
   });
 

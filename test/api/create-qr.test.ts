@@ -82,7 +82,11 @@ describe('POST /v1/qrs', () => {
     const other = await harness().bootstrap();
     const foreign = await postQr(account, qrBody(other.merchantId));
     expectError(foreign, 404, 'store_not_found');
-    expectError(await postQr(account, qrBody('no-such-store')), 404, 'store_not_found');
+    const unknown = await postQr(account, qrBody('no-such-store'));
+    expectError(unknown, 404, 'store_not_found');
+    // The answer names the value that works: the storeUid bootstrap printed (issue #29).
+    expect(unknown.body.error.message).to.include(`"${account.storeUid}"`);
+    expect(unknown.body.error.details[0].expected).to.equal(account.storeUid);
   });
 
   describe('idempotency', () => {
@@ -237,7 +241,9 @@ describe('POST /v1/qrs', () => {
       expectError(await call('POST', '/v1/qrs', { headers: { ...headers, 'content-type': 'application/json' }, rawBody: '{"store_uid": ' }), 400, 'malformed_json');
       expectError(await call('POST', '/v1/qrs', { headers: { ...headers, 'content-type': 'text/plain' }, rawBody: 'hello' }), 415, 'unsupported_media_type');
       const huge = JSON.stringify({ ...qrBody(account.storeUid), sale_id: 'x'.repeat(300_000) });
-      expectError(await call('POST', '/v1/qrs', { headers: { ...headers, 'content-type': 'application/json' }, rawBody: huge }), 413, 'payload_too_large');
+      const tooLarge = await call('POST', '/v1/qrs', { headers: { ...headers, 'content-type': 'application/json' }, rawBody: huge });
+      expectError(tooLarge, 413, 'payload_too_large');
+      expect(tooLarge.body.error.message, 'the limit, so the caller knows how much to cut').to.include('262144 bytes (256 KiB)');
     });
 
     it('reports every schema problem with its field in details[]', async () => {

@@ -72,7 +72,9 @@ describe('merchant logos', () => {
   });
 
   it("answers 413 over the size limit and 404 for another account's merchant", async () => {
-    expectError(await upload(account, { invoiceLogo: Buffer.alloc(2 * 1024 * 1024 + 1, 1) }), 413, 'payload_too_large');
+    const tooLarge = await upload(account, { invoiceLogo: Buffer.alloc(2 * 1024 * 1024 + 1, 1) });
+    expectError(tooLarge, 413, 'payload_too_large');
+    expect(tooLarge.body.error.message).to.include(`${2 * 1024 * 1024} bytes`);
     const other = await harness().bootstrap();
     expectError(await upload(other, { logoAnimation: 'NONE' }, account.merchantId), 404, 'merchant_not_found');
   });

@@ -3,9 +3,11 @@ import type { QueueEvents } from 'bullmq';
 import type { BootstrapResult } from '../../cli/bootstrap.js';
 import { parseXml } from '../../shared/domain/cfdi/parse-xml.js';
 import { attribute, child, children } from '../../shared/domain/cfdi/xml-element.js';
-import { BUYER, confirmReviewed, newQrLink, queueEvents, stamped, type QrLink } from '../helpers/buyer.js';
+import { BUYER, confirmReviewed, linkQuery, newQrLink, queueEvents, stamped, type QrLink } from '../helpers/buyer.js';
 import { harness } from '../helpers/harness.js';
 import { call, expectError } from '../helpers/http.js';
+import { sampleValue } from '../helpers/metrics-text.js';
+import { readStatusFigures } from '../../shared/status/status-figures.js';
 import type { QrCreateRequest } from '../../shared/qr/qr-request.js';
 
 /** A one-concept sale paid in cash: 100 + 16 % IVA. */
@@ -48,6 +50,23 @@ describe('several tickets in one invoice (buyer page API and merchant API)', fun
     const invoice = await db()('invoices').where({ transaction_id: qrId, status: 'ACTIVE' }).first('xml_file_key');
     return parseXml((await harness().deps.files.get(invoice.xml_file_key as string))!.data.toString('utf8'));
   };
+
+  it('counts the tickets added to an invoice as scanned alike on /metrics and on the status page (issue #29)', async () => {
+    const scannedOnMetrics = async () => {
+      const res = await call('GET', '/metrics', { headers: { Authorization: `Bearer ${harness().deps.config.metricsToken}` } });
+      return sampleValue((res.body as Buffer).toString(), 'autofactura_qr_transitions_total', { status: 'SCANNED' });
+    };
+    const scannedOnStatusPage = async () => (await readStatusFigures(db())).hours.reduce((sum, h) => sum + h.scanned, 0);
+    const before = { metrics: await scannedOnMetrics(), page: await scannedOnStatusPage() };
+    const first = await newQrLink(account);
+    const [second, third] = [await newQrLink(account, WATER), await newQrLink(account, WATER)];
+    expect((await call('GET', `/v1/public/qrs/resolve?${linkQuery(first)}`)).status).to.equal(200); // the buyer opens the first ticket: SCANNED
+    const res = await confirmReviewed(first, BUYER, { additional_tickets: [await shortCode(second.qrId), linkOf(third)] });
+    expect(res.status).to.equal(202);
+    expect(await stamped(events, first.qrId)).to.include({ outcome: 'stamped' });
+    const after = { metrics: await scannedOnMetrics(), page: await scannedOnStatusPage() };
+    expect({ metrics: after.metrics - before.metrics, page: after.page - before.page }).to.deep.equal({ metrics: 3, page: 3 });
+  });
 
   it('a buyer adds tickets by short code and by link, reviews every ticket and the totals, and one confirmation stamps one CFDI for all of them', async () => {
     const first = await newQrLink(account);

@@ -5,7 +5,7 @@ import sharp from 'sharp';
 import type { BootstrapResult } from '../../cli/bootstrap.js';
 import { newId } from '../../shared/platform/ids.js';
 import { csfPdf, XOCHILT } from '../fixtures/csf/csf-documents.js';
-import { confirm, newQrLink, queueEvents, stamped, type QrLink } from '../helpers/buyer.js';
+import { confirmReviewed, newQrLink, queueEvents, stamped, type QrLink } from '../helpers/buyer.js';
 import { harness } from '../helpers/harness.js';
 import { call, jsonAnswers, type Answer } from '../helpers/http.js';
 import type { Document, MediaType } from '../helpers/openapi-contract.js';
@@ -48,7 +48,7 @@ async function stampedQr(account: BootstrapResult, overrides: Parameters<typeof 
   const link = await newQrLink(account, overrides);
   const events = await queueEvents('stamp');
   try {
-    expect((await confirm(link)).status).to.equal(202);
+    expect((await confirmReviewed(link)).status).to.equal(202);
     await stamped(events, link.qrId);
   } finally {
     await events.close();
@@ -106,7 +106,7 @@ describe('OpenAPI request examples, sent to the service', () => {
     const ppd = await stampedQr(account, { sat_payment_method: 'PPD', sat_payment_form: '99' });
 
     const document = (await call('GET', '/openapi.json')).body as Document & { paths: Record<string, Record<string, Operation>> };
-    const fills: Record<string, (ex: Json) => Fill> = {
+    const fills: Record<string, (ex: Json) => Fill | Promise<Fill>> = {
       'POST /v1/auth/token': (ex) => ({ replace: { [String(ex.client_id)]: account.clientId, [String(ex.client_secret)]: account.clientSecret! } }),
       'POST /v1/qrs/issuers': (ex) => ({ replace: { [String(ex.groupId)]: groupId } }),
       'PUT /v1/qrs/issuers/{issuerId}': (ex) => ({ path: { issuerId: account.issuerId }, replace: { [String(ex.groupId)]: account.groupId } }),
@@ -134,7 +134,13 @@ describe('OpenAPI request examples, sent to the service', () => {
         return { replace: { ...linkOf(ex, buyerQr), [first!]: shortCodes[0]!, [second!]: shortCodes[1]! } };
       },
       'POST /v1/public/qrs/preview': (ex) => ({ replace: linkOf(ex, buyerQr) }),
-      'POST /v1/public/qrs/confirm': (ex) => ({ replace: linkOf(ex, buyerQr) }),
+      // The example's review_digest is what the preview of that very request answers: the test previews it first.
+      'POST /v1/public/qrs/confirm': async (ex) => {
+        const { review_digest: exampleDigest, ...request } = substituted(ex, linkOf(ex, buyerQr)) as Json;
+        const reviewed = await call('POST', '/v1/public/qrs/preview', { body: request });
+        expect(reviewed.status, JSON.stringify(reviewed.body)).to.equal(200);
+        return { replace: { ...linkOf(ex, buyerQr), [String(exampleDigest)]: String(reviewed.body.review_digest) } };
+      },
       'POST /v1/public/qrs/email': (ex) => ({ replace: linkOf(ex, credited.link) }),
       'POST /v1/public/qrs/invoice-files': (ex) => ({ replace: linkOf(ex, credited.link) }),
       'POST /v1/public/qrs/csf': () => ({ query: csfQr }),
@@ -159,7 +165,8 @@ describe('OpenAPI request examples, sent to the service', () => {
         for (const [type, media] of Object.entries(op.requestBody?.content ?? {})) {
           if (media.example === undefined) continue;
           const key = `${method.toUpperCase()} ${path}`;
-          const fill: Fill = (fills[key] ?? (() => ({})))(media.example as Json);
+          const fillOf = fills[key] ?? ((): Fill | Promise<Fill> => ({}));
+          const fill: Fill = await fillOf(media.example as Json);
           const url =
             path.replace(/\{(\w+)\}/g, (_, name: string) => fill.path?.[name] ?? `{${name}}`) +
             (fill.query ? `?${new URLSearchParams({ v: fill.query.v, t: fill.query.t, m: fill.query.m }).toString()}` : '');

@@ -28,6 +28,15 @@ describe('the TypeScript client (clients/typescript), against the live test stac
     expect(again.invoice).to.equal(null);
   });
 
+  it('tells a replay from a new QR (Idempotent-Replayed): a retry with the same key is the same QR, replayed', async () => {
+    const key = crypto.randomUUID();
+    const sale = qrBody(account.storeUid) as QrCreateRequest;
+    const first = await client().createQr(sale, key);
+    const retry = await client().createQr(sale, key);
+    expect(first.replayed).to.equal(false);
+    expect(retry).to.deep.include({ qr_id: first.qr_id, replayed: true });
+  });
+
   it('retries a 503 after Retry-After with the same idempotency key: one QR, not two', async () => {
     const keys: string[] = [];
     let first = true;

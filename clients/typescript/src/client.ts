@@ -48,6 +48,21 @@ export interface ClientOptions {
 /** A QR transaction as the API answers it (POST /v1/qrs, GET /v1/qrs/{qrId}). */
 export type QrTransaction = components['schemas']['QrTransaction'];
 
+/**
+ * An answer to a request with an idempotency key: `replayed` is true when the service answered with the
+ * result of an earlier request with the same key (response header `Idempotent-Replayed: true`), e.g. a
+ * retry after a lost answer: nothing new was created.
+ */
+export type Replayable<T> = T & { replayed: boolean };
+
+/** One answer with what its headers say. */
+export interface Answer<T> {
+  status: number;
+  body: T;
+  replayed: boolean;
+  requestId: string | undefined;
+}
+
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 function retryDelayMs(res: Response, attempt: number, max: number): number {
@@ -66,8 +81,9 @@ export class AutofacturaClient {
   }
 
   /** POST /v1/qrs: one logical operation, one idempotency key (pass your own to resume after a crash). */
-  createQr(sale: QrCreateRequest, idempotencyKey: string = crypto.randomUUID()): Promise<QrTransaction> {
-    return this.request<QrTransaction>('POST', '/v1/qrs', { body: sale, idempotencyKey });
+  async createQr(sale: QrCreateRequest, idempotencyKey: string = crypto.randomUUID()): Promise<Replayable<QrTransaction>> {
+    const answer = await this.send<QrTransaction>('POST', '/v1/qrs', { body: sale, idempotencyKey });
+    return { ...answer.body, replayed: answer.replayed };
   }
 
   /** GET /v1/qrs/{qrId}. */
@@ -88,6 +104,11 @@ export class AutofacturaClient {
 
   /** Any route: JSON in and out, the client's credentials, retries on 503 and 429 with the same idempotency key. */
   async request<T>(method: string, path: string, options: { body?: unknown; idempotencyKey?: string } = {}): Promise<T> {
+    return (await this.send<T>(method, path, options)).body;
+  }
+
+  /** As request, with the answer's status, whether it was a replay (Idempotent-Replayed) and its request id. */
+  async send<T>(method: string, path: string, options: { body?: unknown; idempotencyKey?: string } = {}): Promise<Answer<T>> {
     const attempts = this.options.attempts ?? 4;
     const headers: Record<string, string> = { Accept: 'application/json', 'X-TIME-ZONE': this.options.timeZone ?? 'America/Mexico_City' };
     if (this.options.apiKey) headers['X-API-Key'] = this.options.apiKey;
@@ -102,7 +123,10 @@ export class AutofacturaClient {
       });
       const text = await res.text();
       const body: unknown = text === '' ? undefined : JSON.parse(text);
-      if (res.ok) return body as T;
+      if (res.ok) {
+        const requestId = res.headers.get('x-request-id') ?? undefined;
+        return { status: res.status, body: body as T, replayed: res.headers.get('idempotent-replayed') === 'true', requestId };
+      }
       if ((res.status === 503 || res.status === 429) && attempt < attempts) {
         await sleep(retryDelayMs(res, attempt, this.options.maxRetryDelayMs ?? 30_000));
         continue;

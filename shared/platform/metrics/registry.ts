@@ -45,7 +45,7 @@ export const jobDuration = new Histogram({
 
 export const queueJobs = new Gauge({
   name: 'autofactura_queue_jobs',
-  help: 'Jobs per queue and state (waiting, active, delayed, failed), read from Redis when scraped.',
+  help: 'Jobs per queue and state (waiting, active, delayed, failed; scheduled: the periodic sweeps, whose next runs delayed leaves out), read from Redis when scraped.',
   labelNames: ['queue', 'state'] as const,
   registers: [registry],
 });
