@@ -40,6 +40,7 @@ export function openDesktop(options: ContextOptions = {}): Promise<{ context: Br
   return open({ viewport: { width: 1440, height: 900 }, locale: 'en-US', ...options });
 }
 
-export async function screenshot(page: Page, name: string, folder = ARTIFACTS): Promise<void> {
-  await page.screenshot({ path: join(folder, `${name}.png`), fullPage: true });
+/** The whole page, or only the screen showing (`fullPage: false`: the API reference is thousands of pixels long, too slow to capture on a loaded machine). */
+export async function screenshot(page: Page, name: string, folder = ARTIFACTS, fullPage = true): Promise<void> {
+  await page.screenshot({ path: join(folder, `${name}.png`), fullPage, timeout: 60_000 });
 }

@@ -35,7 +35,7 @@ describe('API reference (/docs) in a browser', function () {
     expect(res?.headers()['content-security-policy']).to.match(/script-src 'nonce-[^']+'/);
     const operation = page.locator('[id="tag/QRs/operation/createQr"]');
     await operation.waitFor({ timeout: 60_000 });
-    await screenshot(page, 'reference', ARTIFACTS);
+    await screenshot(page, 'reference', ARTIFACTS, false);
 
     const text = await operation.innerText();
     expect(text).to.contain('Generate a self-invoicing QR for a sale').and.contain('AUTHORIZATIONS:').and.contain('ApiKey');
@@ -69,7 +69,7 @@ describe('API reference (/docs) in a browser', function () {
     expect(text).to.match(/csdDataRequest\.password\s+required\s+string <password>/);
     await operation.getByRole('tab', { name: 'curl' }).click();
     expect(await operation.innerText()).to.contain("-F 'csdDataRequest.keyFile=@EKU9003173C9.key'");
-    await screenshot(page, 'csd-upload', ARTIFACTS);
+    await screenshot(page, 'csd-upload', ARTIFACTS, false);
     expect(problems).to.deep.equal([]);
   });
 
