@@ -26,6 +26,9 @@ export interface CfdiStepFigures {
   pacSlowMs: number;
   pdfMs: number;
   pdfPerSecond: number;
+  /** Mean sizes of a stamped CFDI (the generated corpus: 1 to several concepts) and of its PDF, for the capacity plan. */
+  xmlBytes: number;
+  pdfBytes: number;
 }
 
 async function perCall(count: number, run: (i: number) => unknown, warmUp = Math.min(20, count)): Promise<number> {
@@ -69,8 +72,10 @@ export async function benchCfdiSteps(): Promise<CfdiStepFigures> {
   // the timed ones (~2 s) give the steady rate.
   const pdf = (xml: string): Promise<Buffer> => renderInvoicePdf(invoicePdfDataFromXml(xml, catalogs), {});
   for (let i = 0; i < PDF_WARM_UP; i++) await pdf(distinct[i]!);
-  const pdfMs = await perCall(PDF_TIMED, (i) => pdf(distinct[PDF_WARM_UP + i]!), 0);
-  return { buildMs, cadenaMs, sealMs, pacMs, pacSlowMs, pdfMs, pdfPerSecond: Math.round(1000 / pdfMs) };
+  let pdfBytesTotal = 0;
+  const pdfMs = await perCall(PDF_TIMED, async (i) => (pdfBytesTotal += (await pdf(distinct[PDF_WARM_UP + i]!)).length), 0);
+  const xmlBytes = Math.round(distinct.slice(PDF_WARM_UP).reduce((sum, xml) => sum + Buffer.byteLength(xml), 0) / PDF_TIMED);
+  return { buildMs, cadenaMs, sealMs, pacMs, pacSlowMs, pdfMs, pdfPerSecond: Math.round(1000 / pdfMs), xmlBytes, pdfBytes: Math.round(pdfBytesTotal / PDF_TIMED) };
 }
 
 if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {

@@ -75,6 +75,7 @@ export function printFigures(f: AllFigures): void {
     ['stamping, PAC not validating, at once (target >= 300)', `${f.stampBare.perSecond} CFDI/s`, `${n(f.stampBare.p50Ms)} ms`, `${n(f.stampBare.p99Ms)} ms`],
     ['stamping, PAC not validating, +300 ms (target >= 150)', `${f.stampSlow.perSecond} CFDI/s`, `${n(f.stampSlow.p50Ms)} ms`, `${n(f.stampSlow.p99Ms)} ms`],
     ['PDF (parse stamped XML + pdfkit, one core)', `${f.cfdi.pdfPerSecond} PDF/s`, `${f.cfdi.pdfMs} ms`, ''],
+    ['stamped CFDI and its PDF, mean size', `${f.cfdi.xmlBytes} B XML, ${f.cfdi.pdfBytes} B PDF`, '', ''],
     [`Redis per pending QR (${pendingCount} pending; target <= 50 B)`, `${n(f.pending.redisBytesPerPending)} B`, '', ''],
     ['PostgreSQL per QR: pending / finished (rows only)', `${n(f.pending.pgBytesPerPending)} / ${n(f.pending.pgBytesPerFinished)} B`, '', ''],
     [`GET /v1/qrs/{qrId}, ${pendingCount} pending, 1 conn`, `${n(f.pending.getSerial.requestsPerSecond)}/s`, `${f.pending.getSerial.p50} ms`, `${f.pending.getSerial.p99} ms`],
