@@ -39,7 +39,10 @@ async function privateRedis(): Promise<{ url: string; process: ChildProcess }> {
       await probe.connect();
       return { url, process: child };
     } catch (err) {
-      if (i > 50) throw err;
+      if (i > 50) {
+        child.kill('SIGTERM');
+        throw err;
+      }
       await new Promise((r) => setTimeout(r, 100));
     } finally {
       probe.disconnect();
@@ -124,7 +127,14 @@ async function layout(env: ServiceEnv, redis: Redis, account: Account, apiCount:
   const apiProcesses = apiPorts.map((port) => startProcess('../bin/web.ts', env, { PORT: String(port) }));
   const apis = apiPorts.map((port) => `http://127.0.0.1:${port}`);
   try {
-    await Promise.all(apis.map((api) => waitHealthy(`${api}/health`)));
+    // Four processes starting at once on two cores take longer than one: up to a minute.
+    await Promise.all(
+      apis.map((api) =>
+        waitHealthy(`${api}/health`)
+          .catch(() => waitHealthy(`${api}/health`))
+          .catch(() => waitHealthy(`${api}/health`)),
+      ),
+    );
     await throughput(apis, account, 3); // warm-up: JIT, pools, catalogs
     await redis.config('RESETSTAT');
     const before = await redisUse(redis);
