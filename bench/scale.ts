@@ -15,7 +15,6 @@ import { benchEnv, freshAccount, removeRunData, startProcess, waitHealthy, type 
 const SECONDS = Number(process.env.BENCH_SCALE_SECONDS ?? 10);
 const CONNECTIONS = Number(process.env.BENCH_SCALE_CONNECTIONS ?? 50);
 const SALES = Number(process.env.BENCH_SCALE_SALES ?? 2000);
-const PORT = Number(process.env.BENCH_PORT ?? 3937);
 const DATABASE_URL = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/autofactura_bench';
 
 async function freePort(): Promise<number> {
@@ -24,6 +23,14 @@ async function freePort(): Promise<number> {
       const { port } = server.address() as { port: number };
       server.close(() => resolve(port));
     });
+  });
+}
+
+function isFree(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const server = createServer()
+      .once('error', () => resolve(false))
+      .listen(port, '0.0.0.0', () => server.close(() => resolve(true)));
   });
 }
 
@@ -118,12 +125,16 @@ async function throughput(apis: string[], account: Account, seconds: number) {
     p99: Math.max(...results.map((r) => r.latency.p99)),
     non2xx: results.reduce((sum, r) => sum + r.non2xx, 0),
     errors: results.reduce((sum, r) => sum + r.errors, 0),
+    statusCodes: results.map((r) => Object.fromEntries(Object.entries(r.statusCodeStats ?? {}).map(([code, s]) => [code, s.count]))),
   };
 }
 
 async function layout(env: ServiceEnv, redis: Redis, account: Account, apiCount: number, workerCount: number) {
   const workers = Array.from({ length: workerCount }, () => startProcess('../bin/worker.ts', env));
-  const apiPorts = Array.from({ length: apiCount }, (_, i) => PORT + i);
+  // Free ports below the ephemeral range (the processes' own listeners take ports from it): another bench
+  // on the machine may hold any fixed one.
+  const apiPorts: number[] = [];
+  for (let port = 3937; apiPorts.length < apiCount; port++) if (await isFree(port)) apiPorts.push(port);
   const apiProcesses = apiPorts.map((port) => startProcess('../bin/web.ts', env, { PORT: String(port) }));
   const apis = apiPorts.map((port) => `http://127.0.0.1:${port}`);
   try {
@@ -170,7 +181,7 @@ async function layout(env: ServiceEnv, redis: Redis, account: Account, apiCount:
 
 async function main(): Promise<void> {
   const own = await privateRedis();
-  const env: ServiceEnv = { ...benchEnv(DATABASE_URL, PORT), REDIS_URL: own.url, LOG_LEVEL: 'error' };
+  const env: ServiceEnv = { ...benchEnv(DATABASE_URL, 0), REDIS_URL: own.url, LOG_LEVEL: 'error' };
   const redis = new Redis(own.url);
   try {
     const account = await freshAccount(env);
@@ -178,7 +189,7 @@ async function main(): Promise<void> {
     const two = await layout(env, redis, account, 2, 2);
     const host = machine();
     const line = (f: typeof one) =>
-      `${f.apis} API + ${f.workers} worker: ${f.load.perSecond} QR/s (p50 ${f.load.p50} ms, p99 ${f.load.p99} ms, non-2xx ${f.load.non2xx}, errors ${f.load.errors}); ` +
+      `${f.apis} API + ${f.workers} worker: ${f.load.perSecond} QR/s (p50 ${f.load.p50} ms, p99 ${f.load.p99} ms, non-2xx ${f.load.non2xx} ${JSON.stringify(f.load.statusCodes)}, errors ${f.load.errors}); ` +
       `Redis per sale: ${f.redisPerSale.commands} commands (those BullMQ's scripts run included), ${f.redisPerSale.inputBytes} B in, ${f.redisPerSale.outputBytes} B out (${SALES} sales at 20 at a time, ${f.redisPerSale.salesPerSecond}/s)\n` +
       `   per sale by command: ${Object.entries(f.redisPerSale.byCommand)
         .map(([c, n]) => `${c} ${n}`)
