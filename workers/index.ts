@@ -76,7 +76,7 @@ type JobHandler<N extends JobName> = (job: Job<JobTypes[N]['data'], JobTypes[N][
  */
 function jobHandlers(deps: WorkerDeps, { sync, stamp, pdf, email, cancel, webhooks }: JobDeps): { [N in JobName]: JobHandler<N> } {
   return {
-    'render-qr': (job) => renderQrJob(job.data),
+    'render-qr': (job) => renderQrJob(deps.producers, job),
     'expire-due-qrs': () => expireDueQrsJob(deps.db),
     'plan-expiries': () => planExpiriesJob(deps.db, deps.producers),
     // The sweep (every EXPIRY_SWEEP_MS) expires what a bucket lost with Redis (FLUSHALL, failover) missed: the same work.

@@ -21,7 +21,7 @@ class RenderNotQueued extends Error {}
 
 /**
  * Gathers the QRs this process needs rendered into render jobs (issue #19): a job's round trips through
- * Redis (add, fetch, finish, completion event) cost several times the render itself, so the requests
+ * Redis (add, fetch, finish, reply) cost several times the render itself, so the requests
  * that arrive while earlier jobs are out share one. With none out, a request's job leaves at once (after
  * the current turn of the event loop, with whatever arrived in it): a lone request waits for nobody.
  */
@@ -72,12 +72,13 @@ class RenderBatcher {
     }
   }
 
-  /** One job for the batch; the wait starts before the add, so a completion that beats the add's reply is not missed. */
+  /** One job for the batch, answered to this process's inbox alone (issue #30: no process reads the others' results). */
   private async renderBatch(batch: Waiter[]): Promise<string[]> {
-    const data: RenderQrPayload = { qrs: batch.map((w) => ({ qrId: w.qrId, content: w.content })) };
+    const { inbox } = this.producers;
+    const data: RenderQrPayload = { qrs: batch.map((w) => ({ qrId: w.qrId, content: w.content })), replyTo: inbox.id };
     const id = jobId.renderQr(batch[0]!.qrId);
     const queue = this.producers.queue(QUEUES.render);
-    const watch = watchJobResult<RenderQrResult>(this.producers.renderEvents, queue, id, this.timeoutMs);
+    const watch = watchJobResult<RenderQrResult>(inbox, queue, id, this.timeoutMs, imagesOfJob);
     try {
       await this.producers.add('render-qr', data);
     } catch (cause) {
@@ -93,6 +94,12 @@ class RenderBatcher {
       throw err;
     }
   }
+}
+
+/** The images in a render job's own result: a worker from before issue #30 answers there. */
+function imagesOfJob(returnvalue: unknown): RenderQrResult | undefined {
+  const value = returnvalue as Partial<RenderQrResult> | null;
+  return Array.isArray(value?.pngs) ? { pngs: value.pngs } : undefined;
 }
 
 // One batcher per API process's producers (tests build apps with producers of their own).

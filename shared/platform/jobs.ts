@@ -30,9 +30,16 @@ export interface RenderQrPayload {
     /** The deep link to encode: printed on paper anyway, so not a secret. */
     content: string;
   }[];
+  /**
+   * The inbox of the API process that waits (shared/platform/job-inbox.ts): the images go there, to that
+   * process alone. Absent in jobs from an API process older than issue #30: the images are then the job's result.
+   */
+  replyTo?: string;
 }
 /** Base64 PNGs in the order of the payload's QRs; the API stores each with its transaction. */
 export type RenderQrResult = { pngs: string[] };
+/** The job's own result: how many images went to the inbox, or (no `replyTo`) the images themselves. */
+export type RenderQrJobResult = { replied: number } | RenderQrResult;
 
 /** One expiry bucket: every QR due by `dueAt` (epoch seconds) is expired (shared/domain/expiry-buckets.ts). */
 export interface ExpireDuePayload {
@@ -64,7 +71,7 @@ export interface DeliverWebhookPayload {
 export type StampInvoiceResult = { outcome: 'stamped' | 'already-stamped' | 'refused' | 'not-stamping'; uuid?: string; qrId?: string | null; code?: string };
 
 export interface JobTypes {
-  'render-qr': { queue: typeof QUEUES.render; data: RenderQrPayload; result: RenderQrResult };
+  'render-qr': { queue: typeof QUEUES.render; data: RenderQrPayload; result: RenderQrJobResult };
   'expire-due-qrs': { queue: typeof QUEUES.expiry; data: ExpireDuePayload; result: { expired: number } };
   'plan-expiries': { queue: typeof QUEUES.expiry; data: Record<string, never>; result: { buckets: number } };
   'sweep-expired-qrs': { queue: typeof QUEUES.expiry; data: SweepExpiredPayload; result: { expired: number } };
@@ -139,14 +146,21 @@ const sweepOptions = () => ({ removeOnComplete: true, removeOnFail: 100 });
 /** Seconds a finished render job is kept beyond the API's wait, for the waiter's last look at its timeout. */
 const RENDER_KEEP_AFTER_WAIT_S = 5;
 
+/**
+ * Seconds an inbox lives after its last reply (shared/platform/job-inbox.ts). A request waits for a reply
+ * RENDER_TIMEOUT_MS at most (the render job is the only one a request waits for); past that the reply has
+ * nobody to go to, and the inbox of a process that died goes with it.
+ */
+export const replyTtlSeconds = (s: Readonly<Pick<JobSettings, 'renderTimeoutMs'>>): number => Math.ceil(s.renderTimeoutMs / 1000) + RENDER_KEEP_AFTER_WAIT_S;
+
 /** The one job catalog: producers add by name (shared/platform/queues.ts), the workers' registry is typed by it (workers/index.ts). */
 export const JOBS: { [N in JobName]: JobSpec<N> } = {
   'render-qr': {
     queue: QUEUES.render,
-    // Named after its first QR: known before the add, so the API watches for the result first.
+    // Named after its first QR: the API knows the id its reply will carry before the add.
     id: (d) => jobId.renderQr(d.qrs[0]?.qrId ?? 'empty'),
     options: (s) => {
-      const age = Math.ceil(s.renderTimeoutMs / 1000) + RENDER_KEEP_AFTER_WAIT_S;
+      const age = replyTtlSeconds(s);
       return { attempts: 1, removeOnComplete: { age }, removeOnFail: { age } };
     },
   },
@@ -196,7 +210,7 @@ export const JOBS: { [N in JobName]: JobSpec<N> } = {
 
 /** Predictable job ids where a duplicate must not happen (BullMQ refuses ':' in custom ids). */
 export const jobId = {
-  /** A render batch, by its first QR: known before the add, so the API can watch for the result before the job exists (shared/platform/queues.ts). */
+  /** A render batch, by its first QR: known before the add, so the API knows the id its reply will carry (shared/platform/queues.ts). */
   renderQr: (qrId: string) => `render.${qrId}`,
   /** One delayed job per epoch second in which QRs fall due. */
   expireDue: (dueAt: number) => `expire-due.${dueAt}`,

@@ -1,15 +1,17 @@
-import type { EventEmitter } from 'node:events';
-import { Job, Queue, QueueEvents, type ConnectionOptions, type JobsOptions } from 'bullmq';
+import { Job, Queue, type JobsOptions } from 'bullmq';
 import type { Redis } from 'ioredis';
-import { JOBS, QUEUES, type JobName, type JobSettings, type JobTypes, type QueueName } from './jobs.js';
-import { redisOptions } from './redis.js';
+import { deliverToInbox, JobInbox, type InboxMessage } from './job-inbox.js';
+import { JOBS, QUEUES, replyTtlSeconds, type JobName, type JobSettings, type JobTypes, type QueueName } from './jobs.js';
 
 /** Typed producer side of every queue, on one fail-fast connection. */
 export interface Producers {
   queue(name: QueueName): Queue;
   /** Adds a job with the id and options its catalog entry (shared/platform/jobs.ts, JOBS) gives; `opts` only for what one call decides. */
   add<N extends JobName>(name: N, data: JobTypes[N]['data'], opts?: JobsOptions): ReturnType<Queue['add']>;
-  renderEvents: QueueEvents;
+  /** This process's inbox for the results of the jobs it waits for (shared/platform/job-inbox.ts); its connection opens at the first wait. */
+  inbox: JobInbox;
+  /** A worker hands a job's outcome to the inbox of the process that waits for it. */
+  reply(inboxId: string, message: InboxMessage): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -20,7 +22,11 @@ export function jobOptions<N extends JobName>(name: N, data: JobTypes[N]['data']
   return { ...spec.options(settings, data, now), ...(id === undefined ? {} : { jobId: id }) };
 }
 
-export async function createProducers(connection: Redis, settings: Readonly<JobSettings> & { queuePrefix: string }, prefix: string = settings.queuePrefix): Promise<Producers> {
+export async function createProducers(
+  connection: Redis,
+  settings: Readonly<JobSettings> & { queuePrefix: string; redisUrl?: string },
+  prefix: string = settings.queuePrefix,
+): Promise<Producers> {
   const queues = new Map<QueueName, Queue>();
   for (const name of Object.values(QUEUES)) {
     const q = new Queue(name, { connection, prefix, skipWaitingForReady: true });
@@ -29,10 +35,7 @@ export async function createProducers(connection: Redis, settings: Readonly<JobS
     q.on('error', () => undefined);
     queues.set(name, q);
   }
-  const renderEvents = new QueueEvents(QUEUES.render, { connection: redisOptions('blocking') as ConnectionOptions, prefix });
-  renderEvents.setMaxListeners(0);
-  renderEvents.on('error', () => undefined);
-  await renderEvents.waitUntilReady();
+  const inbox = new JobInbox(prefix, settings.redisUrl);
   const queue = (name: QueueName): Queue => {
     const q = queues.get(name);
     if (!q) throw new Error(`unknown queue ${name}`);
@@ -41,9 +44,10 @@ export async function createProducers(connection: Redis, settings: Readonly<JobS
   return {
     queue,
     add: (name, data, opts) => queue(JOBS[name].queue).add(name, data, { ...jobOptions(name, data, settings), ...opts }),
-    renderEvents,
+    inbox,
+    reply: (inboxId, message) => deliverToInbox(connection, prefix, inboxId, message, replyTtlSeconds(settings)),
     async close() {
-      await renderEvents.close();
+      await inbox.close();
       await Promise.all([...queues.values()].map((q) => q.close()));
     },
   };
@@ -60,25 +64,29 @@ export interface JobWatch<R> {
 }
 
 /**
- * Watches for the result of the job that will have id `id`, delivered by QueueEvents, or JobTimeout after
- * `timeoutMs`. Start it *before* adding the job: the completion event can reach this process before the
- * add's own reply does (they come over two connections), and a listener attached after the add would
- * miss it. Unlike Job.waitUntilFinished it costs no extra Redis call per job and cannot leave an
- * unhandled rejection when Redis drops mid-wait (that crashes the process). The job is read from Redis
- * only at the timeout, as a last look (its result is kept a little longer than the timeout).
+ * Waits for the result of the job that will have id `id`, delivered to this process's inbox by the worker
+ * (the job names the inbox in its payload), or JobTimeout after `timeoutMs`. Start it *before* the add: a
+ * reply for nobody is dropped, and a fast worker can reply before the add's own answer arrives. It cannot leave an unhandled rejection when
+ * Redis drops mid-wait (that crashes the process). The job is read from Redis only at the timeout, as a
+ * last look: a worker that crashed leaves a failed job, and one from before the inbox (a rolling deploy)
+ * answered in the job's result (kept a little longer than the timeout), which `resultOfJob` reads.
  */
-export function watchJobResult<R>(events: QueueEvents, queue: Queue, id: string, timeoutMs: number): JobWatch<R> {
+export function watchJobResult<R>(
+  inbox: JobInbox,
+  queue: Queue,
+  id: string,
+  timeoutMs: number,
+  resultOfJob: (returnvalue: unknown) => R | undefined = () => undefined,
+): JobWatch<R> {
   let cancel = (): void => undefined;
   const result = new Promise<R>((resolve, reject) => {
-    const onCompleted = ({ returnvalue }: { returnvalue: unknown }) => settle(() => resolve(returnvalue as R));
-    const onFailed = ({ failedReason }: { failedReason: string }) => settle(() => reject(new JobFailed(failedReason)));
-    const emitter = events as unknown as EventEmitter;
     const timer = setTimeout(() => {
       Job.fromId(queue, id).then(
         (fresh) =>
           settle(() => {
-            if (fresh?.finishedOn && !fresh.failedReason) resolve(fresh.returnvalue as R);
-            else if (fresh?.failedReason) reject(new JobFailed(fresh.failedReason));
+            const value = fresh?.finishedOn ? resultOfJob(fresh.returnvalue as unknown) : undefined;
+            if (fresh?.failedReason) reject(new JobFailed(fresh.failedReason));
+            else if (value !== undefined) resolve(value);
             else reject(new JobTimeout(`job ${id} did not finish within ${timeoutMs} ms`));
           }),
         (err: unknown) => settle(() => reject(err instanceof Error ? err : new Error(String(err)))),
@@ -89,13 +97,11 @@ export function watchJobResult<R>(events: QueueEvents, queue: Queue, id: string,
       if (settled) return;
       settled = true;
       clearTimeout(timer);
-      emitter.off(`completed:${id}`, onCompleted);
-      emitter.off(`failed:${id}`, onFailed);
+      stop();
       fn();
     }
+    const stop = inbox.expect(id, (message) => settle(() => ('failed' in message ? reject(new JobFailed(message.failed)) : resolve(message.result as R))));
     cancel = () => settle(() => undefined);
-    emitter.on(`completed:${id}`, onCompleted);
-    emitter.on(`failed:${id}`, onFailed);
   });
   return { result, cancel };
 }

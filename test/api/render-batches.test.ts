@@ -17,8 +17,9 @@ describe('POST /v1/qrs renders the QRs of requests arriving together in shared j
     const events = await queueEvents(QUEUES.render);
     const batches: number[] = [];
     const onCompleted = ({ returnvalue }: { returnvalue: unknown }) => {
-      const pngs = (typeof returnvalue === 'string' ? JSON.parse(returnvalue) : returnvalue) as { pngs: string[] };
-      batches.push(pngs.pngs.length);
+      // The images went to the API's inbox; the job's result says how many.
+      const result = (typeof returnvalue === 'string' ? JSON.parse(returnvalue) : returnvalue) as { replied: number };
+      batches.push(result.replied);
     };
     events.on('completed', onCompleted);
     try {

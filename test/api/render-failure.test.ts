@@ -1,11 +1,13 @@
 import { randomUUID } from 'node:crypto';
 import type { Server } from 'node:http';
-import { Worker } from 'bullmq';
+import { Worker, type Job } from 'bullmq';
 import { expect } from 'chai';
 import { pino } from 'pino';
 import { createApp } from '../../api/app.js';
 import type { BootstrapResult } from '../../cli/bootstrap.js';
+import type { RenderQrPayload } from '../../shared/platform/jobs.js';
 import { createProducers, type Producers } from '../../shared/platform/queues.js';
+import { renderQrJob } from '../../workers/render-qr.js';
 import { harness } from '../helpers/harness.js';
 import { removeKeysMatching } from '../helpers/redis-keys.js';
 import { postQr, qrBody, qrHeaders } from '../helpers/qr-body.js';
@@ -62,11 +64,13 @@ describe('POST /v1/qrs when rendering fails', () => {
     const prefix = `badrender${process.pid}`;
     // The budget must not run out before the failure is reported: this test is about the failure, not the timeout.
     const api = await isolatedApi(prefix, harness().deps.config.renderTimeoutMs);
+    // The render worker's own handler, with a renderer that crashes: the failure is replied to the API's inbox.
     const worker = new Worker(
       'render',
-      async () => {
-        throw new Error('renderer crashed');
-      },
+      (job: Job<RenderQrPayload>) =>
+        renderQrJob(api.producers, job, () => {
+          throw new Error('renderer crashed');
+        }),
       {
         connection: { url: harness().deps.config.redisUrl, maxRetriesPerRequest: null },
         prefix,
@@ -75,8 +79,10 @@ describe('POST /v1/qrs when rendering fails', () => {
     try {
       await worker.waitUntilReady();
       const key = randomUUID();
+      const started = performance.now();
       const res = await post(api.url, key);
       expect(res.status).to.equal(500);
+      expect(performance.now() - started, 'answered when the render failed, not at the timeout').to.be.below(harness().deps.config.renderTimeoutMs);
       expect(res.body.error.code).to.equal('qr_render_failed');
       await nothingWritten(key);
       // The same key works once rendering works again.
