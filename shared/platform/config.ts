@@ -81,6 +81,24 @@ function fileStoreKind(raw: string): 'disk' | 'postgres' {
   return raw;
 }
 
+/** `host:port,host:port`: a Redis Cluster's seed nodes. */
+function clusterNodes(raw: string, name: string): { host: string; port: number }[] {
+  return commaList(raw).map((entry) => {
+    const colon = entry.lastIndexOf(':');
+    const port = Number(entry.slice(colon + 1));
+    if (colon <= 0 || !Number.isInteger(port) || port < 1 || port > 65_535) throw new Error(`config: ${name} entries must be host:port, got "${entry}"`);
+    return { host: entry.slice(0, colon), port };
+  });
+}
+
+/**
+ * On a Redis Cluster, BullMQ's Lua scripts touch many keys of a queue at once, which must share a slot: a prefix
+ * in braces is a hash tag, so `{af}:render:…` and `{af}:rl:…` all hash on `af`. A prefix already tagged is kept.
+ */
+export function hashTagged(prefix: string): string {
+  return /\{[^}]+\}/.test(prefix) ? prefix : `{${prefix}}`;
+}
+
 function logFormat(raw: string): 'json' | 'pretty' {
   if (raw !== 'json' && raw !== 'pretty') throw new Error(`config: LOG_FORMAT must be json or pretty, got "${raw}"`);
   return raw;
@@ -118,7 +136,18 @@ export const SETTINGS = {
     parse: text,
   }),
   dbPoolMax: int('DB_POOL_MAX', 20, 'PostgreSQL connections per process.', 1),
-  redisUrl: str('REDIS_URL', 'redis://127.0.0.1:6379/0', 'Redis: BullMQ and the idempotency cache.'),
+  redisUrl: str(
+    'REDIS_URL',
+    'redis://127.0.0.1:6379/0',
+    'Redis: BullMQ and the idempotency cache. `rediss://` = TLS; a username and password in the URL are used (on a cluster too, where its host is not).',
+  ),
+  redisClusterNodes: setting({
+    name: 'REDIS_CLUSTER_NODES',
+    fallback: '',
+    doc: "A Redis Cluster's seed nodes, `host:port,host:port`; empty = one Redis server at `REDIS_URL`. On a cluster `QUEUE_PREFIX` gets a hash tag (`af` becomes `{af}`) so each queue's keys, and the service's own, share one slot.",
+    parse: clusterNodes,
+  }),
+  redisTlsCaFile: str('REDIS_TLS_CA_FILE', '', "PEM file of the CA that signed the Redis server's certificate (`rediss://`), read once at start; empty = the system's CAs."),
   queuePrefix: setting({
     name: 'QUEUE_PREFIX',
     fallback: (mode) => (mode === 'test' ? 'aftest' : 'af'),
@@ -310,6 +339,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Confi
     values[key] = s.parse(given, s.name);
   }
   const config = values as Config;
+  if (config.redisClusterNodes.length > 0) config.queuePrefix = hashTagged(config.queuePrefix);
   if (mode === 'production') {
     for (const key of ['qrHmacKey', 'urlSigningKey', 'encryptionKey'] as const) {
       if (config[key] === DEV_SECRETS[key]) throw new Error(`config: ${key} must be set in production`);

@@ -1,8 +1,7 @@
 import type { EventEmitter } from 'node:events';
-import { Job, Queue, QueueEvents, type ConnectionOptions, type JobsOptions } from 'bullmq';
-import type { Redis } from 'ioredis';
+import { Job, Queue, QueueEvents, type JobsOptions } from 'bullmq';
 import { JOBS, QUEUES, type JobName, type JobSettings, type JobTypes, type QueueName } from './jobs.js';
-import { redisOptions } from './redis.js';
+import { bullmqConnection, type RedisClient, type RedisSettings } from './redis.js';
 
 /** Typed producer side of every queue, on one fail-fast connection. */
 export interface Producers {
@@ -20,7 +19,11 @@ export function jobOptions<N extends JobName>(name: N, data: JobTypes[N]['data']
   return { ...spec.options(settings, data, now), ...(id === undefined ? {} : { jobId: id }) };
 }
 
-export async function createProducers(connection: Redis, settings: Readonly<JobSettings> & { queuePrefix: string }, prefix: string = settings.queuePrefix): Promise<Producers> {
+export async function createProducers(
+  connection: RedisClient,
+  settings: Readonly<JobSettings> & RedisSettings & { queuePrefix: string },
+  prefix: string = settings.queuePrefix,
+): Promise<Producers> {
   const queues = new Map<QueueName, Queue>();
   for (const name of Object.values(QUEUES)) {
     const q = new Queue(name, { connection, prefix, skipWaitingForReady: true });
@@ -29,7 +32,7 @@ export async function createProducers(connection: Redis, settings: Readonly<JobS
     q.on('error', () => undefined);
     queues.set(name, q);
   }
-  const renderEvents = new QueueEvents(QUEUES.render, { connection: redisOptions('blocking') as ConnectionOptions, prefix });
+  const renderEvents = new QueueEvents(QUEUES.render, { connection: bullmqConnection(settings), prefix });
   renderEvents.setMaxListeners(0);
   renderEvents.on('error', () => undefined);
   await renderEvents.waitUntilReady();
