@@ -13,6 +13,9 @@ import { config, type Config } from './config.js';
  */
 export type RedisRole = 'fail-fast' | 'blocking';
 
+/** A fail-fast command's longest wait (a Lua add, a pipeline of counters: normally under a millisecond). */
+const FAIL_FAST_COMMAND_TIMEOUT_MS = 5000;
+
 /** One Redis server or a Redis Cluster: the service's code uses the commands both answer. */
 export type RedisClient = Redis | Cluster;
 
@@ -50,7 +53,9 @@ export function redisOptions(role: RedisRole, target: RedisSettings | string = c
     retryStrategy: (times) => Math.min(times * 200, 2000),
   };
   return role === 'fail-fast'
-    ? { ...base, enableOfflineQueue: false, maxRetriesPerRequest: 1, lazyConnect: true }
+    ? // commandTimeout: on a cluster a command can wait out a failover in the client's retries; an API request
+      // answers 503 after it rather than hang.
+      { ...base, enableOfflineQueue: false, maxRetriesPerRequest: 1, lazyConnect: true, commandTimeout: FAIL_FAST_COMMAND_TIMEOUT_MS }
     : { ...base, maxRetriesPerRequest: null, enableReadyCheck: false };
 }
 
