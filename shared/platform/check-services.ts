@@ -1,5 +1,5 @@
 import { ensureDatabase } from './db.js';
-import { redisClient, type RedisSettings } from './redis.js';
+import { redisClient, redisSettingsOf, type RedisSettings } from './redis.js';
 
 /** A start that cannot succeed for a reason a person fixes (a service down, a busy port): one line says what to do. */
 export class StartupHint extends Error {
@@ -44,7 +44,7 @@ export async function checkPostgres(databaseUrl: string): Promise<void> {
  * (a wrong or missing REDIS_TLS_CA_FILE) when the handshake failed, how to start a local server otherwise.
  */
 export async function checkRedis(target: RedisSettings | string): Promise<void> {
-  const settings = typeof target === 'string' ? { redisUrl: target, redisClusterNodes: [], redisTlsCaFile: '' } : target;
+  const settings = redisSettingsOf(target);
   const cluster = settings.redisClusterNodes.length > 0;
   let client;
   let lastError: Error | undefined;
@@ -56,12 +56,18 @@ export async function checkRedis(target: RedisSettings | string): Promise<void> 
   } catch (err) {
     const cause = lastError ?? err;
     const reason = cause instanceof Error ? cause.message : String(cause);
-    const at = cluster ? `the cluster ${settings.redisClusterNodes.map((n) => `${n.host}:${n.port}`).join(',')} (REDIS_CLUSTER_NODES)` : `${where(settings.redisUrl)} (REDIS_URL)`;
+    const list = (nodes: { host: string; port: number }[]) => nodes.map((n) => `${n.host}:${n.port}`).join(',');
+    const sentinel = settings.redisSentinels.length > 0;
+    const at = sentinel
+      ? `the master ${settings.redisSentinelName} of the Sentinels ${list(settings.redisSentinels)} (REDIS_SENTINELS)`
+      : cluster
+        ? `the cluster ${list(settings.redisClusterNodes)} (REDIS_CLUSTER_NODES)`
+        : `${where(settings.redisUrl)} (REDIS_URL)`;
     const tls = new URL(settings.redisUrl).protocol === 'rediss:';
     const hint =
       tls && isTlsError(cause)
         ? `The TLS handshake failed: REDIS_TLS_CA_FILE (${settings.redisTlsCaFile || 'unset: the system CAs'}) must hold the CA that signed the server's certificate.`
-        : cluster || tls
+        : cluster || sentinel || tls
           ? 'Check the address and that the server accepts this client.'
           : `Start it with: redis-server --daemonize yes --bind 127.0.0.1 -::1 --port ${portOf(new URL(settings.redisUrl))} --save "" --appendonly no`;
     throw new ServiceUnreachable(`Redis is not reachable at ${at}: ${reason}. ${hint}`);

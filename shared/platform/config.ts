@@ -81,8 +81,8 @@ function fileStoreKind(raw: string): 'disk' | 'postgres' {
   return raw;
 }
 
-/** `host:port,host:port`: a Redis Cluster's seed nodes. */
-function clusterNodes(raw: string, name: string): { host: string; port: number }[] {
+/** `host:port,host:port`: a Redis Cluster's seed nodes, or Sentinels. */
+function hostPorts(raw: string, name: string): { host: string; port: number }[] {
   return commaList(raw).map((entry) => {
     const colon = entry.lastIndexOf(':');
     const port = Number(entry.slice(colon + 1));
@@ -145,8 +145,15 @@ export const SETTINGS = {
     name: 'REDIS_CLUSTER_NODES',
     fallback: '',
     doc: "A Redis Cluster's seed nodes, `host:port,host:port`; empty = one Redis server at `REDIS_URL`. On a cluster `QUEUE_PREFIX` gets a hash tag (`af` becomes `{af}`) so each queue's keys, and the service's own, share one slot.",
-    parse: clusterNodes,
+    parse: hostPorts,
   }),
+  redisSentinels: setting({
+    name: 'REDIS_SENTINELS',
+    fallback: '',
+    doc: "Redis Sentinels, `host:port,host:port`: the client asks them for the master of `REDIS_SENTINEL_NAME` and follows its failovers; the password and TLS of `REDIS_URL` are the master's (the Sentinels themselves without either). Not with `REDIS_CLUSTER_NODES`.",
+    parse: hostPorts,
+  }),
+  redisSentinelName: str('REDIS_SENTINEL_NAME', 'mymaster', 'The master group the Sentinels watch (`sentinel monitor <name> …`).'),
   redisTlsCaFile: str('REDIS_TLS_CA_FILE', '', "PEM file of the CA that signed the Redis server's certificate (`rediss://`), read once at start; empty = the system's CAs."),
   queuePrefix: setting({
     name: 'QUEUE_PREFIX',
@@ -339,6 +346,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Confi
     values[key] = s.parse(given, s.name);
   }
   const config = values as Config;
+  if (config.redisClusterNodes.length > 0 && config.redisSentinels.length > 0) throw new Error('config: REDIS_CLUSTER_NODES and REDIS_SENTINELS exclude each other');
   if (config.redisClusterNodes.length > 0) config.queuePrefix = hashTagged(config.queuePrefix);
   if (mode === 'production') {
     for (const key of ['qrHmacKey', 'urlSigningKey', 'encryptionKey'] as const) {

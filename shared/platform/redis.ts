@@ -20,10 +20,10 @@ const FAIL_FAST_COMMAND_TIMEOUT_MS = 5000;
 export type RedisClient = Redis | Cluster;
 
 /** Where Redis is: the settings every connection is made from. A bare URL is one server, no CA file. */
-export type RedisSettings = Pick<Config, 'redisUrl' | 'redisClusterNodes' | 'redisTlsCaFile'>;
+export type RedisSettings = Pick<Config, 'redisUrl' | 'redisClusterNodes' | 'redisSentinels' | 'redisSentinelName' | 'redisTlsCaFile'>;
 
-function settingsOf(target: RedisSettings | string): RedisSettings {
-  return typeof target === 'string' ? { redisUrl: target, redisClusterNodes: [], redisTlsCaFile: '' } : target;
+export function redisSettingsOf(target: RedisSettings | string): RedisSettings {
+  return typeof target === 'string' ? { redisUrl: target, redisClusterNodes: [], redisSentinels: [], redisSentinelName: 'mymaster', redisTlsCaFile: '' } : target;
 }
 
 const caFiles = new Map<string, Buffer>();
@@ -39,7 +39,7 @@ function tlsOptions(url: URL, caFile: string): TlsOptions | undefined {
 
 /** Options of one connection to one server: role, credentials and TLS from the URL (on a cluster, for every node). */
 export function redisOptions(role: RedisRole, target: RedisSettings | string = config()): RedisOptions {
-  const settings = settingsOf(target);
+  const settings = redisSettingsOf(target);
   const u = new URL(settings.redisUrl);
   const tls = tlsOptions(u, settings.redisTlsCaFile);
   const base: RedisOptions = {
@@ -49,6 +49,8 @@ export function redisOptions(role: RedisRole, target: RedisSettings | string = c
     ...(u.password ? { password: decodeURIComponent(u.password) } : {}),
     ...(u.username ? { username: decodeURIComponent(u.username) } : {}),
     ...(tls ? { tls } : {}),
+    // With Sentinels the host and port above are not used: the Sentinels name the master, on every (re)connect.
+    ...(settings.redisSentinels.length > 0 ? { sentinels: settings.redisSentinels, name: settings.redisSentinelName } : {}),
     connectTimeout: 5000,
     retryStrategy: (times) => Math.min(times * 200, 2000),
   };
@@ -65,7 +67,7 @@ export function redisOptions(role: RedisRole, target: RedisSettings | string = c
  * URL; the cluster client finds the other nodes, and follows a failover, by itself.
  */
 export function redisClient(role: RedisRole, target: RedisSettings | string = config(), extra: ClientExtras = {}): RedisClient {
-  const settings = settingsOf(target);
+  const settings = redisSettingsOf(target);
   const { once, ...own } = extra;
   const { host: _host, port: _port, db: _db, retryStrategy, enableOfflineQueue, lazyConnect: _lazy, ...perNode } = redisOptions(role, settings);
   const retry = once ? () => null : retryStrategy;
@@ -95,7 +97,7 @@ interface ClientExtras {
  * connections they own (BullMQ takes no cluster options, only a cluster client).
  */
 export function bullmqConnection(target: RedisSettings | string = config()): ConnectionOptions {
-  const settings = settingsOf(target);
+  const settings = redisSettingsOf(target);
   if (settings.redisClusterNodes.length === 0) return redisOptions('blocking', settings) as ConnectionOptions;
   return redisClient('blocking', settings, { lazyConnect: true });
 }

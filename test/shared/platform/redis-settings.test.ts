@@ -26,8 +26,22 @@ describe('issue #30: the Redis settings', () => {
     expect(() => loadConfig({ ...env, REDIS_CLUSTER_NODES: '10.0.0.1' })).to.throw('config: REDIS_CLUSTER_NODES entries must be host:port, got "10.0.0.1"');
   });
 
+  it('REDIS_SENTINELS: the Sentinels and the master name go to every connection; not together with a cluster', () => {
+    const cfg = loadConfig({ ...env, REDIS_SENTINELS: '10.0.0.1:26379,10.0.0.2:26379', REDIS_SENTINEL_NAME: 'af' });
+    expect(redisOptions('blocking', cfg)).to.deep.include({
+      name: 'af',
+      sentinels: [
+        { host: '10.0.0.1', port: 26379 },
+        { host: '10.0.0.2', port: 26379 },
+      ],
+    });
+    expect(() => loadConfig({ ...env, REDIS_SENTINELS: '10.0.0.1:26379', REDIS_CLUSTER_NODES: '10.0.0.1:7000' })).to.throw(
+      'config: REDIS_CLUSTER_NODES and REDIS_SENTINELS exclude each other',
+    );
+  });
+
   it('rediss:// turns TLS on, with the credentials of the URL and SNI for a host name', () => {
-    const options = redisOptions('blocking', { redisUrl: 'rediss://app:s%40cret@redis.example.test:6380/0', redisClusterNodes: [], redisTlsCaFile: '' });
+    const options = redisOptions('blocking', 'rediss://app:s%40cret@redis.example.test:6380/0');
     expect(options).to.include({ host: 'redis.example.test', port: 6380, username: 'app', password: 's@cret' });
     expect(options.tls).to.deep.equal({ servername: 'redis.example.test' });
   });
