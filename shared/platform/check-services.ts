@@ -67,9 +67,11 @@ export async function checkRedis(target: RedisSettings | string): Promise<void> 
     const hint =
       tls && isTlsError(cause)
         ? `The TLS handshake failed: REDIS_TLS_CA_FILE (${settings.redisTlsCaFile || 'unset: the system CAs'}) must hold the CA that signed the server's certificate.`
-        : cluster || sentinel || tls
-          ? 'Check the address and that the server accepts this client.'
-          : `Start it with: redis-server --daemonize yes --bind 127.0.0.1 -::1 --port ${portOf(new URL(settings.redisUrl))} --save "" --appendonly no`;
+        : /unknown command .INFO|NOPERM.*info/i.test(reason)
+          ? 'This Redis refuses INFO (a managed service): set REDIS_SKIP_VERSION_CHECK=1.'
+          : cluster || sentinel || tls
+            ? 'Check the address and that the server accepts this client.'
+            : `Start it with: redis-server --daemonize yes --bind 127.0.0.1 -::1 --port ${portOf(new URL(settings.redisUrl))} --save "" --appendonly no`;
     throw new ServiceUnreachable(`Redis is not reachable at ${at}: ${reason}. ${hint}`);
   } finally {
     client?.disconnect();

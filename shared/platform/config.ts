@@ -154,6 +154,12 @@ export const SETTINGS = {
     parse: hostPorts,
   }),
   redisSentinelName: str('REDIS_SENTINEL_NAME', 'mymaster', 'The master group the Sentinels watch (`sentinel monitor <name> …`).'),
+  redisSkipVersionCheck: setting({
+    name: 'REDIS_SKIP_VERSION_CHECK',
+    fallback: '0',
+    doc: '`1` for a managed Redis that forbids `INFO`: BullMQ skips its version and eviction-policy check and the clients their ready check (then nobody warns about an eviction policy other than `noeviction`).',
+    parse: flag,
+  }),
   redisTlsCaFile: str('REDIS_TLS_CA_FILE', '', "PEM file of the CA that signed the Redis server's certificate (`rediss://`), read once at start; empty = the system's CAs."),
   queuePrefix: setting({
     name: 'QUEUE_PREFIX',

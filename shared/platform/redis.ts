@@ -20,10 +20,12 @@ const FAIL_FAST_COMMAND_TIMEOUT_MS = 5000;
 export type RedisClient = Redis | Cluster;
 
 /** Where Redis is: the settings every connection is made from. A bare URL is one server, no CA file. */
-export type RedisSettings = Pick<Config, 'redisUrl' | 'redisClusterNodes' | 'redisSentinels' | 'redisSentinelName' | 'redisTlsCaFile'>;
+export type RedisSettings = Pick<Config, 'redisUrl' | 'redisClusterNodes' | 'redisSentinels' | 'redisSentinelName' | 'redisSkipVersionCheck' | 'redisTlsCaFile'>;
 
 export function redisSettingsOf(target: RedisSettings | string): RedisSettings {
-  return typeof target === 'string' ? { redisUrl: target, redisClusterNodes: [], redisSentinels: [], redisSentinelName: 'mymaster', redisTlsCaFile: '' } : target;
+  return typeof target === 'string'
+    ? { redisUrl: target, redisClusterNodes: [], redisSentinels: [], redisSentinelName: 'mymaster', redisSkipVersionCheck: false, redisTlsCaFile: '' }
+    : target;
 }
 
 const caFiles = new Map<string, Buffer>();
@@ -38,11 +40,11 @@ function tlsOptions(url: URL, caFile: string): TlsOptions | undefined {
 }
 
 /** Options of one connection to one server: role, credentials and TLS from the URL (on a cluster, for every node). */
-export function redisOptions(role: RedisRole, target: RedisSettings | string = config()): RedisOptions {
+export function redisOptions(role: RedisRole, target: RedisSettings | string = config()): RedisOptions & { skipVersionCheck?: boolean } {
   const settings = redisSettingsOf(target);
   const u = new URL(settings.redisUrl);
   const tls = tlsOptions(u, settings.redisTlsCaFile);
-  const base: RedisOptions = {
+  const base: RedisOptions & { skipVersionCheck?: boolean } = {
     host: u.hostname,
     port: Number(u.port || 6379),
     db: Number(u.pathname.replace('/', '') || 0),
@@ -51,6 +53,8 @@ export function redisOptions(role: RedisRole, target: RedisSettings | string = c
     ...(tls ? { tls } : {}),
     // With Sentinels the host and port above are not used: the Sentinels name the master, on every (re)connect.
     ...(settings.redisSentinels.length > 0 ? { sentinels: settings.redisSentinels, name: settings.redisSentinelName } : {}),
+    // ioredis' ready check and BullMQ's version check both send INFO; BullMQ reads its flag from these options.
+    ...(settings.redisSkipVersionCheck ? { enableReadyCheck: false, skipVersionCheck: true } : {}),
     connectTimeout: 5000,
     retryStrategy: (times) => Math.min(times * 200, 2000),
   };
