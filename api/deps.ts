@@ -1,4 +1,4 @@
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '../shared/platform/redis.js';
 import type { Config } from '../shared/platform/config.js';
 import type { CsfClient } from '../shared/adapters/csf/csf-client.js';
 import type { Db } from '../shared/platform/db.js';
@@ -12,7 +12,7 @@ import type { ViewContext } from './contract/qrs/qr-transaction-view.js';
 export interface ApiDeps {
   config: Readonly<Config>;
   db: Db;
-  redis: Redis;
+  redis: RedisClient;
   producers: Producers;
   catalogs: SatCatalogs;
   logger: Logger;

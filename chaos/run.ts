@@ -28,6 +28,7 @@ import { postgresCrash } from './scenarios/postgres-crash.js';
 import { pacFaults } from './scenarios/pac-faults.js';
 import { commitKill } from './scenarios/commit-kill.js';
 import { csfFaults } from './scenarios/csf-faults.js';
+import { redisClusterFailover } from './scenarios/redis-cluster-failover.js';
 import type { OwnPostgres } from './own-postgres.js';
 
 const LONG = process.env.CHAOS_LONG === '1';
@@ -48,6 +49,7 @@ const SCENARIOS: Record<string, Scenario> = {
   'pg-crash': async (ctx, own) => [await postgresCrash(ctx, own.postgres, { rate: 50, downMs: 3_000 })],
   'pac-faults': async (ctx) => [await pacFaults(ctx, { faultMs: 8_000 })],
   'csf-faults': async (ctx) => [await csfFaults(ctx, { faultMs: 8_000 })],
+  'redis-cluster': async (ctx) => [await redisClusterFailover(ctx, { rate: Number(process.env.CHAOS_RATE ?? 50), confirms: Number(process.env.CHAOS_CONFIRMS ?? 20) })],
   'commit-kill': async (ctx) => [await commitKill(ctx, { crashes: Number(process.env.CHAOS_COMMIT_KILLS ?? (LONG ? 100 : 30)) })],
 };
 

@@ -1,4 +1,4 @@
-import { Worker, type ConnectionOptions, type Job } from 'bullmq';
+import { Worker, type Job } from 'bullmq';
 import type { Config } from '../shared/platform/config.js';
 import type { Db } from '../shared/platform/db.js';
 import type { CsfClient } from '../shared/adapters/csf/csf-client.js';
@@ -6,7 +6,7 @@ import { csfClientFromConfig } from '../shared/adapters/csf/csf-client-from-conf
 import { JOBS, QUEUES, type JobName, type JobTypes, type QueueName } from '../shared/platform/jobs.js';
 import type { Logger } from '../shared/platform/logger.js';
 import type { Producers } from '../shared/platform/queues.js';
-import { redisOptions } from '../shared/platform/redis.js';
+import { bullmqConnection } from '../shared/platform/redis.js';
 import { expireDueQrsJob } from './expire-due-qrs.js';
 import { planExpiriesJob } from './plan-expiries.js';
 import { renderQrJob } from './render-qr.js';
@@ -108,7 +108,7 @@ function processorFor(queue: QueueName, handlers: { [N in JobName]: JobHandler<N
 }
 
 export async function startWorkers(deps: WorkerDeps): Promise<RunningWorkers> {
-  const connection = redisOptions('blocking', deps.config.redisUrl) as ConnectionOptions;
+  const connection = bullmqConnection(deps.config);
   const sync: SyncIssuerDeps = { db: deps.db, csf: deps.csf ?? csfClientFromConfig(deps.config), catalogs: satCatalogs() };
   const keyring = encryptionKeyring(deps.config);
   const pac = deps.pac ?? pacClientFromConfig(deps.config);

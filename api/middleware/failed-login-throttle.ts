@@ -1,4 +1,4 @@
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '../../shared/platform/redis.js';
 import { AppError } from '../../shared/platform/errors.js';
 import type { AppContext } from '../context.js';
 
@@ -28,7 +28,7 @@ const NOTHING_RESERVED: ReservedAttempt = { release: () => Promise.resolve() };
  * right login gives its reservation back: successful requests do not count (the dashboard polls its API).
  * If Redis cannot count, the login is still checked: the password stays the barrier.
  */
-export function failedLoginThrottle(redis: Redis, scope: string, maxFailures: number, windowSeconds: number): FailedLoginThrottle {
+export function failedLoginThrottle(redis: RedisClient, scope: string, maxFailures: number, windowSeconds: number): FailedLoginThrottle {
   return {
     async reserve(ctx) {
       const nowSeconds = Math.floor(Date.now() / 1000);

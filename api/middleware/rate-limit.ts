@@ -1,5 +1,5 @@
 import type { Middleware } from 'koa';
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '../../shared/platform/redis.js';
 import { AppError } from '../../shared/platform/errors.js';
 import type { AppState } from '../context.js';
 import type { ApiDeps } from '../deps.js';
@@ -21,7 +21,7 @@ export interface RateLimit {
  * Retry-After (when the estimate falls back under the limit). Refused requests count too, so hammering
  * does not reopen the window. If Redis cannot count, the request goes through: our outage blocks nobody.
  */
-export function rateLimit(redis: Redis, limits: RateLimit[]): Middleware<AppState> {
+export function rateLimit(redis: RedisClient, limits: RateLimit[]): Middleware<AppState> {
   return async (ctx, next) => {
     const now = Date.now();
     const window = Math.floor(now / 60_000);
@@ -64,7 +64,7 @@ function counterKey(scope: string, id: string): string {
  * Counts one hit on a limit outside its middleware: a limit checked at cost 0 (read-only) counts only what
  * failed afterwards (e.g. wrong API keys per IP). Best effort, like the check.
  */
-export async function countHit(redis: Redis, scope: string, id: string, log: AppState['log']): Promise<void> {
+export async function countHit(redis: RedisClient, scope: string, id: string, log: AppState['log']): Promise<void> {
   const key = counterKey(scope, id) + Math.floor(Date.now() / 60_000);
   try {
     await redis.multi().incr(key).expire(key, 121).exec();

@@ -1,6 +1,5 @@
-import { Redis } from 'ioredis';
 import { ensureDatabase } from './db.js';
-import { redisOptions } from './redis.js';
+import { redisClient, redisSettingsOf, type RedisSettings } from './redis.js';
 
 /** A start that cannot succeed for a reason a person fixes (a service down, a busy port): one line says what to do. */
 export class StartupHint extends Error {
@@ -40,19 +39,46 @@ export async function checkPostgres(databaseUrl: string): Promise<void> {
   }
 }
 
-export async function checkRedis(redisUrl: string): Promise<void> {
-  const client = new Redis({ ...redisOptions('fail-fast', redisUrl), retryStrategy: () => null });
-  client.on('error', () => undefined);
+/**
+ * Fails with a ServiceUnreachable when Redis does not answer a PING, saying why in one line: the TLS error
+ * (a wrong or missing REDIS_TLS_CA_FILE) when the handshake failed, how to start a local server otherwise.
+ */
+export async function checkRedis(target: RedisSettings | string): Promise<void> {
+  const settings = redisSettingsOf(target);
+  const cluster = settings.redisClusterNodes.length > 0;
+  let client;
+  let lastError: Error | undefined;
   try {
+    client = redisClient('fail-fast', settings, { lazyConnect: true, once: true });
+    client.on('error', (err: Error) => (lastError = err));
     await client.connect();
     await client.ping();
   } catch (err) {
-    const reason = err instanceof Error ? err.message : String(err);
-    throw new ServiceUnreachable(
-      `Redis is not reachable at ${where(redisUrl)} (REDIS_URL): ${reason}. ` +
-        `Start it with: redis-server --daemonize yes --bind 127.0.0.1 -::1 --port ${portOf(new URL(redisUrl))} --save "" --appendonly no`,
-    );
+    const cause = lastError ?? err;
+    const reason = cause instanceof Error ? cause.message : String(cause);
+    const list = (nodes: { host: string; port: number }[]) => nodes.map((n) => `${n.host}:${n.port}`).join(',');
+    const sentinel = settings.redisSentinels.length > 0;
+    const at = sentinel
+      ? `the master ${settings.redisSentinelName} of the Sentinels ${list(settings.redisSentinels)} (REDIS_SENTINELS)`
+      : cluster
+        ? `the cluster ${list(settings.redisClusterNodes)} (REDIS_CLUSTER_NODES)`
+        : `${where(settings.redisUrl)} (REDIS_URL)`;
+    const tls = new URL(settings.redisUrl).protocol === 'rediss:';
+    const hint =
+      tls && isTlsError(cause)
+        ? `The TLS handshake failed: REDIS_TLS_CA_FILE (${settings.redisTlsCaFile || 'unset: the system CAs'}) must hold the CA that signed the server's certificate.`
+        : /unknown command .INFO|NOPERM.*info/i.test(reason)
+          ? 'This Redis refuses INFO (a managed service): set REDIS_SKIP_VERSION_CHECK=1.'
+          : cluster || sentinel || tls
+            ? 'Check the address and that the server accepts this client.'
+            : `Start it with: redis-server --daemonize yes --bind 127.0.0.1 -::1 --port ${portOf(new URL(settings.redisUrl))} --save "" --appendonly no`;
+    throw new ServiceUnreachable(`Redis is not reachable at ${at}: ${reason}. ${hint}`);
   } finally {
-    client.disconnect();
+    client?.disconnect();
   }
+}
+
+function isTlsError(err: unknown): boolean {
+  const code = (err as { code?: unknown } | undefined)?.code;
+  return typeof code === 'string' && /CERT|SSL|TLS|SELF_SIGNED|UNABLE_TO/.test(code);
 }

@@ -81,6 +81,24 @@ function fileStoreKind(raw: string): 'disk' | 'postgres' {
   return raw;
 }
 
+/** `host:port,host:port`: a Redis Cluster's seed nodes, or Sentinels. */
+function hostPorts(raw: string, name: string): { host: string; port: number }[] {
+  return commaList(raw).map((entry) => {
+    const colon = entry.lastIndexOf(':');
+    const port = Number(entry.slice(colon + 1));
+    if (colon <= 0 || !Number.isInteger(port) || port < 1 || port > 65_535) throw new Error(`config: ${name} entries must be host:port, got "${entry}"`);
+    return { host: entry.slice(0, colon), port };
+  });
+}
+
+/**
+ * On a Redis Cluster, BullMQ's Lua scripts touch many keys of a queue at once, which must share a slot: a prefix
+ * in braces is a hash tag, so `{af}:render:…` and `{af}:rl:…` all hash on `af`. A prefix already tagged is kept.
+ */
+export function hashTagged(prefix: string): string {
+  return /\{[^}]+\}/.test(prefix) ? prefix : `{${prefix}}`;
+}
+
 function logFormat(raw: string): 'json' | 'pretty' {
   if (raw !== 'json' && raw !== 'pretty') throw new Error(`config: LOG_FORMAT must be json or pretty, got "${raw}"`);
   return raw;
@@ -118,7 +136,31 @@ export const SETTINGS = {
     parse: text,
   }),
   dbPoolMax: int('DB_POOL_MAX', 20, 'PostgreSQL connections per process.', 1),
-  redisUrl: str('REDIS_URL', 'redis://127.0.0.1:6379/0', 'Redis: BullMQ and the idempotency cache.'),
+  redisUrl: str(
+    'REDIS_URL',
+    'redis://127.0.0.1:6379/0',
+    'Redis: BullMQ and the idempotency cache. `rediss://` = TLS; a username and password in the URL are used (on a cluster too, where its host is not).',
+  ),
+  redisClusterNodes: setting({
+    name: 'REDIS_CLUSTER_NODES',
+    fallback: '',
+    doc: "A Redis Cluster's seed nodes, `host:port,host:port`; empty = one Redis server at `REDIS_URL`. On a cluster `QUEUE_PREFIX` gets a hash tag (`af` becomes `{af}`) so each queue's keys, and the service's own, share one slot.",
+    parse: hostPorts,
+  }),
+  redisSentinels: setting({
+    name: 'REDIS_SENTINELS',
+    fallback: '',
+    doc: "Redis Sentinels, `host:port,host:port`: the client asks them for the master of `REDIS_SENTINEL_NAME` and follows its failovers; the password and TLS of `REDIS_URL` are the master's (the Sentinels themselves without either). Not with `REDIS_CLUSTER_NODES`.",
+    parse: hostPorts,
+  }),
+  redisSentinelName: str('REDIS_SENTINEL_NAME', 'mymaster', 'The master group the Sentinels watch (`sentinel monitor <name> …`).'),
+  redisSkipVersionCheck: setting({
+    name: 'REDIS_SKIP_VERSION_CHECK',
+    fallback: '0',
+    doc: '`1` for a managed Redis that forbids `INFO`: BullMQ skips its version and eviction-policy check and the clients their ready check (then nobody warns about an eviction policy other than `noeviction`).',
+    parse: flag,
+  }),
+  redisTlsCaFile: str('REDIS_TLS_CA_FILE', '', "PEM file of the CA that signed the Redis server's certificate (`rediss://`), read once at start; empty = the system's CAs."),
   queuePrefix: setting({
     name: 'QUEUE_PREFIX',
     fallback: (mode) => (mode === 'test' ? 'aftest' : 'af'),
@@ -310,6 +352,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Confi
     values[key] = s.parse(given, s.name);
   }
   const config = values as Config;
+  if (config.redisClusterNodes.length > 0 && config.redisSentinels.length > 0) throw new Error('config: REDIS_CLUSTER_NODES and REDIS_SENTINELS exclude each other');
+  if (config.redisClusterNodes.length > 0) config.queuePrefix = hashTagged(config.queuePrefix);
   if (mode === 'production') {
     for (const key of ['qrHmacKey', 'urlSigningKey', 'encryptionKey'] as const) {
       if (config[key] === DEV_SECRETS[key]) throw new Error(`config: ${key} must be set in production`);

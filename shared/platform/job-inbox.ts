@@ -1,6 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { Redis } from 'ioredis';
-import { redisOptions } from './redis.js';
+import { redisClient, type RedisClient, type RedisSettings } from './redis.js';
 
 /** A job's outcome, handed by the worker to the process that waits for it. */
 export type InboxMessage<R = unknown> = { jobId: string; result: R } | { jobId: string; failed: string };
@@ -14,7 +13,7 @@ export function inboxKey(prefix: string, inboxId: string): string {
  * Hands a job's outcome to the inbox `inboxId` (one RPUSH and one EXPIRE, atomic). The inbox lives `ttlS`
  * after its last message: a process that died leaves nothing behind for long.
  */
-export async function deliverToInbox(redis: Redis, prefix: string, inboxId: string, message: InboxMessage, ttlS: number): Promise<void> {
+export async function deliverToInbox(redis: RedisClient, prefix: string, inboxId: string, message: InboxMessage, ttlS: number): Promise<void> {
   const key = inboxKey(prefix, inboxId);
   const replies = await redis.multi().rpush(key, JSON.stringify(message)).expire(key, ttlS).exec();
   const failed = replies?.find(([err]) => err)?.[0];
@@ -36,13 +35,13 @@ const BLOCK_S = 5;
 export class JobInbox {
   readonly id = randomUUID();
   private readonly waits = new Map<string, (message: InboxMessage) => void>();
-  private connection: Redis | undefined;
+  private connection: RedisClient | undefined;
   private loop: Promise<void> | undefined;
   private closed = false;
 
   constructor(
     private readonly prefix: string,
-    private readonly redisUrl?: string,
+    private readonly redis?: RedisSettings | string,
   ) {}
 
   /** Calls `onMessage` with job `jobId`'s message when it arrives; the returned function stops waiting. */
@@ -63,13 +62,13 @@ export class JobInbox {
 
   private start(): void {
     if (this.loop || this.closed) return;
-    const connection = new Redis(redisOptions('blocking', this.redisUrl));
+    const connection = redisClient('blocking', this.redis);
     connection.on('error', () => undefined);
     this.connection = connection;
     this.loop = this.run(connection);
   }
 
-  private async run(connection: Redis): Promise<void> {
+  private async run(connection: RedisClient): Promise<void> {
     const key = inboxKey(this.prefix, this.id);
     while (!this.closed) {
       let popped: [string, string] | null;

@@ -1,7 +1,7 @@
 import { Job, Queue, type JobsOptions } from 'bullmq';
-import type { Redis } from 'ioredis';
 import { deliverToInbox, JobInbox, type InboxMessage } from './job-inbox.js';
 import { JOBS, QUEUES, replyTtlSeconds, type JobName, type JobSettings, type JobTypes, type QueueName } from './jobs.js';
+import type { RedisClient, RedisSettings } from './redis.js';
 
 /** Typed producer side of every queue, on one fail-fast connection. */
 export interface Producers {
@@ -23,8 +23,8 @@ export function jobOptions<N extends JobName>(name: N, data: JobTypes[N]['data']
 }
 
 export async function createProducers(
-  connection: Redis,
-  settings: Readonly<JobSettings> & { queuePrefix: string; redisUrl?: string },
+  connection: RedisClient,
+  settings: Readonly<JobSettings> & RedisSettings & { queuePrefix: string },
   prefix: string = settings.queuePrefix,
 ): Promise<Producers> {
   const queues = new Map<QueueName, Queue>();
@@ -35,7 +35,7 @@ export async function createProducers(
     q.on('error', () => undefined);
     queues.set(name, q);
   }
-  const inbox = new JobInbox(prefix, settings.redisUrl);
+  const inbox = new JobInbox(prefix, settings);
   const queue = (name: QueueName): Queue => {
     const q = queues.get(name);
     if (!q) throw new Error(`unknown queue ${name}`);

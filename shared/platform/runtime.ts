@@ -4,15 +4,14 @@ import { checkPostgres, checkRedis, StartupHint } from './check-services.js';
 import { closeDb, db, migrateLatest, type Db } from './db.js';
 import { createLogger, type Logger } from './logger.js';
 import { createProducers, type Producers } from './queues.js';
-import { connectFailFast, serviceKeyPrefix } from './redis.js';
-import type { Redis } from 'ioredis';
+import { connectFailFast, serviceKeyPrefix, type RedisClient } from './redis.js';
 
 /** The connections a process holds, opened in order and closed in reverse on shutdown. */
 export interface Runtime {
   config: Readonly<Config>;
   db: Db;
   /** The service's own keys, under serviceKeyPrefix (the queues have their own connection). */
-  redis: Redis;
+  redis: RedisClient;
   producers: Producers;
   logger: Logger;
   close(): Promise<void>;
@@ -23,14 +22,14 @@ export async function openRuntime(cfg: Readonly<Config>, options: { migrate: boo
   const logger = createLogger(cfg.logLevel, cfg.logFormat);
   armCrashAfterCommit(cfg.crashAfterCommit);
   await checkPostgres(cfg.databaseUrl);
-  await checkRedis(cfg.redisUrl);
+  await checkRedis(cfg);
   const database = db();
   if (options.migrate) {
     const applied = await migrateLatest(database);
     if (applied.length > 0) logger.info({ migrations: applied }, 'migrations applied');
   }
-  const redis = await connectFailFast(cfg.redisUrl, { keyPrefix: serviceKeyPrefix(cfg.queuePrefix) });
-  const queueConnection = await connectFailFast(cfg.redisUrl);
+  const redis = await connectFailFast(cfg, { keyPrefix: serviceKeyPrefix(cfg.queuePrefix) });
+  const queueConnection = await connectFailFast(cfg);
   const producers = await createProducers(queueConnection, cfg);
   return {
     config: cfg,

@@ -7,7 +7,7 @@ import { bootstrapAccount, type BootstrapResult } from '../../cli/bootstrap.js';
 import { config } from '../../shared/platform/config.js';
 import { closeDb, db, ensureDatabase, migrateLatest } from '../../shared/platform/db.js';
 import { createProducers, type Producers } from '../../shared/platform/queues.js';
-import { connectFailFast, serviceKeyPrefix } from '../../shared/platform/redis.js';
+import { connectFailFast, serviceKeyPrefix, type RedisClient } from '../../shared/platform/redis.js';
 import { satCatalogs } from '../../shared/sat/catalogs.js';
 import { startWorkers, type RunningWorkers } from '../../workers/index.js';
 import { startFakeCsfServer, type FakeCsfServer } from '../../fakes/csf-server.js';
@@ -19,7 +19,6 @@ import { measuredPacClient } from '../../shared/adapters/pac/measured-pac-client
 import { QUEUES } from '../../shared/platform/jobs.js';
 import { startFakeSmtpServer, type FakeSmtpServer } from '../../fakes/smtp-server.js';
 import { smtpMailer } from '../../shared/adapters/email/smtp-mailer.js';
-import type { Redis } from 'ioredis';
 import { rm } from 'node:fs/promises';
 import { fileStoreFromConfig } from '../../shared/platform/storage/file-store.js';
 
@@ -31,7 +30,7 @@ export interface Harness {
   baseUrl: string;
   deps: ApiDeps;
   producers: Producers;
-  redis: Redis;
+  redis: RedisClient;
   logs: string[];
   /** The fake CSF service the workers call over HTTP; tests script its answers. */
   csf: FakeCsfServer;
@@ -65,8 +64,8 @@ export async function startHarness(): Promise<Harness> {
     },
   });
   const logger = pino({ level: 'info' }, sink);
-  const redis = await connectFailFast(cfg.redisUrl);
-  const serviceRedis = await connectFailFast(cfg.redisUrl, { keyPrefix: serviceKeyPrefix(cfg.queuePrefix) });
+  const redis = await connectFailFast(cfg);
+  const serviceRedis = await connectFailFast(cfg, { keyPrefix: serviceKeyPrefix(cfg.queuePrefix) });
   const producers = await createProducers(redis, cfg);
   const csf = await startFakeCsfServer();
   const pac = await startFakePacServer();

@@ -1,4 +1,4 @@
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '../redis.js';
 import { runPrepared, type Db, type PreparedStatement } from '../db.js';
 
 /**
@@ -21,7 +21,7 @@ function cacheKey(s: IdempotencyScope): string {
   return `idem:${s.scope}:${s.merchantId}:${s.key}`;
 }
 
-export async function readCachedRecord(redis: Redis, s: IdempotencyScope): Promise<IdempotencyRecord | undefined> {
+export async function readCachedRecord(redis: RedisClient, s: IdempotencyScope): Promise<IdempotencyRecord | undefined> {
   try {
     const cached = await redis.get(cacheKey(s));
     if (!cached) return undefined;
@@ -32,7 +32,7 @@ export async function readCachedRecord(redis: Redis, s: IdempotencyScope): Promi
   }
 }
 
-export async function cacheRecord(redis: Redis, s: IdempotencyScope, record: IdempotencyRecord, ttlSeconds: number): Promise<void> {
+export async function cacheRecord(redis: RedisClient, s: IdempotencyScope, record: IdempotencyRecord, ttlSeconds: number): Promise<void> {
   try {
     await redis.set(cacheKey(s), `${record.fingerprint} ${record.resourceId}`, 'EX', ttlSeconds);
   } catch {

@@ -1,0 +1,101 @@
+import { randomUUID } from 'node:crypto';
+import { QueueEvents } from 'bullmq';
+import { expect } from 'chai';
+import type { Cluster } from 'ioredis';
+import { startOwnRedisCluster, type OwnRedisCluster } from '../../../chaos/own-redis-cluster.js';
+import type { BootstrapResult } from '../../../cli/bootstrap.js';
+import { jobId } from '../../../shared/platform/jobs.js';
+import { bullmqConnection } from '../../../shared/platform/redis.js';
+import { BUYER } from '../../helpers/buyer.js';
+import { harness } from '../../helpers/harness.js';
+import { qrBody, qrHeaders } from '../../helpers/qr-body.js';
+import { configWith, startStackOn, type StackOnRedis } from '../../helpers/stack-on-redis.js';
+
+/**
+ * A Redis Cluster of 3 masters and 3 replicas on loopback, an API and its workers on it (REDIS_CLUSTER_NODES):
+ * the whole sale → confirm → stamp path, the idempotency cache and the rate limits there; then the master
+ * serving the service's slot is killed and its replica takes over. The same failover under a stream of
+ * POSTs is `npm run chaos -- redis-cluster`.
+ */
+describe('issue #30: on a Redis Cluster (REDIS_CLUSTER_NODES)', function () {
+  this.timeout(90_000);
+  let cluster: OwnRedisCluster;
+  let stack: StackOnRedis | undefined;
+  let stampEvents: QueueEvents | undefined;
+  let account: BootstrapResult;
+  const prefix = `${process.env.QUEUE_PREFIX ?? 'aftest'}cl`;
+
+  before(async () => {
+    cluster = await startOwnRedisCluster();
+    account = await harness().bootstrap();
+    stack = await startStackOn(configWith({ REDIS_CLUSTER_NODES: cluster.seeds, QUEUE_PREFIX: prefix }));
+    stampEvents = new QueueEvents('stamp', { connection: bullmqConnection(stack.config), prefix: stack.config.queuePrefix });
+    await stampEvents.waitUntilReady();
+  });
+
+  after(async () => {
+    await stampEvents?.close();
+    await stack?.close();
+    await cluster?.stop();
+  });
+
+  async function post(body: unknown, key = randomUUID()) {
+    const res = await fetch(`${stack!.baseUrl}/v1/qrs`, {
+      method: 'POST',
+      headers: { ...qrHeaders(account, key), 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+    });
+    return { status: res.status, body: (await res.json()) as { qr_id: string; qr_content: string } };
+  }
+
+  async function publicPost(path: string, body: unknown) {
+    const res = await fetch(`${stack!.baseUrl}${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+    return { status: res.status, body: (await res.json()) as Record<string, unknown> };
+  }
+
+  /** The buyer previews and confirms; resolves when the stamp job finished, with the transaction's status. */
+  async function confirmAndStamp(qrContent: string, qrId: string): Promise<string> {
+    const link = new URL(qrContent);
+    const request = { v: link.searchParams.get('v'), t: link.searchParams.get('t'), m: link.searchParams.get('m'), customer: BUYER };
+    const preview = await publicPost('/v1/public/qrs/preview', request);
+    expect(preview.status).to.equal(200);
+    const confirmed = await publicPost('/v1/public/qrs/confirm', { ...request, review_digest: preview.body.review_digest });
+    expect(confirmed.status).to.equal(202);
+    const invoice = await harness().deps.db('invoices').where({ transaction_id: qrId }).first('id');
+    const job = await stack!.producers.queue('stamp').getJob(jobId.stampInvoice(invoice.id as string));
+    await job!.waitUntilFinished(stampEvents!, 60_000);
+    return (await harness().deps.db('qr_transactions').where({ id: qrId }).first('status')).status as string;
+  }
+
+  it('hash-tags the queue prefix, so every key of a queue and every service key shares one slot', () => {
+    expect(stack!.config.queuePrefix).to.equal(`{${prefix}}`);
+  });
+
+  it('creates and renders a QR, replays it from the idempotency cache, counts the rate limit, and stamps its confirmation', async () => {
+    const key = randomUUID();
+    const body = qrBody(account.storeUid);
+    const first = await post(body, key);
+    expect(first.status).to.equal(201);
+    expect(await harness().deps.db('qr_transactions').where({ id: first.body.qr_id })).to.have.length(1);
+    expect(await post(body, key)).to.deep.equal(first);
+    const tagged = await Promise.all((stack!.redis as Cluster).nodes('master').map((node) => node.keys(`${stack!.config.queuePrefix}:*`)));
+    const all = tagged.flat();
+    expect(all.some((k) => k.startsWith(`{${prefix}}:rl:`))).to.equal(true);
+    expect(all.some((k) => k.startsWith(`{${prefix}}:idem:`))).to.equal(true);
+    // One slot: every key of the service and of its queues is on one master.
+    expect(tagged.filter((keysOfNode) => keysOfNode.length > 0)).to.have.length(1);
+    expect(await confirmAndStamp(first.body.qr_content, first.body.qr_id)).to.equal('INVOICED');
+  });
+
+  it("kill -9 of the master serving the service's slot: its replica takes over and the API and workers go on by themselves", async () => {
+    const master = await cluster.masterOf(`{${prefix}}`);
+    await cluster.kill(master);
+    const tookMs = await cluster.waitTakeover(master);
+    expect(await cluster.masters()).to.not.include(master);
+    // No restart of anything: the same API and workers create, render and stamp again.
+    let created: Awaited<ReturnType<typeof post>> | undefined;
+    for (let i = 0; i < 20 && created?.status !== 201; i++) created = await post(qrBody(account.storeUid));
+    expect(created?.status, `within ${tookMs.toFixed(0)} ms of the takeover`).to.equal(201);
+    expect(await confirmAndStamp(created!.body.qr_content, created!.body.qr_id)).to.equal('INVOICED');
+  });
+});
