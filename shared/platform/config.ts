@@ -118,6 +118,18 @@ export const SETTINGS = {
     parse: text,
   }),
   dbPoolMax: int('DB_POOL_MAX', 20, 'PostgreSQL connections per process.', 1),
+  dbPreparedStatements: setting({
+    name: 'DB_PREPARED_STATEMENTS',
+    fallback: '1',
+    doc: "`1`: the hot paths' statements are named, parsed and planned once per connection; `0` sends them unnamed, for a pooler in transaction mode that cannot keep them (PgBouncer before 1.21, or without `max_prepared_statements`). docs/deployment.md has the cost.",
+    parse: flag,
+  }),
+  webhookDeliveryRetentionDays: int(
+    'WEBHOOK_DELIVERY_RETENTION_DAYS',
+    30,
+    'Days a webhook delivery is kept (its endpoint log shows it); older days are dropped a partition at a time.',
+    2,
+  ),
   redisUrl: str('REDIS_URL', 'redis://127.0.0.1:6379/0', 'Redis: BullMQ and the idempotency cache.'),
   queuePrefix: setting({
     name: 'QUEUE_PREFIX',
