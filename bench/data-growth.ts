@@ -193,17 +193,28 @@ interface Statement {
   reps?: number;
   /** Before the timed repetitions (e.g. make QRs due again). */
   prepare?: (db: Knex) => Promise<void>;
-  run: (db: Knex, ctx: Context, i: number) => Promise<unknown>;
+  /** The id, token or code a lookup asks for, read before the clock starts. */
+  input?: (db: Knex, ctx: Context, i: number) => Promise<string>;
+  run: (db: Knex, ctx: Context, input: string) => Promise<unknown>;
 }
 
 const STATEMENTS: Statement[] = [
   { name: 'create (POST /v1/qrs: claim + sale + 3 concepts + 3 taxes)', run: (db, ctx) => recordQrTransaction(db, newSale(ctx), { scope: 'POST /v1/qrs', fingerprint: 'bench' }) },
   {
     name: 'GET /v1/qrs/{id}',
-    run: async (db, ctx, i) => findQrTransaction(db, ctx.merchantId, 'development', await one(db, `SELECT ${txId(String(pick(ctx, i)))} AS v`)),
+    input: (db, ctx, i) => one(db, `SELECT ${txId(String(pick(ctx, i)))} AS v`),
+    run: (db, ctx, id) => findQrTransaction(db, ctx.merchantId, 'development', id),
   },
-  { name: 'resolve by token (buyer page: findSale)', run: async (db, ctx, i) => findSale(db, { token: await one(db, `SELECT ${token(String(pick(ctx, i)))} AS v`) }) },
-  { name: 'resolve by short code', run: async (db, ctx, i) => tokenForShortCode(db, await one(db, `SELECT ${shortCode(String(pick(ctx, i)))} AS v`)) },
+  {
+    name: 'resolve by token (buyer page: findSale)',
+    input: (db, ctx, i) => one(db, `SELECT ${token(String(pick(ctx, i)))} AS v`),
+    run: (db, _ctx, value) => findSale(db, { token: value }),
+  },
+  {
+    name: 'resolve by short code',
+    input: (db, ctx, i) => one(db, `SELECT ${shortCode(String(pick(ctx, i)))} AS v`),
+    run: (db, _ctx, value) => tokenForShortCode(db, value),
+  },
   { name: 'expiry plan (dueExpirySeconds, 2 min window)', run: (db) => dueExpirySeconds(db, new Date(), new Date(Date.now() + EXPIRY_PLAN_WINDOW_MS)) },
   {
     name: 'expire due QRs (1,000 per UPDATE; the expiry sweep runs the same)',
@@ -261,7 +272,7 @@ async function plansOf(db: Knex, statement: Statement, ctx: Context): Promise<st
     .transaction(async (trx) => {
       capture = sent;
       try {
-        await statement.run(trx, ctx, 7);
+        await statement.run(trx, ctx, (await statement.input?.(db, ctx, 7)) ?? '');
       } finally {
         capture = undefined;
       }
@@ -298,8 +309,9 @@ async function time(db: Knex, statement: Statement, ctx: Context): Promise<Timin
   const reps = statement.reps ?? REPS;
   const ms: number[] = [];
   for (let i = 0; i < reps; i++) {
+    const input = (await statement.input?.(db, ctx, i)) ?? '';
     const start = performance.now();
-    await statement.run(db, ctx, i);
+    await statement.run(db, ctx, input);
     ms.push(performance.now() - start);
   }
   ms.sort((a, b) => a - b);
