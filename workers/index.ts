@@ -27,6 +27,7 @@ import { mailerFromConfig } from '../shared/adapters/email/mailer-from-config.js
 import { cancelInvoiceJob, type CancelDeps } from './cancel-invoice.js';
 import { pollCancellationsJob } from './poll-cancellations.js';
 import { dispatchWebhooksJob } from './dispatch-webhooks.js';
+import { keepPartitionsJob } from './keep-partitions.js';
 import { issueGlobalInvoicesJob } from './issue-global-invoices.js';
 import { announceExpiringCsds } from '../shared/repositories/merchant-csds.js';
 import { deliverWebhookJob, type WebhookDeps } from './deliver-webhook.js';
@@ -95,6 +96,7 @@ function jobHandlers(deps: WorkerDeps, { sync, stamp, pdf, email, cancel, webhoo
     'deliver-webhook': (job) => deliverWebhookJob(webhooks, job),
     'issue-global-invoices': () => issueGlobalInvoicesJob(deps.db, deps.producers, deps.config),
     'announce-expiring-csds': async () => ({ announced: await announceExpiringCsds(deps.db) }),
+    'keep-partitions': () => keepPartitionsJob(deps.db, deps.config),
   };
 }
 

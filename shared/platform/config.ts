@@ -161,6 +161,18 @@ export const SETTINGS = {
     parse: flag,
   }),
   redisTlsCaFile: str('REDIS_TLS_CA_FILE', '', "PEM file of the CA that signed the Redis server's certificate (`rediss://`), read once at start; empty = the system's CAs."),
+  dbPreparedStatements: setting({
+    name: 'DB_PREPARED_STATEMENTS',
+    fallback: '1',
+    doc: "`1`: the hot paths' statements are named, parsed and planned once per connection; `0` sends them unnamed, for a pooler in transaction mode that cannot keep them (PgBouncer before 1.21, or without `max_prepared_statements`). docs/deployment.md has the cost.",
+    parse: flag,
+  }),
+  webhookDeliveryRetentionDays: int(
+    'WEBHOOK_DELIVERY_RETENTION_DAYS',
+    30,
+    'Days a webhook delivery is kept (its endpoint log shows it); older days are dropped a partition at a time.',
+    2,
+  ),
   queuePrefix: setting({
     name: 'QUEUE_PREFIX',
     fallback: (mode) => (mode === 'test' ? 'aftest' : 'af'),

@@ -73,18 +73,21 @@ export interface PreparedStatement {
 }
 
 interface PgConnection {
-  query(config: { name: string; text: string; values: unknown[] }): Promise<{ rows: unknown[] }>;
+  query(config: { name?: string; text: string; values: unknown[] }): Promise<{ rows: unknown[] }>;
 }
 
 /**
  * Runs a prepared statement on a connection of the knex pool (still one pool, one handle). For the
  * hot path only: measured here, a knex-built query costs ~0.37 ms of CPU, a prepared one ~0.07 ms.
+ * With DB_PREPARED_STATEMENTS=0 it goes unnamed: a pooler in transaction mode hands each statement to
+ * any server connection, where a name prepared on another one does not exist.
  */
 export async function runPrepared<Row>(database: Db, statement: PreparedStatement, values: unknown[]): Promise<Row[]> {
   const client = database.client as { acquireConnection(): Promise<PgConnection>; releaseConnection(c: PgConnection): Promise<void> };
   const connection = await client.acquireConnection();
   try {
-    return (await connection.query({ name: statement.name, text: statement.text, values })).rows as Row[];
+    const query = config().dbPreparedStatements ? { name: statement.name, text: statement.text, values } : { text: statement.text, values };
+    return (await connection.query(query)).rows as Row[];
   } finally {
     await client.releaseConnection(connection);
   }

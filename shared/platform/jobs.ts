@@ -89,6 +89,7 @@ export interface JobTypes {
   'deliver-webhook': { queue: typeof QUEUES.webhooks; data: DeliverWebhookPayload; result: { status: 'delivered' | 'skipped' } };
   'issue-global-invoices': { queue: typeof QUEUES.globalInvoice; data: Record<string, never>; result: { invoices: number } };
   'announce-expiring-csds': { queue: typeof QUEUES.webhooks; data: Record<string, never>; result: { announced: number } };
+  'keep-partitions': { queue: typeof QUEUES.webhooks; data: Record<string, never>; result: { created: number; dropped: number } };
 }
 
 export type JobName = keyof JobTypes;
@@ -206,6 +207,8 @@ export const JOBS: { [N in JobName]: JobSpec<N> } = {
   'issue-global-invoices': { queue: QUEUES.globalInvoice, id: () => jobId.issueGlobalInvoices, options: sweepOptions, every: (s) => s.globalInvoiceCheckMs },
   // Every 6 hours: a CSD about to expire stops all invoicing silently, so its merchant hears of it in time.
   'announce-expiring-csds': { queue: QUEUES.webhooks, id: () => jobId.announceExpiringCsds, options: sweepOptions, every: () => 6 * 3600_000 },
+  // Hourly: the time-partitioned tables get their days ahead and lose their expired ones (workers/keep-partitions.ts).
+  'keep-partitions': { queue: QUEUES.webhooks, id: () => jobId.keepPartitions, options: sweepOptions, every: () => 3600_000 },
 };
 
 /** Predictable job ids where a duplicate must not happen (BullMQ refuses ':' in custom ids). */
@@ -233,6 +236,7 @@ export const jobId = {
   dispatchWebhooks: 'dispatch-webhooks',
   issueGlobalInvoices: 'issue-global-invoices',
   announceExpiringCsds: 'announce-expiring-csds',
+  keepPartitions: 'keep-partitions',
   /** One job per delivery: the dispatcher's re-queue of a lost one is a no-op while it waits or retries. */
   deliverWebhook: (deliveryId: string) => `webhook.${deliveryId}`,
 } as const;

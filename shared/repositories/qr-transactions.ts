@@ -211,7 +211,7 @@ export interface ConceptsAndTaxesJson {
   taxes_json: QrConceptTaxRow[];
 }
 
-const FIND_QR: PreparedStatement = {
+export const FIND_QR: PreparedStatement = {
   name: 'find_qr_transaction_v1',
   text: `SELECT t.*, m.name AS store_name, i.rfc AS issuer_rfc, i.business_name AS issuer_name,
       ${CONCEPTS_AND_TAXES_JSON}

@@ -83,7 +83,9 @@ export async function dispatchEvents(db: Db, limit: number): Promise<string[]> {
         .map((endpoint) => ({ id: newId('webhookDelivery'), event_id: event.id, endpoint_id: endpoint.id })),
     );
     const created =
-      deliveries.length === 0 ? [] : ((await trx('webhook_deliveries').insert(deliveries).onConflict(['event_id', 'endpoint_id']).ignore().returning('id')) as { id: string }[]);
+      deliveries.length === 0
+        ? []
+        : ((await trx('webhook_deliveries').insert(deliveries).onConflict(['event_id', 'endpoint_id', 'created_at']).ignore().returning('id')) as { id: string }[]);
     await trx('webhook_events')
       .whereIn(
         'id',

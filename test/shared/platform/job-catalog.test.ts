@@ -30,6 +30,7 @@ describe('the job catalog (shared/platform/jobs.ts, issue #20)', () => {
       'dispatch-webhooks',
       'issue-global-invoices',
       'announce-expiring-csds',
+      'keep-partitions',
     ]);
     for (const name of scheduled) {
       expect(JOBS[name].id?.({} as never), name).to.be.a('string');
