@@ -21,6 +21,7 @@ import { startFakeSmtpServer, type FakeSmtpServer } from '../../fakes/smtp-serve
 import { smtpMailer } from '../../shared/adapters/email/smtp-mailer.js';
 import { rm } from 'node:fs/promises';
 import { fileStoreFromConfig } from '../../shared/platform/storage/file-store.js';
+import { removeKeysMatching } from './redis-keys.js';
 
 /**
  * One real stack per test run: PostgreSQL (fresh schema), Redis, BullMQ workers and the API on
@@ -133,6 +134,8 @@ export async function startHarness(): Promise<Harness> {
           .obliterate({ force: true })
           .catch(() => undefined);
       await producers.close();
+      // The run's own keys (idempotency cache, counters, inboxes) go with it: the Redis is shared with the machine.
+      await removeKeysMatching(redis, `${serviceKeyPrefix(cfg.queuePrefix)}*`).catch(() => undefined);
       redis.disconnect();
       serviceRedis.disconnect();
       await closeDb();
