@@ -80,6 +80,11 @@ export function redisClient(role: RedisRole, target: RedisSettings | string = co
     redisOptions: perNode,
     clusterRetryStrategy: retry,
     ...(enableOfflineQueue === false ? { enableOfflineQueue: false } : {}),
+    // The cluster's ready check (CLUSTER INFO) fails while a failover is under way and then reconnects
+    // anew, leaving the promise of the connect() it answered pending for good: BullMQ awaits that promise
+    // when it reconnects a worker's blocking connection, and the worker stopped taking jobs. BullMQ's own
+    // connections go without it; their commands wait out the failover in the client's retries.
+    ...(role === 'blocking' ? { enableReadyCheck: false } : {}),
     // ElastiCache-style TLS clusters announce host names their certificate names: resolving them here would
     // check the certificate against an IP address instead.
     ...(perNode.tls ? { dnsLookup: (address: string, callback: (err: null, address: string) => void) => callback(null, address) } : {}),

@@ -97,5 +97,22 @@ describe('issue #30: on a Redis Cluster (REDIS_CLUSTER_NODES)', function () {
     for (let i = 0; i < 20 && created?.status !== 201; i++) created = await post(qrBody(account.storeUid));
     expect(created?.status, `within ${tookMs.toFixed(0)} ms of the takeover`).to.equal(201);
     expect(await confirmAndStamp(created!.body.qr_content, created!.body.qr_id)).to.equal('INVOICED');
+    // Every queue's worker goes on, not only those the sale used: the webhooks worker (idle between its
+    // scheduler's runs, WEBHOOK_DISPATCH_MS apart) once stopped for good when the failover caught it reconnecting.
+    const webhookEvents = new QueueEvents('webhooks', { connection: bullmqConnection(stack!.config), prefix: stack!.config.queuePrefix });
+    try {
+      await webhookEvents.waitUntilReady();
+      const dispatched = new Promise<void>((resolve) =>
+        webhookEvents.on('completed', ({ jobId: id }) => {
+          if (id.startsWith(`repeat:${jobId.dispatchWebhooks}:`)) resolve();
+        }),
+      );
+      await Promise.race([dispatched, new Promise((_, reject) => setTimeout(() => reject(new Error('no dispatch-webhooks job ran within 10 s of the takeover')), 10_000))]);
+    } finally {
+      await webhookEvents.close();
+    }
+    // A worker that hung on the failover would hang its close too (the process would never stop on SIGTERM).
+    const closing = stack!.workers.close();
+    await Promise.race([closing, new Promise((_, reject) => setTimeout(() => reject(new Error('the workers did not close within 15 s')), 15_000))]);
   });
 });
