@@ -4,6 +4,7 @@ import { expect } from 'chai';
 import type { Cluster } from 'ioredis';
 import { startOwnRedisCluster, type OwnRedisCluster } from '../../../chaos/own-redis-cluster.js';
 import type { BootstrapResult } from '../../../cli/bootstrap.js';
+import { expiryBucket } from '../../../shared/domain/expiry-buckets.js';
 import { jobId } from '../../../shared/platform/jobs.js';
 import { bullmqConnection } from '../../../shared/platform/redis.js';
 import { BUYER } from '../../helpers/buyer.js';
@@ -54,9 +55,9 @@ describe('issue #30: on a Redis Cluster (REDIS_CLUSTER_NODES)', function () {
   }
 
   /** The buyer previews and confirms; resolves when the stamp job finished, with the transaction's status. */
-  async function confirmAndStamp(qrContent: string, qrId: string): Promise<string> {
+  async function confirmAndStamp(qrContent: string, qrId: string, email = BUYER.email): Promise<string> {
     const link = new URL(qrContent);
-    const request = { v: link.searchParams.get('v'), t: link.searchParams.get('t'), m: link.searchParams.get('m'), customer: BUYER };
+    const request = { v: link.searchParams.get('v'), t: link.searchParams.get('t'), m: link.searchParams.get('m'), customer: { ...BUYER, email } };
     const preview = await publicPost('/v1/public/qrs/preview', request);
     expect(preview.status).to.equal(200);
     const confirmed = await publicPost('/v1/public/qrs/confirm', { ...request, review_digest: preview.body.review_digest });
@@ -85,6 +86,33 @@ describe('issue #30: on a Redis Cluster (REDIS_CLUSTER_NODES)', function () {
     // One slot: every key of the service and of its queues is on one master.
     expect(tagged.filter((keysOfNode) => keysOfNode.length > 0)).to.have.length(1);
     expect(await confirmAndStamp(first.body.qr_content, first.body.qr_id)).to.equal('INVOICED');
+  });
+
+  it("the invoice's PDF and e-mail, and a QR's expiry at its time, run on the cluster's queues too", async () => {
+    const events = Object.fromEntries(
+      (['pdf', 'email', 'expiry'] as const).map((q) => [q, new QueueEvents(q, { connection: bullmqConnection(stack!.config), prefix: stack!.config.queuePrefix })]),
+    ) as Record<'pdf' | 'email' | 'expiry', QueueEvents>;
+    try {
+      await Promise.all(Object.values(events).map((e) => e.waitUntilReady()));
+      const sale = await post(qrBody(account.storeUid));
+      const email = `cluster-${sale.body.qr_id}@example.test`;
+      expect(await confirmAndStamp(sale.body.qr_content, sale.body.qr_id, email)).to.equal('INVOICED');
+      const invoice = await harness().deps.db('invoices').where({ transaction_id: sale.body.qr_id }).first('id', 'uuid');
+      await (await stack!.producers.queue('pdf').getJob(jobId.renderInvoicePdf(invoice.id as string)))!.waitUntilFinished(events.pdf, 30_000);
+      await (await stack!.producers.queue('email').getJob(jobId.emailInvoice(invoice.id as string)))!.waitUntilFinished(events.email, 30_000);
+      const mail = harness().smtp.messages.find((m) => m.to.includes(email));
+      expect(mail!.attachment(`${invoice.uuid}.pdf`)!.subarray(0, 5).toString()).to.equal('%PDF-');
+
+      const soon = await post(qrBody(account.storeUid, { expires_at: new Date(Date.now() + 1500).toISOString() }));
+      expect(soon.status).to.equal(201);
+      const expiresAt = (await harness().deps.db('qr_transactions').where({ id: soon.body.qr_id }).first('expires_at')).expires_at as Date;
+      const bucket = await stack!.producers.queue('expiry').getJob(jobId.expireDue(expiryBucket(expiresAt)));
+      expect(bucket, 'its expiry bucket, delayed on the cluster').to.not.equal(undefined);
+      await bucket!.waitUntilFinished(events.expiry, 15_000);
+      expect((await harness().deps.db('qr_transactions').where({ id: soon.body.qr_id }).first('status')).status).to.equal('EXPIRED');
+    } finally {
+      await Promise.all(Object.values(events).map((e) => e.close()));
+    }
   });
 
   it("kill -9 of the master serving the service's slot: its replica takes over and the API and workers go on by themselves", async () => {
