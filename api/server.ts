@@ -1,6 +1,6 @@
 import type { Server } from 'node:http';
 import { csfClientFromConfig } from '../shared/adapters/csf/csf-client-from-config.js';
-import { fileStoreFromConfig } from '../shared/platform/storage/file-store.js';
+import { fileStoreFromConfig } from '../shared/platform/storage/file-store-from-config.js';
 import { satCatalogs } from '../shared/sat/catalogs.js';
 import type { Runtime } from '../shared/platform/runtime.js';
 import { createApp } from './app.js';

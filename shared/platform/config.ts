@@ -76,8 +76,8 @@ function previousEncryptionKeys(raw: string): { id: number; key: string }[] {
   });
 }
 
-function fileStoreKind(raw: string): 'disk' | 'postgres' {
-  if (raw !== 'disk' && raw !== 'postgres') throw new Error(`config: FILE_STORE must be disk or postgres, got "${raw}"`);
+function fileStoreKind(raw: string): 'disk' | 'postgres' | 's3' {
+  if (raw !== 'disk' && raw !== 'postgres' && raw !== 's3') throw new Error(`config: FILE_STORE must be disk, postgres or s3, got "${raw}"`);
   return raw;
 }
 
@@ -334,8 +334,26 @@ export const SETTINGS = {
     parse: text,
   }),
   workerMetricsPort: int('WORKER_METRICS_PORT', 9464, "The worker process's `/metrics` listener; `0` = none."),
-  fileStore: setting({ name: 'FILE_STORE', fallback: 'disk', doc: 'Where logos, XML and PDF live: `disk`, or `postgres` when machines share no disk.', parse: fileStoreKind }),
+  fileStore: setting({
+    name: 'FILE_STORE',
+    fallback: 'disk',
+    doc: 'Where logos, XML and PDF live: `disk`, or, when machines share no disk, `postgres` or `s3` (an S3-compatible bucket, `S3_*` below).',
+    parse: fileStoreKind,
+  }),
   fileStoreDir: str('FILE_STORE_DIR', 'var/files', "The disk store's directory; every process of one deployment must see the same one."),
+  s3Bucket: str('S3_BUCKET', '', 'With `FILE_STORE=s3`: the bucket (required). It needs no public access: the service serves its files itself.'),
+  s3Endpoint: setting({
+    name: 'S3_ENDPOINT',
+    fallback: '',
+    doc: "An S3-compatible service's URL (MinIO, Cloudflare R2, …), addressed path-style (`$S3_ENDPOINT/$S3_BUCKET/key`); empty = AWS S3 in `S3_REGION`.",
+    parse: (raw, name) => {
+      if (raw !== '' && !/^https?:$/.test(URL.parse(raw)?.protocol ?? '')) throw new Error(`config: ${name} must be an http(s) URL, got "${raw}"`);
+      return withoutTrailingSlash(raw);
+    },
+  }),
+  s3Region: str('S3_REGION', 'us-east-1', "The bucket's region (`auto` on Cloudflare R2)."),
+  s3AccessKeyId: str('S3_ACCESS_KEY_ID', '', "The bucket's access key; empty = the SDK's default chain (instance or task role, `AWS_*` variables, shared profile)."),
+  s3SecretAccessKey: setting({ name: 'S3_SECRET_ACCESS_KEY', fallback: '', secret: true, doc: 'The secret of `S3_ACCESS_KEY_ID`; set both or neither.', parse: text }),
   adminUser: str('ADMIN_USER', 'ops', "The operator's login to the status page (`/admin/status`) and the queue dashboard (`/admin/queues`)."),
   adminPasswordHash: setting({
     name: 'ADMIN_PASSWORD_HASH',
@@ -366,6 +384,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Confi
   const config = values as Config;
   if (config.redisClusterNodes.length > 0 && config.redisSentinels.length > 0) throw new Error('config: REDIS_CLUSTER_NODES and REDIS_SENTINELS exclude each other');
   if (config.redisClusterNodes.length > 0) config.queuePrefix = hashTagged(config.queuePrefix);
+  if (config.fileStore === 's3' && !config.s3Bucket) throw new Error('config: FILE_STORE=s3 needs S3_BUCKET, the bucket that holds the logos, XML and PDF');
+  // One without the other would sign with half a key, or silently fall back to the default chain.
+  if (!config.s3AccessKeyId !== !config.s3SecretAccessKey) throw new Error('config: S3_ACCESS_KEY_ID and S3_SECRET_ACCESS_KEY are set together or not at all');
   if (mode === 'production') {
     for (const key of ['qrHmacKey', 'urlSigningKey', 'encryptionKey'] as const) {
       if (config[key] === DEV_SECRETS[key]) throw new Error(`config: ${key} must be set in production`);

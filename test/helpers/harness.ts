@@ -20,7 +20,7 @@ import { QUEUES } from '../../shared/platform/jobs.js';
 import { startFakeSmtpServer, type FakeSmtpServer } from '../../fakes/smtp-server.js';
 import { smtpMailer } from '../../shared/adapters/email/smtp-mailer.js';
 import { rm } from 'node:fs/promises';
-import { fileStoreFromConfig } from '../../shared/platform/storage/file-store.js';
+import { fileStoreFromConfig } from '../../shared/platform/storage/file-store-from-config.js';
 import { removeKeysMatching } from './redis-keys.js';
 
 /**

@@ -16,7 +16,7 @@ describe('configuration docs, derived from the one schema', () => {
     for (const s of Object.values(SETTINGS)) expect(doc, s.name).to.include(`| \`${s.name}\` |`);
     const env: Record<string, string> = {};
     for (const line of readFileSync(`${root}.env.example`, 'utf8').split('\n')) {
-      const m = /^([A-Z_]+)=(.*)$/.exec(line);
+      const m = /^([A-Z][A-Z0-9_]*)=(.*)$/.exec(line);
       if (m) env[m[1]!] = m[2]!;
     }
     expect(
@@ -34,7 +34,7 @@ describe('configuration docs, derived from the one schema', () => {
 
   it('a setting that does not parse stops the boot with its name', () => {
     expect(() => loadConfig({ NODE_ENV: 'development', PORT: 'eighty' })).to.throw('config: PORT must be a non-negative integer, got "eighty"');
-    expect(() => loadConfig({ NODE_ENV: 'development', FILE_STORE: 's3' })).to.throw('FILE_STORE must be disk or postgres');
+    expect(() => loadConfig({ NODE_ENV: 'development', FILE_STORE: 'nfs' })).to.throw('FILE_STORE must be disk, postgres or s3, got "nfs"');
     expect(loadConfig({ NODE_ENV: 'development', CSF_ATTEMPTS: '0' }).csfAttempts, 'raised to its floor').to.equal(1);
   });
 });

@@ -1,14 +1,14 @@
 import { randomBytes } from 'node:crypto';
 import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
-import type { Config } from '../config.js';
 import type { Db } from '../db.js';
 
 /**
  * The one storage interface for files the service keeps and serves: logos, stamped XML, invoice PDFs.
  * Files are written once under a new unguessable key and never changed, so any backend that can put and
  * get bytes by key will do: a local directory (the default), PostgreSQL (every machine sees the same files
- * with no shared disk), or an S3-compatible bucket (docs/stamping.md, "Files").
+ * with no shared disk), or an S3-compatible bucket (s3-file-store.ts; docs/stamping.md, "Files").
+ * `fileStoreFromConfig` (file-store-from-config.ts) picks one.
  */
 export interface StoredFile {
   contentType: string;
@@ -21,7 +21,8 @@ export interface FileStore {
   get(key: string): Promise<StoredFile | undefined>;
 }
 
-function newKey(prefix: string, extension: string): string {
+/** The one way keys are made: a caller's prefix, 128 random bits, the extension. */
+export function newKey(prefix: string, extension: string): string {
   return `${prefix}/${randomBytes(16).toString('base64url')}.${extension}`;
 }
 
@@ -39,24 +40,39 @@ export function postgresFileStore(db: Db): FileStore {
   };
 }
 
-/** The types the service stores; on disk the extension carries the type. */
-const CONTENT_TYPES: Readonly<Record<string, string>> = {
-  png: 'image/png',
-  webp: 'image/webp',
-  xml: 'application/xml',
-  pdf: 'application/pdf',
-};
+/** The types the service stores; on disk the extension carries the type. A Map: `x.constructor` is no type. */
+const CONTENT_TYPES: ReadonlyMap<string, string> = new Map([
+  ['png', 'image/png'],
+  ['webp', 'image/webp'],
+  ['xml', 'application/xml'],
+  ['pdf', 'application/pdf'],
+]);
 
 /** Keys as newKey() makes them: word segments and one extension, so a key from a URL never leaves the root. */
 const KEY = /^[A-Za-z0-9_-]+(?:\/[A-Za-z0-9_-]+)*\.([a-z0-9]+)$/;
+
+/**
+ * newKey() for a store that derives a file's type from its key (disk) or must never be handed a key that
+ * escapes the scheme (a bucket): refuses a type stored under another extension, and a prefix outside KEY.
+ */
+export function newTypedKey(prefix: string, file: StoredFile, extension: string): string {
+  if (CONTENT_TYPES.get(extension) !== file.contentType) throw new Error(`file store: ${file.contentType} is not stored as .${extension}`);
+  const key = newKey(prefix, extension);
+  if (!KEY.test(key)) throw new Error(`file store: unusable prefix "${prefix}"`);
+  return key;
+}
+
+/** The type of a file under `key`, or undefined for a key newTypedKey() never makes (one from a URL can be anything). */
+export function contentTypeOfKey(key: string): string | undefined {
+  const extension = KEY.exec(key)?.[1];
+  return extension ? CONTENT_TYPES.get(extension) : undefined;
+}
 
 export function diskFileStore(root: string): FileStore {
   const base = resolve(root);
   return {
     async put(prefix, file, extension) {
-      if (CONTENT_TYPES[extension] !== file.contentType) throw new Error(`file store: ${file.contentType} is not stored as .${extension}`);
-      const key = newKey(prefix, extension);
-      if (!KEY.test(key)) throw new Error(`file store: unusable prefix "${prefix}"`);
+      const key = newTypedKey(prefix, file, extension);
       const path = join(base, key);
       await mkdir(dirname(path), { recursive: true });
       // Written aside and renamed: a reader sees the whole file or none.
@@ -66,8 +82,7 @@ export function diskFileStore(root: string): FileStore {
       return key;
     },
     async get(key) {
-      const extension = KEY.exec(key)?.[1];
-      const contentType = extension && CONTENT_TYPES[extension];
+      const contentType = contentTypeOfKey(key);
       if (!contentType) return undefined;
       try {
         return { contentType, data: await readFile(join(base, key)) };
@@ -77,10 +92,6 @@ export function diskFileStore(root: string): FileStore {
       }
     },
   };
-}
-
-export function fileStoreFromConfig(config: Pick<Config, 'fileStore' | 'fileStoreDir'>, db: Db): FileStore {
-  return config.fileStore === 'postgres' ? postgresFileStore(db) : diskFileStore(config.fileStoreDir);
 }
 
 /** Public URL of a stored file. */
