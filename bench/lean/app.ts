@@ -63,7 +63,7 @@ export function leanApp(deps: LeanDeps): Koa {
     if (claim === 'rate_limited') throw new AppError(429, 'rate_limited', 'Too many requests for this API key.');
     if (claim === 'key_taken') throw new AppError(409, 'idempotency_key_reused', 'This idempotency-key was already used.');
     const content = signedLink(deps.publicBaseUrl, deps.hmacKey);
-    const png = await renderLeanQr(deps.encoder, content);
+    const png = renderLeanQr(deps.encoder, content);
     const amount = String(request.amount);
     await insertSale(deps.pool, {
       id,

@@ -1,4 +1,4 @@
-// The lean same-work server as processes (`bench/lean/README` in docs/performance.md): the primary creates
+// The lean same-work server as processes (docs/performance.md, "The lean same-work server"): the primary creates
 // the table, forks one worker per core (node:cluster, sharing the port), tells its parent the port once
 // all listen, and on SIGTERM stops them and drops the table. Env: PORT, DATABASE_URL, REDIS_URL,
 // QUEUE_PREFIX (its Redis keys live under it), BENCH_LEAN_QR, BENCH_LEAN_PROCESSES.
@@ -23,7 +23,7 @@ async function primary(): Promise<void> {
   });
   for (let i = 0; i < processes; i++) cluster.fork();
   process.on('SIGTERM', () => {
-    const exits = Object.values(cluster.workers ?? {}).map((w) => new Promise((r) => w?.once('exit', r)).finally(() => undefined));
+    const exits = Object.values(cluster.workers ?? {}).map((w) => new Promise((r) => w?.once('exit', r)));
     for (const w of Object.values(cluster.workers ?? {})) w?.kill('SIGTERM');
     void Promise.all(exits)
       .then(() => dropLeanTable(config.databaseUrl))

@@ -1,6 +1,7 @@
 // The lean server's table, in a schema of its own so it never touches the project's: created by the
 // primary before the workers start, dropped when it stops. One row per sale: its money as numeric(15,6),
-// its concepts (money as decimal strings) and its PNG, so a sale is one INSERT and a GET one SELECT.
+// its concepts as jsonb (whose numbers PostgreSQL keeps as numeric, never binary floats) and its PNG, so
+// a sale is one INSERT and a GET one SELECT.
 import pg from 'pg';
 
 export const LEAN_SCHEMA = 'bench_lean';
