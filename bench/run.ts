@@ -1,6 +1,7 @@
 // `npm run bench`: POST /v1/qrs over HTTP on loopback with API and workers running (separate processes,
 // as in production), against the bare ceiling of a Koa route that only parses and validates the same
-// body; plus the QR render alone. Uses its own database and queue prefix; prints a table and JSON.
+// body and, with GET /v1/qrs/{qrId}, against the lean same-work server (bench/lean/, issue #31); plus the
+// QR render alone. Uses its own database and queue prefix; prints a table and JSON.
 import { randomUUID } from 'node:crypto';
 import { writeFile } from 'node:fs/promises';
 import autocannon from 'autocannon';
@@ -19,6 +20,10 @@ import { connectionsChartSvg } from './chart.js';
 import { benchPendingQrs } from './pending-qrs.js';
 import { machine, printFigures } from './figures.js';
 import { benchEnv, freshAccount, removeRunData, startProcess, waitHealthy, type BenchEnv } from './stack.js';
+import { measureQrRoutes } from './lean/load.js';
+import { measureLean } from './lean/measure.js';
+import { leanEncoder } from './lean/render.js';
+import { leanComparisonLines } from './lean/table.js';
 
 const DURATION = Number(process.env.BENCH_SECONDS ?? 10);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 50);
@@ -35,6 +40,8 @@ const SWEEP_SECONDS = Number(process.env.BENCH_SWEEP_SECONDS ?? 5);
 const CHART = process.env.BENCH_CHART ?? new URL('../docs/performance.svg', import.meta.url).pathname;
 // Pending QRs (rows + delayed expiry jobs) for Redis memory per expiry and GET /v1/qrs/{qrId} at scale.
 const PENDING = Number(process.env.BENCH_PENDING ?? 100_000);
+/** QRs each server makes before its GET run (each GET asks for a random one): issue #31's comparison. */
+const LEAN_GET_TARGETS = Number(process.env.BENCH_LEAN_GET_TARGETS ?? 200);
 const env = benchEnv(DATABASE_URL, PORT);
 const start = (script: string, extraEnv: BenchEnv = {}) => startProcess(script, env, extraEnv);
 
@@ -69,6 +76,10 @@ async function main(): Promise<void> {
   const account = await freshAccount(env);
 
   const body = JSON.stringify(sampleSale(account.storeUid, new Date(Date.now() + 86_400_000)));
+  const headers = () => ({ 'X-API-Key': account.apiKey, 'X-TIME-ZONE': 'America/Mexico_City', 'idempotency-key': randomUUID() });
+  // Issue #31's yardstick: the same work done leanly, alone on the machine, under the load the project gets below.
+  const routeLoad = { headers, body, connections: CONNECTIONS, seconds: DURATION, getTargets: LEAN_GET_TARGETS };
+  const lean = await measureLean(env, PORT + 2, routeLoad);
 
   const bare = start('./bare-server.ts', { PORT: String(PORT + 1) });
   await new Promise((r) => bare.once('message', r));
@@ -81,9 +92,10 @@ async function main(): Promise<void> {
   const api = start('../bin/web.ts');
   try {
     await waitHealthy(`http://127.0.0.1:${PORT}/health`);
-    const headers = () => ({ 'X-API-Key': account.apiKey, 'X-TIME-ZONE': 'America/Mexico_City', 'idempotency-key': randomUUID() });
-    await load(`http://127.0.0.1:${PORT}/v1/qrs`, headers, body); // warm-up: JIT, pools, catalogs
-    const qrs = await load(`http://127.0.0.1:${PORT}/v1/qrs`, headers, body);
+    // Warm-up (JIT, pools, catalogs), POST and GET exactly as the lean server was measured.
+    const project = await measureQrRoutes({ ...routeLoad, baseUrl: `http://127.0.0.1:${PORT}` });
+    const qrs = project.post;
+    const leanComparison = { connections: CONNECTIONS, seconds: DURATION, encoder: leanEncoder(process.env.BENCH_LEAN_QR), lean, project };
     // Latency below saturation: 10 connections (autocannon's fixed-rate mode sends in bursts).
     const light = await load(`http://127.0.0.1:${PORT}/v1/qrs`, headers, body, 10);
     const sweep = await benchConnectionSweep({ url: `http://127.0.0.1:${PORT}/v1/qrs`, headers, body, connections: sweepConnections(), seconds: SWEEP_SECONDS });
@@ -162,8 +174,9 @@ async function main(): Promise<void> {
       }),
     );
     printFigures({ connections: CONNECTIONS, ceiling, qrs, ratioPercent: ratio, render, stampFast, stampBare, stampSlow, cfdi, pending, sweep, chart: CHART });
+    process.stdout.write(`${leanComparisonLines(leanComparison).join('\n')}\n\n`);
     process.stdout.write(
-      `${JSON.stringify({ machine: host, ceiling, qrs, light, ratioPercent: ratio, render, cfdi, stampFast, stampBare, stampSlow, cancels, global, sweep, pending })}\n`,
+      `${JSON.stringify({ machine: host, ceiling, qrs, light, ratioPercent: ratio, lean: leanComparison, render, cfdi, stampFast, stampBare, stampSlow, cancels, global, sweep, pending })}\n`,
     );
   } finally {
     api.kill('SIGTERM');

@@ -1,0 +1,74 @@
+// POST /v1/qrs and GET /v1/qrs/{qrId} under the same load, for whichever server `baseUrl` names: the lean
+// one and the project are measured by this one function, so their figures differ only by the server.
+import autocannon from 'autocannon';
+
+export interface LoadFigures {
+  requestsPerSecond: number;
+  p50: number;
+  p99: number;
+  non2xx: number;
+  errors: number;
+}
+
+export interface QrRouteFigures {
+  post: LoadFigures;
+  get: LoadFigures;
+}
+
+export interface QrRouteLoad {
+  baseUrl: string;
+  /** Headers of every request; called once per request (a new idempotency-key each time). */
+  headers: () => Record<string, string>;
+  body: string;
+  connections: number;
+  seconds: number;
+  /** QRs created before the GET run; each GET asks for a random one of them. */
+  getTargets: number;
+}
+
+function figures(result: autocannon.Result): LoadFigures {
+  return {
+    requestsPerSecond: Math.round(result.requests.average),
+    p50: result.latency.p50,
+    p99: result.latency.p99,
+    non2xx: result.non2xx,
+    errors: result.errors,
+  };
+}
+
+function postRun(o: QrRouteLoad, seconds: number): Promise<autocannon.Result> {
+  return autocannon({
+    url: `${o.baseUrl}/v1/qrs`,
+    method: 'POST',
+    connections: o.connections,
+    duration: seconds,
+    requests: [{ method: 'POST', setupRequest: (req) => ({ ...req, headers: { ...o.headers(), 'content-type': 'application/json' }, body: o.body }) }],
+  });
+}
+
+/** `count` QRs through the server's own POST, ten at a time; their ids. */
+async function createTargets(o: QrRouteLoad, count: number): Promise<string[]> {
+  const ids: string[] = [];
+  const one = async (): Promise<void> => {
+    const res = await fetch(`${o.baseUrl}/v1/qrs`, { method: 'POST', headers: { ...o.headers(), 'content-type': 'application/json' }, body: o.body });
+    if (res.status !== 201) throw new Error(`POST ${o.baseUrl}/v1/qrs answered ${res.status}: ${await res.text()}`);
+    ids.push(((await res.json()) as { qr_id: string }).qr_id);
+  };
+  for (let i = 0; i < count; i += 10) await Promise.all(Array.from({ length: Math.min(10, count - i) }, one));
+  return ids;
+}
+
+/** Warm-up (JIT, pools) for a third of the time, then POST, then GET of random QRs the server made. */
+export async function measureQrRoutes(o: QrRouteLoad): Promise<QrRouteFigures> {
+  await postRun(o, Math.max(1, Math.round(o.seconds / 3)));
+  const post = figures(await postRun(o, o.seconds));
+  const ids = await createTargets(o, o.getTargets);
+  const headers = o.headers();
+  const get = await autocannon({
+    url: o.baseUrl,
+    connections: o.connections,
+    duration: o.seconds,
+    requests: [{ method: 'GET', setupRequest: (req) => ({ ...req, path: `/v1/qrs/${ids[Math.floor(Math.random() * ids.length)]!}`, headers }) }],
+  });
+  return { post, get: figures(get) };
+}

@@ -1,0 +1,52 @@
+// `npm run bench:lean`: only issue #31's comparison, quickly — POST /v1/qrs and GET /v1/qrs/{qrId} at
+// BENCH_CONNECTIONS (50) for BENCH_SECONDS (5) each, first on the lean same-work server, then on the
+// project (API and workers as processes), and the table of both with their ratios. Same database, queue
+// prefix and clean-up as `npm run bench`.
+import { randomUUID } from 'node:crypto';
+import { startFakePacServer } from '../../fakes/pac-server.js';
+import { sampleSale } from '../../test/fixtures/sample-sale.js';
+import { benchEnv, freshAccount, removeRunData, startProcess, waitHealthy } from '../stack.js';
+import { measureQrRoutes } from './load.js';
+import { measureLean } from './measure.js';
+import { leanEncoder } from './render.js';
+import { leanComparisonLines } from './table.js';
+
+const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
+const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 50);
+const DATABASE_URL = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/autofactura_bench';
+const PORT = Number(process.env.BENCH_PORT ?? 3917);
+const GET_TARGETS = Number(process.env.BENCH_LEAN_GET_TARGETS ?? 200);
+
+async function main(): Promise<void> {
+  const env = benchEnv(DATABASE_URL, PORT);
+  const account = await freshAccount(env);
+  const body = JSON.stringify(sampleSale(account.storeUid, new Date(Date.now() + 86_400_000)));
+  const headers = () => ({ 'X-API-Key': account.apiKey, 'X-TIME-ZONE': 'America/Mexico_City', 'idempotency-key': randomUUID() });
+  const load = { headers, body, connections: CONNECTIONS, seconds: SECONDS, getTargets: GET_TARGETS };
+  const pac = await startFakePacServer();
+  let workers: ReturnType<typeof startProcess> | undefined;
+  let api: ReturnType<typeof startProcess> | undefined;
+  try {
+    // The lean server alone on the machine first; then the project's processes.
+    const lean = await measureLean(env, PORT + 2, load);
+    workers = startProcess('../bin/worker.ts', env, { PAC_BASE_URL: pac.url, PAC_TOKEN: pac.token, SAT_STATUS_URL: `${pac.url}/ConsultaCFDIService.svc` });
+    api = startProcess('../bin/web.ts', env);
+    await waitHealthy(`http://127.0.0.1:${PORT}/health`);
+    const project = await measureQrRoutes({ ...load, baseUrl: `http://127.0.0.1:${PORT}` });
+    const comparison = { connections: CONNECTIONS, seconds: SECONDS, encoder: leanEncoder(process.env.BENCH_LEAN_QR), lean, project };
+    process.stdout.write(`${leanComparisonLines(comparison).join('\n')}\n${JSON.stringify(comparison)}\n`);
+  } finally {
+    api?.kill('SIGTERM');
+    workers?.kill('SIGTERM');
+    await pac.close();
+    await removeRunData(env);
+  }
+}
+
+main().then(
+  () => process.exit(0),
+  (err: unknown) => {
+    process.stderr.write(`${err instanceof Error ? err.stack : String(err)}\n`);
+    process.exit(1);
+  },
+);

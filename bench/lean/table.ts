@@ -1,0 +1,38 @@
+// The lean-vs-project rows of issue #31: each figure for the lean same-work server and for the project,
+// measured in the same run, and the ratio the issue's targets are written in (throughput project / lean,
+// p99 project / lean).
+import type { QrRouteFigures } from './load.js';
+
+export interface LeanComparison {
+  connections: number;
+  seconds: number;
+  encoder: string;
+  lean: QrRouteFigures;
+  project: QrRouteFigures;
+}
+
+const n = (v: number): string => v.toLocaleString('en-US');
+const percent = (project: number, lean: number): string => (lean > 0 ? `${Math.round((project / lean) * 1000) / 10} %` : 'n/a');
+const times = (project: number, lean: number): string => (lean > 0 ? `${Math.round((project / lean) * 100) / 100}×` : 'n/a');
+
+export function leanComparisonLines(c: LeanComparison): string[] {
+  const rows: [string, string, string, string][] = [];
+  const routes = [
+    ['POST /v1/qrs', c.lean.post, c.project.post],
+    ['GET /v1/qrs/{qrId}', c.lean.get, c.project.get],
+  ] as const;
+  for (const [route, lean, project] of routes) {
+    rows.push([`${route}, rate`, `${n(lean.requestsPerSecond)}/s`, `${n(project.requestsPerSecond)}/s`, percent(project.requestsPerSecond, lean.requestsPerSecond)]);
+    rows.push([`${route}, p50`, `${lean.p50} ms`, `${project.p50} ms`, times(project.p50, lean.p50)]);
+    rows.push([`${route}, p99`, `${lean.p99} ms`, `${project.p99} ms`, times(project.p99, lean.p99)]);
+    rows.push([`${route}, non-2xx / errors`, `${lean.non2xx} / ${lean.errors}`, `${project.non2xx} / ${project.errors}`, '']);
+  }
+  const out = [
+    '',
+    `Against the lean same-work server (issue #31): ${c.connections} connections, ${c.seconds} s each, lean QR encoder: ${c.encoder}`,
+    `${'figure'.padEnd(36)}${'lean'.padStart(14)}${'project'.padStart(14)}${'project/lean'.padStart(14)}`,
+  ];
+  for (const [name, lean, project, ratio] of rows) out.push(`${name.padEnd(36)}${lean.padStart(14)}${project.padStart(14)}${ratio.padStart(14)}`);
+  out.push('targets (issue #31): POST rate >= 100 % with p99 <= 1.5×; GET rate >= 60 %');
+  return out;
+}
