@@ -20,6 +20,7 @@ import { connectionsChartSvg } from './chart.js';
 import { benchPendingQrs } from './pending-qrs.js';
 import { machine, printFigures } from './figures.js';
 import { benchEnv, freshAccount, removeRunData, startProcess, waitHealthy, type BenchEnv } from './stack.js';
+import { readCounts } from './lean/counters.js';
 import { measureQrRoutes } from './lean/load.js';
 import { measureLean } from './lean/measure.js';
 import { leanEncoder } from './lean/render.js';
@@ -78,7 +79,8 @@ async function main(): Promise<void> {
   const body = JSON.stringify(sampleSale(account.storeUid, new Date(Date.now() + 86_400_000)));
   const headers = () => ({ 'X-API-Key': account.apiKey, 'X-TIME-ZONE': 'America/Mexico_City', 'idempotency-key': randomUUID() });
   // Issue #31's yardstick: the same work done leanly, alone on the machine, under the load the project gets below.
-  const routeLoad = { headers, body, connections: CONNECTIONS, seconds: DURATION, getTargets: LEAN_GET_TARGETS };
+  const counts = () => readCounts(loadConfig(env).redisUrl, env.DATABASE_URL);
+  const routeLoad = { headers, body, connections: CONNECTIONS, seconds: DURATION, getTargets: LEAN_GET_TARGETS, counts };
   const lean = await measureLean(env, PORT + 2, routeLoad);
 
   const bare = start('./bare-server.ts', { PORT: String(PORT + 1) });

@@ -1,6 +1,7 @@
 // POST /v1/qrs and GET /v1/qrs/{qrId} under the same load, for whichever server `baseUrl` names: the lean
 // one and the project are measured by this one function, so their figures differ only by the server.
 import autocannon from 'autocannon';
+import { PG_STATS_SETTLE_MS, type ServerCounts } from './counters.js';
 
 export interface LoadFigures {
   requestsPerSecond: number;
@@ -11,7 +12,7 @@ export interface LoadFigures {
 }
 
 export interface QrRouteFigures {
-  post: LoadFigures;
+  post: LoadFigures & { perSale?: ServerCounts };
   get: LoadFigures;
 }
 
@@ -24,6 +25,8 @@ export interface QrRouteLoad {
   seconds: number;
   /** QRs created before the GET run; each GET asks for a random one of them. */
   getTargets: number;
+  /** Reads the servers' counters: given, the POST figures carry Redis commands and PostgreSQL transactions per sale. */
+  counts?: () => Promise<ServerCounts>;
 }
 
 function figures(result: autocannon.Result): LoadFigures {
@@ -61,7 +64,23 @@ async function createTargets(o: QrRouteLoad, count: number): Promise<string[]> {
 /** Warm-up (JIT, pools) for a third of the time, then POST, then GET of random QRs the server made. */
 export async function measureQrRoutes(o: QrRouteLoad): Promise<QrRouteFigures> {
   await postRun(o, Math.max(1, Math.round(o.seconds / 3)));
-  const post = figures(await postRun(o, o.seconds));
+  const settled = () => new Promise((resolve) => setTimeout(resolve, PG_STATS_SETTLE_MS));
+  if (o.counts) await settled();
+  const before = await o.counts?.();
+  const result = await postRun(o, o.seconds);
+  const post: QrRouteFigures['post'] = figures(result);
+  if (o.counts && before) {
+    await settled();
+    const after = await o.counts();
+    const sales = Math.max(1, result['2xx']);
+    const per = (n: number) => Math.round((n / sales) * 10) / 10;
+    const byCommand = Object.fromEntries(
+      Object.entries(after.redisByCommand)
+        .map(([name, calls]) => [name, per(calls - (before.redisByCommand[name] ?? 0))] as const)
+        .filter(([, n]) => n > 0),
+    );
+    post.perSale = { redisCommands: per(after.redisCommands - before.redisCommands), redisByCommand: byCommand, pgTransactions: per(after.pgTransactions - before.pgTransactions) };
+  }
   const ids = await createTargets(o, o.getTargets);
   const headers = o.headers();
   const get = await autocannon({

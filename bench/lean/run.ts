@@ -4,8 +4,10 @@
 // prefix and clean-up as `npm run bench`.
 import { randomUUID } from 'node:crypto';
 import { startFakePacServer } from '../../fakes/pac-server.js';
+import { loadConfig } from '../../shared/platform/config.js';
 import { sampleSale } from '../../test/fixtures/sample-sale.js';
 import { benchEnv, freshAccount, removeRunData, startProcess, waitHealthy } from '../stack.js';
+import { readCounts } from './counters.js';
 import { measureQrRoutes } from './load.js';
 import { measureLean } from './measure.js';
 import { leanEncoder } from './render.js';
@@ -22,7 +24,8 @@ async function main(): Promise<void> {
   const account = await freshAccount(env);
   const body = JSON.stringify(sampleSale(account.storeUid, new Date(Date.now() + 86_400_000)));
   const headers = () => ({ 'X-API-Key': account.apiKey, 'X-TIME-ZONE': 'America/Mexico_City', 'idempotency-key': randomUUID() });
-  const load = { headers, body, connections: CONNECTIONS, seconds: SECONDS, getTargets: GET_TARGETS };
+  const counts = () => readCounts(loadConfig(env).redisUrl, env.DATABASE_URL);
+  const load = { headers, body, connections: CONNECTIONS, seconds: SECONDS, getTargets: GET_TARGETS, counts };
   const pac = await startFakePacServer();
   let workers: ReturnType<typeof startProcess> | undefined;
   let api: ReturnType<typeof startProcess> | undefined;

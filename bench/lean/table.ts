@@ -27,6 +27,11 @@ export function leanComparisonLines(c: LeanComparison): string[] {
     rows.push([`${route}, p99`, `${lean.p99} ms`, `${project.p99} ms`, times(project.p99, lean.p99)]);
     rows.push([`${route}, non-2xx / errors`, `${lean.non2xx} / ${lean.errors}`, `${project.non2xx} / ${project.errors}`, '']);
   }
+  const [lean, project] = [c.lean.post.perSale, c.project.post.perSale];
+  if (lean && project) {
+    rows.push(['POST, Redis commands per sale', String(lean.redisCommands), String(project.redisCommands), times(project.redisCommands, lean.redisCommands)]);
+    rows.push(['POST, PostgreSQL transactions per sale', String(lean.pgTransactions), String(project.pgTransactions), times(project.pgTransactions, lean.pgTransactions)]);
+  }
   const out = [
     '',
     `Against the lean same-work server (issue #31): ${c.connections} connections, ${c.seconds} s each, lean QR encoder: ${c.encoder}`,
