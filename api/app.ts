@@ -5,6 +5,7 @@ import type { ApiDeps } from './deps.js';
 import { queueDashboard } from './admin/queue-dashboard.js';
 import { errorHandler } from './middleware/error-handler.js';
 import { canonicalPath } from './middleware/canonical-path.js';
+import { handlersInFlight, type HandlersInFlight } from './middleware/handlers-in-flight.js';
 import { httpMetrics } from './middleware/http-metrics.js';
 import { requestContext } from './middleware/request-context.js';
 import { authRoutes } from './routes/auth.js';
@@ -56,11 +57,12 @@ export function apiRouters(deps: ApiDeps): Router<AppState>[] {
 }
 
 /** The Koa application: HTTP metrics, request id and log line, the one error middleware, then one router per resource. */
-export function createApp(deps: ApiDeps): Koa<AppState> {
+export function createApp(deps: ApiDeps, handlers: HandlersInFlight = handlersInFlight()): Koa<AppState> {
   // Behind N proxies the client IP is the entry the outermost one appended; what the client wrote is ignored.
   const hops = deps.config.trustProxyHops;
   const app = new Koa<AppState>({ proxy: hops > 0, maxIpsCount: hops });
   app.silent = true; // errors are logged once, by the error middleware
+  app.use(handlers.middleware);
   app.use(httpMetrics());
   app.use(requestContext(deps.logger));
   app.use(errorHandler());

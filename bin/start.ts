@@ -1,7 +1,7 @@
 // `npm start`: development in one process — the fakes of SAT, the PAC and SMTP where no address is set,
 // then create the database if missing, migrate, run API and workers.
 import { bootstrapAccount } from '../cli/bootstrap.js';
-import { closeServer, startApi } from '../api/server.js';
+import { startApi } from '../api/server.js';
 import { config as readConfig } from '../shared/platform/config.js';
 import { exitOnStartupError, onShutdown, openRuntime } from '../shared/platform/runtime.js';
 import { startWorkers } from '../workers/index.js';
@@ -13,7 +13,7 @@ try {
   await startDevServices();
   const runtime = await openRuntime(readConfig(), { migrate: true });
   const workers = await startWorkers(runtime);
-  const server = await startApi(runtime);
+  const api = await startApi(runtime);
   const { config } = runtime;
   process.stdout.write(`Self-invoicing QR service on ${config.publicBaseUrl} (health: ${config.publicBaseUrl}/health)\n`);
   const hasAccount = (await runtime.db('accounts').where({ name: DEV_ACCOUNT }).first('id')) as { id: string } | undefined;
@@ -24,7 +24,7 @@ try {
     process.stdout.write(`Credentials for a development account: npm run -s cli -- bootstrap --json --account ${DEV_ACCOUNT}\n`);
   }
   onShutdown(runtime, async () => {
-    await closeServer(server);
+    await api.close();
     await workers.close();
     await runtime.close();
   });

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { createServer } from 'node:net';
 import { randomUUID } from 'node:crypto';
 import { expect } from 'chai';
-import { Queue } from 'bullmq';
+import { Queue, QueueEvents } from 'bullmq';
 import type { BootstrapResult } from '../../cli/bootstrap.js';
 import { BUYER } from '../helpers/buyer.js';
 import { harness } from '../helpers/harness.js';
@@ -26,6 +26,8 @@ interface Running {
   child: ChildProcess;
   /** Resolves with the exit code. */
   exited: Promise<number | null>;
+  /** What it logged so far (stdout: pino's lines). */
+  output(): string;
 }
 
 /** The command of a Procfile process type (`web`, `worker`), as argv: the platform starts exactly that. */
@@ -52,7 +54,7 @@ function start(argv: string[], env: Record<string, string>, ready: string): Prom
     let out = '';
     child.stdout!.on('data', (chunk: Buffer) => {
       out += chunk.toString();
-      if (out.includes(`"msg":"${ready}"`)) resolve({ child, exited });
+      if (out.includes(`"msg":"${ready}"`)) resolve({ child, exited, output: () => out });
     });
     void exited.then((code) => reject(new Error(`${argv.join(' ')} exited with ${code} before it was ready`)));
   });
@@ -187,6 +189,52 @@ describe('graceful shutdown on SIGTERM, with real processes under load', functio
     ).to.equal(true);
     const ids = created.map((a) => a.body.qr_id!);
     expect(Number((await harness().deps.db('qr_transactions').whereIn('id', ids).count({ n: '*' }).first())?.n)).to.equal(ids.length);
+  });
+
+  it('a sale whose client gave up is still recorded before the API exits: SIGTERM waits for the handlers, not only the sockets', async () => {
+    const port = await freePort();
+    const own = { ...env, PORT: String(port), RENDER_TIMEOUT_MS: '30000', SHUTDOWN_TIMEOUT_MS: '30000' };
+    const connection = { url: harness().deps.config.redisUrl };
+    const render = new Queue('render', { connection, prefix: env.QUEUE_PREFIX });
+    const renderEvents = new QueueEvents('render', { connection, prefix: env.QUEUE_PREFIX });
+    try {
+      await renderEvents.waitUntilReady();
+      // The render queue held: the POST's handler waits for its render while the test acts.
+      await render.pause();
+      const api = await start(procfileCommand('web'), own, 'api listening');
+      running.push(api, await start(procfileCommand('worker'), own, 'workers running'));
+      const body = qrBody(account.storeUid);
+      const queued = new Promise((resolve) => renderEvents.once('waiting', resolve));
+      const client = new AbortController();
+      const answer = fetch(`http://127.0.0.1:${port}/v1/qrs`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'X-API-Key': account.apiKey, 'X-TIME-ZONE': 'America/Mexico_City', 'idempotency-key': randomUUID() },
+        body: JSON.stringify(body),
+        signal: client.signal,
+      }).catch(() => undefined);
+      await queued;
+      client.abort();
+      await answer;
+      api.child.kill('SIGTERM');
+      await new Promise<void>((resolve) => {
+        const seen = () => {
+          if (!api.output().includes('"msg":"shutting down"')) return;
+          api.child.stdout!.off('data', seen);
+          resolve();
+        };
+        api.child.stdout!.on('data', seen);
+        seen();
+      });
+      await render.resume();
+      expect(await api.exited).to.equal(0);
+      const sale = await harness().deps.db('qr_transactions').where({ sale_id: body.sale_id }).first('status');
+      expect(sale?.status, 'the sale recorded').to.equal('PENDING');
+      expect(api.output(), 'no error logged').to.not.match(/"level":5\d/);
+    } finally {
+      await render.resume();
+      await render.close();
+      await renderEvents.close();
+    }
   });
 
   it('development too: SIGTERM to `npm run web` stops the service, nothing left running', async () => {
