@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { Queue } from 'bullmq';
+import { Redis } from 'ioredis';
 import { QUEUES } from '../shared/platform/jobs.js';
 import { join } from 'node:path';
 import type { BootstrapResult } from '../cli/bootstrap.js';
@@ -7,6 +8,7 @@ import type { FakePacServer } from '../fakes/pac-server.js';
 import type { Db } from '../shared/platform/db.js';
 import type { QrCreateRequest } from '../shared/qr/qr-request.js';
 import { sampleSale } from '../test/fixtures/sample-sale.js';
+import { removeKeysMatching } from '../test/helpers/redis-keys.js';
 import { freePort } from './free-port.js';
 import { httpCall, type Answer } from './http-call.js';
 import { serviceProcess, type ServiceProcess } from './service-process.js';
@@ -89,11 +91,18 @@ export async function startServices(ctx: ChaosContext, name: string, extraEnv: R
     crashes: () => [...api.crashes, ...worker.crashes],
     async stop() {
       await Promise.all([api.stop(), worker.stop()]);
-      // The Redis may be shared (the CI test): leave none of this prefix's keys behind.
+      // The Redis may be shared (the CI test): leave none of this prefix's keys behind, the queues' nor the
+      // service's own (idempotency cache, rate counters).
       for (const queue of Object.values(QUEUES)) {
         const q = new Queue(queue, { connection: { url: ctx.redisUrl }, prefix: queuePrefix });
         await q.obliterate({ force: true }).catch(() => undefined);
         await q.close();
+      }
+      const redis = new Redis(ctx.redisUrl);
+      try {
+        await removeKeysMatching(redis, `${queuePrefix}:*`);
+      } finally {
+        redis.disconnect();
       }
     },
   };

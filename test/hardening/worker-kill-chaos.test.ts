@@ -35,5 +35,9 @@ describe('kill -9 the stamping worker mid-stamp (chaos, issue #8)', function () 
     const failed = result.checks.filter((c) => !c.ok);
     expect(failed, `${result.counts}; ${result.timings}`).to.deep.equal([]);
     expect(result.counts).to.match(/[1-9]\d* QRs confirmed/);
+    // The scenario's processes had a queue prefix of their own on the suite's Redis: nothing of it is left.
+    const left: string[] = [];
+    for await (const keys of harness().redis.scanStream({ match: `afchaos${process.pid}*`, count: 1000 }) as AsyncIterable<string[]>) left.push(...keys);
+    expect(left.length, `keys left, e.g. ${left[0] ?? ''}`).to.equal(0);
   });
 });
