@@ -5,6 +5,7 @@ import { expect } from 'chai';
 import { killWorkerMidStamp } from '../../chaos/scenarios/kill-worker-mid-stamp.js';
 import { config } from '../../shared/platform/config.js';
 import { harness } from '../helpers/harness.js';
+import { keysMatching } from '../helpers/redis-keys.js';
 
 // `npm run chaos`'s most valuable scenario, small enough for CI: the real API and worker processes (their own
 // queue prefix on the suite's Redis and database), the suite's fake PAC counting stamps. Most of the time is
@@ -36,8 +37,7 @@ describe('kill -9 the stamping worker mid-stamp (chaos, issue #8)', function () 
     expect(failed, `${result.counts}; ${result.timings}`).to.deep.equal([]);
     expect(result.counts).to.match(/[1-9]\d* QRs confirmed/);
     // The scenario's processes had a queue prefix of their own on the suite's Redis: nothing of it is left.
-    const left: string[] = [];
-    for await (const keys of harness().redis.scanStream({ match: `afchaos${process.pid}*`, count: 1000 }) as AsyncIterable<string[]>) left.push(...keys);
+    const left = await keysMatching(harness().redis, `afchaos${process.pid}*`);
     expect(left.length, `keys left, e.g. ${left[0] ?? ''}`).to.equal(0);
   });
 });

@@ -22,10 +22,15 @@ export async function removeKeysMatching(redis: RedisClient, pattern: string): P
   }
 }
 
-/** The service's own keys (rate limits, idempotency, e-mail quotas) matching `pattern`, as the raw connection names them. */
-export async function serviceKeys(redis: RedisClient, pattern: string): Promise<string[]> {
-  const found = await Promise.all(keyHolders(redis).map((node) => node.keys(serviceKeyPrefix(config().queuePrefix) + pattern)));
+/** Every key matching `pattern`, on every server holding keys. */
+export async function keysMatching(redis: RedisClient, pattern: string): Promise<string[]> {
+  const found = await Promise.all(keyHolders(redis).map((node) => node.keys(pattern)));
   return found.flat();
+}
+
+/** The service's own keys (rate limits, idempotency, e-mail quotas) matching `pattern`, as the raw connection names them. */
+export function serviceKeys(redis: RedisClient, pattern: string): Promise<string[]> {
+  return keysMatching(redis, serviceKeyPrefix(config().queuePrefix) + pattern);
 }
 
 /** Removes the service's own keys matching `pattern` (e.g. `rl:admin-login:*` to lift a test's lockout). */
