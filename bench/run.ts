@@ -4,7 +4,6 @@
 // QR render alone. Uses its own database and queue prefix; prints a table and JSON.
 import { randomUUID } from 'node:crypto';
 import { writeFile } from 'node:fs/promises';
-import autocannon from 'autocannon';
 import { loadConfig } from '../shared/platform/config.js';
 import knexFactory from 'knex';
 import { knexConfig } from '../shared/platform/db.js';
@@ -21,7 +20,7 @@ import { benchPendingQrs } from './pending-qrs.js';
 import { machine, printFigures } from './figures.js';
 import { benchEnv, freshAccount, removeRunData, startProcess, waitHealthy, type BenchEnv } from './stack.js';
 import { readCounts } from './lean/counters.js';
-import { measureQrRoutes } from './lean/load.js';
+import { measureQrRoutes, postLoad } from './lean/load.js';
 import { measureLean } from './lean/measure.js';
 import { leanEncoder } from './lean/render.js';
 import { leanComparisonLines } from './lean/table.js';
@@ -46,32 +45,7 @@ const LEAN_GET_TARGETS = Number(process.env.BENCH_LEAN_GET_TARGETS ?? 200);
 const env = benchEnv(DATABASE_URL, PORT);
 const start = (script: string, extraEnv: BenchEnv = {}) => startProcess(script, env, extraEnv);
 
-interface Figures {
-  requestsPerSecond: number;
-  p50: number;
-  p99: number;
-  non2xx: number;
-  errors: number;
-  total: number;
-}
-
-async function load(url: string, headers: () => Record<string, string>, body: string, connections = CONNECTIONS): Promise<Figures> {
-  const result = await autocannon({
-    url,
-    method: 'POST',
-    connections,
-    duration: DURATION,
-    requests: [{ method: 'POST', setupRequest: (req) => ({ ...req, headers: { ...headers(), 'content-type': 'application/json' }, body }) }],
-  });
-  return {
-    requestsPerSecond: Math.round(result.requests.average),
-    p50: result.latency.p50,
-    p99: result.latency.p99,
-    non2xx: result.non2xx,
-    errors: result.errors,
-    total: result.requests.total,
-  };
-}
+const load = (url: string, headers: () => Record<string, string>, body: string, connections = CONNECTIONS) => postLoad(url, headers, body, connections, DURATION);
 
 async function main(): Promise<void> {
   const account = await freshAccount(env);

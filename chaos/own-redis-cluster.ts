@@ -1,9 +1,10 @@
-import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import { execFile, type ChildProcess } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
+import { spawnRedisServer, stopProcess, untilReady } from './redis-server-process.js';
 
 const run = promisify(execFile);
 
@@ -51,24 +52,6 @@ async function cli(port: number, ...args: string[]): Promise<string> {
   return (await run('redis-cli', ['-h', '127.0.0.1', '-p', String(port), ...args])).stdout;
 }
 
-function untilReady(child: ChildProcess, port: number): Promise<void> {
-  return new Promise<void>((resolve, reject) => {
-    let out = '';
-    child.stdout!.on('data', (chunk: Buffer) => {
-      out += chunk.toString();
-      if (out.includes('Ready to accept connections')) resolve();
-    });
-    child.once('exit', (code) => reject(new Error(`redis-server on ${port} exited (${code}): ${out.slice(-500)}`)));
-  });
-}
-
-async function stopProcess(c: ChildProcess): Promise<void> {
-  if (c.exitCode !== null || c.signalCode !== null) return;
-  const gone = new Promise((r) => c.once('exit', r));
-  c.kill('SIGKILL');
-  await gone;
-}
-
 export async function startOwnRedisCluster(): Promise<OwnRedisCluster> {
   const dir = await mkdtemp(join(tmpdir(), 'af-redis-cluster-'));
   const nodes = new Map<number, ChildProcess>();
@@ -105,34 +88,30 @@ export async function startOwnRedisCluster(): Promise<OwnRedisCluster> {
     }
     await Promise.all(
       ports.map((port) => {
-        const child = spawn(
-          'redis-server',
-          [
-            '--port',
-            String(port),
-            '--bind',
-            '127.0.0.1',
-            '--cluster-enabled',
-            'yes',
-            '--cluster-config-file',
-            join(dir, `nodes-${port}.conf`),
-            '--cluster-node-timeout',
-            '1000',
-            '--save',
-            '',
-            '--appendonly',
-            'no',
-            '--dir',
-            dir,
-            '--daemonize',
-            'no',
-            '--maxmemory-policy',
-            'noeviction',
-          ],
-          { stdio: ['ignore', 'pipe', 'pipe'] },
-        );
+        const child = spawnRedisServer([
+          '--port',
+          String(port),
+          '--bind',
+          '127.0.0.1',
+          '--cluster-enabled',
+          'yes',
+          '--cluster-config-file',
+          join(dir, `nodes-${port}.conf`),
+          '--cluster-node-timeout',
+          '1000',
+          '--save',
+          '',
+          '--appendonly',
+          'no',
+          '--dir',
+          dir,
+          '--daemonize',
+          'no',
+          '--maxmemory-policy',
+          'noeviction',
+        ]);
         nodes.set(port, child);
-        return untilReady(child, port);
+        return untilReady(child);
       }),
     );
     await run('redis-cli', ['--cluster', 'create', ...ports.map((p) => `127.0.0.1:${p}`), '--cluster-replicas', '1', '--cluster-yes']);

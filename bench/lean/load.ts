@@ -9,6 +9,7 @@ export interface LoadFigures {
   p99: number;
   non2xx: number;
   errors: number;
+  total: number;
 }
 
 export interface QrRouteFigures {
@@ -36,17 +37,28 @@ function figures(result: autocannon.Result): LoadFigures {
     p99: result.latency.p99,
     non2xx: result.non2xx,
     errors: result.errors,
+    total: result.requests.total,
   };
 }
 
-function postRun(o: QrRouteLoad, seconds: number): Promise<autocannon.Result> {
+/** POSTs of one JSON body to `url` at `connections` for `seconds`, `headers()` per request. */
+function postJson(url: string, headers: () => Record<string, string>, body: string, connections: number, seconds: number): Promise<autocannon.Result> {
   return autocannon({
-    url: `${o.baseUrl}/v1/qrs`,
+    url,
     method: 'POST',
-    connections: o.connections,
+    connections,
     duration: seconds,
-    requests: [{ method: 'POST', setupRequest: (req) => ({ ...req, headers: { ...o.headers(), 'content-type': 'application/json' }, body: o.body }) }],
+    requests: [{ method: 'POST', setupRequest: (req) => ({ ...req, headers: { ...headers(), 'content-type': 'application/json' }, body }) }],
   });
+}
+
+/** The figures of one such run. */
+export async function postLoad(url: string, headers: () => Record<string, string>, body: string, connections: number, seconds: number): Promise<LoadFigures> {
+  return figures(await postJson(url, headers, body, connections, seconds));
+}
+
+function postRun(o: QrRouteLoad, seconds: number): Promise<autocannon.Result> {
+  return postJson(`${o.baseUrl}/v1/qrs`, o.headers, o.body, o.connections, seconds);
 }
 
 /** `count` QRs through the server's own POST, ten at a time; their ids. */

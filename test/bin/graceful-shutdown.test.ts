@@ -1,26 +1,14 @@
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
-import { createServer } from 'node:net';
 import { randomUUID } from 'node:crypto';
 import { expect } from 'chai';
 import { Queue, QueueEvents } from 'bullmq';
 import type { BootstrapResult } from '../../cli/bootstrap.js';
 import { BUYER } from '../helpers/buyer.js';
+import { freePort } from '../../chaos/free-port.js';
 import { harness } from '../helpers/harness.js';
+import { procfileCommand, projectRoot } from '../helpers/procfile.js';
 import { removeKeysMatching } from '../helpers/redis-keys.js';
 import { qrBody } from '../helpers/qr-body.js';
-
-const root = new URL('../../', import.meta.url).pathname;
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const server = createServer().listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
-}
 
 interface Running {
   child: ChildProcess;
@@ -30,25 +18,13 @@ interface Running {
   output(): string;
 }
 
-/** The command of a Procfile process type (`web`, `worker`), as argv: the platform starts exactly that. */
-function procfileCommand(type: string): string[] {
-  const line = readFileSync(join(root, 'Procfile'), 'utf8')
-    .split('\n')
-    .find((l) => l.startsWith(`${type}:`));
-  if (!line) throw new Error(`Procfile has no ${type}:`);
-  return line
-    .slice(type.length + 1)
-    .trim()
-    .split(/\s+/);
-}
-
 /**
  * Starts a command as a platform does (its own process group, the PID it got is the one it signals);
  * resolves once it logged `ready` (a pino message).
  */
 function start(argv: string[], env: Record<string, string>, ready: string): Promise<Running> {
   const [command, ...args] = argv;
-  const child = spawn(command!, args, { cwd: root, detached: true, env: { ...process.env, LOG_LEVEL: 'info', ...env }, stdio: ['ignore', 'pipe', 'inherit'] });
+  const child = spawn(command!, args, { cwd: projectRoot, detached: true, env: { ...process.env, LOG_LEVEL: 'info', ...env }, stdio: ['ignore', 'pipe', 'inherit'] });
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
   return new Promise((resolve, reject) => {
     let out = '';

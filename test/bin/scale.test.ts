@@ -1,48 +1,25 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { readFileSync } from 'node:fs';
-import { createServer } from 'node:net';
-import { join } from 'node:path';
 import { QueueEvents } from 'bullmq';
 import { expect } from 'chai';
 import type { BootstrapResult } from '../../cli/bootstrap.js';
 import { startFakeWebhookReceiver, type FakeWebhookReceiver } from '../../fakes/webhook-receiver.js';
 import { jobId } from '../../shared/platform/jobs.js';
 import { BUYER } from '../helpers/buyer.js';
+import { freePort } from '../../chaos/free-port.js';
 import { harness } from '../helpers/harness.js';
+import { procfileCommand, projectRoot } from '../helpers/procfile.js';
 import { call } from '../helpers/http.js';
 import { qrBody } from '../helpers/qr-body.js';
 import { removeKeysMatching } from '../helpers/redis-keys.js';
 
-const root = new URL('../../', import.meta.url).pathname;
 /** The expiry sweep's period here: short, so a few seconds hold several of its runs. */
 const SWEEP_MS = 1000;
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const server = createServer().listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
-}
-
-/** The command of a Procfile process type, as argv: the platform starts exactly that. */
-function procfileCommand(type: 'web' | 'worker'): string[] {
-  const line = readFileSync(join(root, 'Procfile'), 'utf8')
-    .split('\n')
-    .find((l) => l.startsWith(`${type}:`));
-  if (!line) throw new Error(`Procfile has no ${type}:`);
-  return line
-    .slice(type.length + 1)
-    .trim()
-    .split(/\s+/);
-}
 
 /** Starts a Procfile process; resolves once it logged `ready` (a pino message). */
 function start(type: 'web' | 'worker', env: Record<string, string>, ready: string): Promise<ChildProcess> {
   const [command, ...args] = procfileCommand(type);
-  const child = spawn(command!, args, { cwd: root, env: { ...process.env, LOG_LEVEL: 'info', ...env }, stdio: ['ignore', 'pipe', 'inherit'] });
+  const child = spawn(command!, args, { cwd: projectRoot, env: { ...process.env, LOG_LEVEL: 'info', ...env }, stdio: ['ignore', 'pipe', 'inherit'] });
   return new Promise((resolve, reject) => {
     let out = '';
     const onData = (chunk: Buffer) => {

@@ -1,9 +1,10 @@
-import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import { execFile, type ChildProcess } from 'node:child_process';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { freePort } from '../../chaos/free-port.js';
+import { spawnRedisServer, stopProcess, untilReady } from '../../chaos/redis-server-process.js';
 
 const run = promisify(execFile);
 
@@ -78,43 +79,32 @@ export async function startTlsRedis(): Promise<TlsRedis> {
     ]);
     const port = await freePort();
     // The server says when it listens; nothing else tells us (a plain PING cannot reach a TLS-only port).
-    const c = spawn(
-      'redis-server',
-      [
-        '--port',
-        '0',
-        '--tls-port',
-        String(port),
-        '--bind',
-        '127.0.0.1',
-        '--tls-cert-file',
-        join(dir, 'server.crt'),
-        '--tls-key-file',
-        join(dir, 'server.key'),
-        '--tls-ca-cert-file',
-        join(dir, 'ca.crt'),
-        '--tls-auth-clients',
-        'no',
-        '--save',
-        '',
-        '--appendonly',
-        'no',
-        '--dir',
-        dir,
-        '--maxmemory-policy',
-        'noeviction',
-      ],
-      { stdio: ['ignore', 'pipe', 'pipe'] },
-    );
+    const c = spawnRedisServer([
+      '--port',
+      '0',
+      '--tls-port',
+      String(port),
+      '--bind',
+      '127.0.0.1',
+      '--tls-cert-file',
+      join(dir, 'server.crt'),
+      '--tls-key-file',
+      join(dir, 'server.key'),
+      '--tls-ca-cert-file',
+      join(dir, 'ca.crt'),
+      '--tls-auth-clients',
+      'no',
+      '--save',
+      '',
+      '--appendonly',
+      'no',
+      '--dir',
+      dir,
+      '--maxmemory-policy',
+      'noeviction',
+    ]);
     child = c;
-    await new Promise<void>((resolve, reject) => {
-      let out = '';
-      c.stdout!.on('data', (chunk: Buffer) => {
-        out += chunk.toString();
-        if (out.includes('Ready to accept connections')) resolve();
-      });
-      c.once('exit', (code) => reject(new Error(`redis-server --tls-port exited (${code}): ${out}`)));
-    });
+    await untilReady(c);
     return {
       url: `rediss://127.0.0.1:${port}/0`,
       caFile: join(dir, 'ca.crt'),
@@ -125,15 +115,8 @@ export async function startTlsRedis(): Promise<TlsRedis> {
       },
     };
   } catch (err) {
-    if (child) await stopProcess(child);
+    await stopProcess(child);
     await rm(dir, { recursive: true, force: true });
     throw err;
   }
-}
-
-async function stopProcess(c: ChildProcess): Promise<void> {
-  if (c.exitCode !== null || c.signalCode !== null) return;
-  const gone = new Promise((r) => c.once('exit', r));
-  c.kill('SIGKILL');
-  await gone;
 }

@@ -1,10 +1,11 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect } from 'chai';
 import { freePort } from '../../../chaos/free-port.js';
+import { startRedisServer, stopProcess } from '../../../chaos/redis-server-process.js';
 import type { BootstrapResult } from '../../../cli/bootstrap.js';
 import { harness } from '../../helpers/harness.js';
 import { qrBody, qrHeaders } from '../../helpers/qr-body.js';
@@ -23,30 +24,30 @@ describe('issue #30: a Redis without INFO and CONFIG (REDIS_SKIP_VERSION_CHECK)'
     dir = await mkdtemp(join(tmpdir(), 'afh-redis-restricted-'));
     const port = await freePort();
     url = `redis://127.0.0.1:${port}/0`;
-    const child = spawn(
-      'redis-server',
-      ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--dir', dir, '--rename-command', 'INFO', '', '--rename-command', 'CONFIG', ''],
-      { stdio: ['ignore', 'pipe', 'pipe'] },
-    );
-    server = child;
-    await new Promise<void>((resolve, reject) => {
-      let out = '';
-      child.stdout!.on('data', (chunk: Buffer) => {
-        out += chunk.toString();
-        if (out.includes('Ready to accept connections')) resolve();
-      });
-      child.once('exit', (code) => reject(new Error(`redis-server exited (${code}): ${out}`)));
-    });
+    server = await startRedisServer([
+      '--port',
+      String(port),
+      '--bind',
+      '127.0.0.1',
+      '--save',
+      '',
+      '--appendonly',
+      'no',
+      '--dir',
+      dir,
+      '--rename-command',
+      'INFO',
+      '',
+      '--rename-command',
+      'CONFIG',
+      '',
+    ]);
     account = await harness().bootstrap();
   });
 
   after(async () => {
     await stack?.close();
-    if (server && server.exitCode === null && server.signalCode === null) {
-      const gone = new Promise((r) => server!.once('exit', r));
-      server.kill('SIGKILL');
-      await gone;
-    }
+    await stopProcess(server);
     await rm(dir, { recursive: true, force: true });
   });
 

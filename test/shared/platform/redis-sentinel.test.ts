@@ -1,34 +1,15 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect } from 'chai';
 import { freePort } from '../../../chaos/free-port.js';
+import { startRedisServer, stopProcess } from '../../../chaos/redis-server-process.js';
 import type { BootstrapResult } from '../../../cli/bootstrap.js';
 import { harness } from '../../helpers/harness.js';
 import { qrBody, qrHeaders } from '../../helpers/qr-body.js';
 import { configWith, startStackOn, type StackOnRedis } from '../../helpers/stack-on-redis.js';
-
-/** Starts a redis-server (or a Sentinel) and resolves once its log says `ready`. */
-function startRedis(args: string[], ready: string): Promise<ChildProcess> {
-  const child = spawn('redis-server', args, { stdio: ['ignore', 'pipe', 'pipe'] });
-  return new Promise((resolve, reject) => {
-    let out = '';
-    child.stdout!.on('data', (chunk: Buffer) => {
-      out += chunk.toString();
-      if (out.includes(ready)) resolve(child);
-    });
-    child.once('exit', (code) => reject(new Error(`redis-server ${args.join(' ')} exited (${code}): ${out}`)));
-  });
-}
-
-async function kill(child: ChildProcess | undefined): Promise<void> {
-  if (!child || child.exitCode !== null || child.signalCode !== null) return;
-  const gone = new Promise((r) => child.once('exit', r));
-  child.kill('SIGKILL');
-  await gone;
-}
 
 describe('issue #30: Redis behind Sentinel (REDIS_SENTINELS)', function () {
   this.timeout(60_000);
@@ -43,17 +24,17 @@ describe('issue #30: Redis behind Sentinel (REDIS_SENTINELS)', function () {
     dir = await mkdtemp(join(tmpdir(), 'afh-redis-sentinel-'));
     const masterPort = await freePort();
     sentinelPort = await freePort();
-    master = await startRedis(['--port', String(masterPort), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--dir', dir], 'Ready to accept connections');
+    master = await startRedisServer(['--port', String(masterPort), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--dir', dir], 'Ready to accept connections');
     // A Sentinel rewrites its configuration file: it must be a writable file of its own.
     await writeFile(join(dir, 'sentinel.conf'), `port ${sentinelPort}\nbind 127.0.0.1\ndir ${dir}\nsentinel monitor afmaster 127.0.0.1 ${masterPort} 1\n`);
-    sentinel = await startRedis([join(dir, 'sentinel.conf'), '--sentinel'], '+monitor master afmaster');
+    sentinel = await startRedisServer([join(dir, 'sentinel.conf'), '--sentinel'], '+monitor master afmaster');
     account = await harness().bootstrap();
   });
 
   after(async () => {
     await stack?.close();
-    await kill(sentinel);
-    await kill(master);
+    await stopProcess(sentinel);
+    await stopProcess(master);
     await rm(dir, { recursive: true, force: true });
   });
 
