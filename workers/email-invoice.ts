@@ -1,5 +1,7 @@
 /**
- * email-invoice: the XML and the PDF to the buyer's e-mail (or, on request, another address). A server
+ * email-invoice: the XML and the PDF to the buyer's e-mail (or, on request, another address), queued by the
+ * stamp. The PDF is the one kept if a download made one (or an invoice from before PDFs were made on demand),
+ * else rendered here from the stored XML for this mail alone: a mail never goes without it. A server
  * that refuses for now is retried with backoff; a permanent refusal ends the job. Either way the
  * invoice itself is untouched: it is valid whether or not the mail arrives.
  */
@@ -14,13 +16,11 @@ import type { InvoicePayload } from '../shared/platform/jobs.js';
 import { formatAmount } from '../shared/domain/money.js';
 import { findInvoiceWithStore, markEmailRefused, markEmailSent, type InvoiceRow } from '../shared/repositories/invoices.js';
 import { stampedFacts } from '../shared/cancellation/stamped-facts.js';
-import type { FileStore } from '../shared/platform/storage/file-store.js';
+import { renderStampedInvoicePdf, type PdfRendering } from '../shared/invoices/stamped-invoice-pdf.js';
 
-export interface EmailDeps {
+export interface EmailDeps extends PdfRendering {
   db: Db;
-  files: FileStore;
   mailer: Mailer;
-  publicBaseUrl: string;
   urlSigningKey: string;
 }
 
@@ -30,10 +30,11 @@ export async function emailInvoiceJob(
 ): Promise<{ messageId: string; qrId: string | null; uuid: string; recipient: 'buyer' | 'requested' }> {
   const found = await findInvoiceWithStore(deps.db, job.data.invoiceId);
   const invoice = found?.invoice;
-  if (!found || !invoice?.uuid || !invoice.xml_file_key || !invoice.pdf_file_key) throw new UnrecoverableError(`invoice ${job.data.invoiceId} has no files yet`);
+  if (!found || !invoice?.uuid || !invoice.xml_file_key) throw new UnrecoverableError(`invoice ${job.data.invoiceId} is not stamped`);
   const { store } = found;
-  const [xml, pdf] = await Promise.all([deps.files.get(invoice.xml_file_key), deps.files.get(invoice.pdf_file_key)]);
-  if (!xml || !pdf) throw new UnrecoverableError(`invoice ${invoice.id}: files missing`);
+  const [xml, kept] = await Promise.all([deps.files.get(invoice.xml_file_key), invoice.pdf_file_key ? deps.files.get(invoice.pdf_file_key) : undefined]);
+  if (!xml) throw new UnrecoverableError(`the XML of invoice ${invoice.id} is missing from storage`);
+  const pdf = kept?.data ?? (await renderStampedInvoicePdf(deps, xml.data, store.invoiceLogoUrl));
   // The stamped XML says who issued it and in what currency, for every kind of CFDI.
   const text = xml.data.toString('utf8');
   const facts = stampedFacts(text);
@@ -51,7 +52,7 @@ export async function emailInvoiceJob(
     storeName: store.name,
     supportEmail: store.contactEmail ?? undefined,
     xml: xml.data,
-    pdf: pdf.data,
+    pdf,
     viewUrl: invoiceFileUrl(deps.publicBaseUrl, invoice.uuid, 'pdf', deps.urlSigningKey, EMAILED_LINK_SECONDS),
   });
   try {

@@ -20,7 +20,6 @@ import { fileStoreFromConfig } from '../shared/platform/storage/file-store-from-
 import { stampInvoiceJob, type StampDeps } from './stamp-invoice.js';
 import { sweepStampingJob } from './sweep-stamping.js';
 import { sweepInvoiceFollowUpsJob } from './sweep-invoice-follow-ups.js';
-import { renderInvoicePdfJob, type PdfDeps } from './render-invoice-pdf.js';
 import { emailInvoiceJob, type EmailDeps } from './email-invoice.js';
 import { emailCancellationJob } from './email-cancellation.js';
 import type { Mailer } from '../shared/adapters/email/invoice-mailer.js';
@@ -63,7 +62,6 @@ export interface RunningWorkers {
 interface JobDeps {
   sync: SyncIssuerDeps;
   stamp: StampDeps;
-  pdf: PdfDeps;
   email: EmailDeps;
   cancel: CancelDeps;
   webhooks: WebhookDeps;
@@ -76,7 +74,7 @@ type JobHandler<N extends JobName> = (job: Job<JobTypes[N]['data'], JobTypes[N][
  * Every job's handler, one entry per job of the catalog (shared/platform/jobs.ts): a job without a handler, or a
  * handler answering another result, does not compile.
  */
-function jobHandlers(deps: WorkerDeps, { sync, stamp, pdf, email, cancel, webhooks }: JobDeps): { [N in JobName]: JobHandler<N> } {
+function jobHandlers(deps: WorkerDeps, { sync, stamp, email, cancel, webhooks }: JobDeps): { [N in JobName]: JobHandler<N> } {
   return {
     'render-qr': (job) => renderQrJob(deps.producers, job),
     'expire-due-qrs': () => expireDueQrsJob(deps.db),
@@ -87,7 +85,6 @@ function jobHandlers(deps: WorkerDeps, { sync, stamp, pdf, email, cancel, webhoo
     'sweep-lost-syncs': () => sweepLostSyncsJob(deps.db, deps.producers),
     'stamp-invoice': (job) => stampInvoiceJob(stamp, job),
     'sweep-stamping': () => sweepStampingJob(deps.db, deps.producers, deps.config),
-    'render-invoice-pdf': (job) => renderInvoicePdfJob(pdf, job),
     'sweep-invoice-follow-ups': () => sweepInvoiceFollowUpsJob(deps.db, deps.producers, deps.config),
     'email-invoice': (job) => emailInvoiceJob(email, job),
     'email-cancellation': (job) => emailCancellationJob(email, job),
@@ -123,24 +120,24 @@ export async function startWorkers(deps: WorkerDeps): Promise<RunningWorkers> {
     producers: deps.producers,
     keyring,
   };
-  const pdf: PdfDeps = {
-    db: deps.db,
-    files: stamp.files,
-    catalogs: stamp.catalogs,
-    producers: deps.producers,
-    publicBaseUrl: deps.config.publicBaseUrl,
-  };
   // A mailer built here is closed here; one passed in belongs to the caller.
   let ownMailer: ReturnType<typeof mailerFromConfig> | undefined;
   const mailer = deps.mailer ?? (ownMailer = mailerFromConfig(deps.config));
-  const email: EmailDeps = { db: deps.db, files: stamp.files, mailer, publicBaseUrl: deps.config.publicBaseUrl, urlSigningKey: deps.config.urlSigningKey };
+  const email: EmailDeps = {
+    db: deps.db,
+    files: stamp.files,
+    catalogs: stamp.catalogs,
+    mailer,
+    publicBaseUrl: deps.config.publicBaseUrl,
+    urlSigningKey: deps.config.urlSigningKey,
+  };
   const cancel: CancelDeps = { db: deps.db, pac, files: stamp.files, keyring, producers: deps.producers };
   const webhooks: WebhookDeps = {
     db: deps.db,
     client: deps.webhooks ?? httpWebhookClient(deps.config.webhookTimeoutMs, { allowPrivate: deps.config.webhookAllowPrivate }),
     keyring,
   };
-  const handlers = jobHandlers(deps, { sync, stamp, pdf, email, cancel, webhooks });
+  const handlers = jobHandlers(deps, { sync, stamp, email, cancel, webhooks });
   const workers = Object.values(QUEUES).map((queue) => {
     const worker = new Worker(queue, withOutcomeLog(queue, deps.logger, processorFor(queue, handlers)), {
       connection,

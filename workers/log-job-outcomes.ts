@@ -2,12 +2,12 @@ import type { Job, Worker } from 'bullmq';
 import type { Logger } from '../shared/platform/logger.js';
 
 /**
- * One structured log line per outcome of a job about a sale (render, expiry, stamp, PAC refusal, PDF, e-mail,
+ * One structured log line per outcome of a job about a sale (render, expiry, stamp, PAC refusal, e-mail,
  * cancellation, webhook delivery, CSF synchronization), so an operator follows a sale from POST to e-mail by
  * `qr_id`. Only ids, outcomes and codes are logged, whitelisted from the job's payload and result: never an
  * address, a name, an RFC, a document or a secret. Periodic jobs (sweeps, polls, the dispatcher) log at debug.
  */
-const SALE_JOBS = new Set(['render-qr', 'stamp-invoice', 'render-invoice-pdf', 'email-invoice', 'email-cancellation', 'cancel-invoice', 'deliver-webhook', 'sync-issuer']);
+const SALE_JOBS = new Set(['render-qr', 'stamp-invoice', 'email-invoice', 'email-cancellation', 'cancel-invoice', 'deliver-webhook', 'sync-issuer']);
 
 /** Payload and result fields that may be logged, and their names in the log. */
 const LOGGED: Record<string, string> = {

@@ -2,7 +2,8 @@
  * stamp-invoice: seal (once, or again when the sealed document nears SAT's 72-hour window) and send
  * to the PAC. Retrying is safe: the same sealed bytes go again and the PAC answers with the stamp it
  * already made. Timeouts and 5xx are thrown for BullMQ to retry with backoff; a refusal is recorded for
- * the buyer and ends the job; success stores the XML, marks the QR INVOICED and queues the PDF.
+ * the buyer and ends the job; success stores the XML, marks the QR INVOICED and queues the e-mail to the
+ * buyer (which renders the PDF it attaches: no PDF is made before someone needs one).
  */
 import { qrTransitions } from '../shared/platform/metrics/registry.js';
 import type { Job } from 'bullmq';
@@ -25,7 +26,7 @@ import type { SatCatalogs } from '../shared/sat/catalogs.js';
 import type { FileStore } from '../shared/platform/storage/file-store.js';
 import { localDateTime } from '../shared/domain/time-zone.js';
 import { crashAfterCommit } from '../shared/platform/crash-after-commit.js';
-import { enqueueInvoicePdf } from '../shared/invoices/enqueue-follow-ups.js';
+import { enqueueBuyerEmail } from '../shared/invoices/enqueue-follow-ups.js';
 import { combineTickets } from '../shared/invoices/combine-tickets.js';
 
 export interface StampDeps {
@@ -120,8 +121,8 @@ export async function stampInvoiceJob(deps: StampDeps, job: Job<InvoicePayload>,
   const invoice = await findInvoice(deps.db, job.data.invoiceId);
   if (!invoice) throw new UnrecoverableError(`invoice ${job.data.invoiceId} does not exist`);
   if (invoice.status === 'ACTIVE') {
-    // Stamped by an earlier run whose PDF job may not have been queued: queueing again is a no-op if it was.
-    if (!invoice.pdf_file_key) await enqueueInvoicePdf(deps.producers, invoice.id);
+    // Stamped by an earlier run whose e-mail job may not have been queued: queueing again is a no-op if it was.
+    await enqueueBuyerEmail(deps.producers, invoice);
     return { outcome: 'already-stamped', uuid: invoice.uuid ?? undefined, qrId: invoice.transaction_id };
   }
   if (invoice.status !== 'STAMPING') return { outcome: 'not-stamping', qrId: invoice.transaction_id };
@@ -157,7 +158,7 @@ export async function stampInvoiceJob(deps: StampDeps, job: Job<InvoicePayload>,
       });
       if (recorded.outcome !== 'uuid-taken') {
         crashAfterCommit('invoice-stamped');
-        await enqueueInvoicePdf(deps.producers, invoice.id);
+        await enqueueBuyerEmail(deps.producers, invoice);
         if (recorded.outcome === 'recorded' && recorded.qrsInvoiced > 0) qrTransitions.inc({ status: 'INVOICED' }, recorded.qrsInvoiced);
         return { outcome: 'stamped', uuid: stamp.uuid, qrId: invoice.transaction_id };
       }

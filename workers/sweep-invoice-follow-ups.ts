@@ -2,42 +2,38 @@ import type { Queue } from 'bullmq';
 import type { Knex } from 'knex';
 import type { Config } from '../shared/platform/config.js';
 import type { Db } from '../shared/platform/db.js';
-import { enqueueInvoiceEmail, enqueueInvoicePdf } from '../shared/invoices/enqueue-follow-ups.js';
+import { enqueueInvoiceEmail } from '../shared/invoices/enqueue-follow-ups.js';
 import { QUEUES, jobId } from '../shared/platform/jobs.js';
 import type { Producers } from '../shared/platform/queues.js';
 
-/** Older than this, a missing PDF or e-mail is for ops (bull-board, the resend button), not for the sweep. */
+/** Older than this, a missing e-mail is for ops (bull-board, the resend button), not for the sweep. */
 const WINDOW_MS = 24 * 3600_000;
 const PAGE = 500;
 
 /**
- * sweep-invoice-follow-ups: PostgreSQL is the truth. A stamped invoice whose PDF job was never queued (the
- * worker died between the stamp's commit and the enqueue), was lost with Redis, or failed by stalling twice
- * (BullMQ fails such a job without a retry) gets it again; likewise the buyer's e-mail of an invoice with
- * its PDF. Only changes older than STAMP_SWEEP_MS, so a job on its way is not raced, and at most a day old.
- * A job that failed for another reason is left in place for ops to see and retry.
+ * sweep-invoice-follow-ups: PostgreSQL is the truth. A stamped invoice whose buyer's e-mail job was never
+ * queued (the worker died between the stamp's commit and the enqueue), was lost with Redis, or failed by
+ * stalling twice (BullMQ fails such a job without a retry) gets it again; the job renders the PDF it attaches.
+ * Only changes older than STAMP_SWEEP_MS, so a job on its way is not raced, and at most a day old. A job that
+ * failed for another reason is left in place for ops to see and retry.
  */
-export async function sweepInvoiceFollowUpsJob(db: Db, producers: Producers, config: Readonly<Config>): Promise<{ pdfs: number; emails: number }> {
+export async function sweepInvoiceFollowUpsJob(db: Db, producers: Producers, config: Readonly<Config>): Promise<{ emails: number }> {
   const settled = new Date(Date.now() - config.stampSweepMs);
   const since = new Date(Date.now() - WINDOW_MS);
   const recent = (q: Knex.QueryBuilder) => q.where('stamped_at', '>', since).where('updated_at', '<', settled);
-  const pdfs = await eachPending(
-    () => recent(db('invoices').whereNotNull('xml_file_key').whereNull('pdf_file_key')),
-    (id) => requeue(producers.queue(QUEUES.pdf), jobId.renderInvoicePdf(id), () => enqueueInvoicePdf(producers, id)),
-  );
   const emails = await eachPending(
     () =>
       recent(
         db('invoices')
           .where({ status: 'ACTIVE' })
-          .whereNotNull('pdf_file_key')
+          .whereNotNull('xml_file_key')
           .whereNull('email_sent_at')
           .whereNull('email_refused_at')
           .whereRaw("coalesce(customer->>'email', '') <> ''"),
       ),
     (id) => requeue(producers.queue(QUEUES.email), jobId.emailInvoice(id), () => enqueueInvoiceEmail(producers, id)),
   );
-  return { pdfs, emails };
+  return { emails };
 }
 
 /**

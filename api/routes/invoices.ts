@@ -31,6 +31,7 @@ function notReady(kind: InvoiceFileKind): AppError {
 export function invoiceRoutes(deps: ApiDeps): Router<AppState> {
   const router = apiRouter();
   const files = deps.files;
+  const rendering = { db: deps.db, files, catalogs: deps.catalogs, publicBaseUrl: deps.config.publicBaseUrl };
 
   const routes = routesWith(router, managementAccess(deps).apiKeyOrBearer);
   const linked = routesWith(router, PUBLIC_ACCESS);
@@ -50,7 +51,7 @@ export function invoiceRoutes(deps: ApiDeps): Router<AppState> {
   });
   const download = (kind: InvoiceFileKind) => async (ctx: AppContext) => {
     const invoice = await invoiceOf(ctx);
-    const found = await invoiceFile(files, invoice, kind);
+    const found = await invoiceFile(rendering, invoice, kind);
     if (!found.ok) throw notReady(kind);
     ctx.body = fileAnswer(invoice.uuid, found.fileName, found.file);
   };
@@ -93,7 +94,7 @@ export function invoiceRoutes(deps: ApiDeps): Router<AppState> {
     }
     const invoice = (await deps.db('invoices').where({ uuid }).first()) as InvoiceRow | undefined;
     if (!invoice) throw new AppError(404, 'invoice_not_found', 'No such invoice.');
-    const found = await invoiceFile(files, invoice, kind);
+    const found = await invoiceFile(rendering, invoice, kind);
     if (!found.ok) throw notReady(kind);
     ctx.set('Content-Disposition', `${ctx.query.download === '1' ? 'attachment' : 'inline'}; filename="${found.fileName}"`);
     ctx.set('Cache-Control', 'private, max-age=86400');

@@ -205,7 +205,7 @@ export function publicBuyerRoutes(deps: ApiDeps): Router<AppState> {
     const request = validateEmail(ctx.request.body);
     const sale = await saleFromLink(deps, request);
     const invoice = await liveInvoice(deps.db, sale.record.transaction.id);
-    if (!invoice || invoice.status !== 'ACTIVE' || !invoice.pdf_file_key) throw new AppError(409, 'invoice_not_ready', 'The invoice is not ready yet; try again in a moment.');
+    if (!invoice || invoice.status !== 'ACTIVE' || !invoice.xml_file_key) throw new AppError(409, 'invoice_not_ready', 'The invoice is not ready yet; try again in a moment.');
     await countInvoiceEmail(deps, sale.record.transaction.id);
     const log = { qr_id: sale.record.transaction.id, invoice_id: invoice.id };
     let recipient: { to: string; newAddress: boolean };

@@ -264,7 +264,7 @@ export const SETTINGS = {
   stampSweepMs: int(
     'STAMP_SWEEP_MS',
     60_000,
-    'Period of the sweeps re-queueing confirmations left STAMPING and stamped invoices without their PDF or e-mail job, and how old they must be.',
+    'Period of the sweeps re-queueing confirmations left STAMPING and stamped invoices without their e-mail job, and how old they must be.',
   ),
   crashAfterCommit: setting({
     name: 'CRASH_AFTER_COMMIT',

@@ -13,7 +13,7 @@ export function armCrashAfterCommit(p: number): void {
 }
 
 /** Where a committed change is followed by its job; the name goes to stderr so a run can count them. */
-export type CommitPoint = 'qr-created' | 'qr-confirmed' | 'invoice-stamped' | 'pdf-attached';
+export type CommitPoint = 'qr-created' | 'qr-confirmed' | 'invoice-stamped';
 
 export function crashAfterCommit(point: CommitPoint): void {
   if (probability === 0 || Math.random() >= probability) return;

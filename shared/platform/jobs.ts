@@ -11,7 +11,6 @@ export const QUEUES = {
   expiry: 'expiry',
   csfSync: 'csf-sync',
   stamp: 'stamp',
-  pdf: 'pdf',
   email: 'email',
   cancel: 'cancel',
   webhooks: 'webhooks',
@@ -79,8 +78,7 @@ export interface JobTypes {
   'sweep-lost-syncs': { queue: typeof QUEUES.csfSync; data: Record<string, never>; result: { failed: number } };
   'stamp-invoice': { queue: typeof QUEUES.stamp; data: InvoicePayload; result: StampInvoiceResult };
   'sweep-stamping': { queue: typeof QUEUES.stamp; data: Record<string, never>; result: { requeued: number } };
-  'render-invoice-pdf': { queue: typeof QUEUES.pdf; data: InvoicePayload; result: { pdfFileKey: string } };
-  'sweep-invoice-follow-ups': { queue: typeof QUEUES.pdf; data: Record<string, never>; result: { pdfs: number; emails: number } };
+  'sweep-invoice-follow-ups': { queue: typeof QUEUES.email; data: Record<string, never>; result: { emails: number } };
   'email-invoice': { queue: typeof QUEUES.email; data: InvoicePayload & { to?: string }; result: { messageId: string } };
   'email-cancellation': { queue: typeof QUEUES.email; data: InvoicePayload; result: { outcome: 'sent' | 'no-address' } };
   'cancel-invoice': { queue: typeof QUEUES.cancel; data: CancelInvoicePayload; result: CancelInvoiceResult };
@@ -187,12 +185,7 @@ export const JOBS: { [N in JobName]: JobSpec<N> } = {
   'sweep-lost-syncs': { queue: QUEUES.csfSync, id: () => jobId.sweepLostSyncs, options: sweepOptions, every: () => 60_000 },
   'stamp-invoice': { queue: QUEUES.stamp, id: (d) => jobId.stampInvoice(d.invoiceId), options: pacOptions },
   'sweep-stamping': { queue: QUEUES.stamp, id: () => jobId.sweepStamping, options: sweepOptions, every: (s) => s.stampSweepMs },
-  'render-invoice-pdf': {
-    queue: QUEUES.pdf,
-    id: (d) => jobId.renderInvoicePdf(d.invoiceId),
-    options: () => ({ attempts: 5, backoff: { type: 'exponential', delay: 1000 }, removeOnComplete: KEEP_DONE, removeOnFail: 100 }),
-  },
-  'sweep-invoice-follow-ups': { queue: QUEUES.pdf, id: () => jobId.sweepInvoiceFollowUps, options: sweepOptions, every: (s) => s.stampSweepMs },
+  'sweep-invoice-follow-ups': { queue: QUEUES.email, id: () => jobId.sweepInvoiceFollowUps, options: sweepOptions, every: (s) => s.stampSweepMs },
   // To the buyer once (one id per invoice); on request, again to any address (`to`), each its own job.
   'email-invoice': { queue: QUEUES.email, id: (d) => (d.to === undefined ? jobId.emailInvoice(d.invoiceId) : undefined), options: emailOptions },
   'email-cancellation': { queue: QUEUES.email, id: (d) => jobId.emailCancellation(d.invoiceId), options: emailOptions },
@@ -225,7 +218,6 @@ export const jobId = {
   /** One stamp job per invoice: a re-enqueue while it waits or runs is a no-op. */
   stampInvoice: (invoiceId: string) => `stamp.${invoiceId}`,
   sweepStamping: 'sweep-stamping',
-  renderInvoicePdf: (invoiceId: string) => `pdf.${invoiceId}`,
   emailInvoice: (invoiceId: string) => `email.${invoiceId}`,
   /** The buyer told once that their invoice was cancelled. */
   emailCancellation: (invoiceId: string) => `email-cancellation.${invoiceId}`,

@@ -347,9 +347,11 @@ export async function recordRefusal(db: Db, invoiceId: string, refusal: InvoiceR
   });
 }
 
-const ATTACH_PDF: PreparedStatement = { name: 'attach_pdf_v1', text: 'UPDATE invoices SET pdf_file_key = $2, updated_at = CURRENT_TIMESTAMP WHERE id = $1' };
+// A cache fill, not a change of the invoice: updated_at stays. The first of two concurrent fills wins.
+const ATTACH_PDF: PreparedStatement = { name: 'attach_pdf_v2', text: 'UPDATE invoices SET pdf_file_key = $2 WHERE id = $1 AND pdf_file_key IS NULL' };
 const EMAIL_SENT: PreparedStatement = { name: 'mark_email_sent_v1', text: 'UPDATE invoices SET email_sent_at = CURRENT_TIMESTAMP, updated_at = CURRENT_TIMESTAMP WHERE id = $1' };
 
+/** Keeps the key of the invoice's rendered PDF, unless one is kept already. */
 export async function attachPdf(db: Db, invoiceId: string, pdfFileKey: string): Promise<void> {
   await runPrepared(db, ATTACH_PDF, [invoiceId, pdfFileKey]);
 }

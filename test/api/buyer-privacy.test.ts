@@ -84,14 +84,6 @@ describe("the buyer's tax data behind a ticket (issue #28)", function () {
     });
     const generic = await invoicedLink(NO_RFC);
     expectError(await files(generic, 'XAXX010101000'), 403, 'buyer_rfc_generic');
-    // "Send it again" needs the PDF rendered.
-    const row = await harness().deps.db('invoices').where({ transaction_id: generic.qrId, status: 'ACTIVE' }).first('id');
-    const { events: jobs, close } = await queueEventsOf('pdf');
-    try {
-      await (await harness().producers.queue('pdf').getJob(jobId.renderInvoicePdf(row.id)))!.waitUntilFinished(jobs.pdf, 30_000);
-    } finally {
-      await close();
-    }
     const body = { v: generic.v, t: generic.t, m: generic.m, email: 'otro@example.test', rfc: 'XAXX010101000' };
     expectError(await call('POST', '/v1/public/qrs/email', { body }), 403, 'buyer_rfc_generic');
   });
@@ -110,10 +102,9 @@ describe("the buyer's tax data behind a ticket (issue #28)", function () {
 
   it('the e-mailed link lives 7 days', async () => {
     const row = await harness().deps.db('invoices').where({ transaction_id: link.qrId, status: 'ACTIVE' }).first('id', 'uuid');
-    // The e-mail job is queued once the PDF is rendered.
-    const { events: jobs, close } = await queueEventsOf('pdf', 'email');
+    // The stamp queues the e-mail job.
+    const { events: jobs, close } = await queueEventsOf('email');
     try {
-      await (await harness().producers.queue('pdf').getJob(jobId.renderInvoicePdf(row.id)))!.waitUntilFinished(jobs.pdf, 30_000);
       await (await harness().producers.queue('email').getJob(jobId.emailInvoice(row.id)))!.waitUntilFinished(jobs.email, 30_000);
     } finally {
       await close();

@@ -15,12 +15,12 @@ import { satCadena, xsdInvalid } from '../helpers/sat-tools.js';
 describe('credit notes: POST /v1/qrs/invoices/credit-notes', function () {
   this.timeout(90_000);
   let account: BootstrapResult;
-  let events: Record<'stamp' | 'pdf' | 'email' | 'cancel', QueueEvents>;
+  let events: Record<'stamp' | 'email' | 'cancel', QueueEvents>;
   let closeEvents: () => Promise<void>;
 
   before(async () => {
     account = await harness().bootstrap();
-    ({ events, close: closeEvents } = await queueEventsOf('stamp', 'pdf', 'email', 'cancel'));
+    ({ events, close: closeEvents } = await queueEventsOf('stamp', 'email', 'cancel'));
   });
   after(() => closeEvents());
 
@@ -64,7 +64,6 @@ describe('credit notes: POST /v1/qrs/invoices/credit-notes', function () {
     expect(await xsdInvalid([join(dir, 'e.xml')])).to.equal('');
     expect(cadenaOriginal(parseXml(note.xml))).to.equal(await satCadena(join(dir, 'e.xml')));
 
-    await (await harness().producers.queue('pdf').getJob(jobId.renderInvoicePdf(res.body.id)))!.waitUntilFinished(events.pdf, 30_000);
     await (await harness().producers.queue('email').getJob(jobId.emailInvoice(res.body.id)))!.waitUntilFinished(events.email, 30_000);
     const mail = harness().smtp.messages.find((m) => m.attachment(`${note.uuid}.xml`));
     expect(mail!.headers.get('subject')).to.match(/^Tu nota de crédito de /);

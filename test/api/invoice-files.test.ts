@@ -6,35 +6,44 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import type { QueueEvents } from 'bullmq';
 import type { BootstrapResult } from '../../cli/bootstrap.js';
-import { jobId } from '../../shared/platform/jobs.js';
 import { BUYER, confirmReviewed, newQrLink, queueEvents, stamped } from '../helpers/buyer.js';
 import { harness } from '../helpers/harness.js';
 import { call, expectError } from '../helpers/http.js';
 
 const run = promisify(execFile);
 
-describe('invoice files: XML and PDF for the merchant and the buyer', () => {
+describe('invoice files: XML and PDF for the merchant and the buyer', function () {
   let account: BootstrapResult;
   let stampEvents: QueueEvents;
-  let pdfEvents: QueueEvents;
   let invoice: { uuid: string; xml_url: string; pdf_url: string };
-  before(async function () {
-    // A stamp job may go through all its attempts (see stamped()), then the PDF is rendered.
-    this.timeout(90_000);
-    account = await harness().bootstrap();
-    [stampEvents, pdfEvents] = await Promise.all([queueEvents('stamp'), queueEvents('pdf')]);
+  // A stamp job may go through all its attempts (see stamped()).
+  this.timeout(90_000);
+
+  /** A freshly stamped invoice, as GET /v1/qrs/{qrId} shows it. */
+  async function stampedInvoice(): Promise<{ uuid: string; xml_url: string; pdf_url: string }> {
     const link = await newQrLink(account);
     await confirmReviewed(link);
     await stamped(stampEvents, link.qrId);
-    const row = await harness().deps.db('invoices').where({ transaction_id: link.qrId }).first('id');
-    const pdfJob = await harness().producers.queue('pdf').getJob(jobId.renderInvoicePdf(row.id));
-    await pdfJob!.waitUntilFinished(pdfEvents, 30_000);
-    invoice = (await call('GET', `/v1/qrs/${link.qrId}`, { headers: { 'X-API-Key': account.apiKey } })).body.invoice;
+    return (await call('GET', `/v1/qrs/${link.qrId}`, { headers: { 'X-API-Key': account.apiKey } })).body.invoice;
+  }
+  const keptPdf = async (uuid: string) => (await harness().deps.db('invoices').where({ uuid }).first('pdf_file_key')).pdf_file_key as string | null;
+  const merchantPdf = async (uuid: string) => {
+    const res = await call('GET', `/v1/qrs/invoices/uuid/${uuid}/pdf`, { headers: { 'X-API-Key': account.apiKey } });
+    expect(res.status, JSON.stringify(res.body)).to.equal(200);
+    return Buffer.from(res.body.content, 'base64');
+  };
+  const buyerPdf = async (pdfUrl: string) => {
+    const res = await fetch(`${harness().baseUrl}${pdfUrl.slice(harness().deps.config.publicBaseUrl.length)}`);
+    expect(res.status).to.equal(200);
+    return Buffer.from(await res.arrayBuffer());
+  };
+
+  before(async () => {
+    account = await harness().bootstrap();
+    stampEvents = await queueEvents('stamp');
+    invoice = await stampedInvoice();
   });
-  after(async () => {
-    await stampEvents.close();
-    await pdfEvents.close();
-  });
+  after(() => stampEvents.close());
 
   it('the merchant downloads the XML (API key) and the PDF (account token) in Base64', async () => {
     const xml = await call('GET', `/v1/qrs/invoices/uuid/${invoice.uuid}/xml`, { headers: { 'X-API-Key': account.apiKey } });
@@ -74,5 +83,48 @@ describe('invoice files: XML and PDF for the merchant and the buyer', () => {
     expect(await xml.text()).to.contain(invoice.uuid);
     const forged = await call('GET', `/v1/public/invoices/${invoice.uuid}.xml?sig=AAAAAAAAAAAAAAAAAAAAAA`);
     expectError(forged, 403, 'invalid_signature');
+  });
+
+  it('no PDF is kept after the stamp; the first request renders and keeps it, the next ones get the kept bytes', async () => {
+    const fresh = await stampedInvoice();
+    expect(await keptPdf(fresh.uuid), 'nothing rendered before someone asks').to.equal(null);
+    const first = await merchantPdf(fresh.uuid);
+    expect(first.subarray(0, 5).toString()).to.equal('%PDF-');
+    const key = await keptPdf(fresh.uuid);
+    expect(key, 'kept by the first request').to.be.a('string');
+    expect((await harness().deps.files.get(key!))!.data.equals(first)).to.equal(true);
+    expect((await merchantPdf(fresh.uuid)).equals(first), 'the merchant again').to.equal(true);
+    expect((await buyerPdf(fresh.pdf_url)).equals(first), "the buyer's link").to.equal(true);
+    expect(await keptPdf(fresh.uuid), 'rendered once').to.equal(key);
+  });
+
+  it("the buyer's link may be the first request too", async () => {
+    const fresh = await stampedInvoice();
+    const first = await buyerPdf(fresh.pdf_url);
+    expect(first.subarray(0, 5).toString()).to.equal('%PDF-');
+    expect((await harness().deps.files.get((await keptPdf(fresh.uuid))!))!.data.equals(first)).to.equal(true);
+  });
+
+  it('two first requests at once both get the PDF, the same bytes; one is kept', async () => {
+    const fresh = await stampedInvoice();
+    const [a, b] = await Promise.all([merchantPdf(fresh.uuid), buyerPdf(fresh.pdf_url)]);
+    expect(a.equals(b)).to.equal(true);
+    expect((await harness().deps.files.get((await keptPdf(fresh.uuid))!))!.data.equals(a)).to.equal(true);
+  });
+
+  it('serves the PDF kept for an invoice rendered before PDFs were made on demand', async () => {
+    const fresh = await stampedInvoice();
+    const kept = Buffer.from('%PDF-1.3 kept by an earlier release\n');
+    const key = await harness().deps.files.put('invoices', { contentType: 'application/pdf', data: kept }, 'pdf');
+    await harness().deps.db('invoices').where({ uuid: fresh.uuid }).update({ pdf_file_key: key });
+    expect((await merchantPdf(fresh.uuid)).equals(kept)).to.equal(true);
+    expect((await buyerPdf(fresh.pdf_url)).equals(kept)).to.equal(true);
+  });
+
+  it('without its stored XML there is no PDF to render: 503 file_not_ready, nothing kept', async () => {
+    const fresh = await stampedInvoice();
+    await harness().deps.db('invoices').where({ uuid: fresh.uuid }).update({ xml_file_key: 'invoices/missing.xml' });
+    expectError(await call('GET', `/v1/qrs/invoices/uuid/${fresh.uuid}/pdf`, { headers: { 'X-API-Key': account.apiKey } }), 503, 'file_not_ready');
+    expect(await keptPdf(fresh.uuid)).to.equal(null);
   });
 });

@@ -20,12 +20,12 @@ const PATH = '/v1/qrs/invoices/payment-complements';
 describe('payment complements: POST /v1/qrs/invoices/payment-complements', function () {
   this.timeout(120_000);
   let account: BootstrapResult;
-  let events: Record<'stamp' | 'pdf' | 'email' | 'cancel', QueueEvents>;
+  let events: Record<'stamp' | 'email' | 'cancel', QueueEvents>;
   let closeEvents: () => Promise<void>;
 
   before(async () => {
     account = await harness().bootstrap();
-    ({ events, close: closeEvents } = await queueEventsOf('stamp', 'pdf', 'email', 'cancel'));
+    ({ events, close: closeEvents } = await queueEventsOf('stamp', 'email', 'cancel'));
   });
   after(() => closeEvents());
 
@@ -46,7 +46,7 @@ describe('payment complements: POST /v1/qrs/invoices/payment-complements', funct
     return db()('invoices').where({ transaction_id: link.qrId }).first('id', 'uuid');
   }
 
-  async function waitFor(queue: 'stamp' | 'pdf' | 'cancel', id: string): Promise<void> {
+  async function waitFor(queue: 'stamp' | 'cancel', id: string): Promise<void> {
     const job = await harness().producers.queue(queue).getJob(id);
     const { pacAttempts, pacTimeoutMs } = harness().deps.config;
     await job!.waitUntilFinished(events[queue], pacAttempts * pacTimeoutMs + 10_000);
@@ -116,7 +116,6 @@ describe('payment complements: POST /v1/qrs/invoices/payment-complements', funct
     expect(await xsdInvalid(files)).to.equal('');
     for (const [i, file] of files.entries()) expect(cadenaOriginal(parseXml([one.xml, two.xml][i]!))).to.equal(await satCadena(file));
 
-    await waitFor('pdf', jobId.renderInvoicePdf(first.body.id));
     const pdf = await call('GET', `/v1/qrs/invoices/uuid/${one.body.uuid}/pdf`, { headers: asMerchant() });
     expect(pdf.body.content_type).to.equal('application/pdf');
     await (await harness().producers.queue('email').getJob(jobId.emailInvoice(first.body.id)))!.waitUntilFinished(events.email, 30_000);

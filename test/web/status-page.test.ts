@@ -108,7 +108,7 @@ describe('the status page (/admin/status) in a browser', function () {
     const heights = await created.evaluateAll((rects) => rects.map((r) => Number(r.getAttribute('height'))));
     expect(heights.filter((h) => h > 0).length).to.be.above(12);
     expect(await page.locator('.tile', { hasText: 'refused' }).first().innerText()).to.match(/^[1-9]\d*\s+refused$/);
-    expect(await page.locator('tr[data-queue]').count()).to.equal(9);
+    expect(await page.locator('tr[data-queue]').count()).to.equal(8);
 
     mkdirSync(dirname(SCREENSHOT), { recursive: true });
     await page.screenshot({ path: SCREENSHOT, fullPage: true });

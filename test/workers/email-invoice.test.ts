@@ -7,13 +7,13 @@ import { harness } from '../helpers/harness.js';
 import { call } from '../helpers/http.js';
 
 describe('invoice e-mail', function () {
-  // A test waits for a stamp job through all its attempts (see stamped()), then for the PDF and the e-mail.
+  // A test waits for a stamp job through all its attempts (see stamped()), then for the e-mail.
   this.timeout(90_000);
   let account: BootstrapResult;
-  let events: Record<'stamp' | 'pdf' | 'email', QueueEvents>;
+  let events: Record<'stamp' | 'email', QueueEvents>;
   before(async () => {
     account = await harness().bootstrap();
-    events = { stamp: await queueEvents('stamp'), pdf: await queueEvents('pdf'), email: await queueEvents('email') };
+    events = { stamp: await queueEvents('stamp'), email: await queueEvents('email') };
   });
   after(async () => {
     await Promise.all(Object.values(events).map((e) => e.close()));
@@ -26,23 +26,28 @@ describe('invoice e-mail', function () {
   }
 
   async function delivered(invoiceId: string): Promise<void> {
-    // The PDF job queues the e-mail job: once it has finished, the e-mail job exists.
-    await (await harness().producers.queue('pdf').getJob(jobId.renderInvoicePdf(invoiceId)))!.waitUntilFinished(events.pdf, 30_000);
+    // The stamp job queues the e-mail job: once it has finished, the e-mail job exists.
     const job = await harness().producers.queue('email').getJob(jobId.emailInvoice(invoiceId));
     await job!.waitUntilFinished(events.email, 30_000);
   }
 
-  it('sends the XML and the PDF to the buyer once the PDF is rendered', async () => {
+  it('sends the XML and the PDF to the buyer after the stamp; the PDF is rendered for the mail, not kept', async () => {
     const link = await newQrLink(account);
     const invoice = await invoiced(link);
     await delivered(invoice.id);
     const mail = harness().smtp.messages.find((m) => m.to.includes(`buyer-${link.qrId}@example.test`));
     expect(mail, 'message delivered').to.not.equal(undefined);
     expect(mail!.attachment(`${invoice.uuid}.xml`)!.toString('utf8')).to.contain(`UUID="${invoice.uuid}"`);
-    expect(mail!.attachment(`${invoice.uuid}.pdf`)!.subarray(0, 5).toString()).to.equal('%PDF-');
+    const attached = mail!.attachment(`${invoice.uuid}.pdf`)!;
+    expect(attached.subarray(0, 5).toString()).to.equal('%PDF-');
     expect(mail!.body('text/plain')).to.contain('302.32');
-    const row = await harness().deps.db('invoices').where({ id: invoice.id }).first('email_sent_at');
+    const row = await harness().deps.db('invoices').where({ id: invoice.id }).first('email_sent_at', 'pdf_file_key');
     expect(row.email_sent_at).to.be.instanceOf(Date);
+    expect(row.pdf_file_key, 'no PDF kept for the e-mail').to.equal(null);
+    // The merchant's download renders the same document, byte for byte.
+    const pdf = await call('GET', `/v1/qrs/invoices/uuid/${invoice.uuid}/pdf`, { headers: { 'X-API-Key': account.apiKey } });
+    expect(pdf.status).to.equal(200);
+    expect(Buffer.from(pdf.body.content, 'base64').equals(attached)).to.equal(true);
   });
 
   it('a mail server refusing for now is retried; the invoice is unaffected', async () => {
@@ -55,6 +60,20 @@ describe('invoice e-mail', function () {
   });
 
   const again = (link: QrLink, extra: { email?: string; rfc?: string } = {}) => call('POST', '/v1/public/qrs/email', { body: { v: link.v, t: link.t, m: link.m, ...extra } });
+
+  it('attaches the PDF kept for an invoice rendered before PDFs were made on demand', async () => {
+    const link = await newQrLink(account);
+    const invoice = await invoiced(link);
+    await delivered(invoice.id);
+    // The PDF the PDF job of an earlier release kept for this invoice.
+    const kept = Buffer.from('%PDF-1.3 kept by an earlier release\n');
+    const key = await harness().deps.files.put('invoices', { contentType: 'application/pdf', data: kept }, 'pdf');
+    await harness().deps.db('invoices').where({ id: invoice.id }).update({ pdf_file_key: key });
+    const before = harness().smtp.messages.length;
+    expect((await again(link)).status).to.equal(202);
+    const [mail] = (await harness().smtp.waitForMessages(before + 1, 30_000)).slice(before);
+    expect(mail!.attachment(`${invoice.uuid}.pdf`)!.equals(kept)).to.equal(true);
+  });
 
   it('the buyer asks for it again at another address, giving their RFC', async () => {
     const link = await newQrLink(account);

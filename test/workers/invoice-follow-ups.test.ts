@@ -7,15 +7,15 @@ import { confirmReviewed, newQrLink, queueEventsOf, stamped } from '../helpers/b
 import { harness } from '../helpers/harness.js';
 
 /**
- * Issue #8, "kill -9 between commit and enqueue": a worker that dies after the stamp (or the PDF) is
- * committed and before the next job is queued leaves an invoice without PDF or e-mail and no job to make
- * them. The sweep, driven from PostgreSQL, queues them again.
+ * Issue #8, "kill -9 between commit and enqueue": a worker that dies after the stamp is committed and before
+ * the e-mail job is queued leaves an invoice without its e-mail (and the PDF the e-mail carries) and no job to
+ * make it. The sweep, driven from PostgreSQL, queues it again.
  */
 describe('sweep-invoice-follow-ups', function () {
   this.timeout(90_000);
   let account: BootstrapResult;
-  let queues: Awaited<ReturnType<typeof queueEventsOf<'stamp' | 'pdf' | 'email'>>>;
-  const events = (): Record<'stamp' | 'pdf' | 'email', QueueEvents> => queues.events;
+  let queues: Awaited<ReturnType<typeof queueEventsOf<'stamp' | 'email'>>>;
+  const events = (): Record<'stamp' | 'email', QueueEvents> => queues.events;
   const db = () => harness().deps.db;
   const sweep = () => sweepInvoiceFollowUpsJob(db(), harness().producers, harness().deps.config);
   // Well past STAMP_SWEEP_MS (1 h in tests): one hour exactly can fall in the sweep's own millisecond.
@@ -23,60 +23,46 @@ describe('sweep-invoice-follow-ups', function () {
 
   before(async () => {
     account = await harness().bootstrap();
-    queues = await queueEventsOf('stamp', 'pdf', 'email');
+    queues = await queueEventsOf('stamp', 'email');
   });
   after(() => queues.close());
 
-  async function job(queue: 'pdf' | 'email', id: string) {
-    return harness()
-      .producers.queue(queue)
-      .getJob(queue === 'pdf' ? jobId.renderInvoicePdf(id) : jobId.emailInvoice(id));
-  }
+  const job = (id: string) => harness().producers.queue('email').getJob(jobId.emailInvoice(id));
 
-  /** An invoice stamped, rendered and e-mailed, whose jobs are then gone from Redis. */
+  /** An invoice stamped and e-mailed, whose e-mail job is then gone from Redis. */
   async function deliveredInvoice(email: string): Promise<string> {
     const link = await newQrLink(account);
     await confirmReviewed(link, { email });
     await stamped(events().stamp, link.qrId);
     const { id } = (await db()('invoices').where({ transaction_id: link.qrId, status: 'ACTIVE' }).first('id')) as { id: string };
-    await (await job('pdf', id))!.waitUntilFinished(events().pdf, 30_000);
-    await (await job('email', id))!.waitUntilFinished(events().email, 30_000);
-    await (await job('pdf', id))!.remove();
-    await (await job('email', id))!.remove();
+    await (await job(id))!.waitUntilFinished(events().email, 30_000);
+    await (await job(id))!.remove();
     return id;
   }
 
-  it('queues the PDF, then the e-mail, of a stamped invoice whose PDF job was never queued', async () => {
+  it('queues the e-mail, with the PDF it renders, of a stamped invoice whose e-mail job was never queued', async () => {
     const email = `follow-up-${Date.now()}@example.test`;
     const id = await deliveredInvoice(email);
-    // What a kill -9 right after recordStamp's commit leaves: ACTIVE, no PDF, no e-mail, no job.
-    await db()('invoices').where({ id }).update({ pdf_file_key: null, email_sent_at: null, updated_at: longAgo() });
+    // What a kill -9 right after recordStamp's commit leaves: ACTIVE, no e-mail, no job.
+    await db()('invoices').where({ id }).update({ email_sent_at: null, updated_at: longAgo() });
     const sent = harness().smtp.messages.filter((m) => m.to.includes(email)).length;
 
     // Effects, not the returned counts: the harness's own scheduled sweep may run at the same moment.
     await sweep();
-    await (await job('pdf', id))!.waitUntilFinished(events().pdf, 30_000);
-    await (await job('email', id))!.waitUntilFinished(events().email, 30_000);
-    const row = await db()('invoices').where({ id }).first('pdf_file_key', 'email_sent_at');
-    expect(row.pdf_file_key).to.be.a('string');
+    await (await job(id))!.waitUntilFinished(events().email, 30_000);
+    const row = await db()('invoices').where({ id }).first('uuid', 'pdf_file_key', 'email_sent_at');
     expect(row.email_sent_at).to.be.instanceOf(Date);
-    expect(harness().smtp.messages.filter((m) => m.to.includes(email))).to.have.length(sent + 1);
-  });
-
-  it('queues the e-mail of an invoice with its PDF whose e-mail job was lost', async () => {
-    const email = `lost-mail-${Date.now()}@example.test`;
-    const id = await deliveredInvoice(email);
-    await db()('invoices').where({ id }).update({ email_sent_at: null, updated_at: longAgo() });
-    await sweep();
-    await (await job('email', id))!.waitUntilFinished(events().email, 30_000);
-    expect(harness().smtp.messages.filter((m) => m.to.includes(email))).to.have.length(2);
+    expect(row.pdf_file_key, 'rendered for the mail, not kept').to.equal(null);
+    const mails = harness().smtp.messages.filter((m) => m.to.includes(email));
+    expect(mails).to.have.length(sent + 1);
+    expect(mails.at(-1)!.attachment(`${row.uuid}.pdf`)!.subarray(0, 5).toString()).to.equal('%PDF-');
   });
 
   it('leaves alone a change younger than STAMP_SWEEP_MS, whose job may be on its way', async () => {
     const id = await deliveredInvoice(`recent-${Date.now()}@example.test`);
-    await db()('invoices').where({ id }).update({ pdf_file_key: null, email_sent_at: null, updated_at: new Date() });
+    await db()('invoices').where({ id }).update({ email_sent_at: null, updated_at: new Date() });
     await sweep();
-    expect(await job('pdf', id)).to.equal(undefined);
+    expect(await job(id)).to.equal(undefined);
   });
 
   it('retries a job that failed by stalling, leaves one that failed otherwise to ops, never re-sends to a refused address', async () => {
@@ -86,8 +72,7 @@ describe('sweep-invoice-follow-ups', function () {
     await confirmReviewed(link, { email: address });
     await stamped(events().stamp, link.qrId);
     const { id } = (await db()('invoices').where({ transaction_id: link.qrId, status: 'ACTIVE' }).first('id')) as { id: string };
-    await (await job('pdf', id))!.waitUntilFinished(events().pdf, 30_000);
-    const mail = (await job('email', id))!;
+    const mail = (await job(id))!;
     await mail.waitUntilFinished(events().email, 30_000).catch(() => undefined);
     expect(await mail.getState()).to.equal('failed');
     const row = await db()('invoices').where({ id }).first('email_sent_at', 'email_refused_at');

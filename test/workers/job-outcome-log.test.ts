@@ -11,10 +11,10 @@ type Line = Record<string, unknown>;
 describe('one log line per job outcome: an operator follows a sale by qr_id', function () {
   this.timeout(90_000);
   let account: BootstrapResult;
-  let events: Record<'stamp' | 'pdf' | 'email' | 'cancel', QueueEvents>;
+  let events: Record<'stamp' | 'email' | 'cancel', QueueEvents>;
   before(async () => {
     account = await harness().bootstrap();
-    events = { stamp: await queueEvents('stamp'), pdf: await queueEvents('pdf'), email: await queueEvents('email'), cancel: await queueEvents('cancel') };
+    events = { stamp: await queueEvents('stamp'), email: await queueEvents('email'), cancel: await queueEvents('cancel') };
   });
   after(async () => {
     await Promise.all(Object.values(events).map((e) => e.close()));
@@ -27,18 +27,17 @@ describe('one log line per job outcome: an operator follows a sale by qr_id', fu
       .map((l) => JSON.parse(l) as Line);
   const outcome = (l: Line) => [l.job, l.outcome ?? l.status ?? l.recipient ?? '', l.code ?? ''].join(' ').trim();
 
-  it('render, PAC refusal with its code, stamp, PDF and e-mail each log one line with the qr_id; no personal data', async () => {
+  it('render, PAC refusal with its code, stamp and e-mail each log one line with the qr_id; no personal data', async () => {
     const link = await newQrLink(account);
     expect((await confirmReviewed(link, { name: 'UNIVERSIDAD ROBOTICA' })).status).to.equal(202);
     await stamped(events.stamp, link.qrId);
     expect((await confirmReviewed(link)).status).to.equal(202);
     await stamped(events.stamp, link.qrId);
     const invoice = await harness().deps.db('invoices').where({ transaction_id: link.qrId, status: 'ACTIVE' }).first('id', 'uuid');
-    await (await harness().producers.queue('pdf').getJob(jobId.renderInvoicePdf(invoice.id)))!.waitUntilFinished(events.pdf, 30_000);
     await (await harness().producers.queue('email').getJob(jobId.emailInvoice(invoice.id)))!.waitUntilFinished(events.email, 30_000);
 
     const jobs = linesOf(link.qrId).filter((l) => l.msg === 'job done');
-    expect(jobs.map(outcome)).to.deep.equal(['render-qr', 'stamp-invoice refused CFDI40145', 'stamp-invoice stamped', 'render-invoice-pdf', 'email-invoice buyer']);
+    expect(jobs.map(outcome)).to.deep.equal(['render-qr', 'stamp-invoice refused CFDI40145', 'stamp-invoice stamped', 'email-invoice buyer']);
     for (const line of jobs) expect(line.qr_id).to.equal(link.qrId);
     expect(jobs.slice(2).every((l) => l.uuid === invoice.uuid)).to.equal(true);
     const all = JSON.stringify(linesOf(link.qrId));

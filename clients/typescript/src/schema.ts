@@ -1902,10 +1902,6 @@ export interface components {
                     [key: string]: number;
                 };
                 /** @description Jobs waiting, active, delayed, failed and completed (kept) */
-                pdf?: {
-                    [key: string]: number;
-                };
-                /** @description Jobs waiting, active, delayed, failed and completed (kept) */
                 email?: {
                     [key: string]: number;
                 };

@@ -88,18 +88,23 @@ describe('issue #30: on a Redis Cluster (REDIS_CLUSTER_NODES)', function () {
     expect(await confirmAndStamp(first.body.qr_content, first.body.qr_id)).to.equal('INVOICED');
   });
 
-  it("the invoice's PDF and e-mail, and a QR's expiry at its time, run on the cluster's queues too", async () => {
+  it("the invoice's e-mail with its PDF, and a QR's expiry at its time, run on the cluster's queues too", async () => {
     const events = Object.fromEntries(
-      (['pdf', 'email', 'expiry'] as const).map((q) => [q, new QueueEvents(q, { connection: bullmqConnection(stack!.config), prefix: stack!.config.queuePrefix })]),
-    ) as Record<'pdf' | 'email' | 'expiry', QueueEvents>;
+      (['email', 'expiry'] as const).map((q) => [q, new QueueEvents(q, { connection: bullmqConnection(stack!.config), prefix: stack!.config.queuePrefix })]),
+    ) as Record<'email' | 'expiry', QueueEvents>;
     try {
       await Promise.all(Object.values(events).map((e) => e.waitUntilReady()));
       const sale = await post(qrBody(account.storeUid));
       const email = `cluster-${sale.body.qr_id}@example.test`;
       expect(await confirmAndStamp(sale.body.qr_content, sale.body.qr_id, email)).to.equal('INVOICED');
       const invoice = await harness().deps.db('invoices').where({ transaction_id: sale.body.qr_id }).first('id', 'uuid');
-      await (await stack!.producers.queue('pdf').getJob(jobId.renderInvoicePdf(invoice.id as string)))!.waitUntilFinished(events.pdf, 30_000);
-      await (await stack!.producers.queue('email').getJob(jobId.emailInvoice(invoice.id as string)))!.waitUntilFinished(events.email, 30_000);
+      // The stamp queues the e-mail right after recording it (INVOICED).
+      let mailJob = await stack!.producers.queue('email').getJob(jobId.emailInvoice(invoice.id as string));
+      for (let i = 0; !mailJob && i < 100; i++) {
+        await new Promise((resolve) => setTimeout(resolve, 100));
+        mailJob = await stack!.producers.queue('email').getJob(jobId.emailInvoice(invoice.id as string));
+      }
+      await mailJob!.waitUntilFinished(events.email, 30_000);
       const mail = harness().smtp.messages.find((m) => m.to.includes(email));
       expect(mail!.attachment(`${invoice.uuid}.pdf`)!.subarray(0, 5).toString()).to.equal('%PDF-');
 
