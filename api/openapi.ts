@@ -337,6 +337,7 @@ function rawDocument(publicBaseUrl: string) {
       '/v1/qrs': {
         get: {
           summary: "The merchant's QR transactions, newest first, by cursor: an API key's own (in its mode), or a bearer account's (all its merchants, or `merchant_id`)",
+          tags: ['Books'],
           security: [...apiKey, ...bearer],
           parameters: queryParameters(qrListQuerySchema),
           responses: {
@@ -372,6 +373,7 @@ function rawDocument(publicBaseUrl: string) {
         get: {
           summary:
             'Every CFDI of the merchant (invoices of one or several tickets, global invoices, credit notes, payment complements; refused confirmations too), newest first, by cursor',
+          tags: ['Books'],
           security: [...apiKey, ...bearer],
           parameters: queryParameters(invoiceListQuerySchema),
           responses: {

@@ -67,6 +67,8 @@ export const invoiceExportQuerySchema = {
 export function queryParameters(schema: { properties: Record<string, { description?: string }>; required?: readonly string[] }) {
   return Object.entries(schema.properties).map(([name, property]) => {
     const { description, ...rest } = property;
-    return { name, in: 'query', required: schema.required?.includes(name) ?? false, schema: rest, ...(description ? { description } : {}) };
+    // Every value arrives as text and ajv checks it as text; the document says what a client sends.
+    const shown = name === 'size' ? { type: 'integer', minimum: 1, maximum: CURSOR_PAGE.maxSize, default: CURSOR_PAGE.size } : rest;
+    return { name, in: 'query', required: schema.required?.includes(name) ?? false, schema: shown, ...(description ? { description } : {}) };
   });
 }
