@@ -20,6 +20,8 @@ import { qrCreateRequestSchema } from './contract/qrs/qr-request-schema.js';
 import { qrTransactionSchema } from './contract/qrs/qr-transaction-schema.js';
 import { createCreditNoteSchema, creditNoteSchema } from './contract/credit-notes/credit-note-schema.js';
 import { createPaymentComplementSchema, paymentComplementSchema } from './contract/payment-complements/payment-complement-schema.js';
+import { cursorPageSchema, invoiceSummarySchema, qrSummarySchema } from './contract/books/books-schema.js';
+import { invoiceExportQuerySchema, invoiceListQuerySchema, qrListQuerySchema, queryParameters } from './contract/books/books-query-schema.js';
 import { globalInvoiceSchema, globalPeriodicityRequestSchema, reportGlobalRequestSchema } from './contract/global-invoices/global-invoice-schema.js';
 import { createEndpointRequestSchema, webhookDeliverySchema, webhookEndpointSchema } from './contract/webhooks/endpoint-schema.js';
 import { cancelInvoiceRequestSchema, invoiceCancellationSchema } from './contract/invoices/cancellation-schema.js';
@@ -187,6 +189,10 @@ function rawDocument(publicBaseUrl: string) {
         CreditNote: creditNoteSchema,
         PaymentComplement: paymentComplementSchema,
         GlobalInvoice: globalInvoiceSchema,
+        QrSummary: qrSummarySchema,
+        QrSummaryPage: cursorPageSchema(ref('QrSummary'), 'Cursor page of QrSummary, newest first'),
+        InvoiceSummary: invoiceSummarySchema,
+        InvoiceSummaryPage: cursorPageSchema(ref('InvoiceSummary'), 'Cursor page of InvoiceSummary, newest first'),
         GlobalInvoiceList: {
           type: 'object',
           additionalProperties: false,
@@ -329,6 +335,18 @@ function rawDocument(publicBaseUrl: string) {
       },
       ...merchantPaths(),
       '/v1/qrs': {
+        get: {
+          summary: "The merchant's QR transactions, newest first, by cursor: an API key's own (in its mode), or a bearer account's (all its merchants, or `merchant_id`)",
+          tags: ['Books'],
+          security: [...apiKey, ...bearer],
+          parameters: queryParameters(qrListQuerySchema),
+          responses: {
+            200: { description: 'A page; `next_cursor` fetches the next one', content: json('QrSummaryPage') },
+            400: errorResponse('Invalid filter or page size, unknown parameter, or a cursor no earlier page gave'),
+            401: errorResponse('No valid API key or token'),
+            404: errorResponse('`merchant_id` is not a merchant of these credentials'),
+          },
+        },
         post: {
           summary: 'Generate a self-invoicing QR for a sale',
           security: apiKey,
@@ -352,6 +370,19 @@ function rawDocument(publicBaseUrl: string) {
         },
       },
       '/v1/qrs/invoices': {
+        get: {
+          summary:
+            'Every CFDI of the merchant (invoices of one or several tickets, global invoices, credit notes, payment complements; refused confirmations too), newest first, by cursor',
+          tags: ['Books'],
+          security: [...apiKey, ...bearer],
+          parameters: queryParameters(invoiceListQuerySchema),
+          responses: {
+            200: { description: 'A page; `next_cursor` fetches the next one', content: json('InvoiceSummaryPage') },
+            400: errorResponse('Invalid filter or page size, unknown parameter, or a cursor no earlier page gave'),
+            401: errorResponse('No valid API key or token'),
+            404: errorResponse('`merchant_id` is not a merchant of these credentials'),
+          },
+        },
         post: {
           summary: 'Invoice several QR sales (or one) in one CFDI for a known customer; `dry_run` answers the totals and records nothing',
           security: apiKey,
@@ -369,6 +400,23 @@ function rawDocument(publicBaseUrl: string) {
               '`already_confirmed`: the first QR is already in another confirmation with other data; `review_outdated`: `review_digest` was sent and what would be stamped differs from that dry run (`review`: the new dry-run answer, with its `review_digest`); nothing recorded',
             ),
             422: errorResponse('`tickets_not_combinable` (one detail per QR: `qr_ids[i]`) or `customer_invalid`'),
+          },
+        },
+      },
+      '/v1/qrs/invoices/export': {
+        get: {
+          summary:
+            "A period's CFDIs for the accountant, one per line (CSV or JSON lines), streamed: the same filters as the list; stamped ones (cancelled included) unless `status` says otherwise",
+          security: [...apiKey, ...bearer],
+          parameters: queryParameters(invoiceExportQuerySchema),
+          responses: {
+            200: {
+              description: 'CSV (RFC 4180, header line, CRLF) or JSON lines; money as decimal text; columns in docs/api.md',
+              content: { ...text('text/csv'), ...text('application/jsonl') },
+            },
+            400: errorResponse('Invalid filter or format, unknown parameter'),
+            401: errorResponse('No valid API key or token'),
+            404: errorResponse('`merchant_id` is not a merchant of these credentials'),
           },
         },
       },

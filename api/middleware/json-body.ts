@@ -3,19 +3,23 @@ import { HttpMethodEnum, koaBody } from 'koa-body';
 import { AppError } from '../../shared/platform/errors.js';
 import { jsonBodyProblem } from '../../shared/platform/validation/json-body-shape.js';
 import type { AppState } from '../context.js';
+import { byteSize } from './body-size.js';
+import { decodeRequestBody } from './request-body-decoding.js';
 
 /**
  * JSON bodies (and, with `form`, application/x-www-form-urlencoded ones): 415 for another content type,
  * 400 for malformed JSON, 413 over `limit` (the last two come from the parser and are shaped by the
  * error middleware); 400 for a body nested too deep or holding a lone surrogate, before anything walks it.
+ * A Content-Encoding is undone first (request-body-decoding.ts), within the same limit.
  */
 export function jsonBody(limit: string, options: { form?: boolean } = {}): Middleware<AppState> {
+  const bytes = byteSize(limit);
   const parse = koaBody({
     json: true,
-    jsonLimit: limit,
+    jsonLimit: bytes,
     jsonStrict: true,
     urlencoded: options.form === true,
-    formLimit: limit,
+    formLimit: bytes,
     text: false,
     multipart: false,
     // DELETE /v1/qrs/invoices/{uuid} carries its motive in the body.
@@ -28,6 +32,7 @@ export function jsonBody(limit: string, options: { form?: boolean } = {}): Middl
     if (type === false) {
       throw new AppError(415, 'unsupported_media_type', `Content-Type must be ${accepted.join(' or ')}.`);
     }
+    await decodeRequestBody(ctx, bytes);
     await parse(ctx, async () => {
       refuseUnwalkable(ctx.request.body);
       await next();

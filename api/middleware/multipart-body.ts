@@ -3,17 +3,24 @@ import type { Middleware } from 'koa';
 import { koaBody } from 'koa-body';
 import { AppError } from '../../shared/platform/errors.js';
 import type { AppState, MultipartForm } from '../context.js';
+import { decodeRequestBody } from './request-body-decoding.js';
+
+/** The fields' bytes formidable accepts (maxFieldsSize), and room for the parts' headers and boundaries. */
+const FIELDS_BYTES = 64 * 1024;
+const FRAMING_BYTES = 64 * 1024;
 
 /**
  * multipart/form-data into `ctx.state.form`. Files stay in memory and never touch the disk (CSD private
  * keys pass through here). Over `maxFileBytes` is 413; malformed or too many parts is 400; another
- * content type is 415.
+ * content type is 415. A Content-Encoding is undone first (request-body-decoding.ts), up to the files'
+ * and fields' bytes.
  */
 export function multipartBody(options: { maxFileBytes: number; maxFiles: number }): Middleware<AppState> {
   return async (ctx, next) => {
     const type = ctx.is('multipart/form-data');
     if (type === null) throw new AppError(400, 'body_required', 'A multipart/form-data body is required.');
     if (type === false) throw new AppError(415, 'unsupported_media_type', 'Content-Type must be multipart/form-data.');
+    await decodeRequestBody(ctx, options.maxFileBytes * options.maxFiles + FIELDS_BYTES + FRAMING_BYTES);
     const chunks = new Map<string, Buffer[]>();
     const parse = koaBody({
       multipart: true,
@@ -25,7 +32,7 @@ export function multipartBody(options: { maxFileBytes: number; maxFiles: number 
         maxTotalFileSize: options.maxFileBytes * options.maxFiles,
         maxFiles: options.maxFiles,
         maxFields: 20,
-        maxFieldsSize: 64 * 1024,
+        maxFieldsSize: FIELDS_BYTES,
         allowEmptyFiles: false,
         minFileSize: 1,
         fileWriteStreamHandler: (file) => {

@@ -13,10 +13,14 @@ import { invoiceQrsRequestSchema } from '../contract/qrs/invoice-qrs-schema.js';
 import { validator } from '../../shared/platform/validation/ajv.js';
 import { managementAccess } from '../access/management-access.js';
 import { apiRouter, routesWith } from '../routing/api-router.js';
+import { registerBookRoutes } from './books.js';
 
 const validateInvoiceQrs = validator(invoiceQrsRequestSchema);
 
-/** POST /v1/qrs, POST /v1/qrs/invoices and GET /v1/qrs/{qrId}, authenticated by X-API-Key. */
+/**
+ * POST /v1/qrs, POST /v1/qrs/invoices and GET /v1/qrs/{qrId}, authenticated by X-API-Key; and, registered
+ * before GET /v1/qrs/{qrId} so it cannot claim their paths, the books' lists and export (routes/books.ts).
+ */
 export function qrRoutes(deps: ApiDeps): Router<AppState> {
   const router = apiRouter('/v1/qrs');
   const routes = routesWith(router, managementAccess(deps).apiKey);
@@ -39,6 +43,8 @@ export function qrRoutes(deps: ApiDeps): Router<AppState> {
     ctx.status = result.status;
     ctx.body = result.body;
   });
+
+  registerBookRoutes(router, deps);
 
   routes.get('/:qrId', async (ctx) => {
     const principal = ctx.state.apiKey!;

@@ -37,3 +37,9 @@ export function formatAmount(value: Decimal | string | number, decimals = 2): st
   const grouped = integer.replace(/\B(?=(\d{3})+(?!\d))/g, ',');
   return fraction ? `${grouped}.${fraction}` : grouped;
 }
+
+/** Decimal text of a numeric column with the zeros beyond its significant places trimmed, at least two decimals ("116.000000" → "116.00"). */
+export function decimalText(value: Decimal | string | number): string {
+  const d = dec(value);
+  return d.toFixed(Math.max(2, d.decimalPlaces()));
+}

@@ -57,3 +57,25 @@ export function mexicoLongDate(iso: string): string {
   const at = /[zZ]|[+-]\d\d:\d\d$/.test(iso) ? new Date(iso) : new Date(`${iso}-06:00`);
   return at.toLocaleDateString('es-MX', { timeZone: 'America/Mexico_City', day: 'numeric', month: 'long', year: 'numeric' });
 }
+
+/**
+ * The instant a calendar day (`YYYY-MM-DD`) begins on the clocks of `zone`: the bound of a date filter read
+ * in the merchant's time zone. Two passes settle a day that starts next to an offset change.
+ */
+export function zonedDayStart(date: string, zone: string): Date {
+  const [y, m, d] = date.split('-').map(Number) as [number, number, number];
+  const wall = Date.UTC(y, m - 1, d);
+  let at = wall;
+  for (let i = 0; i < 2; i++) {
+    const shown = Date.parse(`${localDateTime(new Date(at), zone)}Z`);
+    at += wall - shown;
+  }
+  return new Date(at);
+}
+
+/** The calendar day after `date` (`YYYY-MM-DD`), for a period's exclusive end. */
+export function nextDay(date: string): string {
+  const at = new Date(`${date}T00:00:00Z`);
+  at.setUTCDate(at.getUTCDate() + 1);
+  return at.toISOString().slice(0, 10);
+}

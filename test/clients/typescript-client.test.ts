@@ -28,6 +28,23 @@ describe('the TypeScript client (clients/typescript), against the live test stac
     expect(again.invoice).to.equal(null);
   });
 
+  it("lists the merchant's QRs page by page and streams the export (issue #32)", async () => {
+    const created = [await client().createQr(qrBody(account.storeUid) as QrCreateRequest), await client().createQr(qrBody(account.storeUid) as QrCreateRequest)];
+    const first = await client().listQrs({ size: 1 });
+    const second = await client().listQrs({ size: 1, cursor: first.next_cursor! });
+    expect([...first.content, ...second.content].map((q) => q.qr_id).slice(0, 2)).to.deep.equal(created.map((q) => q.qr_id).reverse());
+    expect(first.content[0]!.amount).to.equal('302.32');
+    const invoices = [];
+    for await (const invoice of client().eachInvoice({ size: 1 })) invoices.push(invoice);
+    expect(invoices).to.deep.equal([]);
+    const csv = await new Response(await client().exportInvoices({ format: 'csv' })).text();
+    expect(csv.split('\r\n')[0]).to.match(/^issued_at,uuid,series,folio,/);
+    const refused = await client()
+      .exportInvoices({ format: 'xlsx' as 'csv' })
+      .catch((e: unknown) => e);
+    expect(refused).to.be.instanceOf(ApiError).and.include({ status: 400, code: 'validation_failed' });
+  });
+
   it('tells a replay from a new QR (Idempotent-Replayed): a retry with the same key is the same QR, replayed', async () => {
     const key = crypto.randomUUID();
     const sale = qrBody(account.storeUid) as QrCreateRequest;

@@ -4,7 +4,7 @@
  * kept across its retries, retries on 503 and 429 honouring `Retry-After`, and errors as ApiError with the
  * service's `code`, `details` and `request_id`.
  */
-import type { components } from './schema.js';
+import type { components, operations } from './schema.js';
 
 export type QrCreateRequest = components['schemas']['QrCreateRequest'];
 
@@ -43,6 +43,19 @@ export interface ClientOptions {
   /** Longest wait between attempts, whatever Retry-After says (default 30 s). */
   maxRetryDelayMs?: number;
   fetch?: typeof fetch;
+}
+
+/** Filters and page of GET /v1/qrs, GET /v1/qrs/invoices and GET /v1/qrs/invoices/export. */
+export type QrListQuery = NonNullable<operations['listQrs']['parameters']['query']>;
+export type InvoiceListQuery = NonNullable<operations['listInvoices']['parameters']['query']>;
+export type InvoiceExportQuery = operations['exportInvoices']['parameters']['query'];
+export type QrSummaryPage = components['schemas']['QrSummaryPage'];
+export type InvoiceSummaryPage = components['schemas']['InvoiceSummaryPage'];
+export type InvoiceSummary = components['schemas']['InvoiceSummary'];
+
+function queryString(query: Record<string, string | number | undefined>): string {
+  const entries = Object.entries(query).flatMap(([k, v]) => (v === undefined ? [] : [[k, String(v)]]));
+  return entries.length === 0 ? '' : `?${new URLSearchParams(entries).toString()}`;
 }
 
 /** A QR transaction as the API answers it (POST /v1/qrs, GET /v1/qrs/{qrId}). */
@@ -102,6 +115,43 @@ export class AutofacturaClient {
     }
   }
 
+  /** GET /v1/qrs: one page of QR transactions, newest first; pass `next_cursor` back as `cursor` for the next. */
+  listQrs(query: QrListQuery = {}): Promise<QrSummaryPage> {
+    return this.request<QrSummaryPage>('GET', `/v1/qrs${queryString(query)}`);
+  }
+
+  /** GET /v1/qrs/invoices: one page of the merchant's CFDIs, newest first. */
+  listInvoices(query: InvoiceListQuery = {}): Promise<InvoiceSummaryPage> {
+    return this.request<InvoiceSummaryPage>('GET', `/v1/qrs/invoices${queryString(query)}`);
+  }
+
+  /** Every CFDI the filters match, page after page (the cursor keeps the walk exact while new ones are issued). */
+  async *eachInvoice(query: Omit<InvoiceListQuery, 'cursor'> = {}): AsyncGenerator<InvoiceSummary> {
+    let cursor: string | undefined;
+    do {
+      const page = await this.listInvoices({ ...query, ...(cursor ? { cursor } : {}) });
+      yield* page.content;
+      cursor = page.next_cursor ?? undefined;
+    } while (cursor);
+  }
+
+  /** GET /v1/qrs/invoices/export: the CSV or JSON lines as a stream (it may be large: read it as it comes). */
+  async exportInvoices(query: InvoiceExportQuery): Promise<ReadableStream<Uint8Array>> {
+    const res = await this.fetch(`${this.options.baseUrl.replace(/\/+$/, '')}/v1/qrs/invoices/export${queryString(query)}`, { headers: this.headers() });
+    if (!res.ok || !res.body) {
+      const body = (await res.json().catch(() => undefined)) as { error?: { code?: string; message?: string; details?: ErrorDetail[]; request_id?: string } } | undefined;
+      throw new ApiError(res.status, body?.error?.code ?? 'http_error', body?.error?.message ?? res.statusText, body?.error?.details ?? [], body?.error?.request_id, body);
+    }
+    return res.body;
+  }
+
+  private headers(): Record<string, string> {
+    const headers: Record<string, string> = { 'X-TIME-ZONE': this.options.timeZone ?? 'America/Mexico_City' };
+    if (this.options.apiKey) headers['X-API-Key'] = this.options.apiKey;
+    if (this.options.accessToken) headers.Authorization = `Bearer ${this.options.accessToken}`;
+    return headers;
+  }
+
   /** Any route: JSON in and out, the client's credentials, retries on 503 and 429 with the same idempotency key. */
   async request<T>(method: string, path: string, options: { body?: unknown; idempotencyKey?: string } = {}): Promise<T> {
     return (await this.send<T>(method, path, options)).body;
@@ -110,9 +160,7 @@ export class AutofacturaClient {
   /** As request, with the answer's status, whether it was a replay (Idempotent-Replayed) and its request id. */
   async send<T>(method: string, path: string, options: { body?: unknown; idempotencyKey?: string } = {}): Promise<Answer<T>> {
     const attempts = this.options.attempts ?? 4;
-    const headers: Record<string, string> = { Accept: 'application/json', 'X-TIME-ZONE': this.options.timeZone ?? 'America/Mexico_City' };
-    if (this.options.apiKey) headers['X-API-Key'] = this.options.apiKey;
-    if (this.options.accessToken) headers.Authorization = `Bearer ${this.options.accessToken}`;
+    const headers: Record<string, string> = { Accept: 'application/json', ...this.headers() };
     if (options.idempotencyKey) headers['idempotency-key'] = options.idempotencyKey;
     if (options.body !== undefined) headers['Content-Type'] = 'application/json';
     for (let attempt = 1; ; attempt++) {

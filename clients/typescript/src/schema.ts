@@ -236,7 +236,8 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        get?: never;
+        /** The merchant's QR transactions, newest first, by cursor: an API key's own (in its mode), or a bearer account's (all its merchants, or `merchant_id`) */
+        get: operations["listQrs"];
         put?: never;
         /** Generate a self-invoicing QR for a sale */
         post: operations["createQr"];
@@ -253,10 +254,28 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        get?: never;
+        /** Every CFDI of the merchant (invoices of one or several tickets, global invoices, credit notes, payment complements; refused confirmations too), newest first, by cursor */
+        get: operations["listInvoices"];
         put?: never;
         /** Invoice several QR sales (or one) in one CFDI for a known customer; `dry_run` answers the totals and records nothing */
         post: operations["invoiceQrs"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/qrs/invoices/export": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A period's CFDIs for the accountant, one per line (CSV or JSON lines), streamed: the same filters as the list; stamped ones (cancelled included) unless `status` says otherwise */
+        get: operations["exportInvoices"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -1488,6 +1507,98 @@ export interface components {
             xml_url: string | null;
             /** @description Signed link to the PDF; null until stamped */
             pdf_url: string | null;
+        };
+        /** @description A QR transaction as listed (GET /v1/qrs/{qrId} has the whole of it) */
+        QrSummary: {
+            qr_id: string;
+            merchant_id: string;
+            /** @enum {unknown} */
+            mode: "development" | "production";
+            store_uid: string;
+            sale_id: string;
+            operation: string;
+            /** @enum {unknown} */
+            status: "PENDING" | "SCANNED" | "INVOICED" | "EXPIRED" | "CANCELLED";
+            /** @description Decimal text */
+            amount: string;
+            /** @description Decimal text */
+            subtotal: string;
+            currency: string;
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            expires_at: string;
+            /** Format: date-time */
+            scanned_at: string | null;
+            /** @description The live invoice of this sale (it may cover further tickets), stamping or stamped */
+            invoice: null | {
+                uuid: string | null;
+                /** @enum {unknown} */
+                status: "STAMPING" | "REFUSED" | "ACTIVE" | "CANCELLING" | "CANCELLATION_PENDING" | "CANCELLATION_REJECTED" | "CANCELLED";
+            };
+            /** @description The global invoice that reported this unclaimed sale */
+            global_invoice_uuid: string | null;
+        };
+        /** @description Cursor page of QrSummary, newest first */
+        QrSummaryPage: {
+            /** @description The items of this page, newest first */
+            content: components["schemas"]["QrSummary"][];
+            /** @description Page size asked for */
+            size: number;
+            /** @description Pass as `cursor` for the next page; null on the last page */
+            next_cursor: string | null;
+        };
+        /** @description A CFDI of the merchant as listed: its XML and PDF by UUID at /v1/qrs/invoices/uuid/{uuid}/xml and …/pdf */
+        InvoiceSummary: {
+            /** @description The service’s id of the CFDI (a credit note’s or payment complement’s id in their own routes) */
+            id: string;
+            merchant_id: string;
+            /** @enum {unknown} */
+            kind: "invoice" | "global_invoice" | "credit_note" | "payment_complement";
+            /** @enum {unknown} */
+            cfdi_type: "I" | "E" | "P";
+            /**
+             * @description STAMPING and REFUSED have no UUID: no CFDI was issued (yet)
+             * @enum {unknown}
+             */
+            status: "STAMPING" | "REFUSED" | "ACTIVE" | "CANCELLING" | "CANCELLATION_PENDING" | "CANCELLATION_REJECTED" | "CANCELLED";
+            uuid: string | null;
+            series: string | null;
+            folio: string;
+            receptor: {
+                rfc: string;
+                name: string;
+            };
+            subtotal: string | null;
+            discount: string | null;
+            total: string | null;
+            /**
+             * Format: date-time
+             * @description When the CFDI was requested (the confirmation, the credit note…): the key of the list and its date filters
+             */
+            created_at: string;
+            /**
+             * Format: date-time
+             * @description The PAC's stamp time
+             */
+            stamped_at: string | null;
+            /** @description The QR sales a ticket invoice covers, in ticket order (empty for the other kinds; a global invoice's are in the export) */
+            sales: {
+                qr_id: string;
+                store_uid: string;
+                sale_id: string;
+            }[];
+            /** @description A global invoice: how many sales it reports */
+            global_tickets: number | null;
+        };
+        /** @description Cursor page of InvoiceSummary, newest first */
+        InvoiceSummaryPage: {
+            /** @description The items of this page, newest first */
+            content: components["schemas"]["InvoiceSummary"][];
+            /** @description Page size asked for */
+            size: number;
+            /** @description Pass as `cursor` for the next page; null on the last page */
+            next_cursor: string | null;
         };
         GlobalInvoiceList: {
             items: components["schemas"]["GlobalInvoice"][];
@@ -5010,6 +5121,108 @@ export interface operations {
             };
         };
     };
+    listQrs: {
+        parameters: {
+            query?: {
+                /** @description Bearer token: one of the account's merchants (default: all of them). API key: its own merchant only */
+                merchant_id?: string;
+                /** @description First day (YYYY-MM-DD, inclusive) on the clocks of `time_zone` */
+                created_from?: string;
+                /** @description Last day (YYYY-MM-DD, inclusive) */
+                created_to?: string;
+                /** @description IANA time zone the dates are read in (default America/Mexico_City) */
+                time_zone?: string;
+                /** @description The store (a CFDI: one of the sales it covers is of this store) */
+                store_uid?: string;
+                /** @description The POS's sale id (a CFDI: one of the sales it covers) */
+                sale_id?: string;
+                /** @description `next_cursor` of the page before (absent: the newest page) */
+                cursor?: string;
+                /** @description Page size, 1 to 100 (default 20) */
+                size?: number;
+                /** @description One or more QR statuses, comma-separated */
+                status?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page; `next_cursor` fetches the next one */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["QrSummaryPage"];
+                };
+            };
+            /** @description Invalid filter or page size, unknown parameter, or a cursor no earlier page gave */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "validation_failed",
+                     *         "message": "Invalid filter or page size, unknown parameter, or a cursor no earlier page gave",
+                     *         "details": [
+                     *           {
+                     *             "field": "operation_data[0].quantity",
+                     *             "code": "out_of_range",
+                     *             "message": "operation_data[0].quantity must be > 0."
+                     *           }
+                     *         ],
+                     *         "request_id": "req_gE6nb9tx31iXPSHS"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No valid API key or token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "unauthorized",
+                     *         "message": "No valid API key or token",
+                     *         "details": [],
+                     *         "request_id": "req_gE6nb9tx31iXPSHS"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `merchant_id` is not a merchant of these credentials */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "merchant_id",
+                     *         "message": "`merchant_id` is not a merchant of these credentials",
+                     *         "details": [],
+                     *         "request_id": "req_gE6nb9tx31iXPSHS"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
     createQr: {
         parameters: {
             query?: never;
@@ -5337,6 +5550,118 @@ export interface operations {
             };
         };
     };
+    listInvoices: {
+        parameters: {
+            query?: {
+                /** @description Bearer token: one of the account's merchants (default: all of them). API key: its own merchant only */
+                merchant_id?: string;
+                /** @description First day (YYYY-MM-DD, inclusive) on the clocks of `time_zone` */
+                created_from?: string;
+                /** @description Last day (YYYY-MM-DD, inclusive) */
+                created_to?: string;
+                /** @description IANA time zone the dates are read in (default America/Mexico_City) */
+                time_zone?: string;
+                /** @description The store (a CFDI: one of the sales it covers is of this store) */
+                store_uid?: string;
+                /** @description The POS's sale id (a CFDI: one of the sales it covers) */
+                sale_id?: string;
+                /** @description One or more CFDI statuses, comma-separated */
+                status?: string;
+                /** @description I (invoices, global ones included), E (credit notes), P (payment complements) */
+                cfdi_type?: "I" | "E" | "P";
+                /** @description The receptor's RFC */
+                receptor_rfc?: string;
+                /** @description Fiscal folio (UUID) */
+                uuid?: string;
+                /** @description Serie */
+                series?: string;
+                /** @description Folio */
+                folio?: string;
+                /** @description `next_cursor` of the page before (absent: the newest page) */
+                cursor?: string;
+                /** @description Page size, 1 to 100 (default 20) */
+                size?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page; `next_cursor` fetches the next one */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InvoiceSummaryPage"];
+                };
+            };
+            /** @description Invalid filter or page size, unknown parameter, or a cursor no earlier page gave */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "validation_failed",
+                     *         "message": "Invalid filter or page size, unknown parameter, or a cursor no earlier page gave",
+                     *         "details": [
+                     *           {
+                     *             "field": "operation_data[0].quantity",
+                     *             "code": "out_of_range",
+                     *             "message": "operation_data[0].quantity must be > 0."
+                     *           }
+                     *         ],
+                     *         "request_id": "req_gE6nb9tx31iXPSHS"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No valid API key or token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "unauthorized",
+                     *         "message": "No valid API key or token",
+                     *         "details": [],
+                     *         "request_id": "req_gE6nb9tx31iXPSHS"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `merchant_id` is not a merchant of these credentials */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "merchant_id",
+                     *         "message": "`merchant_id` is not a merchant of these credentials",
+                     *         "details": [],
+                     *         "request_id": "req_gE6nb9tx31iXPSHS"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
     invoiceQrs: {
         parameters: {
             query?: never;
@@ -5560,6 +5885,117 @@ export interface operations {
                      *       "error": {
                      *         "code": "tickets_not_combinable",
                      *         "message": "`tickets_not_combinable` (one detail per QR: `qr_ids[i]`) or `customer_invalid`",
+                     *         "details": [],
+                     *         "request_id": "req_gE6nb9tx31iXPSHS"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    exportInvoices: {
+        parameters: {
+            query: {
+                /** @description Bearer token: one of the account's merchants (default: all of them). API key: its own merchant only */
+                merchant_id?: string;
+                /** @description First day (YYYY-MM-DD, inclusive) on the clocks of `time_zone` */
+                created_from?: string;
+                /** @description Last day (YYYY-MM-DD, inclusive) */
+                created_to?: string;
+                /** @description IANA time zone the dates are read in (default America/Mexico_City) */
+                time_zone?: string;
+                /** @description The store (a CFDI: one of the sales it covers is of this store) */
+                store_uid?: string;
+                /** @description The POS's sale id (a CFDI: one of the sales it covers) */
+                sale_id?: string;
+                /** @description One or more CFDI statuses, comma-separated */
+                status?: string;
+                /** @description I (invoices, global ones included), E (credit notes), P (payment complements) */
+                cfdi_type?: "I" | "E" | "P";
+                /** @description The receptor's RFC */
+                receptor_rfc?: string;
+                /** @description Fiscal folio (UUID) */
+                uuid?: string;
+                /** @description Serie */
+                series?: string;
+                /** @description Folio */
+                folio?: string;
+                /** @description csv (RFC 4180, UTF-8, CRLF) or jsonl (one JSON object a line) */
+                format: "csv" | "jsonl";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description CSV (RFC 4180, header line, CRLF) or JSON lines; money as decimal text; columns in docs/api.md */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/csv": string;
+                    "application/jsonl": string;
+                };
+            };
+            /** @description Invalid filter or format, unknown parameter */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "validation_failed",
+                     *         "message": "Invalid filter or format, unknown parameter",
+                     *         "details": [
+                     *           {
+                     *             "field": "operation_data[0].quantity",
+                     *             "code": "out_of_range",
+                     *             "message": "operation_data[0].quantity must be > 0."
+                     *           }
+                     *         ],
+                     *         "request_id": "req_gE6nb9tx31iXPSHS"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No valid API key or token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "unauthorized",
+                     *         "message": "No valid API key or token",
+                     *         "details": [],
+                     *         "request_id": "req_gE6nb9tx31iXPSHS"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `merchant_id` is not a merchant of these credentials */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "merchant_id",
+                     *         "message": "`merchant_id` is not a merchant of these credentials",
                      *         "details": [],
                      *         "request_id": "req_gE6nb9tx31iXPSHS"
                      *       }
@@ -7249,7 +7685,7 @@ export interface operations {
                 /**
                  * @example {
                  *       "payment": {
-                 *         "date": "2026-11-26",
+                 *         "date": "2026-11-27",
                  *         "sat_payment_form": "03",
                  *         "currency": "MXN",
                  *         "amount": 58

@@ -1,0 +1,119 @@
+/**
+ * What a books request asks for (issue #32): whose rows (an API key's merchant, or the bearer account's
+ * merchants or one of them), the filters with the dates resolved to instants in the request's time zone,
+ * and the page. Every malformed value is a 400 `validation_failed` naming the parameter.
+ */
+import type { FromSchema } from 'json-schema-to-ts';
+import { isIanaTimeZone, nextDay, zonedDayStart } from '../../shared/domain/time-zone.js';
+import { AppError, type ErrorDetail } from '../../shared/platform/errors.js';
+import { CURSOR_PAGE, decodeCursor, type Keyset } from '../../shared/platform/keyset-cursor.js';
+import { validator } from '../../shared/platform/validation/ajv.js';
+import { accountMerchantIds, type BooksScope, type CreatedRange, type InvoiceFilters, type QrFilters } from '../../shared/repositories/books.js';
+import { merchantNotFound } from '../account-resources.js';
+import { invoiceExportQuerySchema, invoiceListQuerySchema, qrListQuerySchema } from '../contract/books/books-query-schema.js';
+import type { AppContext } from '../context.js';
+import type { ApiDeps } from '../deps.js';
+
+export const DEFAULT_BOOKS_TIME_ZONE = 'America/Mexico_City';
+
+const validateQrQuery = validator(qrListQuerySchema);
+const validateInvoiceQuery = validator(invoiceListQuerySchema);
+const validateExportQuery = validator(invoiceExportQuerySchema);
+
+type QrQuery = FromSchema<typeof qrListQuerySchema>;
+type InvoiceQuery = FromSchema<typeof invoiceListQuerySchema>;
+type ExportQuery = FromSchema<typeof invoiceExportQuerySchema>;
+
+export interface PageAsked {
+  after: Keyset | undefined;
+  size: number;
+}
+
+function invalid(details: ErrorDetail[]): AppError {
+  return new AppError(400, 'validation_failed', 'The request has invalid or missing fields.', { details });
+}
+
+function isCalendarDate(date: string): boolean {
+  const at = new Date(`${date}T00:00:00Z`);
+  return !Number.isNaN(at.getTime()) && at.toISOString().slice(0, 10) === date;
+}
+
+/** created_from / created_to (inclusive days) as [from, to) instants on the clocks of time_zone. */
+function period(query: { created_from?: string; created_to?: string; time_zone?: string }): CreatedRange {
+  const zone = query.time_zone ?? DEFAULT_BOOKS_TIME_ZONE;
+  const details: ErrorDetail[] = [];
+  if (!isIanaTimeZone(zone)) details.push({ field: 'time_zone', code: 'invalid_value', message: 'time_zone must be an IANA time zone, e.g. America/Mexico_City.' });
+  for (const field of ['created_from', 'created_to'] as const) {
+    const value = query[field];
+    if (value !== undefined && !isCalendarDate(value)) details.push({ field, code: 'invalid_format', message: `${field} must be a date YYYY-MM-DD.` });
+  }
+  if (details.length === 0 && query.created_from && query.created_to && query.created_from > query.created_to) {
+    details.push({ field: 'created_to', code: 'out_of_range', message: 'created_to must not be before created_from.' });
+  }
+  if (details.length > 0) throw invalid(details);
+  return {
+    ...(query.created_from ? { from: zonedDayStart(query.created_from, zone) } : {}),
+    ...(query.created_to ? { to: zonedDayStart(nextDay(query.created_to), zone) } : {}),
+  };
+}
+
+function page(query: { cursor?: string; size?: string }): PageAsked {
+  const size = query.size === undefined ? CURSOR_PAGE.size : Number(query.size);
+  if (!Number.isInteger(size) || size < 1 || size > CURSOR_PAGE.maxSize) {
+    throw invalid([{ field: 'size', code: 'out_of_range', message: `size must be an integer from 1 to ${CURSOR_PAGE.maxSize}.` }]);
+  }
+  return { after: query.cursor === undefined ? undefined : decodeCursor(query.cursor), size };
+}
+
+const statuses = (value: string | undefined) => (value === undefined ? undefined : [...new Set(value.split(','))]);
+
+/** An API key reads its own merchant (in its mode); a bearer token its account's merchants, or the one named. */
+export async function booksScope(deps: Pick<ApiDeps, 'db'>, ctx: AppContext, merchantId: string | undefined): Promise<BooksScope> {
+  const key = ctx.state.apiKey;
+  if (key) {
+    if (merchantId !== undefined && merchantId !== key.merchantId) throw merchantNotFound(merchantId);
+    return { merchantIds: [key.merchantId], mode: key.mode };
+  }
+  const merchantIds = await accountMerchantIds(deps.db, ctx.state.accountId!, merchantId);
+  if (merchantId !== undefined && merchantIds.length === 0) throw merchantNotFound(merchantId);
+  return { merchantIds };
+}
+
+export function qrListRequest(rawQuery: unknown): { query: QrQuery; filters: QrFilters; page: PageAsked } {
+  const query = validateQrQuery(rawQuery);
+  const filters: QrFilters = {
+    ...period(query),
+    ...(query.status ? { statuses: statuses(query.status) } : {}),
+    ...(query.store_uid ? { storeUid: query.store_uid } : {}),
+    ...(query.sale_id ? { saleId: query.sale_id } : {}),
+  };
+  return { query, filters, page: page(query) };
+}
+
+function invoiceFilters(query: InvoiceQuery | ExportQuery): InvoiceFilters {
+  return {
+    ...period(query),
+    ...(query.status ? { statuses: statuses(query.status) } : {}),
+    ...(query.cfdi_type ? { cfdiType: query.cfdi_type } : {}),
+    ...(query.receptor_rfc ? { receptorRfc: query.receptor_rfc.toUpperCase() } : {}),
+    ...(query.uuid ? { uuid: query.uuid } : {}),
+    ...(query.series ? { series: query.series } : {}),
+    ...(query.folio ? { folio: query.folio } : {}),
+    ...(query.store_uid ? { storeUid: query.store_uid } : {}),
+    ...(query.sale_id ? { saleId: query.sale_id } : {}),
+  };
+}
+
+export function invoiceListRequest(rawQuery: unknown): { query: InvoiceQuery; filters: InvoiceFilters; page: PageAsked } {
+  const query = validateInvoiceQuery(rawQuery);
+  return { query, filters: invoiceFilters(query), page: page(query) };
+}
+
+/** The stamped states: what an export holds unless `status` asks otherwise (STAMPING and REFUSED issued no CFDI). */
+export const EXPORTED_BY_DEFAULT = ['ACTIVE', 'CANCELLING', 'CANCELLATION_PENDING', 'CANCELLATION_REJECTED', 'CANCELLED'];
+
+export function invoiceExportRequest(rawQuery: unknown): { query: ExportQuery; filters: InvoiceFilters } {
+  const query = validateExportQuery(rawQuery);
+  const filters = invoiceFilters(query);
+  return { query, filters: { ...filters, statuses: filters.statuses ?? EXPORTED_BY_DEFAULT } };
+}

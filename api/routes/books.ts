@@ -1,0 +1,42 @@
+import type { Router } from '@koa/router';
+import { cursorPageOf } from '../../shared/platform/keyset-cursor.js';
+import { listInvoices, listQrs } from '../../shared/repositories/books.js';
+import { managementAccess } from '../access/management-access.js';
+import { booksScope, invoiceExportRequest, invoiceListRequest, qrListRequest } from '../books/books-request.js';
+import { EXPORT_CONTENT_TYPES, invoiceExportStream } from '../books/export-invoices.js';
+import { invoiceSummaryView, qrSummaryView } from '../contract/books/books-view.js';
+import type { AppState } from '../context.js';
+import type { ApiDeps } from '../deps.js';
+import { routesWith } from '../routing/api-router.js';
+
+/**
+ * The merchant's books (issue #32) on qrRoutes' router, before its GET /v1/qrs/{qrId} (which would take
+ * "invoices" for a QR id): GET /v1/qrs, GET /v1/qrs/invoices and GET /v1/qrs/invoices/export, for the API key
+ * (its merchant) or the account's bearer token (its merchants, or one by `merchant_id`). Pages by cursor.
+ */
+export function registerBookRoutes(router: Router<AppState>, deps: ApiDeps): void {
+  const routes = routesWith(router, managementAccess(deps).apiKeyOrBearer);
+
+  routes.get('/', async (ctx) => {
+    const { query, filters, page } = qrListRequest(ctx.query);
+    const scope = await booksScope(deps, ctx, query.merchant_id);
+    const rows = await listQrs(deps.db, scope, filters, page.after, page.size + 1);
+    ctx.body = cursorPageOf(rows, page.size, qrSummaryView);
+  });
+
+  routes.get('/invoices', async (ctx) => {
+    const { query, filters, page } = invoiceListRequest(ctx.query);
+    const scope = await booksScope(deps, ctx, query.merchant_id);
+    const rows = await listInvoices(deps.db, scope, filters, page.after, page.size + 1);
+    ctx.body = cursorPageOf(rows, page.size, invoiceSummaryView);
+  });
+
+  routes.get('/invoices/export', async (ctx) => {
+    const { query, filters } = invoiceExportRequest(ctx.query);
+    const scope = await booksScope(deps, ctx, query.merchant_id);
+    ctx.type = EXPORT_CONTENT_TYPES[query.format];
+    ctx.set('Content-Disposition', `attachment; filename="cfdi-${new Date().toISOString().slice(0, 10)}.${query.format}"`);
+    ctx.set('Cache-Control', 'no-store');
+    ctx.body = invoiceExportStream(deps.db, scope, filters, query.format);
+  });
+}

@@ -1,0 +1,240 @@
+/**
+ * The merchant's books (issue #32): its QR transactions and every CFDI it issued, newest first, a page at a
+ * time by keyset (shared/platform/keyset-cursor.ts). Each merchant in scope is one backward range of
+ * (merchant_id, created_at, id) (migrations/20261127120000_books_indexes.ts), read LIMIT n+1 in a LATERAL
+ * join, so an account's several merchants merge without sorting their rows: a page reads at most
+ * (merchants × (n+1)) index entries plus what the filters skip, at any table size.
+ */
+import type { Knex } from 'knex';
+import type { Db } from '../platform/db.js';
+import type { Keyset } from '../platform/keyset-cursor.js';
+
+/** Whose rows: the merchants (an API key's one, or an account's), and for an API key its mode. */
+export interface BooksScope {
+  merchantIds: readonly string[];
+  /** QRs only: an API key reads the QRs of its own mode (development or production). */
+  mode?: string;
+}
+
+/** Created from (inclusive) and to (exclusive), instants already resolved from the merchant's dates. */
+export interface CreatedRange {
+  from?: Date;
+  to?: Date;
+}
+
+export interface QrFilters extends CreatedRange {
+  statuses?: readonly string[];
+  storeUid?: string;
+  saleId?: string;
+}
+
+export interface InvoiceFilters extends CreatedRange {
+  statuses?: readonly string[];
+  cfdiType?: string;
+  receptorRfc?: string;
+  storeUid?: string;
+  saleId?: string;
+  uuid?: string;
+  series?: string;
+  folio?: string;
+}
+
+export interface QrListRow {
+  key: Keyset;
+  id: string;
+  merchant_id: string;
+  mode: string;
+  store_uid: string;
+  sale_id: string;
+  operation: string;
+  status: string;
+  amount: string;
+  subtotal: string;
+  currency: string;
+  created_at: Date;
+  expires_at: Date;
+  scanned_at: Date | null;
+  invoice_uuid: string | null;
+  invoice_status: string | null;
+  global_invoice_uuid: string | null;
+}
+
+export interface InvoiceListRow {
+  key: Keyset;
+  id: string;
+  merchant_id: string;
+  cfdi_type: 'I' | 'E' | 'P';
+  kind: 'invoice' | 'global_invoice' | 'credit_note' | 'payment_complement';
+  status: string;
+  uuid: string | null;
+  series: string | null;
+  folio: string;
+  receptor_rfc: string;
+  receptor_name: string;
+  subtotal: string | null;
+  discount: string | null;
+  total: string | null;
+  created_at: Date;
+  stamped_at: Date | null;
+  /** The QR sales a ticket invoice covers, in ticket order (empty for the other kinds). */
+  sales: { qr_id: string; store_uid: string; sale_id: string }[];
+  global_tickets: number | null;
+}
+
+/** What an export row adds to a list row: the document as sealed, its cancellation and every sale it covers. */
+export interface InvoiceExportRow extends InvoiceListRow {
+  sealed_xml: string | null;
+  cancelled_at: Date | null;
+  /** Ticket invoices: their tickets; a global invoice: every sale it reported. */
+  sale_ids: string[];
+}
+
+const KEY_AT = `to_char(x.created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"')`;
+
+interface Fragment {
+  sql: string;
+  bindings: Knex.Value[];
+}
+
+function where(conditions: (Fragment | undefined)[]): Fragment {
+  const present = conditions.filter((c): c is Fragment => c !== undefined);
+  return { sql: present.map((c) => `AND ${c.sql}`).join(' '), bindings: present.flatMap((c) => c.bindings) };
+}
+
+const when = <T>(value: T | undefined, sql: string, binding: (v: T) => Knex.Value[] = (v) => [v as Knex.Value]): Fragment | undefined =>
+  value === undefined ? undefined : { sql, bindings: binding(value) };
+
+function rangeAndAfter(filters: CreatedRange, after: Keyset | undefined): (Fragment | undefined)[] {
+  return [when(filters.from, 'x.created_at >= ?'), when(filters.to, 'x.created_at < ?'), when(after, '(x.created_at, x.id) < (?::timestamptz, ?)', (k) => [k.at, k.id])];
+}
+
+/**
+ * The newest `limit` rows of `table` (aliased x) over every merchant in scope, after `after`: per merchant
+ * one index range (LATERAL … ORDER BY created_at DESC, id DESC LIMIT), merged by the outer ORDER BY.
+ */
+async function newestFirst<R>(db: Db, table: string, columns: string, scope: BooksScope, filter: Fragment, limit: number): Promise<(R & { key_at: string })[]> {
+  const result = await db.raw<{ rows: (R & { key_at: string })[] }>(
+    `SELECT p.* FROM unnest(?::text[]) AS m(id)
+     CROSS JOIN LATERAL (
+       SELECT ${columns}, ${KEY_AT} AS key_at FROM ${table} x
+       WHERE x.merchant_id = m.id ${filter.sql}
+       ORDER BY x.created_at DESC, x.id DESC LIMIT ?
+     ) p
+     ORDER BY p.created_at DESC, p.id DESC LIMIT ?`,
+    [[...scope.merchantIds], ...filter.bindings, limit, limit],
+  );
+  return result.rows;
+}
+
+/** A page of QR transactions (up to `limit` rows; ask one more than the page to learn whether another follows). */
+export async function listQrs(db: Db, scope: BooksScope, filters: QrFilters, after: Keyset | undefined, limit: number): Promise<QrListRow[]> {
+  const filter = where([
+    when(scope.mode, 'x.mode = ?'),
+    when(filters.statuses, 'x.status = ANY(?::text[])', (v) => [[...v]]),
+    when(filters.storeUid, 'x.store_uid = ?'),
+    when(filters.saleId, 'x.sale_id = ?'),
+    ...rangeAndAfter(filters, after),
+  ]);
+  type Row = Omit<QrListRow, 'key' | 'invoice_uuid' | 'invoice_status' | 'global_invoice_uuid'> & { global_invoice_id: string | null };
+  const rows = await newestFirst<Row>(
+    db,
+    'qr_transactions',
+    'x.id, x.merchant_id, x.mode, x.store_uid, x.sale_id, x.operation, x.status, x.amount, x.subtotal, x.currency, x.created_at, x.expires_at, x.scanned_at, x.global_invoice_id',
+    scope,
+    filter,
+    limit,
+  );
+  if (rows.length === 0) return [];
+  // The live invoice of each QR of the page (a QR may be a further ticket of an invoice) and its global invoice.
+  const ids = rows.map((r) => r.id);
+  const globalIds = rows.flatMap((r) => (r.global_invoice_id ? [r.global_invoice_id] : []));
+  const [invoices, globals] = await Promise.all([
+    db('invoice_tickets as t')
+      .join('invoices as i', 'i.id', 't.invoice_id')
+      .whereRaw('t.transaction_id = ANY(?::text[])', [ids])
+      .whereNot('i.status', 'REFUSED')
+      .select('t.transaction_id', 'i.uuid', 'i.status') as Promise<{ transaction_id: string; uuid: string | null; status: string }[]>,
+    globalIds.length === 0
+      ? Promise.resolve([])
+      : (db('invoices').whereRaw('id = ANY(?::text[])', [globalIds]).select('id', 'uuid') as Promise<{ id: string; uuid: string | null }[]>),
+  ]);
+  const invoiceOf = new Map(invoices.map((i) => [i.transaction_id, i]));
+  const globalOf = new Map(globals.map((g) => [g.id, g.uuid]));
+  return rows.map(({ key_at, global_invoice_id, ...r }) => ({
+    ...r,
+    key: { at: key_at, id: r.id },
+    invoice_uuid: invoiceOf.get(r.id)?.uuid ?? null,
+    invoice_status: invoiceOf.get(r.id)?.status ?? null,
+    global_invoice_uuid: global_invoice_id ? (globalOf.get(global_invoice_id) ?? null) : null,
+  }));
+}
+
+/** The sales a CFDI covers match a store or sale filter: a ticket invoice's tickets, a global invoice's reported sales. */
+function coveredSale(column: 'store_uid' | 'sale_id', value: string | undefined): Fragment | undefined {
+  return when(
+    value,
+    `(EXISTS (SELECT 1 FROM invoice_tickets it JOIN qr_transactions q ON q.id = it.transaction_id WHERE it.invoice_id = x.id AND q.${column} = ?)
+      OR EXISTS (SELECT 1 FROM qr_transactions q WHERE q.global_invoice_id = x.id AND q.merchant_id = x.merchant_id AND q.${column} = ?))`,
+    (v) => [v, v],
+  );
+}
+
+function invoiceFilter(filters: InvoiceFilters, after: Keyset | undefined): Fragment {
+  return where([
+    when(filters.statuses, 'x.status = ANY(?::text[])', (v) => [[...v]]),
+    when(filters.cfdiType, 'x.cfdi_type = ?'),
+    when(filters.receptorRfc, "x.customer->>'rfc' = ?"),
+    when(filters.uuid, 'x.uuid = ?', (v) => [v.toUpperCase()]),
+    when(filters.series, 'x.series = ?'),
+    when(filters.folio, 'x.folio = ?::bigint'),
+    coveredSale('store_uid', filters.storeUid),
+    coveredSale('sale_id', filters.saleId),
+    ...rangeAndAfter(filters, after),
+  ]);
+}
+
+const INVOICE_COLUMNS = `x.id, x.merchant_id, x.cfdi_type, x.status, x.uuid, x.series, x.folio::text AS folio,
+  x.customer->>'rfc' AS receptor_rfc, x.customer->>'name' AS receptor_name, x.subtotal, x.discount, x.total, x.created_at, x.stamped_at,
+  (SELECT g.tickets FROM global_invoices g WHERE g.invoice_id = x.id) AS global_tickets,
+  COALESCE((SELECT json_agg(json_build_object('qr_id', q.id, 'store_uid', q.store_uid, 'sale_id', q.sale_id) ORDER BY it.position)
+    FROM invoice_tickets it JOIN qr_transactions q ON q.id = it.transaction_id WHERE it.invoice_id = x.id), '[]'::json) AS sales`;
+
+const EXPORT_COLUMNS = `${INVOICE_COLUMNS}, x.sealed_xml,
+  (SELECT max(c.resolved_at) FROM invoice_cancellations c WHERE c.invoice_id = x.id AND c.status = 'CANCELLED') AS cancelled_at,
+  CASE WHEN EXISTS (SELECT 1 FROM global_invoices g WHERE g.invoice_id = x.id)
+    THEN ARRAY(SELECT q.sale_id FROM qr_transactions q WHERE q.global_invoice_id = x.id ORDER BY q.created_at, q.id)
+    ELSE ARRAY(SELECT q.sale_id FROM invoice_tickets it JOIN qr_transactions q ON q.id = it.transaction_id WHERE it.invoice_id = x.id ORDER BY it.position)
+  END AS sale_ids`;
+
+type RawInvoice = Omit<InvoiceListRow, 'key' | 'kind'>;
+
+function withKind<R extends RawInvoice & { key_at: string }>({ key_at, ...r }: R): Omit<R, 'key_at'> & Pick<InvoiceListRow, 'key' | 'kind'> {
+  const kind = r.cfdi_type === 'E' ? 'credit_note' : r.cfdi_type === 'P' ? 'payment_complement' : r.global_tickets !== null ? 'global_invoice' : 'invoice';
+  return { ...r, key: { at: key_at, id: r.id }, kind };
+}
+
+/** A page of the CFDIs of the merchants in scope (every type and state, refused confirmations included). */
+export async function listInvoices(db: Db, scope: BooksScope, filters: InvoiceFilters, after: Keyset | undefined, limit: number): Promise<InvoiceListRow[]> {
+  const rows = await newestFirst<RawInvoice>(db, 'invoices', INVOICE_COLUMNS, scope, invoiceFilter(filters, after), limit);
+  return rows.map(withKind);
+}
+
+/** A batch of export rows: the list's rows with the sealed document, the cancellation date and every sale covered. */
+export async function exportInvoices(db: Db, scope: BooksScope, filters: InvoiceFilters, after: Keyset | undefined, limit: number): Promise<InvoiceExportRow[]> {
+  const rows = await newestFirst<RawInvoice & Pick<InvoiceExportRow, 'sealed_xml' | 'cancelled_at' | 'sale_ids'>>(
+    db,
+    'invoices',
+    EXPORT_COLUMNS,
+    scope,
+    invoiceFilter(filters, after),
+    limit,
+  );
+  return rows.map(withKind);
+}
+
+/** The merchants of an account, or the one asked for when it is the account's (none otherwise). */
+export async function accountMerchantIds(db: Db, accountId: string, merchantId?: string): Promise<string[]> {
+  const query = db('merchants').where({ account_id: accountId });
+  if (merchantId !== undefined) void query.where({ id: merchantId });
+  return ((await query.select('id')) as { id: string }[]).map((r) => r.id);
+}
