@@ -14,6 +14,7 @@ import { metricsRoutes } from './routes/metrics.js';
 import { statusPageRoutes } from './routes/status-page.js';
 import { issuerRoutes } from './routes/issuers.js';
 import { merchantRoutes } from './routes/merchants.js';
+import { offlineKeyRoutes } from './routes/offline-keys.js';
 import { productRoutes } from './routes/products.js';
 import { openApiRoutes } from './routes/openapi.js';
 import { publicFileRoutes } from './routes/public-files.js';
@@ -42,6 +43,7 @@ export function apiRouters(deps: ApiDeps): Router<AppState>[] {
     globalInvoiceRoutes(deps),
     issuerRoutes(deps),
     merchantRoutes(deps),
+    offlineKeyRoutes(deps),
     productRoutes(deps),
     creditNoteRoutes(deps),
     paymentComplementRoutes(deps),

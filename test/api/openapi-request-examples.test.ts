@@ -106,6 +106,10 @@ describe('OpenAPI request examples, sent to the service', () => {
     const ppd = await stampedQr(account, { sat_payment_method: 'PPD', sat_payment_form: '99' });
 
     const document = (await call('GET', '/openapi.json')).body as Document & { paths: Record<string, Record<string, Operation>> };
+    const liveOfflineKey = async (): Promise<Fill> => {
+      const res = await call('POST', `/v1/qrs/merchants/${account.merchantId}/offline-keys`, { headers: { Authorization: `Bearer ${account.accessToken}` }, body: {} });
+      return { path: { merchantId: account.merchantId, keyId: res.body.keyId as string } };
+    };
     const fills: Record<string, (ex: Json) => Fill | Promise<Fill>> = {
       'POST /v1/auth/token': (ex) => ({ replace: { [String(ex.client_id)]: account.clientId, [String(ex.client_secret)]: account.clientSecret! } }),
       'POST /v1/qrs/issuers': (ex) => ({ replace: { [String(ex.groupId)]: groupId } }),
@@ -118,6 +122,9 @@ describe('OpenAPI request examples, sent to the service', () => {
       'POST /v1/qrs/merchants/{merchantId}/invoice-mode': () => ({ path: { merchantId: account.merchantId } }),
       'PUT /v1/qrs/merchants/{merchantId}/invoice-mode': () => ({ path: { merchantId: account.merchantId } }),
       'POST /v1/qrs/merchants/{merchantId}/products': () => ({ path: { merchantId: account.merchantId } }),
+      'POST /v1/qrs/merchants/{merchantId}/offline-keys': () => ({ path: { merchantId: account.merchantId } }),
+      'POST /v1/qrs/merchants/{merchantId}/offline-keys/{keyId}/rotate': liveOfflineKey,
+      'POST /v1/qrs/merchants/{merchantId}/offline-keys/{keyId}/revoke': liveOfflineKey,
       'PUT /v1/qrs/merchants/{merchantId}/products/{productId}': () => ({ path: { merchantId: account.merchantId, productId: product[0]!.productId } }),
       'POST /v1/qrs': (ex) => ({ replace: { [String(ex.store_uid)]: account.storeUid } }),
       'POST /api/v1/qrs': (ex) => ({ replace: { [String(ex.store)]: account.storeUid } }),

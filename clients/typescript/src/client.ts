@@ -5,6 +5,7 @@
  * service's `code`, `details` and `request_id`.
  */
 import type { components } from './schema.js';
+import { offlineTicket, type OfflineTicket } from './offline-ticket.js';
 
 export type QrCreateRequest = components['schemas']['QrCreateRequest'];
 
@@ -43,6 +44,8 @@ export interface ClientOptions {
   /** Longest wait between attempts, whatever Retry-After says (default 30 s). */
   maxRetryDelayMs?: number;
   fetch?: typeof fetch;
+  /** The store's offline key (`afok_…`) and the link base it came with: offlineTicket() signs with them. */
+  offline?: { key: string; linkBaseUrl: string };
 }
 
 /** A QR transaction as the API answers it (POST /v1/qrs, GET /v1/qrs/{qrId}). */
@@ -84,6 +87,15 @@ export class AutofacturaClient {
   async createQr(sale: QrCreateRequest, idempotencyKey: string = crypto.randomUUID()): Promise<Replayable<QrTransaction>> {
     const answer = await this.send<QrTransaction>('POST', '/v1/qrs', { body: sale, idempotencyKey });
     return { ...answer.body, replayed: answer.replayed };
+  }
+
+  /**
+   * The ticket to print when createQr cannot reach the service: signed here with the store's offline key,
+   * no network. Post the sale later with `offline_ticket: ticket.link` (same sale_id and amount).
+   */
+  offlineTicket(sale: Pick<QrCreateRequest, 'sale_id' | 'amount'>, soldAt: Date = new Date()): OfflineTicket {
+    if (!this.options.offline) throw new RangeError('offlineTicket needs the client option `offline` ({ key, linkBaseUrl })');
+    return offlineTicket(this.options.offline.key, this.options.offline.linkBaseUrl, { saleId: sale.sale_id, amount: sale.amount, soldAt });
   }
 
   /** GET /v1/qrs/{qrId}. */

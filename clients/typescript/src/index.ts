@@ -1,3 +1,4 @@
 export { AutofacturaClient, ApiError, type Answer, type ClientOptions, type ErrorDetail, type QrCreateRequest, type QrTransaction, type Replayable } from './client.js';
 export { verifyWebhook } from './verify-webhook.js';
+export { offlineTicket, type OfflineSale, type OfflineTicket } from './offline-ticket.js';
 export type { components, paths, operations } from './schema.js';

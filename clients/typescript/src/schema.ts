@@ -229,6 +229,58 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/qrs/merchants/{merchantId}/offline-keys": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The store's offline keys, newest first, without their secrets */
+        get: operations["listOfflineKeys"];
+        put?: never;
+        /** Issue an offline key for the store's point of sale (signs tickets made while it cannot reach the service) */
+        post: operations["createOfflineKey"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/qrs/merchants/{merchantId}/offline-keys/{keyId}/rotate": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Replace an offline key: the new one is shown once; the old one refuses tickets sold from now on at once, and older ones after `graceHours` */
+        post: operations["rotateOfflineKey"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/qrs/merchants/{merchantId}/offline-keys/{keyId}/revoke": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Revoke an offline key: tickets sold from now on are refused at once, older ones after `graceHours` (0: at once) */
+        post: operations["revokeOfflineKey"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/qrs": {
         parameters: {
             query?: never;
@@ -948,6 +1000,8 @@ export interface components {
             metadata?: null | {
                 [key: string]: string;
             };
+            /** @description The link of the ticket the point of sale printed while offline (format version 2, signed with the store's offline key): this sale catches it up. sale_id and amount must be the ticket's; a ticket is caught up once */
+            offline_ticket?: string;
             operation_data: {
                 sku?: string;
                 description: string;
@@ -1253,6 +1307,78 @@ export interface components {
             apiKey: string;
             /** @enum {string} */
             mode: "development" | "production";
+        };
+        CreateOfflineKeyRequest: {
+            /**
+             * @description How long after its moment of sale a ticket may catch up (and be invoiced); 72 when not given
+             * @default 72
+             */
+            windowHours: number;
+        };
+        RevokeOfflineKeyRequest: {
+            /**
+             * @description How long tickets sold before the revocation may still catch up (0: none, e.g. a stolen key); 24 when not given
+             * @default 24
+             */
+            graceHours: number;
+        };
+        OfflineKey: {
+            /** @description The public id printed in every ticket the key signs (`k`) */
+            keyId: string;
+            merchantId: string;
+            /** @enum {string} */
+            status: "ACTIVE" | "REVOKED";
+            /** @description How long after its moment of sale a ticket may catch up */
+            windowHours: number;
+            /** Format: date-time */
+            createdAt: string;
+            /** @description Tickets sold from this moment on are refused */
+            revokedAt: null | string;
+            /** @description Tickets sold before the revocation are refused after this moment */
+            oldTicketsUntil: null | string;
+            /** @description The key that replaced this one, when it was rotated */
+            replacedBy: null | string;
+        };
+        OfflineKeyCreated: {
+            /** @description The public id printed in every ticket the key signs (`k`) */
+            keyId: string;
+            merchantId: string;
+            /** @enum {string} */
+            status: "ACTIVE" | "REVOKED";
+            /** @description How long after its moment of sale a ticket may catch up */
+            windowHours: number;
+            /** Format: date-time */
+            createdAt: string;
+            /** @description Tickets sold from this moment on are refused */
+            revokedAt: null | string;
+            /** @description Tickets sold before the revocation are refused after this moment */
+            oldTicketsUntil: null | string;
+            /** @description The key that replaced this one, when it was rotated */
+            replacedBy: null | string;
+            /** @description The key the point of sale signs with, shown only here */
+            offlineKey: string;
+            /** @description The start of every ticket's link (the buyer's page) */
+            linkBaseUrl: string;
+        };
+        OfflineKeyList: {
+            /** @description Newest first */
+            content: {
+                /** @description The public id printed in every ticket the key signs (`k`) */
+                keyId: string;
+                merchantId: string;
+                /** @enum {string} */
+                status: "ACTIVE" | "REVOKED";
+                /** @description How long after its moment of sale a ticket may catch up */
+                windowHours: number;
+                /** Format: date-time */
+                createdAt: string;
+                /** @description Tickets sold from this moment on are refused */
+                revokedAt: null | string;
+                /** @description Tickets sold before the revocation are refused after this moment */
+                oldTicketsUntil: null | string;
+                /** @description The key that replaced this one, when it was rotated */
+                replacedBy: null | string;
+            }[];
         };
         MerchantProductResponse: {
             productId: string;
@@ -5014,6 +5140,454 @@ export interface operations {
             };
         };
     };
+    listOfflineKeys: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                merchantId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The keys */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "content": [
+                     *         {
+                     *           "keyId": "q7Xv2Lb9Nc",
+                     *           "merchantId": "mer_8cN1uV4pXy2Qw7Ls0Hk3Zg",
+                     *           "status": "ACTIVE",
+                     *           "windowHours": 72,
+                     *           "createdAt": "2026-03-14T17:30:00.000Z",
+                     *           "revokedAt": null,
+                     *           "oldTicketsUntil": null,
+                     *           "replacedBy": null
+                     *         },
+                     *         {
+                     *           "keyId": "Zk3Wd8Hs1P",
+                     *           "merchantId": "mer_8cN1uV4pXy2Qw7Ls0Hk3Zg",
+                     *           "status": "REVOKED",
+                     *           "windowHours": 72,
+                     *           "createdAt": "2026-10-01T15:00:00.000Z",
+                     *           "revokedAt": "2026-03-14T17:30:00.000Z",
+                     *           "oldTicketsUntil": "2026-11-24T16:30:00.000Z",
+                     *           "replacedBy": "q7Xv2Lb9Nc"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["OfflineKeyList"];
+                };
+            };
+            /** @description Token invalid, expired or revoked */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "unauthorized",
+                     *         "message": "Token invalid, expired or revoked",
+                     *         "details": [],
+                     *         "request_id": "req_gE6nb9tx31iXPSHS"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Merchant (or issuer) not in the account */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "not_found",
+                     *         "message": "Merchant (or issuer) not in the account",
+                     *         "details": [],
+                     *         "request_id": "req_gE6nb9tx31iXPSHS"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    createOfflineKey: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                merchantId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "windowHours": 72
+                 *     }
+                 */
+                "application/json": components["schemas"]["CreateOfflineKeyRequest"];
+            };
+        };
+        responses: {
+            /** @description The key (`offlineKey`), shown once (Cache-Control: no-store), with the link base its tickets use */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "keyId": "q7Xv2Lb9Nc",
+                     *       "merchantId": "mer_8cN1uV4pXy2Qw7Ls0Hk3Zg",
+                     *       "status": "ACTIVE",
+                     *       "windowHours": 72,
+                     *       "createdAt": "2026-03-14T17:30:00.000Z",
+                     *       "revokedAt": null,
+                     *       "oldTicketsUntil": null,
+                     *       "replacedBy": null,
+                     *       "offlineKey": "afok_q7Xv2Lb9Nc.Hd8Ps3Tg6Yr0Jf5QcVb7Nm2Xq9Lz4Kw1Hd8Ps3Tg6Yr",
+                     *       "linkBaseUrl": "https://factura.example.com"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["OfflineKeyCreated"];
+                };
+            };
+            /** @description Invalid fields */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "validation_failed",
+                     *         "message": "Invalid fields",
+                     *         "details": [
+                     *           {
+                     *             "field": "operation_data[0].quantity",
+                     *             "code": "out_of_range",
+                     *             "message": "operation_data[0].quantity must be > 0."
+                     *           }
+                     *         ],
+                     *         "request_id": "req_gE6nb9tx31iXPSHS"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Token invalid, expired or revoked */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "unauthorized",
+                     *         "message": "Token invalid, expired or revoked",
+                     *         "details": [],
+                     *         "request_id": "req_gE6nb9tx31iXPSHS"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Merchant (or issuer) not in the account */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "not_found",
+                     *         "message": "Merchant (or issuer) not in the account",
+                     *         "details": [],
+                     *         "request_id": "req_gE6nb9tx31iXPSHS"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    rotateOfflineKey: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                merchantId: string;
+                keyId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "graceHours": 24
+                 *     }
+                 */
+                "application/json": components["schemas"]["RevokeOfflineKeyRequest"];
+            };
+        };
+        responses: {
+            /** @description The key (`offlineKey`), shown once (Cache-Control: no-store), with the link base its tickets use */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "keyId": "q7Xv2Lb9Nc",
+                     *       "merchantId": "mer_8cN1uV4pXy2Qw7Ls0Hk3Zg",
+                     *       "status": "ACTIVE",
+                     *       "windowHours": 72,
+                     *       "createdAt": "2026-03-14T17:30:00.000Z",
+                     *       "revokedAt": null,
+                     *       "oldTicketsUntil": null,
+                     *       "replacedBy": null,
+                     *       "offlineKey": "afok_q7Xv2Lb9Nc.Hd8Ps3Tg6Yr0Jf5QcVb7Nm2Xq9Lz4Kw1Hd8Ps3Tg6Yr",
+                     *       "linkBaseUrl": "https://factura.example.com"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["OfflineKeyCreated"];
+                };
+            };
+            /** @description Invalid fields */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "validation_failed",
+                     *         "message": "Invalid fields",
+                     *         "details": [
+                     *           {
+                     *             "field": "operation_data[0].quantity",
+                     *             "code": "out_of_range",
+                     *             "message": "operation_data[0].quantity must be > 0."
+                     *           }
+                     *         ],
+                     *         "request_id": "req_gE6nb9tx31iXPSHS"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Token invalid, expired or revoked */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "unauthorized",
+                     *         "message": "Token invalid, expired or revoked",
+                     *         "details": [],
+                     *         "request_id": "req_gE6nb9tx31iXPSHS"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Merchant not in the account, or offline_key_not_found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "not_found",
+                     *         "message": "Merchant not in the account, or offline_key_not_found",
+                     *         "details": [],
+                     *         "request_id": "req_gE6nb9tx31iXPSHS"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description offline_key_revoked: the key was already revoked */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "offline_key_revoked",
+                     *         "message": "offline_key_revoked: the key was already revoked",
+                     *         "details": [],
+                     *         "request_id": "req_gE6nb9tx31iXPSHS"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    revokeOfflineKey: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                merchantId: string;
+                keyId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "graceHours": 24
+                 *     }
+                 */
+                "application/json": components["schemas"]["RevokeOfflineKeyRequest"];
+            };
+        };
+        responses: {
+            /** @description The revoked key with its terms */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "keyId": "q7Xv2Lb9Nc",
+                     *       "merchantId": "mer_8cN1uV4pXy2Qw7Ls0Hk3Zg",
+                     *       "status": "ACTIVE",
+                     *       "windowHours": 72,
+                     *       "createdAt": "2026-03-14T17:30:00.000Z",
+                     *       "revokedAt": null,
+                     *       "oldTicketsUntil": null,
+                     *       "replacedBy": null
+                     *     }
+                     */
+                    "application/json": components["schemas"]["OfflineKey"];
+                };
+            };
+            /** @description Invalid fields */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "validation_failed",
+                     *         "message": "Invalid fields",
+                     *         "details": [
+                     *           {
+                     *             "field": "operation_data[0].quantity",
+                     *             "code": "out_of_range",
+                     *             "message": "operation_data[0].quantity must be > 0."
+                     *           }
+                     *         ],
+                     *         "request_id": "req_gE6nb9tx31iXPSHS"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Token invalid, expired or revoked */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "unauthorized",
+                     *         "message": "Token invalid, expired or revoked",
+                     *         "details": [],
+                     *         "request_id": "req_gE6nb9tx31iXPSHS"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Merchant not in the account, or offline_key_not_found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "not_found",
+                     *         "message": "Merchant not in the account, or offline_key_not_found",
+                     *         "details": [],
+                     *         "request_id": "req_gE6nb9tx31iXPSHS"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description offline_key_revoked: the key was already revoked */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "offline_key_revoked",
+                     *         "message": "offline_key_revoked: the key was already revoked",
+                     *         "details": [],
+                     *         "request_id": "req_gE6nb9tx31iXPSHS"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
     createQr: {
         parameters: {
             query?: never;
@@ -5225,7 +5799,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description idempotency-key reused with a different body */
+            /** @description idempotency-key reused with a different body; offline_ticket_already_bound: the offline ticket was caught up by another sale */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -5235,7 +5809,7 @@ export interface operations {
                      * @example {
                      *       "error": {
                      *         "code": "conflict",
-                     *         "message": "idempotency-key reused with a different body",
+                     *         "message": "idempotency-key reused with a different body; offline_ticket_already_bound: the offline ticket was caught up by another sale",
                      *         "details": [],
                      *         "request_id": "req_gE6nb9tx31iXPSHS"
                      *       }
@@ -5282,7 +5856,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Business rule: merchant inactive, CSD missing or expired, SAT catalog or arithmetic rule */
+            /** @description Business rule: merchant inactive, CSD missing or expired, SAT catalog or arithmetic rule; offline_ticket_invalid, offline_ticket_mismatch, offline_ticket_window_passed, offline_key_revoked for a sale that catches up an offline ticket */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -5292,7 +5866,7 @@ export interface operations {
                      * @example {
                      *       "error": {
                      *         "code": "rule_violation",
-                     *         "message": "Business rule: merchant inactive, CSD missing or expired, SAT catalog or arithmetic rule",
+                     *         "message": "Business rule: merchant inactive, CSD missing or expired, SAT catalog or arithmetic rule; offline_ticket_invalid, offline_ticket_mismatch, offline_ticket_window_passed, offline_key_revoked for a sale that catches up an offline ticket",
                      *         "details": [],
                      *         "request_id": "req_gE6nb9tx31iXPSHS"
                      *       }
@@ -7253,7 +7827,7 @@ export interface operations {
                 /**
                  * @example {
                  *       "payment": {
-                 *         "date": "2026-11-26",
+                 *         "date": "2026-11-27",
                  *         "sat_payment_form": "03",
                  *         "currency": "MXN",
                  *         "amount": 58
