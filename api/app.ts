@@ -20,6 +20,7 @@ import { openApiRoutes } from './routes/openapi.js';
 import { publicFileRoutes } from './routes/public-files.js';
 import { publicQrImageRoutes } from './routes/public-qr-image.js';
 import { publicBuyerRoutes } from './routes/public-buyer.js';
+import { publicOfflineClaimRoutes } from './routes/public-offline-claims.js';
 import { invoiceRoutes } from './routes/invoices.js';
 import { buyerPageRoutes } from './routes/buyer-page.js';
 import { qrRoutes } from './routes/qrs.js';
@@ -53,6 +54,7 @@ export function apiRouters(deps: ApiDeps): Router<AppState>[] {
     legacyQrRoutes(deps),
     publicQrImageRoutes(deps),
     publicBuyerRoutes(deps),
+    publicOfflineClaimRoutes(deps),
     publicFileRoutes(deps),
     buyerPageRoutes(deps),
   ];

@@ -228,6 +228,15 @@ export const requestExamples = (now: Date): Record<string, unknown> => ({
     m: 'Zt4q8LrV1mWs',
     customer: { ...customer, cfdi_use: 'G03', email: 'compras@robotica.example' },
   },
+  OfflineClaimRequest: {
+    v: '2',
+    k: 'q7Xv2Lb9Nc',
+    w: 'tjdq8l',
+    a: '116',
+    s: 'T-0042',
+    m: 'Hd8Ps3Tg6Yr0Jf5QcVb7Nm',
+    customer: { ...customer, cfdi_use: 'G03', email: 'compras@robotica.example' },
+  },
   ConfirmQrRequest: {
     v: '1',
     t: 'Xk3v9QmT2bLs7YpR0wNcHg',
@@ -479,6 +488,7 @@ export const RESPONSE_EXAMPLES: Record<string, unknown> = {
   },
   BuyerQrStatus: { status: 'INVOICED', expires_at: EXPIRES, confirmation },
   EmailQueued: { status: 'QUEUED', to: 'c•••@robotica.example' },
+  OfflineClaim: { status: 'WAITING', store_name: 'Tienda Centro', sale_id: 'T-0042', amount: '116.000000', sold_at: CREATED, email: 'c•••@robotica.example', refusal: null },
   BuyerInvoiceFiles: { uuid: UUID, issued_at: STAMPED, xml_url: fileUrl(UUID, 'xml'), pdf_url: fileUrl(UUID, 'pdf'), links_expire_at: '2026-03-20T01:06:39.000Z' },
   QrLink: { qr_content: QR_CONTENT },
   CsfPrefill: {

@@ -56,6 +56,7 @@ export const OPERATION_IDS: Record<string, string> = {
   'POST /v1/public/qrs/preview': 'previewBuyerInvoice',
   'POST /v1/public/qrs/confirm': 'confirmBuyerInvoice',
   'POST /v1/public/qrs/email': 'emailBuyerInvoice',
+  'POST /v1/public/qrs/offline-claim': 'leaveOfflineClaim',
   'GET /v1/public/qrs/status': 'getBuyerQrStatus',
   'POST /v1/public/qrs/invoice-files': 'getBuyerInvoiceFiles',
   'GET /v1/public/qrs/code/{code}': 'findQrByShortCode',

@@ -25,6 +25,7 @@ import { globalInvoiceSchema, globalPeriodicityRequestSchema, reportGlobalReques
 import { createEndpointRequestSchema, webhookDeliverySchema, webhookEndpointSchema } from './contract/webhooks/endpoint-schema.js';
 import { cancelInvoiceRequestSchema, invoiceCancellationSchema } from './contract/invoices/cancellation-schema.js';
 import { confirmRequestSchema, emailRequestSchema, previewRequestSchema, ticketsRequestSchema } from './contract/buyer/customer-schema.js';
+import { offlineClaimRequestSchema, offlineClaimSchema } from './contract/buyer/offline-claim-schema.js';
 import { buyerInvoiceFilesSchema, invoiceFilesRequestSchema } from './contract/buyer/invoice-files-schema.js';
 import { invoiceQrsRequestSchema } from './contract/qrs/invoice-qrs-schema.js';
 import { legacyQrCreatedSchema, legacyQrCreateRequestSchema, legacyQrResolvedSchema } from './contract/legacy/legacy-qr-schema.js';
@@ -237,6 +238,8 @@ function rawDocument(publicBaseUrl: string) {
         ReviewTicketsRequest: ticketsRequestSchema,
         InvoiceQrsRequest: invoiceQrsRequestSchema,
         EmailInvoiceRequest: emailRequestSchema,
+        OfflineClaimRequest: offlineClaimRequestSchema,
+        OfflineClaim: offlineClaimSchema,
         InvoiceXmlResponse: invoiceFileSchema('xml'),
         InvoicePdfResponse: invoiceFileSchema('pdf'),
         CancelInvoiceRequest: cancelInvoiceRequestSchema,
@@ -678,6 +681,21 @@ function rawDocument(publicBaseUrl: string) {
             ),
             410: errorResponse('Expired or cancelled'),
             422: errorResponse('Tax data to correct, per field (`source` service), or `tickets_not_combinable` for `additional_tickets`'),
+            429: errorResponse('Rate limited'),
+          },
+        },
+      },
+      '/v1/public/qrs/offline-claim': {
+        post: {
+          summary:
+            "Buyer: leave tax data and e-mail on an offline ticket whose sale the store has not sent yet (its link's v=2 parameters); the invoice is stamped and e-mailed when the sale arrives, or the buyer is told why not",
+          requestBody: { required: true, content: json('OfflineClaimRequest') },
+          responses: {
+            202: { description: 'WAITING: kept until the sale arrives (send again to correct the data while it waits)', content: json('OfflineClaim') },
+            400: errorResponse('Invalid body, or a link not signed by a known offline key (`invalid_signature`)'),
+            409: errorResponse('`offline_sale_arrived` (invoice it from its page: `qr_content`), or `offline_claim_settled`'),
+            410: errorResponse('`offline_ticket_closed`: the window passed or the key was revoked'),
+            422: errorResponse('`customer_invalid` with details, or `store_inactive`'),
             429: errorResponse('Rate limited'),
           },
         },

@@ -164,6 +164,7 @@ async function createNew(
 
   await cacheRecord(deps.redis, scope, { fingerprint, resourceId: qrId }, deps.config.idempotencyCacheSeconds);
   await scheduleExpiry(deps, qrId, record.transaction.expires_at, now);
+  if (offline) await settleClaimOf(deps, qrId);
   return {
     view: qrTransactionView({ ...record, storeName: principal.merchantName, issuerRfc: principal.issuerRfc, issuerName: principal.issuerName }, viewContext(deps)),
     replayed: false,
@@ -184,6 +185,15 @@ async function recordWithFreshShortCode(deps: ApiDeps, record: NewQrTransaction,
       if (attempt >= 3 || e.code !== '23505' || e.constraint !== SHORT_CODE_INDEX) throw err;
       record.transaction.short_code = newShortCode();
     }
+  }
+}
+
+/** A buyer may have left their data on the ticket: settled now; the periodic run settles it if this add is lost. */
+async function settleClaimOf(deps: ApiDeps, qrId: string): Promise<void> {
+  try {
+    await deps.producers.add('settle-offline-claims', { transactionId: qrId });
+  } catch (err) {
+    deps.logger.warn({ err, qr_id: qrId }, 'offline claim not settled now; the periodic run will');
   }
 }
 

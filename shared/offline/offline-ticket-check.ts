@@ -47,3 +47,9 @@ export function checkOfflineTicket(ticket: OfflineTicket, params: OfflineTicketP
   if (claim && !new Decimal(claim.amount).equals(new Decimal(ticket.amount))) return { ok: false, refusal: 'amount_differs' };
   return { ok: true, soldAt: ticket.soldAt, shortCode: offlineShortCode(params, key.secret) };
 }
+
+/** The last moment the ticket may catch up: its window, or its key's grace for older tickets if sooner. */
+export function offlineTicketClosesAt(ticket: OfflineTicket, key: Pick<OfflineKeyState, 'windowHours' | 'oldTicketsUntil'>): Date {
+  const window = ticket.soldAt.getTime() + key.windowHours * 3_600_000;
+  return new Date(key.oldTicketsUntil ? Math.min(window, key.oldTicketsUntil.getTime()) : window);
+}

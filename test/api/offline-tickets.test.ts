@@ -4,10 +4,24 @@ import { randomUUID } from 'node:crypto';
 import type { BootstrapResult } from '../../cli/bootstrap.js';
 import { AutofacturaClient } from '../../clients/typescript/src/client.js';
 import { offlineTicket } from '../../clients/typescript/src/offline-ticket.js';
-import { confirmReviewed, queueEvents, stamped, type QrLink } from '../helpers/buyer.js';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { BUYER, confirmReviewed, queueEvents, stamped, type QrLink } from '../helpers/buyer.js';
+import { xsdInvalid } from '../helpers/sat-tools.js';
+import { jobId } from '../../shared/platform/jobs.js';
+import { settleOfflineClaimsJob } from '../../workers/settle-offline-claims.js';
 import { harness } from '../helpers/harness.js';
 import { call, expectError } from '../helpers/http.js';
 import { postQr, qrBody } from '../helpers/qr-body.js';
+
+/** The first message to `address`, waiting for each arrival in turn. */
+async function mailTo(address: string) {
+  for (let n = 1; ; n++) {
+    const hit = (await harness().smtp.waitForMessages(n, 30_000)).find((m) => m.to.includes(address));
+    if (hit) return hit;
+  }
+}
 
 type Created = { keyId: string; offlineKey: string; linkBaseUrl: string; windowHours: number };
 
@@ -180,5 +194,93 @@ describe('offline tickets: a sale the point of sale made while offline (issue #3
     expect(revoked.body).to.include({ status: 'REVOKED' });
     expectError(await postQr(account, stolen.body), 422, 'offline_key_revoked');
     expectError(await call('POST', `${keysPath(account)}/nosuchkey0/revoke`, { headers: bearer(account), body: {} }), 404, 'offline_key_not_found');
+  });
+
+  describe('the buyer who scans before the sale arrives and leaves their data', () => {
+    const claimOf = (link: string, customer: Partial<typeof BUYER> = {}) => {
+      const p = new URL(link).searchParams;
+      return call('POST', '/v1/public/qrs/offline-claim', {
+        body: { v: p.get('v'), k: p.get('k'), w: p.get('w'), a: p.get('a'), s: p.get('s'), m: p.get('m'), customer: { ...BUYER, ...customer } },
+      });
+    };
+    const claims = (saleId: string) => harness().deps.db('offline_claims').where({ sale_id: saleId });
+    const settleDeps = () => ({ db: harness().deps.db, producers: harness().producers, catalogs: harness().deps.catalogs });
+
+    it('is stamped and e-mailed the invoice when the POS catches up with the signed total: the whole path, the CFDI valid', async () => {
+      const key = await issueKey(account);
+      const { body, ticket } = offlineSale(account, key);
+      const email = `offline-${randomUUID()}@example.test`;
+      const left = await claimOf(ticket.link, { email, name: 'universidad  robotica española' });
+      expect(left.status, JSON.stringify(left.body)).to.equal(202);
+      expect(left.body).to.include({ status: 'WAITING', sale_id: body.sale_id, refusal: null });
+      expect(left.body.email).to.not.include(email.split('@')[0]);
+      expect((await claimOf(ticket.link, { email })).status, 'corrected while it waits').to.equal(202);
+      expect(await claims(body.sale_id)).to.have.length(1);
+      expect(
+        await harness()
+          .deps.db('invoices')
+          .whereIn('transaction_id', harness().deps.db('qr_transactions').select('id').where({ sale_id: body.sale_id })),
+      ).to.have.length(0);
+
+      const caught = await postQr(account, body);
+      expect(caught.status).to.equal(201);
+      const settle = await harness()
+        .producers.queue('stamp')
+        .getJob(jobId.settleOfflineClaimsOf(caught.body.qr_id as string));
+      expect(await settle!.waitUntilFinished(events, 30_000)).to.deep.equal({ confirmed: 1, refused: 0 });
+      expect(await stamped(events, caught.body.qr_id as string)).to.include({ outcome: 'stamped' });
+      const [claim] = await claims(body.sale_id);
+      expect(claim).to.include({ status: 'CONFIRMED' });
+      const invoice = await harness().deps.db('invoices').where({ id: claim.invoice_id }).first();
+      expect(invoice).to.include({ transaction_id: caught.body.qr_id, status: 'ACTIVE' });
+      expect(invoice.customer).to.include({ rfc: BUYER.rfc, email });
+
+      const mail = await mailTo(email);
+      const xml = mail?.attachment(`${invoice.uuid as string}.xml`);
+      expect(xml, 'the invoice e-mailed with its XML').to.not.equal(undefined);
+      const dir = mkdtempSync(join(tmpdir(), 'offline-cfdi-'));
+      try {
+        writeFileSync(join(dir, 'cfdi.xml'), xml!);
+        expect(await xsdInvalid([join(dir, 'cfdi.xml')])).to.equal('');
+      } finally {
+        rmSync(dir, { recursive: true, force: true });
+      }
+      expect(xml!.toString('utf8')).to.include(`Total="${Number(body.amount).toFixed(2)}"`);
+    });
+
+    it('refuses bad tax data field by field (422) and a forged link (400), keeping nothing', async () => {
+      const key = await issueKey(account);
+      const { body, ticket } = offlineSale(account, key);
+      const bad = await claimOf(ticket.link, { rfc: 'URE189929TM6' });
+      expectError(bad, 422, 'customer_invalid');
+      expect(bad.body.error.details.map((d: { field: string }) => d.field)).to.include('customer.rfc');
+      const forged = await claimOf(ticket.link.replace(/&a=[^&]+/, '&a=1'));
+      expectError(forged, 400, 'invalid_signature');
+      expect(await claims(body.sale_id)).to.have.length(0);
+    });
+
+    it('sends the buyer to the sale once it has arrived (409 with its link)', async () => {
+      const key = await issueKey(account);
+      const { body, ticket } = offlineSale(account, key);
+      const caught = await postQr(account, body);
+      const res = await claimOf(ticket.link);
+      expectError(res, 409, 'offline_sale_arrived');
+      expect(res.body.error.qr_content).to.equal(caught.body.qr_content);
+    });
+
+    it('tells the buyer by e-mail when the window passes without the sale, and nothing is stamped', async () => {
+      const key = await issueKey(account, { windowHours: 1 });
+      const { body, ticket } = offlineSale(account, key, new Date(Date.now() - 30 * 60_000));
+      const email = `late-${randomUUID()}@example.test`;
+      expect((await claimOf(ticket.link, { email })).status).to.equal(202);
+      const later = new Date(Date.now() + 31 * 60_000);
+      const settled = await settleOfflineClaimsJob(settleDeps(), {}, later);
+      expect(settled.refused).to.be.at.least(1);
+      const [claim] = await claims(body.sale_id);
+      expect(claim).to.include({ status: 'REFUSED', refusal: 'window_passed', invoice_id: null });
+      const mail = await mailTo(email);
+      expect(mail?.body('text/plain')).to.include('no nos envió esta compra dentro del plazo');
+      expectError(await claimOf(ticket.link, { email }), 409, 'offline_claim_settled');
+    });
   });
 });

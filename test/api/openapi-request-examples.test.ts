@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { expect } from 'chai';
+import { offlineTicket } from '../../clients/typescript/src/offline-ticket.js';
 import sharp from 'sharp';
 import type { BootstrapResult } from '../../cli/bootstrap.js';
 import { newId } from '../../shared/platform/ids.js';
@@ -149,6 +150,15 @@ describe('OpenAPI request examples, sent to the service', () => {
         return { replace: { ...linkOf(ex, buyerQr), [String(exampleDigest)]: String(reviewed.body.review_digest) } };
       },
       'POST /v1/public/qrs/email': (ex) => ({ replace: linkOf(ex, credited.link) }),
+      'POST /v1/public/qrs/offline-claim': async (ex) => {
+        const key = (await call('POST', `/v1/qrs/merchants/${account.merchantId}/offline-keys`, { headers: { Authorization: `Bearer ${account.accessToken}` }, body: {} }))
+          .body as {
+          offlineKey: string;
+          linkBaseUrl: string;
+        };
+        const ticket = new URL(offlineTicket(key.offlineKey, key.linkBaseUrl, { saleId: `T-${randomUUID()}`, amount: String(ex.a) }).link).searchParams;
+        return { replace: Object.fromEntries(['k', 'w', 's', 'm'].map((p) => [String(ex[p]), ticket.get(p)!])) };
+      },
       'POST /v1/public/qrs/invoice-files': (ex) => ({ replace: linkOf(ex, credited.link) }),
       'POST /v1/public/qrs/csf': () => ({ query: csfQr }),
     };

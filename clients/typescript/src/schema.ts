@@ -665,6 +665,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/public/qrs/offline-claim": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Buyer: leave tax data and e-mail on an offline ticket whose sale the store has not sent yet (its link's v=2 parameters); the invoice is stamped and e-mailed when the sale arrives, or the buyer is told why not */
+        post: operations["leaveOfflineClaim"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/public/qrs/email": {
         parameters: {
             query?: never;
@@ -2308,6 +2325,55 @@ export interface components {
             email?: string;
             /** @description The buyer's RFC as on the invoice: required to send to an address other than the one given at confirmation */
             rfc?: string;
+        };
+        OfflineClaimRequest: {
+            /**
+             * @description Format version of an offline ticket
+             * @constant
+             */
+            v: "2";
+            /** @description The offline key's id */
+            k: string;
+            /** @description The moment of sale (Unix seconds, base 36) */
+            w: string;
+            /** @description The signed total */
+            a: string;
+            /** @description The POS's sale id */
+            s: string;
+            /** @description The signature */
+            m: string;
+            customer: {
+                /** @description RFC; XAXX010101000 (público en general) and XEXX010101000 (foreign) follow Anexo 20. */
+                rfc: string;
+                /** @description Legal name exactly as on the tax-status certificate, without the company-type suffix (SA DE CV). */
+                name: string;
+                /** @description c_RegimenFiscal key */
+                tax_regime: string;
+                /** @description Fiscal postal code */
+                postal_code: string;
+                /** @description c_UsoCFDI key */
+                cfdi_use: string;
+                /** Format: email */
+                email: string;
+                /** @description c_Pais of a foreign buyer (required with XEXX010101000) */
+                tax_residence?: string;
+            };
+        };
+        OfflineClaim: {
+            /**
+             * @description WAITING for the store to send the sale; CONFIRMED: the invoice is being stamped and will be e-mailed; REFUSED: see `refusal`
+             * @enum {string}
+             */
+            status: "WAITING" | "CONFIRMED" | "REFUSED";
+            store_name: string;
+            sale_id: string;
+            /** @description The total signed in the ticket, which the sale must have */
+            amount: string;
+            /** Format: date-time */
+            sold_at: string;
+            /** @description Where the invoice (or why not) goes, masked */
+            email: string;
+            refusal: null | ("window_passed" | "customer_invalid" | "sale_already_confirmed" | "sale_closed");
         };
         InvoiceXmlResponse: {
             /** @description Fiscal folio (CFDI UUID) */
@@ -9058,6 +9124,160 @@ export interface operations {
                      *       "error": {
                      *         "code": "rule_violation",
                      *         "message": "Tax data to correct, per field (`source` service), or `tickets_not_combinable` for `additional_tickets`",
+                     *         "details": [],
+                     *         "request_id": "req_gE6nb9tx31iXPSHS"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limited */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "rate_limited",
+                     *         "message": "Rate limited",
+                     *         "details": [],
+                     *         "request_id": "req_gE6nb9tx31iXPSHS"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    leaveOfflineClaim: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "v": "2",
+                 *       "k": "q7Xv2Lb9Nc",
+                 *       "w": "tjdq8l",
+                 *       "a": "116",
+                 *       "s": "T-0042",
+                 *       "m": "Hd8Ps3Tg6Yr0Jf5QcVb7Nm",
+                 *       "customer": {
+                 *         "rfc": "URE180429TM6",
+                 *         "name": "UNIVERSIDAD ROBOTICA ESPAÑOLA",
+                 *         "tax_regime": "601",
+                 *         "postal_code": "86991",
+                 *         "cfdi_use": "G03",
+                 *         "email": "compras@robotica.example"
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["OfflineClaimRequest"];
+            };
+        };
+        responses: {
+            /** @description WAITING: kept until the sale arrives (send again to correct the data while it waits) */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": "WAITING",
+                     *       "store_name": "Tienda Centro",
+                     *       "sale_id": "T-0042",
+                     *       "amount": "116.000000",
+                     *       "sold_at": "2026-03-14T17:30:00.000Z",
+                     *       "email": "c•••@robotica.example",
+                     *       "refusal": null
+                     *     }
+                     */
+                    "application/json": components["schemas"]["OfflineClaim"];
+                };
+            };
+            /** @description Invalid body, or a link not signed by a known offline key (`invalid_signature`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "validation_failed",
+                     *         "message": "Invalid body, or a link not signed by a known offline key (`invalid_signature`)",
+                     *         "details": [
+                     *           {
+                     *             "field": "operation_data[0].quantity",
+                     *             "code": "out_of_range",
+                     *             "message": "operation_data[0].quantity must be > 0."
+                     *           }
+                     *         ],
+                     *         "request_id": "req_gE6nb9tx31iXPSHS"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `offline_sale_arrived` (invoice it from its page: `qr_content`), or `offline_claim_settled` */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "offline_sale_arrived",
+                     *         "message": "`offline_sale_arrived` (invoice it from its page: `qr_content`), or `offline_claim_settled`",
+                     *         "details": [],
+                     *         "request_id": "req_gE6nb9tx31iXPSHS"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `offline_ticket_closed`: the window passed or the key was revoked */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "offline_ticket_closed",
+                     *         "message": "`offline_ticket_closed`: the window passed or the key was revoked",
+                     *         "details": [],
+                     *         "request_id": "req_gE6nb9tx31iXPSHS"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `customer_invalid` with details, or `store_inactive` */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "customer_invalid",
+                     *         "message": "`customer_invalid` with details, or `store_inactive`",
                      *         "details": [],
                      *         "request_id": "req_gE6nb9tx31iXPSHS"
                      *       }
