@@ -14,11 +14,13 @@ import { metricsRoutes } from './routes/metrics.js';
 import { statusPageRoutes } from './routes/status-page.js';
 import { issuerRoutes } from './routes/issuers.js';
 import { merchantRoutes } from './routes/merchants.js';
+import { offlineKeyRoutes } from './routes/offline-keys.js';
 import { productRoutes } from './routes/products.js';
 import { openApiRoutes } from './routes/openapi.js';
 import { publicFileRoutes } from './routes/public-files.js';
 import { publicQrImageRoutes } from './routes/public-qr-image.js';
 import { publicBuyerRoutes } from './routes/public-buyer.js';
+import { publicOfflineClaimRoutes } from './routes/public-offline-claims.js';
 import { invoiceRoutes } from './routes/invoices.js';
 import { buyerPageRoutes } from './routes/buyer-page.js';
 import { qrRoutes } from './routes/qrs.js';
@@ -42,6 +44,7 @@ export function apiRouters(deps: ApiDeps): Router<AppState>[] {
     globalInvoiceRoutes(deps),
     issuerRoutes(deps),
     merchantRoutes(deps),
+    offlineKeyRoutes(deps),
     productRoutes(deps),
     creditNoteRoutes(deps),
     paymentComplementRoutes(deps),
@@ -51,6 +54,7 @@ export function apiRouters(deps: ApiDeps): Router<AppState>[] {
     legacyQrRoutes(deps),
     publicQrImageRoutes(deps),
     publicBuyerRoutes(deps),
+    publicOfflineClaimRoutes(deps),
     publicFileRoutes(deps),
     buyerPageRoutes(deps),
   ];

@@ -188,6 +188,8 @@ function ticket(shortCode: string | null) {
 /** A request body per component schema, for a document served at `now`. */
 export const requestExamples = (now: Date): Record<string, unknown> => ({
   QrCreateRequest: { ...qrRequest, expires_at: endOfDayAhead(now, 5) },
+  CreateOfflineKeyRequest: { windowHours: 72 },
+  RevokeOfflineKeyRequest: { graceHours: 24 },
   TokenRequest: { grant_type: 'client_credentials', client_id: 'cli_6Vb2Nm8Xq4Lz1Kw7Hd3Ps', client_secret: 'cs_Qm9Xv2Lb7Nc4Kz1Wd8Hs3Pt6Yr0Tg5Jf' },
   CreateIssuerRequest: {
     groupId: GROUP_ID,
@@ -224,6 +226,15 @@ export const requestExamples = (now: Date): Record<string, unknown> => ({
     v: '1',
     t: 'Xk3v9QmT2bLs7YpR0wNcHg',
     m: 'Zt4q8LrV1mWs',
+    customer: { ...customer, cfdi_use: 'G03', email: 'compras@robotica.example' },
+  },
+  OfflineClaimRequest: {
+    v: '2',
+    k: 'q7Xv2Lb9Nc',
+    w: 'tjdq8l',
+    a: '116',
+    s: 'T-0042',
+    m: 'Hd8Ps3Tg6Yr0Jf5QcVb7Nm',
     customer: { ...customer, cfdi_use: 'G03', email: 'compras@robotica.example' },
   },
   ConfirmQrRequest: {
@@ -275,6 +286,17 @@ export const requestExamples = (now: Date): Record<string, unknown> => ({
 });
 
 /** An answer per component schema. */
+const offlineKey = {
+  keyId: 'q7Xv2Lb9Nc',
+  merchantId: MERCHANT_ID,
+  status: 'ACTIVE',
+  windowHours: 72,
+  createdAt: CREATED,
+  revokedAt: null,
+  oldTicketsUntil: null,
+  replacedBy: null,
+};
+
 export const RESPONSE_EXAMPLES: Record<string, unknown> = {
   TokenResponse: { access_token: 'tok_9Qv2Lm7Xb4Nc1Kz8Wd3Hs6Pt', token_type: 'Bearer', expires_in: 3600 },
   QrTransaction: {
@@ -335,6 +357,22 @@ export const RESPONSE_EXAMPLES: Record<string, unknown> = {
     certificate: { number: '30001000000500003416', rfc: 'EKU9003173C9', validFrom: '2023-05-18T11:43:51.000Z', validTo: '2027-05-18T11:43:51.000Z', mode: 'development' },
   },
   RegeneratedApiKey: { merchantId: MERCHANT_ID, apiKey: 'sk_test_Lz4Kw1Hd8Ps3Tg6Yr0Jf5QcVb7Nm2Xq9', mode: 'development' },
+  OfflineKey: offlineKey,
+  OfflineKeyCreated: { ...offlineKey, offlineKey: 'afok_q7Xv2Lb9Nc.Hd8Ps3Tg6Yr0Jf5QcVb7Nm2Xq9Lz4Kw1Hd8Ps3Tg6Yr', linkBaseUrl: 'https://factura.example.com' },
+  OfflineKeyList: {
+    content: [
+      offlineKey,
+      {
+        ...offlineKey,
+        keyId: 'Zk3Wd8Hs1P',
+        status: 'REVOKED',
+        createdAt: '2026-10-01T15:00:00.000Z',
+        revokedAt: CREATED,
+        oldTicketsUntil: '2026-11-24T16:30:00.000Z',
+        replacedBy: 'q7Xv2Lb9Nc',
+      },
+    ],
+  },
   MerchantProductResponse: product,
   MerchantProductList: [product],
   MerchantProductPage: page([product]),
@@ -450,6 +488,7 @@ export const RESPONSE_EXAMPLES: Record<string, unknown> = {
   },
   BuyerQrStatus: { status: 'INVOICED', expires_at: EXPIRES, confirmation },
   EmailQueued: { status: 'QUEUED', to: 'c•••@robotica.example' },
+  OfflineClaim: { status: 'WAITING', store_name: 'Tienda Centro', sale_id: 'T-0042', amount: '116.000000', sold_at: CREATED, email: 'c•••@robotica.example', refusal: null },
   BuyerInvoiceFiles: { uuid: UUID, issued_at: STAMPED, xml_url: fileUrl(UUID, 'xml'), pdf_url: fileUrl(UUID, 'pdf'), links_expire_at: '2026-03-20T01:06:39.000Z' },
   QrLink: { qr_content: QR_CONTENT },
   CsfPrefill: {

@@ -21,7 +21,7 @@ const TAGS: { name: string; description: string; paths: RegExp }[] = [
   {
     name: 'Buyer',
     description: 'The self-invoicing page and its API: the signed QR link is the credential',
-    paths: /^(\/v1\/public\/qrs\/(resolve|tickets|preview|confirm|email|invoice-files|status|code|csf)|\/q($|\/))/,
+    paths: /^(\/v1\/public\/qrs\/(resolve|tickets|preview|confirm|email|invoice-files|status|code|csf|offline-claim)|\/q($|\/))/,
   },
   { name: 'Public files', description: 'Signed links to QR images, invoice files and logos', paths: /^\/v1\/public\/(invoices|files|qrs\/images)\// },
   { name: 'Earlier contract', description: 'Deprecated: answered until its sunset', paths: /^\/api\/v1\// },

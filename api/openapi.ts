@@ -17,6 +17,7 @@ import {
 import { pageSchema } from '../shared/platform/pagination.js';
 import { createMerchantProductSchema, merchantProductResponseSchema, updateMerchantProductSchema } from './contract/products/product-schema.js';
 import { qrCreateRequestSchema } from './contract/qrs/qr-request-schema.js';
+import { createOfflineKeySchema, offlineKeyCreatedSchema, offlineKeyListSchema, offlineKeySchema, revokeOfflineKeySchema } from './contract/offline/offline-key-schema.js';
 import { qrTransactionSchema } from './contract/qrs/qr-transaction-schema.js';
 import { createCreditNoteSchema, creditNoteSchema } from './contract/credit-notes/credit-note-schema.js';
 import { createPaymentComplementSchema, paymentComplementSchema } from './contract/payment-complements/payment-complement-schema.js';
@@ -26,6 +27,7 @@ import { globalInvoiceSchema, globalPeriodicityRequestSchema, reportGlobalReques
 import { createEndpointRequestSchema, webhookDeliverySchema, webhookEndpointSchema } from './contract/webhooks/endpoint-schema.js';
 import { cancelInvoiceRequestSchema, invoiceCancellationSchema } from './contract/invoices/cancellation-schema.js';
 import { confirmRequestSchema, emailRequestSchema, previewRequestSchema, ticketsRequestSchema } from './contract/buyer/customer-schema.js';
+import { offlineClaimRequestSchema, offlineClaimSchema } from './contract/buyer/offline-claim-schema.js';
 import { buyerInvoiceFilesSchema, invoiceFilesRequestSchema } from './contract/buyer/invoice-files-schema.js';
 import { invoiceQrsRequestSchema } from './contract/qrs/invoice-qrs-schema.js';
 import { legacyQrCreatedSchema, legacyQrCreateRequestSchema, legacyQrResolvedSchema } from './contract/legacy/legacy-qr-schema.js';
@@ -181,6 +183,11 @@ function rawDocument(publicBaseUrl: string) {
         MerchantSummaryPage: pageSchema(ref('MerchantSummary'), 'Page envelope of MerchantSummary'),
         InvoiceModeResponse: invoiceModeResponseSchema,
         RegeneratedApiKey: regeneratedApiKeySchema,
+        CreateOfflineKeyRequest: createOfflineKeySchema,
+        RevokeOfflineKeyRequest: revokeOfflineKeySchema,
+        OfflineKey: offlineKeySchema,
+        OfflineKeyCreated: offlineKeyCreatedSchema,
+        OfflineKeyList: offlineKeyListSchema,
         MerchantProductResponse: merchantProductResponseSchema,
         MerchantProductList: { type: 'array', items: ref('MerchantProductResponse'), description: 'The products created, in the order sent' },
         MerchantProductPage: pageSchema(ref('MerchantProductResponse'), 'Page envelope of MerchantProductResponse'),
@@ -237,6 +244,8 @@ function rawDocument(publicBaseUrl: string) {
         ReviewTicketsRequest: ticketsRequestSchema,
         InvoiceQrsRequest: invoiceQrsRequestSchema,
         EmailInvoiceRequest: emailRequestSchema,
+        OfflineClaimRequest: offlineClaimRequestSchema,
+        OfflineClaim: offlineClaimSchema,
         InvoiceXmlResponse: invoiceFileSchema('xml'),
         InvoicePdfResponse: invoiceFileSchema('pdf'),
         CancelInvoiceRequest: cancelInvoiceRequestSchema,
@@ -360,10 +369,12 @@ function rawDocument(publicBaseUrl: string) {
             400: errorResponse('Invalid or missing fields or headers, malformed JSON'),
             401: errorResponse('API key invalid or missing'),
             404: errorResponse('store_uid not found'),
-            409: errorResponse('idempotency-key reused with a different body'),
+            409: errorResponse('idempotency-key reused with a different body; offline_ticket_already_bound: the offline ticket was caught up by another sale'),
             413: errorResponse('Body over the size limit'),
             415: errorResponse('Content-Type is not application/json'),
-            422: errorResponse('Business rule: merchant inactive, CSD missing or expired, SAT catalog or arithmetic rule'),
+            422: errorResponse(
+              'Business rule: merchant inactive, CSD missing or expired, SAT catalog or arithmetic rule; offline_ticket_invalid, offline_ticket_mismatch, offline_ticket_window_passed, offline_key_revoked for a sale that catches up an offline ticket',
+            ),
             500: errorResponse('QR rendering failed; nothing was written'),
             503: errorResponse('Redis or the render worker unavailable; nothing was written'),
           },
@@ -718,6 +729,21 @@ function rawDocument(publicBaseUrl: string) {
             ),
             410: errorResponse('Expired or cancelled'),
             422: errorResponse('Tax data to correct, per field (`source` service), or `tickets_not_combinable` for `additional_tickets`'),
+            429: errorResponse('Rate limited'),
+          },
+        },
+      },
+      '/v1/public/qrs/offline-claim': {
+        post: {
+          summary:
+            "Buyer: leave tax data and e-mail on an offline ticket whose sale the store has not sent yet (its link's v=2 parameters); the invoice is stamped and e-mailed when the sale arrives, or the buyer is told why not",
+          requestBody: { required: true, content: json('OfflineClaimRequest') },
+          responses: {
+            202: { description: 'WAITING: kept until the sale arrives (send again to correct the data while it waits)', content: json('OfflineClaim') },
+            400: errorResponse('Invalid body, or a link not signed by a known offline key (`invalid_signature`)'),
+            409: errorResponse('`offline_sale_arrived` (invoice it from its page: `qr_content`), or `offline_claim_settled`'),
+            410: errorResponse('`offline_ticket_closed`: the window passed or the key was revoked'),
+            422: errorResponse('`customer_invalid` with details, or `store_inactive`'),
             429: errorResponse('Rate limited'),
           },
         },
@@ -1085,6 +1111,55 @@ function merchantPaths() {
         security: bearer,
         parameters: id,
         responses: { 200: { description: 'The new key, shown once (Cache-Control: no-store)', content: json('RegeneratedApiKey') }, ...common },
+      },
+    },
+    ...offlineKeyPaths(common),
+  };
+}
+
+/** A store's offline keys (issue #33): what its point of sale signs offline tickets with. */
+function offlineKeyPaths(common: Record<number, ReturnType<typeof errorResponse>>) {
+  const id = pathParams('merchantId');
+  const keyId = pathParams('merchantId', 'keyId');
+  const created = { description: 'The key (`offlineKey`), shown once (Cache-Control: no-store), with the link base its tickets use', content: json('OfflineKeyCreated') };
+  const revokeBody = { required: true, content: json('RevokeOfflineKeyRequest') };
+  const keyCommon = {
+    ...common,
+    404: errorResponse('Merchant not in the account, or offline_key_not_found'),
+    409: errorResponse('offline_key_revoked: the key was already revoked'),
+  };
+  return {
+    '/v1/qrs/merchants/{merchantId}/offline-keys': {
+      post: {
+        summary: "Issue an offline key for the store's point of sale (signs tickets made while it cannot reach the service)",
+        security: bearer,
+        parameters: id,
+        requestBody: { required: true, content: json('CreateOfflineKeyRequest') },
+        responses: { 201: created, 400: errorResponse('Invalid fields'), ...common },
+      },
+      get: {
+        summary: "The store's offline keys, newest first, without their secrets",
+        security: bearer,
+        parameters: id,
+        responses: { 200: { description: 'The keys', content: json('OfflineKeyList') }, ...common },
+      },
+    },
+    '/v1/qrs/merchants/{merchantId}/offline-keys/{keyId}/rotate': {
+      post: {
+        summary: 'Replace an offline key: the new one is shown once; the old one refuses tickets sold from now on at once, and older ones after `graceHours`',
+        security: bearer,
+        parameters: keyId,
+        requestBody: revokeBody,
+        responses: { 201: created, 400: errorResponse('Invalid fields'), ...keyCommon },
+      },
+    },
+    '/v1/qrs/merchants/{merchantId}/offline-keys/{keyId}/revoke': {
+      post: {
+        summary: 'Revoke an offline key: tickets sold from now on are refused at once, older ones after `graceHours` (0: at once)',
+        security: bearer,
+        parameters: keyId,
+        requestBody: revokeBody,
+        responses: { 200: { description: 'The revoked key with its terms', content: json('OfflineKey') }, 400: errorResponse('Invalid fields'), ...keyCommon },
       },
     },
   };

@@ -159,6 +159,8 @@ function newSale(ctx: Context): NewQrTransaction {
       global_period_end: new Date(now.getTime() + 30 * DAY_S * 1000),
       requested_expires_at: null,
       global_invoice_id: null,
+      offline_key_id: null,
+      sold_at: null,
     },
     concepts: [0, 1, 2].map((position) => ({
       transaction_id: id,

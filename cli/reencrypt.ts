@@ -14,6 +14,7 @@ const COLUMNS: SecretColumn[] = [
   { name: 'csd keys', table: 'merchant_csds', id: 'merchant_id', column: 'private_key_encrypted', aad: boundTo.csdKey },
   { name: 'csd passwords', table: 'merchant_csds', id: 'merchant_id', column: 'password_encrypted', aad: boundTo.csdPassword },
   { name: 'webhook secrets', table: 'webhook_endpoints', id: 'id', column: 'secret_encrypted', aad: boundTo.webhookSecret },
+  { name: 'offline keys', table: 'offline_keys', id: 'id', column: 'secret_encrypted', aad: boundTo.offlineKey },
 ];
 
 const BATCH = 200;

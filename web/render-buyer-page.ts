@@ -224,7 +224,18 @@ ${formHtml()}
 }
 
 export type StatePageKind =
-  'expired' | 'globally_invoiced' | 'cancelled' | 'invoice_cancelled' | 'invoiced' | 'bad_link' | 'not_found' | 'store_inactive' | 'code_not_found' | 'rate_limited';
+  | 'expired'
+  | 'globally_invoiced'
+  | 'cancelled'
+  | 'invoice_cancelled'
+  | 'invoiced'
+  | 'bad_link'
+  | 'not_found'
+  | 'store_inactive'
+  | 'code_not_found'
+  | 'rate_limited'
+  | 'offline_pending'
+  | 'offline_closed';
 
 const STATES: Record<StatePageKind, { title: string; text: string }> = {
   expired: { title: 'Este código ya venció', text: 'El plazo para facturar esta compra con este código terminó. Pide a la tienda un ticket o código nuevo.' },
@@ -243,6 +254,14 @@ const STATES: Record<StatePageKind, { title: string; text: string }> = {
   store_inactive: { title: 'La tienda no puede facturar por ahora', text: 'La tienda no tiene activa la facturación en este momento. Contáctala para obtener tu factura.' },
   code_not_found: { title: 'No encontramos ese código', text: 'Revisa el código impreso en tu ticket y escríbelo de nuevo.' },
   rate_limited: { title: 'Demasiados intentos', text: 'Hiciste muchos intentos seguidos. Espera un minuto y vuelve a intentarlo.' },
+  offline_pending: {
+    title: 'La tienda aún no envía esta compra',
+    text: 'Tu ticket es válido, pero se hizo cuando la tienda no tenía internet y la tienda todavía no nos manda la compra. Vuelve a escanear el QR más tarde.',
+  },
+  offline_closed: {
+    title: 'Esta compra ya no puede facturarse aquí',
+    text: 'La tienda no nos envió esta compra a tiempo para facturarla. Habla con la tienda para obtener tu factura.',
+  },
 };
 
 /**

@@ -19,6 +19,8 @@ import type { FileStore } from '../shared/platform/storage/file-store.js';
 import { fileStoreFromConfig } from '../shared/platform/storage/file-store-from-config.js';
 import { stampInvoiceJob, type StampDeps } from './stamp-invoice.js';
 import { sweepStampingJob } from './sweep-stamping.js';
+import { settleOfflineClaimsJob } from './settle-offline-claims.js';
+import { emailOfflineClaimJob } from './email-offline-claim.js';
 import { sweepInvoiceFollowUpsJob } from './sweep-invoice-follow-ups.js';
 import { emailInvoiceJob, type EmailDeps } from './email-invoice.js';
 import { emailCancellationJob } from './email-cancellation.js';
@@ -85,9 +87,11 @@ function jobHandlers(deps: WorkerDeps, { sync, stamp, email, cancel, webhooks }:
     'sweep-lost-syncs': () => sweepLostSyncsJob(deps.db, deps.producers),
     'stamp-invoice': (job) => stampInvoiceJob(stamp, job),
     'sweep-stamping': () => sweepStampingJob(deps.db, deps.producers, deps.config),
+    'settle-offline-claims': (job) => settleOfflineClaimsJob({ db: deps.db, producers: deps.producers, catalogs: stamp.catalogs }, job.data),
     'sweep-invoice-follow-ups': () => sweepInvoiceFollowUpsJob(deps.db, deps.producers, deps.config),
     'email-invoice': (job) => emailInvoiceJob(email, job),
     'email-cancellation': (job) => emailCancellationJob(email, job),
+    'email-offline-claim': (job) => emailOfflineClaimJob(email, job),
     'cancel-invoice': (job) => cancelInvoiceJob(cancel, job),
     'poll-cancellations': () => pollCancellationsJob({ ...cancel, producers: deps.producers }),
     'dispatch-webhooks': () => dispatchWebhooksJob(deps.db, deps.producers),

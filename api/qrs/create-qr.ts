@@ -6,7 +6,7 @@ import { cacheRecord, findRecord, readCachedRecord, type IdempotencyRecord, type
 import { expiryBucket, withinPlanWindow } from '../../shared/domain/expiry-buckets.js';
 import { scheduleExpiryBuckets } from '../../shared/qr/schedule-expiry-buckets.js';
 import type { ApiKeyPrincipal } from '../../shared/repositories/api-keys.js';
-import { findQrTransaction, recordQrTransaction, SHORT_CODE_INDEX, type NewQrTransaction } from '../../shared/repositories/qr-transactions.js';
+import { findQrTransaction, OFFLINE_TICKET_INDEX, recordQrTransaction, SHORT_CODE_INDEX, type NewQrTransaction } from '../../shared/repositories/qr-transactions.js';
 import { buildQrTransactionRecord } from '../../shared/qr/build-qr-transaction.js';
 import { checkQrRules } from '../../shared/qr/check-qr-rules.js';
 import { qrContent, newQrToken, signQrToken } from '../../shared/qr/qr-link.js';
@@ -19,6 +19,7 @@ import { isIanaTimeZone, localDateTime } from '../../shared/domain/time-zone.js'
 import { viewContext, type ApiDeps } from '../deps.js';
 import { renderQr } from './render-qr.js';
 import { crashAfterCommit } from '../../shared/platform/crash-after-commit.js';
+import { offlineBinding, ticketAlreadyBound } from './offline-catch-up.js';
 
 const SCOPE = 'qr.create';
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -137,6 +138,7 @@ async function createNew(
   if (violations.length > 0) {
     throw new AppError(422, 'rule_violation', 'The request breaks SAT catalog or arithmetic rules.', { details: violations });
   }
+  const offline = await offlineBinding(deps, principal, draft, now);
 
   const qrId = newId('transaction');
   const token = newQrToken();
@@ -147,13 +149,14 @@ async function createNew(
     request,
     qrId,
     token,
-    shortCode: newShortCode(),
+    shortCode: offline?.shortCode ?? newShortCode(),
     png,
     principal,
     idempotencyKey: scope.key,
     timeZone: input.timeZone,
     issuedLocal,
     now,
+    ...(offline ? { offline: { keyId: offline.keyId, soldAt: offline.soldAt } } : {}),
   });
   if (!(await recordWithFreshShortCode(deps, record, fingerprint))) return 'key_taken';
   crashAfterCommit('qr-created');
@@ -161,6 +164,7 @@ async function createNew(
 
   await cacheRecord(deps.redis, scope, { fingerprint, resourceId: qrId }, deps.config.idempotencyCacheSeconds);
   await scheduleExpiry(deps, qrId, record.transaction.expires_at, now);
+  if (offline) await settleClaimOf(deps, qrId);
   return {
     view: qrTransactionView({ ...record, storeName: principal.merchantName, issuerRfc: principal.issuerRfc, issuerName: principal.issuerName }, viewContext(deps)),
     replayed: false,
@@ -177,9 +181,19 @@ async function recordWithFreshShortCode(deps: ApiDeps, record: NewQrTransaction,
       return await recordQrTransaction(deps.db, record, { scope: SCOPE, fingerprint });
     } catch (err) {
       const e = err as { code?: string; constraint?: string };
+      if (e.code === '23505' && e.constraint === OFFLINE_TICKET_INDEX) throw ticketAlreadyBound();
       if (attempt >= 3 || e.code !== '23505' || e.constraint !== SHORT_CODE_INDEX) throw err;
       record.transaction.short_code = newShortCode();
     }
+  }
+}
+
+/** A buyer may have left their data on the ticket: settled now; the periodic run settles it if this add is lost. */
+async function settleClaimOf(deps: ApiDeps, qrId: string): Promise<void> {
+  try {
+    await deps.producers.add('settle-offline-claims', { transactionId: qrId });
+  } catch (err) {
+    deps.logger.warn({ err, qr_id: qrId }, 'offline claim not settled now; the periodic run will');
   }
 }
 

@@ -6,6 +6,7 @@ import { buyerAsset } from '../../web/buyer-assets.js';
 import { localPath, renderCodePage, renderSalePage, renderStatePage, type StatePageKind, type Support } from '../../web/render-buyer-page.js';
 import { formCatalogs } from '../buyer/form-catalogs.js';
 import { ensureInvoiceable, saleFromLink } from '../buyer/open-sale.js';
+import { isOfflineTicketLink, offlineTicketTarget } from '../buyer/offline-ticket-link.js';
 import { reviewSale } from '../buyer/review-sale.js';
 import { qrLinkForShortCode } from '../buyer/short-code-link.js';
 import type { AppState } from '../context.js';
@@ -37,6 +38,8 @@ const STATE_OF_ERROR: Record<string, StatePageKind> = {
   invalid_short_code: 'code_not_found',
   short_code_not_found: 'code_not_found',
   rate_limited: 'rate_limited',
+  offline_sale_pending: 'offline_pending',
+  offline_ticket_closed: 'offline_closed',
 };
 
 function supportOf(sale: Sale): Support {
@@ -50,6 +53,12 @@ function html(ctx: Context, status: number, body: string): void {
   ctx.body = body;
 }
 
+/** What the per-QR limit counts: the token of a v=1 link, the MAC of an offline ticket's. */
+function perLinkKey(query: Record<string, unknown>): string | undefined {
+  const value = isOfflineTicketLink(query) ? query.m : query.t;
+  return typeof value === 'string' ? value.slice(0, 64) : undefined;
+}
+
 /**
  * GET /q: the buyer's self-invoicing page (qr_content is a link to it). With v, t and m: the sale, or
  * the page of the state that stops the buyer. With `code`: the typed short code, redirected to its link.
@@ -60,7 +69,7 @@ export function buyerPageRoutes(deps: ApiDeps): Router<AppState> {
   const routes = routesWith(router, PUBLIC_ACCESS);
   const limited = rateLimit(deps.redis, [
     { scope: 'ip', perMinute: deps.config.publicRatePerIp, key: (ctx) => ctx.ip },
-    { scope: 'qr', perMinute: deps.config.publicRatePerToken, key: (ctx) => (typeof ctx.query.t === 'string' ? ctx.query.t.slice(0, 64) : undefined) },
+    { scope: 'qr', perMinute: deps.config.publicRatePerToken, key: (ctx) => perLinkKey(ctx.query) },
   ]);
 
   const codeLimited = shortCodeRateLimit(deps);
@@ -81,6 +90,12 @@ export function buyerPageRoutes(deps: ApiDeps): Router<AppState> {
         return;
       }
       await limited(ctx, async () => undefined);
+      if (isOfflineTicketLink(ctx.query)) {
+        ctx.set(PAGE_HEADERS);
+        ctx.redirect(localPath(await offlineTicketTarget(deps, ctx.query)));
+        ctx.status = 303;
+        return;
+      }
       sale = await saleFromLink(deps, ctx.query);
       await ensureInvoiceable(deps, sale);
       const view = await reviewSale(deps, sale);

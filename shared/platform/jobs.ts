@@ -2,6 +2,7 @@
  * The one list of queues, job names and payload types, and the job catalog (JOBS). Payloads carry ids and
  * short values, never images, XML, certificates or passwords.
  */
+import { createHash } from 'node:crypto';
 import type { JobsOptions } from 'bullmq';
 import type { Config } from './config.js';
 import { EXPIRY_PLAN_EVERY_MS } from '../domain/expiry-buckets.js';
@@ -62,6 +63,12 @@ export interface CancelInvoicePayload {
 /** `qrId` and the PAC's refusal `code` are for the job's log line (workers/log-job-outcomes.ts). */
 export type CancelInvoiceResult = { outcome: 'cancelled' | 'pending' | 'refused' | 'not-requested'; uuid?: string; qrId?: string | null; code?: string };
 
+/** A buyer's claim on an offline ticket: the ticket's key and POS sale id (issue #33). */
+export interface OfflineClaimPayload {
+  keyId: string;
+  saleId: string;
+}
+
 export interface DeliverWebhookPayload {
   deliveryId: string;
 }
@@ -78,9 +85,11 @@ export interface JobTypes {
   'sweep-lost-syncs': { queue: typeof QUEUES.csfSync; data: Record<string, never>; result: { failed: number } };
   'stamp-invoice': { queue: typeof QUEUES.stamp; data: InvoicePayload; result: StampInvoiceResult };
   'sweep-stamping': { queue: typeof QUEUES.stamp; data: Record<string, never>; result: { requeued: number } };
+  'settle-offline-claims': { queue: typeof QUEUES.stamp; data: { transactionId?: string }; result: { confirmed: number; refused: number } };
   'sweep-invoice-follow-ups': { queue: typeof QUEUES.email; data: Record<string, never>; result: { emails: number } };
   'email-invoice': { queue: typeof QUEUES.email; data: InvoicePayload & { to?: string }; result: { messageId: string } };
   'email-cancellation': { queue: typeof QUEUES.email; data: InvoicePayload; result: { outcome: 'sent' | 'no-address' } };
+  'email-offline-claim': { queue: typeof QUEUES.email; data: OfflineClaimPayload; result: { outcome: 'sent' } };
   'cancel-invoice': { queue: typeof QUEUES.cancel; data: CancelInvoicePayload; result: CancelInvoiceResult };
   'poll-cancellations': { queue: typeof QUEUES.cancel; data: Record<string, never>; result: { resolved: number; requeued: number } };
   'dispatch-webhooks': { queue: typeof QUEUES.webhooks; data: Record<string, never>; result: { queued: number } };
@@ -185,10 +194,18 @@ export const JOBS: { [N in JobName]: JobSpec<N> } = {
   'sweep-lost-syncs': { queue: QUEUES.csfSync, id: () => jobId.sweepLostSyncs, options: sweepOptions, every: () => 60_000 },
   'stamp-invoice': { queue: QUEUES.stamp, id: (d) => jobId.stampInvoice(d.invoiceId), options: pacOptions },
   'sweep-stamping': { queue: QUEUES.stamp, id: () => jobId.sweepStamping, options: sweepOptions, every: (s) => s.stampSweepMs },
+  // By itself for every waiting claim; queued at once by the catch-up of a sale, for that sale.
+  'settle-offline-claims': {
+    queue: QUEUES.stamp,
+    id: (d) => (d.transactionId === undefined ? jobId.settleOfflineClaims : jobId.settleOfflineClaimsOf(d.transactionId)),
+    options: () => ({ attempts: 5, backoff: { type: 'exponential', delay: 1000 }, removeOnComplete: true, removeOnFail: 100 }),
+    every: (s) => s.stampSweepMs,
+  },
   'sweep-invoice-follow-ups': { queue: QUEUES.email, id: () => jobId.sweepInvoiceFollowUps, options: sweepOptions, every: (s) => s.stampSweepMs },
   // To the buyer once (one id per invoice); on request, again to any address (`to`), each its own job.
   'email-invoice': { queue: QUEUES.email, id: (d) => (d.to === undefined ? jobId.emailInvoice(d.invoiceId) : undefined), options: emailOptions },
   'email-cancellation': { queue: QUEUES.email, id: (d) => jobId.emailCancellation(d.invoiceId), options: emailOptions },
+  'email-offline-claim': { queue: QUEUES.email, id: (d) => jobId.emailOfflineClaim(d.keyId, d.saleId), options: emailOptions },
   'cancel-invoice': { queue: QUEUES.cancel, id: (d) => jobId.cancelInvoice(d.cancellationId), options: pacOptions },
   'poll-cancellations': { queue: QUEUES.cancel, id: () => jobId.pollCancellations, options: sweepOptions, every: (s) => s.cancellationPollMs },
   'dispatch-webhooks': { queue: QUEUES.webhooks, id: () => jobId.dispatchWebhooks, options: sweepOptions, every: (s) => s.webhookDispatchMs },
@@ -218,6 +235,10 @@ export const jobId = {
   /** One stamp job per invoice: a re-enqueue while it waits or runs is a no-op. */
   stampInvoice: (invoiceId: string) => `stamp.${invoiceId}`,
   sweepStamping: 'sweep-stamping',
+  settleOfflineClaims: 'settle-offline-claims',
+  settleOfflineClaimsOf: (transactionId: string) => `settle-offline-claims.${transactionId}`,
+  /** The buyer of a refused offline claim told once. The POS's sale id may hold any character: hashed into the id. */
+  emailOfflineClaim: (keyId: string, saleId: string) => `email-offline-claim.${keyId}.${createHash('sha256').update(saleId).digest('base64url').slice(0, 22)}`,
   emailInvoice: (invoiceId: string) => `email.${invoiceId}`,
   /** The buyer told once that their invoice was cancelled. */
   emailCancellation: (invoiceId: string) => `email-cancellation.${invoiceId}`,

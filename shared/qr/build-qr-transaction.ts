@@ -15,6 +15,8 @@ export interface BuildQrInput {
   timeZone: string;
   issuedLocal: string;
   now: Date;
+  /** The offline ticket this sale catches up (issue #33). */
+  offline?: { keyId: string; soldAt: Date };
 }
 
 /**
@@ -90,6 +92,8 @@ export function buildQrTransactionRecord(input: BuildQrInput): Omit<QrTransactio
       global_period_end: period.end,
       requested_expires_at: expiry.capped ? new Date(r.expires_at) : null,
       global_invoice_id: null,
+      offline_key_id: input.offline?.keyId ?? null,
+      sold_at: input.offline?.soldAt ?? null,
     },
     concepts,
     taxes,

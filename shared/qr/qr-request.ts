@@ -60,6 +60,8 @@ export interface QrCreateDraft {
   related_cfdis?: RelatedCfdis | null;
   global_info?: GlobalInfo | null;
   metadata?: Record<string, string> | null;
+  /** The link of the ticket the POS printed while offline, when this sale catches it up (issue #33). */
+  offline_ticket?: string;
   operation_data: QrConceptDraft[];
 }
 

@@ -43,6 +43,9 @@ export interface QrTransactionRow {
   scanned_at: Date | null;
   expires_at: Date;
   confirmed_at: Date | null;
+  /** The offline key that signed the ticket this sale caught up, and the ticket's moment of sale (issue #33). */
+  offline_key_id: string | null;
+  sold_at: Date | null;
   /** The global-invoice period the sale belongs to (null for sales made before global invoices). */
   global_periodicity: string | null;
   global_period_end: Date | null;
@@ -124,6 +127,8 @@ const TRANSACTION_COLUMNS = [
   'global_periodicity',
   'global_period_end',
   'requested_expires_at',
+  'offline_key_id',
+  'sold_at',
 ] as const satisfies readonly (keyof QrTransactionRow)[];
 
 const JSONB_COLUMNS = new Set<string>(['related_cfdis', 'global_info', 'metadata']);
@@ -138,7 +143,7 @@ const TAXES = `$${FIRST + TRANSACTION_COLUMNS.length + 1}`;
  * holder of the key makes the statement wait until it commits or rolls back.
  */
 const RECORD_QR: PreparedStatement = {
-  name: 'qr_record_v3',
+  name: 'qr_record_v4',
   text: `WITH claim AS (${CLAIM_KEY_SQL}),
   t AS (
     INSERT INTO qr_transactions (${TRANSACTION_COLUMNS.join(', ')})
@@ -163,10 +168,18 @@ const RECORD_QR: PreparedStatement = {
 
 /** The unique index that keeps one sale per short code (see the short codes migration). */
 export const SHORT_CODE_INDEX = 'qr_transactions_short_code_key';
+/** The unique index that binds an offline ticket (key, POS sale id) to one sale (issue #33). */
+export const OFFLINE_TICKET_INDEX = 'qr_transactions_offline_ticket_key';
 
 /** The signed-link token of the transaction a short code names, in any state; undefined when none does. */
 export async function tokenForShortCode(db: Db, shortCode: string): Promise<string | undefined> {
   const row = (await db('qr_transactions').where({ short_code: shortCode }).first('token')) as { token: string } | undefined;
+  return row?.token;
+}
+
+/** The signed-link token of the sale that caught up an offline ticket (key, POS sale id); undefined before it arrived. */
+export async function tokenForOfflineTicket(db: Db, offlineKeyId: string, saleId: string): Promise<string | undefined> {
+  const row = (await db('qr_transactions').where({ offline_key_id: offlineKeyId, sale_id: saleId }).first('token')) as { token: string } | undefined;
   return row?.token;
 }
 

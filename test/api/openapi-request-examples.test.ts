@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { expect } from 'chai';
+import { offlineTicket } from '../../clients/typescript/src/offline-ticket.js';
 import sharp from 'sharp';
 import type { BootstrapResult } from '../../cli/bootstrap.js';
 import { newId } from '../../shared/platform/ids.js';
@@ -106,6 +107,10 @@ describe('OpenAPI request examples, sent to the service', () => {
     const ppd = await stampedQr(account, { sat_payment_method: 'PPD', sat_payment_form: '99' });
 
     const document = (await call('GET', '/openapi.json')).body as Document & { paths: Record<string, Record<string, Operation>> };
+    const liveOfflineKey = async (): Promise<Fill> => {
+      const res = await call('POST', `/v1/qrs/merchants/${account.merchantId}/offline-keys`, { headers: { Authorization: `Bearer ${account.accessToken}` }, body: {} });
+      return { path: { merchantId: account.merchantId, keyId: res.body.keyId as string } };
+    };
     const fills: Record<string, (ex: Json) => Fill | Promise<Fill>> = {
       'POST /v1/auth/token': (ex) => ({ replace: { [String(ex.client_id)]: account.clientId, [String(ex.client_secret)]: account.clientSecret! } }),
       'POST /v1/qrs/issuers': (ex) => ({ replace: { [String(ex.groupId)]: groupId } }),
@@ -118,6 +123,9 @@ describe('OpenAPI request examples, sent to the service', () => {
       'POST /v1/qrs/merchants/{merchantId}/invoice-mode': () => ({ path: { merchantId: account.merchantId } }),
       'PUT /v1/qrs/merchants/{merchantId}/invoice-mode': () => ({ path: { merchantId: account.merchantId } }),
       'POST /v1/qrs/merchants/{merchantId}/products': () => ({ path: { merchantId: account.merchantId } }),
+      'POST /v1/qrs/merchants/{merchantId}/offline-keys': () => ({ path: { merchantId: account.merchantId } }),
+      'POST /v1/qrs/merchants/{merchantId}/offline-keys/{keyId}/rotate': liveOfflineKey,
+      'POST /v1/qrs/merchants/{merchantId}/offline-keys/{keyId}/revoke': liveOfflineKey,
       'PUT /v1/qrs/merchants/{merchantId}/products/{productId}': () => ({ path: { merchantId: account.merchantId, productId: product[0]!.productId } }),
       'POST /v1/qrs': (ex) => ({ replace: { [String(ex.store_uid)]: account.storeUid } }),
       'POST /api/v1/qrs': (ex) => ({ replace: { [String(ex.store)]: account.storeUid } }),
@@ -142,6 +150,15 @@ describe('OpenAPI request examples, sent to the service', () => {
         return { replace: { ...linkOf(ex, buyerQr), [String(exampleDigest)]: String(reviewed.body.review_digest) } };
       },
       'POST /v1/public/qrs/email': (ex) => ({ replace: linkOf(ex, credited.link) }),
+      'POST /v1/public/qrs/offline-claim': async (ex) => {
+        const key = (await call('POST', `/v1/qrs/merchants/${account.merchantId}/offline-keys`, { headers: { Authorization: `Bearer ${account.accessToken}` }, body: {} }))
+          .body as {
+          offlineKey: string;
+          linkBaseUrl: string;
+        };
+        const ticket = new URL(offlineTicket(key.offlineKey, key.linkBaseUrl, { saleId: `T-${randomUUID()}`, amount: String(ex.a) }).link).searchParams;
+        return { replace: Object.fromEntries(['k', 'w', 's', 'm'].map((p) => [String(ex[p]), ticket.get(p)!])) };
+      },
       'POST /v1/public/qrs/invoice-files': (ex) => ({ replace: linkOf(ex, credited.link) }),
       'POST /v1/public/qrs/csf': () => ({ query: csfQr }),
     };

@@ -66,12 +66,19 @@ describe('npm run cli -- reencrypt: rotating ENCRYPTION_KEY', function () {
       boundTo.webhookSecret('we_rotation_lost'),
     );
     await endpoint('we_rotation_lost', lost);
+    await db('offline_keys').insert({
+      id: 'offKeyRot1',
+      merchant_id: a.merchantId,
+      window_hours: 72,
+      secret_encrypted: encrypt(Buffer.from('offline-secret'), ring1, boundTo.offlineKey('offKeyRot1')),
+    });
 
     const first = await reencrypt();
     expect(first.code, first.stdout).to.equal(1);
     expect(first.out['csd keys']).to.include({ reencrypted: 2, alreadyCurrent: 0 });
     expect(first.out['csd passwords']).to.include({ reencrypted: 2, alreadyCurrent: 0 });
     expect(first.out['webhook secrets']).to.include({ reencrypted: 1, alreadyCurrent: 0 });
+    expect(first.out['offline keys']).to.include({ reencrypted: 1, alreadyCurrent: 0 });
     expect(first.out['webhook secrets']!.failed).to.deep.equal([
       { id: 'we_rotation_lost', error: 'encryption key id 9 is not configured (ENCRYPTION_KEY_ID, ENCRYPTION_PREVIOUS_KEYS)' },
     ]);
@@ -88,6 +95,8 @@ describe('npm run cli -- reencrypt: rotating ENCRYPTION_KEY', function () {
     }
     const ok = (await db('webhook_endpoints').where({ id: 'we_rotation_ok' }).first('secret_encrypted')).secret_encrypted as Buffer;
     expect([sealingKeyId(ok), decrypt(ok, ring2, boundTo.webhookSecret('we_rotation_ok')).toString()]).to.deep.equal([2, 'whsec_one']);
+    const offline = (await db('offline_keys').where({ id: 'offKeyRot1' }).first('secret_encrypted')).secret_encrypted as Buffer;
+    expect([sealingKeyId(offline), decrypt(offline, ring2, boundTo.offlineKey('offKeyRot1')).toString()]).to.deep.equal([2, 'offline-secret']);
     expect(((await db('webhook_endpoints').where({ id: 'we_rotation_lost' }).first('secret_encrypted')).secret_encrypted as Buffer).equals(lost)).to.equal(true);
 
     await db('webhook_endpoints').where({ id: 'we_rotation_lost' }).delete();
@@ -100,6 +109,7 @@ describe('npm run cli -- reencrypt: rotating ENCRYPTION_KEY', function () {
     ).to.deep.equal([
       [0, 2, 0],
       [0, 2, 0],
+      [0, 1, 0],
       [0, 1, 0],
     ]);
   });

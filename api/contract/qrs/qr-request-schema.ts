@@ -136,6 +136,13 @@ export const qrCreateRequestSchema = {
         },
       ],
     },
+    offline_ticket: {
+      type: 'string',
+      minLength: 1,
+      maxLength: 2000,
+      description:
+        "The link of the ticket the point of sale printed while offline (format version 2, signed with the store's offline key): this sale catches it up. sale_id and amount must be the ticket's; a ticket is caught up once",
+    },
     operation_data: { type: 'array', minItems: 1, maxItems: QR_LIMITS.maxConcepts, items: conceptSchema },
   },
 } as const;

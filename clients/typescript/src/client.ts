@@ -5,6 +5,7 @@
  * service's `code`, `details` and `request_id`.
  */
 import type { components, operations } from './schema.js';
+import { offlineTicket, type OfflineTicket } from './offline-ticket.js';
 
 export type QrCreateRequest = components['schemas']['QrCreateRequest'];
 
@@ -43,6 +44,8 @@ export interface ClientOptions {
   /** Longest wait between attempts, whatever Retry-After says (default 30 s). */
   maxRetryDelayMs?: number;
   fetch?: typeof fetch;
+  /** The store's offline key (`afok_…`) and the link base it came with: offlineTicket() signs with them. */
+  offline?: { key: string; linkBaseUrl: string };
 }
 
 /** Filters and page of GET /v1/qrs, GET /v1/qrs/invoices and GET /v1/qrs/invoices/export. */
@@ -54,7 +57,7 @@ export type InvoiceSummaryPage = components['schemas']['InvoiceSummaryPage'];
 export type InvoiceSummary = components['schemas']['InvoiceSummary'];
 
 function queryString(query: Record<string, string | number | undefined>): string {
-  const entries = Object.entries(query).flatMap(([k, v]) => (v === undefined ? [] : [[k, String(v)]]));
+  const entries = Object.entries(query).flatMap(([k, v]): [string, string][] => (v === undefined ? [] : [[k, String(v)]]));
   return entries.length === 0 ? '' : `?${new URLSearchParams(entries).toString()}`;
 }
 
@@ -97,6 +100,15 @@ export class AutofacturaClient {
   async createQr(sale: QrCreateRequest, idempotencyKey: string = crypto.randomUUID()): Promise<Replayable<QrTransaction>> {
     const answer = await this.send<QrTransaction>('POST', '/v1/qrs', { body: sale, idempotencyKey });
     return { ...answer.body, replayed: answer.replayed };
+  }
+
+  /**
+   * The ticket to print when createQr cannot reach the service: signed here with the store's offline key,
+   * no network. Post the sale later with `offline_ticket: ticket.link` (same sale_id and amount).
+   */
+  offlineTicket(sale: Pick<QrCreateRequest, 'sale_id' | 'amount'>, soldAt: Date = new Date()): OfflineTicket {
+    if (!this.options.offline) throw new RangeError('offlineTicket needs the client option `offline` ({ key, linkBaseUrl })');
+    return offlineTicket(this.options.offline.key, this.options.offline.linkBaseUrl, { saleId: sale.sale_id, amount: sale.amount, soldAt });
   }
 
   /** GET /v1/qrs/{qrId}. */

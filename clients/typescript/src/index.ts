@@ -15,4 +15,5 @@ export {
   type InvoiceSummary,
 } from './client.js';
 export { verifyWebhook } from './verify-webhook.js';
+export { offlineTicket, type OfflineSale, type OfflineTicket } from './offline-ticket.js';
 export type { components, paths, operations } from './schema.js';

@@ -229,6 +229,58 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/qrs/merchants/{merchantId}/offline-keys": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The store's offline keys, newest first, without their secrets */
+        get: operations["listOfflineKeys"];
+        put?: never;
+        /** Issue an offline key for the store's point of sale (signs tickets made while it cannot reach the service) */
+        post: operations["createOfflineKey"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/qrs/merchants/{merchantId}/offline-keys/{keyId}/rotate": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Replace an offline key: the new one is shown once; the old one refuses tickets sold from now on at once, and older ones after `graceHours` */
+        post: operations["rotateOfflineKey"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/qrs/merchants/{merchantId}/offline-keys/{keyId}/revoke": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Revoke an offline key: tickets sold from now on are refused at once, older ones after `graceHours` (0: at once) */
+        post: operations["revokeOfflineKey"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/qrs": {
         parameters: {
             query?: never;
@@ -632,6 +684,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/public/qrs/offline-claim": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Buyer: leave tax data and e-mail on an offline ticket whose sale the store has not sent yet (its link's v=2 parameters); the invoice is stamped and e-mailed when the sale arrives, or the buyer is told why not */
+        post: operations["leaveOfflineClaim"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/public/qrs/email": {
         parameters: {
             query?: never;
@@ -967,6 +1036,8 @@ export interface components {
             metadata?: null | {
                 [key: string]: string;
             };
+            /** @description The link of the ticket the point of sale printed while offline (format version 2, signed with the store's offline key): this sale catches it up. sale_id and amount must be the ticket's; a ticket is caught up once */
+            offline_ticket?: string;
             operation_data: {
                 sku?: string;
                 description: string;
@@ -1272,6 +1343,78 @@ export interface components {
             apiKey: string;
             /** @enum {string} */
             mode: "development" | "production";
+        };
+        CreateOfflineKeyRequest: {
+            /**
+             * @description How long after its moment of sale a ticket may catch up (and be invoiced); 72 when not given
+             * @default 72
+             */
+            windowHours: number;
+        };
+        RevokeOfflineKeyRequest: {
+            /**
+             * @description How long tickets sold before the revocation may still catch up (0: none, e.g. a stolen key); 24 when not given
+             * @default 24
+             */
+            graceHours: number;
+        };
+        OfflineKey: {
+            /** @description The public id printed in every ticket the key signs (`k`) */
+            keyId: string;
+            merchantId: string;
+            /** @enum {string} */
+            status: "ACTIVE" | "REVOKED";
+            /** @description How long after its moment of sale a ticket may catch up */
+            windowHours: number;
+            /** Format: date-time */
+            createdAt: string;
+            /** @description Tickets sold from this moment on are refused */
+            revokedAt: null | string;
+            /** @description Tickets sold before the revocation are refused after this moment */
+            oldTicketsUntil: null | string;
+            /** @description The key that replaced this one, when it was rotated */
+            replacedBy: null | string;
+        };
+        OfflineKeyCreated: {
+            /** @description The public id printed in every ticket the key signs (`k`) */
+            keyId: string;
+            merchantId: string;
+            /** @enum {string} */
+            status: "ACTIVE" | "REVOKED";
+            /** @description How long after its moment of sale a ticket may catch up */
+            windowHours: number;
+            /** Format: date-time */
+            createdAt: string;
+            /** @description Tickets sold from this moment on are refused */
+            revokedAt: null | string;
+            /** @description Tickets sold before the revocation are refused after this moment */
+            oldTicketsUntil: null | string;
+            /** @description The key that replaced this one, when it was rotated */
+            replacedBy: null | string;
+            /** @description The key the point of sale signs with, shown only here */
+            offlineKey: string;
+            /** @description The start of every ticket's link (the buyer's page) */
+            linkBaseUrl: string;
+        };
+        OfflineKeyList: {
+            /** @description Newest first */
+            content: {
+                /** @description The public id printed in every ticket the key signs (`k`) */
+                keyId: string;
+                merchantId: string;
+                /** @enum {string} */
+                status: "ACTIVE" | "REVOKED";
+                /** @description How long after its moment of sale a ticket may catch up */
+                windowHours: number;
+                /** Format: date-time */
+                createdAt: string;
+                /** @description Tickets sold from this moment on are refused */
+                revokedAt: null | string;
+                /** @description Tickets sold before the revocation are refused after this moment */
+                oldTicketsUntil: null | string;
+                /** @description The key that replaced this one, when it was rotated */
+                replacedBy: null | string;
+            }[];
         };
         MerchantProductResponse: {
             productId: string;
@@ -2289,6 +2432,55 @@ export interface components {
             email?: string;
             /** @description The buyer's RFC as on the invoice: required to send to an address other than the one given at confirmation */
             rfc?: string;
+        };
+        OfflineClaimRequest: {
+            /**
+             * @description Format version of an offline ticket
+             * @constant
+             */
+            v: "2";
+            /** @description The offline key's id */
+            k: string;
+            /** @description The moment of sale (Unix seconds, base 36) */
+            w: string;
+            /** @description The signed total */
+            a: string;
+            /** @description The POS's sale id */
+            s: string;
+            /** @description The signature */
+            m: string;
+            customer: {
+                /** @description RFC; XAXX010101000 (público en general) and XEXX010101000 (foreign) follow Anexo 20. */
+                rfc: string;
+                /** @description Legal name exactly as on the tax-status certificate, without the company-type suffix (SA DE CV). */
+                name: string;
+                /** @description c_RegimenFiscal key */
+                tax_regime: string;
+                /** @description Fiscal postal code */
+                postal_code: string;
+                /** @description c_UsoCFDI key */
+                cfdi_use: string;
+                /** Format: email */
+                email: string;
+                /** @description c_Pais of a foreign buyer (required with XEXX010101000) */
+                tax_residence?: string;
+            };
+        };
+        OfflineClaim: {
+            /**
+             * @description WAITING for the store to send the sale; CONFIRMED: the invoice is being stamped and will be e-mailed; REFUSED: see `refusal`
+             * @enum {string}
+             */
+            status: "WAITING" | "CONFIRMED" | "REFUSED";
+            store_name: string;
+            sale_id: string;
+            /** @description The total signed in the ticket, which the sale must have */
+            amount: string;
+            /** Format: date-time */
+            sold_at: string;
+            /** @description Where the invoice (or why not) goes, masked */
+            email: string;
+            refusal: null | ("window_passed" | "customer_invalid" | "sale_already_confirmed" | "sale_closed");
         };
         InvoiceXmlResponse: {
             /** @description Fiscal folio (CFDI UUID) */
@@ -5121,6 +5313,454 @@ export interface operations {
             };
         };
     };
+    listOfflineKeys: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                merchantId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The keys */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "content": [
+                     *         {
+                     *           "keyId": "q7Xv2Lb9Nc",
+                     *           "merchantId": "mer_8cN1uV4pXy2Qw7Ls0Hk3Zg",
+                     *           "status": "ACTIVE",
+                     *           "windowHours": 72,
+                     *           "createdAt": "2026-03-14T17:30:00.000Z",
+                     *           "revokedAt": null,
+                     *           "oldTicketsUntil": null,
+                     *           "replacedBy": null
+                     *         },
+                     *         {
+                     *           "keyId": "Zk3Wd8Hs1P",
+                     *           "merchantId": "mer_8cN1uV4pXy2Qw7Ls0Hk3Zg",
+                     *           "status": "REVOKED",
+                     *           "windowHours": 72,
+                     *           "createdAt": "2026-10-01T15:00:00.000Z",
+                     *           "revokedAt": "2026-03-14T17:30:00.000Z",
+                     *           "oldTicketsUntil": "2026-11-24T16:30:00.000Z",
+                     *           "replacedBy": "q7Xv2Lb9Nc"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["OfflineKeyList"];
+                };
+            };
+            /** @description Token invalid, expired or revoked */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "unauthorized",
+                     *         "message": "Token invalid, expired or revoked",
+                     *         "details": [],
+                     *         "request_id": "req_gE6nb9tx31iXPSHS"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Merchant (or issuer) not in the account */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "not_found",
+                     *         "message": "Merchant (or issuer) not in the account",
+                     *         "details": [],
+                     *         "request_id": "req_gE6nb9tx31iXPSHS"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    createOfflineKey: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                merchantId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "windowHours": 72
+                 *     }
+                 */
+                "application/json": components["schemas"]["CreateOfflineKeyRequest"];
+            };
+        };
+        responses: {
+            /** @description The key (`offlineKey`), shown once (Cache-Control: no-store), with the link base its tickets use */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "keyId": "q7Xv2Lb9Nc",
+                     *       "merchantId": "mer_8cN1uV4pXy2Qw7Ls0Hk3Zg",
+                     *       "status": "ACTIVE",
+                     *       "windowHours": 72,
+                     *       "createdAt": "2026-03-14T17:30:00.000Z",
+                     *       "revokedAt": null,
+                     *       "oldTicketsUntil": null,
+                     *       "replacedBy": null,
+                     *       "offlineKey": "afok_q7Xv2Lb9Nc.Hd8Ps3Tg6Yr0Jf5QcVb7Nm2Xq9Lz4Kw1Hd8Ps3Tg6Yr",
+                     *       "linkBaseUrl": "https://factura.example.com"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["OfflineKeyCreated"];
+                };
+            };
+            /** @description Invalid fields */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "validation_failed",
+                     *         "message": "Invalid fields",
+                     *         "details": [
+                     *           {
+                     *             "field": "operation_data[0].quantity",
+                     *             "code": "out_of_range",
+                     *             "message": "operation_data[0].quantity must be > 0."
+                     *           }
+                     *         ],
+                     *         "request_id": "req_gE6nb9tx31iXPSHS"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Token invalid, expired or revoked */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "unauthorized",
+                     *         "message": "Token invalid, expired or revoked",
+                     *         "details": [],
+                     *         "request_id": "req_gE6nb9tx31iXPSHS"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Merchant (or issuer) not in the account */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "not_found",
+                     *         "message": "Merchant (or issuer) not in the account",
+                     *         "details": [],
+                     *         "request_id": "req_gE6nb9tx31iXPSHS"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    rotateOfflineKey: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                merchantId: string;
+                keyId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "graceHours": 24
+                 *     }
+                 */
+                "application/json": components["schemas"]["RevokeOfflineKeyRequest"];
+            };
+        };
+        responses: {
+            /** @description The key (`offlineKey`), shown once (Cache-Control: no-store), with the link base its tickets use */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "keyId": "q7Xv2Lb9Nc",
+                     *       "merchantId": "mer_8cN1uV4pXy2Qw7Ls0Hk3Zg",
+                     *       "status": "ACTIVE",
+                     *       "windowHours": 72,
+                     *       "createdAt": "2026-03-14T17:30:00.000Z",
+                     *       "revokedAt": null,
+                     *       "oldTicketsUntil": null,
+                     *       "replacedBy": null,
+                     *       "offlineKey": "afok_q7Xv2Lb9Nc.Hd8Ps3Tg6Yr0Jf5QcVb7Nm2Xq9Lz4Kw1Hd8Ps3Tg6Yr",
+                     *       "linkBaseUrl": "https://factura.example.com"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["OfflineKeyCreated"];
+                };
+            };
+            /** @description Invalid fields */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "validation_failed",
+                     *         "message": "Invalid fields",
+                     *         "details": [
+                     *           {
+                     *             "field": "operation_data[0].quantity",
+                     *             "code": "out_of_range",
+                     *             "message": "operation_data[0].quantity must be > 0."
+                     *           }
+                     *         ],
+                     *         "request_id": "req_gE6nb9tx31iXPSHS"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Token invalid, expired or revoked */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "unauthorized",
+                     *         "message": "Token invalid, expired or revoked",
+                     *         "details": [],
+                     *         "request_id": "req_gE6nb9tx31iXPSHS"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Merchant not in the account, or offline_key_not_found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "not_found",
+                     *         "message": "Merchant not in the account, or offline_key_not_found",
+                     *         "details": [],
+                     *         "request_id": "req_gE6nb9tx31iXPSHS"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description offline_key_revoked: the key was already revoked */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "offline_key_revoked",
+                     *         "message": "offline_key_revoked: the key was already revoked",
+                     *         "details": [],
+                     *         "request_id": "req_gE6nb9tx31iXPSHS"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    revokeOfflineKey: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                merchantId: string;
+                keyId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "graceHours": 24
+                 *     }
+                 */
+                "application/json": components["schemas"]["RevokeOfflineKeyRequest"];
+            };
+        };
+        responses: {
+            /** @description The revoked key with its terms */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "keyId": "q7Xv2Lb9Nc",
+                     *       "merchantId": "mer_8cN1uV4pXy2Qw7Ls0Hk3Zg",
+                     *       "status": "ACTIVE",
+                     *       "windowHours": 72,
+                     *       "createdAt": "2026-03-14T17:30:00.000Z",
+                     *       "revokedAt": null,
+                     *       "oldTicketsUntil": null,
+                     *       "replacedBy": null
+                     *     }
+                     */
+                    "application/json": components["schemas"]["OfflineKey"];
+                };
+            };
+            /** @description Invalid fields */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "validation_failed",
+                     *         "message": "Invalid fields",
+                     *         "details": [
+                     *           {
+                     *             "field": "operation_data[0].quantity",
+                     *             "code": "out_of_range",
+                     *             "message": "operation_data[0].quantity must be > 0."
+                     *           }
+                     *         ],
+                     *         "request_id": "req_gE6nb9tx31iXPSHS"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Token invalid, expired or revoked */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "unauthorized",
+                     *         "message": "Token invalid, expired or revoked",
+                     *         "details": [],
+                     *         "request_id": "req_gE6nb9tx31iXPSHS"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Merchant not in the account, or offline_key_not_found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "not_found",
+                     *         "message": "Merchant not in the account, or offline_key_not_found",
+                     *         "details": [],
+                     *         "request_id": "req_gE6nb9tx31iXPSHS"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description offline_key_revoked: the key was already revoked */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "offline_key_revoked",
+                     *         "message": "offline_key_revoked: the key was already revoked",
+                     *         "details": [],
+                     *         "request_id": "req_gE6nb9tx31iXPSHS"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
     listQrs: {
         parameters: {
             query?: {
@@ -5434,7 +6074,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description idempotency-key reused with a different body */
+            /** @description idempotency-key reused with a different body; offline_ticket_already_bound: the offline ticket was caught up by another sale */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -5444,7 +6084,7 @@ export interface operations {
                      * @example {
                      *       "error": {
                      *         "code": "conflict",
-                     *         "message": "idempotency-key reused with a different body",
+                     *         "message": "idempotency-key reused with a different body; offline_ticket_already_bound: the offline ticket was caught up by another sale",
                      *         "details": [],
                      *         "request_id": "req_gE6nb9tx31iXPSHS"
                      *       }
@@ -5491,7 +6131,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Business rule: merchant inactive, CSD missing or expired, SAT catalog or arithmetic rule */
+            /** @description Business rule: merchant inactive, CSD missing or expired, SAT catalog or arithmetic rule; offline_ticket_invalid, offline_ticket_mismatch, offline_ticket_window_passed, offline_key_revoked for a sale that catches up an offline ticket */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -5501,7 +6141,7 @@ export interface operations {
                      * @example {
                      *       "error": {
                      *         "code": "rule_violation",
-                     *         "message": "Business rule: merchant inactive, CSD missing or expired, SAT catalog or arithmetic rule",
+                     *         "message": "Business rule: merchant inactive, CSD missing or expired, SAT catalog or arithmetic rule; offline_ticket_invalid, offline_ticket_mismatch, offline_ticket_window_passed, offline_key_revoked for a sale that catches up an offline ticket",
                      *         "details": [],
                      *         "request_id": "req_gE6nb9tx31iXPSHS"
                      *       }
@@ -8916,6 +9556,160 @@ export interface operations {
                      *       "error": {
                      *         "code": "rule_violation",
                      *         "message": "Tax data to correct, per field (`source` service), or `tickets_not_combinable` for `additional_tickets`",
+                     *         "details": [],
+                     *         "request_id": "req_gE6nb9tx31iXPSHS"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limited */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "rate_limited",
+                     *         "message": "Rate limited",
+                     *         "details": [],
+                     *         "request_id": "req_gE6nb9tx31iXPSHS"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    leaveOfflineClaim: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "v": "2",
+                 *       "k": "q7Xv2Lb9Nc",
+                 *       "w": "tjdq8l",
+                 *       "a": "116",
+                 *       "s": "T-0042",
+                 *       "m": "Hd8Ps3Tg6Yr0Jf5QcVb7Nm",
+                 *       "customer": {
+                 *         "rfc": "URE180429TM6",
+                 *         "name": "UNIVERSIDAD ROBOTICA ESPAÑOLA",
+                 *         "tax_regime": "601",
+                 *         "postal_code": "86991",
+                 *         "cfdi_use": "G03",
+                 *         "email": "compras@robotica.example"
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["OfflineClaimRequest"];
+            };
+        };
+        responses: {
+            /** @description WAITING: kept until the sale arrives (send again to correct the data while it waits) */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": "WAITING",
+                     *       "store_name": "Tienda Centro",
+                     *       "sale_id": "T-0042",
+                     *       "amount": "116.000000",
+                     *       "sold_at": "2026-03-14T17:30:00.000Z",
+                     *       "email": "c•••@robotica.example",
+                     *       "refusal": null
+                     *     }
+                     */
+                    "application/json": components["schemas"]["OfflineClaim"];
+                };
+            };
+            /** @description Invalid body, or a link not signed by a known offline key (`invalid_signature`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "validation_failed",
+                     *         "message": "Invalid body, or a link not signed by a known offline key (`invalid_signature`)",
+                     *         "details": [
+                     *           {
+                     *             "field": "operation_data[0].quantity",
+                     *             "code": "out_of_range",
+                     *             "message": "operation_data[0].quantity must be > 0."
+                     *           }
+                     *         ],
+                     *         "request_id": "req_gE6nb9tx31iXPSHS"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `offline_sale_arrived` (invoice it from its page: `qr_content`), or `offline_claim_settled` */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "offline_sale_arrived",
+                     *         "message": "`offline_sale_arrived` (invoice it from its page: `qr_content`), or `offline_claim_settled`",
+                     *         "details": [],
+                     *         "request_id": "req_gE6nb9tx31iXPSHS"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `offline_ticket_closed`: the window passed or the key was revoked */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "offline_ticket_closed",
+                     *         "message": "`offline_ticket_closed`: the window passed or the key was revoked",
+                     *         "details": [],
+                     *         "request_id": "req_gE6nb9tx31iXPSHS"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `customer_invalid` with details, or `store_inactive` */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "customer_invalid",
+                     *         "message": "`customer_invalid` with details, or `store_inactive`",
                      *         "details": [],
                      *         "request_id": "req_gE6nb9tx31iXPSHS"
                      *       }

@@ -84,4 +84,5 @@ export const boundTo = {
   csdKey: (merchantId: string) => `csd-key:${merchantId}`,
   csdPassword: (merchantId: string) => `csd-password:${merchantId}`,
   webhookSecret: (endpointId: string) => `webhook-secret:${endpointId}`,
+  offlineKey: (keyId: string) => `offline-key:${keyId}`,
 } as const;

@@ -25,6 +25,7 @@ describe('the job catalog (shared/platform/jobs.ts, issue #20)', () => {
       'sweep-expired-qrs',
       'sweep-lost-syncs',
       'sweep-stamping',
+      'settle-offline-claims',
       'sweep-invoice-follow-ups',
       'poll-cancellations',
       'dispatch-webhooks',

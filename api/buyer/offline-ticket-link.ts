@@ -1,0 +1,54 @@
+import { AppError } from '../../shared/platform/errors.js';
+import { encryptionKeyring } from '../../shared/platform/crypto/encrypt-at-rest.js';
+import { OFFLINE_LINK_VERSION, offlineTicketSigned, readOfflineTicket, type OfflineTicket, type OfflineTicketParams } from '../../shared/offline/offline-ticket.js';
+import { checkOfflineTicket, type OfflineKeyState } from '../../shared/offline/offline-ticket-check.js';
+import { loadOfflineKeyState } from '../../shared/repositories/offline-keys.js';
+import { tokenForOfflineTicket } from '../../shared/repositories/qr-transactions.js';
+import { qrContent, signQrToken } from '../../shared/qr/qr-link.js';
+import type { ApiDeps } from '../deps.js';
+
+export function isOfflineTicketLink(query: { v?: unknown }): boolean {
+  return query.v === OFFLINE_LINK_VERSION;
+}
+
+/** A scanned offline ticket, signed by a known key, and the link of its sale once the POS has posted it. */
+export interface ScannedTicket {
+  ticket: OfflineTicket;
+  params: OfflineTicketParams;
+  key: OfflineKeyState;
+  saleLink: string | undefined;
+}
+
+/**
+ * The ticket behind the parameters of a version-2 link. One 400 for every link not signed by a known
+ * offline key, like a bad v=1 signature: a forger learns nothing about keys.
+ */
+export async function scanOfflineTicket(deps: ApiDeps, query: Record<string, unknown>): Promise<ScannedTicket> {
+  const read = readOfflineTicket(query);
+  const key = read.ok ? await loadOfflineKeyState(deps.db, read.ticket.keyId, encryptionKeyring(deps.config)) : undefined;
+  if (!read.ok || !key || !offlineTicketSigned(read.params, key.secret)) {
+    throw new AppError(400, 'invalid_signature', 'This QR link is not valid; scan the QR again.');
+  }
+  const token = await tokenForOfflineTicket(deps.db, key.id, read.ticket.saleId);
+  const saleLink = token ? qrContent(deps.config.publicBaseUrl, signQrToken(token, deps.config.qrHmacKey)) : undefined;
+  return { ticket: read.ticket, params: read.params, key, saleLink };
+}
+
+/** 410 when a ticket whose sale has not arrived can no longer be invoiced (window passed, key revoked). */
+export function ensureTicketOpen(scanned: ScannedTicket, now: Date): void {
+  if (!checkOfflineTicket(scanned.ticket, scanned.params, scanned.key, undefined, now).ok) {
+    throw new AppError(410, 'offline_ticket_closed', 'The store did not send this sale in time to invoice it; ask the store for help.');
+  }
+}
+
+/**
+ * Where a scanned offline ticket leads: the link of the sale that caught it up, which the page and the
+ * buyer's API treat as any other. Before the sale arrives: 404 `offline_sale_pending` (the store has not
+ * sent it yet), or 410 when it never can be.
+ */
+export async function offlineTicketTarget(deps: ApiDeps, query: Record<string, unknown>, now: Date = new Date()): Promise<string> {
+  const scanned = await scanOfflineTicket(deps, query);
+  if (scanned.saleLink) return scanned.saleLink;
+  ensureTicketOpen(scanned, now);
+  throw new AppError(404, 'offline_sale_pending', 'The store has not sent this sale yet: it was made while the store was offline. Try again later.');
+}

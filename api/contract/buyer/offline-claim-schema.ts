@@ -1,0 +1,44 @@
+/** POST /v1/public/qrs/offline-claim (issue #33): the buyer's data left on an offline ticket before its sale arrived. */
+import type { FromSchema } from 'json-schema-to-ts';
+import { customerSchema } from './customer-schema.js';
+
+const linkParam = (description: string) => ({ type: 'string', maxLength: 128, description }) as const;
+
+export const offlineClaimRequestSchema = {
+  $id: 'OfflineClaimRequest',
+  type: 'object',
+  additionalProperties: false,
+  required: ['v', 'k', 'w', 'a', 's', 'm', 'customer'],
+  properties: {
+    v: { type: 'string', const: '2', description: 'Format version of an offline ticket' },
+    k: linkParam("The offline key's id"),
+    w: linkParam('The moment of sale (Unix seconds, base 36)'),
+    a: linkParam('The signed total'),
+    s: linkParam("The POS's sale id"),
+    m: linkParam('The signature'),
+    customer: customerSchema,
+  },
+} as const;
+
+export const offlineClaimSchema = {
+  $id: 'OfflineClaim',
+  type: 'object',
+  additionalProperties: false,
+  required: ['status', 'store_name', 'sale_id', 'amount', 'sold_at', 'email', 'refusal'],
+  properties: {
+    status: {
+      type: 'string',
+      enum: ['WAITING', 'CONFIRMED', 'REFUSED'],
+      description: 'WAITING for the store to send the sale; CONFIRMED: the invoice is being stamped and will be e-mailed; REFUSED: see `refusal`',
+    },
+    store_name: { type: 'string' },
+    sale_id: { type: 'string' },
+    amount: { type: 'string', description: 'The total signed in the ticket, which the sale must have' },
+    sold_at: { type: 'string', format: 'date-time' },
+    email: { type: 'string', description: 'Where the invoice (or why not) goes, masked' },
+    refusal: { anyOf: [{ type: 'null' }, { type: 'string', enum: ['window_passed', 'customer_invalid', 'sale_already_confirmed', 'sale_closed'] }] },
+  },
+} as const;
+
+export type OfflineClaimRequest = FromSchema<typeof offlineClaimRequestSchema>;
+export type OfflineClaimView = FromSchema<typeof offlineClaimSchema>;
