@@ -23,12 +23,31 @@ export interface RateLimit {
  */
 export function rateLimit(redis: RedisClient, limits: RateLimit[]): Middleware<AppState> {
   return async (ctx, next) => {
-    const now = Date.now();
-    const window = Math.floor(now / 60_000);
-    const elapsed = (now % 60_000) / 60_000;
-    const keyed = limits.map((l) => ({ limit: l, id: l.key(ctx) })).filter((x): x is { limit: RateLimit; id: string } => x.id !== undefined);
-    const costs = keyed.map(({ limit }) => limit.cost?.(ctx) ?? 1);
-    let counts: { current: number; previous: number }[] = [];
+    await countAndRead(redis, limits, ctx, []);
+    await next();
+  };
+}
+
+/**
+ * The rate limits' check with `reads` (GETs of other keys) in the same pipeline: one Redis round trip for
+ * the counters and whatever the request needs to know before its first PostgreSQL statement. Throws 429 when
+ * a limit is over. Answers the values read, in order (null for a missing key, undefined for one Redis did not
+ * answer), or undefined when Redis did not answer at all (the request goes through uncounted).
+ */
+export async function countAndRead(
+  redis: RedisClient,
+  limits: RateLimit[],
+  ctx: Parameters<Middleware<AppState>>[0],
+  reads: readonly string[],
+): Promise<(string | null | undefined)[] | undefined> {
+  const now = Date.now();
+  const window = Math.floor(now / 60_000);
+  const elapsed = (now % 60_000) / 60_000;
+  const keyed = limits.map((l) => ({ limit: l, id: l.key(ctx) })).filter((x): x is { limit: RateLimit; id: string } => x.id !== undefined);
+  const costs = keyed.map(({ limit }) => limit.cost?.(ctx) ?? 1);
+  let counts: { current: number; previous: number }[] = [];
+  let values: (string | null | undefined)[] | undefined;
+  if (keyed.length > 0 || reads.length > 0) {
     try {
       const pipeline = redis.pipeline();
       for (const [i, { limit, id }] of keyed.entries()) {
@@ -38,22 +57,27 @@ export function rateLimit(redis: RedisClient, limits: RateLimit[]): Middleware<A
           .expire(key + window, 121)
           .get(key + (window - 1));
       }
+      for (const key of reads) pipeline.get(key);
       const results = (await pipeline.exec()) ?? [];
       counts = keyed.map((_, i) => ({ current: Number(results[i * 3]?.[1] ?? 0), previous: Number(results[i * 3 + 2]?.[1] ?? 0) }));
+      values = reads.map((_, i) => {
+        const [err, value] = results[keyed.length * 3 + i] ?? [new Error('no answer'), undefined];
+        return err ? undefined : typeof value === 'string' ? value : null;
+      });
     } catch (err) {
       ctx.state.log.warn({ err }, 'rate limit not counted');
     }
-    // A request counted at cost 0 (a read-only check) is refused once the count reaches the limit, not past it.
-    const over = keyed.findIndex(({ limit }, i) => slidingCount(counts[i], elapsed) + (costs[i] === 0 ? 1 : 0) > limit.perMinute);
-    if (over >= 0) {
-      const { limit } = keyed[over]!;
-      const retryAfter = retryAfterSeconds(counts[over]!, elapsed, limit.perMinute);
-      throw new AppError(429, 'rate_limited', `Too many requests (${limit.perMinute} per minute per ${limit.scope}); try again in ${retryAfter} s.`, {
-        headers: { 'Retry-After': String(retryAfter) },
-      });
-    }
-    await next();
-  };
+  }
+  // A request counted at cost 0 (a read-only check) is refused once the count reaches the limit, not past it.
+  const over = keyed.findIndex(({ limit }, i) => slidingCount(counts[i], elapsed) + (costs[i] === 0 ? 1 : 0) > limit.perMinute);
+  if (over >= 0) {
+    const { limit } = keyed[over]!;
+    const retryAfter = retryAfterSeconds(counts[over]!, elapsed, limit.perMinute);
+    throw new AppError(429, 'rate_limited', `Too many requests (${limit.perMinute} per minute per ${limit.scope}); try again in ${retryAfter} s.`, {
+      headers: { 'Retry-After': String(retryAfter) },
+    });
+  }
+  return values;
 }
 
 function counterKey(scope: string, id: string): string {

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { expect } from 'chai';
 import type { BootstrapResult } from '../../cli/bootstrap.js';
+import { principalsChanged } from '../../shared/platform/principal-generation.js';
 import { harness } from '../helpers/harness.js';
 import { call, expectError } from '../helpers/http.js';
 import { postQr, qrBody, qrHeaders } from '../helpers/qr-body.js';
@@ -177,6 +178,7 @@ describe('POST /v1/qrs', () => {
       const first = await postQr(other, body, key);
       await removeServiceKeys(harness().redis, `idem:*:${other.merchantId}:*`);
       await harness().deps.db('merchants').where({ id: other.merchantId }).update({ status: 'INACTIVE' });
+      await principalsChanged(harness().deps.redis, harness().deps.logger);
       const again = await postQr(other, body, key);
       expect(again.status).to.equal(201);
       expect(again.body).to.deep.equal(first.body);
@@ -331,10 +333,13 @@ describe('POST /v1/qrs', () => {
     it('refuses an INACTIVE merchant and a merchant without CSD, writing nothing', async () => {
       const other = await harness().bootstrap();
       const db = harness().deps.db;
+      // Written behind the service's back, announced as its writers do (shared/platform/principal-generation.ts).
       await db('merchants').where({ id: other.merchantId }).update({ status: 'INACTIVE' });
+      await principalsChanged(harness().deps.redis, harness().deps.logger);
       expectError(await postQr(other, qrBody(other.storeUid)), 422, 'merchant_inactive');
       await db('merchants').where({ id: other.merchantId }).update({ status: 'ACTIVE' });
       await db('merchant_csds').where({ merchant_id: other.merchantId }).delete();
+      await principalsChanged(harness().deps.redis, harness().deps.logger);
       expectError(await postQr(other, qrBody(other.storeUid)), 422, 'csd_not_configured');
       expect(await countTransactions(other.merchantId)).to.equal(0);
     });
