@@ -31,8 +31,8 @@ export function rateLimit(redis: RedisClient, limits: RateLimit[]): Middleware<A
 /**
  * The rate limits' check with `reads` (GETs of other keys) in the same pipeline: one Redis round trip for
  * the counters and whatever the request needs to know before its first PostgreSQL statement. Throws 429 when
- * a limit is over. Answers the values read, in order (null for a missing key, undefined for one Redis did not
- * answer), or undefined when Redis did not answer at all (the request goes through uncounted).
+ * a limit is over. Answers the values read, in order (null for a missing key), or undefined when Redis did not
+ * answer (the request goes through uncounted).
  */
 export async function countAndRead(
   redis: RedisClient,
@@ -49,21 +49,30 @@ export async function countAndRead(
   let values: (string | null | undefined)[] | undefined;
   if (keyed.length > 0 || reads.length > 0) {
     try {
+      // Counted limits: INCRBY and EXPIRE this minute's key. Everything only read (last minute's counts, the
+      // current count of a cost-0 check, the route's keys) in one MGET: 2 commands per counted limit + 1.
       const pipeline = redis.pipeline();
-      for (const [i, { limit, id }] of keyed.entries()) {
+      const mget: string[] = [];
+      const at = keyed.map(({ limit, id }, i) => {
         const key = counterKey(limit.scope, id);
-        pipeline
-          .incrby(key + window, costs[i]!)
-          .expire(key + window, 121)
-          .get(key + (window - 1));
-      }
-      for (const key of reads) pipeline.get(key);
-      const results = (await pipeline.exec()) ?? [];
-      counts = keyed.map((_, i) => ({ current: Number(results[i * 3]?.[1] ?? 0), previous: Number(results[i * 3 + 2]?.[1] ?? 0) }));
-      values = reads.map((_, i) => {
-        const [err, value] = results[keyed.length * 3 + i] ?? [new Error('no answer'), undefined];
-        return err ? undefined : typeof value === 'string' ? value : null;
+        let current: { incr: number } | { read: number };
+        if (costs[i]! > 0) {
+          current = { incr: pipeline.length };
+          pipeline.incrby(key + window, costs[i]!).expire(key + window, 121);
+        } else current = { read: mget.push(key + window) - 1 };
+        return { current, previous: mget.push(key + (window - 1)) - 1 };
       });
+      const readAt = reads.map((key) => mget.push(key) - 1);
+      pipeline.mget(...mget);
+      const results = (await pipeline.exec()) ?? [];
+      const [mgetError, read] = results[results.length - 1] ?? [new Error('no answer'), undefined];
+      if (mgetError || !Array.isArray(read)) throw mgetError ?? new Error('no MGET answer');
+      const answered = read as (string | null)[];
+      counts = at.map(({ current, previous }) => ({
+        current: Number(('incr' in current ? results[current.incr]?.[1] : answered[current.read]) ?? 0),
+        previous: Number(answered[previous] ?? 0),
+      }));
+      values = readAt.map((i) => answered[i] ?? null);
     } catch (err) {
       ctx.state.log.warn({ err }, 'rate limit not counted');
     }
