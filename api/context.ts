@@ -8,6 +8,10 @@ export interface AppState extends DefaultState {
   requestId: string;
   log: Logger;
   apiKey?: ApiKeyPrincipal;
+  /** Set by the api-key rule: the presented key's id (a prefix of its SHA-256, no secret), naming its counters and caches. */
+  presentedKeyId?: string;
+  /** Set by the api-key rule: what its Redis round trip read for the route, by key (null: no such key); a key Redis did not answer is absent. */
+  prefetched?: ReadonlyMap<string, string | null>;
   /** Set by bearer authentication: the account every management route is scoped to. */
   accountId?: string;
   /** Set by multipartBody. */

@@ -297,7 +297,45 @@ const offlineKey = {
   replacedBy: null,
 };
 
+const qrSummary = {
+  qr_id: QR_ID,
+  merchant_id: MERCHANT_ID,
+  mode: 'development',
+  store_uid: 'tienda-centro',
+  sale_id: 'T-0042',
+  operation: 'INVOICE',
+  status: 'INVOICED',
+  amount: '116.00',
+  subtotal: '100.00',
+  currency: 'MXN',
+  created_at: CREATED,
+  expires_at: '2026-03-19T23:59:59.000Z',
+  scanned_at: '2026-03-14T17:41:12.000Z',
+  invoice: { uuid: UUID, status: 'ACTIVE' },
+  global_invoice_uuid: null,
+};
+const invoiceSummary = {
+  id: 'inv_Pq2Wd8Hs1Lm5Nv7Bx3Kc9Z',
+  merchant_id: MERCHANT_ID,
+  kind: 'invoice',
+  cfdi_type: 'I',
+  status: 'ACTIVE',
+  uuid: UUID,
+  series: 'A',
+  folio: '1042',
+  receptor: { rfc: 'URE180429TM6', name: 'UNIVERSIDAD ROBOTICA ESPAÑOLA' },
+  subtotal: '100.00',
+  discount: null,
+  total: '116.00',
+  created_at: '2026-03-14T17:42:03.000Z',
+  stamped_at: '2026-03-14T17:42:05.000Z',
+  sales: [{ qr_id: QR_ID, store_uid: 'tienda-centro', sale_id: 'T-0042' }],
+  global_tickets: null,
+};
+
 export const RESPONSE_EXAMPLES: Record<string, unknown> = {
+  QrSummaryPage: { content: [qrSummary], size: 20, next_cursor: 'eyJ0IjoiMjAyNi0wMy0xNFQxNzozMDowMC4wMDBaIiwiaSI6InRyYV9YazN2OVFtVDJiTHM3WXBSMHdOY0hnIn0' },
+  InvoiceSummaryPage: { content: [invoiceSummary], size: 20, next_cursor: null },
   TokenResponse: { access_token: 'tok_9Qv2Lm7Xb4Nc1Kz8Wd3Hs6Pt', token_type: 'Bearer', expires_in: 3600 },
   QrTransaction: {
     qr_id: QR_ID,

@@ -21,6 +21,7 @@ import { machine, printFigures } from './figures.js';
 import { benchEnv, freshAccount, removeRunData, startProcess, waitHealthy, type BenchEnv } from './stack.js';
 import { readCounts } from './lean/counters.js';
 import { measureQrRoutes, postLoad } from './lean/load.js';
+import { cpuReader } from './lean/cpu.js';
 import { measureLean } from './lean/measure.js';
 import { leanEncoder } from './lean/render.js';
 import { leanComparisonLines } from './lean/table.js';
@@ -69,7 +70,8 @@ async function main(): Promise<void> {
   try {
     await waitHealthy(`http://127.0.0.1:${PORT}/health`);
     // Warm-up (JIT, pools, catalogs), POST and GET exactly as the lean server was measured.
-    const project = await measureQrRoutes({ ...routeLoad, baseUrl: `http://127.0.0.1:${PORT}` });
+    const cpu = cpuReader({ API: [api.pid ?? 0], worker: [workers.pid ?? 0] }, loadConfig(env).redisUrl, env.DATABASE_URL);
+    const project = await measureQrRoutes({ ...routeLoad, cpu, baseUrl: `http://127.0.0.1:${PORT}` });
     const qrs = project.post;
     const leanComparison = { connections: CONNECTIONS, seconds: DURATION, encoder: leanEncoder(process.env.BENCH_LEAN_QR), lean, project };
     // Latency below saturation: 10 connections (autocannon's fixed-rate mode sends in bursts).

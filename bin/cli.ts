@@ -7,6 +7,8 @@ import { encryptionKeyring } from '../shared/platform/crypto/encrypt-at-rest.js'
 import { checkPostgres, ServiceUnreachable } from '../shared/platform/check-services.js';
 import { config } from '../shared/platform/config.js';
 import { closeDb, db, migrateLatest } from '../shared/platform/db.js';
+import { principalsChanged } from '../shared/platform/principal-generation.js';
+import { connectFailFast, serviceKeyPrefix } from '../shared/platform/redis.js';
 import { createAccessToken, revokeAccessTokens } from '../shared/repositories/access-tokens.js';
 import { findAccountByName, rotateClientSecret } from '../shared/repositories/accounts.js';
 
@@ -55,6 +57,7 @@ async function main(argv: string[]): Promise<number> {
     case 'bootstrap': {
       if (!values.account) throw new UsageError('bootstrap needs --account NAME');
       print(await bootstrapAccount(db(), cfg, values.account));
+      await announcePrincipalsChanged(cfg);
       return 0;
     }
     case 'token create': {
@@ -109,3 +112,18 @@ main(process.argv.slice(2)).then(
     process.exit(err instanceof UsageError ? 2 : 1);
   },
 );
+
+/**
+ * bootstrap may reactivate a running merchant or give it a CSD: running API processes drop their cached API
+ * key principals (shared/platform/principal-generation.ts). Without Redis they keep them at most their max age.
+ */
+async function announcePrincipalsChanged(cfg: ReturnType<typeof config>): Promise<void> {
+  const warn = { error: () => process.stderr.write('warning: Redis not reached; running API processes see this change within a minute\n') };
+  try {
+    const redis = await connectFailFast(cfg, { keyPrefix: serviceKeyPrefix(cfg.queuePrefix) });
+    await principalsChanged(redis, warn);
+    redis.disconnect();
+  } catch {
+    warn.error();
+  }
+}

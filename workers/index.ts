@@ -6,7 +6,8 @@ import { csfClientFromConfig } from '../shared/adapters/csf/csf-client-from-conf
 import { JOBS, QUEUES, type JobName, type JobTypes, type QueueName } from '../shared/platform/jobs.js';
 import type { Logger } from '../shared/platform/logger.js';
 import type { Producers } from '../shared/platform/queues.js';
-import { bullmqConnection } from '../shared/platform/redis.js';
+import { bullmqConnection, connectFailFast, serviceKeyPrefix } from '../shared/platform/redis.js';
+import { principalsChanged } from '../shared/platform/principal-generation.js';
 import { expireDueQrsJob } from './expire-due-qrs.js';
 import { planExpiriesJob } from './plan-expiries.js';
 import { renderQrJob } from './render-qr.js';
@@ -113,7 +114,14 @@ function processorFor(queue: QueueName, handlers: { [N in JobName]: JobHandler<N
 
 export async function startWorkers(deps: WorkerDeps): Promise<RunningWorkers> {
   const connection = bullmqConnection(deps.config);
-  const sync: SyncIssuerDeps = { db: deps.db, csf: deps.csf ?? csfClientFromConfig(deps.config), catalogs: satCatalogs() };
+  // The service's own keys (the principal generation), on a connection of their own, as the API's.
+  const service = await connectFailFast(deps.config, { keyPrefix: serviceKeyPrefix(deps.config.queuePrefix) });
+  const sync: SyncIssuerDeps = {
+    db: deps.db,
+    csf: deps.csf ?? csfClientFromConfig(deps.config),
+    catalogs: satCatalogs(),
+    principalsChanged: () => principalsChanged(service, deps.logger),
+  };
   const keyring = encryptionKeyring(deps.config);
   const pac = deps.pac ?? pacClientFromConfig(deps.config);
   const stamp: StampDeps = {
@@ -161,6 +169,7 @@ export async function startWorkers(deps: WorkerDeps): Promise<RunningWorkers> {
       schedulers.stop();
       await Promise.all(workers.map((w) => w.close()));
       ownMailer?.close();
+      service.disconnect();
     },
   };
 }

@@ -11,6 +11,8 @@ export interface SyncIssuerDeps {
   db: Db;
   csf: CsfClient;
   catalogs: SatCatalogs;
+  /** After the issuer's name changed: the API processes' cached API key principals carry it (shared/platform/principal-generation.ts). */
+  principalsChanged(): Promise<void>;
 }
 
 /**
@@ -32,6 +34,7 @@ export async function syncIssuerJob(deps: SyncIssuerDeps, job: Job<SyncIssuerPay
     if (outcome.ok) {
       const now = new Date();
       await recordSyncProgress(deps.db, issuer.id, { jobId, status: 'SUCCEEDED', attempts: attempt, finishedAt: now, changes: outcome.changes, now });
+      await deps.principalsChanged();
       return outcome.changes;
     }
     failure = { reason: outcome.reason, retryable: false };

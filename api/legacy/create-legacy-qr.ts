@@ -9,6 +9,9 @@ export interface CreateLegacyQrInput {
   idempotencyKey: string;
   /** Empty when the caller sent none (the earlier contract had no such header). */
   timeZone: string;
+  /** As POST /v1/qrs's (CreateQrInput). */
+  presentedKeyId: string;
+  prefetched?: ReadonlyMap<string, string | null>;
 }
 
 /**
@@ -19,7 +22,13 @@ export async function createLegacyQr(deps: ApiDeps, principal: ApiKeyPrincipal, 
   const legacy = parseLegacyQrCreateRequest(input.body);
   const body = toQrCreateRequest(legacy, principal, input.idempotencyKey);
   try {
-    return await createQr(deps, principal, { body, idempotencyKey: input.idempotencyKey, timeZone: input.timeZone || LEGACY_DEFAULTS.timeZone });
+    return await createQr(deps, principal, {
+      body,
+      idempotencyKey: input.idempotencyKey,
+      timeZone: input.timeZone || LEGACY_DEFAULTS.timeZone,
+      presentedKeyId: input.presentedKeyId,
+      ...(input.prefetched ? { prefetched: input.prefetched } : {}),
+    });
   } catch (err) {
     throw inLegacyTerms(err);
   }

@@ -23,37 +23,70 @@ export interface RateLimit {
  */
 export function rateLimit(redis: RedisClient, limits: RateLimit[]): Middleware<AppState> {
   return async (ctx, next) => {
-    const now = Date.now();
-    const window = Math.floor(now / 60_000);
-    const elapsed = (now % 60_000) / 60_000;
-    const keyed = limits.map((l) => ({ limit: l, id: l.key(ctx) })).filter((x): x is { limit: RateLimit; id: string } => x.id !== undefined);
-    const costs = keyed.map(({ limit }) => limit.cost?.(ctx) ?? 1);
-    let counts: { current: number; previous: number }[] = [];
+    await countAndRead(redis, limits, ctx, []);
+    await next();
+  };
+}
+
+/**
+ * The rate limits' check with `reads` (GETs of other keys) in the same pipeline: one Redis round trip for
+ * the counters and whatever the request needs to know before its first PostgreSQL statement. Throws 429 when
+ * a limit is over. Answers the values read, in order (null for a missing key), or undefined when Redis did not
+ * answer (the request goes through uncounted).
+ */
+export async function countAndRead(
+  redis: RedisClient,
+  limits: RateLimit[],
+  ctx: Parameters<Middleware<AppState>>[0],
+  reads: readonly string[],
+): Promise<(string | null | undefined)[] | undefined> {
+  const now = Date.now();
+  const window = Math.floor(now / 60_000);
+  const elapsed = (now % 60_000) / 60_000;
+  const keyed = limits.map((l) => ({ limit: l, id: l.key(ctx) })).filter((x): x is { limit: RateLimit; id: string } => x.id !== undefined);
+  const costs = keyed.map(({ limit }) => limit.cost?.(ctx) ?? 1);
+  let counts: { current: number; previous: number }[] = [];
+  let values: (string | null | undefined)[] | undefined;
+  if (keyed.length > 0 || reads.length > 0) {
     try {
+      // Counted limits: INCRBY and EXPIRE this minute's key. Everything only read (last minute's counts, the
+      // current count of a cost-0 check, the route's keys) in one MGET: 2 commands per counted limit + 1.
       const pipeline = redis.pipeline();
-      for (const [i, { limit, id }] of keyed.entries()) {
+      const mget: string[] = [];
+      const at = keyed.map(({ limit, id }, i) => {
         const key = counterKey(limit.scope, id);
-        pipeline
-          .incrby(key + window, costs[i]!)
-          .expire(key + window, 121)
-          .get(key + (window - 1));
-      }
+        let current: { incr: number } | { read: number };
+        if (costs[i]! > 0) {
+          current = { incr: pipeline.length };
+          pipeline.incrby(key + window, costs[i]!).expire(key + window, 121);
+        } else current = { read: mget.push(key + window) - 1 };
+        return { current, previous: mget.push(key + (window - 1)) - 1 };
+      });
+      const readAt = reads.map((key) => mget.push(key) - 1);
+      pipeline.mget(...mget);
       const results = (await pipeline.exec()) ?? [];
-      counts = keyed.map((_, i) => ({ current: Number(results[i * 3]?.[1] ?? 0), previous: Number(results[i * 3 + 2]?.[1] ?? 0) }));
+      const [mgetError, read] = results[results.length - 1] ?? [new Error('no answer'), undefined];
+      if (mgetError || !Array.isArray(read)) throw mgetError ?? new Error('no MGET answer');
+      const answered = read as (string | null)[];
+      counts = at.map(({ current, previous }) => ({
+        current: Number(('incr' in current ? results[current.incr]?.[1] : answered[current.read]) ?? 0),
+        previous: Number(answered[previous] ?? 0),
+      }));
+      values = readAt.map((i) => answered[i] ?? null);
     } catch (err) {
       ctx.state.log.warn({ err }, 'rate limit not counted');
     }
-    // A request counted at cost 0 (a read-only check) is refused once the count reaches the limit, not past it.
-    const over = keyed.findIndex(({ limit }, i) => slidingCount(counts[i], elapsed) + (costs[i] === 0 ? 1 : 0) > limit.perMinute);
-    if (over >= 0) {
-      const { limit } = keyed[over]!;
-      const retryAfter = retryAfterSeconds(counts[over]!, elapsed, limit.perMinute);
-      throw new AppError(429, 'rate_limited', `Too many requests (${limit.perMinute} per minute per ${limit.scope}); try again in ${retryAfter} s.`, {
-        headers: { 'Retry-After': String(retryAfter) },
-      });
-    }
-    await next();
-  };
+  }
+  // A request counted at cost 0 (a read-only check) is refused once the count reaches the limit, not past it.
+  const over = keyed.findIndex(({ limit }, i) => slidingCount(counts[i], elapsed) + (costs[i] === 0 ? 1 : 0) > limit.perMinute);
+  if (over >= 0) {
+    const { limit } = keyed[over]!;
+    const retryAfter = retryAfterSeconds(counts[over]!, elapsed, limit.perMinute);
+    throw new AppError(429, 'rate_limited', `Too many requests (${limit.perMinute} per minute per ${limit.scope}); try again in ${retryAfter} s.`, {
+      headers: { 'Retry-After': String(retryAfter) },
+    });
+  }
+  return values;
 }
 
 function counterKey(scope: string, id: string): string {

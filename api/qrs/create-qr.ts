@@ -2,7 +2,16 @@ import { qrTransitions } from '../../shared/platform/metrics/registry.js';
 import { AppError, type ErrorDetail } from '../../shared/platform/errors.js';
 import { newId } from '../../shared/platform/ids.js';
 import { requestFingerprint } from '../../shared/platform/idempotency/request-fingerprint.js';
-import { cacheRecord, findRecord, readCachedRecord, type IdempotencyRecord, type IdempotencyScope } from '../../shared/platform/idempotency/idempotency-store.js';
+import {
+  cacheKeyOf,
+  cacheRecord,
+  findRecord,
+  parseCachedRecord,
+  readCachedRecord,
+  type CacheScope,
+  type IdempotencyRecord,
+  type IdempotencyScope,
+} from '../../shared/platform/idempotency/idempotency-store.js';
 import { expiryBucket, withinPlanWindow } from '../../shared/domain/expiry-buckets.js';
 import { scheduleExpiryBuckets } from '../../shared/qr/schedule-expiry-buckets.js';
 import type { ApiKeyPrincipal } from '../../shared/repositories/api-keys.js';
@@ -28,6 +37,22 @@ export interface CreateQrInput {
   body: unknown;
   timeZone: string;
   idempotencyKey: string;
+  /** The presented API key's id (`ctx.state.presentedKeyId`): names the Redis idempotency cache. */
+  presentedKeyId: string;
+  /** What the access rule's round trip read (`idempotencyCacheReads`); a key absent is read here. */
+  prefetched?: ReadonlyMap<string, string | null>;
+}
+
+/**
+ * The Redis keys POST /v1/qrs reads before its first statement, in the api-key rule's round trip (one
+ * round trip before the insert): the idempotency cache's entry for this key, when the header is one.
+ */
+export function idempotencyCacheReads(idempotencyKey: string, presentedKeyId: string): string[] {
+  return UUID.test(idempotencyKey) ? [cacheKeyOf(cacheScopeOf(idempotencyKey, presentedKeyId))] : [];
+}
+
+function cacheScopeOf(idempotencyKey: string, presentedKeyId: string): CacheScope {
+  return { holder: presentedKeyId, scope: SCOPE, key: idempotencyKey.toLowerCase() };
 }
 
 export interface CreateQrResult {
@@ -91,7 +116,8 @@ function checkMerchant(principal: ApiKeyPrincipal, storeUid: string, now: Date):
 }
 
 /**
- * POST /v1/qrs. A key already used answers its transaction (Redis cache, else PostgreSQL); a new key
+ * POST /v1/qrs. A key already used answers its transaction (Redis cache, read with the rate limits, else
+ * PostgreSQL); a new key
  * is validated, rendered (worker) and written with its idempotency record in one statement. Nothing is
  * written when any step fails; concurrent requests with one key wait on the key's row and answer the same.
  */
@@ -100,14 +126,16 @@ export async function createQr(deps: ApiDeps, principal: ApiKeyPrincipal, input:
   const fingerprint = requestFingerprint(input.body, { 'x-time-zone': input.timeZone });
   const scope: IdempotencyScope = { merchantId: principal.merchantId, scope: SCOPE, key: input.idempotencyKey.toLowerCase() };
 
-  const cached = await readCachedRecord(deps.redis, scope);
+  const cacheScope = cacheScopeOf(input.idempotencyKey, input.presentedKeyId);
+  const cacheKey = cacheKeyOf(cacheScope);
+  const cached = input.prefetched?.has(cacheKey) ? parseCachedRecord(input.prefetched.get(cacheKey)) : await readCachedRecord(deps.redis, cacheScope);
   if (cached) return replay(deps, principal, cached, fingerprint, input);
 
   // Optimistic for a new key: PostgreSQL is asked only when the write finds the key taken, or when this
   // attempt fails; either way an existing transaction is the answer, whatever this body's checks say today.
   let created: CreateQrResult | 'key_taken';
   try {
-    created = await createNew(deps, principal, input, scope, fingerprint, now);
+    created = await createNew(deps, principal, input, scope, cacheScope, fingerprint, now);
   } catch (err) {
     const known = err instanceof AppError ? await findRecord(deps.db, scope).catch(() => undefined) : undefined;
     if (known) return replay(deps, principal, known, fingerprint, input);
@@ -124,6 +152,7 @@ async function createNew(
   principal: ApiKeyPrincipal,
   input: CreateQrInput,
   scope: IdempotencyScope,
+  cacheScope: CacheScope,
   fingerprint: string,
   now: Date,
 ): Promise<CreateQrResult | 'key_taken'> {
@@ -162,7 +191,7 @@ async function createNew(
   crashAfterCommit('qr-created');
   qrTransitions.inc({ status: 'PENDING' });
 
-  await cacheRecord(deps.redis, scope, { fingerprint, resourceId: qrId }, deps.config.idempotencyCacheSeconds);
+  await cacheRecord(deps.redis, cacheScope, { fingerprint, resourceId: qrId }, deps.config.idempotencyCacheSeconds);
   await scheduleExpiry(deps, qrId, record.transaction.expires_at, now);
   if (offline) await settleClaimOf(deps, qrId);
   return {

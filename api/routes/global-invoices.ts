@@ -7,6 +7,7 @@ import { reportPeriods } from '../../shared/global-invoice/report-periods.js';
 import { issuerView } from '../contract/issuers/issuer-view.js';
 import { pageOf, parsePageRequest } from '../../shared/platform/pagination.js';
 import { globalInvoicesByIds, listGlobalInvoices, unreportedPeriods } from '../../shared/repositories/global-invoices.js';
+import { principalsChanged } from '../../shared/platform/principal-generation.js';
 import { setGlobalPeriodicity } from '../../shared/repositories/issuers.js';
 import { validator } from '../../shared/platform/validation/ajv.js';
 import { accountIssuer } from '../account-resources.js';
@@ -28,7 +29,10 @@ export function globalInvoiceRoutes(deps: ApiDeps): Router<AppState> {
   routes.put('/global-periodicity', jsonBody(deps.config.jsonBodyLimit), async (ctx) => {
     const issuer = await accountIssuer(deps, ctx);
     const { periodicity } = validatePeriodicity(ctx.request.body);
-    ctx.body = issuerView(await setGlobalPeriodicity(deps.db, issuer.id, periodicity), deps.catalogs);
+    const row = await setGlobalPeriodicity(deps.db, issuer.id, periodicity);
+    // Its merchants' API key principals carry the periodicity (each QR's expiry cap).
+    await principalsChanged(deps.redis, ctx.state.log);
+    ctx.body = issuerView(row, deps.catalogs);
   });
 
   // Reports now what the scheduled job would after the grace: closed periods only.

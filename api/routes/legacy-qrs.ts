@@ -6,6 +6,7 @@ import { ensureInvoiceable } from '../buyer/open-sale.js';
 import type { AppState } from '../context.js';
 import { viewContext, type ApiDeps } from '../deps.js';
 import { createLegacyQr } from '../legacy/create-legacy-qr.js';
+import { idempotencyCacheReads } from '../qrs/create-qr.js';
 import { ownSaleFromLink } from '../legacy/own-sale-from-link.js';
 import { jsonBody } from '../middleware/json-body.js';
 import { legacyDeprecation } from '../middleware/legacy-deprecation.js';
@@ -26,15 +27,19 @@ export function legacyQrRoutes(deps: ApiDeps, options: LegacyQrRoutesOptions = {
   const router = apiRouter('/api/v1/qrs');
   const now = options.now ?? (() => new Date());
   const base = deps.config.publicBaseUrl;
-  const apiKey = managementAccess(deps).apiKey;
+  const access = managementAccess(deps);
+  const apiKey = access.apiKey;
+  const creating = access.apiKeyPrefetching((ctx, keyId) => idempotencyCacheReads(ctx.get('Idempotency-Key'), keyId));
 
   // The deprecation headers (and the 410 after the sunset) come before the key is checked: a 401 carries them too.
   const createDeprecation = legacyDeprecation({ now, link: legacyLinkHeader(base, '/v1/qrs'), successor: 'POST /v1/qrs' });
-  routesWith(router, preceded(createDeprecation, apiKey)).post('/', jsonBody(deps.config.jsonBodyLimit), async (ctx) => {
+  routesWith(router, preceded(createDeprecation, creating)).post('/', jsonBody(deps.config.jsonBodyLimit), async (ctx) => {
     const result = await createLegacyQr(deps, ctx.state.apiKey!, {
       body: ctx.request.body,
       idempotencyKey: ctx.get('Idempotency-Key'),
       timeZone: ctx.get('X-TIME-ZONE'),
+      presentedKeyId: ctx.state.presentedKeyId!,
+      ...(ctx.state.prefetched ? { prefetched: ctx.state.prefetched } : {}),
     });
     if (result.replayed) ctx.set('Idempotent-Replayed', 'true');
     ctx.status = 201;

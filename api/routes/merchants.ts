@@ -6,6 +6,7 @@ import { pageOf, parsePageRequest, queryText } from '../../shared/platform/pagin
 import { accountMerchant, issuerNotFound, merchantNotFound } from '../account-resources.js';
 import { createApiKey, regenerateApiKey, type KeyMode } from '../../shared/repositories/api-keys.js';
 import { findIssuer } from '../../shared/repositories/issuers.js';
+import { principalsChanged } from '../../shared/platform/principal-generation.js';
 import { insertMerchant, listMerchants, updateMerchant } from '../../shared/repositories/merchants.js';
 import { validator } from '../../shared/platform/validation/ajv.js';
 import type { AppState } from '../context.js';
@@ -79,6 +80,7 @@ export function merchantRoutes(deps: ApiDeps): Router<AppState> {
     refuseBadInvoiceRules(deps, fields);
     const row = await updateMerchant(deps.db, ctx.state.accountId!, ctx.params.merchantId ?? '', fields);
     if (!row) throw merchantNotFound(ctx.params.merchantId);
+    await principalsChanged(deps.redis, ctx.state.log);
     ctx.body = merchantView(row);
   });
 
@@ -86,6 +88,7 @@ export function merchantRoutes(deps: ApiDeps): Router<AppState> {
     routes.put(`/:merchantId/status/${status}`, async (ctx) => {
       const row = await updateMerchant(deps.db, ctx.state.accountId!, ctx.params.merchantId ?? '', { status: status === 'active' ? 'ACTIVE' : 'INACTIVE' });
       if (!row) throw merchantNotFound(ctx.params.merchantId);
+      await principalsChanged(deps.redis, ctx.state.log);
       ctx.body = merchantView(row);
     });
   }
@@ -96,6 +99,7 @@ export function merchantRoutes(deps: ApiDeps): Router<AppState> {
     routes[method]('/:merchantId/invoice-mode', csdForm, async (ctx) => {
       const merchant = await accountMerchant(deps, ctx);
       const { replaced, view } = await saveInvoiceMode(deps, merchant, ctx.state.form!);
+      await principalsChanged(deps.redis, ctx.state.log);
       ctx.status = replaced ? 200 : 201;
       ctx.body = view;
     });
@@ -117,6 +121,8 @@ export function merchantRoutes(deps: ApiDeps): Router<AppState> {
     // Production keys come with the production invoice mode (issue #5); until then keys are development keys.
     const mode: KeyMode = 'development';
     const apiKey = await regenerateApiKey(deps.db, row.id, mode);
+    // The old key stops in every API process from their next request: their cached principals die now.
+    await principalsChanged(deps.redis, ctx.state.log);
     ctx.set('Cache-Control', 'no-store');
     ctx.body = { merchantId: row.id, apiKey, mode };
   });

@@ -7,7 +7,7 @@ import { mayHaveStampedInvoice } from '../../shared/domain/qr-lifecycle.js';
 import type { AppState } from '../context.js';
 import { viewContext, type ApiDeps } from '../deps.js';
 import { jsonBody } from '../middleware/json-body.js';
-import { createQr } from '../qrs/create-qr.js';
+import { createQr, idempotencyCacheReads } from '../qrs/create-qr.js';
 import { invoiceQrs } from '../invoices/invoice-qrs.js';
 import { invoiceQrsRequestSchema } from '../contract/qrs/invoice-qrs-schema.js';
 import { validator } from '../../shared/platform/validation/ajv.js';
@@ -23,14 +23,19 @@ const validateInvoiceQrs = validator(invoiceQrsRequestSchema);
  */
 export function qrRoutes(deps: ApiDeps): Router<AppState> {
   const router = apiRouter('/v1/qrs');
-  const routes = routesWith(router, managementAccess(deps).apiKey);
+  const access = managementAccess(deps);
+  const routes = routesWith(router, access.apiKey);
 
-  routes.post('/', jsonBody(deps.config.jsonBodyLimit), async (ctx) => {
+  // The idempotency cache is read in the access rule's Redis round trip: one round trip before the insert.
+  const creating = access.apiKeyPrefetching((ctx, keyId) => idempotencyCacheReads(ctx.get('idempotency-key'), keyId));
+  routesWith(router, creating).post('/', jsonBody(deps.config.jsonBodyLimit), async (ctx) => {
     const principal = ctx.state.apiKey!;
     const result = await createQr(deps, principal, {
       body: ctx.request.body,
       timeZone: ctx.get('X-TIME-ZONE'),
       idempotencyKey: ctx.get('idempotency-key'),
+      presentedKeyId: ctx.state.presentedKeyId!,
+      ...(ctx.state.prefetched ? { prefetched: ctx.state.prefetched } : {}),
     });
     if (result.replayed) ctx.set('Idempotent-Replayed', 'true');
     ctx.status = 201;

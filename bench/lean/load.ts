@@ -2,6 +2,7 @@
 // one and the project are measured by this one function, so their figures differ only by the server.
 import autocannon from 'autocannon';
 import { PG_STATS_SETTLE_MS, type ServerCounts } from './counters.js';
+import { cpuPerSale, type CpuReading } from './cpu.js';
 
 export interface LoadFigures {
   requestsPerSecond: number;
@@ -12,8 +13,11 @@ export interface LoadFigures {
   total: number;
 }
 
+/** Per sale of the POST run: the servers' counters and, when read, CPU ms by process (API, worker, PostgreSQL, Redis). */
+export type PerSale = ServerCounts & { cpuMs?: Record<string, number> };
+
 export interface QrRouteFigures {
-  post: LoadFigures & { perSale?: ServerCounts };
+  post: LoadFigures & { perSale?: PerSale };
   get: LoadFigures;
 }
 
@@ -28,6 +32,8 @@ export interface QrRouteLoad {
   getTargets: number;
   /** Reads the servers' counters: given, the POST figures carry Redis commands and PostgreSQL transactions per sale. */
   counts?: () => Promise<ServerCounts>;
+  /** Reads cumulative CPU by process (bench/lean/cpu.ts): given with `counts`, the POST figures carry CPU ms per sale. */
+  cpu?: () => Promise<CpuReading>;
 }
 
 function figures(result: autocannon.Result): LoadFigures {
@@ -79,7 +85,9 @@ export async function measureQrRoutes(o: QrRouteLoad): Promise<QrRouteFigures> {
   const settled = () => new Promise((resolve) => setTimeout(resolve, PG_STATS_SETTLE_MS));
   if (o.counts) await settled();
   const before = await o.counts?.();
+  const cpuBefore = await o.cpu?.();
   const result = await postRun(o, o.seconds);
+  const cpuAfter = await o.cpu?.();
   const post: QrRouteFigures['post'] = figures(result);
   if (o.counts && before) {
     await settled();
@@ -91,7 +99,12 @@ export async function measureQrRoutes(o: QrRouteLoad): Promise<QrRouteFigures> {
         .map(([name, calls]) => [name, per(calls - (before.redisByCommand[name] ?? 0))] as const)
         .filter(([, n]) => n > 0),
     );
-    post.perSale = { redisCommands: per(after.redisCommands - before.redisCommands), redisByCommand: byCommand, pgTransactions: per(after.pgTransactions - before.pgTransactions) };
+    post.perSale = {
+      redisCommands: per(after.redisCommands - before.redisCommands),
+      redisByCommand: byCommand,
+      pgTransactions: per(after.pgTransactions - before.pgTransactions),
+      ...(cpuBefore && cpuAfter ? { cpuMs: cpuPerSale(cpuBefore, cpuAfter, sales) } : {}),
+    };
   }
   const ids = await createTargets(o, o.getTargets);
   const headers = o.headers();

@@ -2,7 +2,9 @@
 // project will be (bench/lean/load.ts), stopped (its table dropped) before the project starts, so the two
 // never share the cores.
 import { once } from 'node:events';
+import { loadConfig } from '../../shared/platform/config.js';
 import { startProcess, type ServiceEnv } from '../stack.js';
+import { cpuReader } from './cpu.js';
 import { measureQrRoutes, type QrRouteFigures, type QrRouteLoad } from './load.js';
 
 export async function measureLean(env: ServiceEnv, port: number, load: Omit<QrRouteLoad, 'baseUrl'>): Promise<QrRouteFigures> {
@@ -15,7 +17,9 @@ export async function measureLean(env: ServiceEnv, port: number, load: Omit<QrRo
         throw new Error(`the lean server exited (${String(code)}) before listening`);
       }),
     ]);
-    return await measureQrRoutes({ ...load, baseUrl: `http://127.0.0.1:${port}` });
+    // Its CPU: the primary and its node:cluster workers.
+    const cpu = lean.pid === undefined ? undefined : cpuReader({ API: [lean.pid] }, loadConfig(env).redisUrl, env.DATABASE_URL);
+    return await measureQrRoutes({ ...load, ...(cpu ? { cpu } : {}), baseUrl: `http://127.0.0.1:${port}` });
   } finally {
     if (lean.exitCode === null && lean.signalCode === null) {
       lean.kill('SIGTERM');

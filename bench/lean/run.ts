@@ -8,6 +8,7 @@ import { loadConfig } from '../../shared/platform/config.js';
 import { sampleSale } from '../../test/fixtures/sample-sale.js';
 import { benchEnv, freshAccount, removeRunData, startProcess, waitHealthy } from '../stack.js';
 import { readCounts } from './counters.js';
+import { cpuReader } from './cpu.js';
 import { measureQrRoutes } from './load.js';
 import { measureLean } from './measure.js';
 import { leanEncoder } from './render.js';
@@ -35,7 +36,8 @@ async function main(): Promise<void> {
     workers = startProcess('../bin/worker.ts', env, { PAC_BASE_URL: pac.url, PAC_TOKEN: pac.token, SAT_STATUS_URL: `${pac.url}/ConsultaCFDIService.svc` });
     api = startProcess('../bin/web.ts', env);
     await waitHealthy(`http://127.0.0.1:${PORT}/health`);
-    const project = await measureQrRoutes({ ...load, baseUrl: `http://127.0.0.1:${PORT}` });
+    const cpu = cpuReader({ API: [api.pid ?? 0], worker: [workers.pid ?? 0] }, loadConfig(env).redisUrl, env.DATABASE_URL);
+    const project = await measureQrRoutes({ ...load, cpu, baseUrl: `http://127.0.0.1:${PORT}` });
     const comparison = { connections: CONNECTIONS, seconds: SECONDS, encoder: leanEncoder(process.env.BENCH_LEAN_QR), lean, project };
     process.stdout.write(`${leanComparisonLines(comparison).join('\n')}\n${JSON.stringify(comparison)}\n`);
   } finally {

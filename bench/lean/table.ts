@@ -31,6 +31,15 @@ export function leanComparisonLines(c: LeanComparison): string[] {
   if (lean && project) {
     rows.push(['POST, Redis commands per sale', String(lean.redisCommands), String(project.redisCommands), times(project.redisCommands, lean.redisCommands)]);
     rows.push(['POST, PostgreSQL transactions per sale', String(lean.pgTransactions), String(project.pgTransactions), times(project.pgTransactions, lean.pgTransactions)]);
+    if (lean.cpuMs && project.cpuMs) {
+      const roles = [...new Set([...Object.keys(project.cpuMs), ...Object.keys(lean.cpuMs)])];
+      const total = (cpu: Record<string, number>) => Math.round(Object.values(cpu).reduce((sum, ms) => sum + ms, 0) * 100) / 100;
+      for (const role of roles) {
+        const [l, p] = [lean.cpuMs[role], project.cpuMs[role]];
+        rows.push([`POST, CPU ms per sale: ${role}`, l === undefined ? '–' : String(l), p === undefined ? '–' : String(p), l && p !== undefined ? times(p, l) : '']);
+      }
+      rows.push(['POST, CPU ms per sale: all', String(total(lean.cpuMs)), String(total(project.cpuMs)), times(total(project.cpuMs), total(lean.cpuMs))]);
+    }
   }
   const out = [
     '',

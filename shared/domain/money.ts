@@ -20,8 +20,16 @@ export function integerDigits(value: number | string): number {
   return d.isZero() ? 1 : d.toFixed(0).length;
 }
 
-/** Serializes a decimal as a JSON number with at most 6 decimals (numeric(15,6) never needs more). */
+/** A plain decimal text with at most 6 decimals: what numeric(15,6) columns read as. */
+const SIX_DECIMALS = /^-?\d+(?:\.\d{1,6})?$/;
+
+/**
+ * Serializes a decimal as a JSON number with at most 6 decimals (numeric(15,6) never needs more). A column's
+ * text with at most 6 decimals needs no rounding, and Number() rounds any spelling of one decimal value to
+ * the same double: it is read directly (every view of every GET reads a score of them), the rest by Decimal.
+ */
 export function toJsonNumber(value: Decimal | string | number): number {
+  if (typeof value === 'string' && SIX_DECIMALS.test(value)) return Number(value);
   return Number(dec(value).toDecimalPlaces(6).toString());
 }
 

@@ -51,7 +51,12 @@ const FIND_PRINCIPAL: PreparedStatement = {
     LIMIT 1`,
 };
 
-/** The merchant behind a presented API key, or undefined for a missing, unknown or revoked key. */
+/**
+ * The merchant behind a presented API key, or undefined for a missing, unknown or revoked key. API processes
+ * cache the answer (api/access/principal-cache.ts): whoever writes a column it reads (api_keys; merchants'
+ * name, status, store code; issuers' RFC, name, periodicity; merchant_csds.valid_to) calls
+ * `principalsChanged` after the commit.
+ */
 export async function findApiKeyPrincipal(db: Db, presented: string): Promise<ApiKeyPrincipal | undefined> {
   const mode: KeyMode | undefined = presented.startsWith(`${LABEL.production}_`) ? 'production' : presented.startsWith(`${LABEL.development}_`) ? 'development' : undefined;
   if (!mode) return undefined;
@@ -82,8 +87,9 @@ export async function createApiKey(trx: Db | Trx, merchantId: string, mode: KeyM
 }
 
 /**
- * Replaces every live key of the merchant in `mode` with a new one, in one transaction: the old keys
- * fail from the next request on (nothing caches them). Returns the new secret, shown once.
+ * Replaces every live key of the merchant in `mode` with a new one, in one transaction. Returns the new
+ * secret, shown once. The caller then calls `principalsChanged` (shared/platform/principal-generation.ts):
+ * the old keys fail from the next request on in every API process.
  */
 export async function regenerateApiKey(db: Db, merchantId: string, mode: KeyMode): Promise<string> {
   return db.transaction(async (trx) => {

@@ -5,6 +5,7 @@ import { QUEUES } from '../../shared/platform/jobs.js';
 import { queueEvents } from '../helpers/buyer.js';
 import { harness } from '../helpers/harness.js';
 import { call, expectError } from '../helpers/http.js';
+import { postQr, qrBody } from '../helpers/qr-body.js';
 
 const RFC = 'EKU9003173C9';
 
@@ -48,6 +49,17 @@ describe('POST /v1/qrs/issuers/{issuerId}/synchronize (CSF)', function () {
     expect(after).to.deep.include({ businessName: 'ESCUELA KEMPER URGATE NUEVA', zip: '42502', taxRegime: { code: '601', description: 'General de Ley Personas Morales' } });
     expect(after.synchronization).to.deep.include({ status: 'SUCCEEDED', jobId: res.body.jobId, attempts: 1, error: null });
     expect(after.synchronization.finishedAt).to.be.a('string');
+  });
+
+  it("the new legal name is in the next QR at once: the API's cached key principal (which carries it) dies with the sync", async () => {
+    const account = await harness().bootstrap();
+    // Two sales: the first may find no generation yet in a fresh Redis (and caches nothing), the second caches.
+    for (let i = 0; i < 2; i++) expect((await postQr(account, qrBody(account.storeUid))).status).to.equal(201);
+    harness().csf.script(RFC, { kind: 'ok', data: { legalName: 'ESCUELA KEMPER URGATE RENOVADA' } });
+    await settled((await sync(account)).body.jobId);
+    const sale = await postQr(account, qrBody(account.storeUid));
+    expect(sale.status).to.equal(201);
+    expect(sale.body.issuer_name).to.equal('ESCUELA KEMPER URGATE RENOVADA');
   });
 
   it('retries a 5xx and a timeout with backoff, then succeeds', async () => {

@@ -5795,6 +5795,34 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "content": [
+                     *         {
+                     *           "qr_id": "tra_Jd2kQ7bq3s8hWm0xLr5NvA",
+                     *           "merchant_id": "mer_8cN1uV4pXy2Qw7Ls0Hk3Zg",
+                     *           "mode": "development",
+                     *           "store_uid": "tienda-centro",
+                     *           "sale_id": "T-0042",
+                     *           "operation": "INVOICE",
+                     *           "status": "INVOICED",
+                     *           "amount": "116.00",
+                     *           "subtotal": "100.00",
+                     *           "currency": "MXN",
+                     *           "created_at": "2026-03-14T17:30:00.000Z",
+                     *           "expires_at": "2026-03-19T23:59:59.000Z",
+                     *           "scanned_at": "2026-03-14T17:41:12.000Z",
+                     *           "invoice": {
+                     *             "uuid": "5f2c8a3e-7b1d-4e6f-9a0c-2d4b6e8f1a3c",
+                     *             "status": "ACTIVE"
+                     *           },
+                     *           "global_invoice_uuid": null
+                     *         }
+                     *       ],
+                     *       "size": 20,
+                     *       "next_cursor": "eyJ0IjoiMjAyNi0wMy0xNFQxNzozMDowMC4wMDBaIiwiaSI6InRyYV9YazN2OVFtVDJiTHM3WXBSMHdOY0hnIn0"
+                     *     }
+                     */
                     "application/json": components["schemas"]["QrSummaryPage"];
                 };
             };
@@ -6234,6 +6262,41 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "content": [
+                     *         {
+                     *           "id": "inv_Pq2Wd8Hs1Lm5Nv7Bx3Kc9Z",
+                     *           "merchant_id": "mer_8cN1uV4pXy2Qw7Ls0Hk3Zg",
+                     *           "kind": "invoice",
+                     *           "cfdi_type": "I",
+                     *           "status": "ACTIVE",
+                     *           "uuid": "5f2c8a3e-7b1d-4e6f-9a0c-2d4b6e8f1a3c",
+                     *           "series": "A",
+                     *           "folio": "1042",
+                     *           "receptor": {
+                     *             "rfc": "URE180429TM6",
+                     *             "name": "UNIVERSIDAD ROBOTICA ESPAÑOLA"
+                     *           },
+                     *           "subtotal": "100.00",
+                     *           "discount": null,
+                     *           "total": "116.00",
+                     *           "created_at": "2026-03-14T17:42:03.000Z",
+                     *           "stamped_at": "2026-03-14T17:42:05.000Z",
+                     *           "sales": [
+                     *             {
+                     *               "qr_id": "tra_Jd2kQ7bq3s8hWm0xLr5NvA",
+                     *               "store_uid": "tienda-centro",
+                     *               "sale_id": "T-0042"
+                     *             }
+                     *           ],
+                     *           "global_tickets": null
+                     *         }
+                     *       ],
+                     *       "size": 20,
+                     *       "next_cursor": null
+                     *     }
+                     */
                     "application/json": components["schemas"]["InvoiceSummaryPage"];
                 };
             };

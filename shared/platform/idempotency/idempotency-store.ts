@@ -17,24 +17,39 @@ export interface IdempotencyScope {
   key: string;
 }
 
-function cacheKey(s: IdempotencyScope): string {
-  return `idem:${s.scope}:${s.merchantId}:${s.key}`;
+/**
+ * Who a cached record is found by in Redis: the presented API key's id (a prefix of its SHA-256, no secret),
+ * known before the key's principal, so that the cache is read in the access rule's own round trip. A replay
+ * with another key of the same merchant misses the cache and is answered from PostgreSQL, the truth.
+ */
+export interface CacheScope {
+  holder: string;
+  scope: string;
+  key: string;
 }
 
-export async function readCachedRecord(redis: RedisClient, s: IdempotencyScope): Promise<IdempotencyRecord | undefined> {
+export function cacheKeyOf(s: CacheScope): string {
+  return `idem:${s.scope}:${s.holder}:${s.key}`;
+}
+
+/** A cached value (as read from Redis) as a record; undefined for none or a malformed one. */
+export function parseCachedRecord(cached: string | null | undefined): IdempotencyRecord | undefined {
+  if (!cached) return undefined;
+  const [fingerprint, resourceId] = cached.split(' ');
+  return fingerprint && resourceId ? { fingerprint, resourceId } : undefined;
+}
+
+export async function readCachedRecord(redis: RedisClient, s: CacheScope): Promise<IdempotencyRecord | undefined> {
   try {
-    const cached = await redis.get(cacheKey(s));
-    if (!cached) return undefined;
-    const [fingerprint, resourceId] = cached.split(' ');
-    return fingerprint && resourceId ? { fingerprint, resourceId } : undefined;
+    return parseCachedRecord(await redis.get(cacheKeyOf(s)));
   } catch {
     return undefined; // a cache outage falls through to PostgreSQL
   }
 }
 
-export async function cacheRecord(redis: RedisClient, s: IdempotencyScope, record: IdempotencyRecord, ttlSeconds: number): Promise<void> {
+export async function cacheRecord(redis: RedisClient, s: CacheScope, record: IdempotencyRecord, ttlSeconds: number): Promise<void> {
   try {
-    await redis.set(cacheKey(s), `${record.fingerprint} ${record.resourceId}`, 'EX', ttlSeconds);
+    await redis.set(cacheKeyOf(s), `${record.fingerprint} ${record.resourceId}`, 'EX', ttlSeconds);
   } catch {
     // Best effort: PostgreSQL still answers the next replay.
   }
