@@ -1,6 +1,7 @@
 // The buyer's page: fill once, review the final totals, confirm once, follow the stamping, get the invoice.
 // Plain browser JavaScript, no framework and no build step: the server renders the sale; this script only
 // drives the form against the buyer's JSON API (/v1/public/qrs/*) with the QR link's three parameters.
+// The same tax-data fields serve an offline ticket whose sale has not arrived (its link's six parameters).
 (function () {
   'use strict';
   var dataNode = document.getElementById('page-data');
@@ -12,7 +13,7 @@
   var FIELDS = ['rfc', 'name', 'tax_regime', 'postal_code', 'cfdi_use', 'email', 'tax_residence'];
   var GENERIC_RFC = 'XAXX010101000';
   var FOREIGN_RFC = 'XEXX010101000';
-  var DRAFT_KEY = 'af-draft-' + link.t;
+  var DRAFT_KEY = 'af-draft-' + (link.t || link.m);
   var TICKETS_KEY = 'af-tickets-' + link.t;
   var REMEMBER_KEY = 'af-tax-data';
 
@@ -69,8 +70,9 @@
   };
 
   function $(id) { return document.getElementById(id); }
+  var STEPS = page.state === 'offline_pending' ? ['fill-step', 'claim-step'] : ['fill-step', 'review-step', 'progress-step', 'result-step'];
   function show(id) {
-    ['fill-step', 'review-step', 'progress-step', 'result-step'].forEach(function (s) { $(s).hidden = s !== id; });
+    STEPS.forEach(function (s) { $(s).hidden = s !== id; });
     var heading = $(id).querySelector('h2');
     if (heading) heading.focus();
   }
@@ -165,7 +167,7 @@
     clearErrors();
     var first = null;
     var unplaced = [];
-    $('fill-note').hidden = true;
+    if ($('fill-note')) $('fill-note').hidden = true;
     (error.details || []).forEach(function (d) {
       if (/^additional_tickets\[/.test(String(d.field))) { unplaced.push(TICKET_MESSAGES[d.code] || TICKET_FALLBACK); return; }
       var field = String(d.field || '').replace(/^customer\./, '');
@@ -200,6 +202,8 @@
       case 'store_inactive': case 'issuer_inactive': return 'La tienda no puede facturar por ahora. Contáctala para obtener tu factura.';
       case 'invoice_not_ready': return 'Tu factura aún no está lista. Inténtalo en un momento.';
       case 'customer_invalid': return 'Revisa tus datos fiscales.';
+      case 'offline_claim_settled': return 'Ya usamos los datos que dejaste para este ticket. Vuelve a escanear el QR para ver cómo quedó tu factura.';
+      case 'offline_ticket_closed': return 'La tienda no nos envió esta compra a tiempo para facturarla. Habla con la tienda para obtener tu factura.';
       case 'validation_failed': return 'Faltan datos o alguno no es válido. Revísalos e inténtalo de nuevo.';
       case 'review_outdated': return 'La factura cambió desde que la revisaste. Revisa el nuevo total antes de emitirla.';
       case 'payload_too_large': return 'El archivo es demasiado grande.';
@@ -317,9 +321,13 @@
   }
   function optionText(name) { var s = input(name); return s.selectedIndex > 0 ? s.options[s.selectedIndex].textContent : ''; }
 
-  // --- Steps ------------------------------------------------------------------------------------------
   var busy = false;
   function lock(button, on) { busy = on; button.disabled = on; button.setAttribute('aria-busy', on ? 'true' : 'false'); }
+
+  bindCustomerFields();
+  if (page.state === 'offline_pending') { offlinePendingPage(); return; }
+
+  // --- Steps ------------------------------------------------------------------------------------------
 
   form.addEventListener('submit', function (e) {
     e.preventDefault();
@@ -554,6 +562,53 @@
     });
   }
 
+  // --- The tax-data fields as the buyer types (both pages) --------------------------------------------
+  function bindCustomerFields() {
+    input('rfc').addEventListener('input', function () {
+      var el = input('rfc');
+      var at = el.selectionStart;
+      el.value = el.value.toUpperCase().replace(/\s/g, '');
+      try { el.setSelectionRange(at, at); } catch (e) { /* not a text input */ }
+      var problem = rfcProblem(el.value);
+      var warning = problem ? '' : rfcWarning(el.value);
+      setFieldError('rfc', problem || warning, !problem && !!warning);
+      refreshRegimes();
+    });
+    input('name').addEventListener('blur', function () { input('name').value = input('name').value.toUpperCase(); });
+    input('tax_regime').addEventListener('change', refreshUses);
+    form.addEventListener('input', saveDraft);
+    form.addEventListener('change', saveDraft);
+
+    refreshRegimes();
+    restore();
+  }
+
+  // --- An offline ticket whose sale has not arrived: the buyer's data kept until it does -----------------
+  function offlinePendingPage() {
+    var button = $('leave-data');
+    form.addEventListener('submit', function (e) {
+      e.preventDefault();
+      if (busy) return;
+      clearErrors();
+      saveDraft();
+      lock(button, true);
+      var request = { v: link.v, k: link.k, w: link.w, a: link.a, s: link.s, m: link.m, customer: customer() };
+      api('POST', '/v1/public/qrs/offline-claim', request).then(function (res) {
+        lock(button, false);
+        var error = res.body.error || {};
+        if (res.status === 202) {
+          $('claim-note').textContent = 'Te enviaremos la factura a ' + res.body.email + ' cuando la tienda envíe la compra.';
+          show('claim-step');
+          return;
+        }
+        // The sale arrived meanwhile: its own page takes over (review, confirm).
+        if (res.status === 409 && error.code === 'offline_sale_arrived' && error.qr_content) { location.assign(relative(error.qr_content)); return; }
+        showApiError(error);
+      });
+    });
+    $('claim-edit').addEventListener('click', function () { show('fill-step'); input('rfc').focus(); });
+  }
+
   // --- Fill from the tax-status certificate (CSF): the service reads its QR and asks SAT ---------------
   function readCsf(fileInput) {
     var file = fileInput.files && fileInput.files[0];
@@ -588,23 +643,6 @@
   }
   ['csf-camera', 'csf-file'].forEach(function (id) { $(id).addEventListener('change', function () { readCsf($(id)); }); });
 
-  input('rfc').addEventListener('input', function () {
-    var el = input('rfc');
-    var at = el.selectionStart;
-    el.value = el.value.toUpperCase().replace(/\s/g, '');
-    try { el.setSelectionRange(at, at); } catch (e) { /* not a text input */ }
-    var problem = rfcProblem(el.value);
-    var warning = problem ? '' : rfcWarning(el.value);
-    setFieldError('rfc', problem || warning, !problem && !!warning);
-    refreshRegimes();
-  });
-  input('name').addEventListener('blur', function () { input('name').value = input('name').value.toUpperCase(); });
-  input('tax_regime').addEventListener('change', refreshUses);
-  form.addEventListener('input', saveDraft);
-  form.addEventListener('change', saveDraft);
-
-  refreshRegimes();
-  restore();
   if (page.confirmation && page.confirmation.status === 'STAMPING') follow(page.confirmation);
   else if (page.confirmation && page.confirmation.status === 'REFUSED') showApiError(page.confirmation.error || {});
 })();

@@ -22,10 +22,10 @@ export interface FormCatalogs {
   uses: [string, string, boolean, boolean, string[]][];
 }
 
-const escape = (s: string) => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+export const escape = (s: string) => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 
 // "</script>" inside the JSON block must not end it.
-const jsonBlock = (value: unknown) => JSON.stringify(value).replace(/</g, '\\u003c');
+export const jsonBlock = (value: unknown) => JSON.stringify(value).replace(/</g, '\\u003c');
 
 /** A URL of ours as a path, so the page works on whatever host serves it. */
 export function localPath(url: string): string {
@@ -46,7 +46,8 @@ function supportHtml(support: Support | undefined): string {
   return `<footer class="support"><p>¿Dudas con tu factura? ${escape(support.merchantName)}: ${ways}.</p></footer>`;
 }
 
-function layout(title: string, body: string, support: Support | undefined, script = false): string {
+/** The page around a body: head, stylesheet, the support footer and (with `script`) the page's script. */
+export function layout(title: string, body: string, support: Support | undefined, script = false): string {
   return `<!doctype html>
 <html lang="es-MX"><head><meta charset="utf-8">
 <meta name="viewport" content="width=device-width,initial-scale=1">
@@ -105,9 +106,14 @@ function totalsHtml(view: BuyerSaleView): string {
   return `<dl class="totals" id="sale-totals">${rows.map(([k, v]) => `<dt>${k}</dt><dd>${v}</dd>`).join('')}</dl>${fx}`;
 }
 
+/** A moment as a `<time>` in central Mexico's time ("27 de noviembre de 2026, 12:48"). */
+export function mexicoMomentHtml(iso: string): string {
+  const when = new Intl.DateTimeFormat('es-MX', { timeZone: 'America/Mexico_City', dateStyle: 'long', timeStyle: 'short' }).format(new Date(iso));
+  return `<time datetime="${escape(iso)}">${escape(when)}</time>`;
+}
+
 function expiryHtml(expiresAt: string): string {
-  const when = new Intl.DateTimeFormat('es-MX', { timeZone: 'America/Mexico_City', dateStyle: 'long', timeStyle: 'short' }).format(new Date(expiresAt));
-  return `<p class="expiry">Puedes facturar hasta el <time datetime="${escape(expiresAt)}">${escape(when)}</time> (hora del centro de México).</p>`;
+  return `<p class="expiry">Puedes facturar hasta el ${mexicoMomentHtml(expiresAt)} (hora del centro de México).</p>`;
 }
 
 function field(name: string, label: string, control: string, hint = ''): string {
@@ -132,6 +138,21 @@ function moreTicketsHtml(issuerName: string): string {
 </section>`;
 }
 
+/**
+ * The buyer's tax data and e-mail, each with its label, hint and error slot (the script fills the lists and
+ * places the API's refusals), and "remember me": the sale's form and the waiting ticket's form.
+ */
+export function customerFieldsHtml(): string {
+  return `${field('rfc', 'RFC', `<input id="rfc" name="rfc" required minlength="12" maxlength="13" autocomplete="off" autocapitalize="characters" spellcheck="false" ${describedBy('rfc', true)}>`, '12 caracteres si es empresa, 13 si es persona.')}
+${field('name', 'Nombre o razón social', `<input id="name" name="name" required maxlength="300" autocomplete="name" autocapitalize="characters" ${describedBy('name', true)}>`, 'Como aparece en tu constancia, sin «SA DE CV».')}
+${field('tax_regime', 'Régimen fiscal', `<select id="tax_regime" name="tax_regime" required ${describedBy('tax_regime', false)}></select>`)}
+${field('postal_code', 'Código postal fiscal', `<input id="postal_code" name="postal_code" required inputmode="numeric" pattern="[0-9]{5}" maxlength="5" autocomplete="postal-code" ${describedBy('postal_code', true)}>`, 'El de tu domicilio fiscal, 5 dígitos.')}
+${field('cfdi_use', 'Uso del CFDI', `<select id="cfdi_use" name="cfdi_use" required ${describedBy('cfdi_use', false)}></select>`)}
+${field('tax_residence', 'País de residencia fiscal', `<input id="tax_residence" name="tax_residence" maxlength="3" autocapitalize="characters" ${describedBy('tax_residence', true)}>`, 'Clave de 3 letras, por ejemplo USA.')}
+${field('email', 'Correo electrónico', `<input id="email" name="email" type="email" required maxlength="254" autocomplete="email" ${describedBy('email', true)}>`, 'Te enviamos ahí la factura (PDF y XML).')}
+<div class="check"><input type="checkbox" id="remember" name="remember"><label for="remember">Recordar mis datos en este teléfono</label></div>`;
+}
+
 function formHtml(): string {
   return `<section id="fill-step" aria-labelledby="fill-title">
 <h2 id="fill-title" tabindex="-1">Tus datos fiscales</h2>
@@ -148,14 +169,7 @@ function formHtml(): string {
 <form id="tax-form" novalidate>
 <p id="form-error" class="form-error" role="alert" tabindex="-1" hidden></p>
 <p id="fill-note" class="note" role="status" hidden></p>
-${field('rfc', 'RFC', `<input id="rfc" name="rfc" required minlength="12" maxlength="13" autocomplete="off" autocapitalize="characters" spellcheck="false" ${describedBy('rfc', true)}>`, '12 caracteres si es empresa, 13 si es persona.')}
-${field('name', 'Nombre o razón social', `<input id="name" name="name" required maxlength="300" autocomplete="name" autocapitalize="characters" ${describedBy('name', true)}>`, 'Como aparece en tu constancia, sin «SA DE CV».')}
-${field('tax_regime', 'Régimen fiscal', `<select id="tax_regime" name="tax_regime" required ${describedBy('tax_regime', false)}></select>`)}
-${field('postal_code', 'Código postal fiscal', `<input id="postal_code" name="postal_code" required inputmode="numeric" pattern="[0-9]{5}" maxlength="5" autocomplete="postal-code" ${describedBy('postal_code', true)}>`, 'El de tu domicilio fiscal, 5 dígitos.')}
-${field('cfdi_use', 'Uso del CFDI', `<select id="cfdi_use" name="cfdi_use" required ${describedBy('cfdi_use', false)}></select>`)}
-${field('tax_residence', 'País de residencia fiscal', `<input id="tax_residence" name="tax_residence" maxlength="3" autocapitalize="characters" ${describedBy('tax_residence', true)}>`, 'Clave de 3 letras, por ejemplo USA.')}
-${field('email', 'Correo electrónico', `<input id="email" name="email" type="email" required maxlength="254" autocomplete="email" ${describedBy('email', true)}>`, 'Te enviamos ahí la factura (PDF y XML).')}
-<div class="check"><input type="checkbox" id="remember" name="remember"><label for="remember">Recordar mis datos en este teléfono</label></div>
+${customerFieldsHtml()}
 <button type="submit" id="continue" class="button">Continuar</button>
 </form>
 </section>
@@ -234,7 +248,6 @@ export type StatePageKind =
   | 'store_inactive'
   | 'code_not_found'
   | 'rate_limited'
-  | 'offline_pending'
   | 'offline_closed';
 
 const STATES: Record<StatePageKind, { title: string; text: string }> = {
@@ -254,10 +267,6 @@ const STATES: Record<StatePageKind, { title: string; text: string }> = {
   store_inactive: { title: 'La tienda no puede facturar por ahora', text: 'La tienda no tiene activa la facturación en este momento. Contáctala para obtener tu factura.' },
   code_not_found: { title: 'No encontramos ese código', text: 'Revisa el código impreso en tu ticket y escríbelo de nuevo.' },
   rate_limited: { title: 'Demasiados intentos', text: 'Hiciste muchos intentos seguidos. Espera un minuto y vuelve a intentarlo.' },
-  offline_pending: {
-    title: 'La tienda aún no envía esta compra',
-    text: 'Tu ticket es válido, pero se hizo cuando la tienda no tenía internet y la tienda todavía no nos manda la compra. Vuelve a escanear el QR más tarde.',
-  },
   offline_closed: {
     title: 'Esta compra ya no puede facturarse aquí',
     text: 'La tienda no nos envió esta compra a tiempo para facturarla. Habla con la tienda para obtener tu factura.',

@@ -2,6 +2,7 @@ import { AppError } from '../../shared/platform/errors.js';
 import { encryptionKeyring } from '../../shared/platform/crypto/encrypt-at-rest.js';
 import { OFFLINE_LINK_VERSION, offlineTicketSigned, readOfflineTicket, type OfflineTicket, type OfflineTicketParams } from '../../shared/offline/offline-ticket.js';
 import { checkOfflineTicket, type OfflineKeyState } from '../../shared/offline/offline-ticket-check.js';
+import { claimMerchant, type ClaimMerchant } from '../../shared/repositories/offline-claims.js';
 import { loadOfflineKeyState } from '../../shared/repositories/offline-keys.js';
 import { tokenForOfflineTicket } from '../../shared/repositories/qr-transactions.js';
 import { qrContent, signQrToken } from '../../shared/qr/qr-link.js';
@@ -41,14 +42,30 @@ export function ensureTicketOpen(scanned: ScannedTicket, now: Date): void {
   }
 }
 
+/** The store of a ticket, when it can invoice (else 422 `store_inactive`, as for a sale's page and API). */
+export async function activeTicketMerchant(deps: ApiDeps, scanned: ScannedTicket): Promise<ClaimMerchant> {
+  const merchant = await claimMerchant(deps.db, scanned.key.merchantId);
+  if (!merchant || merchant.status !== 'ACTIVE' || merchant.issuerStatus !== 'ACTIVE') {
+    throw new AppError(422, 'store_inactive', 'This store cannot issue invoices at the moment; contact the store.');
+  }
+  return merchant;
+}
+
+/** A ticket whose sale has not arrived yet and can still be invoiced: what the waiting page shows and posts. */
+export interface PendingTicket {
+  ticket: OfflineTicket;
+  params: OfflineTicketParams;
+  merchant: ClaimMerchant;
+}
+
 /**
  * Where a scanned offline ticket leads: the link of the sale that caught it up, which the page and the
- * buyer's API treat as any other. Before the sale arrives: 404 `offline_sale_pending` (the store has not
- * sent it yet), or 410 when it never can be.
+ * buyer's API treat as any other; before the sale arrives, the ticket and its store (the waiting page,
+ * where the buyer may leave their data). 410 when it never can arrive; 422 when the store cannot invoice.
  */
-export async function offlineTicketTarget(deps: ApiDeps, query: Record<string, unknown>, now: Date = new Date()): Promise<string> {
+export async function offlineTicketTarget(deps: ApiDeps, query: Record<string, unknown>, now: Date = new Date()): Promise<{ saleLink: string } | { pending: PendingTicket }> {
   const scanned = await scanOfflineTicket(deps, query);
-  if (scanned.saleLink) return scanned.saleLink;
+  if (scanned.saleLink) return { saleLink: scanned.saleLink };
   ensureTicketOpen(scanned, now);
-  throw new AppError(404, 'offline_sale_pending', 'The store has not sent this sale yet: it was made while the store was offline. Try again later.');
+  return { pending: { ticket: scanned.ticket, params: scanned.params, merchant: await activeTicketMerchant(deps, scanned) } };
 }

@@ -4,9 +4,10 @@ import { AppError } from '../../shared/platform/errors.js';
 import { expeditionPlace, type Sale } from '../../shared/repositories/sales.js';
 import { buyerAsset } from '../../web/buyer-assets.js';
 import { localPath, renderCodePage, renderSalePage, renderStatePage, type StatePageKind, type Support } from '../../web/render-buyer-page.js';
+import { renderOfflinePendingPage } from '../../web/render-offline-page.js';
 import { formCatalogs } from '../buyer/form-catalogs.js';
 import { ensureInvoiceable, saleFromLink } from '../buyer/open-sale.js';
-import { isOfflineTicketLink, offlineTicketTarget } from '../buyer/offline-ticket-link.js';
+import { isOfflineTicketLink, offlineTicketTarget, type PendingTicket } from '../buyer/offline-ticket-link.js';
 import { reviewSale } from '../buyer/review-sale.js';
 import { qrLinkForShortCode } from '../buyer/short-code-link.js';
 import type { AppState } from '../context.js';
@@ -38,12 +39,25 @@ const STATE_OF_ERROR: Record<string, StatePageKind> = {
   invalid_short_code: 'code_not_found',
   short_code_not_found: 'code_not_found',
   rate_limited: 'rate_limited',
-  offline_sale_pending: 'offline_pending',
   offline_ticket_closed: 'offline_closed',
 };
 
 function supportOf(sale: Sale): Support {
   return { merchantName: sale.merchant.name, email: sale.merchant.contactEmail, phone: sale.merchant.contactPhone };
+}
+
+/** The waiting page of an offline ticket whose sale has not arrived: what the ticket says, and the form. */
+function pendingPage(deps: ApiDeps, { ticket, params, merchant }: PendingTicket): string {
+  return renderOfflinePendingPage(
+    { storeName: merchant.name, saleId: ticket.saleId, amount: ticket.amount, soldAt: ticket.soldAt },
+    {
+      link: params,
+      catalogs: formCatalogs(deps.catalogs, merchant.invoiceRules),
+      storeZip: merchant.expeditionPlace,
+      support: { merchantName: merchant.name, email: merchant.contactEmail, phone: merchant.contactPhone },
+      allowGenericRfc: merchant.invoiceRules.allowGenericRfc,
+    },
+  );
 }
 
 function html(ctx: Context, status: number, body: string): void {
@@ -91,8 +105,14 @@ export function buyerPageRoutes(deps: ApiDeps): Router<AppState> {
       }
       await limited(ctx, async () => undefined);
       if (isOfflineTicketLink(ctx.query)) {
+        const target = await offlineTicketTarget(deps, ctx.query);
+        if ('pending' in target) {
+          // 404: not there yet (scanned again later, it may be).
+          html(ctx, 404, pendingPage(deps, target.pending));
+          return;
+        }
         ctx.set(PAGE_HEADERS);
-        ctx.redirect(localPath(await offlineTicketTarget(deps, ctx.query)));
+        ctx.redirect(localPath(target.saleLink));
         ctx.status = 303;
         return;
       }

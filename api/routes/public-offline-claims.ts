@@ -6,8 +6,8 @@ import { satToday } from '../../shared/domain/time-zone.js';
 import { checkCustomer } from '../../shared/invoices/check-customer.js';
 import { maskedAddress } from '../../shared/invoices/email-recipient.js';
 import { offlineTicketClosesAt } from '../../shared/offline/offline-ticket-check.js';
-import { ensureTicketOpen, scanOfflineTicket } from '../buyer/offline-ticket-link.js';
-import { claimMerchant, saveClaim, type OfflineClaimRow } from '../../shared/repositories/offline-claims.js';
+import { activeTicketMerchant, ensureTicketOpen, scanOfflineTicket } from '../buyer/offline-ticket-link.js';
+import { saveClaim, type OfflineClaimRow } from '../../shared/repositories/offline-claims.js';
 import { offlineClaimRequestSchema, type OfflineClaimView } from '../contract/buyer/offline-claim-schema.js';
 import { PUBLIC_ACCESS } from '../access/public-access.js';
 import { jsonBody } from '../middleware/json-body.js';
@@ -59,10 +59,7 @@ export function publicOfflineClaimRoutes(deps: ApiDeps): Router<AppState> {
     const now = new Date();
     ensureTicketOpen(scanned, now);
     const { ticket, key } = scanned;
-    const merchant = await claimMerchant(deps.db, key.merchantId);
-    if (!merchant || merchant.status !== 'ACTIVE' || merchant.issuerStatus !== 'ACTIVE') {
-      throw new AppError(422, 'store_inactive', 'This store cannot issue invoices at the moment; contact the store.');
-    }
+    const merchant = await activeTicketMerchant(deps, scanned);
     const checked = checkCustomer(request.customer, { catalogs: deps.catalogs, expeditionPlace: merchant.expeditionPlace, onDate: satToday(now), rules: merchant.invoiceRules });
     if (checked.findings.length > 0) throw new AppError(422, 'customer_invalid', 'Some tax data needs correcting.', { details: checked.findings });
     const saved = await saveClaim(deps.db, {

@@ -29,6 +29,7 @@ export interface ClaimMerchant {
   name: string;
   status: string;
   contactEmail: string | null;
+  contactPhone: string | null;
   invoiceRules: Pick<InvoiceRules, 'allowGenericRfc' | 'allowedCfdiUses'>;
   expeditionPlace: string;
   issuerStatus: string;
@@ -38,12 +39,24 @@ export async function claimMerchant(db: Db, merchantId: string): Promise<ClaimMe
   const row = (await db('merchants as m')
     .join('issuers as i', 'i.id', 'm.issuer_id')
     .where('m.id', merchantId)
-    .first('m.id', 'm.name', 'm.status', 'm.contact_email', 'm.allow_generic_rfc', 'm.allowed_cfdi_uses', 'm.address', 'i.zip', 'i.status as issuer_status')) as
+    .first(
+      'm.id',
+      'm.name',
+      'm.status',
+      'm.contact_email',
+      'm.contact_phone_number',
+      'm.allow_generic_rfc',
+      'm.allowed_cfdi_uses',
+      'm.address',
+      'i.zip',
+      'i.status as issuer_status',
+    )) as
     | {
         id: string;
         name: string;
         status: string;
         contact_email: string | null;
+        contact_phone_number: string | null;
         allow_generic_rfc: boolean;
         allowed_cfdi_uses: string[] | null;
         address: Address | null;
@@ -57,6 +70,7 @@ export async function claimMerchant(db: Db, merchantId: string): Promise<ClaimMe
     name: row.name,
     status: row.status,
     contactEmail: row.contact_email,
+    contactPhone: row.contact_phone_number,
     invoiceRules: { allowGenericRfc: row.allow_generic_rfc, allowedCfdiUses: row.allowed_cfdi_uses },
     expeditionPlace: row.address?.zipCode ?? row.zip,
     issuerStatus: row.issuer_status,
