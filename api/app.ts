@@ -14,7 +14,7 @@ import { metricsRoutes } from './routes/metrics.js';
 import { statusPageRoutes } from './routes/status-page.js';
 import { issuerRoutes } from './routes/issuers.js';
 import { merchantRoutes } from './routes/merchants.js';
-import { offlineKeyRoutes } from './routes/offline-keys.js';
+import { offlineClaimRoutes, offlineKeyRoutes } from './routes/offline-keys.js';
 import { productRoutes } from './routes/products.js';
 import { openApiRoutes } from './routes/openapi.js';
 import { publicFileRoutes } from './routes/public-files.js';
@@ -45,6 +45,7 @@ export function apiRouters(deps: ApiDeps): Router<AppState>[] {
     issuerRoutes(deps),
     merchantRoutes(deps),
     offlineKeyRoutes(deps),
+    offlineClaimRoutes(deps),
     productRoutes(deps),
     creditNoteRoutes(deps),
     paymentComplementRoutes(deps),

@@ -396,6 +396,21 @@ export const RESPONSE_EXAMPLES: Record<string, unknown> = {
   },
   RegeneratedApiKey: { merchantId: MERCHANT_ID, apiKey: 'sk_test_Lz4Kw1Hd8Ps3Tg6Yr0Jf5QcVb7Nm2Xq9', mode: 'development' },
   OfflineKey: offlineKey,
+  OfflineClaimList: {
+    content: [
+      {
+        keyId: 'q7Xv2Lb9Nc',
+        saleId: 'T-0042',
+        amount: '116.000000',
+        soldAt: CREATED,
+        closesAt: '2026-03-17T17:30:00.000Z',
+        status: 'WAITING',
+        refusal: null,
+        claimedAt: '2026-03-14T17:35:10.000Z',
+        invoiceId: null,
+      },
+    ],
+  },
   OfflineKeyCreated: { ...offlineKey, offlineKey: 'afok_q7Xv2Lb9Nc.Hd8Ps3Tg6Yr0Jf5QcVb7Nm2Xq9Lz4Kw1Hd8Ps3Tg6Yr', linkBaseUrl: 'https://factura.example.com' },
   OfflineKeyList: {
     content: [

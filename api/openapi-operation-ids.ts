@@ -32,6 +32,7 @@ export const OPERATION_IDS: Record<string, string> = {
   'GET /v1/qrs/merchants/{merchantId}/offline-keys': 'listOfflineKeys',
   'POST /v1/qrs/merchants/{merchantId}/offline-keys/{keyId}/rotate': 'rotateOfflineKey',
   'POST /v1/qrs/merchants/{merchantId}/offline-keys/{keyId}/revoke': 'revokeOfflineKey',
+  'GET /v1/qrs/merchants/{merchantId}/offline-claims': 'listOfflineClaims',
   'POST /v1/qrs': 'createQr',
   'GET /v1/qrs': 'listQrs',
   'GET /v1/qrs/invoices': 'listInvoices',

@@ -17,7 +17,14 @@ import {
 import { pageSchema } from '../shared/platform/pagination.js';
 import { createMerchantProductSchema, merchantProductResponseSchema, updateMerchantProductSchema } from './contract/products/product-schema.js';
 import { qrCreateRequestSchema } from './contract/qrs/qr-request-schema.js';
-import { createOfflineKeySchema, offlineKeyCreatedSchema, offlineKeyListSchema, offlineKeySchema, revokeOfflineKeySchema } from './contract/offline/offline-key-schema.js';
+import {
+  createOfflineKeySchema,
+  offlineClaimListSchema,
+  offlineKeyCreatedSchema,
+  offlineKeyListSchema,
+  offlineKeySchema,
+  revokeOfflineKeySchema,
+} from './contract/offline/offline-key-schema.js';
 import { qrTransactionSchema } from './contract/qrs/qr-transaction-schema.js';
 import { createCreditNoteSchema, creditNoteSchema } from './contract/credit-notes/credit-note-schema.js';
 import { createPaymentComplementSchema, paymentComplementSchema } from './contract/payment-complements/payment-complement-schema.js';
@@ -188,6 +195,7 @@ function rawDocument(publicBaseUrl: string) {
         OfflineKey: offlineKeySchema,
         OfflineKeyCreated: offlineKeyCreatedSchema,
         OfflineKeyList: offlineKeyListSchema,
+        OfflineClaimList: offlineClaimListSchema,
         MerchantProductResponse: merchantProductResponseSchema,
         MerchantProductList: { type: 'array', items: ref('MerchantProductResponse'), description: 'The products created, in the order sent' },
         MerchantProductPage: pageSchema(ref('MerchantProductResponse'), 'Page envelope of MerchantProductResponse'),
@@ -1151,6 +1159,15 @@ function offlineKeyPaths(common: Record<number, ReturnType<typeof errorResponse>
         parameters: keyId,
         requestBody: revokeBody,
         responses: { 201: created, 400: errorResponse('Invalid fields'), ...keyCommon },
+      },
+    },
+    '/v1/qrs/merchants/{merchantId}/offline-claims': {
+      get: {
+        summary:
+          'Offline tickets buyers scanned and left their data on, whose sale the store has not posted yet (`status=WAITING`, the default, most urgent first), or what became of them',
+        security: bearer,
+        parameters: [...id, { name: 'status', in: 'query', required: false, schema: { type: 'string', enum: ['WAITING', 'CONFIRMED', 'REFUSED'], default: 'WAITING' } }],
+        responses: { 200: { description: "The claims, without the buyers' data", content: json('OfflineClaimList') }, 400: errorResponse('Bad status'), ...common },
       },
     },
     '/v1/qrs/merchants/{merchantId}/offline-keys/{keyId}/revoke': {

@@ -4,8 +4,9 @@ import { encryptionKeyring } from '../../shared/platform/crypto/encrypt-at-rest.
 import { validator } from '../../shared/platform/validation/ajv.js';
 import { newOfflineKey, offlineCredential } from '../../shared/offline/offline-key.js';
 import { findOfflineKey, insertOfflineKey, listOfflineKeys, revokeOfflineKey, type OfflineKeyRow } from '../../shared/repositories/offline-keys.js';
-import { createOfflineKeySchema, OFFLINE_KEY_LIMITS, revokeOfflineKeySchema, type OfflineKeyCreated } from '../contract/offline/offline-key-schema.js';
-import { offlineKeyView } from '../contract/offline/offline-key-view.js';
+import { createOfflineKeySchema, OFFLINE_CLAIM_LIST_MAX, OFFLINE_KEY_LIMITS, revokeOfflineKeySchema, type OfflineKeyCreated } from '../contract/offline/offline-key-schema.js';
+import { offlineClaimSummaryView, offlineKeyView } from '../contract/offline/offline-key-view.js';
+import { listClaims } from '../../shared/repositories/offline-claims.js';
 import { accountMerchant } from '../account-resources.js';
 import { managementAccess } from '../access/management-access.js';
 import { apiRouter, routesWith } from '../routing/api-router.js';
@@ -83,5 +84,29 @@ export function offlineKeyRoutes(deps: ApiDeps): Router<AppState> {
     ctx.body = offlineKeyView(row);
   });
 
+  return router;
+}
+
+const CLAIM_STATUSES = ['WAITING', 'CONFIRMED', 'REFUSED'] as const;
+
+/**
+ * GET /v1/qrs/merchants/{merchantId}/offline-claims?status=WAITING: the offline tickets buyers scanned and
+ * left their data on, whose sale the store has not posted yet (or, with `status`, what became of them). The
+ * service knows a ticket only once a buyer scans it or its sale arrives: tickets nobody scanned are not here.
+ */
+export function offlineClaimRoutes(deps: ApiDeps): Router<AppState> {
+  const router = apiRouter('/v1/qrs/merchants/:merchantId/offline-claims');
+  const routes = routesWith(router, managementAccess(deps).bearer);
+  routes.get('/', async (ctx) => {
+    const merchant = await accountMerchant(deps, ctx);
+    const asked = ctx.query.status ?? 'WAITING';
+    const status = CLAIM_STATUSES.find((s) => s === asked);
+    if (!status) {
+      throw new AppError(400, 'validation_failed', 'The request has invalid or missing fields.', {
+        details: [{ field: 'status', code: 'invalid_value', message: `status must be one of ${CLAIM_STATUSES.join(', ')}.` }],
+      });
+    }
+    ctx.body = { content: (await listClaims(deps.db, merchant.id, status, OFFLINE_CLAIM_LIST_MAX)).map(offlineClaimSummaryView) };
+  });
   return router;
 }

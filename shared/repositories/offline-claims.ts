@@ -149,3 +149,11 @@ export async function settleClaim(
     });
   return changed === 1;
 }
+
+/** A store's claims of one status: WAITING by the moment they close (the most urgent first), the others newest first. */
+export async function listClaims(db: Db, merchantId: string, status: ClaimStatus, limit: number): Promise<OfflineClaimRow[]> {
+  return (await db('offline_claims')
+    .where({ merchant_id: merchantId, status })
+    .orderBy(status === 'WAITING' ? [{ column: 'closes_at' }, { column: 'sale_id' }] : [{ column: 'updated_at', order: 'desc' }, { column: 'sale_id' }])
+    .limit(limit)) as OfflineClaimRow[];
+}

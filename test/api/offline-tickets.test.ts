@@ -268,6 +268,29 @@ describe('offline tickets: a sale the point of sale made while offline (issue #3
       expect(res.body.error.qr_content).to.equal(caught.body.qr_content);
     });
 
+    it("lists the store's waiting tickets (most urgent first, no buyer data) and what became of them", async () => {
+      const key = await issueKey(account, { windowHours: 5 });
+      const older = offlineSale(account, key, new Date(Date.now() - 2 * 3_600_000));
+      const newer = offlineSale(account, key, new Date(Date.now() - 60_000));
+      for (const { ticket } of [newer, older]) expect((await claimOf(ticket.link)).status).to.equal(202);
+      const list = async (query = '') => call('GET', `/v1/qrs/merchants/${account.merchantId}/offline-claims${query}`, { headers: bearer(account) });
+      const waiting = (await list()).body.content as { saleId: string; closesAt: string; amount: string }[];
+      const mine = waiting.filter((c) => [older.body.sale_id, newer.body.sale_id].includes(c.saleId));
+      expect(mine.map((c) => c.saleId)).to.deep.equal([older.body.sale_id, newer.body.sale_id]);
+      expect(JSON.stringify(waiting)).to.not.include(BUYER.rfc);
+      expect(new Date(mine[0]!.closesAt).getTime()).to.equal(older.ticket.soldAt.getTime() + 5 * 3_600_000);
+
+      expect((await postQr(account, older.body)).status).to.equal(201);
+      const settle = await harness()
+        .producers.queue('stamp')
+        .getJob(jobId.settleOfflineClaimsOf((await sales(older.body.sale_id).first()).id as string));
+      if (settle) await settle.waitUntilFinished(events, 30_000);
+      expect(((await list()).body.content as { saleId: string }[]).map((c) => c.saleId)).to.not.include(older.body.sale_id);
+      expect(((await list('?status=CONFIRMED')).body.content as { saleId: string }[]).map((c) => c.saleId)).to.include(older.body.sale_id);
+      expectError(await list('?status=LOST'), 400, 'validation_failed');
+      expectError(await call('GET', `/v1/qrs/merchants/${account.merchantId}/offline-claims`, { headers: bearer(other) }), 404, 'merchant_not_found');
+    });
+
     it('tells the buyer by e-mail when the window passes without the sale, and nothing is stamped', async () => {
       const key = await issueKey(account, { windowHours: 1 });
       const { body, ticket } = offlineSale(account, key, new Date(Date.now() - 30 * 60_000));

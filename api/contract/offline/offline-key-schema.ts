@@ -2,6 +2,8 @@
 import type { FromSchema } from 'json-schema-to-ts';
 
 export const OFFLINE_KEY_LIMITS = { defaultWindowHours: 72, maxWindowHours: 720, defaultGraceHours: 24, maxGraceHours: 720 } as const;
+/** A store's waiting claims are bounded by its keys' windows; one answer holds them. */
+export const OFFLINE_CLAIM_LIST_MAX = 500;
 
 export const createOfflineKeySchema = {
   $id: 'CreateOfflineKeyRequest',
@@ -78,3 +80,39 @@ export type CreateOfflineKeyRequest = FromSchema<typeof createOfflineKeySchema>;
 export type RevokeOfflineKeyRequest = FromSchema<typeof revokeOfflineKeySchema>;
 export type OfflineKey = FromSchema<typeof offlineKeySchema>;
 export type OfflineKeyCreated = FromSchema<typeof offlineKeyCreatedSchema>;
+
+/** A ticket a buyer scanned and left data on, as its store sees it: no buyer data, what to post and by when. */
+export const offlineClaimSummarySchema = {
+  $id: 'OfflineClaimSummary',
+  type: 'object',
+  additionalProperties: false,
+  required: ['keyId', 'saleId', 'amount', 'soldAt', 'closesAt', 'status', 'refusal', 'claimedAt', 'invoiceId'],
+  properties: {
+    keyId: { type: 'string' },
+    saleId: { type: 'string', description: 'The sale id printed in the ticket: post the sale with it' },
+    amount: { type: 'string', description: 'The total signed in the ticket: the sale must have it' },
+    soldAt: dateTime,
+    closesAt: { ...dateTime, description: 'Post the sale before this moment, or the buyer is told it can no longer be invoiced' },
+    status: { type: 'string', enum: ['WAITING', 'CONFIRMED', 'REFUSED'] },
+    refusal: { anyOf: [{ type: 'null' }, { type: 'string', enum: ['window_passed', 'customer_invalid', 'sale_already_confirmed', 'sale_closed'] }] },
+    claimedAt: { ...dateTime, description: 'When the buyer left their data' },
+    invoiceId: { anyOf: [{ type: 'null' }, { type: 'string' }] },
+  },
+} as const;
+
+export const offlineClaimListSchema = {
+  $id: 'OfflineClaimList',
+  type: 'object',
+  additionalProperties: false,
+  required: ['content'],
+  properties: {
+    content: {
+      type: 'array',
+      items: offlineClaimSummarySchema,
+      maxItems: OFFLINE_CLAIM_LIST_MAX,
+      description: `WAITING ones by closesAt (the most urgent first), the others newest first; at most ${OFFLINE_CLAIM_LIST_MAX}`,
+    },
+  },
+} as const;
+
+export type OfflineClaimSummary = FromSchema<typeof offlineClaimSummarySchema>;

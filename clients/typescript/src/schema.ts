@@ -264,6 +264,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/qrs/merchants/{merchantId}/offline-claims": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Offline tickets buyers scanned and left their data on, whose sale the store has not posted yet (`status=WAITING`, the default, most urgent first), or what became of them */
+        get: operations["listOfflineClaims"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/qrs/merchants/{merchantId}/offline-keys/{keyId}/revoke": {
         parameters: {
             query?: never;
@@ -1414,6 +1431,32 @@ export interface components {
                 oldTicketsUntil: null | string;
                 /** @description The key that replaced this one, when it was rotated */
                 replacedBy: null | string;
+            }[];
+        };
+        OfflineClaimList: {
+            /** @description WAITING ones by closesAt (the most urgent first), the others newest first; at most 500 */
+            content: {
+                keyId: string;
+                /** @description The sale id printed in the ticket: post the sale with it */
+                saleId: string;
+                /** @description The total signed in the ticket: the sale must have it */
+                amount: string;
+                /** Format: date-time */
+                soldAt: string;
+                /**
+                 * Format: date-time
+                 * @description Post the sale before this moment, or the buyer is told it can no longer be invoiced
+                 */
+                closesAt: string;
+                /** @enum {string} */
+                status: "WAITING" | "CONFIRMED" | "REFUSED";
+                refusal: null | ("window_passed" | "customer_invalid" | "sale_already_confirmed" | "sale_closed");
+                /**
+                 * Format: date-time
+                 * @description When the buyer left their data
+                 */
+                claimedAt: string;
+                invoiceId: null | string;
             }[];
         };
         MerchantProductResponse: {
@@ -5625,6 +5668,110 @@ export interface operations {
                      *       "error": {
                      *         "code": "offline_key_revoked",
                      *         "message": "offline_key_revoked: the key was already revoked",
+                     *         "details": [],
+                     *         "request_id": "req_gE6nb9tx31iXPSHS"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listOfflineClaims: {
+        parameters: {
+            query?: {
+                status?: "WAITING" | "CONFIRMED" | "REFUSED";
+            };
+            header?: never;
+            path: {
+                merchantId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The claims, without the buyers' data */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "content": [
+                     *         {
+                     *           "keyId": "q7Xv2Lb9Nc",
+                     *           "saleId": "T-0042",
+                     *           "amount": "116.000000",
+                     *           "soldAt": "2026-03-14T17:30:00.000Z",
+                     *           "closesAt": "2026-03-17T17:30:00.000Z",
+                     *           "status": "WAITING",
+                     *           "refusal": null,
+                     *           "claimedAt": "2026-03-14T17:35:10.000Z",
+                     *           "invoiceId": null
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["OfflineClaimList"];
+                };
+            };
+            /** @description Bad status */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "validation_failed",
+                     *         "message": "Bad status",
+                     *         "details": [
+                     *           {
+                     *             "field": "operation_data[0].quantity",
+                     *             "code": "out_of_range",
+                     *             "message": "operation_data[0].quantity must be > 0."
+                     *           }
+                     *         ],
+                     *         "request_id": "req_gE6nb9tx31iXPSHS"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Token invalid, expired or revoked */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "unauthorized",
+                     *         "message": "Token invalid, expired or revoked",
+                     *         "details": [],
+                     *         "request_id": "req_gE6nb9tx31iXPSHS"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Merchant (or issuer) not in the account */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "not_found",
+                     *         "message": "Merchant (or issuer) not in the account",
                      *         "details": [],
                      *         "request_id": "req_gE6nb9tx31iXPSHS"
                      *       }
