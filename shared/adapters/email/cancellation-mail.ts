@@ -2,7 +2,7 @@
  * The e-mail that tells the buyer their invoice was cancelled: which one (UUID), when it was issued, the
  * acuse's date, and that it is void and must not be deducted. Sent to the address given at confirmation.
  */
-import { escapeHtml } from './invoice-mail.js';
+import { noticeMail } from './notice-mail.js';
 import type { InvoiceMail } from './invoice-mailer.js';
 
 export interface CancellationMailInput {
@@ -24,18 +24,5 @@ export function cancellationMail(input: CancellationMailInput): InvoiceMail {
     'Esta factura ya no es válida: no la uses ni la deduzcas. Si necesitas una nueva, habla con la tienda.',
     input.supportEmail ? `Si tienes dudas, escríbenos a ${input.supportEmail}.` : `Si tienes dudas, comunícate con ${input.storeName}.`,
   ];
-  return {
-    to: input.to,
-    subject: `Tu factura de ${input.issuerName} fue cancelada`.replace(/\s+/g, ' '),
-    text: ['Hola:', '', ...lines.flatMap((l) => [l, '']), ''].join('\n'),
-    html: [
-      '<!doctype html>',
-      '<html lang="es"><head><meta charset="utf-8"></head><body style="font-family: sans-serif; color: #222;">',
-      '<p>Hola:</p>',
-      ...lines.map((l) => `<p>${escapeHtml(l)}</p>`),
-      '</body></html>',
-      '',
-    ].join('\n'),
-    attachments: [],
-  };
+  return noticeMail(input.to, `Tu factura de ${input.issuerName} fue cancelada`, lines);
 }

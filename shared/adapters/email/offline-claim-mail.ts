@@ -3,7 +3,7 @@
  * (issue #33): the store did not send the sale in time, the data no longer passes the store's rules, or the
  * sale was invoiced or closed another way.
  */
-import { escapeHtml } from './invoice-mail.js';
+import { noticeMail } from './notice-mail.js';
 import type { InvoiceMail } from './invoice-mailer.js';
 
 export interface OfflineClaimMailInput {
@@ -22,18 +22,5 @@ export function offlineClaimMail(input: OfflineClaimMailInput): InvoiceMail {
     input.reason,
     input.supportEmail ? `Para obtener tu factura, escribe a ${input.supportEmail}.` : `Para obtener tu factura, habla con ${input.storeName}.`,
   ];
-  return {
-    to: input.to,
-    subject: `No pudimos facturar tu compra en ${input.storeName}`.replace(/\s+/g, ' '),
-    text: ['Hola:', '', ...lines.flatMap((l) => [l, '']), ''].join('\n'),
-    html: [
-      '<!doctype html>',
-      '<html lang="es"><head><meta charset="utf-8"></head><body style="font-family: sans-serif; color: #222;">',
-      '<p>Hola:</p>',
-      ...lines.map((l) => `<p>${escapeHtml(l)}</p>`),
-      '</body></html>',
-      '',
-    ].join('\n'),
-    attachments: [],
-  };
+  return noticeMail(input.to, `No pudimos facturar tu compra en ${input.storeName}`, lines);
 }
