@@ -29,6 +29,8 @@ import { findSale } from '../shared/repositories/sales.js';
 import { lockUnclaimedSales, unreportedPeriods } from '../shared/repositories/global-invoices.js';
 import { readStatusFigures } from '../shared/status/status-figures.js';
 import { sweepStampingJob } from '../workers/sweep-stamping.js';
+import { exportInvoices, listInvoices, listQrs } from '../shared/repositories/books.js';
+import type { Keyset } from '../shared/platform/keyset-cursor.js';
 import { EXPIRY_PLAN_WINDOW_MS } from '../shared/domain/expiry-buckets.js';
 
 const SIZES = (process.env.BENCH_DATA_ROWS ?? '100000,10000000').split(',').map(Number);
@@ -243,7 +245,22 @@ const STATEMENTS: Statement[] = [
   },
   { name: 'stamp sweep (STAMPING older than the period)', run: (db, ctx) => sweepStampingJob(db, ctx.producers, loadConfig()) },
   { name: 'status page figures (4 statements)', reps: 20, run: (db) => readStatusFigures(db) },
+  // The merchant's books (issue #32): a page is an index range after the cursor, at any depth.
+  {
+    name: 'books: a page of 20 QRs after a cursor anywhere in the history',
+    input: (db, ctx, i) => one(db, `SELECT ${KEYSET_OF} AS v FROM qr_transactions WHERE id = ${txId(String(pick(ctx, i)))}`),
+    run: (db, ctx, key) => listQrs(db, { merchantIds: [ctx.merchantId], mode: 'development' }, {}, JSON.parse(key) as Keyset, 21),
+  },
+  { name: 'books: the first page of 20 CFDIs', run: (db, ctx) => listInvoices(db, { merchantIds: [ctx.merchantId] }, {}, undefined, 21) },
+  {
+    name: 'books: one export batch (200 stamped CFDIs)',
+    reps: 50,
+    run: (db, ctx) => exportInvoices(db, { merchantIds: [ctx.merchantId] }, { statuses: ['ACTIVE'] }, undefined, 200),
+  },
 ];
+
+/** A row's keyset as the books' cursor holds it (shared/platform/keyset-cursor.ts), as JSON. */
+const KEYSET_OF = `json_build_object('at', to_char(created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"'), 'id', id)::text`;
 
 class Rollback extends Error {}
 

@@ -86,6 +86,7 @@ export function qrListRequest(rawQuery: unknown): { query: QrQuery; filters: QrF
     ...(query.status ? { statuses: statuses(query.status) } : {}),
     ...(query.store_uid ? { storeUid: query.store_uid } : {}),
     ...(query.sale_id ? { saleId: query.sale_id } : {}),
+    ...(query.global_invoice_uuid ? { globalInvoiceUuid: query.global_invoice_uuid } : {}),
   };
   return { query, filters, page: page(query) };
 }

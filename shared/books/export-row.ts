@@ -32,6 +32,7 @@ export const EXPORT_COLUMNS = [
   'cancelled_at',
   'related_uuids',
   'sale_ids',
+  'global_tickets',
   'merchant_id',
   'created_at',
 ] as const;
@@ -73,6 +74,7 @@ export function exportRecord(row: InvoiceExportRow): ExportRecord {
     cancelled_at: row.cancelled_at?.toISOString() ?? null,
     related_uuids: facts?.related ?? [],
     sale_ids: row.sale_ids,
+    global_tickets: row.global_tickets === null ? null : String(row.global_tickets),
     merchant_id: row.merchant_id,
     created_at: row.created_at.toISOString(),
   };

@@ -26,6 +26,8 @@ export interface QrFilters extends CreatedRange {
   statuses?: readonly string[];
   storeUid?: string;
   saleId?: string;
+  /** The sales a global invoice reported (the export gives a global invoice's count, not its thousands of sales). */
+  globalInvoiceUuid?: string;
 }
 
 export interface InvoiceFilters extends CreatedRange {
@@ -133,6 +135,7 @@ export async function listQrs(db: Db, scope: BooksScope, filters: QrFilters, aft
     when(filters.statuses, 'x.status = ANY(?::text[])', (v) => [[...v]]),
     when(filters.storeUid, 'x.store_uid = ?'),
     when(filters.saleId, 'x.sale_id = ?'),
+    when(filters.globalInvoiceUuid, 'x.global_invoice_id = (SELECT g.id FROM invoices g WHERE g.uuid = ? AND g.merchant_id = x.merchant_id)', (v) => [v.toUpperCase()]),
     ...rangeAndAfter(filters, after),
   ]);
   type Row = Omit<QrListRow, 'key' | 'invoice_uuid' | 'invoice_status' | 'global_invoice_uuid'> & { global_invoice_id: string | null };
@@ -201,10 +204,7 @@ const INVOICE_COLUMNS = `x.id, x.merchant_id, x.cfdi_type, x.status, x.uuid, x.s
 
 const EXPORT_COLUMNS = `${INVOICE_COLUMNS}, x.sealed_xml,
   (SELECT max(c.resolved_at) FROM invoice_cancellations c WHERE c.invoice_id = x.id AND c.status = 'CANCELLED') AS cancelled_at,
-  CASE WHEN EXISTS (SELECT 1 FROM global_invoices g WHERE g.invoice_id = x.id)
-    THEN ARRAY(SELECT q.sale_id FROM qr_transactions q WHERE q.global_invoice_id = x.id ORDER BY q.created_at, q.id)
-    ELSE ARRAY(SELECT q.sale_id FROM invoice_tickets it JOIN qr_transactions q ON q.id = it.transaction_id WHERE it.invoice_id = x.id ORDER BY it.position)
-  END AS sale_ids`;
+  ARRAY(SELECT q.sale_id FROM invoice_tickets it JOIN qr_transactions q ON q.id = it.transaction_id WHERE it.invoice_id = x.id ORDER BY it.position) AS sale_ids`;
 
 type RawInvoice = Omit<InvoiceListRow, 'key' | 'kind'>;
 
@@ -219,7 +219,11 @@ export async function listInvoices(db: Db, scope: BooksScope, filters: InvoiceFi
   return rows.map(withKind);
 }
 
-/** A batch of export rows: the list's rows with the sealed document, the cancellation date and every sale covered. */
+/**
+ * A batch of export rows: the list's rows with the sealed document, the cancellation date and the sales a ticket
+ * invoice covers. A global invoice's sales are not inlined (a month of a chain's unclaimed sales would make one row
+ * of millions): its row has their count (`global_tickets`), and GET /v1/qrs?global_invoice_uuid= lists them.
+ */
 export async function exportInvoices(db: Db, scope: BooksScope, filters: InvoiceFilters, after: Keyset | undefined, limit: number): Promise<InvoiceExportRow[]> {
   const rows = await newestFirst<RawInvoice & Pick<InvoiceExportRow, 'sealed_xml' | 'cancelled_at' | 'sale_ids'>>(
     db,

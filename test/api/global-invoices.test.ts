@@ -98,6 +98,17 @@ describe('global invoice for sales nobody invoiced', function () {
       )
       .pluck('sale_id');
     for (const saleId of saleIds) expect(xml).to.contain(`NoIdentificacion="${saleId}"`);
+    // The merchant's books (issue #32): the global invoice's sales by its UUID; its export row counts them.
+    const uuid = (await db()('invoices').where({ id: res.body.items[1].id }).first('uuid')).uuid as string;
+    const reported = await call('GET', `/v1/qrs?global_invoice_uuid=${uuid.toLowerCase()}`, { headers: asAccount() });
+    expect(reported.status, JSON.stringify(reported.body)).to.equal(200);
+    expect(reported.body.content.map((q: { sale_id: string }) => q.sale_id)).to.have.members(saleIds);
+    const exported = await fetch(`${harness().baseUrl}/v1/qrs/invoices/export?format=jsonl&uuid=${uuid}`, { headers: asAccount() });
+    const rows = (await exported.text())
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { kind: string; global_tickets: string; sale_ids: string[] });
+    expect(rows.map((r) => [r.kind, r.global_tickets, r.sale_ids])).to.deep.equal([['global_invoice', '2', []]]);
     const dir = mkdtempSync(join(tmpdir(), 'global-'));
     writeFileSync(join(dir, 'g.xml'), xml);
     expect(await xsdInvalid([join(dir, 'g.xml')])).to.equal('');

@@ -37,7 +37,12 @@ const paging = {
 export const qrListQuerySchema = {
   type: 'object',
   additionalProperties: false,
-  properties: { ...scopeAndPeriod, ...paging, status: listOf(QR_STATUSES, 'One or more QR statuses, comma-separated') },
+  properties: {
+    ...scopeAndPeriod,
+    ...paging,
+    status: listOf(QR_STATUSES, 'One or more QR statuses, comma-separated'),
+    global_invoice_uuid: { type: 'string', format: 'uuid', description: "The sales a global invoice reported (the export gives a global invoice's count of sales, not the sales)" },
+  },
 } as const;
 
 const invoiceFilters = {

@@ -5929,6 +5929,8 @@ export interface operations {
                 size?: number;
                 /** @description One or more QR statuses, comma-separated */
                 status?: string;
+                /** @description The sales a global invoice reported (the export gives a global invoice's count of sales, not the sales) */
+                global_invoice_uuid?: string;
             };
             header?: never;
             path?: never;
