@@ -50,6 +50,14 @@ export function statusWindow(now: Date): { from: Date; to: Date } {
 const hourOf = (column: string) => `floor(extract(epoch from ${column}) / 3600)::bigint`;
 type Count = 'created' | 'scanned' | 'invoiced' | 'expired' | 'refused';
 
+/**
+ * An invoice's tickets, counted by a probe of invoice_tickets' primary key (invoice_id, position) per
+ * invoice of the window. A join left the choice to the planner, which hash-joined the day's invoices with a
+ * sequential scan of every ticket ever written (issue #30: 504,000 rows, 100 ms at 10,000,000 sales); a
+ * correlated subquery is a probe by construction, so the cost follows the day's invoices, not the history.
+ */
+const TICKETS_OF = (invoice: string) => `(SELECT count(*) FROM invoice_tickets t WHERE t.invoice_id = ${invoice}.id)`;
+
 /** Per kind and hour (epoch hours); each branch is a range scan of one index. */
 const HOURLY_COUNTS = `
   SELECT 'created' AS kind, ${hourOf('created_at')} AS hour, count(*)::int AS n FROM qr_transactions
@@ -58,7 +66,7 @@ const HOURLY_COUNTS = `
     WHERE scanned_at >= :from AND scanned_at < :to GROUP BY 2
   UNION ALL SELECT 'expired', ${hourOf('expired_at')}, count(*)::int FROM qr_transactions
     WHERE expired_at >= :from AND expired_at < :to GROUP BY 2
-  UNION ALL SELECT 'invoiced', ${hourOf('i.stamped_at')}, count(*)::int FROM invoices i JOIN invoice_tickets t ON t.invoice_id = i.id
+  UNION ALL SELECT 'invoiced', ${hourOf('i.stamped_at')}, sum(${TICKETS_OF('i')})::int FROM invoices i
     WHERE i.stamped_at >= :from AND i.stamped_at < :to GROUP BY 2
   UNION ALL SELECT 'refused', ${hourOf('updated_at')}, count(*)::int FROM invoices
     WHERE status = 'REFUSED' AND updated_at >= :from AND updated_at < :to GROUP BY 2`;
