@@ -333,9 +333,48 @@ const invoiceSummary = {
   global_tickets: null,
 };
 
+const noTaxes = { iva_transferred: '0.00', ieps_transferred: '0.00', isr_withheld: '0.00', iva_withheld: '0.00', ieps_withheld: '0.00' };
+const periodSummary = {
+  period: { from: '2026-03-01', to: '2026-03-31', time_zone: 'America/Mexico_City' },
+  items: [
+    {
+      merchant_id: MERCHANT_ID,
+      merchant_name: 'Tienda Centro',
+      issuer: { id: 'iss_Hx4Qm9Vt2Lb7Nc1Kz8Wd3P', rfc: 'EKU9003173C9' },
+      sales: [
+        {
+          currency: 'MXN',
+          recorded: { count: 5, total: '580.00' },
+          invoiced: { count: 3, total: '348.00' },
+          global_invoice: { count: 1, total: '116.00' },
+          expired_unclaimed: { count: 1, total: '116.00' },
+          cancelled: { count: 0, total: '0.00' },
+          open: { count: 0, total: '0.00' },
+        },
+      ],
+      cfdis: [
+        { cfdi_type: 'I', cancelled: false, currency: 'MXN', count: 2, subtotal: '300.00', discount: '0.00', taxes: { ...noTaxes, iva_transferred: '48.00' }, total: '348.00' },
+        { cfdi_type: 'E', cancelled: false, currency: 'MXN', count: 1, subtotal: '50.00', discount: '0.00', taxes: { ...noTaxes, iva_transferred: '8.00' }, total: '58.00' },
+      ],
+      credit_notes: [{ invoice_id: 'inv_Pq2Wd8Hs1Lm5Nv7Bx3Kc9Z', invoice_uuid: UUID, invoice_total: '116.00', documents: 1, amount: '58.00', amount_all: '58.00' }],
+      payment_complements: [],
+      differences: [
+        {
+          code: 'sale_not_reported',
+          message: 'Sale T-0043 was neither invoiced nor reported in a global invoice, and its period has closed.',
+          qr_id: 'tra_Lm7Xb4Nc1Kz8Wd3Hs6Pt9Q',
+          sale_id: 'T-0043',
+        },
+      ],
+      differences_total: 1,
+    },
+  ],
+};
+
 export const RESPONSE_EXAMPLES: Record<string, unknown> = {
   QrSummaryPage: { content: [qrSummary], size: 20, next_cursor: 'eyJ0IjoiMjAyNi0wMy0xNFQxNzozMDowMC4wMDBaIiwiaSI6InRyYV9YazN2OVFtVDJiTHM3WXBSMHdOY0hnIn0' },
   InvoiceSummaryPage: { content: [invoiceSummary], size: 20, next_cursor: null },
+  PeriodSummary: periodSummary,
   TokenResponse: { access_token: 'tok_9Qv2Lm7Xb4Nc1Kz8Wd3Hs6Pt', token_type: 'Bearer', expires_in: 3600 },
   QrTransaction: {
     qr_id: QR_ID,

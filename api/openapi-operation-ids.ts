@@ -37,6 +37,7 @@ export const OPERATION_IDS: Record<string, string> = {
   'GET /v1/qrs': 'listQrs',
   'GET /v1/qrs/invoices': 'listInvoices',
   'GET /v1/qrs/invoices/export': 'exportInvoices',
+  'GET /v1/qrs/invoices/summary': 'summarizeInvoices',
   'GET /v1/qrs/{qrId}': 'getQr',
   'POST /v1/qrs/invoices': 'invoiceQrs',
   'POST /api/v1/qrs': 'createLegacyQr',

@@ -6,8 +6,8 @@ const TAGS: { name: string; description: string; paths: RegExp }[] = [
   { name: 'QRs', description: 'A point of sale creates the QR of a sale and follows it (API key)', paths: /^\/v1\/qrs(\/\{qrId\}|\/invoices)?$/ },
   {
     name: 'Books',
-    description: "The merchant's QRs and CFDIs listed with filters by cursor, and a period's CFDIs exported (API key or bearer token)",
-    paths: /^\/v1\/qrs\/invoices\/export$/,
+    description: "The merchant's QRs and CFDIs listed with filters by cursor, a period's CFDIs exported, and a period added up (API key or bearer token)",
+    paths: /^\/v1\/qrs\/invoices\/(export|summary)$/,
   },
   { name: 'Invoices', description: "A sale's CFDI: XML, PDF, cancellation (API key or bearer token)", paths: /^\/v1\/qrs\/invoices\/(uuid|\{uuid\})/ },
   { name: 'Credit notes', description: 'CFDI type E for parts of stamped invoices', paths: /^\/v1\/qrs\/invoices\/credit-notes/ },

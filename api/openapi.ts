@@ -29,7 +29,8 @@ import { qrTransactionSchema } from './contract/qrs/qr-transaction-schema.js';
 import { createCreditNoteSchema, creditNoteSchema } from './contract/credit-notes/credit-note-schema.js';
 import { createPaymentComplementSchema, paymentComplementSchema } from './contract/payment-complements/payment-complement-schema.js';
 import { cursorPageSchema, invoiceSummarySchema, qrSummarySchema } from './contract/books/books-schema.js';
-import { invoiceExportQuerySchema, invoiceListQuerySchema, qrListQuerySchema, queryParameters } from './contract/books/books-query-schema.js';
+import { invoiceExportQuerySchema, invoiceListQuerySchema, invoiceSummaryQuerySchema, qrListQuerySchema, queryParameters } from './contract/books/books-query-schema.js';
+import { periodSummarySchema } from './contract/books/period-summary-schema.js';
 import { globalInvoiceSchema, globalPeriodicityRequestSchema, reportGlobalRequestSchema } from './contract/global-invoices/global-invoice-schema.js';
 import { createEndpointRequestSchema, webhookDeliverySchema, webhookEndpointSchema } from './contract/webhooks/endpoint-schema.js';
 import { cancelInvoiceRequestSchema, invoiceCancellationSchema } from './contract/invoices/cancellation-schema.js';
@@ -208,6 +209,7 @@ function rawDocument(publicBaseUrl: string) {
         QrSummaryPage: cursorPageSchema(ref('QrSummary'), 'Cursor page of QrSummary, newest first'),
         InvoiceSummary: invoiceSummarySchema,
         InvoiceSummaryPage: cursorPageSchema(ref('InvoiceSummary'), 'Cursor page of InvoiceSummary, newest first'),
+        PeriodSummary: periodSummarySchema,
         GlobalInvoiceList: {
           type: 'object',
           additionalProperties: false,
@@ -434,6 +436,20 @@ function rawDocument(publicBaseUrl: string) {
               content: { ...text('text/csv'), ...text('application/jsonl') },
             },
             400: errorResponse('Invalid filter or format, unknown parameter'),
+            401: errorResponse('No valid API key or token'),
+            404: errorResponse('`merchant_id` is not a merchant of these credentials'),
+          },
+        },
+      },
+      '/v1/qrs/invoices/summary': {
+        get: {
+          summary:
+            "A period of the merchant's books added up, per merchant and issuer: sales and what became of them, CFDIs stamped by type (cancelled apart) with amounts and taxes, credit notes and payment complements against their invoices, and every difference named",
+          security: [...apiKey, ...bearer],
+          parameters: queryParameters(invoiceSummaryQuerySchema),
+          responses: {
+            200: { description: 'One summary per merchant in scope; money as decimal text; `differences` empty when the period adds up', content: json('PeriodSummary') },
+            400: errorResponse('Missing or invalid `from`/`to` (or `to` before `from`, or over 366 days), invalid `time_zone`, unknown parameter'),
             401: errorResponse('No valid API key or token'),
             404: errorResponse('`merchant_id` is not a merchant of these credentials'),
           },

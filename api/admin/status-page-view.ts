@@ -6,6 +6,7 @@
  */
 import { createHash } from 'node:crypto';
 import type { QueueDepth } from '../../shared/platform/queue-depths.js';
+import { booksSection, type BooksPanel } from './books-summary-section.js';
 import type { HourFigures, StatusFigures } from '../../shared/status/status-figures.js';
 
 export interface StatusPage {
@@ -15,6 +16,10 @@ export interface StatusPage {
   now: Date;
   /** Where the queue dashboard is, for links to its jobs. */
   queueDashboardPath: string;
+  /** A merchant's month of books, chosen with the page's form (absent: the form alone, for this month). */
+  books?: BooksPanel;
+  /** The page's own path, where its form sends the merchant asked for. */
+  path?: string;
 }
 
 /** Reloads itself this often, without a script. */
@@ -53,18 +58,24 @@ th:first-child,td:first-child{text-align:left}
 thead th{color:var(--muted);font-weight:600}
 td.alert{color:var(--refused);font-weight:700}
 details summary{cursor:pointer;font-weight:600}
+form{margin:0 0 12px}
+input,button{font:inherit}
+h3{margin:14px 0 6px;font-size:14px}
+ul{margin:0;padding-left:18px}
+li.alert,p.alert{color:var(--refused)}
+section table+table{margin-top:12px}
 `;
 
 /**
  * The page's policy: nothing but its own style element (by hash) and its empty data: icon (so the browser
- * does not ask for /favicon.ico); no script, font, form or frame.
+ * does not ask for /favicon.ico); no script, font or frame; its one form (a merchant's month) sends to itself.
  */
 export const STATUS_PAGE_CSP = [
   "default-src 'none'",
   `style-src 'sha256-${createHash('sha256').update(CSS).digest('base64')}'`,
   'img-src data:',
   "base-uri 'none'",
-  "form-action 'none'",
+  "form-action 'self'",
   "frame-ancestors 'none'",
 ].join('; ');
 
@@ -165,8 +176,9 @@ function hourTable(figures: StatusFigures): string {
 
 export function renderStatusPage(page: StatusPage): string {
   const { figures, queues, now, queueDashboardPath } = page;
+  const books = booksSection(page.books ?? { month: now.toISOString().slice(0, 7) }, page.path ?? '/admin/status', escape);
   return `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">
 <meta http-equiv="refresh" content="${REFRESH_SECONDS}"><title>Autofactura status</title><link rel="icon" href="data:,"><style>${CSS}</style></head>
 <body><header><h1>Autofactura status</h1><p>The last 24 hours by the hour (UTC), read ${escape(now.toISOString().slice(0, 19).replace('T', ' '))} UTC; the page reloads every minute. Jobs: <a href="${escape(queueDashboardPath)}">queue dashboard</a>.</p></header>
-<main>${qrSection(figures)}${stampSection(figures, queues, now, queueDashboardPath)}${queueSection(queues, queueDashboardPath)}${hourTable(figures)}</main></body></html>`;
+<main>${qrSection(figures)}${stampSection(figures, queues, now, queueDashboardPath)}${queueSection(queues, queueDashboardPath)}${hourTable(figures)}${books}</main></body></html>`;
 }

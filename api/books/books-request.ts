@@ -10,7 +10,7 @@ import { CURSOR_PAGE, decodeCursor, type Keyset } from '../../shared/platform/ke
 import { validator } from '../../shared/platform/validation/ajv.js';
 import { accountMerchantIds, type BooksScope, type CreatedRange, type InvoiceFilters, type QrFilters } from '../../shared/repositories/books.js';
 import { merchantNotFound } from '../account-resources.js';
-import { invoiceExportQuerySchema, invoiceListQuerySchema, qrListQuerySchema } from '../contract/books/books-query-schema.js';
+import { invoiceExportQuerySchema, invoiceListQuerySchema, invoiceSummaryQuerySchema, qrListQuerySchema } from '../contract/books/books-query-schema.js';
 import type { AppContext } from '../context.js';
 import type { ApiDeps } from '../deps.js';
 
@@ -19,10 +19,12 @@ export const DEFAULT_BOOKS_TIME_ZONE = 'America/Mexico_City';
 const validateQrQuery = validator(qrListQuerySchema);
 const validateInvoiceQuery = validator(invoiceListQuerySchema);
 const validateExportQuery = validator(invoiceExportQuerySchema);
+const validateSummaryQuery = validator(invoiceSummaryQuerySchema);
 
 type QrQuery = FromSchema<typeof qrListQuerySchema>;
 type InvoiceQuery = FromSchema<typeof invoiceListQuerySchema>;
 type ExportQuery = FromSchema<typeof invoiceExportQuerySchema>;
+type SummaryQuery = FromSchema<typeof invoiceSummaryQuerySchema>;
 
 export interface PageAsked {
   after: Keyset | undefined;
@@ -39,16 +41,19 @@ function isCalendarDate(date: string): boolean {
 }
 
 /** created_from / created_to (inclusive days) as [from, to) instants on the clocks of time_zone. */
-function period(query: { created_from?: string; created_to?: string; time_zone?: string }): CreatedRange {
+function period(
+  query: { created_from?: string; created_to?: string; time_zone?: string },
+  names: Record<'created_from' | 'created_to', string> = { created_from: 'created_from', created_to: 'created_to' },
+): CreatedRange {
   const zone = query.time_zone ?? DEFAULT_BOOKS_TIME_ZONE;
   const details: ErrorDetail[] = [];
   if (!isIanaTimeZone(zone)) details.push({ field: 'time_zone', code: 'invalid_value', message: 'time_zone must be an IANA time zone, e.g. America/Mexico_City.' });
   for (const field of ['created_from', 'created_to'] as const) {
     const value = query[field];
-    if (value !== undefined && !isCalendarDate(value)) details.push({ field, code: 'invalid_format', message: `${field} must be a date YYYY-MM-DD.` });
+    if (value !== undefined && !isCalendarDate(value)) details.push({ field: names[field], code: 'invalid_format', message: `${names[field]} must be a date YYYY-MM-DD.` });
   }
   if (details.length === 0 && query.created_from && query.created_to && query.created_from > query.created_to) {
-    details.push({ field: 'created_to', code: 'out_of_range', message: 'created_to must not be before created_from.' });
+    details.push({ field: names.created_to, code: 'out_of_range', message: `${names.created_to} must not be before ${names.created_from}.` });
   }
   if (details.length > 0) throw invalid(details);
   return {
@@ -117,4 +122,16 @@ export function invoiceExportRequest(rawQuery: unknown): { query: ExportQuery; f
   const query = validateExportQuery(rawQuery);
   const filters = invoiceFilters(query);
   return { query, filters: { ...filters, statuses: filters.statuses ?? EXPORTED_BY_DEFAULT } };
+}
+
+/** The longest period a summary adds up, in days. */
+export const SUMMARY_MAX_DAYS = 366;
+
+/** A summary's period: `from` and `to` (inclusive days) as [from, to) instants on the clocks of time_zone. */
+export function invoiceSummaryRequest(rawQuery: unknown): { query: SummaryQuery; from: Date; to: Date; timeZone: string } {
+  const query = validateSummaryQuery(rawQuery);
+  const range = period({ created_from: query.from, created_to: query.to, ...(query.time_zone ? { time_zone: query.time_zone } : {}) }, { created_from: 'from', created_to: 'to' });
+  const days = (Date.parse(`${query.to}T00:00:00Z`) - Date.parse(`${query.from}T00:00:00Z`)) / 86_400_000 + 1;
+  if (days > SUMMARY_MAX_DAYS) throw invalid([{ field: 'to', code: 'out_of_range', message: `The period may span at most ${SUMMARY_MAX_DAYS} days.` }]);
+  return { query, from: range.from!, to: range.to!, timeZone: query.time_zone ?? DEFAULT_BOOKS_TIME_ZONE };
 }

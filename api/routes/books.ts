@@ -1,17 +1,20 @@
 import type { Router } from '@koa/router';
 import { cursorPageOf } from '../../shared/platform/keyset-cursor.js';
+import { readPeriodSummary } from '../../shared/books/read-period-summary.js';
 import { listInvoices, listQrs } from '../../shared/repositories/books.js';
 import { managementAccess } from '../access/management-access.js';
-import { booksScope, invoiceExportRequest, invoiceListRequest, qrListRequest } from '../books/books-request.js';
+import { booksScope, invoiceExportRequest, invoiceListRequest, invoiceSummaryRequest, qrListRequest } from '../books/books-request.js';
 import { EXPORT_CONTENT_TYPES, invoiceExportStream } from '../books/export-invoices.js';
 import { invoiceSummaryView, qrSummaryView } from '../contract/books/books-view.js';
+import { periodSummaryView } from '../contract/books/period-summary-view.js';
 import type { AppState } from '../context.js';
 import type { ApiDeps } from '../deps.js';
 import { routesWith } from '../routing/api-router.js';
 
 /**
  * The merchant's books (issue #32) on qrRoutes' router, before its GET /v1/qrs/{qrId} (which would take
- * "invoices" for a QR id): GET /v1/qrs, GET /v1/qrs/invoices and GET /v1/qrs/invoices/export, for the API key
+ * "invoices" for a QR id): GET /v1/qrs, GET /v1/qrs/invoices, GET /v1/qrs/invoices/export and
+ * GET /v1/qrs/invoices/summary, for the API key
  * (its merchant) or the account's bearer token (its merchants, or one by `merchant_id`). Pages by cursor.
  */
 export function registerBookRoutes(router: Router<AppState>, deps: ApiDeps): void {
@@ -38,5 +41,13 @@ export function registerBookRoutes(router: Router<AppState>, deps: ApiDeps): voi
     ctx.set('Content-Disposition', `attachment; filename="cfdi-${new Date().toISOString().slice(0, 10)}.${query.format}"`);
     ctx.set('Cache-Control', 'no-store');
     ctx.body = invoiceExportStream(deps.db, scope, filters, query.format);
+  });
+
+  routes.get('/invoices/summary', async (ctx) => {
+    const { query, from, to, timeZone } = invoiceSummaryRequest(ctx.query);
+    const scope = await booksScope(deps, ctx, query.merchant_id);
+    const merchants = await readPeriodSummary(deps.db, { ...scope, from, to, now: new Date() });
+    ctx.set('Cache-Control', 'no-store');
+    ctx.body = periodSummaryView({ from: query.from, to: query.to, timeZone }, merchants);
   });
 }

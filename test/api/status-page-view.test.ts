@@ -54,4 +54,48 @@ describe("the status page's view (api/admin/status-page-view.ts)", () => {
     expect(html).to.contain('Redis did not answer: no queue depths');
     expect(html).to.contain('<b>—</b><span>stamp jobs failed for good</span>');
   });
+
+  it("shows a merchant's month added up, every text from the data escaped", () => {
+    const figuresOf = (count: number, total: string) => ({ count, total });
+    const zero = { iva_transferred: '0.00', ieps_transferred: '0.00', isr_withheld: '0.00', iva_withheld: '0.00', ieps_withheld: '0.00' };
+    const html = page({
+      books: {
+        merchant: 'mer_1',
+        month: '2026-03',
+        summary: {
+          merchant_id: 'mer_1',
+          merchant_name: '<i>Tienda</i>',
+          issuer: { id: 'iss_1', rfc: 'EKU9003173C9' },
+          sales: [
+            {
+              currency: 'MXN',
+              recorded: figuresOf(3, '348.00'),
+              invoiced: figuresOf(1, '116.00'),
+              global_invoice: figuresOf(1, '116.00'),
+              expired_unclaimed: figuresOf(1, '116.00'),
+              cancelled: figuresOf(0, '0.00'),
+              open: figuresOf(0, '0.00'),
+            },
+          ],
+          cfdis: [
+            { cfdi_type: 'I', cancelled: true, currency: 'MXN', count: 1, subtotal: '100.00', discount: '0.00', taxes: { ...zero, iva_transferred: '16.00' }, total: '116.00' },
+          ],
+          credit_notes: [],
+          payment_complements: [],
+          differences: [
+            { code: 'sale_not_reported', message: 'Sale <script>alert(1)</script> was neither invoiced nor reported', qr_id: 'tra_1', sale_id: '<script>alert(1)</script>' },
+          ],
+          differences_total: 1,
+        },
+      },
+    });
+    expect(html).to.contain('<tr data-sales="recorded"><td>recorded</td><td>MXN</td><td>3</td><td>348.00</td></tr>');
+    expect(html).to.contain('<tr data-cfdi="I-cancelled"><td>I cancelled</td><td>MXN</td><td>1</td><td>100.00</td><td>0.00</td><td>16.00</td>');
+    expect(html).to.contain('&#60;i&#62;Tienda&#60;/i&#62;').and.contain('Sale &#60;script&#62;alert(1)&#60;/script&#62;');
+    expect(html).not.to.contain('<script').and.not.to.contain('<i>');
+    expect(html).to.contain('<input name="merchant" required maxlength="64" value="mer_1">').and.contain('value="2026-03"');
+    expect(page({ books: { merchant: '"><b>', month: '2026-03', problem: 'No merchant "><b>.' } }))
+      .to.contain('value="&#34;&#62;&#60;b&#62;"')
+      .and.contain('No merchant &#34;&#62;&#60;b&#62;.');
+  });
 });

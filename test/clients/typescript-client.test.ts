@@ -43,6 +43,17 @@ describe('the TypeScript client (clients/typescript), against the live test stac
       .exportInvoices({ format: 'xlsx' as 'csv' })
       .catch((e: unknown) => e);
     expect(refused).to.be.instanceOf(ApiError).and.include({ status: 400, code: 'validation_failed' });
+
+    // The period added up: the three sales of these tests, pending, nothing stamped, nothing that does not add up.
+    const day = (msAgo: number) => new Date(Date.now() - msAgo).toISOString().slice(0, 10);
+    const summary = await client().summarizeInvoices({ from: day(30 * 86_400_000), to: day(0), time_zone: 'UTC' });
+    expect(summary.items.map((m) => m.merchant_id)).to.deep.equal([account.merchantId]);
+    expect(summary.items[0]!.sales[0]).to.deep.include({ currency: 'MXN', recorded: { count: 3, total: '906.96' }, open: { count: 3, total: '906.96' } });
+    expect(summary.items[0]!.differences).to.deep.equal([]);
+    const badPeriod = await client()
+      .summarizeInvoices({ from: '2026-03-02', to: '2026-03-01' })
+      .catch((e: unknown) => e);
+    expect(badPeriod).to.be.instanceOf(ApiError).and.include({ status: 400, code: 'validation_failed' });
   });
 
   it('tells a replay from a new QR (Idempotent-Replayed): a retry with the same key is the same QR, replayed', async () => {

@@ -6,6 +6,7 @@ import { pino } from 'pino';
 import type { Page } from 'playwright-core';
 import { createApp } from '../../api/app.js';
 import { hashAdminPassword } from '../../shared/platform/crypto/admin-password.js';
+import { localDateTime, zonedDayStart } from '../../shared/domain/time-zone.js';
 import { HOUR_MS } from '../../shared/status/status-figures.js';
 import { openDesktop } from '../helpers/browser.js';
 import { harness } from '../helpers/harness.js';
@@ -37,7 +38,7 @@ const busyness = (utcHour: number) => 0.15 + Math.exp(-(((utcHour - 19 + 24) % 2
  * A day of sales made through the service, then spread over the last 24 hours the way a day goes: each hour
  * gets sales in proportion to how busy it is; stamps take 1–4 s, except in one slow hour of the PAC.
  */
-async function aDayOfSales(): Promise<void> {
+async function aDayOfSales(): Promise<string> {
   const account = await harness().bootstrap();
   const traffic = await makeTraffic(account, { created: 72, scanned: 44, invoiced: 24, refused: 3, expired: 8 });
   const draw = random(20261126);
@@ -56,6 +57,7 @@ async function aDayOfSales(): Promise<void> {
     }
     next += share;
   }
+  return account.merchantId;
 }
 
 /** GET /admin/status in Chromium, logged in as the operator: the page renders under its CSP with no script at all. */
@@ -65,6 +67,7 @@ describe('the status page (/admin/status) in a browser', function () {
   let baseUrl: string;
   let browser: Awaited<ReturnType<typeof openDesktop>>;
   let page: Page;
+  let merchantId: string;
   const problems: string[] = [];
   const requests: string[] = [];
 
@@ -73,7 +76,7 @@ describe('the status page (/admin/status) in a browser', function () {
     server = createApp({ ...harness().deps, config, logger: pino({ level: 'silent' }) }).listen(0, '127.0.0.1');
     await new Promise((resolve) => server.once('listening', resolve));
     baseUrl = `http://127.0.0.1:${(server.address() as { port: number }).port}`;
-    await aDayOfSales();
+    merchantId = await aDayOfSales();
     browser = await openDesktop({ viewport: { width: 1280, height: 900 }, httpCredentials: { username: USER, password: PASSWORD, send: 'always' } });
     page = await browser.context.newPage();
     // Injected by the browser driver, not by the page, so the CSP does not apply to it.
@@ -121,5 +124,31 @@ describe('the status page (/admin/status) in a browser', function () {
     expect(problems).to.deep.equal([]);
     const origin = new URL(baseUrl).origin;
     expect(requests.filter((u) => new URL(u).origin !== origin && !u.startsWith('data:'))).to.deep.equal([]);
+  });
+
+  it('adds up the month of the merchant chosen in its form, under the same CSP', async () => {
+    await page.goto(`${baseUrl}/admin/status`);
+    await page.getByLabel('Merchant id').fill(merchantId);
+    await Promise.all([page.waitForURL(/merchant=/), page.getByRole('button', { name: 'Add up' }).click()]);
+    expect(new URL(page.url()).searchParams.get('merchant')).to.equal(merchantId);
+    const month = localDateTime(new Date(), 'America/Mexico_City').slice(0, 7);
+    const [y, m] = month.split('-').map(Number) as [number, number];
+    const sales = await harness()
+      .deps.db('qr_transactions')
+      .where({ merchant_id: merchantId })
+      .where('created_at', '>=', zonedDayStart(`${month}-01`, 'America/Mexico_City'))
+      .where('created_at', '<', zonedDayStart(new Date(Date.UTC(y, m, 1)).toISOString().slice(0, 10), 'America/Mexico_City'))
+      .select('status');
+    const recorded = page.locator('tr[data-sales="recorded"] td');
+    expect(await recorded.nth(2).innerText()).to.equal(String(sales.length));
+    expect(await page.locator('tr[data-sales="invoiced"] td').nth(2).innerText()).to.equal(String(sales.filter((s) => s.status === 'INVOICED').length));
+    expect(await page.locator('tr[data-cfdi="I-valid"]').count()).to.equal(1);
+    expect(await page.locator('[data-differences]').count()).to.equal(1);
+
+    await page.goto(`${baseUrl}/admin/status?merchant=${encodeURIComponent('<b>x</b>')}`);
+    expect(await page.locator('section:has(#books) p.alert').innerText()).to.contain('not a merchant id');
+    expect(await page.locator('section:has(#books) b').count()).to.equal(0);
+    expect(await page.getByLabel('Merchant id').inputValue()).to.equal('<b>x</b>');
+    expect(problems).to.deep.equal([]);
   });
 });

@@ -68,6 +68,19 @@ export const invoiceExportQuerySchema = {
   properties: { ...invoiceFilters, format: { enum: EXPORT_FORMATS, description: 'csv (RFC 4180, UTF-8, CRLF) or jsonl (one JSON object a line)' } },
 } as const;
 
+/** GET /v1/qrs/invoices/summary: one period (both days inclusive), whose merchant(s), read on which clocks. */
+export const invoiceSummaryQuerySchema = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['from', 'to'],
+  properties: {
+    merchant_id: scopeAndPeriod.merchant_id,
+    from: date('First day of the period (YYYY-MM-DD, inclusive) on the clocks of `time_zone`'),
+    to: date('Last day of the period (YYYY-MM-DD, inclusive); at most 366 days after `from`'),
+    time_zone: scopeAndPeriod.time_zone,
+  },
+} as const;
+
 /** The query parameters of a schema, as the OpenAPI document lists them. */
 export function queryParameters(schema: { properties: Record<string, { description?: string }>; required?: readonly string[] }) {
   return Object.entries(schema.properties).map(([name, property]) => {

@@ -55,6 +55,9 @@ export type InvoiceExportQuery = operations['exportInvoices']['parameters']['que
 export type QrSummaryPage = components['schemas']['QrSummaryPage'];
 export type InvoiceSummaryPage = components['schemas']['InvoiceSummaryPage'];
 export type InvoiceSummary = components['schemas']['InvoiceSummary'];
+/** Period and scope of GET /v1/qrs/invoices/summary, and its answer. */
+export type PeriodSummaryQuery = operations['summarizeInvoices']['parameters']['query'];
+export type PeriodSummary = components['schemas']['PeriodSummary'];
 
 function queryString(query: Record<string, string | number | undefined>): string {
   const entries = Object.entries(query).flatMap(([k, v]): [string, string][] => (v === undefined ? [] : [[k, String(v)]]));
@@ -145,6 +148,11 @@ export class AutofacturaClient {
       yield* page.content;
       cursor = page.next_cursor ?? undefined;
     } while (cursor);
+  }
+
+  /** GET /v1/qrs/invoices/summary: a period added up per merchant and issuer, with every difference named. */
+  summarizeInvoices(query: PeriodSummaryQuery): Promise<PeriodSummary> {
+    return this.request<PeriodSummary>('GET', `/v1/qrs/invoices/summary${queryString(query)}`);
   }
 
   /** GET /v1/qrs/invoices/export: the CSV or JSON lines as a stream (it may be large: read it as it comes). */

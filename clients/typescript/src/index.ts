@@ -13,6 +13,8 @@ export {
   type QrSummaryPage,
   type InvoiceSummaryPage,
   type InvoiceSummary,
+  type PeriodSummaryQuery,
+  type PeriodSummary,
 } from './client.js';
 export { verifyWebhook } from './verify-webhook.js';
 export { offlineTicket, type OfflineSale, type OfflineTicket } from './offline-ticket.js';

@@ -351,6 +351,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/qrs/invoices/summary": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A period of the merchant's books added up, per merchant and issuer: sales and what became of them, CFDIs stamped by type (cancelled apart) with amounts and taxes, credit notes and payment complements against their invoices, and every difference named */
+        get: operations["summarizeInvoices"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/qrs/{qrId}": {
         parameters: {
             query?: never;
@@ -1785,6 +1802,127 @@ export interface components {
             size: number;
             /** @description Pass as `cursor` for the next page; null on the last page */
             next_cursor: string | null;
+        };
+        PeriodSummary: {
+            period: {
+                /** @description YYYY-MM-DD */
+                from: string;
+                /** @description YYYY-MM-DD */
+                to: string;
+                time_zone: string;
+            };
+            items: {
+                merchant_id: string;
+                merchant_name: string;
+                issuer: {
+                    id: string;
+                    rfc: string;
+                };
+                sales: {
+                    currency: string;
+                    /** @description Every sale (QR) created in the period */
+                    recorded: {
+                        count: number;
+                        /** @description Decimal text */
+                        total: string;
+                    };
+                    /** @description Invoiced to their buyers (one ticket or several in one invoice) */
+                    invoiced: {
+                        count: number;
+                        /** @description Decimal text */
+                        total: string;
+                    };
+                    /** @description Reported in a global invoice */
+                    global_invoice: {
+                        count: number;
+                        /** @description Decimal text */
+                        total: string;
+                    };
+                    /** @description Expired unclaimed and in no global invoice (yet) */
+                    expired_unclaimed: {
+                        count: number;
+                        /** @description Decimal text */
+                        total: string;
+                    };
+                    /** @description Cancelled by the point of sale */
+                    cancelled: {
+                        count: number;
+                        /** @description Decimal text */
+                        total: string;
+                    };
+                    /** @description Still open (pending or scanned) and in no global invoice */
+                    open: {
+                        count: number;
+                        /** @description Decimal text */
+                        total: string;
+                    };
+                }[];
+                /** @description Stamped in the period (created in it), cancelled ones apart */
+                cfdis: {
+                    /** @enum {unknown} */
+                    cfdi_type: "I" | "E" | "P";
+                    /** @description true: cancelled before SAT; false: valid (a cancellation may be under way) */
+                    cancelled: boolean;
+                    currency: string;
+                    count: number;
+                    /** @description Decimal text */
+                    subtotal: string;
+                    /** @description Decimal text */
+                    discount: string;
+                    /** @description Each tax of the documents summed, as their cfdi:Impuestos say */
+                    taxes: {
+                        /** @description Decimal text */
+                        iva_transferred: string;
+                        /** @description Decimal text */
+                        ieps_transferred: string;
+                        /** @description Decimal text */
+                        isr_withheld: string;
+                        /** @description Decimal text */
+                        iva_withheld: string;
+                        /** @description Decimal text */
+                        ieps_withheld: string;
+                    };
+                    /** @description Decimal text */
+                    total: string;
+                }[];
+                /** @description The invoices the period's valid credit notes relate to */
+                credit_notes: {
+                    invoice_id: string;
+                    invoice_uuid: string | null;
+                    invoice_total: string | null;
+                    /** @description The period's documents relating to the invoice */
+                    documents: number;
+                    /** @description What they credit or pay */
+                    amount: string;
+                    /** @description What every valid one, of any period, credits or pays */
+                    amount_all: string;
+                }[];
+                /** @description The invoices the period's valid payment complements pay */
+                payment_complements: {
+                    invoice_id: string;
+                    invoice_uuid: string | null;
+                    invoice_total: string | null;
+                    /** @description The period's documents relating to the invoice */
+                    documents: number;
+                    /** @description What they credit or pay */
+                    amount: string;
+                    /** @description What every valid one, of any period, credits or pays */
+                    amount_all: string;
+                    /** @description The balance left after the last of them */
+                    remaining_balance: string;
+                }[];
+                /** @description Every item that does not add up, named by its ids (up to 100 of each kind) */
+                differences: {
+                    /** @enum {unknown} */
+                    code: "sale_not_reported" | "sale_invoiced_without_invoice" | "sale_invoiced_and_reported" | "invoice_sale_not_invoiced" | "global_ticket_count" | "credit_exceeds_invoice" | "payments_exceed_invoice";
+                    message: string;
+                    qr_id?: string;
+                    sale_id?: string;
+                    invoice_id?: string;
+                    uuid?: string;
+                }[];
+                differences_total: number;
+            }[];
         };
         GlobalInvoiceList: {
             items: components["schemas"]["GlobalInvoice"][];
@@ -6804,6 +6942,200 @@ export interface operations {
                      *       "error": {
                      *         "code": "validation_failed",
                      *         "message": "Invalid filter or format, unknown parameter",
+                     *         "details": [
+                     *           {
+                     *             "field": "operation_data[0].quantity",
+                     *             "code": "out_of_range",
+                     *             "message": "operation_data[0].quantity must be > 0."
+                     *           }
+                     *         ],
+                     *         "request_id": "req_gE6nb9tx31iXPSHS"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No valid API key or token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "unauthorized",
+                     *         "message": "No valid API key or token",
+                     *         "details": [],
+                     *         "request_id": "req_gE6nb9tx31iXPSHS"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `merchant_id` is not a merchant of these credentials */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "merchant_id",
+                     *         "message": "`merchant_id` is not a merchant of these credentials",
+                     *         "details": [],
+                     *         "request_id": "req_gE6nb9tx31iXPSHS"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    summarizeInvoices: {
+        parameters: {
+            query: {
+                /** @description Bearer token: one of the account's merchants (default: all of them). API key: its own merchant only */
+                merchant_id?: string;
+                /** @description First day of the period (YYYY-MM-DD, inclusive) on the clocks of `time_zone` */
+                from: string;
+                /** @description Last day of the period (YYYY-MM-DD, inclusive); at most 366 days after `from` */
+                to: string;
+                /** @description IANA time zone the dates are read in (default America/Mexico_City) */
+                time_zone?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description One summary per merchant in scope; money as decimal text; `differences` empty when the period adds up */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "period": {
+                     *         "from": "2026-03-01",
+                     *         "to": "2026-03-31",
+                     *         "time_zone": "America/Mexico_City"
+                     *       },
+                     *       "items": [
+                     *         {
+                     *           "merchant_id": "mer_8cN1uV4pXy2Qw7Ls0Hk3Zg",
+                     *           "merchant_name": "Tienda Centro",
+                     *           "issuer": {
+                     *             "id": "iss_Hx4Qm9Vt2Lb7Nc1Kz8Wd3P",
+                     *             "rfc": "EKU9003173C9"
+                     *           },
+                     *           "sales": [
+                     *             {
+                     *               "currency": "MXN",
+                     *               "recorded": {
+                     *                 "count": 5,
+                     *                 "total": "580.00"
+                     *               },
+                     *               "invoiced": {
+                     *                 "count": 3,
+                     *                 "total": "348.00"
+                     *               },
+                     *               "global_invoice": {
+                     *                 "count": 1,
+                     *                 "total": "116.00"
+                     *               },
+                     *               "expired_unclaimed": {
+                     *                 "count": 1,
+                     *                 "total": "116.00"
+                     *               },
+                     *               "cancelled": {
+                     *                 "count": 0,
+                     *                 "total": "0.00"
+                     *               },
+                     *               "open": {
+                     *                 "count": 0,
+                     *                 "total": "0.00"
+                     *               }
+                     *             }
+                     *           ],
+                     *           "cfdis": [
+                     *             {
+                     *               "cfdi_type": "I",
+                     *               "cancelled": false,
+                     *               "currency": "MXN",
+                     *               "count": 2,
+                     *               "subtotal": "300.00",
+                     *               "discount": "0.00",
+                     *               "taxes": {
+                     *                 "iva_transferred": "48.00",
+                     *                 "ieps_transferred": "0.00",
+                     *                 "isr_withheld": "0.00",
+                     *                 "iva_withheld": "0.00",
+                     *                 "ieps_withheld": "0.00"
+                     *               },
+                     *               "total": "348.00"
+                     *             },
+                     *             {
+                     *               "cfdi_type": "E",
+                     *               "cancelled": false,
+                     *               "currency": "MXN",
+                     *               "count": 1,
+                     *               "subtotal": "50.00",
+                     *               "discount": "0.00",
+                     *               "taxes": {
+                     *                 "iva_transferred": "8.00",
+                     *                 "ieps_transferred": "0.00",
+                     *                 "isr_withheld": "0.00",
+                     *                 "iva_withheld": "0.00",
+                     *                 "ieps_withheld": "0.00"
+                     *               },
+                     *               "total": "58.00"
+                     *             }
+                     *           ],
+                     *           "credit_notes": [
+                     *             {
+                     *               "invoice_id": "inv_Pq2Wd8Hs1Lm5Nv7Bx3Kc9Z",
+                     *               "invoice_uuid": "5f2c8a3e-7b1d-4e6f-9a0c-2d4b6e8f1a3c",
+                     *               "invoice_total": "116.00",
+                     *               "documents": 1,
+                     *               "amount": "58.00",
+                     *               "amount_all": "58.00"
+                     *             }
+                     *           ],
+                     *           "payment_complements": [],
+                     *           "differences": [
+                     *             {
+                     *               "code": "sale_not_reported",
+                     *               "message": "Sale T-0043 was neither invoiced nor reported in a global invoice, and its period has closed.",
+                     *               "qr_id": "tra_Lm7Xb4Nc1Kz8Wd3Hs6Pt9Q",
+                     *               "sale_id": "T-0043"
+                     *             }
+                     *           ],
+                     *           "differences_total": 1
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["PeriodSummary"];
+                };
+            };
+            /** @description Missing or invalid `from`/`to` (or `to` before `from`, or over 366 days), invalid `time_zone`, unknown parameter */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "validation_failed",
+                     *         "message": "Missing or invalid `from`/`to` (or `to` before `from`, or over 366 days), invalid `time_zone`, unknown parameter",
                      *         "details": [
                      *           {
                      *             "field": "operation_data[0].quantity",

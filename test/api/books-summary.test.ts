@@ -1,0 +1,317 @@
+import { expect } from 'chai';
+import type { QueueEvents } from 'bullmq';
+import type { BootstrapResult } from '../../cli/bootstrap.js';
+import { ACCOUNTING_TAXES, accountingFacts } from '../../shared/domain/cfdi/accounting-facts.js';
+import { dec, decimalText } from '../../shared/domain/money.js';
+import { localDateTime } from '../../shared/domain/time-zone.js';
+import { globalPeriod } from '../../shared/global-invoice/global-period.js';
+import { jobId } from '../../shared/platform/jobs.js';
+import { confirmReviewed, newQrLink, queueEventsOf, stamped, type QrLink } from '../helpers/buyer.js';
+import { harness } from '../helpers/harness.js';
+import { call, expectError } from '../helpers/http.js';
+
+type Row = Record<string, unknown>;
+
+describe('the month adds up: GET /v1/qrs/invoices/summary (issue #32)', function () {
+  this.timeout(240_000);
+  let a: BootstrapResult;
+  let b: BootstrapResult;
+  let events: Record<'stamp' | 'cancel', QueueEvents>;
+  let closeEvents: () => Promise<void>;
+
+  const db = () => harness().deps.db;
+  const key = (account: BootstrapResult) => ({ 'X-API-Key': account.apiKey });
+  const bearer = (account: BootstrapResult) => ({ Authorization: `Bearer ${account.accessToken}` });
+  const today = localDateTime(new Date(), 'America/Mexico_City').slice(0, 10);
+  const monthStart = `${today.slice(0, 8)}01`;
+  const monthEnd = (() => {
+    const [y, m] = today.split('-').map(Number) as [number, number];
+    return new Date(Date.UTC(y, m, 0)).toISOString().slice(0, 10);
+  })();
+  const summary = (headers: Record<string, string>, query = `from=${monthStart}&to=${monthEnd}`) => call('GET', `/v1/qrs/invoices/summary?${query}`, { headers });
+
+  /** What was made, by the sales' QR ids and the CFDIs' rows. */
+  const made = {} as {
+    single: QrLink;
+    multi: QrLink[];
+    ppd: QrLink;
+    cancelledSale: QrLink;
+    global: QrLink[];
+    expired: QrLink;
+    late: QrLink;
+    open: QrLink;
+    singleInvoice: Row;
+    multiInvoice: Row;
+    ppdInvoice: Row;
+    cancelledInvoice: Row;
+    globalInvoice: Row;
+    creditNote: Row;
+    complement: Row;
+    /** What the credit note credits its invoice, as recorded (its total, taxes rounded line by line). */
+    credited: string;
+  };
+
+  const invoiceOf = (link: QrLink) => db()('invoices').where({ transaction_id: link.qrId }).whereNot({ status: 'REFUSED' }).first();
+  async function waitFor(queue: 'stamp' | 'cancel', id: string): Promise<void> {
+    const job = await harness().producers.queue(queue).getJob(id);
+    await job!.waitUntilFinished(events[queue], 60_000);
+  }
+  async function invoiced(link: QrLink, extra: { additional_tickets?: string[] } = {}): Promise<Row> {
+    const res = await confirmReviewed(link, {}, extra);
+    expect(res.status, JSON.stringify(res.body)).to.equal(202);
+    await stamped(events.stamp, link.qrId);
+    const row = await invoiceOf(link);
+    expect(row.status).to.equal('ACTIVE');
+    return row as Row;
+  }
+  /** As if the sale's month had closed 40 days ago with nobody claiming it. */
+  async function inClosedPeriod(link: QrLink, status?: string): Promise<void> {
+    const period = globalPeriod(new Date(Date.now() - 40 * 86_400_000), '04');
+    await db()('qr_transactions')
+      .where({ id: link.qrId })
+      .update({
+        global_periodicity: '04',
+        global_period_end: period.end,
+        expires_at: new Date(period.end.getTime() - 60_000),
+        ...(status ? { status, expired_at: new Date() } : {}),
+      });
+  }
+
+  before(async () => {
+    [a, b] = [await harness().bootstrap(), await harness().bootstrap()];
+    ({ events, close: closeEvents } = await queueEventsOf('stamp', 'cancel'));
+
+    // Unclaimed sales of a closed period, reported in a global invoice.
+    made.global = [await newQrLink(a), await newQrLink(a)];
+    for (const link of made.global) await inClosedPeriod(link);
+    const issuerId = (await db()('merchants').where({ id: a.merchantId }).first('issuer_id')).issuer_id as string;
+    const reported = await call('POST', `/v1/qrs/issuers/${issuerId}/global-invoices`, { headers: bearer(a), body: {} });
+    expect(reported.status, JSON.stringify(reported.body)).to.equal(201);
+    expect(reported.body.items).to.have.length(1);
+    await waitFor('stamp', jobId.stampInvoice(reported.body.items[0].id as string));
+    made.globalInvoice = await db()('invoices').where({ id: reported.body.items[0].id }).first();
+
+    // One ticket invoiced; three tickets in one invoice; a PPD invoice paid in part; an invoice cancelled.
+    made.single = await newQrLink(a);
+    made.singleInvoice = await invoiced(made.single);
+    made.multi = [await newQrLink(a), await newQrLink(a), await newQrLink(a)];
+    const code = async (link: QrLink) => (await call('GET', `/v1/qrs/${link.qrId}`, { headers: key(a) })).body.short_code as string;
+    made.multiInvoice = await invoiced(made.multi[0]!, { additional_tickets: [await code(made.multi[1]!), await code(made.multi[2]!)] });
+    made.ppd = await newQrLink(a, { sat_payment_method: 'PPD', sat_payment_form: '99' });
+    made.ppdInvoice = await invoiced(made.ppd);
+    made.cancelledSale = await newQrLink(a);
+    made.cancelledInvoice = await invoiced(made.cancelledSale);
+    expect((await call('DELETE', `/v1/qrs/invoices/${made.cancelledInvoice.uuid as string}`, { headers: key(a), body: { motive: '02' } })).status).to.equal(202);
+    const request = await db()('invoices')
+      .join('invoice_cancellations as c', 'c.invoice_id', 'invoices.id')
+      .where('invoices.id', made.cancelledInvoice.id as string)
+      .first('c.id');
+    await waitFor('cancel', jobId.cancelInvoice(request.id as string));
+    made.cancelledInvoice = await db()('invoices').where({ id: made.cancelledInvoice.id }).first();
+    expect(made.cancelledInvoice.status).to.equal('CANCELLED');
+
+    // A credit note on the single invoice, a payment complement on the PPD one.
+    const credit = await call('POST', '/v1/qrs/invoices/credit-notes', {
+      headers: key(a),
+      body: { related: [{ uuid: made.singleInvoice.uuid, amount: 116 }], sat_payment_form: '03', sat_payment_method: 'PUE' },
+    });
+    expect(credit.status, JSON.stringify(credit.body)).to.equal(202);
+    await waitFor('stamp', jobId.stampInvoice(credit.body.id as string));
+    made.creditNote = await db()('invoices').where({ id: credit.body.id }).first();
+    made.credited = (await db()('credit_allocations').where({ credit_note_id: credit.body.id }).first('amount')).amount as string;
+    const payment = await call('POST', '/v1/qrs/invoices/payment-complements', {
+      headers: key(a),
+      body: {
+        payment: { date: localDateTime(new Date(), 'America/Mexico_City'), sat_payment_form: '03', currency: 'MXN', amount: 100 },
+        related: [{ uuid: made.ppdInvoice.uuid, amount_paid: 100 }],
+      },
+    });
+    expect(payment.status, JSON.stringify(payment.body)).to.equal(202);
+    await waitFor('stamp', jobId.stampInvoice(payment.body.id as string));
+    made.complement = await db()('invoices').where({ id: payment.body.id }).first();
+    for (const row of [made.creditNote, made.complement]) expect(row.status).to.equal('ACTIVE');
+
+    // Expired unclaimed in a period still open (not yet due); expired in a closed period nobody reported; still open.
+    made.expired = await newQrLink(a);
+    await db()('qr_transactions').where({ id: made.expired.qrId }).update({ status: 'EXPIRED', expired_at: new Date() });
+    made.late = await newQrLink(a);
+    await inClosedPeriod(made.late, 'EXPIRED');
+    made.open = await newQrLink(a);
+    // Another merchant's sale and invoice: never in a's summary.
+    await invoiced(await newQrLink(b));
+  });
+  after(() => closeEvents());
+
+  /** The sum of the sales' amounts as the API writes money. */
+  async function salesTotal(links: QrLink[]): Promise<{ count: number; total: string }> {
+    const amounts = (await db()('qr_transactions')
+      .whereIn(
+        'id',
+        links.map((l) => l.qrId),
+      )
+      .pluck('amount')) as string[];
+    return { count: links.length, total: decimalText(amounts.reduce((sum, x) => sum.plus(x), dec(0))) };
+  }
+
+  /** The figures of a group of CFDIs as their rows and sealed documents say them. */
+  function cfdiFigures(rows: Row[]) {
+    const sum = (values: (string | null)[]) => decimalText(values.reduce((s, v) => s.plus(v ?? '0'), dec(0)));
+    const facts = rows.map((r) => accountingFacts(r.sealed_xml as string));
+    return {
+      count: rows.length,
+      subtotal: sum(rows.map((r) => r.subtotal as string)),
+      discount: sum(rows.map((r) => r.discount as string | null)),
+      total: sum(rows.map((r) => r.total as string)),
+      taxes: Object.fromEntries(ACCOUNTING_TAXES.map((t) => [t.column, sum(facts.map((f) => f.taxes[t.column]))])),
+    };
+  }
+
+  it('adds up a month of mixed activity, figure by figure, and names the one sale nobody reported', async () => {
+    const res = await summary(key(a));
+    expect(res.status, JSON.stringify(res.body)).to.equal(200);
+    expect(res.body.period).to.deep.equal({ from: monthStart, to: monthEnd, time_zone: 'America/Mexico_City' });
+    expect(res.body.items).to.have.length(1);
+    const [m] = res.body.items;
+    const issuer = await db()('merchants').join('issuers', 'issuers.id', 'merchants.issuer_id').where('merchants.id', a.merchantId).first('issuers.id', 'issuers.rfc');
+    expect(m).to.include({ merchant_id: a.merchantId });
+    expect(m.issuer).to.deep.equal({ id: issuer.id, rfc: issuer.rfc });
+
+    const all = [made.single, ...made.multi, made.ppd, made.cancelledSale, ...made.global, made.expired, made.late, made.open];
+    expect(m.sales).to.deep.equal([
+      {
+        currency: 'MXN',
+        recorded: await salesTotal(all),
+        invoiced: await salesTotal([made.single, ...made.multi, made.ppd]),
+        global_invoice: await salesTotal(made.global),
+        expired_unclaimed: await salesTotal([made.expired, made.late]),
+        cancelled: await salesTotal([made.cancelledSale]),
+        open: await salesTotal([made.open]),
+      },
+    ]);
+    expect(m.sales[0].recorded.count).to.equal(11);
+
+    expect(m.cfdis).to.deep.equal([
+      { cfdi_type: 'E', cancelled: false, currency: 'MXN', ...cfdiFigures([made.creditNote]) },
+      { cfdi_type: 'I', cancelled: false, currency: 'MXN', ...cfdiFigures([made.globalInvoice, made.singleInvoice, made.multiInvoice, made.ppdInvoice]) },
+      { cfdi_type: 'I', cancelled: true, currency: 'MXN', ...cfdiFigures([made.cancelledInvoice]) },
+      { cfdi_type: 'P', cancelled: false, currency: 'XXX', ...cfdiFigures([made.complement]) },
+    ]);
+    const valid = m.cfdis[1];
+    expect(valid.count).to.equal(4);
+    expect(dec(valid.taxes.iva_transferred).greaterThan(0)).to.equal(true);
+
+    expect(m.credit_notes).to.deep.equal([
+      {
+        invoice_id: made.singleInvoice.id,
+        invoice_uuid: made.singleInvoice.uuid,
+        invoice_total: decimalText(made.singleInvoice.total as string),
+        documents: 1,
+        amount: decimalText(made.credited),
+        amount_all: decimalText(made.credited),
+      },
+    ]);
+    expect(m.payment_complements).to.deep.equal([
+      {
+        invoice_id: made.ppdInvoice.id,
+        invoice_uuid: made.ppdInvoice.uuid,
+        invoice_total: decimalText(made.ppdInvoice.total as string),
+        documents: 1,
+        amount: '100.00',
+        amount_all: '100.00',
+        remaining_balance: decimalText(dec(made.ppdInvoice.total as string).minus(100)),
+      },
+    ]);
+
+    const lateSale = (await db()('qr_transactions').where({ id: made.late.qrId }).first('sale_id')).sale_id as string;
+    expect(m.differences).to.deep.equal([
+      {
+        code: 'sale_not_reported',
+        message: `Sale ${lateSale} was neither invoiced nor reported in a global invoice, and its period has closed.`,
+        qr_id: made.late.qrId,
+        sale_id: lateSale,
+      },
+    ]);
+    expect(m.differences_total).to.equal(1);
+
+    // The account's bearer token: the same answer for its one merchant, named or not.
+    expect((await summary(bearer(a))).body).to.deep.equal(res.body);
+    expect((await summary(bearer(a), `from=${monthStart}&to=${monthEnd}&merchant_id=${a.merchantId}`)).body).to.deep.equal(res.body);
+    // A day is the merchant's: the period before this month holds none of it.
+    const before = await summary(key(a), `from=2020-01-01&to=2020-01-31&time_zone=UTC`);
+    expect(before.body.items[0]).to.deep.include({ sales: [], cfdis: [], credit_notes: [], payment_complements: [], differences: [], differences_total: 0 });
+  });
+
+  it('names each row that does not add up: an ACTIVE invoice whose sale is PENDING, a sale in two CFDIs, a global ticket count, a credit over its invoice', async () => {
+    await db()('qr_transactions').where({ id: made.single.qrId }).update({ status: 'PENDING' });
+    await db()('credit_allocations')
+      .where({ credit_note_id: made.creditNote.id })
+      .update({
+        amount: dec(made.singleInvoice.total as string)
+          .plus('0.01')
+          .toFixed(6),
+      });
+    await db()('qr_transactions').where({ id: made.multi[1]!.qrId }).update({ global_invoice_id: made.globalInvoice.id });
+    try {
+      const res = await summary(key(a));
+      expect(res.status).to.equal(200);
+      const { differences, differences_total } = res.body.items[0];
+      const byCode = (code: string) => differences.filter((d: { code: string }) => d.code === code);
+      const saleOf = async (link: QrLink) => (await db()('qr_transactions').where({ id: link.qrId }).first('sale_id')).sale_id as string;
+      expect(byCode('invoice_sale_not_invoiced')).to.deep.equal([
+        {
+          code: 'invoice_sale_not_invoiced',
+          message: `Invoice ${made.singleInvoice.uuid as string} is valid but its sale ${await saleOf(made.single)} is not INVOICED.`,
+          qr_id: made.single.qrId,
+          sale_id: await saleOf(made.single),
+          invoice_id: made.singleInvoice.id,
+          uuid: made.singleInvoice.uuid,
+        },
+      ]);
+      // A sale of an invoice moved into the global invoice: in both, and the global invoice's 2 tickets are now 3 sales.
+      expect(byCode('global_ticket_count')).to.deep.equal([
+        {
+          code: 'global_ticket_count',
+          message: `Global invoice ${made.globalInvoice.uuid as string} says 2 tickets but 3 sales point at it.`,
+          invoice_id: made.globalInvoice.id,
+          uuid: made.globalInvoice.uuid,
+        },
+      ]);
+      expect(byCode('sale_invoiced_and_reported').map((d: { qr_id: string }) => d.qr_id)).to.deep.equal([made.multi[1]!.qrId]);
+      expect(byCode('credit_exceeds_invoice')).to.deep.equal([
+        {
+          code: 'credit_exceeds_invoice',
+          message: `Invoice ${made.singleInvoice.uuid as string} totals ${decimalText(made.singleInvoice.total as string)} but its credit notes credit ${decimalText(dec(made.singleInvoice.total as string).plus('0.01'))}.`,
+          invoice_id: made.singleInvoice.id,
+          uuid: made.singleInvoice.uuid,
+        },
+      ]);
+      expect(byCode('sale_not_reported')).to.have.length(1);
+      expect(differences_total).to.equal(differences.length);
+    } finally {
+      await db()('qr_transactions').where({ id: made.single.qrId }).update({ status: 'INVOICED' });
+      await db()('qr_transactions').where({ id: made.multi[1]!.qrId }).update({ global_invoice_id: null });
+      await db()('credit_allocations').where({ credit_note_id: made.creditNote.id }).update({ amount: made.credited });
+    }
+  });
+
+  it("answers bad parameters with 400 error objects naming them, another account's merchant with 404", async () => {
+    const fieldsOf = async (query: string) => {
+      const res = await summary(key(a), query);
+      expectError(res, 400, 'validation_failed');
+      return (res.body.error.details as { field: string }[]).map((d) => d.field).sort();
+    };
+    expect(await fieldsOf('')).to.have.members(['from', 'to']);
+    expect(await fieldsOf('from=2026-02-30&to=2026-03-01')).to.deep.equal(['from']);
+    expect(await fieldsOf('from=2026-03-02&to=2026-03-01')).to.deep.equal(['to']);
+    expect(await fieldsOf('from=2025-01-01&to=2026-03-01')).to.deep.equal(['to']);
+    expect(await fieldsOf('from=2026-03-01&to=2026-03-31&time_zone=Mars/Olympus_Mons')).to.deep.equal(['time_zone']);
+    expect((await summary(key(a), 'from=2026-03-01&to=2026-03-31&status=ACTIVE')).status).to.equal(400);
+    expectError(await summary(key(a), `from=${monthStart}&to=${monthEnd}&merchant_id=${b.merchantId}`), 404, 'merchant_not_found');
+    expectError(await summary(bearer(a), `from=${monthStart}&to=${monthEnd}&merchant_id=${b.merchantId}`), 404, 'merchant_not_found');
+    expectError(await summary({}), 401, 'unauthorized');
+    // b's own summary holds b's sale and invoice only.
+    const mine = (await summary(key(b))).body.items;
+    expect(mine.map((m: { merchant_id: string }) => m.merchant_id)).to.deep.equal([b.merchantId]);
+    expect(mine[0].sales[0].recorded.count).to.equal(1);
+  });
+});
