@@ -198,7 +198,8 @@ export const JOBS: { [N in JobName]: JobSpec<N> } = {
   'settle-offline-claims': {
     queue: QUEUES.stamp,
     id: (d) => (d.transactionId === undefined ? jobId.settleOfflineClaims : jobId.settleOfflineClaimsOf(d.transactionId)),
-    options: () => ({ attempts: 5, backoff: { type: 'exponential', delay: 1000 }, removeOnComplete: true, removeOnFail: 100 }),
+    // A sale's own run is kept like other per-item jobs (the dashboard shows it); the periodic run is not.
+    options: (_s, d) => ({ attempts: 5, backoff: { type: 'exponential', delay: 1000 }, removeOnComplete: d.transactionId === undefined ? true : KEEP_DONE, removeOnFail: 100 }),
     every: (s) => s.stampSweepMs,
   },
   'sweep-invoice-follow-ups': { queue: QUEUES.email, id: () => jobId.sweepInvoiceFollowUps, options: sweepOptions, every: (s) => s.stampSweepMs },

@@ -16,6 +16,7 @@ import { satCatalogs } from '../../shared/sat/catalogs.js';
 import { stampInvoiceJob, type StampDeps } from '../../workers/stamp-invoice.js';
 import { BUYER, confirmReviewed, preview, linkQuery, newQrLink, queueEvents, stamped } from '../helpers/buyer.js';
 import { harness } from '../helpers/harness.js';
+import { runJob } from '../helpers/run-job.js';
 import { call, expectError } from '../helpers/http.js';
 
 describe('buyer flow: resolve, confirm, stamp', function () {
@@ -302,8 +303,7 @@ describe('buyer flow: resolve, confirm, stamp', function () {
       .deps.db('invoices')
       .where({ transaction_id: link.qrId })
       .update({ updated_at: new Date(Date.now() - 2 * 3600_000) });
-    const sweep = await harness().producers.add('sweep-stamping', {}, { removeOnComplete: true });
-    expect(await sweep.waitUntilFinished(events, 10_000)).to.deep.equal({ requeued: 1 });
+    expect(await runJob('sweep-stamping', {}, events, 10_000)).to.deep.equal({ requeued: 1 });
     expect(await stamped(events, link.qrId)).to.include({ outcome: 'stamped' });
     expect((await detail(link.qrId)).status).to.equal('INVOICED');
   });

@@ -8,6 +8,7 @@ import { globalPeriod } from '../../shared/global-invoice/global-period.js';
 import { jobId } from '../../shared/platform/jobs.js';
 import { confirmReviewed, linkQuery, newQrLink, queueEvents, stamped, type QrLink } from '../helpers/buyer.js';
 import { harness } from '../helpers/harness.js';
+import { runJob } from '../helpers/run-job.js';
 import { call, expectError } from '../helpers/http.js';
 import { cadenaOriginal } from '../../shared/domain/cfdi/cadena-original.js';
 import { parseXml } from '../../shared/domain/cfdi/parse-xml.js';
@@ -126,8 +127,7 @@ describe('global invoice for sales nobody invoiced', function () {
     // Nothing is reported twice: not by the API, not by the scheduled job (which sees every account's sales).
     expect((await report()).body).to.deep.equal({ items: [] });
     const events = await queueEvents('global-invoice');
-    const job = await harness().producers.add('issue-global-invoices', {});
-    await job.waitUntilFinished(events, 30_000);
+    await runJob('issue-global-invoices', {}, events);
     await events.close();
     expect((await db()('qr_transactions').where({ id: claimed.qrId }).first('global_invoice_id')).global_invoice_id).to.equal(null);
     const listed = await call('GET', `/v1/qrs/issuers/${issuerId}/global-invoices`, { headers: asAccount() });
@@ -138,8 +138,7 @@ describe('global invoice for sales nobody invoiced', function () {
     const link = await newQrLink(account);
     await inClosedPeriod(link);
     const events = await queueEvents('global-invoice');
-    const job = await harness().producers.add('issue-global-invoices', {});
-    expect((await job.waitUntilFinished(events, 30_000)).invoices).to.be.at.least(1);
+    expect((await runJob('issue-global-invoices', {}, events)).invoices).to.be.at.least(1);
     await events.close();
     expect((await db()('qr_transactions').where({ id: link.qrId }).first('global_invoice_id')).global_invoice_id).to.be.a('string');
   });

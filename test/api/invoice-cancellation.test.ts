@@ -6,6 +6,7 @@ import { confirmReviewed, linkQuery, newQrLink, queueEvents, stamped } from '../
 import { mexicoLongDate } from '../../shared/domain/time-zone.js';
 import type { ReceivedMail } from '../../fakes/smtp-server.js';
 import { harness } from '../helpers/harness.js';
+import { runJob } from '../helpers/run-job.js';
 import { call, expectError } from '../helpers/http.js';
 import type { QrCreateRequest } from '../../shared/qr/qr-request.js';
 
@@ -87,8 +88,7 @@ describe('invoice cancellation: DELETE /v1/qrs/invoices/{uuid}', function () {
   }
 
   async function poll(): Promise<unknown> {
-    const job = await harness().producers.add('poll-cancellations', {}, { removeOnComplete: true });
-    return job.waitUntilFinished(cancelEvents, 30_000);
+    return runJob('poll-cancellations', {}, cancelEvents);
   }
 
   const state = async (invoice: Stamped) => ({

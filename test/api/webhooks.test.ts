@@ -6,6 +6,7 @@ import { verifyWebhook } from '../../shared/webhooks/sign-webhook.js';
 import { emitEvents } from '../../shared/webhooks/emit-event.js';
 import { confirmReviewed, linkQuery, newQrLink, queueEvents, stamped } from '../helpers/buyer.js';
 import { harness } from '../helpers/harness.js';
+import { runJob } from '../helpers/run-job.js';
 import { call, expectError } from '../helpers/http.js';
 
 describe('webhooks: endpoints, signed deliveries from an outbox, retries and the delivery log', function () {
@@ -147,10 +148,7 @@ describe('webhooks: endpoints, signed deliveries from an outbox, retries and the
     await db()('merchant_csds')
       .where({ merchant_id: merchantId })
       .update({ valid_to: db().raw(`now() + interval '10 days 1 hour'`) });
-    const run = async () => {
-      const job = await harness().producers.add('announce-expiring-csds', {});
-      return job.waitUntilFinished(webhookEvents, 30_000);
-    };
+    const run = () => runJob('announce-expiring-csds', {}, webhookEvents);
     expect((await run()).announced).to.be.at.least(1);
     const hook = await receiver.accepted((h) => h.payload.type === 'csd.expiring' && h.payload.data.merchant_id === merchantId);
     expect(hook.payload.data).to.include({ days_left: 10 });

@@ -5,6 +5,7 @@ import { jobId } from '../../shared/platform/jobs.js';
 import { expiryBucket } from '../../shared/domain/expiry-buckets.js';
 import { planExpiriesJob } from '../../workers/plan-expiries.js';
 import { harness } from '../helpers/harness.js';
+import { runJob } from '../helpers/run-job.js';
 import { call } from '../helpers/http.js';
 import { postQr, qrBody } from '../helpers/qr-body.js';
 
@@ -77,8 +78,7 @@ describe('QR expiry', () => {
       .update({ expires_at: new Date(Date.now() - 60_000) });
     await db('qr_transactions').where({ id: invoiced.qr_id }).update({ status: 'INVOICED' });
 
-    const sweep = await harness().producers.add('sweep-expired-qrs', {}, { removeOnComplete: true });
-    const result = (await sweep.waitUntilFinished(events, 10_000)) as { expired: number };
+    const result = await runJob('sweep-expired-qrs', {}, events, 10_000);
     expect(result.expired).to.be.greaterThanOrEqual(1);
     expect(await status(lost.qr_id)).to.equal('EXPIRED');
     expect(await status(invoiced.qr_id)).to.equal('INVOICED');

@@ -4,6 +4,7 @@ import { partitionName, partitionsOf, utcDay } from '../../shared/platform/daily
 import { keepPartitionsJob, PARTITIONS_AHEAD_DAYS } from '../../workers/keep-partitions.js';
 import { queueEvents } from '../helpers/buyer.js';
 import { harness } from '../helpers/harness.js';
+import { runJob } from '../helpers/run-job.js';
 
 const DAY_MS = 86_400_000;
 const TABLE = 'webhook_deliveries';
@@ -54,8 +55,7 @@ describe('time-partitioned webhook deliveries and the keep-partitions job (issue
   it('runs as the workers run it: a keep-partitions job on the webhooks queue answers what it did', async () => {
     const events = await queueEvents('webhooks');
     try {
-      const job = await harness().producers.add('keep-partitions', {});
-      expect(await job.waitUntilFinished(events, 30_000)).to.have.keys(['created', 'dropped']);
+      expect(await runJob('keep-partitions', {}, events)).to.have.keys(['created', 'dropped']);
     } finally {
       await events.close();
     }
