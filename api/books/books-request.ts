@@ -11,6 +11,7 @@ import { validator } from '../../shared/platform/validation/ajv.js';
 import { accountMerchantIds, type BooksScope, type CreatedRange, type InvoiceFilters, type QrFilters } from '../../shared/repositories/books.js';
 import { merchantNotFound } from '../account-resources.js';
 import { invoiceExportQuerySchema, invoiceListQuerySchema, qrListQuerySchema } from '../contract/books/books-query-schema.js';
+import { invoiceExportRequestSchema } from '../contract/books/export-schema.js';
 import type { AppContext } from '../context.js';
 import type { ApiDeps } from '../deps.js';
 
@@ -19,10 +20,12 @@ export const DEFAULT_BOOKS_TIME_ZONE = 'America/Mexico_City';
 const validateQrQuery = validator(qrListQuerySchema);
 const validateInvoiceQuery = validator(invoiceListQuerySchema);
 const validateExportQuery = validator(invoiceExportQuerySchema);
+const validateZipRequest = validator(invoiceExportRequestSchema);
 
 type QrQuery = FromSchema<typeof qrListQuerySchema>;
 type InvoiceQuery = FromSchema<typeof invoiceListQuerySchema>;
 type ExportQuery = FromSchema<typeof invoiceExportQuerySchema>;
+type ZipRequest = FromSchema<typeof invoiceExportRequestSchema>;
 
 export interface PageAsked {
   after: Keyset | undefined;
@@ -90,7 +93,7 @@ export function qrListRequest(rawQuery: unknown): { query: QrQuery; filters: QrF
   return { query, filters, page: page(query) };
 }
 
-function invoiceFilters(query: InvoiceQuery | ExportQuery): InvoiceFilters {
+function invoiceFilters(query: InvoiceQuery | ExportQuery | ZipRequest): InvoiceFilters {
   return {
     ...period(query),
     ...(query.status ? { statuses: statuses(query.status) } : {}),
@@ -116,4 +119,11 @@ export function invoiceExportRequest(rawQuery: unknown): { query: ExportQuery; f
   const query = validateExportQuery(rawQuery);
   const filters = invoiceFilters(query);
   return { query, filters: { ...filters, statuses: filters.statuses ?? EXPORTED_BY_DEFAULT } };
+}
+
+/** POST /v1/qrs/invoices/exports: the export's filters (the CSV export's, in a JSON body) and whether PDFs go in. */
+export function zipExportRequest(rawBody: unknown): { body: ZipRequest; filters: InvoiceFilters } {
+  const body = validateZipRequest(rawBody ?? {});
+  const filters = invoiceFilters(body);
+  return { body, filters: { ...filters, statuses: filters.statuses ?? EXPORTED_BY_DEFAULT } };
 }
