@@ -38,8 +38,7 @@ import { httpWebhookClient, type WebhookClient } from '../shared/webhooks/webhoo
 import { encryptionKeyring } from '../shared/platform/crypto/encrypt-at-rest.js';
 import { measureJobs } from '../shared/platform/metrics/measure-jobs.js';
 import { keepJobSchedulers } from './keep-job-schedulers.js';
-import { buildInvoiceExportJob } from './build-invoice-export.js';
-import { sweepInvoiceExports } from '../shared/books/invoice-zip.js';
+import { buildInvoiceExportJob, sweepInvoiceExportsJob } from './build-invoice-export.js';
 import { logOtherFailures, withOutcomeLog } from './log-job-outcomes.js';
 
 export interface WorkerDeps {
@@ -103,7 +102,7 @@ function jobHandlers(deps: WorkerDeps, { sync, stamp, email, cancel, webhooks }:
     'announce-expiring-csds': async () => ({ announced: await announceExpiringCsds(deps.db) }),
     'keep-partitions': () => keepPartitionsJob(deps.db, deps.config),
     'build-invoice-export': (job) => buildInvoiceExportJob(email, job),
-    'sweep-invoice-exports': async () => ({ removed: await sweepInvoiceExports(email) }),
+    'sweep-invoice-exports': () => sweepInvoiceExportsJob(email, deps.producers),
   };
 }
 

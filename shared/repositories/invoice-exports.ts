@@ -119,3 +119,8 @@ export async function expiredInvoiceExports(db: Db, now: Date, limit: number): P
 export async function deleteInvoiceExport(db: Db, id: string): Promise<void> {
   await db('invoice_exports').where({ id }).delete();
 }
+
+/** Exports still to build (their job may have been lost with Redis). */
+export async function unfinishedInvoiceExportIds(db: Db, limit: number): Promise<string[]> {
+  return ((await db('invoice_exports').whereIn('status', ['PENDING', 'RUNNING']).orderBy('created_at').limit(limit).select('id')) as { id: string }[]).map((r) => r.id);
+}

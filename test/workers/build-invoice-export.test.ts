@@ -4,10 +4,11 @@ import type { BootstrapResult } from '../../cli/bootstrap.js';
 import type { ZipBuildDeps } from '../../shared/books/invoice-zip.js';
 import { zipEntryName } from '../../shared/books/invoice-zip.js';
 import { newId } from '../../shared/platform/ids.js';
+import { jobId } from '../../shared/platform/jobs.js';
 import type { InvoiceExportPayload } from '../../shared/platform/jobs.js';
 import { insertInvoiceExport } from '../../shared/repositories/invoice-exports.js';
 import { satCatalogs } from '../../shared/sat/catalogs.js';
-import { buildInvoiceExportJob } from '../../workers/build-invoice-export.js';
+import { buildInvoiceExportJob, sweepInvoiceExportsJob } from '../../workers/build-invoice-export.js';
 import { confirmReviewed, newQrLink, queueEvents, stamped } from '../helpers/buyer.js';
 import { harness } from '../helpers/harness.js';
 import { call } from '../helpers/http.js';
@@ -67,6 +68,20 @@ describe('build-invoice-export', function () {
     expect(last).to.be.instanceOf(Error);
     expect(await state(id)).to.include({ status: 'FAILED', download_url: null });
     expect((await db()('invoice_exports').where({ id }).first('failure')).failure).to.match(/missing from the file store/);
+  });
+
+  it('the hourly sweep queues an export whose job was lost, and it gets built', async () => {
+    const id = await newExport(); // recorded with no job, as after a Redis that lost its data
+    const events = await queueEvents('exports');
+    try {
+      await sweepInvoiceExportsJob(deps(), harness().producers);
+      const queued = await harness().producers.queue('exports').getJob(jobId.buildInvoiceExport(id));
+      expect(queued, 'queued again').to.not.equal(undefined);
+      await queued!.waitUntilFinished(events, 60_000);
+    } finally {
+      await events.close();
+    }
+    expect(await state(id)).to.include({ status: 'READY', files_done: 1 });
   });
 
   it('names each file as accountants file them, with nothing a path could take', () => {
