@@ -12,6 +12,7 @@ import { sweepInvoiceExports } from '../../shared/books/invoice-zip.js';
 import { jobId } from '../../shared/platform/jobs.js';
 import { BUYER, confirmReviewed, newQrLink, queueEventsOf, stamped, type QrLink } from '../helpers/buyer.js';
 import { harness } from '../helpers/harness.js';
+import { xsdInvalid } from '../helpers/sat-tools.js';
 import { call, expectError } from '../helpers/http.js';
 
 const run = promisify(execFile);
@@ -106,6 +107,10 @@ describe("the month's XMLs in one download: POST /v1/qrs/invoices/exports (issue
       const stored = (await harness().deps.files.get(invoice.xml_file_key))!.data;
       expect(Buffer.compare(await entry(zip.path, expectedName(invoice, 'xml')), stored), invoice.uuid).to.equal(0);
     }
+    // And each extracted file is a CFDI 4.0 with its stamp, as SAT's schemas say.
+    const extracted = join(dir, 'extracted');
+    await run('unzip', ['-q', '-d', extracted, zip.path]);
+    expect(await xsdInvalid(invoices.map((i) => join(extracted, expectedName(i, 'xml'))))).to.equal('');
 
     const event = (await db()('webhook_events').where({ type: 'export.ready' }).whereRaw("payload->'data'->>'export_id' = ?", [res.body.export_id]).first()) as
       { account_id: string; payload: { data: Record<string, unknown> } } | undefined;
