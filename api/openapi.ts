@@ -456,7 +456,7 @@ function rawDocument(publicBaseUrl: string) {
               description: 'Optional: the same key and body again answers the export it recorded',
             },
           ],
-          requestBody: { required: false, content: json('InvoiceExportRequest') },
+          requestBody: { required: true, content: json('InvoiceExportRequest') },
           responses: {
             202: { description: 'Recorded (PENDING) or replayed; follow it at the Location', content: json('InvoiceExport') },
             400: errorResponse('Invalid filter, body or Idempotency-Key'),

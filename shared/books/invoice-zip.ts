@@ -57,9 +57,10 @@ export async function buildInvoiceZip(deps: ZipBuildDeps, exportId: string): Pro
   if (!(await startInvoiceExport(deps.db, exportId, (await countZipEntries(deps.db, scope, filters)) * perInvoice))) return { outcome: 'not-running' };
 
   const dir = await mkdtemp(join(tmpdir(), 'invoice-export-'));
+  const path = join(dir, 'export.zip');
+  const out = createWriteStream(path);
   try {
-    const path = join(dir, 'export.zip');
-    const zip = zipWriter(createWriteStream(path));
+    const zip = zipWriter(out);
     let done = 0;
     let after: Keyset | undefined;
     for (;;) {
@@ -94,6 +95,7 @@ export async function buildInvoiceZip(deps: ZipBuildDeps, exportId: string): Pro
     }
     return { outcome: 'ready', files: done, bytes };
   } finally {
+    out.destroy(); // a failed attempt's file is closed before it goes (a finished one already is)
     await rm(dir, { recursive: true, force: true });
   }
 }
