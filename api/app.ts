@@ -18,6 +18,7 @@ import { offlineClaimRoutes, offlineKeyRoutes } from './routes/offline-keys.js';
 import { productRoutes } from './routes/products.js';
 import { openApiRoutes } from './routes/openapi.js';
 import { publicFileRoutes } from './routes/public-files.js';
+import { publicExportRoutes } from './routes/public-exports.js';
 import { publicQrImageRoutes } from './routes/public-qr-image.js';
 import { publicBuyerRoutes } from './routes/public-buyer.js';
 import { publicOfflineClaimRoutes } from './routes/public-offline-claims.js';
@@ -57,6 +58,7 @@ export function apiRouters(deps: ApiDeps): Router<AppState>[] {
     publicBuyerRoutes(deps),
     publicOfflineClaimRoutes(deps),
     publicFileRoutes(deps),
+    publicExportRoutes(deps),
     buyerPageRoutes(deps),
   ];
 }

@@ -190,6 +190,7 @@ export const requestExamples = (now: Date): Record<string, unknown> => ({
   QrCreateRequest: { ...qrRequest, expires_at: endOfDayAhead(now, 5) },
   CreateOfflineKeyRequest: { windowHours: 72 },
   RevokeOfflineKeyRequest: { graceHours: 24 },
+  InvoiceExportRequest: { created_from: '2026-11-01', created_to: '2026-11-30', time_zone: 'America/Mexico_City', include_pdf: false },
   TokenRequest: { grant_type: 'client_credentials', client_id: 'cli_6Vb2Nm8Xq4Lz1Kw7Hd3Ps', client_secret: 'cs_Qm9Xv2Lb7Nc4Kz1Wd8Hs3Pt6Yr0Tg5Jf' },
   CreateIssuerRequest: {
     groupId: GROUP_ID,
@@ -375,6 +376,20 @@ export const RESPONSE_EXAMPLES: Record<string, unknown> = {
   QrSummaryPage: { content: [qrSummary], size: 20, next_cursor: 'eyJ0IjoiMjAyNi0wMy0xNFQxNzozMDowMC4wMDBaIiwiaSI6InRyYV9YazN2OVFtVDJiTHM3WXBSMHdOY0hnIn0' },
   InvoiceSummaryPage: { content: [invoiceSummary], size: 20, next_cursor: null },
   PeriodSummary: periodSummary,
+  InvoiceExport: {
+    export_id: 'exp_4Hs8Wd2Kz9Nc6Pt3Xb7Lm1',
+    status: 'READY',
+    include_pdf: false,
+    merchant_ids: ['mer_7Lm1Xb4Nc9Kz2Wd6Hs3Pt8'],
+    files_done: 1842,
+    files_total: 1842,
+    size_bytes: 4187345,
+    created_at: '2026-12-01T15:02:11.000Z',
+    finished_at: '2026-12-01T15:02:49.000Z',
+    expires_at: '2026-12-08T15:02:11.000Z',
+    download_url: 'https://facturas.example.com/v1/public/exports/exp_4Hs8Wd2Kz9Nc6Pt3Xb7Lm1.zip?exp=1796142169&sig=N2tY7cK1pQ9xV4mB8zR3sA',
+    download_expires_at: '2026-12-01T16:02:49.000Z',
+  },
   TokenResponse: { access_token: 'tok_9Qv2Lm7Xb4Nc1Kz8Wd3Hs6Pt', token_type: 'Bearer', expires_in: 3600 },
   QrTransaction: {
     qr_id: QR_ID,

@@ -6,8 +6,8 @@ const TAGS: { name: string; description: string; paths: RegExp }[] = [
   { name: 'QRs', description: 'A point of sale creates the QR of a sale and follows it (API key)', paths: /^\/v1\/qrs(\/\{qrId\}|\/invoices)?$/ },
   {
     name: 'Books',
-    description: "The merchant's QRs and CFDIs listed with filters by cursor, a period's CFDIs exported, and a period added up (API key or bearer token)",
-    paths: /^\/v1\/qrs\/invoices\/(export|summary)$/,
+    description: "The merchant's QRs and CFDIs listed with filters by cursor, a period's CFDIs exported, their XMLs in one ZIP, and a period added up (API key or bearer token)",
+    paths: /^\/v1\/qrs\/invoices\/(export|summary|exports(\/\{exportId\})?)$/,
   },
   { name: 'Invoices', description: "A sale's CFDI: XML, PDF, cancellation (API key or bearer token)", paths: /^\/v1\/qrs\/invoices\/(uuid|\{uuid\})/ },
   { name: 'Credit notes', description: 'CFDI type E for parts of stamped invoices', paths: /^\/v1\/qrs\/invoices\/credit-notes/ },
@@ -23,7 +23,7 @@ const TAGS: { name: string; description: string; paths: RegExp }[] = [
     description: 'The self-invoicing page and its API: the signed QR link is the credential',
     paths: /^(\/v1\/public\/qrs\/(resolve|tickets|preview|confirm|email|invoice-files|status|code|csf|offline-claim)|\/q($|\/))/,
   },
-  { name: 'Public files', description: 'Signed links to QR images, invoice files and logos', paths: /^\/v1\/public\/(invoices|files|qrs\/images)\// },
+  { name: 'Public files', description: 'Signed links to QR images, invoice files, export ZIPs and logos', paths: /^\/v1\/public\/(invoices|exports|files|qrs\/images)\// },
   { name: 'Earlier contract', description: 'Deprecated: answered until its sunset', paths: /^\/api\/v1\// },
   { name: 'Service', description: "Health, metrics, the operator's status page and this documentation", paths: /^\/(health|metrics|admin\/status|openapi\.json|docs.*)?$/ },
 ];

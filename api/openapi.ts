@@ -31,6 +31,7 @@ import { createPaymentComplementSchema, paymentComplementSchema } from './contra
 import { cursorPageSchema, invoiceSummarySchema, qrSummarySchema } from './contract/books/books-schema.js';
 import { invoiceExportQuerySchema, invoiceListQuerySchema, invoiceSummaryQuerySchema, qrListQuerySchema, queryParameters } from './contract/books/books-query-schema.js';
 import { periodSummarySchema } from './contract/books/period-summary-schema.js';
+import { invoiceExportRequestSchema, invoiceExportSchema } from './contract/books/export-schema.js';
 import { globalInvoiceSchema, globalPeriodicityRequestSchema, reportGlobalRequestSchema } from './contract/global-invoices/global-invoice-schema.js';
 import { createEndpointRequestSchema, webhookDeliverySchema, webhookEndpointSchema } from './contract/webhooks/endpoint-schema.js';
 import { cancelInvoiceRequestSchema, invoiceCancellationSchema } from './contract/invoices/cancellation-schema.js';
@@ -210,6 +211,8 @@ function rawDocument(publicBaseUrl: string) {
         InvoiceSummary: invoiceSummarySchema,
         InvoiceSummaryPage: cursorPageSchema(ref('InvoiceSummary'), 'Cursor page of InvoiceSummary, newest first'),
         PeriodSummary: periodSummarySchema,
+        InvoiceExportRequest: invoiceExportRequestSchema,
+        InvoiceExport: invoiceExportSchema,
         GlobalInvoiceList: {
           type: 'object',
           additionalProperties: false,
@@ -452,6 +455,44 @@ function rawDocument(publicBaseUrl: string) {
             400: errorResponse('Missing or invalid `from`/`to` (or `to` before `from`, or over 366 days), invalid `time_zone`, unknown parameter'),
             401: errorResponse('No valid API key or token'),
             404: errorResponse('`merchant_id` is not a merchant of these credentials'),
+          },
+        },
+      },
+      '/v1/qrs/invoices/exports': {
+        post: {
+          summary:
+            "A period's CFDIs as one ZIP of their stamped XML (and PDF with `include_pdf`), named `<RFC emisor>_<serie><folio>_<UUID>.xml`: built by a job, kept 7 days; the same filters as the CSV export, in the body",
+          security: [...apiKey, ...bearer],
+          parameters: [
+            {
+              name: 'Idempotency-Key',
+              in: 'header',
+              required: false,
+              schema: { type: 'string', format: 'uuid' },
+              description: 'Optional: the same key and body again answers the export it recorded',
+            },
+          ],
+          requestBody: { required: true, content: json('InvoiceExportRequest') },
+          responses: {
+            202: { description: 'Recorded (PENDING) or replayed; follow it at the Location', content: json('InvoiceExport') },
+            400: errorResponse('Invalid filter, body or Idempotency-Key'),
+            401: errorResponse('No valid API key or token'),
+            404: errorResponse('`merchant_id` is not a merchant of these credentials'),
+            409: errorResponse('idempotency_key_reused: the key was used with another body'),
+            413: errorResponse('Body over the size limit'),
+            415: errorResponse('Content-Type is not application/json'),
+          },
+        },
+      },
+      '/v1/qrs/invoices/exports/{exportId}': {
+        get: {
+          summary: 'Follow an export: its progress (`files_done` of `files_total`), and once READY a signed download link (1 hour, re-issued on every read)',
+          security: [...apiKey, ...bearer],
+          parameters: pathParams('exportId'),
+          responses: {
+            200: { description: 'The export', content: json('InvoiceExport') },
+            401: errorResponse('No valid API key or token'),
+            404: errorResponse("No such export for these credentials (an API key sees the exports it asked for; a bearer token its account's), or removed"),
           },
         },
       },
@@ -883,6 +924,21 @@ function rawDocument(publicBaseUrl: string) {
             403: errorResponse('Bad signature'),
             410: errorResponse('`link_expired`: past its `exp` (1 hour for links on a page or in an API answer, 7 days in the e-mail)'),
             503: errorResponse('PDF not rendered yet'),
+          },
+        },
+      },
+      '/v1/public/exports/{file}': {
+        get: {
+          summary: "An export's ZIP (`{exportId}.zip`) through its signed link (`download_url`)",
+          parameters: [
+            ...pathParams('file'),
+            { name: 'exp', in: 'query', required: true, schema: { type: 'integer' }, description: 'Expiry (unix seconds), covered by the signature' },
+            { name: 'sig', in: 'query', required: true, schema: { type: 'string' } },
+          ],
+          responses: {
+            200: { description: 'The ZIP', content: binary('application/zip') },
+            403: errorResponse('Bad signature'),
+            410: errorResponse('`link_expired`: past its `exp`; `export_removed`: the export was removed after its 7 days'),
           },
         },
       },

@@ -38,6 +38,7 @@ import { httpWebhookClient, type WebhookClient } from '../shared/webhooks/webhoo
 import { encryptionKeyring } from '../shared/platform/crypto/encrypt-at-rest.js';
 import { measureJobs } from '../shared/platform/metrics/measure-jobs.js';
 import { keepJobSchedulers } from './keep-job-schedulers.js';
+import { buildInvoiceExportJob, sweepInvoiceExportsJob } from './build-invoice-export.js';
 import { logOtherFailures, withOutcomeLog } from './log-job-outcomes.js';
 
 export interface WorkerDeps {
@@ -100,6 +101,8 @@ function jobHandlers(deps: WorkerDeps, { sync, stamp, email, cancel, webhooks }:
     'issue-global-invoices': () => issueGlobalInvoicesJob(deps.db, deps.producers, deps.config),
     'announce-expiring-csds': async () => ({ announced: await announceExpiringCsds(deps.db) }),
     'keep-partitions': () => keepPartitionsJob(deps.db, deps.config),
+    'build-invoice-export': (job) => buildInvoiceExportJob(email, job),
+    'sweep-invoice-exports': () => sweepInvoiceExportsJob(email, deps.producers),
   };
 }
 

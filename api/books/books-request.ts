@@ -11,6 +11,7 @@ import { validator } from '../../shared/platform/validation/ajv.js';
 import { accountMerchantIds, type BooksScope, type CreatedRange, type InvoiceFilters, type QrFilters } from '../../shared/repositories/books.js';
 import { merchantNotFound } from '../account-resources.js';
 import { invoiceExportQuerySchema, invoiceListQuerySchema, invoiceSummaryQuerySchema, qrListQuerySchema } from '../contract/books/books-query-schema.js';
+import { invoiceExportRequestSchema } from '../contract/books/export-schema.js';
 import type { AppContext } from '../context.js';
 import type { ApiDeps } from '../deps.js';
 
@@ -20,11 +21,13 @@ const validateQrQuery = validator(qrListQuerySchema);
 const validateInvoiceQuery = validator(invoiceListQuerySchema);
 const validateExportQuery = validator(invoiceExportQuerySchema);
 const validateSummaryQuery = validator(invoiceSummaryQuerySchema);
+const validateZipRequest = validator(invoiceExportRequestSchema);
 
 type QrQuery = FromSchema<typeof qrListQuerySchema>;
 type InvoiceQuery = FromSchema<typeof invoiceListQuerySchema>;
 type ExportQuery = FromSchema<typeof invoiceExportQuerySchema>;
 type SummaryQuery = FromSchema<typeof invoiceSummaryQuerySchema>;
+type ZipRequest = FromSchema<typeof invoiceExportRequestSchema>;
 
 export interface PageAsked {
   after: Keyset | undefined;
@@ -96,7 +99,7 @@ export function qrListRequest(rawQuery: unknown): { query: QrQuery; filters: QrF
   return { query, filters, page: page(query) };
 }
 
-function invoiceFilters(query: InvoiceQuery | ExportQuery): InvoiceFilters {
+function invoiceFilters(query: InvoiceQuery | ExportQuery | ZipRequest): InvoiceFilters {
   return {
     ...period(query),
     ...(query.status ? { statuses: statuses(query.status) } : {}),
@@ -134,4 +137,11 @@ export function invoiceSummaryRequest(rawQuery: unknown): { query: SummaryQuery;
   const days = (Date.parse(`${query.to}T00:00:00Z`) - Date.parse(`${query.from}T00:00:00Z`)) / 86_400_000 + 1;
   if (days > SUMMARY_MAX_DAYS) throw invalid([{ field: 'to', code: 'out_of_range', message: `The period may span at most ${SUMMARY_MAX_DAYS} days.` }]);
   return { query, from: range.from!, to: range.to!, timeZone: query.time_zone ?? DEFAULT_BOOKS_TIME_ZONE };
+}
+
+/** POST /v1/qrs/invoices/exports: the export's filters (the CSV export's, in a JSON body) and whether PDFs go in. */
+export function zipExportRequest(rawBody: unknown): { body: ZipRequest; filters: InvoiceFilters } {
+  const body = validateZipRequest(rawBody ?? {});
+  const filters = invoiceFilters(body);
+  return { body, filters: { ...filters, statuses: filters.statuses ?? EXPORTED_BY_DEFAULT } };
 }

@@ -10,12 +10,19 @@ import { periodSummaryView } from '../contract/books/period-summary-view.js';
 import type { AppState } from '../context.js';
 import type { ApiDeps } from '../deps.js';
 import { routesWith } from '../routing/api-router.js';
+import { AppError } from '../../shared/platform/errors.js';
+import { findInvoiceExport } from '../../shared/repositories/invoice-exports.js';
+import { exportReader, requestInvoiceExport } from '../books/request-invoice-export.js';
+import { invoiceExportView } from '../contract/books/export-view.js';
+import { jsonBody } from '../middleware/json-body.js';
 
 /**
  * The merchant's books (issue #32) on qrRoutes' router, before its GET /v1/qrs/{qrId} (which would take
  * "invoices" for a QR id): GET /v1/qrs, GET /v1/qrs/invoices, GET /v1/qrs/invoices/export and
  * GET /v1/qrs/invoices/summary, for the API key
  * (its merchant) or the account's bearer token (its merchants, or one by `merchant_id`). Pages by cursor.
+ * POST /v1/qrs/invoices/exports asks for a ZIP of the CFDIs' XML (and PDF), built by a job; GET
+ * /v1/qrs/invoices/exports/{exportId} follows it (an API key sees the exports it asked for, a bearer token its account's).
  */
 export function registerBookRoutes(router: Router<AppState>, deps: ApiDeps): void {
   const routes = routesWith(router, managementAccess(deps).apiKeyOrBearer);
@@ -49,5 +56,21 @@ export function registerBookRoutes(router: Router<AppState>, deps: ApiDeps): voi
     const merchants = await readPeriodSummary(deps.db, { ...scope, from, to, now: new Date() });
     ctx.set('Cache-Control', 'no-store');
     ctx.body = periodSummaryView({ from: query.from, to: query.to, timeZone }, merchants);
+  });
+
+  const links = { publicBaseUrl: deps.config.publicBaseUrl, urlSigningKey: deps.config.urlSigningKey };
+
+  routes.post('/invoices/exports', jsonBody(deps.config.jsonBodyLimit), async (ctx) => {
+    const row = await requestInvoiceExport(deps, ctx, ctx.request.body, ctx.get('Idempotency-Key') || undefined);
+    ctx.status = 202;
+    ctx.set('Location', `/v1/qrs/invoices/exports/${row.id}`);
+    ctx.body = invoiceExportView(row, links);
+  });
+
+  routes.get('/invoices/exports/:exportId', async (ctx) => {
+    const row = await findInvoiceExport(deps.db, exportReader(ctx), ctx.params.exportId ?? '');
+    if (!row || row.expires_at <= new Date()) throw new AppError(404, 'export_not_found', 'No such export for these credentials.');
+    ctx.set('Cache-Control', 'no-store');
+    ctx.body = invoiceExportView(row, links);
   });
 }

@@ -15,6 +15,7 @@ export const ID_PREFIX = {
   webhookEndpoint: 'whe_',
   webhookEvent: 'evt_',
   webhookDelivery: 'whd_',
+  invoiceExport: 'exp_',
 } as const;
 
 export type IdKind = keyof typeof ID_PREFIX;

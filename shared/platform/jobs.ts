@@ -16,6 +16,8 @@ export const QUEUES = {
   cancel: 'cancel',
   webhooks: 'webhooks',
   globalInvoice: 'global-invoice',
+  /** ZIPs of CFDIs (issue #32): long jobs, on a queue of their own so they never hold up stamping or e-mail. */
+  exports: 'exports',
 } as const;
 
 export type QueueName = (typeof QUEUES)[keyof typeof QUEUES];
@@ -69,6 +71,12 @@ export interface OfflineClaimPayload {
   saleId: string;
 }
 
+/** An export of CFDIs to build into a ZIP (issue #32): its row holds the scope and filters. */
+export interface InvoiceExportPayload {
+  exportId: string;
+}
+export type BuildInvoiceExportResult = { outcome: 'ready'; files: number; bytes: number } | { outcome: 'not-running' };
+
 export interface DeliverWebhookPayload {
   deliveryId: string;
 }
@@ -97,6 +105,8 @@ export interface JobTypes {
   'issue-global-invoices': { queue: typeof QUEUES.globalInvoice; data: Record<string, never>; result: { invoices: number } };
   'announce-expiring-csds': { queue: typeof QUEUES.webhooks; data: Record<string, never>; result: { announced: number } };
   'keep-partitions': { queue: typeof QUEUES.webhooks; data: Record<string, never>; result: { created: number; dropped: number } };
+  'build-invoice-export': { queue: typeof QUEUES.exports; data: InvoiceExportPayload; result: BuildInvoiceExportResult };
+  'sweep-invoice-exports': { queue: typeof QUEUES.exports; data: Record<string, never>; result: { removed: number } };
 }
 
 export type JobName = keyof JobTypes;
@@ -220,7 +230,18 @@ export const JOBS: { [N in JobName]: JobSpec<N> } = {
   'announce-expiring-csds': { queue: QUEUES.webhooks, id: () => jobId.announceExpiringCsds, options: sweepOptions, every: () => 6 * 3600_000 },
   // Hourly: the time-partitioned tables get their days ahead and lose their expired ones (workers/keep-partitions.ts).
   'keep-partitions': { queue: QUEUES.webhooks, id: () => jobId.keepPartitions, options: sweepOptions, every: () => 3600_000 },
+  // One job per export; a crashed attempt starts the ZIP again from zero (the export says FAILED after the last).
+  'build-invoice-export': {
+    queue: QUEUES.exports,
+    id: (d) => jobId.buildInvoiceExport(d.exportId),
+    options: () => ({ attempts: BUILD_EXPORT_ATTEMPTS, backoff: { type: 'exponential', delay: 5000 }, removeOnComplete: KEEP_DONE, removeOnFail: 100 }),
+  },
+  // Hourly: exports past their keeping time lose their file and their row.
+  'sweep-invoice-exports': { queue: QUEUES.exports, id: () => jobId.sweepInvoiceExports, options: sweepOptions, every: () => 3600_000 },
 };
+
+/** Attempts of a ZIP build before its export says FAILED. */
+export const BUILD_EXPORT_ATTEMPTS = 3;
 
 /** Predictable job ids where a duplicate must not happen (BullMQ refuses ':' in custom ids). */
 export const jobId = {
@@ -251,6 +272,8 @@ export const jobId = {
   issueGlobalInvoices: 'issue-global-invoices',
   announceExpiringCsds: 'announce-expiring-csds',
   keepPartitions: 'keep-partitions',
+  buildInvoiceExport: (exportId: string) => `export.${exportId}`,
+  sweepInvoiceExports: 'sweep-invoice-exports',
   /** One job per delivery: the dispatcher's re-queue of a lost one is a no-op while it waits or retries. */
   deliverWebhook: (deliveryId: string) => `webhook.${deliveryId}`,
 } as const;

@@ -242,3 +242,40 @@ export async function accountMerchantIds(db: Db, accountId: string, merchantId?:
   if (merchantId !== undefined) void query.where({ id: merchantId });
   return ((await query.select('id')) as { id: string }[]).map((r) => r.id);
 }
+
+/** What a ZIP entry needs of a stamped CFDI (issue #32): its file names' parts and its stored files. */
+export interface ZipEntryRow {
+  key: Keyset;
+  id: string;
+  merchant_id: string;
+  uuid: string;
+  series: string | null;
+  folio: string;
+  emitter_rfc: string;
+  xml_file_key: string;
+  pdf_file_key: string | null;
+}
+
+const ZIP_COLUMNS = `x.id, x.merchant_id, x.created_at, x.uuid, x.series, x.folio::text AS folio, x.xml_file_key, x.pdf_file_key,
+  (SELECT s.rfc FROM merchants m JOIN issuers s ON s.id = m.issuer_id WHERE m.id = x.merchant_id) AS emitter_rfc`;
+
+const stampedOnly = (filters: InvoiceFilters, after: Keyset | undefined): Fragment => {
+  const filter = invoiceFilter(filters, after);
+  return { sql: `AND x.xml_file_key IS NOT NULL ${filter.sql}`, bindings: filter.bindings };
+};
+
+/** A batch of the stamped CFDIs an export's ZIP holds, newest first, after `after` (the list's order and indexes). */
+export async function zipEntries(db: Db, scope: BooksScope, filters: InvoiceFilters, after: Keyset | undefined, limit: number): Promise<ZipEntryRow[]> {
+  const rows = await newestFirst<Omit<ZipEntryRow, 'key'> & { created_at: Date }>(db, 'invoices', ZIP_COLUMNS, scope, stampedOnly(filters, after), limit);
+  return rows.map(({ key_at, created_at: _at, ...r }) => ({ ...r, key: { at: key_at, id: r.id } }));
+}
+
+/** How many stamped CFDIs an export's ZIP holds (its progress' total). */
+export async function countZipEntries(db: Db, scope: BooksScope, filters: InvoiceFilters): Promise<number> {
+  const filter = stampedOnly(filters, undefined);
+  const result = await db.raw<{ rows: { n: string }[] }>(`SELECT count(*) AS n FROM invoices x WHERE x.merchant_id = ANY(?::text[]) ${filter.sql}`, [
+    [...scope.merchantIds],
+    ...filter.bindings,
+  ]);
+  return Number(result.rows[0]?.n ?? 0);
+}

@@ -26,3 +26,21 @@ export async function emitEvents(trx: Db | Trx, type: WebhookEventType, items: {
     [type, createdAt, ...rows.flat(), type],
   );
 }
+
+/**
+ * One event of an account itself rather than of one merchant (an export of CFDIs may span its merchants),
+ * in the caller's transaction; no row when the account has no endpoint for the type.
+ */
+export async function emitAccountEvent(trx: Db | Trx, type: WebhookEventType, accountId: string, data: Record<string, unknown>): Promise<void> {
+  const id = newId('webhookEvent');
+  const createdAt = new Date().toISOString();
+  const payload: WebhookEventPayload = { id, type, created_at: createdAt, data };
+  await trx.raw(
+    `INSERT INTO webhook_events (id, account_id, type, payload, created_at)
+     SELECT ?, ?, ?, ?::jsonb, ?
+     WHERE EXISTS (
+       SELECT 1 FROM webhook_endpoints e
+       WHERE e.account_id = ? AND e.deleted_at IS NULL AND (cardinality(e.events) = 0 OR ? = ANY(e.events)))`,
+    [id, accountId, type, JSON.stringify(payload), createdAt, accountId, type],
+  );
+}

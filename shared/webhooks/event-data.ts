@@ -29,3 +29,15 @@ export function invoiceEventData(invoice: InvoiceEventFacts, extra: Record<strin
     ...extra,
   };
 }
+
+/** The `data` of export.ready: which export, what it holds; the download link is fetched with credentials. */
+export function exportEventData(e: { id: string; merchant_ids: string[]; files_done: number; size_bytes: string | number | null; expires_at: Date }): Record<string, unknown> {
+  return {
+    export_id: e.id,
+    status: 'READY',
+    merchant_ids: e.merchant_ids,
+    files: e.files_done,
+    size_bytes: e.size_bytes === null ? null : Number(e.size_bytes),
+    expires_at: e.expires_at.toISOString(),
+  };
+}

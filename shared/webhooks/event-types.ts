@@ -10,6 +10,7 @@ export const WEBHOOK_EVENT_TYPES = [
   'payment_complement.stamped',
   'global_invoice.stamped',
   'csd.expiring',
+  'export.ready',
 ] as const;
 
 export type WebhookEventType = (typeof WEBHOOK_EVENT_TYPES)[number];

@@ -179,6 +179,7 @@ describe('buyer flow: resolve, confirm, stamp', function () {
       keyring: encryptionKeyring(config),
       pac: swPacClient(harness().pac.url, harness().pac.token, config.pacTimeoutMs, `${harness().pac.url}/ConsultaCFDIService.svc`),
       files: {
+        ...files,
         get: (key) => files.get(key),
         async put(...args) {
           if (++waiting === 2) open();

@@ -56,6 +56,18 @@ describe('the TypeScript client (clients/typescript), against the live test stac
     expect(badPeriod).to.be.instanceOf(ApiError).and.include({ status: 400, code: 'validation_failed' });
   });
 
+  it('asks for the ZIP of a period and follows it, the same key finding the same export (issue #32)', async () => {
+    const key = crypto.randomUUID();
+    const asked = await client().createInvoiceExport({ created_from: '2026-01-01', include_pdf: false }, key);
+    expect(asked).to.include({ status: 'PENDING', download_url: null });
+    expect((await client().createInvoiceExport({ created_from: '2026-01-01', include_pdf: false }, key)).export_id).to.equal(asked.export_id);
+    expect((await client().getInvoiceExport(asked.export_id)).export_id).to.equal(asked.export_id);
+    const refused = await client()
+      .createInvoiceExport({ cfdi_type: 'X' as 'I' })
+      .catch((e: unknown) => e);
+    expect(refused).to.be.instanceOf(ApiError).and.include({ status: 400, code: 'validation_failed' });
+  });
+
   it('tells a replay from a new QR (Idempotent-Replayed): a retry with the same key is the same QR, replayed', async () => {
     const key = crypto.randomUUID();
     const sale = qrBody(account.storeUid) as QrCreateRequest;

@@ -44,6 +44,8 @@ describe("tenant isolation: every route with another account's ids", function ()
       body: { related: [{ uuid: ids.uuid, amount: 10 }], sat_payment_form: '03', sat_payment_method: 'PUE' },
     });
     ids.creditNote = credit.body.id;
+    const zip = await call('POST', '/v1/qrs/invoices/exports', { headers: { 'X-API-Key': owner.apiKey }, body: {} });
+    ids.export = zip.body.export_id;
     const endpoint = await call('POST', '/v1/webhooks/endpoints', { headers: bearer, body: { url: 'http://127.0.0.1:9/hooks' } });
     ids.endpoint = endpoint.body.id;
   });
@@ -74,6 +76,8 @@ describe("tenant isolation: every route with another account's ids", function ()
         { method: 'GET', path: `/v1/qrs/invoices/uuid/${ids.uuid}/cancellation-acuse`, as },
         { method: 'DELETE', path: `/v1/qrs/invoices/${ids.uuid}`, as, body: { motive: '02' } },
         { method: 'GET', path: `/v1/qrs/invoices/credit-notes/${ids.creditNote}`, as },
+        { method: 'GET', path: `/v1/qrs/invoices/exports/${ids.export}`, as },
+        { method: 'POST', path: '/v1/qrs/invoices/exports', as, body: { merchant_id: merchantId } },
         {
           method: 'POST',
           path: '/v1/qrs/invoices/credit-notes',
@@ -86,7 +90,7 @@ describe("tenant isolation: every route with another account's ids", function ()
       { method: 'GET', path: `/v1/webhooks/endpoints/${ids.endpoint}/deliveries`, as: 'token' },
       { method: 'DELETE', path: `/v1/webhooks/endpoints/${ids.endpoint}`, as: 'token' },
     ];
-    const secrets = [owner.issuerId, owner.merchantId, owner.storeUid, ids.qr, ids.uuid, ids.product, ids.creditNote, ids.endpoint, 'ESCUELA KEMPER'].filter(
+    const secrets = [owner.issuerId, owner.merchantId, owner.storeUid, ids.qr, ids.uuid, ids.product, ids.creditNote, ids.export, ids.endpoint, 'ESCUELA KEMPER'].filter(
       (s): s is string => s !== undefined,
     );
     const wrong: string[] = [];

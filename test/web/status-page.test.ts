@@ -11,6 +11,7 @@ import { HOUR_MS } from '../../shared/status/status-figures.js';
 import { openDesktop } from '../helpers/browser.js';
 import { harness } from '../helpers/harness.js';
 import { makeTraffic, moveSales } from '../helpers/status-traffic.js';
+import { QUEUES } from '../../shared/platform/jobs.js';
 
 const USER = 'ops';
 const PASSWORD = 'correct horse battery staple';
@@ -111,7 +112,7 @@ describe('the status page (/admin/status) in a browser', function () {
     const heights = await created.evaluateAll((rects) => rects.map((r) => Number(r.getAttribute('height'))));
     expect(heights.filter((h) => h > 0).length).to.be.above(12);
     expect(await page.locator('.tile', { hasText: 'refused' }).first().innerText()).to.match(/^[1-9]\d*\s+refused$/);
-    expect(await page.locator('tr[data-queue]').count()).to.equal(8);
+    expect(await page.locator('tr[data-queue]').count()).to.equal(Object.values(QUEUES).length);
 
     mkdirSync(dirname(SCREENSHOT), { recursive: true });
     await page.screenshot({ path: SCREENSHOT, fullPage: true });

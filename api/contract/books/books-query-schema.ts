@@ -45,7 +45,7 @@ export const qrListQuerySchema = {
   },
 } as const;
 
-const invoiceFilters = {
+export const invoiceFilters = {
   ...scopeAndPeriod,
   status: listOf(INVOICE_STATUSES, 'One or more CFDI statuses, comma-separated'),
   cfdi_type: { enum: ['I', 'E', 'P'], description: 'I (invoices, global ones included), E (credit notes), P (payment complements)' },

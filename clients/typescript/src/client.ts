@@ -58,6 +58,9 @@ export type InvoiceSummary = components['schemas']['InvoiceSummary'];
 /** Period and scope of GET /v1/qrs/invoices/summary, and its answer. */
 export type PeriodSummaryQuery = operations['summarizeInvoices']['parameters']['query'];
 export type PeriodSummary = components['schemas']['PeriodSummary'];
+/** POST /v1/qrs/invoices/exports: the ZIP of a period's CFDIs (the export's filters, `include_pdf`), and its state. */
+export type InvoiceExportRequest = components['schemas']['InvoiceExportRequest'];
+export type InvoiceExport = components['schemas']['InvoiceExport'];
 
 function queryString(query: Record<string, string | number | undefined>): string {
   const entries = Object.entries(query).flatMap(([k, v]): [string, string][] => (v === undefined ? [] : [[k, String(v)]]));
@@ -163,6 +166,20 @@ export class AutofacturaClient {
       throw new ApiError(res.status, body?.error?.code ?? 'http_error', body?.error?.message ?? res.statusText, body?.error?.details ?? [], body?.error?.request_id, body);
     }
     return res.body;
+  }
+
+  /**
+   * POST /v1/qrs/invoices/exports: asks for the ZIP of a period's CFDIs (one idempotency key per logical request:
+   * pass your own to find the same export again after a crash). Follow it with getInvoiceExport until READY, then
+   * download `download_url` (signed: no credentials).
+   */
+  async createInvoiceExport(request: InvoiceExportRequest = {}, idempotencyKey: string = crypto.randomUUID()): Promise<InvoiceExport> {
+    return this.request<InvoiceExport>('POST', '/v1/qrs/invoices/exports', { body: request, idempotencyKey });
+  }
+
+  /** GET /v1/qrs/invoices/exports/{exportId}: its progress, and once READY its download link. */
+  getInvoiceExport(exportId: string): Promise<InvoiceExport> {
+    return this.request<InvoiceExport>('GET', `/v1/qrs/invoices/exports/${encodeURIComponent(exportId)}`);
   }
 
   private headers(): Record<string, string> {

@@ -368,6 +368,40 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/qrs/invoices/exports": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** A period's CFDIs as one ZIP of their stamped XML (and PDF with `include_pdf`), named `<RFC emisor>_<serie><folio>_<UUID>.xml`: built by a job, kept 7 days; the same filters as the CSV export, in the body */
+        post: operations["createInvoiceExport"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/qrs/invoices/exports/{exportId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Follow an export: its progress (`files_done` of `files_total`), and once READY a signed download link (1 hour, re-issued on every read) */
+        get: operations["getInvoiceExport"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/qrs/{qrId}": {
         parameters: {
             query?: never;
@@ -866,6 +900,23 @@ export interface paths {
         };
         /** Buyer: the invoice XML or PDF through its signed link (xml_url, pdf_url); `download=1` to save it */
         get: operations["downloadInvoiceFile"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/public/exports/{file}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** An export's ZIP (`{exportId}.zip`) through its signed link (`download_url`) */
+        get: operations["downloadInvoiceExport"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1924,6 +1975,73 @@ export interface components {
                 differences_total: number;
             }[];
         };
+        InvoiceExportRequest: {
+            /** @description Bearer token: one of the account's merchants (default: all of them). API key: its own merchant only */
+            merchant_id?: string;
+            /** @description First day (YYYY-MM-DD, inclusive) on the clocks of `time_zone` */
+            created_from?: string;
+            /** @description Last day (YYYY-MM-DD, inclusive) */
+            created_to?: string;
+            /** @description IANA time zone the dates are read in (default America/Mexico_City) */
+            time_zone?: string;
+            /** @description The store (a CFDI: one of the sales it covers is of this store) */
+            store_uid?: string;
+            /** @description The POS's sale id (a CFDI: one of the sales it covers) */
+            sale_id?: string;
+            /** @description One or more CFDI statuses, comma-separated */
+            status?: string;
+            /**
+             * @description I (invoices, global ones included), E (credit notes), P (payment complements)
+             * @enum {unknown}
+             */
+            cfdi_type?: "I" | "E" | "P";
+            /** @description The receptor's RFC */
+            receptor_rfc?: string;
+            /**
+             * Format: uuid
+             * @description Fiscal folio (UUID)
+             */
+            uuid?: string;
+            /** @description Serie */
+            series?: string;
+            /** @description Folio */
+            folio?: string;
+            /** @description Also each CFDI's PDF, rendered on first ask and kept (default false) */
+            include_pdf?: boolean;
+        };
+        InvoiceExport: {
+            export_id: string;
+            /**
+             * @description PENDING (queued), RUNNING (being written), READY (download_url), FAILED (request it again)
+             * @enum {unknown}
+             */
+            status: "PENDING" | "RUNNING" | "READY" | "FAILED";
+            include_pdf: boolean;
+            /** @description The merchants whose CFDIs it holds */
+            merchant_ids: string[];
+            /** @description Files written into the ZIP so far */
+            files_done: number;
+            /** @description Files it will hold (null until the job starts) */
+            files_total: number | null;
+            /** @description The ZIP's size once READY */
+            size_bytes: number | null;
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            finished_at: string | null;
+            /**
+             * Format: date-time
+             * @description When the export and its file are removed
+             */
+            expires_at: string;
+            /**
+             * Format: uri
+             * @description READY: a signed link to the ZIP, no credentials needed, re-issued on every read; 410 after download_expires_at
+             */
+            download_url: string | null;
+            /** Format: date-time */
+            download_expires_at: string | null;
+        };
         GlobalInvoiceList: {
             items: components["schemas"]["GlobalInvoice"][];
         };
@@ -1946,7 +2064,7 @@ export interface components {
             id: string;
             event_id: string;
             /** @enum {string} */
-            event_type: "qr.scanned" | "qr.expired" | "invoice.stamped" | "invoice.failed" | "invoice.cancelled" | "invoice.cancellation_status_updated" | "credit_note.stamped" | "payment_complement.stamped" | "global_invoice.stamped" | "csd.expiring";
+            event_type: "qr.scanned" | "qr.expired" | "invoice.stamped" | "invoice.failed" | "invoice.cancelled" | "invoice.cancellation_status_updated" | "credit_note.stamped" | "payment_complement.stamped" | "global_invoice.stamped" | "csd.expiring" | "export.ready";
             /**
              * @description FAILED: every attempt failed, or the endpoint was deleted
              * @enum {string}
@@ -2352,6 +2470,10 @@ export interface components {
                 "global-invoice"?: {
                     [key: string]: number;
                 };
+                /** @description Jobs waiting, active, delayed, failed and completed (kept) */
+                exports?: {
+                    [key: string]: number;
+                };
             };
         };
         ServiceLinks: {
@@ -2733,7 +2855,7 @@ export interface components {
             /** @description HTTPS URL that receives the events (HTTP only outside production). */
             url: string;
             /** @description Event types to receive; absent or empty: all. */
-            events?: ("qr.scanned" | "qr.expired" | "invoice.stamped" | "invoice.failed" | "invoice.cancelled" | "invoice.cancellation_status_updated" | "credit_note.stamped" | "payment_complement.stamped" | "global_invoice.stamped" | "csd.expiring")[];
+            events?: ("qr.scanned" | "qr.expired" | "invoice.stamped" | "invoice.failed" | "invoice.cancelled" | "invoice.cancellation_status_updated" | "credit_note.stamped" | "payment_complement.stamped" | "global_invoice.stamped" | "csd.expiring" | "export.ready")[];
             description?: string;
         };
         GlobalPeriodicityRequest: {
@@ -2804,7 +2926,7 @@ export interface components {
             id: string;
             url: string;
             /** @description Event types it receives; empty: all */
-            events: ("qr.scanned" | "qr.expired" | "invoice.stamped" | "invoice.failed" | "invoice.cancelled" | "invoice.cancellation_status_updated" | "credit_note.stamped" | "payment_complement.stamped" | "global_invoice.stamped" | "csd.expiring")[];
+            events: ("qr.scanned" | "qr.expired" | "invoice.stamped" | "invoice.failed" | "invoice.cancelled" | "invoice.cancellation_status_updated" | "credit_note.stamped" | "payment_complement.stamped" | "global_invoice.stamped" | "csd.expiring" | "export.ready")[];
             description: string | null;
             /** Format: date-time */
             created_at: string;
@@ -7190,6 +7312,257 @@ export interface operations {
             };
         };
     };
+    createInvoiceExport: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Optional: the same key and body again answers the export it recorded */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "created_from": "2026-11-01",
+                 *       "created_to": "2026-11-30",
+                 *       "time_zone": "America/Mexico_City",
+                 *       "include_pdf": false
+                 *     }
+                 */
+                "application/json": components["schemas"]["InvoiceExportRequest"];
+            };
+        };
+        responses: {
+            /** @description Recorded (PENDING) or replayed; follow it at the Location */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "export_id": "exp_4Hs8Wd2Kz9Nc6Pt3Xb7Lm1",
+                     *       "status": "READY",
+                     *       "include_pdf": false,
+                     *       "merchant_ids": [
+                     *         "mer_7Lm1Xb4Nc9Kz2Wd6Hs3Pt8"
+                     *       ],
+                     *       "files_done": 1842,
+                     *       "files_total": 1842,
+                     *       "size_bytes": 4187345,
+                     *       "created_at": "2026-12-01T15:02:11.000Z",
+                     *       "finished_at": "2026-12-01T15:02:49.000Z",
+                     *       "expires_at": "2026-12-08T15:02:11.000Z",
+                     *       "download_url": "https://facturas.example.com/v1/public/exports/exp_4Hs8Wd2Kz9Nc6Pt3Xb7Lm1.zip?exp=1796142169&sig=N2tY7cK1pQ9xV4mB8zR3sA",
+                     *       "download_expires_at": "2026-12-01T16:02:49.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["InvoiceExport"];
+                };
+            };
+            /** @description Invalid filter, body or Idempotency-Key */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "validation_failed",
+                     *         "message": "Invalid filter, body or Idempotency-Key",
+                     *         "details": [
+                     *           {
+                     *             "field": "operation_data[0].quantity",
+                     *             "code": "out_of_range",
+                     *             "message": "operation_data[0].quantity must be > 0."
+                     *           }
+                     *         ],
+                     *         "request_id": "req_gE6nb9tx31iXPSHS"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No valid API key or token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "unauthorized",
+                     *         "message": "No valid API key or token",
+                     *         "details": [],
+                     *         "request_id": "req_gE6nb9tx31iXPSHS"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `merchant_id` is not a merchant of these credentials */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "merchant_id",
+                     *         "message": "`merchant_id` is not a merchant of these credentials",
+                     *         "details": [],
+                     *         "request_id": "req_gE6nb9tx31iXPSHS"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description idempotency_key_reused: the key was used with another body */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "idempotency_key_reused",
+                     *         "message": "idempotency_key_reused: the key was used with another body",
+                     *         "details": [],
+                     *         "request_id": "req_gE6nb9tx31iXPSHS"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Body over the size limit */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "payload_too_large",
+                     *         "message": "Body over the size limit",
+                     *         "details": [],
+                     *         "request_id": "req_gE6nb9tx31iXPSHS"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Content-Type is not application/json */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "unsupported_media_type",
+                     *         "message": "Content-Type is not application/json",
+                     *         "details": [],
+                     *         "request_id": "req_gE6nb9tx31iXPSHS"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getInvoiceExport: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                exportId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The export */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "export_id": "exp_4Hs8Wd2Kz9Nc6Pt3Xb7Lm1",
+                     *       "status": "READY",
+                     *       "include_pdf": false,
+                     *       "merchant_ids": [
+                     *         "mer_7Lm1Xb4Nc9Kz2Wd6Hs3Pt8"
+                     *       ],
+                     *       "files_done": 1842,
+                     *       "files_total": 1842,
+                     *       "size_bytes": 4187345,
+                     *       "created_at": "2026-12-01T15:02:11.000Z",
+                     *       "finished_at": "2026-12-01T15:02:49.000Z",
+                     *       "expires_at": "2026-12-08T15:02:11.000Z",
+                     *       "download_url": "https://facturas.example.com/v1/public/exports/exp_4Hs8Wd2Kz9Nc6Pt3Xb7Lm1.zip?exp=1796142169&sig=N2tY7cK1pQ9xV4mB8zR3sA",
+                     *       "download_expires_at": "2026-12-01T16:02:49.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["InvoiceExport"];
+                };
+            };
+            /** @description No valid API key or token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "unauthorized",
+                     *         "message": "No valid API key or token",
+                     *         "details": [],
+                     *         "request_id": "req_gE6nb9tx31iXPSHS"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such export for these credentials (an API key sees the exports it asked for; a bearer token its account's), or removed */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "not_found",
+                     *         "message": "No such export for these credentials (an API key sees the exports it asked for; a bearer token its account's), or removed",
+                     *         "details": [],
+                     *         "request_id": "req_gE6nb9tx31iXPSHS"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
     getQr: {
         parameters: {
             query?: never;
@@ -11149,6 +11522,70 @@ export interface operations {
                      *       "error": {
                      *         "code": "service_unavailable",
                      *         "message": "PDF not rendered yet",
+                     *         "details": [],
+                     *         "request_id": "req_gE6nb9tx31iXPSHS"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    downloadInvoiceExport: {
+        parameters: {
+            query: {
+                /** @description Expiry (unix seconds), covered by the signature */
+                exp: number;
+                sig: string;
+            };
+            header?: never;
+            path: {
+                file: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The ZIP */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/zip": string;
+                };
+            };
+            /** @description Bad signature */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "invalid_signature",
+                     *         "message": "Bad signature",
+                     *         "details": [],
+                     *         "request_id": "req_gE6nb9tx31iXPSHS"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `link_expired`: past its `exp`; `export_removed`: the export was removed after its 7 days */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "link_expired",
+                     *         "message": "`link_expired`: past its `exp`; `export_removed`: the export was removed after its 7 days",
                      *         "details": [],
                      *         "request_id": "req_gE6nb9tx31iXPSHS"
                      *       }

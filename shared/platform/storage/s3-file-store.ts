@@ -1,4 +1,7 @@
-import { GetObjectCommand, PutObjectCommand, S3Client, S3ServiceException } from '@aws-sdk/client-s3';
+import { createReadStream } from 'node:fs';
+import { stat } from 'node:fs/promises';
+import { Readable } from 'node:stream';
+import { DeleteObjectCommand, GetObjectCommand, PutObjectCommand, S3Client, S3ServiceException } from '@aws-sdk/client-s3';
 import type { Config } from '../config.js';
 import { contentTypeOfKey, newTypedKey, type FileStore } from './file-store.js';
 
@@ -24,6 +27,9 @@ export function s3FileStore(config: S3FileStoreConfig): FileStore {
     // Without a key pair the SDK's default chain finds one (instance or task role, AWS_* variables, profile).
     ...(config.s3AccessKeyId ? { credentials: { accessKeyId: config.s3AccessKeyId, secretAccessKey: config.s3SecretAccessKey } } : {}),
     requestHandler: { connectionTimeout: CONNECT_TIMEOUT_MS, requestTimeout: REQUEST_TIMEOUT_MS },
+    // A streamed body (putFile) would otherwise be sent aws-chunked with a trailing checksum, which several
+    // S3-compatible services (s3rver, older MinIO, some gateways) store as the object's bytes.
+    requestChecksumCalculation: 'WHEN_REQUIRED',
   });
   const bucket = config.s3Bucket;
   return {
@@ -43,6 +49,29 @@ export function s3FileStore(config: S3FileStoreConfig): FileStore {
         if (isMissingKey(err)) return undefined;
         throw err;
       }
+    },
+    async putFile(prefix, path, contentType, extension) {
+      const key = newTypedKey(prefix, { contentType, data: Buffer.alloc(0) }, extension);
+      // One PUT (up to 5 GB), streamed from the file with its length: never held in memory.
+      const { size } = await stat(path);
+      await client.send(new PutObjectCommand({ Bucket: bucket, Key: key, Body: createReadStream(path), ContentLength: size, ContentType: contentType }));
+      return key;
+    },
+    async read(key) {
+      const contentType = contentTypeOfKey(key);
+      if (!contentType) return undefined;
+      try {
+        const object = await client.send(new GetObjectCommand({ Bucket: bucket, Key: key }));
+        if (!(object.Body instanceof Readable)) throw new Error(`file store: the bucket answered ${key} without a stream`);
+        return { contentType, size: object.ContentLength ?? 0, body: object.Body };
+      } catch (err) {
+        if (isMissingKey(err)) return undefined;
+        throw err;
+      }
+    },
+    async remove(key) {
+      if (!contentTypeOfKey(key)) return;
+      await client.send(new DeleteObjectCommand({ Bucket: bucket, Key: key }));
     },
   };
 }

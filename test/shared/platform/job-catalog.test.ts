@@ -32,6 +32,7 @@ describe('the job catalog (shared/platform/jobs.ts, issue #20)', () => {
       'issue-global-invoices',
       'announce-expiring-csds',
       'keep-partitions',
+      'sweep-invoice-exports',
     ]);
     for (const name of scheduled) {
       expect(JOBS[name].id?.({} as never), name).to.be.a('string');

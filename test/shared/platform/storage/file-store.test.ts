@@ -1,4 +1,5 @@
-import { mkdtemp, readdir, rm } from 'node:fs/promises';
+import { mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
+import { text } from 'node:stream/consumers';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect } from 'chai';
@@ -34,6 +35,20 @@ describe('file store', () => {
 
       it('knows nothing of a key it did not make', async () => {
         expect(await files.get('invoices/AAAAAAAAAAAAAAAAAAAAAA.pdf')).to.equal(undefined);
+        expect(await files.read('invoices/AAAAAAAAAAAAAAAAAAAAAA.pdf')).to.equal(undefined);
+      });
+
+      it('stores a file from a path, reads it back as a stream with its size, and removes it (issue #32)', async () => {
+        const source = join(dir, `source-${name}.zip`);
+        await writeFile(source, 'PK the bytes of an export');
+        const key = await files.putFile('exports', source, 'application/zip', 'zip');
+        expect(key).to.match(/^exports\/[A-Za-z0-9_-]{22}\.zip$/);
+        const stream = (await files.read(key))!;
+        expect(stream).to.include({ contentType: 'application/zip', size: 25 });
+        expect(await text(stream.body)).to.equal('PK the bytes of an export');
+        await files.remove(key);
+        expect(await files.get(key)).to.equal(undefined);
+        await files.remove(key); // a missing key is no error
       });
     });
   }

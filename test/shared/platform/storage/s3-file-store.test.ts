@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { text } from 'node:stream/consumers';
 import type { Server } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -59,6 +60,17 @@ describe('file store on an S3-compatible bucket (s3rver on loopback)', () => {
       expect(head.ContentType).to.equal(file.contentType);
     });
   }
+
+  it('stores a ZIP from a file in one streamed PUT, reads it back as a stream, and removes it (issue #32)', async () => {
+    const source = join(dir, 'export.zip');
+    await writeFile(source, 'PK the bytes of an export');
+    const key = await files.putFile('exports', source, 'application/zip', 'zip');
+    const stream = (await files.read(key))!;
+    expect(stream).to.include({ contentType: 'application/zip', size: 25 });
+    expect(await text(stream.body)).to.equal('PK the bytes of an export');
+    await files.remove(key);
+    expect(await files.get(key)).to.equal(undefined);
+  });
 
   it('knows nothing of a key it did not make, and keys from outside the scheme never reach the bucket', async () => {
     expect(await files.get('invoices/AAAAAAAAAAAAAAAAAAAAAA.pdf')).to.equal(undefined);

@@ -1,0 +1,120 @@
+/**
+ * The month's XMLs in one download (issue #32): the job that builds an export's ZIP. It reads the export's
+ * stamped CFDIs in keyset batches (the list's order and indexes), takes each one's stored XML (and its PDF when
+ * asked: the kept one, or rendered now and kept, shared/invoices/invoice-file.ts) and writes it into a ZIP in a
+ * temporary file (shared/platform/zip/zip-writer.ts), so memory holds one batch's rows, one file and the ZIP's
+ * central directory (~100 bytes an entry), whatever the period's size. The finished file goes to the file store
+ * (FileStore.putFile: disk and S3 copy it from the file; PostgreSQL, a bytea, holds it whole and at most 1 GB),
+ * the export becomes READY with `export.ready` in the same transaction, and the temporary file is removed.
+ */
+import { createWriteStream } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { Db } from '../platform/db.js';
+import type { Keyset } from '../platform/keyset-cursor.js';
+import { zipWriter } from '../platform/zip/zip-writer.js';
+import { countZipEntries, zipEntries, type ZipEntryRow } from '../repositories/books.js';
+import { findInvoice } from '../repositories/invoices.js';
+import {
+  deleteInvoiceExport,
+  expiredInvoiceExports,
+  failInvoiceExport,
+  filtersOf,
+  finishInvoiceExport,
+  invoiceExportById,
+  recordExportProgress,
+  scopeOf,
+  startInvoiceExport,
+} from '../repositories/invoice-exports.js';
+import { emitAccountEvent } from '../webhooks/emit-event.js';
+import { exportEventData } from '../webhooks/event-data.js';
+import { invoiceFile, type InvoiceFileDeps } from '../invoices/invoice-file.js';
+
+/** Days a built export (its row and its file) is kept before the sweep removes it. */
+export const EXPORT_KEEP_DAYS = 7;
+/** CFDIs read per batch (and progress written once per batch). */
+export const ZIP_BATCH = 100;
+
+export type ZipBuildDeps = InvoiceFileDeps & { db: Db };
+
+export type ZipBuildResult = { outcome: 'ready'; files: number; bytes: number } | { outcome: 'not-running' };
+
+/** A name part as a file name may hold it: no path separators or control characters. */
+const safe = (text: string) => [...text].map((c) => (c.charCodeAt(0) < 0x20 || c.charCodeAt(0) === 0x7f || '/\\:*?"<>|'.includes(c) ? '-' : c)).join('');
+
+/** `<RFC emisor>_<serie><folio>_<UUID>.xml`, as accountants file them. */
+export function zipEntryName(row: Pick<ZipEntryRow, 'emitter_rfc' | 'series' | 'folio' | 'uuid'>, kind: 'xml' | 'pdf'): string {
+  return `${safe(row.emitter_rfc)}_${safe(`${row.series ?? ''}${row.folio}`)}_${safe(row.uuid)}.${kind}`;
+}
+
+export async function buildInvoiceZip(deps: ZipBuildDeps, exportId: string): Promise<ZipBuildResult> {
+  const row = await invoiceExportById(deps.db, exportId);
+  if (!row || row.status === 'READY' || row.status === 'FAILED') return { outcome: 'not-running' };
+  const scope = scopeOf(row);
+  const filters = filtersOf(row);
+  const perInvoice = row.include_pdf ? 2 : 1;
+  if (!(await startInvoiceExport(deps.db, exportId, (await countZipEntries(deps.db, scope, filters)) * perInvoice))) return { outcome: 'not-running' };
+
+  const dir = await mkdtemp(join(tmpdir(), 'invoice-export-'));
+  const path = join(dir, 'export.zip');
+  const out = createWriteStream(path);
+  try {
+    const zip = zipWriter(out);
+    let done = 0;
+    let after: Keyset | undefined;
+    for (;;) {
+      const batch = await zipEntries(deps.db, scope, filters, after, ZIP_BATCH);
+      for (const entry of batch) {
+        const xml = await deps.files.get(entry.xml_file_key);
+        if (!xml) throw new Error(`invoice export: the stamped XML of ${entry.id} is missing from the file store`);
+        await zip.add(zipEntryName(entry, 'xml'), xml.data);
+        done++;
+        if (row.include_pdf) {
+          const invoice = await findInvoice(deps.db, entry.id);
+          const pdf = invoice && (await invoiceFile(deps, invoice, 'pdf'));
+          if (!pdf?.ok) throw new Error(`invoice export: no PDF for ${entry.id}`);
+          await zip.add(zipEntryName(entry, 'pdf'), pdf.file.data);
+          done++;
+        }
+      }
+      if (batch.length > 0) await recordExportProgress(deps.db, exportId, done);
+      if (batch.length < ZIP_BATCH) break;
+      after = batch.at(-1)!.key;
+    }
+    const bytes = await zip.finish();
+    const fileKey = await deps.files.putFile('exports', path, 'application/zip', 'zip');
+    const ready = await deps.db.transaction(async (trx) => {
+      const finished = await finishInvoiceExport(trx, exportId, { fileKey, sizeBytes: bytes, filesDone: done });
+      if (finished) await emitAccountEvent(trx, 'export.ready', finished.account_id, exportEventData(finished));
+      return finished;
+    });
+    if (!ready) {
+      await deps.files.remove(fileKey);
+      return { outcome: 'not-running' };
+    }
+    return { outcome: 'ready', files: done, bytes };
+  } finally {
+    out.destroy(); // a failed attempt's file is closed before it goes (a finished one already is)
+    await rm(dir, { recursive: true, force: true });
+  }
+}
+
+/** The job's last attempt failed: the export says FAILED (its reason kept for the operator, not shown). */
+export async function recordZipFailure(db: Db, exportId: string, err: unknown): Promise<void> {
+  await failInvoiceExport(db, exportId, err instanceof Error ? err.message : String(err));
+}
+
+/** Removes the exports past their keeping time, each file before its row (a crash between leaves a row to retry). */
+export async function sweepInvoiceExports(deps: Pick<ZipBuildDeps, 'db' | 'files'>, now: Date = new Date()): Promise<number> {
+  let removed = 0;
+  for (;;) {
+    const expired = await expiredInvoiceExports(deps.db, now, 100);
+    for (const e of expired) {
+      if (e.file_key) await deps.files.remove(e.file_key);
+      await deleteInvoiceExport(deps.db, e.id);
+      removed++;
+    }
+    if (expired.length < 100) return removed;
+  }
+}

@@ -1,0 +1,126 @@
+/**
+ * ZIP exports of CFDIs (issue #32, migrations/20261127150000_invoice_exports.ts): the request, its progress, the
+ * stored archive and its removal. The filters are kept as JSON (their instants as ISO text) and read back whole.
+ */
+import type { Db, Trx } from '../platform/db.js';
+import type { BooksScope, InvoiceFilters } from './books.js';
+
+export type InvoiceExportStatus = 'PENDING' | 'RUNNING' | 'READY' | 'FAILED';
+
+export interface InvoiceExportRow {
+  id: string;
+  account_id: string;
+  owner: string;
+  merchant_ids: string[];
+  filters: StoredFilters;
+  include_pdf: boolean;
+  status: InvoiceExportStatus;
+  files_done: number;
+  files_total: number | null;
+  file_key: string | null;
+  size_bytes: string | null;
+  failure: string | null;
+  idempotency_key: string | null;
+  fingerprint: string;
+  created_at: Date;
+  finished_at: Date | null;
+  expires_at: Date;
+}
+
+type StoredFilters = Omit<InvoiceFilters, 'from' | 'to'> & { from?: string; to?: string };
+
+/** Who may read an export: the API key's merchant alone, or the bearer account (any of its exports). */
+export type ExportReader = { merchantId: string } | { accountId: string };
+
+export const ownerOf = (reader: ExportReader): string => ('merchantId' in reader ? `merchant:${reader.merchantId}` : `account:${reader.accountId}`);
+
+export interface NewInvoiceExport {
+  id: string;
+  accountId: string;
+  reader: ExportReader;
+  scope: BooksScope;
+  filters: InvoiceFilters;
+  includePdf: boolean;
+  idempotencyKey: string | undefined;
+  fingerprint: string;
+  expiresAt: Date;
+}
+
+/** The filters the job applies, as the request resolved them. */
+export function filtersOf(row: InvoiceExportRow): InvoiceFilters {
+  const { from, to, ...rest } = row.filters;
+  return { ...rest, ...(from ? { from: new Date(from) } : {}), ...(to ? { to: new Date(to) } : {}) };
+}
+
+export function scopeOf(row: InvoiceExportRow): BooksScope {
+  return { merchantIds: row.merchant_ids };
+}
+
+/**
+ * Records the export, or (the same idempotency key of the same owner) finds the one recorded before: `created`
+ * says which, so only a new one is queued.
+ */
+export async function insertInvoiceExport(db: Db, e: NewInvoiceExport): Promise<{ row: InvoiceExportRow; created: boolean }> {
+  const owner = ownerOf(e.reader);
+  const stored: StoredFilters = { ...e.filters, from: e.filters.from?.toISOString(), to: e.filters.to?.toISOString() };
+  const result = await db.raw<{ rows: InvoiceExportRow[] }>(
+    `INSERT INTO invoice_exports (id, account_id, owner, merchant_ids, filters, include_pdf, idempotency_key, fingerprint, expires_at)
+     VALUES (?, ?, ?, ?::text[], ?::jsonb, ?, ?, ?, ?)
+     ON CONFLICT (owner, idempotency_key) WHERE idempotency_key IS NOT NULL DO NOTHING RETURNING *`,
+    [e.id, e.accountId, owner, [...e.scope.merchantIds], JSON.stringify(stored), e.includePdf, e.idempotencyKey ?? null, e.fingerprint, e.expiresAt],
+  );
+  const [inserted] = result.rows;
+  if (inserted) return { row: inserted, created: true };
+  const earlier = (await db('invoice_exports').where({ owner, idempotency_key: e.idempotencyKey! }).first()) as InvoiceExportRow | undefined;
+  if (!earlier) throw new Error('invoice export: idempotency record vanished after a conflict');
+  return { row: earlier, created: false };
+}
+
+/** An export its reader may see (an API key: its merchant's own; a bearer token: its account's). */
+export async function findInvoiceExport(db: Db, reader: ExportReader, id: string): Promise<InvoiceExportRow | undefined> {
+  const query = db('invoice_exports').where({ id });
+  if ('merchantId' in reader) void query.where({ owner: ownerOf(reader) });
+  else void query.where({ account_id: reader.accountId });
+  return (await query.first()) as InvoiceExportRow | undefined;
+}
+
+export async function invoiceExportById(db: Db | Trx, id: string): Promise<InvoiceExportRow | undefined> {
+  return (await db('invoice_exports').where({ id }).first()) as InvoiceExportRow | undefined;
+}
+
+/** The job starts (again, after a crash: from zero): RUNNING with its total. False when it is already finished. */
+export async function startInvoiceExport(db: Db, id: string, filesTotal: number): Promise<boolean> {
+  const updated = await db('invoice_exports').where({ id }).whereIn('status', ['PENDING', 'RUNNING']).update({ status: 'RUNNING', files_total: filesTotal, files_done: 0 });
+  return updated === 1;
+}
+
+export async function recordExportProgress(db: Db, id: string, filesDone: number): Promise<void> {
+  await db('invoice_exports').where({ id, status: 'RUNNING' }).update({ files_done: filesDone });
+}
+
+/** READY with its file, in the caller's transaction (the event goes with it). Undefined when it was not running. */
+export async function finishInvoiceExport(trx: Trx, id: string, done: { fileKey: string; sizeBytes: number; filesDone: number }): Promise<InvoiceExportRow | undefined> {
+  const [row] = (await trx('invoice_exports')
+    .where({ id, status: 'RUNNING' })
+    .update({ status: 'READY', file_key: done.fileKey, size_bytes: done.sizeBytes, files_done: done.filesDone, files_total: done.filesDone, finished_at: trx.fn.now() })
+    .returning('*')) as InvoiceExportRow[];
+  return row;
+}
+
+export async function failInvoiceExport(db: Db, id: string, failure: string): Promise<void> {
+  await db('invoice_exports').whereIn('status', ['PENDING', 'RUNNING']).where({ id }).update({ status: 'FAILED', failure, finished_at: db.fn.now() });
+}
+
+/** Exports past their keeping time, oldest first (their files to remove, then their rows). */
+export async function expiredInvoiceExports(db: Db, now: Date, limit: number): Promise<Pick<InvoiceExportRow, 'id' | 'file_key'>[]> {
+  return (await db('invoice_exports').where('expires_at', '<=', now).orderBy('expires_at').limit(limit).select('id', 'file_key')) as Pick<InvoiceExportRow, 'id' | 'file_key'>[];
+}
+
+export async function deleteInvoiceExport(db: Db, id: string): Promise<void> {
+  await db('invoice_exports').where({ id }).delete();
+}
+
+/** Exports still to build (their job may have been lost with Redis). */
+export async function unfinishedInvoiceExportIds(db: Db, limit: number): Promise<string[]> {
+  return ((await db('invoice_exports').whereIn('status', ['PENDING', 'RUNNING']).orderBy('created_at').limit(limit).select('id')) as { id: string }[]).map((r) => r.id);
+}
