@@ -99,6 +99,8 @@ const errorResponse = (description: string) => ({
   content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } },
 });
 
+/** An optional `Idempotency-Key` header: the same key and body again answer what the first request recorded. */
+const optionalIdempotencyKey = (description: string) => ({ name: 'Idempotency-Key', in: 'header', required: false, schema: { type: 'string', format: 'uuid' }, description });
 const pathParams = (...names: string[]) => names.map((name) => ({ name, in: 'path', required: true, schema: { type: 'string' } }));
 const apiKey = [{ ApiKey: [] }];
 const bearer = [{ Bearer: [] }];
@@ -463,15 +465,7 @@ function rawDocument(publicBaseUrl: string) {
           summary:
             "A period's CFDIs as one ZIP of their stamped XML (and PDF with `include_pdf`), named `<RFC emisor>_<serie><folio>_<UUID>.xml`: built by a job, kept 7 days; the same filters as the CSV export, in the body",
           security: [...apiKey, ...bearer],
-          parameters: [
-            {
-              name: 'Idempotency-Key',
-              in: 'header',
-              required: false,
-              schema: { type: 'string', format: 'uuid' },
-              description: 'Optional: the same key and body again answers the export it recorded',
-            },
-          ],
+          parameters: [optionalIdempotencyKey('Optional: the same key and body again answers the export it recorded')],
           requestBody: { required: true, content: json('InvoiceExportRequest') },
           responses: {
             202: { description: 'Recorded (PENDING) or replayed; follow it at the Location', content: json('InvoiceExport') },
@@ -654,15 +648,7 @@ function rawDocument(publicBaseUrl: string) {
         post: {
           summary: 'Record a payment received for PPD invoices: a CFDI type P with Pagos 2.0 (installment and balances computed here); stamped by the worker',
           security: [...apiKey, ...bearer],
-          parameters: [
-            {
-              name: 'Idempotency-Key',
-              in: 'header',
-              required: false,
-              schema: { type: 'string', format: 'uuid' },
-              description: 'Optional: the same key and body again answers the complement it recorded (Idempotent-Replayed: true)',
-            },
-          ],
+          parameters: [optionalIdempotencyKey('Optional: the same key and body again answers the complement it recorded (Idempotent-Replayed: true)')],
           requestBody: { required: true, content: json('PaymentComplementRequest') },
           responses: {
             202: { description: 'Recorded (STAMPING), or replayed; follow it at the Location', content: json('PaymentComplement') },
