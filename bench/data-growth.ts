@@ -31,6 +31,9 @@ import { readStatusFigures } from '../shared/status/status-figures.js';
 import { sweepStampingJob } from '../workers/sweep-stamping.js';
 import { exportInvoices, listInvoices, listQrs } from '../shared/repositories/books.js';
 import type { Keyset } from '../shared/platform/keyset-cursor.js';
+import { removeKeysMatching } from '../test/helpers/redis-keys.js';
+
+const QUEUE_PREFIX = `afbenchdata${process.pid}`;
 import { EXPIRY_PLAN_WINDOW_MS } from '../shared/domain/expiry-buckets.js';
 
 const SIZES = (process.env.BENCH_DATA_ROWS ?? '100000,10000000').split(',').map(Number);
@@ -366,7 +369,7 @@ async function main(): Promise<void> {
   await ensureDatabase(DATABASE_URL);
   const db = knexFactory(knexConfig(DATABASE_URL));
   const redis = new Redis(redisOptions('blocking', loadConfig().redisUrl));
-  const producers = await createProducers(redis, loadConfig(), `afbenchdata${process.pid}`);
+  const producers = await createProducers(redis, loadConfig(), QUEUE_PREFIX);
   const keep = process.env.BENCH_DATA_KEEP === '1';
   const report: string[] = [];
   try {
@@ -416,11 +419,9 @@ async function main(): Promise<void> {
     console.log(report.join('\n'));
     console.log(`\nfull plans: ${out}`);
   } finally {
-    await producers
-      .queue('stamp')
-      .obliterate({ force: true })
-      .catch(() => undefined);
     await producers.close();
+    // The Redis is shared: none of this run's keys stay (the queues' meta keys included).
+    await removeKeysMatching(redis, `${QUEUE_PREFIX}:*`).catch(() => undefined);
     redis.disconnect();
     await db.destroy();
     if (!keep) {
