@@ -1,3 +1,8 @@
+import { execFile } from 'node:child_process';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
 import { expect } from 'chai';
 import type { QueueEvents } from 'bullmq';
 import type { BootstrapResult } from '../../cli/bootstrap.js';
@@ -9,6 +14,9 @@ import { jobId } from '../../shared/platform/jobs.js';
 import { confirmReviewed, newQrLink, queueEventsOf, stamped, type QrLink } from '../helpers/buyer.js';
 import { harness } from '../helpers/harness.js';
 import { call, expectError } from '../helpers/http.js';
+import { xsdInvalid } from '../helpers/sat-tools.js';
+
+const run = promisify(execFile);
 
 type Row = Record<string, unknown>;
 
@@ -239,6 +247,70 @@ describe('the month adds up: GET /v1/qrs/invoices/summary (issue #32)', function
     // A day is the merchant's: the period before this month holds none of it.
     const before = await summary(key(a), `from=2020-01-01&to=2020-01-31&time_zone=UTC`);
     expect(before.body.items[0]).to.deep.include({ sales: [], cfdis: [], credit_notes: [], payment_complements: [], differences: [], differences_total: 0 });
+  });
+
+  it("holds the same month in the books: both lists page by page, the CSV row by row, the ZIP's XMLs byte for byte and valid", async () => {
+    const range = `created_from=${monthStart}&created_to=${monthEnd}`;
+    async function walk(path: string): Promise<Record<string, unknown>[]> {
+      const rows: Record<string, unknown>[] = [];
+      for (let cursor: string | null = null, pages = 0; pages < 20; pages++) {
+        const res = await call('GET', `${path}?${range}&size=3${cursor ? `&cursor=${cursor}` : ''}`, { headers: key(a) });
+        expect(res.status, JSON.stringify(res.body)).to.equal(200);
+        rows.push(...(res.body.content as Record<string, unknown>[]));
+        cursor = res.body.next_cursor as string | null;
+        if (!cursor) return rows;
+      }
+      throw new Error(`${path}: more than 20 pages`);
+    }
+    const sales = [made.single, ...made.multi, made.ppd, made.cancelledSale, ...made.global, made.expired, made.late, made.open];
+    expect((await walk('/v1/qrs')).map((q) => q.qr_id)).to.have.members(sales.map((l) => l.qrId));
+    const cfdis = [made.globalInvoice, made.singleInvoice, made.multiInvoice, made.ppdInvoice, made.cancelledInvoice, made.creditNote, made.complement];
+    const uuids = cfdis.map((c) => c.uuid as string);
+    expect((await walk('/v1/qrs/invoices')).map((i) => i.uuid)).to.have.members(uuids);
+
+    const csv = await fetch(`${harness().baseUrl}/v1/qrs/invoices/export?format=jsonl&${range}`, { headers: key(a) });
+    expect(csv.status).to.equal(200);
+    const rows = (await csv.text())
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { uuid: string; kind: string; total: string; sale_ids: string[]; global_tickets: string | null; status: string });
+    expect(rows.map((r) => r.uuid)).to.have.members(uuids);
+    const row = (uuid: unknown) => rows.find((r) => r.uuid === uuid)!;
+    const saleId = async (link: QrLink) => (await db()('qr_transactions').where({ id: link.qrId }).first('sale_id')).sale_id as string;
+    expect(row(made.multiInvoice.uuid).sale_ids).to.deep.equal(await Promise.all(made.multi.map(saleId)));
+    expect(row(made.globalInvoice.uuid)).to.include({ kind: 'global_invoice', global_tickets: '2' });
+    expect(row(made.cancelledInvoice.uuid).status).to.equal('CANCELLED');
+    for (const c of cfdis) expect(dec(row(c.uuid).total).equals(dec(accountingFacts(c.sealed_xml as string).total)), String(c.uuid)).to.equal(true);
+
+    const exportsEvents = await queueEventsOf('exports');
+    const dir = await mkdtemp(join(tmpdir(), 'books-month-'));
+    try {
+      const asked = await call('POST', '/v1/qrs/invoices/exports', { headers: key(a), body: { created_from: monthStart, created_to: monthEnd } });
+      expect(asked.status, JSON.stringify(asked.body)).to.equal(202);
+      const job = await harness()
+        .producers.queue('exports')
+        .getJob(jobId.buildInvoiceExport(asked.body.export_id as string));
+      await job!.waitUntilFinished(exportsEvents.events.exports, 120_000);
+      const ready = await call('GET', `/v1/qrs/invoices/exports/${asked.body.export_id as string}`, { headers: key(a) });
+      expect(ready.body.status).to.equal('READY');
+      const zip = await fetch((ready.body.download_url as string).replace(harness().deps.config.publicBaseUrl, harness().baseUrl));
+      expect(zip.status).to.equal(200);
+      const path = join(dir, 'month.zip');
+      await writeFile(path, Buffer.from(await zip.arrayBuffer()));
+      await run('unzip', ['-q', '-d', join(dir, 'x'), path]);
+      const names = (await run('zipinfo', ['-1', path])).stdout.trim().split('\n');
+      expect(names).to.have.length(cfdis.length);
+      for (const c of cfdis) {
+        const name = names.find((n) => n.endsWith(`_${c.uuid as string}.xml`));
+        expect(name, String(c.uuid)).to.be.a('string');
+        const stored = await harness().deps.files.get(c.xml_file_key as string);
+        expect((await readFile(join(dir, 'x', name!))).equals(stored!.data), `${name!} is the stamped XML`).to.equal(true);
+      }
+      expect(await xsdInvalid(names.map((n) => join(dir, 'x', n)))).to.equal('');
+    } finally {
+      await exportsEvents.close();
+      await rm(dir, { recursive: true, force: true });
+    }
   });
 
   it('names each row that does not add up: an ACTIVE invoice whose sale is PENDING, a sale in two CFDIs, a global ticket count, a credit over its invoice', async () => {
