@@ -18,7 +18,7 @@ import { benchConnectionSweep, sweepConnections } from './connections.js';
 import { connectionsChartSvg } from './chart.js';
 import { benchPendingQrs } from './pending-qrs.js';
 import { machine, printFigures } from './figures.js';
-import { benchEnv, freshAccount, removeRunData, startProcess, waitHealthy, type BenchEnv } from './stack.js';
+import { benchEnv, freshAccount, removeRunData, startProcess, stopProcesses, waitHealthy, type BenchEnv } from './stack.js';
 import { readCounts } from './lean/counters.js';
 import { measureQrRoutes, postLoad } from './lean/load.js';
 import { cpuReader } from './lean/cpu.js';
@@ -157,8 +157,7 @@ async function main(): Promise<void> {
       `${JSON.stringify({ machine: host, ceiling, qrs, light, ratioPercent: ratio, lean: leanComparison, render, cfdi, stampFast, stampBare, stampSlow, cancels, global, sweep, pending })}\n`,
     );
   } finally {
-    api.kill('SIGTERM');
-    workers.kill('SIGTERM');
+    await stopProcesses(api, workers);
     await pac.close();
     await removeRunData(env);
   }

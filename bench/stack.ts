@@ -46,6 +46,18 @@ export function startProcess(script: string, env: BenchEnv, extraEnv: BenchEnv =
   return fork(new URL(script, import.meta.url).pathname, [], { env: { ...env, ...extraEnv }, execArgv: ['--import', 'tsx', ...profile], stdio: 'inherit' });
 }
 
+/** SIGTERM to each process and wait until they have exited: nothing of theirs writes after the run's data is removed. */
+export async function stopProcesses(...children: (ChildProcess | undefined)[]): Promise<void> {
+  await Promise.all(
+    children.map((child) => {
+      if (!child || child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
+      const gone = new Promise((resolve) => child.once('exit', resolve));
+      child.kill('SIGTERM');
+      return gone;
+    }),
+  );
+}
+
 export async function waitHealthy(url: string): Promise<void> {
   for (let i = 0; i < 100; i++) {
     try {

@@ -6,7 +6,7 @@ import { randomUUID } from 'node:crypto';
 import { startFakePacServer } from '../../fakes/pac-server.js';
 import { loadConfig } from '../../shared/platform/config.js';
 import { sampleSale } from '../../test/fixtures/sample-sale.js';
-import { benchEnv, freshAccount, removeRunData, startProcess, waitHealthy } from '../stack.js';
+import { benchEnv, freshAccount, removeRunData, startProcess, stopProcesses, waitHealthy } from '../stack.js';
 import { readCounts } from './counters.js';
 import { cpuReader } from './cpu.js';
 import { measureQrRoutes } from './load.js';
@@ -41,8 +41,7 @@ async function main(): Promise<void> {
     const comparison = { connections: CONNECTIONS, seconds: SECONDS, encoder: leanEncoder(process.env.BENCH_LEAN_QR), lean, project };
     process.stdout.write(`${leanComparisonLines(comparison).join('\n')}\n${JSON.stringify(comparison)}\n`);
   } finally {
-    api?.kill('SIGTERM');
-    workers?.kill('SIGTERM');
+    await stopProcesses(api, workers);
     await pac.close();
     await removeRunData(env);
   }
