@@ -18,7 +18,7 @@ import { benchConnectionSweep, sweepConnections } from './connections.js';
 import { connectionsChartSvg } from './chart.js';
 import { benchPendingQrs } from './pending-qrs.js';
 import { machine, printFigures } from './figures.js';
-import { benchEnv, freshAccount, removeRunData, startProcess, stopProcesses, waitHealthy, type BenchEnv } from './stack.js';
+import { benchEnv, freshAccount, processCount, removeRunData, startApi, startProcess, stopProcesses, waitHealthy, type BenchEnv } from './stack.js';
 import { readCounts } from './lean/counters.js';
 import { measureQrRoutes, postLoad } from './lean/load.js';
 import { cpuReader } from './lean/cpu.js';
@@ -43,6 +43,8 @@ const CHART = process.env.BENCH_CHART ?? new URL('../docs/performance.svg', impo
 const PENDING = Number(process.env.BENCH_PENDING ?? 100_000);
 /** QRs each server makes before its GET run (each GET asks for a random one): issue #31's comparison. */
 const LEAN_GET_TARGETS = Number(process.env.BENCH_LEAN_GET_TARGETS ?? 200);
+/** The project's API processes (one per core unless set), as the lean server runs one per core. */
+const API_PROCESSES = processCount('BENCH_API_PROCESSES');
 const env = benchEnv(DATABASE_URL, PORT);
 const start = (script: string, extraEnv: BenchEnv = {}) => startProcess(script, env, extraEnv);
 
@@ -66,14 +68,21 @@ async function main(): Promise<void> {
   // The fake PAC in this process, so the stamping run can change its latency; workers reach it over HTTP.
   const pac = await startFakePacServer();
   const workers = start('../bin/worker.ts', { PAC_BASE_URL: pac.url, PAC_TOKEN: pac.token, SAT_STATUS_URL: `${pac.url}/ConsultaCFDIService.svc` });
-  const api = start('../bin/web.ts');
+  const api = startApi(env, API_PROCESSES);
   try {
     await waitHealthy(`http://127.0.0.1:${PORT}/health`);
     // Warm-up (JIT, pools, catalogs), POST and GET exactly as the lean server was measured.
     const cpu = cpuReader({ API: [api.pid ?? 0], worker: [workers.pid ?? 0] }, loadConfig(env).redisUrl, env.DATABASE_URL);
     const project = await measureQrRoutes({ ...routeLoad, cpu, baseUrl: `http://127.0.0.1:${PORT}` });
     const qrs = project.post;
-    const leanComparison = { connections: CONNECTIONS, seconds: DURATION, encoder: leanEncoder(process.env.BENCH_LEAN_QR), lean, project };
+    const leanComparison = {
+      connections: CONNECTIONS,
+      seconds: DURATION,
+      encoder: leanEncoder(process.env.BENCH_LEAN_QR),
+      processes: { lean: processCount('BENCH_LEAN_PROCESSES'), api: API_PROCESSES, worker: 1 },
+      lean,
+      project,
+    };
     // Latency below saturation: 10 connections (autocannon's fixed-rate mode sends in bursts).
     const light = await load(`http://127.0.0.1:${PORT}/v1/qrs`, headers, body, 10);
     const sweep = await benchConnectionSweep({ url: `http://127.0.0.1:${PORT}/v1/qrs`, headers, body, connections: sweepConnections(), seconds: SWEEP_SECONDS });

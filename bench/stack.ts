@@ -2,7 +2,7 @@
 // the API and the workers as separate processes (as in production), and cleaning up after the run.
 import { fork, type ChildProcess } from 'node:child_process';
 import { rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Redis } from 'ioredis';
 import knexFactory from 'knex';
@@ -46,6 +46,19 @@ export function startProcess(script: string, env: BenchEnv, extraEnv: BenchEnv =
   return fork(new URL(script, import.meta.url).pathname, [], { env: { ...env, ...extraEnv }, execArgv: ['--import', 'tsx', ...profile], stdio: 'inherit' });
 }
 
+/** A bench's process count from `variable` (BENCH_API_PROCESSES, BENCH_LEAN_PROCESSES): one per core unless set. */
+export function processCount(variable: string): number {
+  return Number(process.env[variable] ?? availableParallelism());
+}
+
+/**
+ * The project's API as `processes` processes on the environment's PORT: bin/web.ts itself for one, else
+ * bench/api-processes.ts (node:cluster standing in for production's load balancer over several `web` processes).
+ */
+export function startApi(env: BenchEnv, processes: number, extraEnv: BenchEnv = {}): ChildProcess {
+  return processes === 1 ? startProcess('../bin/web.ts', env, extraEnv) : startProcess('./api-processes.ts', env, { ...extraEnv, BENCH_API_PROCESSES: String(processes) });
+}
+
 /** SIGTERM to each process and wait until they have exited: nothing of theirs writes after the run's data is removed. */
 export async function stopProcesses(...children: (ChildProcess | undefined)[]): Promise<void> {
   await Promise.all(
@@ -58,8 +71,9 @@ export async function stopProcesses(...children: (ChildProcess | undefined)[]): 
   );
 }
 
+/** Up to a minute: several API processes starting through tsx on a loaded 2-core machine took over 20 s. */
 export async function waitHealthy(url: string): Promise<void> {
-  for (let i = 0; i < 100; i++) {
+  for (let i = 0; i < 300; i++) {
     try {
       if ((await fetch(url)).ok) return;
     } catch {

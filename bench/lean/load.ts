@@ -18,7 +18,8 @@ export type PerSale = ServerCounts & { cpuMs?: Record<string, number> };
 
 export interface QrRouteFigures {
   post: LoadFigures & { perSale?: PerSale };
-  get: LoadFigures;
+  /** `perRequest`: the same counters per GET answered (a GET has no worker part: the figure is the API's). */
+  get: LoadFigures & { perRequest?: PerSale };
 }
 
 export interface QrRouteLoad {
@@ -79,40 +80,52 @@ async function createTargets(o: QrRouteLoad, count: number): Promise<string[]> {
   return ids;
 }
 
-/** Warm-up (JIT, pools) for a third of the time, then POST, then GET of random QRs the server made. */
+/** `run` between two readings of the counters and of CPU (when `o` gives them): its result and its figures per 2xx answer. */
+async function counted(o: QrRouteLoad, run: () => Promise<autocannon.Result>): Promise<{ result: autocannon.Result; perSale?: PerSale }> {
+  const before = await o.counts?.();
+  const cpuBefore = await o.cpu?.();
+  const result = await run();
+  const cpuAfter = await o.cpu?.();
+  if (!o.counts || !before) return { result };
+  await new Promise((resolve) => setTimeout(resolve, PG_STATS_SETTLE_MS));
+  const after = await o.counts();
+  const answers = Math.max(1, result['2xx']);
+  const per = (n: number) => Math.round((n / answers) * 10) / 10;
+  const byCommand = Object.fromEntries(
+    Object.entries(after.redisByCommand)
+      .map(([name, calls]) => [name, per(calls - (before.redisByCommand[name] ?? 0))] as const)
+      .filter(([, n]) => n > 0),
+  );
+  return {
+    result,
+    perSale: {
+      redisCommands: per(after.redisCommands - before.redisCommands),
+      redisByCommand: byCommand,
+      pgTransactions: per(after.pgTransactions - before.pgTransactions),
+      ...(cpuBefore && cpuAfter ? { cpuMs: cpuPerSale(cpuBefore, cpuAfter, answers) } : {}),
+    },
+  };
+}
+
+/** Warm-up (JIT, pools) for a third of the time, then POST, then a GET warm-up and GET of random QRs the server made. */
 export async function measureQrRoutes(o: QrRouteLoad): Promise<QrRouteFigures> {
   await postRun(o, Math.max(1, Math.round(o.seconds / 3)));
   const settled = () => new Promise((resolve) => setTimeout(resolve, PG_STATS_SETTLE_MS));
   if (o.counts) await settled();
-  const before = await o.counts?.();
-  const cpuBefore = await o.cpu?.();
-  const result = await postRun(o, o.seconds);
-  const cpuAfter = await o.cpu?.();
-  const post: QrRouteFigures['post'] = figures(result);
-  if (o.counts && before) {
-    await settled();
-    const after = await o.counts();
-    const sales = Math.max(1, result['2xx']);
-    const per = (n: number) => Math.round((n / sales) * 10) / 10;
-    const byCommand = Object.fromEntries(
-      Object.entries(after.redisByCommand)
-        .map(([name, calls]) => [name, per(calls - (before.redisByCommand[name] ?? 0))] as const)
-        .filter(([, n]) => n > 0),
-    );
-    post.perSale = {
-      redisCommands: per(after.redisCommands - before.redisCommands),
-      redisByCommand: byCommand,
-      pgTransactions: per(after.pgTransactions - before.pgTransactions),
-      ...(cpuBefore && cpuAfter ? { cpuMs: cpuPerSale(cpuBefore, cpuAfter, sales) } : {}),
-    };
-  }
+  const { result, perSale } = await counted(o, () => postRun(o, o.seconds));
+  const post: QrRouteFigures['post'] = { ...figures(result), ...(perSale ? { perSale } : {}) };
   const ids = await createTargets(o, o.getTargets);
   const headers = o.headers();
-  const get = await autocannon({
-    url: o.baseUrl,
-    connections: o.connections,
-    duration: o.seconds,
-    requests: [{ method: 'GET', setupRequest: (req) => ({ ...req, path: `/v1/qrs/${ids[Math.floor(Math.random() * ids.length)]!}`, headers }) }],
-  });
-  return { post, get: figures(get) };
+  const getRun = (seconds: number) =>
+    autocannon({
+      url: o.baseUrl,
+      connections: o.connections,
+      duration: seconds,
+      requests: [{ method: 'GET', setupRequest: (req) => ({ ...req, path: `/v1/qrs/${ids[Math.floor(Math.random() * ids.length)]!}`, headers }) }],
+    });
+  // The GET path's own warm-up (its view and SELECT have not run yet), then the measured run.
+  await getRun(Math.max(1, Math.round(o.seconds / 3)));
+  if (o.counts) await settled();
+  const measured = await counted(o, () => getRun(o.seconds));
+  return { post, get: { ...figures(measured.result), ...(measured.perSale ? { perRequest: measured.perSale } : {}) } };
 }

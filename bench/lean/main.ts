@@ -3,17 +3,17 @@
 // all listen, and on SIGTERM stops them and drops the table. Env: PORT, DATABASE_URL, REDIS_URL,
 // QUEUE_PREFIX (its Redis keys live under it), BENCH_LEAN_QR, BENCH_LEAN_PROCESSES.
 import cluster from 'node:cluster';
-import { availableParallelism } from 'node:os';
 import { Redis } from 'ioredis';
 import pg from 'pg';
 import { loadConfig } from '../../shared/platform/config.js';
+import { processCount } from '../stack.js';
 import { leanApp } from './app.js';
 import { leanEncoder } from './render.js';
 import { createLeanTable, dropLeanTable } from './store.js';
 
 const config = loadConfig(process.env);
 const port = Number(process.env.PORT ?? 0);
-const processes = Number(process.env.BENCH_LEAN_PROCESSES ?? availableParallelism());
+const processes = processCount('BENCH_LEAN_PROCESSES');
 
 async function primary(): Promise<void> {
   await createLeanTable(config.databaseUrl);

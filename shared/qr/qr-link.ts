@@ -1,4 +1,5 @@
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
+import { hmacKey } from '../platform/crypto/hmac-key.js';
 
 /**
  * The deep link printed in the QR: `{base}/q?v=1&t=<token>&m=<mac>`.
@@ -19,7 +20,7 @@ export function newQrToken(): string {
 }
 
 function mac(token: string, version: string, key: string): Buffer {
-  return createHmac('sha256', key).update(`v${version}.${token}`).digest().subarray(0, MAC_BYTES);
+  return createHmac('sha256', hmacKey(key)).update(`v${version}.${token}`).digest().subarray(0, MAC_BYTES);
 }
 
 export function signQrToken(token: string, key: string): QrLinkParams {

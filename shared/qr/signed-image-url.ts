@@ -1,11 +1,12 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
+import { hmacKey } from '../platform/crypto/hmac-key.js';
 
 /**
  * qr_url: a public, credential-free URL to the QR PNG, signed like a presigned URL.
  * The signature covers the transaction id and the expiry (unix seconds), so neither can be changed.
  */
 function signature(qrId: string, exp: number, key: string): Buffer {
-  return createHmac('sha256', key).update(`qr-image.${qrId}.${exp}`).digest().subarray(0, 16);
+  return createHmac('sha256', hmacKey(key)).update(`qr-image.${qrId}.${exp}`).digest().subarray(0, 16);
 }
 
 export function signedImageUrl(publicBaseUrl: string, qrId: string, expiresAt: Date, key: string): string {

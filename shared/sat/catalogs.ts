@@ -60,10 +60,14 @@ function inForce(from: string | null, to: string | null, onDate: string): boolea
   return (from === null || from <= onDate) && (to === null || onDate <= to);
 }
 
+const PRODUCT_ENTRIES_KEPT = 4096;
+
 export class SatCatalogs {
   readonly #tables = new Map<CatalogName, Map<string, CatalogEntry>>();
   readonly #rates: readonly RateRow[];
   readonly #products: SortedLineIndex;
+  /** Product entries already decoded: a service's sales repeat a few hundred keys, each looked up on every view. */
+  readonly #productEntries = new Map<string, CatalogEntry>();
 
   constructor(file: CatalogFile, products: SortedLineIndex) {
     if (file.version !== CATALOG_FILE_VERSION) {
@@ -90,6 +94,18 @@ export class SatCatalogs {
   }
 
   #product(key: string): CatalogEntry | undefined {
+    const known = this.#productEntries.get(key);
+    if (known) return known;
+    const entry = this.#decodeProduct(key);
+    if (entry) {
+      // Bounded: the oldest decoded key goes first (a Map iterates in insertion order).
+      if (this.#productEntries.size >= PRODUCT_ENTRIES_KEPT) this.#productEntries.delete(this.#productEntries.keys().next().value!);
+      this.#productEntries.set(key, entry);
+    }
+    return entry;
+  }
+
+  #decodeProduct(key: string): CatalogEntry | undefined {
     const fields = this.#products.find(key);
     if (!fields) return undefined;
     const [, description = '', validFrom = '', validTo = '', ...values] = fields;

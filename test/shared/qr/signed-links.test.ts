@@ -1,3 +1,4 @@
+import { createHmac } from 'node:crypto';
 import { expect } from 'chai';
 import { loadConfig } from '../../../shared/platform/config.js';
 import { signQrToken, verifyQrLink } from '../../../shared/qr/qr-link.js';
@@ -38,5 +39,15 @@ describe('signed links', () => {
     const sig = url.searchParams.get('sig')!;
     expect(verifyImageUrl('tra_1', exp, sig, 'key')).to.deep.equal({ ok: true });
     expect(verifyImageUrl('tra_1', exp, respelled(sig), 'key')).to.deep.equal({ ok: false, reason: 'bad_signature' });
+  });
+
+  it('MACs are HMAC-SHA256 under the key as UTF-8 bytes, whatever the key spells (each key is imported once per process)', () => {
+    for (const key of ['key', 'clave ñ €', 'key']) {
+      const mac = (message: string) => createHmac('sha256', Buffer.from(key, 'utf8')).update(message).digest().subarray(0, 16).toString('base64url');
+      expect(signQrToken('DDDDDDDDDDDDDDDDDDDDDD', key).m, key).to.equal(mac('v1.DDDDDDDDDDDDDDDDDDDDDD'));
+      const expires = new Date('2030-01-01T00:00:00Z');
+      const sig = new URL(signedImageUrl('https://x.test', 'tra_1', expires, key)).searchParams.get('sig');
+      expect(sig, key).to.equal(mac(`qr-image.tra_1.${expires.getTime() / 1000}`));
+    }
   });
 });

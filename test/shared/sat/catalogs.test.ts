@@ -40,6 +40,16 @@ describe('SAT catalogs', () => {
     expect(catalogs.currencyDecimals('CLF')).to.equal(4);
   });
 
+  it('answer every product key as its line says, also after more distinct keys than the decoded ones kept (4,096)', () => {
+    const lines = readFileSync(new URL('../../../data/sat/c_ClaveProdServ.tsv', import.meta.url), 'utf8')
+      .split('\n')
+      .slice(0, 5000);
+    const read = () => lines.map((line) => catalogs.description('c_ClaveProdServ', line.split('\t')[0]!));
+    const expected = lines.map((line) => line.split('\t')[1]);
+    expect(read()).to.deep.equal(expected);
+    expect(read(), 'again, the first keys evicted and decoded anew').to.deep.equal(expected);
+  });
+
   it('count validity dates: a key is refused before it starts and after it ends', () => {
     expect(catalogs.check('c_ObjetoImp', '06', '2024-12-12')).to.deep.include({ ok: false, reason: 'not_in_force' });
     expect(catalogs.check('c_ObjetoImp', '06', '2024-12-13').ok).to.equal(true);
