@@ -25,6 +25,7 @@ import { cpuReader } from './lean/cpu.js';
 import { measureLean } from './lean/measure.js';
 import { leanEncoder } from './lean/render.js';
 import { leanComparisonLines } from './lean/table.js';
+import { measureStamping, stampingLine } from './stamping.js';
 
 const DURATION = Number(process.env.BENCH_SECONDS ?? 10);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 50);
@@ -52,6 +53,7 @@ const load = (url: string, headers: () => Record<string, string>, body: string, 
 
 async function main(): Promise<void> {
   const account = await freshAccount(env);
+  if (process.env.BENCH_ONLY === 'stamping') return onlyStamping(account);
 
   const body = JSON.stringify(sampleSale(account.storeUid, new Date(Date.now() + 86_400_000)));
   const headers = () => ({ 'X-API-Key': account.apiKey, 'X-TIME-ZONE': 'America/Mexico_City', 'idempotency-key': randomUUID() });
@@ -166,6 +168,41 @@ async function main(): Promise<void> {
       `${JSON.stringify({ machine: host, ceiling, qrs, light, ratioPercent: ratio, lean: leanComparison, render, cfdi, stampFast, stampBare, stampSlow, cancels, global, sweep, pending })}\n`,
     );
   } finally {
+    await stopProcesses(api, workers);
+    await pac.close();
+    await removeRunData(env);
+  }
+}
+
+/** BENCH_ONLY=stamping: the stamping runs alone, with CPU, statements and Redis commands per CFDI. */
+async function onlyStamping(account: Awaited<ReturnType<typeof freshAccount>>): Promise<void> {
+  const pac = await startFakePacServer();
+  const workers = start('../bin/worker.ts', { PAC_BASE_URL: pac.url, PAC_TOKEN: pac.token, SAT_STATUS_URL: `${pac.url}/ConsultaCFDIService.svc` });
+  const api = start('../bin/web.ts');
+  const db = knexFactory(knexConfig(DATABASE_URL));
+  try {
+    await waitHealthy(`http://127.0.0.1:${PORT}/health`);
+    const { redisUrl } = loadConfig(env);
+    const run = {
+      baseUrl: `http://127.0.0.1:${PORT}`,
+      db,
+      pac,
+      apiKey: account.apiKey,
+      storeUid: account.storeUid,
+      redisUrl,
+      databaseUrl: DATABASE_URL,
+      processes: { API: api, worker: workers },
+      cpu: cpuReader({ API: [api.pid ?? 0], worker: [workers.pid ?? 0] }, redisUrl, DATABASE_URL),
+    };
+    await measureStamping(run, 0, 20, true, STAMP_CONCURRENCY); // warm-up: the worker's CSD, JIT
+    const runs = [
+      await measureStamping(run, 0, BARE_STAMP_COUNT, false, BARE_STAMP_CONCURRENCY),
+      await measureStamping(run, 300, BARE_STAMP_COUNT, false, BARE_STAMP_CONCURRENCY),
+      await measureStamping(run, 0, STAMP_COUNT, true, STAMP_CONCURRENCY),
+    ];
+    process.stdout.write(`\n${new Date().toISOString()}, load average ${machine().loadAtStart.join(' ')}\n${runs.map(stampingLine).join('\n')}\n${JSON.stringify(runs)}\n`);
+  } finally {
+    await db.destroy();
     await stopProcesses(api, workers);
     await pac.close();
     await removeRunData(env);

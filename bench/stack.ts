@@ -40,10 +40,28 @@ export function benchEnv(databaseUrl: string, port: number): ServiceEnv {
 
 /** BENCH_PROFILE=1 writes a V8 CPU profile of each process to bench/profiles/ (open in Chrome DevTools). */
 const profile = process.env.BENCH_PROFILE === '1' ? ['--cpu-prof', `--cpu-prof-dir=${new URL('./profiles/', import.meta.url).pathname}`] : [];
+/** BENCH_STATEMENTS=1 counts each process's PostgreSQL statements (bench/count-statements.ts; see statementsOf). */
+const counting = process.env.BENCH_STATEMENTS === '1' ? ['--import', new URL('./count-statements.ts', import.meta.url).pathname] : [];
 
 /** A TypeScript entry (relative to bench/) as its own process. */
 export function startProcess(script: string, env: BenchEnv, extraEnv: BenchEnv = {}): ChildProcess {
-  return fork(new URL(script, import.meta.url).pathname, [], { env: { ...env, ...extraEnv }, execArgv: ['--import', 'tsx', ...profile], stdio: 'inherit' });
+  return fork(new URL(script, import.meta.url).pathname, [], { env: { ...env, ...extraEnv }, execArgv: ['--import', 'tsx', ...counting, ...profile], stdio: 'inherit' });
+}
+
+/** The PostgreSQL statements a process has sent so far, when BENCH_STATEMENTS=1 (else undefined). */
+export async function statementsOf(child: ChildProcess): Promise<number | undefined> {
+  if (counting.length === 0 || !child.connected) return undefined;
+  const answer = new Promise<number>((resolve) => {
+    const listener = (message: unknown) => {
+      if (typeof message === 'object' && message !== null && 'statements' in message) {
+        child.off('message', listener);
+        resolve(Number((message as { statements: unknown }).statements));
+      }
+    };
+    child.on('message', listener);
+  });
+  child.send('bench:statements');
+  return answer;
 }
 
 /** A bench's process count from `variable` (BENCH_API_PROCESSES, BENCH_LEAN_PROCESSES): one per core unless set. */

@@ -59,11 +59,14 @@ export async function benchStampEndToEnd(options: {
   concurrency: number;
   latencyMs: number;
   validates: boolean;
+  /** Called once the QRs exist, before the confirmations: readings around the stamping alone start here. */
+  ready?: () => Promise<void>;
 }): Promise<StampFigures> {
   const { baseUrl, db, pac, count } = options;
   const links = await newLinks(baseUrl, options.apiKey, options.storeUid, count);
   pac.latencyMs = options.latencyMs;
   pac.validates = options.validates;
+  await options.ready?.();
   const accepted = new Map<string, number>();
   const start = performance.now();
   let next = 0;

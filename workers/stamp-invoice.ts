@@ -19,7 +19,7 @@ import { storedDocument } from '../shared/invoices/stored-document.js';
 import type { InvoicePayload, StampInvoiceResult } from '../shared/platform/jobs.js';
 import { PacRefused, type PacClient } from '../shared/adapters/pac/pac-client.js';
 import type { Producers } from '../shared/platform/queues.js';
-import { findInvoice, invoiceIdWithUuid, invoiceTicketIds, recordRefusal, recordStamp, saveSealedDocument, type InvoiceRow } from '../shared/repositories/invoices.js';
+import { findInvoiceToStamp, recordRefusal, recordStamp, saveSealedDocument, type InvoiceToStamp } from '../shared/repositories/invoices.js';
 import { loadCsdMaterial } from '../shared/repositories/merchant-csds.js';
 import { expeditionPlace, findSale } from '../shared/repositories/sales.js';
 import type { SatCatalogs } from '../shared/sat/catalogs.js';
@@ -44,7 +44,10 @@ export const RESEAL_AFTER_HOURS = 70;
 // Opening an encrypted PKCS#8 key costs milliseconds; a signer is reused until the merchant's CSD changes.
 const signers = new Map<string, { updatedAt: number; signer: CsdSigner }>();
 
-async function signerFor(deps: StampDeps, merchantId: string): Promise<CsdSigner> {
+/** `csdUpdatedAt`: when the CSD last changed, read with the invoice; the key is read and decrypted only when it did. */
+async function signerFor(deps: StampDeps, merchantId: string, csdUpdatedAt: Date | null): Promise<CsdSigner> {
+  const kept = signers.get(merchantId);
+  if (kept && csdUpdatedAt && kept.updatedAt === csdUpdatedAt.getTime()) return kept.signer;
   const material = await loadCsdMaterial(deps.db, merchantId, deps.keyring);
   if (!material) throw new UnrecoverableError(`merchant ${merchantId} has no CSD`);
   const cached = signers.get(merchantId);
@@ -61,13 +64,12 @@ function hoursBetweenLocal(earlier: string, later: string): number {
 type Numbering = { series?: string; folio: string; issuedLocal: string };
 
 /** What the document is built from: the QR sale for its buyer, or the stored document of a credit note, payment complement or global invoice. */
-async function documentSource(deps: StampDeps, invoice: InvoiceRow): Promise<{ timeZone: string; seal(numbering: Numbering, signer: CsdSigner): SealedSale }> {
+async function documentSource(deps: StampDeps, { invoice, tickets }: InvoiceToStamp): Promise<{ timeZone: string; seal(numbering: Numbering, signer: CsdSigner): SealedSale }> {
   if (!invoice.transaction_id) {
     const stored = storedDocument(invoice.document);
     return { timeZone: stored.timeZone, seal: (numbering, signer) => sealInput({ ...stored.input, ...numbering }, signer) };
   }
-  const ticketIds = await invoiceTicketIds(deps.db, invoice.id);
-  const sales = await Promise.all(ticketIds.map((id) => findSale(deps.db, { id })));
+  const sales = await Promise.all(tickets.map(({ id }) => findSale(deps.db, { id })));
   const [sale, ...further] = sales;
   if (!sale || further.some((s) => s === undefined)) throw new UnrecoverableError(`a ticket of invoice ${invoice.id} is gone`);
   // Several tickets: every ticket's concepts under the first one's header (checked when confirmed).
@@ -95,15 +97,16 @@ async function documentSource(deps: StampDeps, invoice: InvoiceRow): Promise<{ t
  * Fecha the new document must come after (waits for the clock to pass it: SAT refuses a Fecha ahead of
  * the stamp).
  */
-async function sealedDocument(deps: StampDeps, invoice: InvoiceRow, now: () => Date, after?: string): Promise<string | { refused: true }> {
-  const source = await documentSource(deps, invoice);
+async function sealedDocument(deps: StampDeps, toStamp: InvoiceToStamp, now: () => Date, after?: string): Promise<string | { refused: true }> {
+  const { invoice } = toStamp;
+  const source = await documentSource(deps, toStamp);
   let nowLocal = localDateTime(now(), source.timeZone);
   if (after === undefined && invoice.sealed_xml && invoice.issued_local && hoursBetweenLocal(invoice.issued_local, nowLocal) < RESEAL_AFTER_HOURS) return invoice.sealed_xml;
   while (after !== undefined && nowLocal <= after) {
     await new Promise((resolve) => setTimeout(resolve, 100));
     nowLocal = localDateTime(now(), source.timeZone);
   }
-  const signer = await signerFor(deps, invoice.merchant_id);
+  const signer = await signerFor(deps, invoice.merchant_id, toStamp.csdUpdatedAt);
   const sealed = source.seal({ series: invoice.series ?? undefined, folio: invoice.folio, issuedLocal: nowLocal }, signer);
   if (!sealed.ok) {
     await recordRefusal(deps.db, invoice.id, {
@@ -118,8 +121,9 @@ async function sealedDocument(deps: StampDeps, invoice: InvoiceRow, now: () => D
 }
 
 export async function stampInvoiceJob(deps: StampDeps, job: Job<InvoicePayload>, now: () => Date = () => new Date()): Promise<StampInvoiceResult> {
-  const invoice = await findInvoice(deps.db, job.data.invoiceId);
-  if (!invoice) throw new UnrecoverableError(`invoice ${job.data.invoiceId} does not exist`);
+  const toStamp = await findInvoiceToStamp(deps.db, job.data.invoiceId);
+  if (!toStamp) throw new UnrecoverableError(`invoice ${job.data.invoiceId} does not exist`);
+  const { invoice } = toStamp;
   if (invoice.status === 'ACTIVE') {
     // Stamped by an earlier run whose e-mail job may not have been queued: queueing again is a no-op if it was.
     await enqueueBuyerEmail(deps.producers, invoice);
@@ -130,11 +134,11 @@ export async function stampInvoiceJob(deps: StampDeps, job: Job<InvoicePayload>,
   // A document byte for byte like one already stamped (one RFC, one Serie, the same folio, second, buyer and
   // items: two points of sale of an issuer sharing a Serie, or the RFC under two accounts) gets that one's
   // stamp back as "previously stamped". Its UUID is not ours: seal again with a later Fecha. The twin is seen
-  // before storing the XML when it has recorded the UUID already, else (twins stamped at once) by the unique
-  // UUID when recording.
+  // by the unique UUID when recording (no read before: twins are rare, every stamp would pay for it); its
+  // XML, stored just before, is removed again.
   let resealAfter: string | undefined;
   for (let twins = 0; ; twins++) {
-    const sealed = await sealedDocument(deps, invoice, now, resealAfter);
+    const sealed = await sealedDocument(deps, toStamp, now, resealAfter);
     if (typeof sealed !== 'string') return { outcome: 'refused', qrId: invoice.transaction_id, code: 'service' };
     let stamp;
     try {
@@ -144,25 +148,23 @@ export async function stampInvoiceJob(deps: StampDeps, job: Job<InvoicePayload>,
       await recordRefusal(deps.db, invoice.id, refusalFromPac(err.pacCode, err.message));
       return { outcome: 'refused', qrId: invoice.transaction_id, code: err.pacCode };
     }
-    const twin = await invoiceIdWithUuid(deps.db, stamp.uuid);
-    if (twin === undefined || twin === invoice.id) {
-      const comprobante = parseXml(stamp.xml);
-      const xmlFileKey = await deps.files.put('invoices', { contentType: 'application/xml', data: Buffer.from(stamp.xml, 'utf8') }, 'xml');
-      const recorded = await recordStamp(deps.db, invoice.id, {
-        uuid: stamp.uuid,
-        stampedAt: new Date(`${stamp.stampedAt}-06:00`),
-        xmlFileKey,
-        subtotal: attribute(comprobante, 'SubTotal') ?? '0',
-        discount: attribute(comprobante, 'Descuento') ?? '0',
-        total: attribute(comprobante, 'Total') ?? '0',
-      });
-      if (recorded.outcome !== 'uuid-taken') {
-        crashAfterCommit('invoice-stamped');
-        await enqueueBuyerEmail(deps.producers, invoice);
-        if (recorded.outcome === 'recorded' && recorded.qrsInvoiced > 0) qrTransitions.inc({ status: 'INVOICED' }, recorded.qrsInvoiced);
-        return { outcome: 'stamped', uuid: stamp.uuid, qrId: invoice.transaction_id };
-      }
+    const comprobante = parseXml(stamp.xml);
+    const xmlFileKey = await deps.files.put('invoices', { contentType: 'application/xml', data: Buffer.from(stamp.xml, 'utf8') }, 'xml');
+    const recorded = await recordStamp(deps.db, toStamp, {
+      uuid: stamp.uuid,
+      stampedAt: new Date(`${stamp.stampedAt}-06:00`),
+      xmlFileKey,
+      subtotal: attribute(comprobante, 'SubTotal') ?? '0',
+      discount: attribute(comprobante, 'Descuento') ?? '0',
+      total: attribute(comprobante, 'Total') ?? '0',
+    });
+    if (recorded.outcome !== 'uuid-taken') {
+      crashAfterCommit('invoice-stamped');
+      await enqueueBuyerEmail(deps.producers, invoice);
+      if (recorded.outcome === 'recorded' && recorded.qrsInvoiced > 0) qrTransitions.inc({ status: 'INVOICED' }, recorded.qrsInvoiced);
+      return { outcome: 'stamped', uuid: stamp.uuid, qrId: invoice.transaction_id };
     }
+    await deps.files.remove(xmlFileKey);
     if (twins >= 2) throw new Error(`the PAC answered invoice ${invoice.id} three times with the stamp of another invoice (${stamp.uuid})`);
     resealAfter = attribute(parseXml(sealed), 'Fecha');
   }

@@ -1,7 +1,7 @@
 import { qrTransitions } from '../platform/metrics/registry.js';
 import { runPrepared, type Db, type PreparedStatement, type Trx } from '../platform/db.js';
 import { invoiceEventData, qrEventData } from '../webhooks/event-data.js';
-import { emitEvents } from '../webhooks/emit-event.js';
+import { emitEvents, endpointWants, outboxEvents } from '../webhooks/emit-event.js';
 import type { WebhookEventType } from '../webhooks/event-types.js';
 import type { Customer } from '../invoices/customer.js';
 import type { ErrorDetail } from '../platform/errors.js';
@@ -208,7 +208,6 @@ export async function latestInvoice(db: Db, transactionId: string): Promise<Invo
 // the stamp, PDF and e-mail jobs: prepared statements (see runPrepared).
 const TICKET_IDS: PreparedStatement = { name: 'invoice_ticket_ids_v1', text: 'SELECT transaction_id FROM invoice_tickets WHERE invoice_id = $1 ORDER BY position' };
 const FIND_INVOICE: PreparedStatement = { name: 'find_invoice_v1', text: 'SELECT * FROM invoices WHERE id = $1' };
-const INVOICE_WITH_UUID: PreparedStatement = { name: 'invoice_id_with_uuid_v1', text: 'SELECT id FROM invoices WHERE uuid = $1' };
 const SAVE_SEALED: PreparedStatement = {
   name: 'save_sealed_document_v1',
   text: "UPDATE invoices SET sealed_xml = $2, issued_local = $3, updated_at = CURRENT_TIMESTAMP WHERE id = $1 AND status = 'STAMPING'",
@@ -228,6 +227,33 @@ function ticketIdsOf(trx: Trx, invoiceId: string) {
 export async function findInvoice(db: Db, invoiceId: string): Promise<InvoiceRow | undefined> {
   const [row] = await runPrepared<InvoiceRow>(db, FIND_INVOICE, [invoiceId]);
   return row;
+}
+
+const FIND_STAMPING: PreparedStatement = {
+  name: 'find_invoice_to_stamp_v1',
+  text: `SELECT i.*,
+           COALESCE((SELECT json_agg(json_build_object('id', q.id, 'merchant_id', q.merchant_id, 'sale_id', q.sale_id, 'store_uid', q.store_uid, 'position', t.position)
+                     ORDER BY t.position)
+                     FROM invoice_tickets t JOIN qr_transactions q ON q.id = t.transaction_id WHERE t.invoice_id = i.id), '[]') AS tickets,
+           (SELECT c.updated_at FROM merchant_csds c WHERE c.merchant_id = i.merchant_id) AS csd_updated_at
+         FROM invoices i WHERE i.id = $1`,
+};
+
+/** An invoice as its stamp job reads it (findInvoiceToStamp) and records it (recordStamp). */
+export interface InvoiceToStamp {
+  invoice: InvoiceRow;
+  /** Its tickets' QRs in order (none for a credit note, payment complement or global invoice). */
+  tickets: TicketSale[];
+  /** When its merchant's CSD last changed (null: it has none): a cached signer is reused without reading the key. */
+  csdUpdatedAt: Date | null;
+}
+
+/** What a stamp job reads, in one round trip: the invoice, its tickets' QRs and its CSD's last change. */
+export async function findInvoiceToStamp(db: Db, invoiceId: string): Promise<InvoiceToStamp | undefined> {
+  const [row] = await runPrepared<InvoiceRow & { tickets: TicketSale[]; csd_updated_at: Date | null }>(db, FIND_STAMPING, [invoiceId]);
+  if (!row) return undefined;
+  const { tickets, csd_updated_at, ...invoice } = row;
+  return { invoice, tickets, csdUpdatedAt: csd_updated_at };
 }
 
 /** What every invoice's PDF and e-mail print of their store. */
@@ -259,35 +285,35 @@ export async function saveSealedDocument(db: Db, invoiceId: string, sealedXml: s
 }
 
 /**
- * The stamp's outcome, the invoice and its QRs together (INVOICED): 'recorded' with how many QRs it
- * invoiced, 'not-stamping' when already recorded, or 'uuid-taken' when another invoice recorded this UUID
- * first (nothing is written).
+ * Records a stamp in one statement (its own transaction): the invoice ACTIVE with its UUID, its QRs INVOICED
+ * and the stamp's outbox events, all or nothing. The events are made from what the stamp job read (a
+ * ticket's QR, merchant, sale and store never change) and are written only if the invoice was still
+ * STAMPING. Answers 'recorded' with how many QRs it invoiced, 'not-stamping' when already recorded, or
+ * 'uuid-taken' when another invoice recorded this UUID first (nothing is written).
  */
 export async function recordStamp(
   db: Db,
-  invoiceId: string,
+  { invoice, tickets }: Pick<InvoiceToStamp, 'invoice' | 'tickets'>,
   stamp: { uuid: string; stampedAt: Date; xmlFileKey: string; subtotal: string; discount: string; total: string },
 ): Promise<{ outcome: 'recorded'; qrsInvoiced: number } | { outcome: 'not-stamping' | 'uuid-taken' }> {
+  const stamped: InvoiceRow = { ...invoice, status: 'ACTIVE', uuid: stamp.uuid, total: stamp.total };
+  const type = stampedEvent(stamped);
+  const { createdAt, events } = outboxEvents(type, stampedEventsByMerchant(stamped, tickets));
   try {
-    return await db.transaction(async (trx) => {
-      const [stamped] = (await trx('invoices').where({ id: invoiceId, status: 'STAMPING' }).update(
-        {
-          status: 'ACTIVE',
-          uuid: stamp.uuid,
-          stamped_at: stamp.stampedAt,
-          xml_file_key: stamp.xmlFileKey,
-          subtotal: stamp.subtotal,
-          discount: stamp.discount,
-          total: stamp.total,
-          updated_at: trx.fn.now(),
-        },
-        '*',
-      )) as InvoiceRow[];
-      if (!stamped) return { outcome: 'not-stamping' } as const;
-      const sales = (await runPrepared<TicketSale>(trx, TICKETS_INVOICED, [invoiceId])).sort((a, b) => a.position - b.position);
-      await emitEvents(trx, stampedEvent(stamped), stampedEventsByMerchant(stamped, sales));
-      return { outcome: 'recorded', qrsInvoiced: sales.length } as const;
-    });
+    const [row] = await runPrepared<{ stamped: number; invoiced: number }>(db, RECORD_STAMP, [
+      invoice.id,
+      stamp.uuid,
+      stamp.stampedAt,
+      stamp.xmlFileKey,
+      stamp.subtotal,
+      stamp.discount,
+      stamp.total,
+      type,
+      createdAt,
+      JSON.stringify(events),
+    ]);
+    if (!row || row.stamped === 0) return { outcome: 'not-stamping' };
+    return { outcome: 'recorded', qrsInvoiced: row.invoiced };
   } catch (err) {
     const { code, constraint } = err as { code?: string; constraint?: string };
     if (code === UNIQUE_VIOLATION && constraint === 'invoices_uuid_unique') return { outcome: 'uuid-taken' };
@@ -298,12 +324,23 @@ export async function recordStamp(
 /** A QR an invoice covers, with its place among the invoice's tickets. */
 type TicketSale = { id: string; merchant_id: string; sale_id: string; store_uid: string; position: number };
 
-/** Marks an invoice's QRs INVOICED and answers them with their places. */
-const TICKETS_INVOICED: PreparedStatement = {
-  name: 'invoice_tickets_invoiced_v1',
-  text: `UPDATE qr_transactions q SET status = 'INVOICED', updated_at = CURRENT_TIMESTAMP FROM invoice_tickets t
-         WHERE t.invoice_id = $1 AND q.id = t.transaction_id
-         RETURNING q.id, q.merchant_id, q.sale_id, q.store_uid, t.position`,
+// Data-modifying CTEs all run, in one snapshot: the QRs and events only where the invoice's update matched.
+const RECORD_STAMP: PreparedStatement = {
+  name: 'record_stamp_v1',
+  text: `WITH stamped AS (
+           UPDATE invoices SET status = 'ACTIVE', uuid = $2, stamped_at = $3, xml_file_key = $4, subtotal = $5, discount = $6, total = $7,
+                  updated_at = CURRENT_TIMESTAMP
+           WHERE id = $1 AND status = 'STAMPING' RETURNING id),
+         invoiced AS (
+           UPDATE qr_transactions q SET status = 'INVOICED', updated_at = CURRENT_TIMESTAMP FROM invoice_tickets t, stamped s
+           WHERE t.invoice_id = s.id AND q.id = t.transaction_id RETURNING q.id),
+         events AS (
+           INSERT INTO webhook_events (id, account_id, type, payload, created_at)
+           SELECT v.id, m.account_id, $8, v.payload, $9
+           FROM jsonb_to_recordset($10::jsonb) AS v(id text, merchant_id text, payload jsonb)
+           JOIN merchants m ON m.id = v.merchant_id
+           WHERE EXISTS (SELECT 1 FROM stamped) AND ${endpointWants('m.account_id', '$8')})
+         SELECT (SELECT count(*) FROM stamped)::int AS stamped, (SELECT count(*) FROM invoiced)::int AS invoiced`,
 };
 
 /**
@@ -362,12 +399,6 @@ export async function markEmailSent(db: Db, invoiceId: string): Promise<void> {
 
 export async function markEmailRefused(db: Db, invoiceId: string): Promise<void> {
   await db('invoices').where({ id: invoiceId }).update({ email_refused_at: db.fn.now(), updated_at: db.fn.now() });
-}
-
-/** Which of our invoices holds this fiscal UUID, in any state and for any merchant. */
-export async function invoiceIdWithUuid(db: Db, uuid: string): Promise<string | undefined> {
-  const [row] = await runPrepared<{ id: string }>(db, INVOICE_WITH_UUID, [uuid]);
-  return row?.id;
 }
 
 /** A stamped invoice by fiscal UUID, seen by one merchant or by every merchant of one account. */

@@ -170,6 +170,7 @@ describe('buyer flow: resolve, confirm, stamp', function () {
     const bothAnswered = new Promise<void>((resolve) => (open = resolve));
     let waiting = 0;
     const { config, db, files } = harness().deps;
+    const stored: string[] = [];
     // Their PDF jobs go to queues of their own that no worker serves: nothing of this test runs after it.
     const producers = await createProducers(harness().redis, config, `${config.queuePrefix}twins`);
     const deps: StampDeps = {
@@ -184,7 +185,9 @@ describe('buyer flow: resolve, confirm, stamp', function () {
         async put(...args) {
           if (++waiting === 2) open();
           await bothAnswered;
-          return files.put(...args);
+          const key = await files.put(...args);
+          stored.push(key);
+          return key;
         },
       },
     };
@@ -209,6 +212,12 @@ describe('buyer flow: resolve, confirm, stamp', function () {
         .pac.calls.filter((c) => c.uuid === a.uuid)
         .map((c) => c.outcome),
     ).to.deep.equal(['stamped', 'previously stamped', 'previously stamped']);
+    // The XML stored for the stamp that lost to its twin is removed again; each invoice keeps its own.
+    const own = new Set(rows.map((r) => r.xml_file_key));
+    const lost = stored.filter((key) => !own.has(key));
+    expect(stored).to.have.length(3);
+    expect(lost).to.have.length(1);
+    expect(await files.get(lost[0]!)).to.equal(undefined);
   });
 
   it('a PAC that times out twice and then answers stamps once', async () => {
