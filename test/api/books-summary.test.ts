@@ -1,4 +1,5 @@
 import { execFile } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -11,18 +12,38 @@ import { dec, decimalText } from '../../shared/domain/money.js';
 import { localDateTime } from '../../shared/domain/time-zone.js';
 import { globalPeriod } from '../../shared/global-invoice/global-period.js';
 import { jobId } from '../../shared/platform/jobs.js';
-import { confirmReviewed, newQrLink, queueEventsOf, stamped, type QrLink } from '../helpers/buyer.js';
+import { EXPORT_COLUMNS } from '../../shared/books/export-row.js';
+import type { Customer } from '../../shared/invoices/customer.js';
+import { BUYER, confirmReviewed, newQrLink, queueEventsOf, stamped, type QrLink } from '../helpers/buyer.js';
 import { harness } from '../helpers/harness.js';
-import { call, expectError } from '../helpers/http.js';
+import { call, callForm, expectError } from '../helpers/http.js';
 import { xsdInvalid } from '../helpers/sat-tools.js';
 
 const run = promisify(execFile);
 
 type Row = Record<string, unknown>;
 
+/** A buyer whose legal name holds what CSV must quote (a comma, double quotes) and accents; registered with the fake PAC. */
+const HARDWARE_STORE: Customer = { ...BUYER, rfc: 'FCN800101AB9', name: 'FERRETERÍA "EL CLAVO", DEL NORTE', postal_code: '64000' };
+
+/** The CSV as Python's csv module (RFC 4180 dialect "excel") reads it: a referee this project did not write. */
+async function csvByPython(text: string): Promise<string[][]> {
+  const dir = await mkdtemp(join(tmpdir(), 'books-csv-'));
+  try {
+    const path = join(dir, 'export.csv');
+    await writeFile(path, text);
+    const script = 'import csv, json, sys\nwith open(sys.argv[1], newline="", encoding="utf-8") as f:\n    print(json.dumps(list(csv.reader(f, strict=True))))';
+    return JSON.parse((await run('python3', ['-c', script, path], { maxBuffer: 64 << 20 })).stdout) as string[][];
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+}
+
 describe('the month adds up: GET /v1/qrs/invoices/summary (issue #32)', function () {
   this.timeout(240_000);
   let a: BootstrapResult;
+  /** A second store of a's account: its own merchant (and store_uid), the same issuer. */
+  let north: BootstrapResult;
   let b: BootstrapResult;
   let events: Record<'stamp' | 'cancel', QueueEvents>;
   let closeEvents: () => Promise<void>;
@@ -57,6 +78,10 @@ describe('the month adds up: GET /v1/qrs/invoices/summary (issue #32)', function
     complement: Row;
     /** What the credit note credits its invoice, as recorded (its total, taxes rounded line by line). */
     credited: string;
+    /** The north store's sales: one invoiced to HARDWARE_STORE, one still open. */
+    northSold: QrLink;
+    northOpen: QrLink;
+    northInvoice: Row;
   };
 
   const invoiceOf = (link: QrLink) => db()('invoices').where({ transaction_id: link.qrId }).whereNot({ status: 'REFUSED' }).first();
@@ -64,8 +89,8 @@ describe('the month adds up: GET /v1/qrs/invoices/summary (issue #32)', function
     const job = await harness().producers.queue(queue).getJob(id);
     await job!.waitUntilFinished(events[queue], 60_000);
   }
-  async function invoiced(link: QrLink, extra: { additional_tickets?: string[] } = {}): Promise<Row> {
-    const res = await confirmReviewed(link, {}, extra);
+  async function invoiced(link: QrLink, extra: { additional_tickets?: string[] } = {}, customer: Partial<Customer> = {}): Promise<Row> {
+    const res = await confirmReviewed(link, customer, extra);
     expect(res.status, JSON.stringify(res.body)).to.equal(202);
     await stamped(events.stamp, link.qrId);
     const row = await invoiceOf(link);
@@ -85,8 +110,25 @@ describe('the month adds up: GET /v1/qrs/invoices/summary (issue #32)', function
       });
   }
 
+  /** A new store of the account as its owner makes one: a merchant of its issuer, with its API key and the issuer's CSD. */
+  async function newStore(account: BootstrapResult, name: string): Promise<BootstrapResult> {
+    const created = await call('POST', '/v1/qrs/merchants', { headers: bearer(account), body: { issuerId: account.issuerId, merchantName: name } });
+    expect(created.status, JSON.stringify(created.body)).to.equal(201);
+    const file = (path: string) => ({ data: Buffer.from(readFileSync(new URL(`../../data/sat/test-csd/${path}`, import.meta.url))), fileName: path });
+    const csd = await callForm('POST', `/v1/qrs/merchants/${created.body.merchantId as string}/invoice-mode`, account.accessToken, {
+      'csdDataRequest.cerFile': file('EKU9003173C9.cer'),
+      'csdDataRequest.keyFile': file('EKU9003173C9.key'),
+      'csdDataRequest.password': '12345678a',
+    });
+    expect(csd.status, JSON.stringify(csd.body)).to.equal(201);
+    return { ...account, merchantId: created.body.merchantId as string, storeUid: created.body.externalMerchantId as string, apiKey: created.body.apiKey as string };
+  }
+
   before(async () => {
     [a, b] = [await harness().bootstrap(), await harness().bootstrap()];
+    north = await newStore(a, 'Sucursal Norte');
+    expect(north.storeUid).to.not.equal(a.storeUid);
+    harness().pac.register({ rfc: HARDWARE_STORE.rfc, name: HARDWARE_STORE.name, zip: HARDWARE_STORE.postal_code, regimes: [HARDWARE_STORE.tax_regime] });
     ({ events, close: closeEvents } = await queueEventsOf('stamp', 'cancel'));
 
     // Unclaimed sales of a closed period, reported in a global invoice.
@@ -145,6 +187,10 @@ describe('the month adds up: GET /v1/qrs/invoices/summary (issue #32)', function
     made.late = await newQrLink(a);
     await inClosedPeriod(made.late, 'EXPIRED');
     made.open = await newQrLink(a);
+    // The north store: a sale invoiced to a buyer whose name CSV must quote, and an open one.
+    made.northSold = await newQrLink(north);
+    made.northInvoice = await invoiced(made.northSold, {}, HARDWARE_STORE);
+    made.northOpen = await newQrLink(north);
     // Another merchant's sale and invoice: never in a's summary.
     await invoiced(await newQrLink(b));
   });
@@ -241,20 +287,44 @@ describe('the month adds up: GET /v1/qrs/invoices/summary (issue #32)', function
     ]);
     expect(m.differences_total).to.equal(1);
 
-    // The account's bearer token: the same answer for its one merchant, named or not.
-    expect((await summary(bearer(a))).body).to.deep.equal(res.body);
+    // The north store is its own merchant (same issuer): its month apart, never in a's figures above.
+    const northRes = await summary(key(north));
+    expect(northRes.status, JSON.stringify(northRes.body)).to.equal(200);
+    expect(northRes.body.items).to.have.length(1);
+    const [n] = northRes.body.items;
+    expect(n).to.include({ merchant_id: north.merchantId });
+    expect(n.issuer).to.deep.equal(m.issuer);
+    expect(n.sales).to.deep.equal([
+      {
+        currency: 'MXN',
+        recorded: await salesTotal([made.northSold, made.northOpen]),
+        invoiced: await salesTotal([made.northSold]),
+        global_invoice: await salesTotal([]),
+        expired_unclaimed: await salesTotal([]),
+        cancelled: await salesTotal([]),
+        open: await salesTotal([made.northOpen]),
+      },
+    ]);
+    expect(n.cfdis).to.deep.equal([{ cfdi_type: 'I', cancelled: false, currency: 'MXN', ...cfdiFigures([made.northInvoice]) }]);
+    expect(n).to.deep.include({ credit_notes: [], payment_complements: [], differences: [], differences_total: 0 });
+
+    // The account's bearer token: each of its stores as that store's own key answers it, or the one named.
+    const accountWide = await summary(bearer(a));
+    expect(accountWide.body.period).to.deep.equal(res.body.period);
+    expect(accountWide.body.items).to.have.length(2).and.to.have.deep.members([m, n]);
     expect((await summary(bearer(a), `from=${monthStart}&to=${monthEnd}&merchant_id=${a.merchantId}`)).body).to.deep.equal(res.body);
+    expect((await summary(bearer(a), `from=${monthStart}&to=${monthEnd}&merchant_id=${north.merchantId}`)).body).to.deep.equal(northRes.body);
     // A day is the merchant's: the period before this month holds none of it.
     const before = await summary(key(a), `from=2020-01-01&to=2020-01-31&time_zone=UTC`);
     expect(before.body.items[0]).to.deep.include({ sales: [], cfdis: [], credit_notes: [], payment_complements: [], differences: [], differences_total: 0 });
   });
 
-  it("holds the same month in the books: both lists page by page, the CSV row by row, the ZIP's XMLs byte for byte and valid", async () => {
+  it("holds the same month in the books: both lists page by page and by store, the export row by row as JSON lines and as CSV, the ZIP's XMLs byte for byte and valid", async () => {
     const range = `created_from=${monthStart}&created_to=${monthEnd}`;
-    async function walk(path: string): Promise<Record<string, unknown>[]> {
+    async function walk(path: string, headers: Record<string, string> = key(a), filter = ''): Promise<Record<string, unknown>[]> {
       const rows: Record<string, unknown>[] = [];
       for (let cursor: string | null = null, pages = 0; pages < 20; pages++) {
-        const res = await call('GET', `${path}?${range}&size=3${cursor ? `&cursor=${cursor}` : ''}`, { headers: key(a) });
+        const res = await call('GET', `${path}?${range}${filter}&size=3${cursor ? `&cursor=${cursor}` : ''}`, { headers });
         expect(res.status, JSON.stringify(res.body)).to.equal(200);
         rows.push(...(res.body.content as Record<string, unknown>[]));
         cursor = res.body.next_cursor as string | null;
@@ -262,18 +332,45 @@ describe('the month adds up: GET /v1/qrs/invoices/summary (issue #32)', function
       }
       throw new Error(`${path}: more than 20 pages`);
     }
-    const sales = [made.single, ...made.multi, made.ppd, made.cancelledSale, ...made.global, made.expired, made.late, made.open];
-    expect((await walk('/v1/qrs')).map((q) => q.qr_id)).to.have.members(sales.map((l) => l.qrId));
+    const qrIdsOf = async (headers: Record<string, string>, filter = '') => (await walk('/v1/qrs', headers, filter)).map((q) => q.qr_id);
+    const uuidsOf = async (headers: Record<string, string>, filter = '') => (await walk('/v1/qrs/invoices', headers, filter)).map((i) => i.uuid);
+    const sales = [made.single, ...made.multi, made.ppd, made.cancelledSale, ...made.global, made.expired, made.late, made.open].map((l) => l.qrId);
+    const northSales = [made.northSold, made.northOpen].map((l) => l.qrId);
+    expect(await qrIdsOf(key(a))).to.have.members(sales);
+    expect(await qrIdsOf(key(north))).to.have.members(northSales);
+    expect(await qrIdsOf(bearer(a))).to.have.members([...sales, ...northSales]);
     const cfdis = [made.globalInvoice, made.singleInvoice, made.multiInvoice, made.ppdInvoice, made.cancelledInvoice, made.creditNote, made.complement];
     const uuids = cfdis.map((c) => c.uuid as string);
-    expect((await walk('/v1/qrs/invoices')).map((i) => i.uuid)).to.have.members(uuids);
+    const northUuid = made.northInvoice.uuid as string;
+    expect(await uuidsOf(key(a))).to.have.members(uuids);
+    expect(await uuidsOf(key(north))).to.deep.equal([northUuid]);
+    expect(await uuidsOf(bearer(a))).to.have.members([...uuids, northUuid]);
 
-    const csv = await fetch(`${harness().baseUrl}/v1/qrs/invoices/export?format=jsonl&${range}`, { headers: key(a) });
-    expect(csv.status).to.equal(200);
-    const rows = (await csv.text())
-      .trim()
-      .split('\n')
-      .map((l) => JSON.parse(l) as { uuid: string; kind: string; total: string; sale_ids: string[]; global_tickets: string | null; status: string });
+    // By store: each store's sales; of the CFDIs, those covering its sales (tickets or a global invoice's
+    // reported sales): a credit note or a payment complement covers no sale of its own, so no store filter holds it.
+    const byStore = (storeUid: string) => `&store_uid=${storeUid}`;
+    expect(await qrIdsOf(bearer(a), byStore(north.storeUid))).to.have.members(northSales);
+    expect(await qrIdsOf(bearer(a), byStore(a.storeUid))).to.have.members(sales);
+    expect(await qrIdsOf(key(a), byStore(north.storeUid))).to.deep.equal([]);
+    expect(await uuidsOf(bearer(a), byStore(north.storeUid))).to.deep.equal([northUuid]);
+    const coveringSales = [made.globalInvoice, made.singleInvoice, made.multiInvoice, made.ppdInvoice, made.cancelledInvoice].map((c) => c.uuid as string);
+    expect(await uuidsOf(bearer(a), byStore(a.storeUid))).to.have.members(coveringSales);
+
+    type ExportLine = { uuid: string; kind: string; total: string; sale_ids: string[]; global_tickets: string | null; status: string; receptor_name: string } & Record<
+      string,
+      unknown
+    >;
+    const exported = async (format: 'jsonl' | 'csv', headers: Record<string, string>, filter = '') => {
+      const res = await fetch(`${harness().baseUrl}/v1/qrs/invoices/export?format=${format}&${range}${filter}`, { headers });
+      expect(res.status).to.equal(200);
+      return res.text();
+    };
+    const jsonLines = (text: string) =>
+      text
+        .trim()
+        .split('\n')
+        .map((l) => JSON.parse(l) as ExportLine);
+    const rows = jsonLines(await exported('jsonl', key(a)));
     expect(rows.map((r) => r.uuid)).to.have.members(uuids);
     const row = (uuid: unknown) => rows.find((r) => r.uuid === uuid)!;
     const saleId = async (link: QrLink) => (await db()('qr_transactions').where({ id: link.qrId }).first('sale_id')).sale_id as string;
@@ -281,6 +378,38 @@ describe('the month adds up: GET /v1/qrs/invoices/summary (issue #32)', function
     expect(row(made.globalInvoice.uuid)).to.include({ kind: 'global_invoice', global_tickets: '2' });
     expect(row(made.cancelledInvoice.uuid).status).to.equal('CANCELLED');
     for (const c of cfdis) expect(dec(row(c.uuid).total).equals(dec(accountingFacts(c.sealed_xml as string).total)), String(c.uuid)).to.equal(true);
+    const northRows = jsonLines(await exported('jsonl', bearer(a), byStore(north.storeUid)));
+    expect(northRows.map((r) => [r.uuid, r.receptor_name, r.sale_ids])).to.deep.equal([[northUuid, HARDWARE_STORE.name, [await saleId(made.northSold)]]]);
+
+    // The CSV of the account's month, as Python's csv module reads it: the JSON lines' rows in their order,
+    // field for field (lists space-separated, absent values empty), money as the CFDI's decimal text.
+    const accountLines = jsonLines(await exported('jsonl', bearer(a)));
+    const csvText = await exported('csv', bearer(a));
+    const [header, ...records] = await csvByPython(csvText);
+    expect(header).to.deep.equal([...EXPORT_COLUMNS]);
+    expect(records)
+      .to.have.length(accountLines.length)
+      .and.to.have.length(cfdis.length + 1);
+    const asCsvText = (value: unknown): string => {
+      if (value === null) return '';
+      if (Array.isArray(value)) return value.map((v: string | { type: string; uuid: string }) => (typeof v === 'string' ? v : `${v.type}:${v.uuid}`)).join(' ');
+      return value as string;
+    };
+    records.forEach((record, i) => {
+      const line = accountLines[i]!;
+      expect(Object.fromEntries(EXPORT_COLUMNS.map((c, k) => [c, record[k]])), line.uuid).to.deep.equal(Object.fromEntries(EXPORT_COLUMNS.map((c) => [c, asCsvText(line[c])])));
+    });
+    const csvRow = (uuid: string) => Object.fromEntries(EXPORT_COLUMNS.map((c, k) => [c, records.find((r) => r[1] === uuid)![k]]));
+    expect(csvRow(northUuid).receptor_name).to.equal('FERRETERÍA "EL CLAVO", DEL NORTE');
+    expect(csvText).to.include(',"FERRETERÍA ""EL CLAVO"", DEL NORTE",');
+    expect(csvRow(made.singleInvoice.uuid as string).receptor_name).to.equal(BUYER.name);
+    expect(csvRow(made.creditNote.uuid as string).related_uuids).to.equal(`01:${made.singleInvoice.uuid as string}`);
+    for (const c of [...cfdis, made.northInvoice]) {
+      const facts = accountingFacts(c.sealed_xml as string);
+      expect(csvRow(c.uuid as string), String(c.uuid)).to.include({ total: facts.total, subtotal: facts.subtotal, iva_transferred: facts.taxes.iva_transferred ?? '' });
+    }
+    expect(csvRow(made.singleInvoice.uuid as string).total).to.match(/^\d+\.\d{2}$/);
+    expect(csvText.split('\r\n')).to.have.length(records.length + 2);
 
     const exportsEvents = await queueEventsOf('exports');
     const dir = await mkdtemp(join(tmpdir(), 'books-month-'));
