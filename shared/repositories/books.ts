@@ -111,19 +111,33 @@ function rangeAndAfter(filters: CreatedRange, after: Keyset | undefined): (Fragm
 }
 
 /**
- * The newest `limit` rows of `table` (aliased x) over every merchant in scope, after `after`: per merchant
- * one index range (LATERAL … ORDER BY created_at DESC, id DESC LIMIT), merged by the outer ORDER BY.
+ * The merchants in scope, or the store named among them: a store is a merchant, and a sale names it by
+ * either of its ids (`store_uid`: the merchant's id or its external id). Narrowing the merchants, not
+ * filtering rows, finds a sale under either spelling and the store's credit notes and payment complements
+ * (which cover no sale), and reads no other merchant's index range.
  */
-async function newestFirst<R>(db: Db, table: string, columns: string, scope: BooksScope, filter: Fragment, limit: number): Promise<(R & { key_at: string })[]> {
+function merchantsInScope(scope: BooksScope, storeUid: string | undefined): Fragment {
+  const ids = [...scope.merchantIds];
+  return storeUid === undefined
+    ? { sql: 'SELECT unnest(?::text[]) AS id', bindings: [ids] }
+    : { sql: 'SELECT s.id FROM merchants s WHERE s.id = ANY(?::text[]) AND (s.id = ? OR s.external_merchant_id = ?)', bindings: [ids, storeUid, storeUid] };
+}
+
+/**
+ * The newest `limit` rows of `table` (aliased x) over every merchant in scope (or the store named), after
+ * `after`: per merchant one index range (LATERAL … ORDER BY created_at DESC, id DESC LIMIT), merged by the
+ * outer ORDER BY.
+ */
+async function newestFirst<R>(db: Db, table: string, columns: string, merchants: Fragment, filter: Fragment, limit: number): Promise<(R & { key_at: string })[]> {
   const result = await db.raw<{ rows: (R & { key_at: string })[] }>(
-    `SELECT p.* FROM unnest(?::text[]) AS m(id)
+    `SELECT p.* FROM (${merchants.sql}) AS m(id)
      CROSS JOIN LATERAL (
        SELECT ${columns}, ${KEY_AT} AS key_at FROM ${table} x
        WHERE x.merchant_id = m.id ${filter.sql}
        ORDER BY x.created_at DESC, x.id DESC LIMIT ?
      ) p
      ORDER BY p.created_at DESC, p.id DESC LIMIT ?`,
-    [[...scope.merchantIds], ...filter.bindings, limit, limit],
+    [...merchants.bindings, ...filter.bindings, limit, limit],
   );
   return result.rows;
 }
@@ -133,7 +147,6 @@ export async function listQrs(db: Db, scope: BooksScope, filters: QrFilters, aft
   const filter = where([
     when(scope.mode, 'x.mode = ?'),
     when(filters.statuses, 'x.status = ANY(?::text[])', (v) => [[...v]]),
-    when(filters.storeUid, 'x.store_uid = ?'),
     when(filters.saleId, 'x.sale_id = ?'),
     when(filters.globalInvoiceUuid, 'x.global_invoice_id = (SELECT g.id FROM invoices g WHERE g.uuid = ? AND g.merchant_id = x.merchant_id)', (v) => [v.toUpperCase()]),
     ...rangeAndAfter(filters, after),
@@ -143,7 +156,7 @@ export async function listQrs(db: Db, scope: BooksScope, filters: QrFilters, aft
     db,
     'qr_transactions',
     'x.id, x.merchant_id, x.mode, x.store_uid, x.sale_id, x.operation, x.status, x.amount, x.subtotal, x.currency, x.created_at, x.expires_at, x.scanned_at, x.global_invoice_id',
-    scope,
+    merchantsInScope(scope, filters.storeUid),
     filter,
     limit,
   );
@@ -172,12 +185,12 @@ export async function listQrs(db: Db, scope: BooksScope, filters: QrFilters, aft
   }));
 }
 
-/** The sales a CFDI covers match a store or sale filter: a ticket invoice's tickets, a global invoice's reported sales. */
-function coveredSale(column: 'store_uid' | 'sale_id', value: string | undefined): Fragment | undefined {
+/** The sales a CFDI covers match a sale filter: a ticket invoice's tickets, a global invoice's reported sales. */
+function coveredSale(value: string | undefined): Fragment | undefined {
   return when(
     value,
-    `(EXISTS (SELECT 1 FROM invoice_tickets it JOIN qr_transactions q ON q.id = it.transaction_id WHERE it.invoice_id = x.id AND q.${column} = ?)
-      OR EXISTS (SELECT 1 FROM qr_transactions q WHERE q.global_invoice_id = x.id AND q.merchant_id = x.merchant_id AND q.${column} = ?))`,
+    `(EXISTS (SELECT 1 FROM invoice_tickets it JOIN qr_transactions q ON q.id = it.transaction_id WHERE it.invoice_id = x.id AND q.sale_id = ?)
+      OR EXISTS (SELECT 1 FROM qr_transactions q WHERE q.global_invoice_id = x.id AND q.merchant_id = x.merchant_id AND q.sale_id = ?))`,
     (v) => [v, v],
   );
 }
@@ -190,8 +203,7 @@ function invoiceFilter(filters: InvoiceFilters, after: Keyset | undefined): Frag
     when(filters.uuid, 'x.uuid = ?', (v) => [v.toUpperCase()]),
     when(filters.series, 'x.series = ?'),
     when(filters.folio, 'x.folio = ?::bigint'),
-    coveredSale('store_uid', filters.storeUid),
-    coveredSale('sale_id', filters.saleId),
+    coveredSale(filters.saleId),
     ...rangeAndAfter(filters, after),
   ]);
 }
@@ -215,7 +227,7 @@ function withKind<R extends RawInvoice & { key_at: string }>({ key_at, ...r }: R
 
 /** A page of the CFDIs of the merchants in scope (every type and state, refused confirmations included). */
 export async function listInvoices(db: Db, scope: BooksScope, filters: InvoiceFilters, after: Keyset | undefined, limit: number): Promise<InvoiceListRow[]> {
-  const rows = await newestFirst<RawInvoice>(db, 'invoices', INVOICE_COLUMNS, scope, invoiceFilter(filters, after), limit);
+  const rows = await newestFirst<RawInvoice>(db, 'invoices', INVOICE_COLUMNS, merchantsInScope(scope, filters.storeUid), invoiceFilter(filters, after), limit);
   return rows.map(withKind);
 }
 
@@ -229,7 +241,7 @@ export async function exportInvoices(db: Db, scope: BooksScope, filters: Invoice
     db,
     'invoices',
     EXPORT_COLUMNS,
-    scope,
+    merchantsInScope(scope, filters.storeUid),
     invoiceFilter(filters, after),
     limit,
   );
@@ -266,15 +278,23 @@ const stampedOnly = (filters: InvoiceFilters, after: Keyset | undefined): Fragme
 
 /** A batch of the stamped CFDIs an export's ZIP holds, newest first, after `after` (the list's order and indexes). */
 export async function zipEntries(db: Db, scope: BooksScope, filters: InvoiceFilters, after: Keyset | undefined, limit: number): Promise<ZipEntryRow[]> {
-  const rows = await newestFirst<Omit<ZipEntryRow, 'key'> & { created_at: Date }>(db, 'invoices', ZIP_COLUMNS, scope, stampedOnly(filters, after), limit);
+  const rows = await newestFirst<Omit<ZipEntryRow, 'key'> & { created_at: Date }>(
+    db,
+    'invoices',
+    ZIP_COLUMNS,
+    merchantsInScope(scope, filters.storeUid),
+    stampedOnly(filters, after),
+    limit,
+  );
   return rows.map(({ key_at, created_at: _at, ...r }) => ({ ...r, key: { at: key_at, id: r.id } }));
 }
 
 /** How many stamped CFDIs an export's ZIP holds (its progress' total). */
 export async function countZipEntries(db: Db, scope: BooksScope, filters: InvoiceFilters): Promise<number> {
   const filter = stampedOnly(filters, undefined);
-  const result = await db.raw<{ rows: { n: string }[] }>(`SELECT count(*) AS n FROM invoices x WHERE x.merchant_id = ANY(?::text[]) ${filter.sql}`, [
-    [...scope.merchantIds],
+  const merchants = merchantsInScope(scope, filters.storeUid);
+  const result = await db.raw<{ rows: { n: string }[] }>(`SELECT count(*) AS n FROM invoices x WHERE x.merchant_id IN (${merchants.sql}) ${filter.sql}`, [
+    ...merchants.bindings,
     ...filter.bindings,
   ]);
   return Number(result.rows[0]?.n ?? 0);

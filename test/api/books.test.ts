@@ -99,6 +99,15 @@ describe("the merchant's books: GET /v1/qrs, GET /v1/qrs/invoices and the export
     expectError(await get('/v1/qrs', {}), 401, 'unauthorized');
   });
 
+  it('finds a store by either of its ids: a sale made under the merchant id is in the list of its external id', async () => {
+    const created = await postQr(b, qrBody(b.merchantId, { sale_id: 'BY-MERCHANT-ID' }));
+    expect(created.status, JSON.stringify(created.body)).to.equal(201);
+    const byExternal = qrIds(await get(`/v1/qrs?store_uid=${b.storeUid}&sale_id=BY-MERCHANT-ID`, key(b)));
+    expect(byExternal).to.deep.equal([created.body.qr_id]);
+    expect(qrIds(await get(`/v1/qrs?store_uid=${b.merchantId}&sale_id=BY-MERCHANT-ID`, key(b)))).to.deep.equal([created.body.qr_id]);
+    expect(qrIds(await get(`/v1/qrs?store_uid=${a.merchantId}`, key(b)))).to.deep.equal([]);
+  });
+
   it("a bearer token lists all its account's merchants, or the one named, and only them", async () => {
     const mine = await newQr(a);
     // A second merchant of the same account, with one sale (copied rows: the list reads them as any other).

@@ -25,7 +25,7 @@ const scopeAndPeriod = {
   created_from: date('First day (YYYY-MM-DD, inclusive) on the clocks of `time_zone`'),
   created_to: date('Last day (YYYY-MM-DD, inclusive)'),
   time_zone: text(64, 'IANA time zone the dates are read in (default America/Mexico_City)'),
-  store_uid: text(100, 'The store (a CFDI: one of the sales it covers is of this store)'),
+  store_uid: text(100, 'The store: a merchant, by its external id or its id (its sales, and every CFDI it issued)'),
   sale_id: text(100, "The POS's sale id (a CFDI: one of the sales it covers)"),
 } as const;
 

@@ -1984,7 +1984,7 @@ export interface components {
             created_to?: string;
             /** @description IANA time zone the dates are read in (default America/Mexico_City) */
             time_zone?: string;
-            /** @description The store (a CFDI: one of the sales it covers is of this store) */
+            /** @description The store: a merchant, by its external id or its id (its sales, and every CFDI it issued) */
             store_uid?: string;
             /** @description The POS's sale id (a CFDI: one of the sales it covers) */
             sale_id?: string;
@@ -6179,7 +6179,7 @@ export interface operations {
                 created_to?: string;
                 /** @description IANA time zone the dates are read in (default America/Mexico_City) */
                 time_zone?: string;
-                /** @description The store (a CFDI: one of the sales it covers is of this store) */
+                /** @description The store: a merchant, by its external id or its id (its sales, and every CFDI it issued) */
                 store_uid?: string;
                 /** @description The POS's sale id (a CFDI: one of the sales it covers) */
                 sale_id?: string;
@@ -6638,7 +6638,7 @@ export interface operations {
                 created_to?: string;
                 /** @description IANA time zone the dates are read in (default America/Mexico_City) */
                 time_zone?: string;
-                /** @description The store (a CFDI: one of the sales it covers is of this store) */
+                /** @description The store: a merchant, by its external id or its id (its sales, and every CFDI it issued) */
                 store_uid?: string;
                 /** @description The POS's sale id (a CFDI: one of the sales it covers) */
                 sale_id?: string;
@@ -7018,7 +7018,7 @@ export interface operations {
                 created_to?: string;
                 /** @description IANA time zone the dates are read in (default America/Mexico_City) */
                 time_zone?: string;
-                /** @description The store (a CFDI: one of the sales it covers is of this store) */
+                /** @description The store: a merchant, by its external id or its id (its sales, and every CFDI it issued) */
                 store_uid?: string;
                 /** @description The POS's sale id (a CFDI: one of the sales it covers) */
                 sale_id?: string;
