@@ -1,9 +1,13 @@
+import { createHash } from 'node:crypto';
 import { tmpdir } from 'node:os';
 // Loaded first by mocha (see .mocharc.json): the environment every module's config() will read.
 process.env.NODE_ENV = 'test';
 process.env.QUEUE_PREFIX ??= `aftest${process.pid}`;
 process.env.PUBLIC_BASE_URL ??= 'https://factura.example.test';
 process.env.LOG_LEVEL ??= 'silent';
+// Not the development key of zeros: test/hardening/secrets-at-rest.test.ts searches a dump for the key's text,
+// and 64 zeros are in any dump that holds a run of zero bytes another test wrote.
+process.env.ENCRYPTION_KEY ??= createHash('sha256').update('autofactura test suite encryption key').digest('hex');
 process.env.EXPIRY_SWEEP_MS ??= '3600000';
 // POST /v1/qrs waits for the QR image job; under load it has taken more than the 5 s default.
 process.env.RENDER_TIMEOUT_MS ??= '15000';
