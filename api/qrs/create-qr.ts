@@ -24,6 +24,7 @@ import { newShortCode } from '../../shared/domain/qr-code/short-code.js';
 import { resolveConceptKeys, skusToResolve } from '../../shared/qr/resolve-concept-keys.js';
 import { productKeysBySku } from '../../shared/repositories/products.js';
 import { qrTransactionView, type QrTransactionView } from '../contract/qrs/qr-transaction-view.js';
+import { findOwnQr, fixedViewCache } from './stored-qr.js';
 import { isIanaTimeZone, localDateTime } from '../../shared/domain/time-zone.js';
 import { viewContext, type ApiDeps } from '../deps.js';
 import { renderQr } from './render-qr.js';
@@ -97,9 +98,10 @@ async function replay(deps: ApiDeps, principal: ApiKeyPrincipal, record: Idempot
 }
 
 async function answerReplay(deps: ApiDeps, principal: ApiKeyPrincipal, record: IdempotencyRecord): Promise<CreateQrResult> {
-  const stored = await findQrTransaction(deps.db, principal.merchantId, principal.mode, record.resourceId);
+  const stored = await findOwnQr(deps.db, principal, record.resourceId);
   if (!stored) throw new AppError(409, 'idempotency_key_reused', 'This idempotency-key belongs to a transaction of another environment.');
-  return { view: qrTransactionView(stored, viewContext(deps)), replayed: true };
+  const view = viewContext(deps);
+  return { view: qrTransactionView(stored, view, undefined, undefined, fixedViewCache.parts(stored, view)), replayed: true };
 }
 
 function checkMerchant(principal: ApiKeyPrincipal, storeUid: string, now: Date): void {

@@ -1,6 +1,5 @@
 import type { Router } from '@koa/router';
 import { AppError } from '../../shared/platform/errors.js';
-import { findQrTransaction } from '../../shared/repositories/qr-transactions.js';
 import { qrTransactionView } from '../contract/qrs/qr-transaction-view.js';
 import { findInvoice, liveInvoice } from '../../shared/repositories/invoices.js';
 import { mayHaveStampedInvoice } from '../../shared/domain/qr-lifecycle.js';
@@ -8,6 +7,7 @@ import type { AppState } from '../context.js';
 import { viewContext, type ApiDeps } from '../deps.js';
 import { jsonBody } from '../middleware/json-body.js';
 import { createQr, idempotencyCacheReads } from '../qrs/create-qr.js';
+import { findOwnQr, fixedViewCache } from '../qrs/stored-qr.js';
 import { invoiceQrs } from '../invoices/invoice-qrs.js';
 import { invoiceQrsRequestSchema } from '../contract/qrs/invoice-qrs-schema.js';
 import { validator } from '../../shared/platform/validation/ajv.js';
@@ -53,12 +53,13 @@ export function qrRoutes(deps: ApiDeps): Router<AppState> {
 
   routes.get('/:qrId', async (ctx) => {
     const principal = ctx.state.apiKey!;
-    const record = await findQrTransaction(deps.db, principal.merchantId, principal.mode, ctx.params.qrId ?? '');
+    const record = await findOwnQr(deps.db, principal, ctx.params.qrId ?? '');
     if (!record) throw new AppError(404, 'transaction_not_found', `No QR transaction ${ctx.params.qrId} for this API key.`);
     const globalId = record.transaction.global_invoice_id;
     // A pending or scanned QR has no stamped invoice: no query for it (the common read, a POS polling).
     const invoice = mayHaveStampedInvoice(record.transaction.status) ? await liveInvoice(deps.db, record.transaction.id) : undefined;
-    ctx.body = qrTransactionView(record, viewContext(deps), invoice, globalId ? await findInvoice(deps.db, globalId) : undefined);
+    const view = viewContext(deps);
+    ctx.body = qrTransactionView(record, view, invoice, globalId ? await findInvoice(deps.db, globalId) : undefined, fixedViewCache.parts(record, view));
   });
 
   return router;

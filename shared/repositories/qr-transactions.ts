@@ -202,11 +202,6 @@ export async function recordQrTransaction(db: Db, record: NewQrTransaction, clai
   return row?.created === 1;
 }
 
-/** One transaction of one merchant in one mode, or undefined (another merchant's is as unknown as a missing one). */
-/**
- * GET /v1/qrs/{qrId} and every replay read this: one prepared statement, the concepts and taxes folded
- * in as JSON (numerics as text, so they stay exact decimal strings like the columns read directly).
- */
 /** A transaction's concepts and taxes as two JSON columns (`t` is the transaction), for one-statement reads. */
 export const CONCEPTS_AND_TAXES_JSON = `(SELECT coalesce(json_agg(json_build_object(
           'transaction_id', c.transaction_id, 'position', c.position, 'sku', c.sku, 'description', c.description,
@@ -224,21 +219,70 @@ export interface ConceptsAndTaxesJson {
   taxes_json: QrConceptTaxRow[];
 }
 
+/**
+ * The columns a stored QR's view shows (api/contract/qrs/qr-transaction-view.ts), and time_zone (a replay's
+ * check): GET /v1/qrs/{qrId} reads these and no more, each column costing a description and a parse per row.
+ */
+export const QR_VIEW_COLUMNS = [
+  'id',
+  'store_uid',
+  'sale_id',
+  'idempotency_key',
+  'operation',
+  'amount',
+  'subtotal',
+  'currency',
+  'exchange_rate',
+  'sat_payment_method',
+  'sat_payment_form',
+  'type_of_receipt',
+  'export_code',
+  'status',
+  'related_cfdis',
+  'global_info',
+  'metadata',
+  'token',
+  'short_code',
+  'time_zone',
+  'qr_png',
+  'created_at',
+  'updated_at',
+  'scanned_at',
+  'expires_at',
+  'global_periodicity',
+  'global_period_end',
+  'requested_expires_at',
+  'global_invoice_id',
+] as const satisfies readonly (keyof QrTransactionRow)[];
+
+export type QrViewRow = Pick<QrTransactionRow, (typeof QR_VIEW_COLUMNS)[number]>;
+
+/** A stored transaction as its view needs it, with its concepts and their taxes. */
+export interface StoredQr {
+  transaction: QrViewRow;
+  concepts: QrConceptRow[];
+  taxes: QrConceptTaxRow[];
+}
+
+/**
+ * GET /v1/qrs/{qrId} and every replay read this: one prepared statement, the concepts and taxes folded in as
+ * JSON (numerics as text, so they stay exact decimal strings like the columns read directly). No join: the
+ * store and issuer names come from the API key's principal, which names this same merchant.
+ */
 export const FIND_QR: PreparedStatement = {
-  name: 'find_qr_transaction_v1',
-  text: `SELECT t.*, m.name AS store_name, i.rfc AS issuer_rfc, i.business_name AS issuer_name,
+  name: 'find_qr_transaction_v2',
+  text: `SELECT ${QR_VIEW_COLUMNS.map((c) => `t.${c}`).join(', ')},
       ${CONCEPTS_AND_TAXES_JSON}
     FROM qr_transactions t
-    JOIN merchants m ON m.id = t.merchant_id
-    JOIN issuers i ON i.id = m.issuer_id
     WHERE t.id = $1 AND t.merchant_id = $2 AND t.mode = $3`,
 };
 
-export async function findQrTransaction(db: Db, merchantId: string, mode: KeyMode, qrId: string): Promise<QrTransactionRecord | undefined> {
-  const [row] = await runPrepared<QrTransactionRow & ConceptsAndTaxesJson & { store_name: string; issuer_rfc: string; issuer_name: string }>(db, FIND_QR, [qrId, merchantId, mode]);
+/** One transaction of one merchant in one mode, or undefined (another merchant's is as unknown as a missing one). */
+export async function findQrTransaction(db: Db, merchantId: string, mode: KeyMode, qrId: string): Promise<StoredQr | undefined> {
+  const [row] = await runPrepared<QrViewRow & ConceptsAndTaxesJson>(db, FIND_QR, [qrId, merchantId, mode]);
   if (!row) return undefined;
-  const { store_name, issuer_rfc, issuer_name, concepts_json, taxes_json, ...transaction } = row;
-  return { transaction, concepts: concepts_json, taxes: taxes_json, storeName: store_name, issuerRfc: issuer_rfc, issuerName: issuer_name };
+  const { concepts_json, taxes_json, ...transaction } = row;
+  return { transaction, concepts: concepts_json, taxes: taxes_json };
 }
 
 /** The epoch seconds in (from, to] in which some open QR falls due: the expiry buckets to schedule. */

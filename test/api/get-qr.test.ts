@@ -59,6 +59,29 @@ describe('GET /v1/qrs/{qrId}', () => {
     expect(res.body.error.code).to.equal('unauthorized');
   });
 
+  it('answers the same bytes on every read, and a changed expiry in the next one (the view parts kept per transaction are checked against the row)', async () => {
+    const headers = { 'X-API-Key': account.apiKey };
+    const first = await call('GET', `/v1/qrs/${created.qr_id}`, { headers });
+    const second = await call('GET', `/v1/qrs/${created.qr_id}`, { headers });
+    expect(JSON.stringify(second.body)).to.equal(JSON.stringify(first.body));
+    expect(JSON.stringify(first.body)).to.equal(JSON.stringify(created));
+    const later = new Date(Date.parse(created.expires_at) + 3_600_000);
+    await harness().deps.db('qr_transactions').where({ id: created.qr_id }).update({ expires_at: later });
+    try {
+      const moved = await call('GET', `/v1/qrs/${created.qr_id}`, { headers });
+      expect(moved.body.expires_at).to.equal(later.toISOString());
+      expect(moved.body.qr_url).to.contain(`exp=${Math.floor(later.getTime() / 1000)}&`);
+      const image = await call('GET', new URL(moved.body.qr_url).pathname + new URL(moved.body.qr_url).search);
+      expect(image.status).to.equal(200);
+      expect({ ...moved.body, expires_at: created.expires_at, qr_url: created.qr_url }).to.deep.equal(created);
+    } finally {
+      await harness()
+        .deps.db('qr_transactions')
+        .where({ id: created.qr_id })
+        .update({ expires_at: new Date(created.expires_at) });
+    }
+  });
+
   it('keeps development data out of reach of a production key of the same merchant', async () => {
     const { createApiKey } = await import('../../shared/repositories/api-keys.js');
     const liveKey = await createApiKey(harness().deps.db, account.merchantId, 'production');

@@ -1,6 +1,6 @@
 import { toJsonNumber } from '../../../shared/domain/money.js';
 import type { SatCatalogs } from '../../../shared/sat/catalogs.js';
-import type { QrTransactionRecord } from '../../../shared/repositories/qr-transactions.js';
+import type { StoredQr } from '../../../shared/repositories/qr-transactions.js';
 import { isStamped, type InvoiceRow } from '../../../shared/repositories/invoices.js';
 import { customerView, invoiceView } from '../invoices/invoice-view.js';
 import { qrContent, signQrToken } from '../../../shared/qr/qr-link.js';
@@ -22,13 +22,56 @@ function num(value: string | null): number | null {
   return value === null ? null : toJsonNumber(value);
 }
 
-/** The spec's QR transaction, identical for POST /v1/qrs (and its replays) and GET /v1/qrs/{qrId}. */
-export function qrTransactionView(record: QrTransactionRecord, ctx: ViewContext, invoice?: InvoiceRow, globalInvoice?: InvoiceRow) {
-  const stamped = isStamped(invoice) ? invoice : undefined;
+/** A stored transaction with the names its view shows. */
+export type ViewedQr = StoredQr & { storeName: string; issuerRfc: string; issuerName: string };
+
+/**
+ * The parts of a transaction's view that follow from its immutable data alone: the signed link (from the
+ * token), the signed image URL (id and expiry), the concepts with SAT's descriptions and the totals (the
+ * concepts and taxes are never changed after the insert). GET /v1/qrs/{qrId} and replays keep them (api/qrs/stored-qr.ts).
+ */
+export function fixedViewParts(record: StoredQr, ctx: ViewContext) {
   const t = record.transaction;
   const desc = ctx.catalogs.description.bind(ctx.catalogs);
   const taxesOf = (position: number) => record.taxes.filter((x) => x.concept_position === position);
-  const content = qrContent(ctx.publicBaseUrl, signQrToken(t.token, ctx.qrHmacKey));
+  return {
+    qr_content: qrContent(ctx.publicBaseUrl, signQrToken(t.token, ctx.qrHmacKey)),
+    qr_url: signedImageUrl(ctx.publicBaseUrl, t.id, t.expires_at, ctx.urlSigningKey),
+    operation_data: record.concepts.map((c) => ({
+      sku: c.sku,
+      description: c.description,
+      amount: toJsonNumber(c.amount),
+      quantity: toJsonNumber(c.quantity),
+      discount: num(c.discount),
+      unit_price: toJsonNumber(c.unit_price),
+      sat_unit_key: c.sat_unit_key,
+      sat_unit_desc: desc('c_ClaveUnidad', c.sat_unit_key) ?? null,
+      sat_product_service_key: c.sat_product_service_key,
+      sat_product_service_desc: desc('c_ClaveProdServ', c.sat_product_service_key) ?? null,
+      sat_tax_object_key: c.sat_tax_object_key,
+      sat_tax_object_desc: desc('c_ObjetoImp', c.sat_tax_object_key) ?? null,
+      taxes: taxesOf(c.position).map((x) => ({
+        type: x.type,
+        tax: x.tax,
+        factor: x.factor,
+        rate: x.rate,
+        taxable_base: toJsonNumber(x.taxable_base),
+        amount: num(x.amount),
+      })),
+    })),
+    // Addition to the spec: what the invoice will say, with SAT's rounding at the currency's decimals; it
+    // differs from amount and subtotal when the POS sent more decimals than the currency has.
+    invoice_totals: totalsView(saleTotals(record, ctx.catalogs.currencyDecimals(t.currency) ?? 2)),
+  };
+}
+
+export type FixedViewParts = ReturnType<typeof fixedViewParts>;
+
+/** The spec's QR transaction, identical for POST /v1/qrs (and its replays) and GET /v1/qrs/{qrId}. */
+export function qrTransactionView(record: ViewedQr, ctx: ViewContext, invoice?: InvoiceRow, globalInvoice?: InvoiceRow, fixed: FixedViewParts = fixedViewParts(record, ctx)) {
+  const stamped = isStamped(invoice) ? invoice : undefined;
+  const t = record.transaction;
+  const desc = ctx.catalogs.description.bind(ctx.catalogs);
   return {
     qr_id: t.id,
     store_uid: t.store_uid,
@@ -53,37 +96,14 @@ export function qrTransactionView(record: QrTransactionRecord, ctx: ViewContext,
     status: t.status,
     related_cfdis: t.related_cfdis,
     global_info: t.global_info,
-    operation_data: record.concepts.map((c) => ({
-      sku: c.sku,
-      description: c.description,
-      amount: toJsonNumber(c.amount),
-      quantity: toJsonNumber(c.quantity),
-      discount: num(c.discount),
-      unit_price: toJsonNumber(c.unit_price),
-      sat_unit_key: c.sat_unit_key,
-      sat_unit_desc: desc('c_ClaveUnidad', c.sat_unit_key) ?? null,
-      sat_product_service_key: c.sat_product_service_key,
-      sat_product_service_desc: desc('c_ClaveProdServ', c.sat_product_service_key) ?? null,
-      sat_tax_object_key: c.sat_tax_object_key,
-      sat_tax_object_desc: desc('c_ObjetoImp', c.sat_tax_object_key) ?? null,
-      taxes: taxesOf(c.position).map((x) => ({
-        type: x.type,
-        tax: x.tax,
-        factor: x.factor,
-        rate: x.rate,
-        taxable_base: toJsonNumber(x.taxable_base),
-        amount: num(x.amount),
-      })),
-    })),
+    operation_data: fixed.operation_data,
     metadata: t.metadata,
-    // Addition to the spec: what the invoice will say, with SAT's rounding at the currency's decimals; it
-    // differs from amount and subtotal when the POS sent more decimals than the currency has.
-    invoice_totals: totalsView(saleTotals(record, ctx.catalogs.currencyDecimals(t.currency) ?? 2)),
+    invoice_totals: fixed.invoice_totals,
     invoice: stamped ? invoiceView(stamped, ctx) : null,
     customer: stamped ? customerView(stamped) : null,
-    qr_base64: `data:image/png;base64,${(t.qr_png ?? renderQrPng(content)).toString('base64')}`,
-    qr_url: signedImageUrl(ctx.publicBaseUrl, t.id, t.expires_at, ctx.urlSigningKey),
-    qr_content: content,
+    qr_base64: `data:image/png;base64,${(t.qr_png ?? renderQrPng(fixed.qr_content)).toString('base64')}`,
+    qr_url: fixed.qr_url,
+    qr_content: fixed.qr_content,
     // Addition to the spec: print it under the QR; the buyer can type it at /q.
     short_code: t.short_code === null ? null : formatShortCode(t.short_code),
     created_at: t.created_at.toISOString(),
