@@ -13,12 +13,11 @@ import { benchCfdiSteps } from './cfdi-steps.js';
 import { benchStampEndToEnd } from './stamp-e2e.js';
 import { benchCancelEndToEnd } from './cancel-e2e.js';
 import { benchGlobalInvoice } from './global-invoice.js';
-import { startFakePacServer } from '../fakes/pac-server.js';
 import { benchConnectionSweep, sweepConnections } from './connections.js';
 import { connectionsChartSvg } from './chart.js';
 import { benchPendingQrs } from './pending-qrs.js';
 import { machine, printFigures } from './figures.js';
-import { benchEnv, freshAccount, processCount, removeRunData, startApi, startProcess, stopProcesses, waitHealthy, type BenchEnv } from './stack.js';
+import { benchEnv, freshAccount, processCount, removeRunData, startApi, startBenchParties, startProcess, stopProcesses, waitHealthy, type BenchEnv } from './stack.js';
 import { readCounts } from './lean/counters.js';
 import { measureQrRoutes, postLoad } from './lean/load.js';
 import { cpuReader } from './lean/cpu.js';
@@ -67,10 +66,11 @@ async function main(): Promise<void> {
   const ceiling = await load(`http://127.0.0.1:${PORT + 1}/v1/qrs`, () => ({}), body);
   bare.kill('SIGTERM');
 
-  // The fake PAC in this process, so the stamping run can change its latency; workers reach it over HTTP.
-  const pac = await startFakePacServer();
-  const workers = start('../bin/worker.ts', { PAC_BASE_URL: pac.url, PAC_TOKEN: pac.token, SAT_STATUS_URL: `${pac.url}/ConsultaCFDIService.svc` });
-  const api = startApi(env, API_PROCESSES);
+  // The fakes in this process (the stamping run changes the PAC's latency); API and workers reach them over HTTP.
+  const parties = await startBenchParties();
+  const { pac } = parties;
+  const workers = start('../bin/worker.ts', parties.env);
+  const api = startApi(env, API_PROCESSES, parties.env);
   try {
     await waitHealthy(`http://127.0.0.1:${PORT}/health`);
     // Warm-up (JIT, pools, catalogs), POST and GET exactly as the lean server was measured.
@@ -169,16 +169,17 @@ async function main(): Promise<void> {
     );
   } finally {
     await stopProcesses(api, workers);
-    await pac.close();
+    await parties.close();
     await removeRunData(env);
   }
 }
 
 /** BENCH_ONLY=stamping: the stamping runs alone, with CPU, statements and Redis commands per CFDI. */
 async function onlyStamping(account: Awaited<ReturnType<typeof freshAccount>>): Promise<void> {
-  const pac = await startFakePacServer();
-  const workers = start('../bin/worker.ts', { PAC_BASE_URL: pac.url, PAC_TOKEN: pac.token, SAT_STATUS_URL: `${pac.url}/ConsultaCFDIService.svc` });
-  const api = start('../bin/web.ts');
+  const parties = await startBenchParties();
+  const { pac } = parties;
+  const workers = start('../bin/worker.ts', parties.env);
+  const api = start('../bin/web.ts', parties.env);
   const db = knexFactory(knexConfig(DATABASE_URL));
   try {
     await waitHealthy(`http://127.0.0.1:${PORT}/health`);
@@ -204,7 +205,7 @@ async function onlyStamping(account: Awaited<ReturnType<typeof freshAccount>>): 
   } finally {
     await db.destroy();
     await stopProcesses(api, workers);
-    await pac.close();
+    await parties.close();
     await removeRunData(env);
   }
 }

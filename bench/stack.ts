@@ -9,6 +9,9 @@ import knexFactory from 'knex';
 import { bootstrapAccount } from '../cli/bootstrap.js';
 import { loadConfig } from '../shared/platform/config.js';
 import { ensureDatabase, knexConfig } from '../shared/platform/db.js';
+import { startFakeCsfServer } from '../fakes/csf-server.js';
+import { startFakePacServer, type FakePacServer } from '../fakes/pac-server.js';
+import { startFakeSmtpServer } from '../fakes/smtp-server.js';
 import { removeKeysMatching } from '../test/helpers/redis-keys.js';
 
 export type BenchEnv = Record<string, string>;
@@ -75,6 +78,23 @@ export function processCount(variable: string): number {
  */
 export function startApi(env: BenchEnv, processes: number, extraEnv: BenchEnv = {}): ChildProcess {
   return processes === 1 ? startProcess('../bin/web.ts', env, extraEnv) : startProcess('./api-processes.ts', env, { ...extraEnv, BENCH_API_PROCESSES: String(processes) });
+}
+
+/**
+ * The external parties (PAC, SMTP, SAT's CSF service) as fakes in the bench's own process, their addresses in
+ * `env` for the API and the workers: otherwise each development entry starts its own inside the process,
+ * and the worker's CPU per CFDI would carry the SMTP server receiving every e-mail. The PAC is the bench's
+ * to steer (its latency, whether it validates).
+ */
+export async function startBenchParties(): Promise<{ pac: FakePacServer; env: BenchEnv; close(): Promise<void> }> {
+  const [pac, smtp, csf] = await Promise.all([startFakePacServer(), startFakeSmtpServer(), startFakeCsfServer()]);
+  return {
+    pac,
+    env: { PAC_BASE_URL: pac.url, PAC_TOKEN: pac.token, SAT_STATUS_URL: `${pac.url}/ConsultaCFDIService.svc`, SMTP_URL: smtp.url, CSF_BASE_URL: csf.url },
+    close: async () => {
+      await Promise.all([pac.close(), smtp.close(), csf.close()]);
+    },
+  };
 }
 
 /** SIGTERM to each process and wait until they have exited: nothing of theirs writes after the run's data is removed. */
