@@ -1,4 +1,5 @@
-import { createHmac, timingSafeEqual } from 'node:crypto';
+import { createHmac } from 'node:crypto';
+import { verifySignedExpiryLink, type SignedLinkCheck } from '../platform/crypto/signed-expiry-link.js';
 
 /**
  * The download link of a built export (issue #32): credential-free, signed like the invoice file links
@@ -22,14 +23,9 @@ export function exportLinkExpiry(notAfter: Date, lifetimeSeconds = EXPORT_LINK_S
   return new Date(Math.min(Math.floor(now.getTime() / 1000) + lifetimeSeconds, Math.floor(notAfter.getTime() / 1000)) * 1000);
 }
 
-export type ExportUrlCheck = { ok: true } | { ok: false; reason: 'bad_signature' | 'expired' };
+export type ExportUrlCheck = SignedLinkCheck;
 
 /** A forged or altered link is `bad_signature`; a genuine one past its `exp` is `expired`. */
 export function verifyExportDownloadUrl(exportId: string, exp: unknown, sig: unknown, key: string, now: Date = new Date()): ExportUrlCheck {
-  if (typeof exp !== 'string' || !/^[0-9]{1,12}$/.test(exp) || typeof sig !== 'string' || !/^[A-Za-z0-9_-]{22}$/.test(sig)) return { ok: false, reason: 'bad_signature' };
-  const expected = Buffer.from(signature(exportId, Number(exp), key), 'ascii');
-  const presented = Buffer.from(sig, 'ascii');
-  if (presented.length !== expected.length || !timingSafeEqual(presented, expected)) return { ok: false, reason: 'bad_signature' };
-  if (Number(exp) * 1000 < now.getTime()) return { ok: false, reason: 'expired' };
-  return { ok: true };
+  return verifySignedExpiryLink(exp, sig, (seconds) => signature(exportId, seconds, key), now);
 }

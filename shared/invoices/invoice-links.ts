@@ -1,4 +1,5 @@
-import { createHmac, timingSafeEqual } from 'node:crypto';
+import { createHmac } from 'node:crypto';
+import { verifySignedExpiryLink, type SignedLinkCheck } from '../platform/crypto/signed-expiry-link.js';
 
 /**
  * xml_url and pdf_url: credential-free links to an invoice's files, signed like qr_url. They name the
@@ -22,15 +23,9 @@ export function invoiceFileUrl(publicBaseUrl: string, uuid: string, kind: Invoic
   return `${publicBaseUrl}/v1/public/invoices/${uuid}.${kind}?exp=${exp}&sig=${signature(uuid, kind, exp, key)}`;
 }
 
-export type InvoiceFileUrlCheck = { ok: true } | { ok: false; reason: 'bad_signature' | 'expired' };
+export type InvoiceFileUrlCheck = SignedLinkCheck;
 
 /** A forged or altered link is `bad_signature`; a genuine one past its `exp` is `expired`. */
 export function verifyInvoiceFileUrl(uuid: string, kind: InvoiceFileKind, exp: unknown, sig: unknown, key: string, now: Date = new Date()): InvoiceFileUrlCheck {
-  if (typeof exp !== 'string' || !/^[0-9]{1,12}$/.test(exp) || typeof sig !== 'string' || !/^[A-Za-z0-9_-]{22}$/.test(sig)) return { ok: false, reason: 'bad_signature' };
-  // Compared as text, so a non-canonical Base64 spelling of the right bytes is refused too.
-  const expected = Buffer.from(signature(uuid, kind, Number(exp), key), 'ascii');
-  const presented = Buffer.from(sig, 'ascii');
-  if (presented.length !== expected.length || !timingSafeEqual(presented, expected)) return { ok: false, reason: 'bad_signature' };
-  if (Number(exp) * 1000 < now.getTime()) return { ok: false, reason: 'expired' };
-  return { ok: true };
+  return verifySignedExpiryLink(exp, sig, (seconds) => signature(uuid, kind, seconds, key), now);
 }

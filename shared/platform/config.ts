@@ -30,6 +30,9 @@ const DEV_SECRETS = {
   encryptionKey: '0000000000000000000000000000000000000000000000000000000000000000',
 };
 
+/** QR_HMAC_KEY and URL_SIGNING_KEY in production: as many bytes as the HMAC-SHA256 they key (`openssl rand -hex 32` gives 64). */
+const MIN_SIGNING_KEY_BYTES = 32;
+
 const text = (raw: string): string => raw;
 const withoutTrailingSlash = (raw: string): string => raw.replace(/\/+$/, '');
 const flag = (raw: string): boolean => raw === '1';
@@ -160,7 +163,11 @@ export const SETTINGS = {
     doc: '`1` for a managed Redis that forbids `INFO`: BullMQ skips its version and eviction-policy check and the clients their ready check (then nobody warns about an eviction policy other than `noeviction`).',
     parse: flag,
   }),
-  redisTlsCaFile: str('REDIS_TLS_CA_FILE', '', "PEM file of the CA that signed the Redis server's certificate (`rediss://`), read once at start; empty = the system's CAs."),
+  redisTlsCaFile: str(
+    'REDIS_TLS_CA_FILE',
+    '',
+    "PEM file of the CA that signed the Redis server's certificate, read once at start; empty = the system's CAs. Only with a `rediss://` `REDIS_URL` (refused beside `redis://`, where it would never be read).",
+  ),
   dbPreparedStatements: setting({
     name: 'DB_PREPARED_STATEMENTS',
     fallback: '1',
@@ -198,7 +205,7 @@ export const SETTINGS = {
     name: 'QR_HMAC_KEY',
     fallback: DEV_SECRETS.qrHmacKey,
     secret: true,
-    doc: 'HMAC key signing the `m` parameter of `qr_content`. Required in production (`openssl rand -hex 32`).',
+    doc: 'HMAC key signing the `m` parameter of `qr_content`. Required in production, at least 32 bytes (`openssl rand -hex 32`).',
     parse: text,
   }),
   qrHmacPreviousKeys: setting({
@@ -212,14 +219,14 @@ export const SETTINGS = {
     name: 'URL_SIGNING_KEY',
     fallback: DEV_SECRETS.urlSigningKey,
     secret: true,
-    doc: 'HMAC key signing `qr_url` and invoice file links. Required in production.',
+    doc: 'HMAC key signing `qr_url`, invoice file and export links. Required in production, at least 32 bytes (`openssl rand -hex 32`).',
     parse: text,
   }),
   encryptionKey: setting({
     name: 'ENCRYPTION_KEY',
     fallback: DEV_SECRETS.encryptionKey,
     secret: true,
-    doc: '32 bytes (64 hex characters or base64) encrypting CSD keys and passwords and webhook secrets at rest. Required in production.',
+    doc: '32 bytes (64 hex characters or base64) encrypting CSD keys and passwords and webhook secrets at rest. Required in production, where the development key is refused in any spelling.',
     parse: text,
   }),
   encryptionKeyId: setting({
@@ -387,13 +394,24 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Confi
   if (config.fileStore === 's3' && !config.s3Bucket) throw new Error('config: FILE_STORE=s3 needs S3_BUCKET, the bucket that holds the logos, XML and PDF');
   // One without the other would sign with half a key, or silently fall back to the default chain.
   if (!config.s3AccessKeyId !== !config.s3SecretAccessKey) throw new Error('config: S3_ACCESS_KEY_ID and S3_SECRET_ACCESS_KEY are set together or not at all');
+  // A CA file beside a plain redis:// URL is never read: the operator believes in a TLS the connection does not have.
+  if (config.redisTlsCaFile && new URL(config.redisUrl).protocol !== 'rediss:') {
+    throw new Error('config: REDIS_TLS_CA_FILE is set but REDIS_URL is not rediss:// (TLS): the CA would never be used; use rediss:// or drop the file');
+  }
   if (mode === 'production') {
-    for (const key of ['qrHmacKey', 'urlSigningKey', 'encryptionKey'] as const) {
+    for (const key of ['qrHmacKey', 'urlSigningKey'] as const) {
       if (config[key] === DEV_SECRETS[key]) throw new Error(`config: ${key} must be set in production`);
+      if (Buffer.byteLength(config[key], 'utf8') < MIN_SIGNING_KEY_BYTES) {
+        throw new Error(`config: ${key} must be at least ${MIN_SIGNING_KEY_BYTES} bytes in production (\`openssl rand -hex 32\`)`);
+      }
     }
     // The development keys are public (they are in this file): one still accepted would let anyone sign or seal.
     if (config.qrHmacPreviousKeys.includes(DEV_SECRETS.qrHmacKey)) throw new Error('config: QR_HMAC_PREVIOUS_KEYS must not hold the development key in production');
     const devEncryptionKey = parseEncryptionKey(DEV_SECRETS.encryptionKey);
+    // Compared as bytes: the development key written in base64 is the same key.
+    if (isEncryptionKey(config.encryptionKey) && parseEncryptionKey(config.encryptionKey).equals(devEncryptionKey)) {
+      throw new Error('config: encryptionKey must be set in production (ENCRYPTION_KEY is the development key)');
+    }
     const devPrevious = config.encryptionPreviousKeys.find((k) => parseEncryptionKey(k.key).equals(devEncryptionKey));
     if (devPrevious) throw new Error(`config: ENCRYPTION_PREVIOUS_KEYS key id ${devPrevious.id} is the development key, refused in production`);
     if (!config.csfBaseUrl) throw new Error('config: CSF_BASE_URL must be set in production (the fake CSF service is for development)');

@@ -76,8 +76,10 @@ export function redisClient(role: RedisRole, target: RedisSettings | string = co
   const { host: _host, port: _port, db: _db, retryStrategy, enableOfflineQueue, lazyConnect: _lazy, ...perNode } = redisOptions(role, settings);
   const retry = once ? () => null : retryStrategy;
   if (settings.redisClusterNodes.length === 0) return new Redis({ ...redisOptions(role, settings), retryStrategy: retry, ...own });
+  // Each node is checked against its own name: REDIS_URL's host, which a cluster does not use, names none of them.
+  const { servername: _urlHost, ...nodeTls } = perNode.tls ?? {};
   const options: ClusterOptions = {
-    redisOptions: perNode,
+    redisOptions: perNode.tls ? { ...perNode, tls: nodeTls } : perNode,
     clusterRetryStrategy: retry,
     ...(enableOfflineQueue === false ? { enableOfflineQueue: false } : {}),
     // The cluster's ready check (CLUSTER INFO) fails while a failover is under way and then reconnects

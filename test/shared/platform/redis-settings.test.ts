@@ -1,6 +1,7 @@
 import { expect } from 'chai';
 import { loadConfig } from '../../../shared/platform/config.js';
-import { redisOptions } from '../../../shared/platform/redis.js';
+import type { Cluster } from 'ioredis';
+import { redisClient, redisOptions } from '../../../shared/platform/redis.js';
 
 describe('issue #30: the Redis settings', () => {
   const env = { NODE_ENV: 'test' };
@@ -44,5 +45,25 @@ describe('issue #30: the Redis settings', () => {
     const options = redisOptions('blocking', 'rediss://app:s%40cret@redis.example.test:6380/0');
     expect(options).to.include({ host: 'redis.example.test', port: 6380, username: 'app', password: 's@cret' });
     expect(options.tls).to.deep.equal({ servername: 'redis.example.test' });
+  });
+
+  it("a TLS cluster checks each node against its own name, not against REDIS_URL's host (issue #39)", () => {
+    const cfg = loadConfig({ ...env, REDIS_URL: 'rediss://app:pw@unused.example.test:6380', REDIS_CLUSTER_NODES: 'node-a.example.test:7000,node-b.example.test:7001' });
+    const cluster = redisClient('fail-fast', cfg) as Cluster;
+    try {
+      expect(cluster.options.redisOptions?.tls).to.deep.equal({});
+      expect(cluster.options.redisOptions).to.include({ username: 'app', password: 'pw' });
+    } finally {
+      cluster.disconnect();
+    }
+  });
+
+  it('refuses REDIS_TLS_CA_FILE beside a plain redis:// URL, in any mode: the file would never be read (issue #39)', () => {
+    for (const NODE_ENV of ['test', 'development']) {
+      expect(() => loadConfig({ NODE_ENV, REDIS_URL: 'redis://127.0.0.1:6379', REDIS_TLS_CA_FILE: '/etc/ssl/redis-ca.pem' })).to.throw(
+        'config: REDIS_TLS_CA_FILE is set but REDIS_URL is not rediss:// (TLS)',
+      );
+    }
+    expect(loadConfig({ ...env, REDIS_URL: 'rediss://127.0.0.1:6379', REDIS_TLS_CA_FILE: '/etc/ssl/redis-ca.pem' }).redisTlsCaFile).to.equal('/etc/ssl/redis-ca.pem');
   });
 });

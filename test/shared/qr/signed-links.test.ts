@@ -3,6 +3,8 @@ import { expect } from 'chai';
 import { loadConfig } from '../../../shared/platform/config.js';
 import { signQrToken, verifyQrLink } from '../../../shared/qr/qr-link.js';
 import { signedImageUrl, verifyImageUrl } from '../../../shared/qr/signed-image-url.js';
+import { invoiceFileUrl, verifyInvoiceFileUrl } from '../../../shared/invoices/invoice-links.js';
+import { exportDownloadUrl, verifyExportDownloadUrl } from '../../../shared/books/export-links.js';
 
 /** The same bytes spelled differently: the last of 22 Base64 characters carries 4 bits decoding ignores. */
 function respelled(text: string): string {
@@ -48,6 +50,21 @@ describe('signed links', () => {
       const expires = new Date('2030-01-01T00:00:00Z');
       const sig = new URL(signedImageUrl('https://x.test', 'tra_1', expires, key)).searchParams.get('sig');
       expect(sig, key).to.equal(mac(`qr-image.tra_1.${expires.getTime() / 1000}`));
+    }
+  });
+
+  it('every signed link takes its exp in one spelling only: leading zeros, a sign or spaces are a bad signature (issue #39)', () => {
+    const expires = new Date(Date.now() + 60_000);
+    const links = [
+      { url: signedImageUrl('https://x.test', 'tra_1', expires, 'key'), verify: (exp: string, sig: string) => verifyImageUrl('tra_1', exp, sig, 'key') },
+      { url: invoiceFileUrl('https://x.test', 'U-1', 'xml', 'key'), verify: (exp: string, sig: string) => verifyInvoiceFileUrl('U-1', 'xml', exp, sig, 'key') },
+      { url: exportDownloadUrl('https://x.test', 'exp_1', 'key', expires), verify: (exp: string, sig: string) => verifyExportDownloadUrl('exp_1', exp, sig, 'key') },
+    ];
+    for (const { url, verify } of links) {
+      const params = new URL(url).searchParams;
+      const [exp, sig] = [params.get('exp')!, params.get('sig')!];
+      expect(verify(exp, sig), url).to.deep.equal({ ok: true });
+      for (const respelt of [`0${exp}`, `00${exp}`, `+${exp}`, ` ${exp}`, `${exp}.0`]) expect(verify(respelt, sig), respelt).to.deep.equal({ ok: false, reason: 'bad_signature' });
     }
   });
 });

@@ -124,4 +124,27 @@ describe('encryption at rest', () => {
     const devQrKey = loadConfig({ NODE_ENV: 'development' }).qrHmacKey;
     expect(() => loadConfig({ ...production, QR_HMAC_PREVIOUS_KEYS: `old key,${devQrKey}` })).to.throw('QR_HMAC_PREVIOUS_KEYS must not hold the development key');
   });
+
+  it('in production, refuses the development ENCRYPTION_KEY in any spelling and signing keys shorter than 32 bytes (issue #39)', () => {
+    const production = {
+      NODE_ENV: 'production',
+      QR_HMAC_KEY: 'q'.repeat(32),
+      URL_SIGNING_KEY: 'u'.repeat(32),
+      ENCRYPTION_KEY: k2,
+      CSF_BASE_URL: 'https://csf.example.com',
+      PAC_BASE_URL: 'https://pac.example.com',
+      PAC_TOKEN: 't',
+      SMTP_URL: 'smtp://mail.example.com',
+    };
+    expect(loadConfig(production).qrHmacKey).to.equal('q'.repeat(32));
+    for (const dev of ['0'.repeat(64), Buffer.alloc(32).toString('base64'), Buffer.alloc(32).toString('base64url')]) {
+      expect(() => loadConfig({ ...production, ENCRYPTION_KEY: dev }), dev).to.throw('config: encryptionKey must be set in production');
+    }
+    for (const short of ['x', 'q'.repeat(31), 'ñ'.repeat(15)]) {
+      expect(() => loadConfig({ ...production, QR_HMAC_KEY: short }), short).to.throw('config: qrHmacKey must be at least 32 bytes in production');
+      expect(() => loadConfig({ ...production, URL_SIGNING_KEY: short }), short).to.throw('config: urlSigningKey must be at least 32 bytes in production');
+    }
+    // Development and tests keep any key: the short ones the suite uses stay valid there.
+    expect(loadConfig({ NODE_ENV: 'test', QR_HMAC_KEY: 'x' }).qrHmacKey).to.equal('x');
+  });
 });
