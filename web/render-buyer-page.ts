@@ -106,14 +106,28 @@ function totalsHtml(view: BuyerSaleView): string {
   return `<dl class="totals" id="sale-totals">${rows.map(([k, v]) => `<dt>${k}</dt><dd>${v}</dd>`).join('')}</dl>${fx}`;
 }
 
-/** A moment as a `<time>` in central Mexico's time ("27 de noviembre de 2026, 12:48"). */
+// A 24-hour clock: es-MX's default "12:00 a.m." for midnight reads as noon to many (issue #39).
+const MEXICO_MOMENT = new Intl.DateTimeFormat('es-MX', { timeZone: 'America/Mexico_City', dateStyle: 'long', timeStyle: 'short', hourCycle: 'h23' });
+const MEXICO_DAY = new Intl.DateTimeFormat('es-MX', { timeZone: 'America/Mexico_City', dateStyle: 'long' });
+
+/** A moment as a `<time>` in central Mexico's time, on a 24-hour clock ("27 de noviembre de 2026 a las 12:48"). */
 export function mexicoMomentHtml(iso: string): string {
-  const when = new Intl.DateTimeFormat('es-MX', { timeZone: 'America/Mexico_City', dateStyle: 'long', timeStyle: 'short' }).format(new Date(iso));
-  return `<time datetime="${escape(iso)}">${escape(when)}</time>`;
+  return `<time datetime="${escape(iso)}">${escape(MEXICO_MOMENT.format(new Date(iso)))}</time>`;
+}
+
+/**
+ * The invoicing deadline. One falling at midnight is said as the end of the day before ("hasta el final del 30
+ * de noviembre"): "hasta el 1 de diciembre a las 00:00" is read by many as the end of 1 December.
+ */
+export function deadlineHtml(iso: string): string {
+  const at = new Date(iso);
+  if (!MEXICO_MOMENT.format(at).endsWith(' 00:00')) return `hasta el ${mexicoMomentHtml(iso)} (hora del centro de México)`;
+  const dayBefore = MEXICO_DAY.format(new Date(at.getTime() - 1));
+  return `hasta el final del <time datetime="${escape(iso)}">${escape(dayBefore)}</time> (medianoche, hora del centro de México)`;
 }
 
 function expiryHtml(expiresAt: string): string {
-  return `<p class="expiry">Puedes facturar hasta el ${mexicoMomentHtml(expiresAt)} (hora del centro de México).</p>`;
+  return `<p class="expiry">Puedes facturar ${deadlineHtml(expiresAt)}.</p>`;
 }
 
 function field(name: string, label: string, control: string, hint = ''): string {
