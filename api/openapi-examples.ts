@@ -595,7 +595,16 @@ export const RESPONSE_EXAMPLES: Record<string, unknown> = {
   },
   BuyerQrStatus: { status: 'INVOICED', expires_at: EXPIRES, confirmation },
   EmailQueued: { status: 'QUEUED', to: 'c•••@robotica.example' },
-  OfflineClaim: { status: 'WAITING', store_name: 'Tienda Centro', sale_id: 'T-0042', amount: '116.000000', sold_at: CREATED, email: 'c•••@robotica.example', refusal: null },
+  OfflineClaim: {
+    claim_token: 'oct_Jd2bqkL0Tn8sVYwq1e3RfHx7cUoM9aPz',
+    status: 'WAITING',
+    store_name: 'Tienda Centro',
+    sale_id: 'T-0042',
+    amount: '116.000000',
+    sold_at: CREATED,
+    email: 'c•••@robotica.example',
+    refusal: null,
+  },
   BuyerInvoiceFiles: { uuid: UUID, issued_at: STAMPED, xml_url: fileUrl(UUID, 'xml'), pdf_url: fileUrl(UUID, 'pdf'), links_expire_at: '2026-03-20T01:06:39.000Z' },
   QrLink: { qr_content: QR_CONTENT },
   CsfPrefill: {

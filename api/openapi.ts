@@ -792,7 +792,9 @@ function rawDocument(publicBaseUrl: string) {
           responses: {
             202: { description: 'WAITING: kept until the sale arrives (send again to correct the data while it waits)', content: json('OfflineClaim') },
             400: errorResponse('Invalid body, or a link not signed by a known offline key (`invalid_signature`)'),
-            409: errorResponse('`offline_sale_arrived` (invoice it from its page: `qr_content`), or `offline_claim_settled`'),
+            409: errorResponse(
+              '`offline_sale_arrived` (invoice it from its page: `qr_content`), `offline_claim_taken` (another buyer holds this ticket: only their `claim_token` corrects it), or `offline_claim_settled`',
+            ),
             410: errorResponse('`offline_ticket_closed`: the window passed or the key was revoked'),
             422: errorResponse('`customer_invalid` with details, or `store_inactive`'),
             429: errorResponse('Rate limited'),

@@ -202,6 +202,7 @@
       case 'store_inactive': case 'issuer_inactive': return 'La tienda no puede facturar por ahora. Contáctala para obtener tu factura.';
       case 'invoice_not_ready': return 'Tu factura aún no está lista. Inténtalo en un momento.';
       case 'customer_invalid': return 'Revisa tus datos fiscales.';
+      case 'offline_claim_taken': return 'Otra persona ya dejó sus datos fiscales para este ticket y solo ella puede cambiarlos. Si fuiste tú desde otro teléfono o navegador, corrígelos desde ahí; si no, habla con la tienda.';
       case 'offline_claim_settled': return 'Ya usamos los datos que dejaste para este ticket. Vuelve a escanear el QR para ver cómo quedó tu factura.';
       case 'offline_ticket_closed': return 'La tienda no nos envió esta compra a tiempo para facturarla. Habla con la tienda para obtener tu factura.';
       case 'validation_failed': return 'Faltan datos o alguno no es válido. Revísalos e inténtalo de nuevo.';
@@ -586,6 +587,9 @@
   // --- An offline ticket whose sale has not arrived: the buyer's data kept until it does -----------------
   function offlinePendingPage() {
     var button = $('leave-data');
+    // The first buyer to leave data holds the ticket; this browser keeps the token that lets it correct them.
+    var HOLDER_KEY = 'af-offline-claim:' + link.k + ':' + link.s;
+    function holderToken() { try { return localStorage.getItem(HOLDER_KEY); } catch (e) { return null; } }
     form.addEventListener('submit', function (e) {
       e.preventDefault();
       if (busy) return;
@@ -593,10 +597,13 @@
       saveDraft();
       lock(button, true);
       var request = { v: link.v, k: link.k, w: link.w, a: link.a, s: link.s, m: link.m, customer: customer() };
+      var token = holderToken();
+      if (token) request.claim_token = token;
       api('POST', '/v1/public/qrs/offline-claim', request).then(function (res) {
         lock(button, false);
         var error = res.body.error || {};
         if (res.status === 202) {
+          try { localStorage.setItem(HOLDER_KEY, res.body.claim_token); } catch (e) { /* this browser cannot correct them later */ }
           $('claim-note').textContent = 'Te enviaremos la factura a ' + res.body.email + ' cuando la tienda envíe la compra.';
           show('claim-step');
           return;

@@ -93,7 +93,7 @@ function jobHandlers(deps: WorkerDeps, { sync, stamp, email, cancel, webhooks }:
     'sweep-invoice-follow-ups': () => sweepInvoiceFollowUpsJob(deps.db, deps.producers, deps.config),
     'email-invoice': (job) => emailInvoiceJob(email, job),
     'email-cancellation': (job) => emailCancellationJob(email, job),
-    'email-offline-claim': (job) => emailOfflineClaimJob(email, job),
+    'email-offline-claim': (job) => emailOfflineClaimJob({ ...email, perAddressPerDay: deps.config.offlineClaimEmailsPerAddressPerDay }, job),
     'cancel-invoice': (job) => cancelInvoiceJob(cancel, job),
     'poll-cancellations': () => pollCancellationsJob({ ...cancel, producers: deps.producers }),
     'dispatch-webhooks': () => dispatchWebhooksJob(deps.db, deps.producers),

@@ -323,6 +323,12 @@ export const SETTINGS = {
   smtpTimeoutMs: int('SMTP_TIMEOUT_MS', 15_000, 'Deadline of one message.'),
   emailBackoffMs: int('EMAIL_BACKOFF_MS', 5000, 'First retry delay of an invoice e-mail; each next one doubles.'),
   emailSendsPerQrPerDay: int('EMAIL_SENDS_PER_QR_PER_DAY', 5, '"Send the invoice again" requests per QR per day (the first e-mail after stamping is not counted).'),
+  offlineClaimEmailsPerAddressPerDay: int(
+    'OFFLINE_CLAIM_EMAILS_PER_ADDRESS_PER_DAY',
+    3,
+    'E-mails telling a buyer why an offline ticket they claimed was not invoiced, per address per 24 hours: whoever holds an offline key can make claims for any address, so the ones past this are not sent.',
+    1,
+  ),
   fakeDataDir: setting({
     name: 'FAKE_DATA_DIR',
     fallback: (mode) => (mode === 'test' ? '' : 'var/fakes'),

@@ -97,7 +97,7 @@ export interface JobTypes {
   'sweep-invoice-follow-ups': { queue: typeof QUEUES.email; data: Record<string, never>; result: { emails: number } };
   'email-invoice': { queue: typeof QUEUES.email; data: InvoicePayload & { to?: string }; result: { messageId: string } };
   'email-cancellation': { queue: typeof QUEUES.email; data: InvoicePayload; result: { outcome: 'sent' | 'no-address' } };
-  'email-offline-claim': { queue: typeof QUEUES.email; data: OfflineClaimPayload; result: { outcome: 'sent' } };
+  'email-offline-claim': { queue: typeof QUEUES.email; data: OfflineClaimPayload; result: { outcome: 'sent' | 'limited' } };
   'cancel-invoice': { queue: typeof QUEUES.cancel; data: CancelInvoicePayload; result: CancelInvoiceResult };
   'poll-cancellations': { queue: typeof QUEUES.cancel; data: Record<string, never>; result: { resolved: number; requeued: number } };
   'dispatch-webhooks': { queue: typeof QUEUES.webhooks; data: Record<string, never>; result: { queued: number } };

@@ -77,22 +77,32 @@ export async function claimMerchant(db: Db, merchantId: string): Promise<ClaimMe
   };
 }
 
+/** What saving a buyer's data on a ticket came to. */
+export type SavedClaim = { outcome: 'saved'; claim: OfflineClaimRow } | { outcome: 'held-by-another' } | { outcome: 'settled' };
+
 /**
- * Records (or, while it waits, replaces) the buyer's data for a ticket. Undefined when the claim is no
- * longer waiting: its outcome stands.
+ * Records the buyer's data for a ticket, or replaces it while it waits when `holderHash` is the first
+ * claimant's (a claim from before holders existed is taken over). One statement, so two buyers at once
+ * cannot both hold it: the second finds the first's row and its holder.
  */
 export async function saveClaim(
   db: Db,
   claim: Pick<OfflineClaimRow, 'key_id' | 'sale_id' | 'merchant_id' | 'amount' | 'sold_at' | 'closes_at' | 'customer'>,
-): Promise<OfflineClaimRow | undefined> {
-  const row = { ...claim, customer: JSON.stringify(claim.customer) };
+  holderHash: Buffer,
+): Promise<SavedClaim> {
+  const row = { ...claim, customer: JSON.stringify(claim.customer), holder_hash: holderHash };
   const [saved] = (await db('offline_claims')
     .insert(row)
     .onConflict(['key_id', 'sale_id'])
-    .merge({ customer: row.customer, updated_at: db.fn.now() })
+    .merge({ customer: row.customer, holder_hash: holderHash, updated_at: db.fn.now() })
     .where('offline_claims.status', 'WAITING')
+    .where(function () {
+      void this.whereNull('offline_claims.holder_hash').orWhere('offline_claims.holder_hash', holderHash);
+    })
     .returning('*')) as OfflineClaimRow[];
-  return saved;
+  if (saved) return { outcome: 'saved', claim: saved };
+  const existing = await findClaim(db, claim.key_id, claim.sale_id);
+  return existing?.status === 'WAITING' ? { outcome: 'held-by-another' } : { outcome: 'settled' };
 }
 
 export async function findClaim(db: Db, keyId: string, saleId: string): Promise<OfflineClaimRow | undefined> {
@@ -156,4 +166,18 @@ export async function listClaims(db: Db, merchantId: string, status: ClaimStatus
     .where({ merchant_id: merchantId, status })
     .orderBy(status === 'WAITING' ? [{ column: 'closes_at' }, { column: 'sale_id' }] : [{ column: 'updated_at', order: 'desc' }, { column: 'sale_id' }])
     .limit(limit)) as OfflineClaimRow[];
+}
+
+/**
+ * Refused claims for the same address (case aside) that came before this one since `since`: whether this
+ * one's e-mail is within the address's daily bound (issue #39). An index range (migration 20261128090500).
+ */
+export async function refusedClaimsToAddressBefore(db: Db, claim: Pick<OfflineClaimRow, 'key_id' | 'sale_id' | 'updated_at' | 'customer'>, since: Date): Promise<number> {
+  const [row] = (await db('offline_claims')
+    .where('status', 'REFUSED')
+    .whereRaw("lower(customer->>'email') = lower(?)", [claim.customer.email])
+    .where('updated_at', '>=', since)
+    .whereRaw('(updated_at, key_id, sale_id) < (?, ?, ?)', [claim.updated_at, claim.key_id, claim.sale_id])
+    .count({ n: '*' })) as { n: string }[];
+  return Number(row?.n ?? 0);
 }

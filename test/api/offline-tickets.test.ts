@@ -197,10 +197,19 @@ describe('offline tickets: a sale the point of sale made while offline (issue #3
   });
 
   describe('the buyer who scans before the sale arrives and leaves their data', () => {
-    const claimOf = (link: string, customer: Partial<typeof BUYER> = {}) => {
+    const claimOf = (link: string, customer: Partial<typeof BUYER> = {}, claimToken?: string) => {
       const p = new URL(link).searchParams;
       return call('POST', '/v1/public/qrs/offline-claim', {
-        body: { v: p.get('v'), k: p.get('k'), w: p.get('w'), a: p.get('a'), s: p.get('s'), m: p.get('m'), customer: { ...BUYER, ...customer } },
+        body: {
+          v: p.get('v'),
+          k: p.get('k'),
+          w: p.get('w'),
+          a: p.get('a'),
+          s: p.get('s'),
+          m: p.get('m'),
+          customer: { ...BUYER, ...customer },
+          ...(claimToken === undefined ? {} : { claim_token: claimToken }),
+        },
       });
     };
     const claims = (saleId: string) => harness().deps.db('offline_claims').where({ sale_id: saleId });
@@ -214,7 +223,7 @@ describe('offline tickets: a sale the point of sale made while offline (issue #3
       expect(left.status, JSON.stringify(left.body)).to.equal(202);
       expect(left.body).to.include({ status: 'WAITING', sale_id: body.sale_id, refusal: null });
       expect(left.body.email).to.not.include(email.split('@')[0]);
-      expect((await claimOf(ticket.link, { email })).status, 'corrected while it waits').to.equal(202);
+      expect((await claimOf(ticket.link, { email }, left.body.claim_token as string)).status, 'corrected while it waits').to.equal(202);
       expect(await claims(body.sale_id)).to.have.length(1);
       expect(
         await harness()
@@ -246,6 +255,33 @@ describe('offline tickets: a sale the point of sale made while offline (issue #3
         rmSync(dir, { recursive: true, force: true });
       }
       expect(xml!.toString('utf8')).to.include(`Total="${Number(body.amount).toFixed(2)}"`);
+    });
+
+    it('the first buyer holds the ticket: a second one is refused (409 offline_claim_taken), one after the other and at once (issue #39)', async () => {
+      const key = await issueKey(account);
+      const { body, ticket } = offlineSale(account, key);
+      const first = await claimOf(ticket.link, { email: 'first@example.test' });
+      expect(first.status, JSON.stringify(first.body)).to.equal(202);
+      expect(first.body.claim_token).to.match(/^oct_[A-Za-z0-9_-]{32}$/);
+      const second = await claimOf(ticket.link, { email: 'second@example.test', rfc: 'MCI7306249Y1', name: 'MUNICIPIO DE CUAUTITLAN IZCALLI' });
+      expectError(second, 409, 'offline_claim_taken');
+      const guessed = await claimOf(ticket.link, { email: 'third@example.test' }, `oct_${'A'.repeat(32)}`);
+      expectError(guessed, 409, 'offline_claim_taken');
+      const [kept] = await claims(body.sale_id);
+      expect(kept.customer).to.include({ rfc: BUYER.rfc, email: 'first@example.test' });
+      expect(kept.holder_hash.toString('hex'), 'only the hash of the token is stored').to.not.include(Buffer.from(first.body.claim_token as string).toString('hex'));
+      // The holder corrects their data with the token.
+      const corrected = await claimOf(ticket.link, { email: 'first-again@example.test' }, first.body.claim_token as string);
+      expect(corrected.status).to.equal(202);
+      expect((await claims(body.sale_id))[0].customer).to.include({ email: 'first-again@example.test' });
+
+      // Eight buyers at once on a fresh ticket: exactly one holds it, the others are told at once.
+      const race = offlineSale(account, key);
+      const answers = await Promise.all(Array.from({ length: 8 }, (_, i) => claimOf(race.ticket.link, { email: `racer-${i}@example.test` })));
+      expect(answers.map((a) => a.status).sort()).to.deep.equal([202, 409, 409, 409, 409, 409, 409, 409]);
+      expect(answers.filter((a) => a.status === 409).every((a) => a.body.error.code === 'offline_claim_taken')).to.equal(true);
+      const winner = answers.findIndex((a) => a.status === 202);
+      expect((await claims(race.body.sale_id))[0].customer).to.include({ email: `racer-${winner}@example.test` });
     });
 
     it('refuses bad tax data field by field (422) and a forged link (400), keeping nothing', async () => {
@@ -304,6 +340,31 @@ describe('offline tickets: a sale the point of sale made while offline (issue #3
       const mail = await mailTo(email);
       expect(mail?.body('text/plain')).to.include('no nos envió esta compra dentro del plazo');
       expectError(await claimOf(ticket.link, { email }), 409, 'offline_claim_settled');
+    });
+
+    it('e-mails one address at most OFFLINE_CLAIM_EMAILS_PER_ADDRESS_PER_DAY refusals a day, whatever the key holder claims for it (issue #39)', async () => {
+      const limit = harness().deps.config.offlineClaimEmailsPerAddressPerDay;
+      const key = await issueKey(account, { windowHours: 1 });
+      const address = `target-${randomUUID()}@example.test`;
+      const tickets = Array.from({ length: limit + 2 }, () => offlineSale(account, key, new Date(Date.now() - 30 * 60_000)));
+      // The same mailbox spelt in other cases counts as one.
+      for (const [i, { ticket }] of tickets.entries()) expect((await claimOf(ticket.link, { email: i % 2 ? address.toUpperCase() : address })).status).to.equal(202);
+      const emailEvents = await queueEvents('email');
+      try {
+        await settleOfflineClaimsJob(settleDeps(), {}, new Date(Date.now() + 31 * 60_000));
+        const outcomes = await Promise.all(
+          tickets.map(async ({ body }) => {
+            const job = await harness().producers.queue('email').getJob(jobId.emailOfflineClaim(key.keyId, body.sale_id));
+            return ((await job!.waitUntilFinished(emailEvents, 30_000)) as { outcome: string }).outcome;
+          }),
+        );
+        expect(outcomes.filter((o) => o === 'sent')).to.have.length(limit);
+        expect(outcomes.filter((o) => o === 'limited')).to.have.length(2);
+        const received = harness().smtp.messages.filter((m) => m.to.some((to) => to.toLowerCase() === address));
+        expect(received).to.have.length(limit);
+      } finally {
+        await emailEvents.close();
+      }
     });
   });
 });

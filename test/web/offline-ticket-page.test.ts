@@ -92,6 +92,34 @@ describe("an offline ticket's waiting page in a phone browser (issue #33)", func
     expect((await claims()).map((c) => [c.status, c.customer.email])).to.deep.equal([['WAITING', email]]);
     await screenshot(page, '22-offline-data-left');
 
+    // The same buyer corrects their e-mail from this browser (it holds the claim's token, issue #39).
+    const corrected = `juana-bis-${randomUUID()}@example.test`;
+    await page.click('#claim-edit');
+    await page.fill('#email', corrected);
+    await page.click('#leave-data');
+    await page.waitForSelector('#claim-step:not([hidden])');
+    expect((await claims()).map((c) => [c.status, c.customer.email])).to.deep.equal([['WAITING', corrected]]);
+
+    // Another phone with the same ticket is told at once that someone else holds it; nothing changes.
+    const stranger = await openPhone();
+    try {
+      const other = await stranger.context.newPage();
+      await other.goto(`${harness().baseUrl}${link.pathname}${link.search}`);
+      await other.fill('#rfc', BUYER.rfc);
+      await other.fill('#name', BUYER.name);
+      await other.selectOption('#tax_regime', BUYER.tax_regime);
+      await other.fill('#postal_code', BUYER.postal_code);
+      await other.selectOption('#cfdi_use', BUYER.cfdi_use);
+      await other.fill('#email', `intruder-${randomUUID()}@example.test`);
+      await other.click('#leave-data');
+      await other.waitForSelector('#form-error:not(:empty)');
+      expect(await other.locator('#form-error').innerText()).to.contain('Otra persona ya dejó sus datos fiscales para este ticket');
+      expect(await other.locator('#claim-step').isHidden()).to.equal(true);
+    } finally {
+      await stranger.close();
+    }
+    expect((await claims()).map((c) => c.customer.email)).to.deep.equal([corrected]);
+
     // The store is back: the same link now leads to the sale's own page, and the data left is used.
     const caught = await postQr(account, { ...sale, offline_ticket: ticket.link });
     expect(caught.status, JSON.stringify(caught.body)).to.equal(201);

@@ -17,6 +17,12 @@ export const offlineClaimRequestSchema = {
     s: linkParam("The POS's sale id"),
     m: linkParam('The signature'),
     customer: customerSchema,
+    claim_token: {
+      type: 'string',
+      pattern: '^oct_[A-Za-z0-9_-]{32}$',
+      description:
+        'The `claim_token` an earlier answer gave: the first buyer to leave data on a ticket holds it, and corrects it with this token; without it a ticket already claimed is 409 `offline_claim_taken`',
+    },
   },
 } as const;
 
@@ -24,8 +30,12 @@ export const offlineClaimSchema = {
   $id: 'OfflineClaim',
   type: 'object',
   additionalProperties: false,
-  required: ['status', 'store_name', 'sale_id', 'amount', 'sold_at', 'email', 'refusal'],
+  required: ['status', 'store_name', 'sale_id', 'amount', 'sold_at', 'email', 'refusal', 'claim_token'],
   properties: {
+    claim_token: {
+      type: 'string',
+      description: "The claim's holder token (a secret: the buyer's page keeps it in the browser). Send it with a correction; nobody else can replace this buyer's data",
+    },
     status: {
       type: 'string',
       enum: ['WAITING', 'CONFIRMED', 'REFUSED'],

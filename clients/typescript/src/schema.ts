@@ -2768,8 +2768,12 @@ export interface components {
                 /** @description c_Pais of a foreign buyer (required with XEXX010101000) */
                 tax_residence?: string;
             };
+            /** @description The `claim_token` an earlier answer gave: the first buyer to leave data on a ticket holds it, and corrects it with this token; without it a ticket already claimed is 409 `offline_claim_taken` */
+            claim_token?: string;
         };
         OfflineClaim: {
+            /** @description The claim's holder token (a secret: the buyer's page keeps it in the browser). Send it with a correction; nobody else can replace this buyer's data */
+            claim_token: string;
             /**
              * @description WAITING for the store to send the sale; CONFIRMED: the invoice is being stamped and will be e-mailed; REFUSED: see `refusal`
              * @enum {string}
@@ -10541,6 +10545,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
+                     *       "claim_token": "oct_Jd2bqkL0Tn8sVYwq1e3RfHx7cUoM9aPz",
                      *       "status": "WAITING",
                      *       "store_name": "Tienda Centro",
                      *       "sale_id": "T-0042",
@@ -10578,7 +10583,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `offline_sale_arrived` (invoice it from its page: `qr_content`), or `offline_claim_settled` */
+            /** @description `offline_sale_arrived` (invoice it from its page: `qr_content`), `offline_claim_taken` (another buyer holds this ticket: only their `claim_token` corrects it), or `offline_claim_settled` */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -10588,7 +10593,7 @@ export interface operations {
                      * @example {
                      *       "error": {
                      *         "code": "offline_sale_arrived",
-                     *         "message": "`offline_sale_arrived` (invoice it from its page: `qr_content`), or `offline_claim_settled`",
+                     *         "message": "`offline_sale_arrived` (invoice it from its page: `qr_content`), `offline_claim_taken` (another buyer holds this ticket: only their `claim_token` corrects it), or `offline_claim_settled`",
                      *         "details": [],
                      *         "request_id": "req_gE6nb9tx31iXPSHS"
                      *       }
