@@ -845,8 +845,8 @@ function rawDocument(publicBaseUrl: string) {
           parameters: pathParams('code'),
           responses: {
             200: { description: "The sale's link", content: json('QrLink') },
-            400: errorResponse('`invalid_short_code`: not 10 symbols of the code alphabet'),
-            404: errorResponse('`short_code_not_found`'),
+            400: errorResponse('`invalid_short_code`: not 10 (or, printed offline, 12) symbols of the code alphabet'),
+            404: errorResponse('`short_code_not_found`, or `offline_code_not_arrived`: a 12-symbol code of a ticket printed offline whose sale the store has not sent yet'),
             429: errorResponse('Rate limited'),
           },
         },

@@ -46,7 +46,7 @@
     already_confirmed: 'Ese ticket ya se está facturando en otra solicitud.',
     store_inactive: 'La tienda de ese ticket no puede facturar por ahora.',
     qr_not_found: 'No encontramos ese ticket. Revisa el código impreso.',
-    invalid_ticket: 'Escribe los 10 caracteres impresos bajo el QR (por ejemplo 7KQ4M-XR2PA) o pega el enlace de su QR.',
+    invalid_ticket: 'Escribe los 10 o 12 caracteres impresos bajo el QR (por ejemplo 7KQ4M-XR2PA) o pega el enlace de su QR.',
     invalid_signature: 'Ese enlace no es válido; vuelve a escanear el QR del ticket.',
     other_issuer: 'Ese ticket es de otra empresa: cada empresa emite su propia factura.',
     other_mode: 'Ese ticket es de prueba y este no (o al revés).',
@@ -198,6 +198,7 @@
       case 'already_confirmed': return 'Esta compra ya se está facturando con otros datos fiscales.';
       case 'qr_globally_invoiced': return 'Esta compra ya se reportó en la factura global de la tienda y no puede facturarse a tu nombre.';
       case 'qr_not_found': return 'No encontramos esta compra. Vuelve a escanear el QR de tu ticket.';
+      case 'offline_code_not_arrived': return 'Ese código es de un ticket impreso sin internet y la tienda aún no nos envía la compra. Inténtalo más tarde.';
       case 'invalid_signature': case 'unsupported_version': return 'Este enlace no es válido. Vuelve a escanear el QR de tu ticket.';
       case 'store_inactive': case 'issuer_inactive': return 'La tienda no puede facturar por ahora. Contáctala para obtener tu factura.';
       case 'invoice_not_ready': return 'Tu factura aún no está lista. Inténtalo en un momento.';

@@ -262,7 +262,9 @@ export type StatePageKind =
   | 'store_inactive'
   | 'code_not_found'
   | 'rate_limited'
-  | 'offline_closed';
+  | 'offline_code_not_arrived'
+  | 'offline_closed'
+  | 'offline_key_revoked';
 
 const STATES: Record<StatePageKind, { title: string; text: string }> = {
   expired: { title: 'Este código ya venció', text: 'El plazo para facturar esta compra con este código terminó. Pide a la tienda un ticket o código nuevo.' },
@@ -281,11 +283,39 @@ const STATES: Record<StatePageKind, { title: string; text: string }> = {
   store_inactive: { title: 'La tienda no puede facturar por ahora', text: 'La tienda no tiene activa la facturación en este momento. Contáctala para obtener tu factura.' },
   code_not_found: { title: 'No encontramos ese código', text: 'Revisa el código impreso en tu ticket y escríbelo de nuevo.' },
   rate_limited: { title: 'Demasiados intentos', text: 'Hiciste muchos intentos seguidos. Espera un minuto y vuelve a intentarlo.' },
+  offline_code_not_arrived: {
+    title: 'Esa compra aún no nos llega',
+    text: 'Los códigos de 12 caracteres son de tickets impresos cuando la tienda no tenía internet: la compra aparece aquí cuando la tienda nos la envía. Escanea el QR de tu ticket para dejar tus datos y recibir la factura por correo en cuanto llegue, o escribe el código más tarde.',
+  },
   offline_closed: {
     title: 'Esta compra ya no puede facturarse aquí',
-    text: 'La tienda no nos envió esta compra a tiempo para facturarla. Habla con la tienda para obtener tu factura.',
+    text: 'La tienda no nos envió esta compra dentro del plazo para facturarla. Habla con la tienda para obtener tu factura.',
+  },
+  offline_key_revoked: {
+    title: 'Esta compra ya no puede facturarse aquí',
+    text: 'La tienda dejó de usar la llave con la que su caja imprimió este ticket sin internet, así que ya no podemos facturarlo aquí. Habla con la tienda para obtener tu factura.',
   },
 };
+
+/** What an offline ticket says, on its waiting page and on the page that says it can no longer be invoiced. */
+export interface OfflineTicketSummary {
+  storeName: string;
+  saleId: string;
+  amount: string;
+  soldAt: Date;
+  /** The last moment the store may send the sale. */
+  closesAt: Date;
+}
+
+/** The ticket as printed, with the deadline for the store to send it (`closed`: that deadline has passed). */
+export function offlineTicketHtml(ticket: OfflineTicketSummary, closed: boolean): string {
+  // The ticket carries no currency: the total as printed on it.
+  return `<dl class="summary" id="offline-ticket"><dt>Tienda</dt><dd>${escape(ticket.storeName)}</dd>
+<dt>Venta</dt><dd class="mono">${escape(ticket.saleId)}</dd>
+<dt>Total del ticket</dt><dd>$${escape(formatAmount(ticket.amount))}</dd>
+<dt>Fecha</dt><dd>${mexicoMomentHtml(ticket.soldAt.toISOString())} (hora del centro de México)</dd>
+<dt>${closed ? 'Plazo de la tienda para enviarla' : 'La tienda puede enviarla'}</dt><dd id="offline-deadline">${deadlineHtml(ticket.closesAt.toISOString())}</dd></dl>`;
+}
 
 /**
  * An invoiced sale: when and its UUID, and a form for the buyer's RFC that gives the files (the ticket may
@@ -315,6 +345,7 @@ export function renderStatePage(
     invoice?: { uuid: string; issued_at: string } | null;
     link?: { v: string; t: string; m: string };
     cancelled?: { uuid: string; issued_at: string; cancelled_at: string };
+    offlineTicket?: OfflineTicketSummary;
   },
 ): string {
   const state = STATES[kind];
@@ -326,8 +357,10 @@ export function renderStatePage(
     : invoice && options.link
       ? `${invoicedHtml(invoice)}
 <script type="application/json" id="page-data">${jsonBlock({ state: 'invoiced', link: options.link })}</script>`
-      : '';
-  const retry = kind === 'bad_link' || kind === 'not_found' || kind === 'code_not_found' ? codeFormHtml() : '';
+      : options.offlineTicket
+        ? offlineTicketHtml(options.offlineTicket, true)
+        : '';
+  const retry = kind === 'bad_link' || kind === 'not_found' || kind === 'code_not_found' || kind === 'offline_code_not_arrived' ? codeFormHtml() : '';
   const body = `<section class="state state-${kind}" aria-labelledby="state-title"><h1 id="state-title">${state.title}</h1><p>${state.text}</p>${links}</section>${retry}`;
   // Only the invoiced sale's RFC form needs the script.
   return layout(state.title, body, options.support, !cancelled && !!invoice && !!options.link);
@@ -336,7 +369,7 @@ export function renderStatePage(
 function codeFormHtml(): string {
   return `<section aria-labelledby="code-title"><h2 id="code-title">¿El QR no se lee bien?</h2>
 <form method="get" action="/q" class="code-form"><label for="code">Escribe el código impreso en tu ticket</label>
-<p class="hint" id="hint-code">10 letras y números, por ejemplo K7QXM-3PA9T.</p>
+<p class="hint" id="hint-code">10 letras y números, por ejemplo K7QXM-3PA9T (12 en un ticket impreso sin internet, por ejemplo 7KQ4-MXR2-PAB3).</p>
 <div class="inline"><input id="code" name="code" required maxlength="16" autocomplete="off" autocapitalize="characters" spellcheck="false" aria-describedby="hint-code">
 <button type="submit" class="button">Buscar</button></div></form></section>`;
 }

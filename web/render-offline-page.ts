@@ -3,22 +3,13 @@
  * yet. It shows what the ticket says and lets the buyer leave their tax data and e-mail for when the sale
  * arrives (the page's script posts them to /v1/public/qrs/offline-claim).
  */
-import { formatAmount } from '../shared/domain/money.js';
-import { customerFieldsHtml, escape, jsonBlock, layout, mexicoMomentHtml, type FormCatalogs, type Support } from './render-buyer-page.js';
+import { customerFieldsHtml, jsonBlock, layout, offlineTicketHtml, type FormCatalogs, type OfflineTicketSummary, type Support } from './render-buyer-page.js';
 
 export const OFFLINE_PENDING_TITLE = 'La tienda aún no envía esta compra';
 
-/** What the scanned ticket says: its store, the POS's sale id, the signed total and the moment of sale. */
-export interface WaitingTicket {
-  storeName: string;
-  saleId: string;
-  amount: string;
-  soldAt: Date;
-}
-
 /** The waiting ticket and the form for the buyer's data (404: the sale is not there yet). */
 export function renderOfflinePendingPage(
-  ticket: WaitingTicket,
+  ticket: OfflineTicketSummary,
   options: { link: Record<'v' | 'k' | 'w' | 'a' | 's' | 'm', string>; catalogs: FormCatalogs; storeZip: string; support: Support; allowGenericRfc: boolean },
 ): string {
   const data = {
@@ -29,15 +20,11 @@ export function renderOfflinePendingPage(
     regimes: options.catalogs.regimes,
     uses: options.catalogs.uses,
   };
-  // The ticket carries no currency: the total as printed.
   const body = `<section class="state state-offline_pending" aria-labelledby="state-title"><h1 id="state-title">${OFFLINE_PENDING_TITLE}</h1>
 <p>Tu ticket es válido, pero se hizo cuando la tienda no tenía internet y la tienda todavía no nos manda la compra.</p></section>
 <section class="sale" aria-labelledby="ticket-title">
 <h2 id="ticket-title">Tu ticket</h2>
-<dl class="summary" id="offline-ticket"><dt>Tienda</dt><dd>${escape(ticket.storeName)}</dd>
-<dt>Venta</dt><dd class="mono">${escape(ticket.saleId)}</dd>
-<dt>Total</dt><dd>$${escape(formatAmount(ticket.amount))}</dd>
-<dt>Fecha</dt><dd>${mexicoMomentHtml(ticket.soldAt.toISOString())} (hora del centro de México)</dd></dl>
+${offlineTicketHtml(ticket, false)}
 </section>
 <section id="fill-step" aria-labelledby="fill-title">
 <h2 id="fill-title" tabindex="-1">Deja tus datos para tu factura</h2>

@@ -1,7 +1,7 @@
 import { AppError } from '../../shared/platform/errors.js';
 import { encryptionKeyring } from '../../shared/platform/crypto/encrypt-at-rest.js';
 import { OFFLINE_LINK_VERSION, offlineTicketSigned, readOfflineTicket, type OfflineTicket, type OfflineTicketParams } from '../../shared/offline/offline-ticket.js';
-import { checkOfflineTicket, type OfflineKeyState } from '../../shared/offline/offline-ticket-check.js';
+import { checkOfflineTicket, offlineTicketClosesAt, type OfflineKeyState } from '../../shared/offline/offline-ticket-check.js';
 import { claimMerchant, type ClaimMerchant } from '../../shared/repositories/offline-claims.js';
 import { loadOfflineKeyState } from '../../shared/repositories/offline-keys.js';
 import { tokenForOfflineTicket } from '../../shared/repositories/qr-transactions.js';
@@ -35,11 +35,18 @@ export async function scanOfflineTicket(deps: ApiDeps, query: Record<string, unk
   return { ticket: read.ticket, params: read.params, key, saleLink };
 }
 
+/** Why a ticket whose sale has not arrived can no longer be invoiced, if it cannot. */
+function closedBecause(scanned: ScannedTicket, now: Date): 'key_revoked' | 'window_passed' | undefined {
+  const check = checkOfflineTicket(scanned.ticket, scanned.params, scanned.key, undefined, now);
+  if (check.ok) return undefined;
+  return check.refusal === 'key_revoked' ? 'key_revoked' : 'window_passed';
+}
+
 /** 410 when a ticket whose sale has not arrived can no longer be invoiced (window passed, key revoked). */
 export function ensureTicketOpen(scanned: ScannedTicket, now: Date): void {
-  if (!checkOfflineTicket(scanned.ticket, scanned.params, scanned.key, undefined, now).ok) {
-    throw new AppError(410, 'offline_ticket_closed', 'The store did not send this sale in time to invoice it; ask the store for help.');
-  }
+  const reason = closedBecause(scanned, now);
+  if (reason === 'key_revoked') throw new AppError(410, 'offline_ticket_closed', 'The store stopped using the key this ticket was printed with; ask the store for help.');
+  if (reason) throw new AppError(410, 'offline_ticket_closed', 'The store did not send this sale in time to invoice it; ask the store for help.');
 }
 
 /** The store of a ticket, when it can invoice (else 422 `store_inactive`, as for a sale's page and API). */
@@ -56,16 +63,32 @@ export interface PendingTicket {
   ticket: OfflineTicket;
   params: OfflineTicketParams;
   merchant: ClaimMerchant;
+  closesAt: Date;
+}
+
+/** A ticket whose sale never arrived and can no longer arrive: why, and what the page shows of it and its store. */
+export interface ClosedTicket {
+  ticket: OfflineTicket;
+  reason: 'key_revoked' | 'window_passed';
+  merchant: ClaimMerchant | undefined;
+  closesAt: Date;
 }
 
 /**
  * Where a scanned offline ticket leads: the link of the sale that caught it up, which the page and the
  * buyer's API treat as any other; before the sale arrives, the ticket and its store (the waiting page,
- * where the buyer may leave their data). 410 when it never can arrive; 422 when the store cannot invoice.
+ * where the buyer may leave their data); when it never can arrive, why (the page says so with the ticket and
+ * the store's contact). 422 when the store cannot invoice.
  */
-export async function offlineTicketTarget(deps: ApiDeps, query: Record<string, unknown>, now: Date = new Date()): Promise<{ saleLink: string } | { pending: PendingTicket }> {
+export async function offlineTicketTarget(
+  deps: ApiDeps,
+  query: Record<string, unknown>,
+  now: Date = new Date(),
+): Promise<{ saleLink: string } | { pending: PendingTicket } | { closed: ClosedTicket }> {
   const scanned = await scanOfflineTicket(deps, query);
   if (scanned.saleLink) return { saleLink: scanned.saleLink };
-  ensureTicketOpen(scanned, now);
-  return { pending: { ticket: scanned.ticket, params: scanned.params, merchant: await activeTicketMerchant(deps, scanned) } };
+  const closesAt = offlineTicketClosesAt(scanned.ticket, scanned.key);
+  const reason = closedBecause(scanned, now);
+  if (reason) return { closed: { ticket: scanned.ticket, reason, merchant: await claimMerchant(deps.db, scanned.key.merchantId), closesAt } };
+  return { pending: { ticket: scanned.ticket, params: scanned.params, merchant: await activeTicketMerchant(deps, scanned), closesAt } };
 }

@@ -7,7 +7,7 @@ import { localPath, renderCodePage, renderSalePage, renderStatePage, type StateP
 import { renderOfflinePendingPage } from '../../web/render-offline-page.js';
 import { formCatalogs } from '../buyer/form-catalogs.js';
 import { ensureInvoiceable, saleFromLink } from '../buyer/open-sale.js';
-import { isOfflineTicketLink, offlineTicketTarget, type PendingTicket } from '../buyer/offline-ticket-link.js';
+import { isOfflineTicketLink, offlineTicketTarget, type ClosedTicket, type PendingTicket } from '../buyer/offline-ticket-link.js';
 import { reviewSale } from '../buyer/review-sale.js';
 import { qrLinkForShortCode } from '../buyer/short-code-link.js';
 import type { AppState } from '../context.js';
@@ -38,6 +38,7 @@ const STATE_OF_ERROR: Record<string, StatePageKind> = {
   store_inactive: 'store_inactive',
   invalid_short_code: 'code_not_found',
   short_code_not_found: 'code_not_found',
+  offline_code_not_arrived: 'offline_code_not_arrived',
   rate_limited: 'rate_limited',
   offline_ticket_closed: 'offline_closed',
 };
@@ -47,9 +48,9 @@ function supportOf(sale: Sale): Support {
 }
 
 /** The waiting page of an offline ticket whose sale has not arrived: what the ticket says, and the form. */
-function pendingPage(deps: ApiDeps, { ticket, params, merchant }: PendingTicket): string {
+function pendingPage(deps: ApiDeps, { ticket, params, merchant, closesAt }: PendingTicket): string {
   return renderOfflinePendingPage(
-    { storeName: merchant.name, saleId: ticket.saleId, amount: ticket.amount, soldAt: ticket.soldAt },
+    { storeName: merchant.name, saleId: ticket.saleId, amount: ticket.amount, soldAt: ticket.soldAt, closesAt },
     {
       link: params,
       catalogs: formCatalogs(deps.catalogs, merchant.invoiceRules),
@@ -58,6 +59,13 @@ function pendingPage(deps: ApiDeps, { ticket, params, merchant }: PendingTicket)
       allowGenericRfc: merchant.invoiceRules.allowGenericRfc,
     },
   );
+}
+
+/** An offline ticket that can no longer be invoiced here: why, what the ticket says, and whom to ask. */
+function closedPage({ ticket, reason, merchant, closesAt }: ClosedTicket): string {
+  const support = merchant && { merchantName: merchant.name, email: merchant.contactEmail, phone: merchant.contactPhone };
+  const summary = { storeName: merchant?.name ?? '', saleId: ticket.saleId, amount: ticket.amount, soldAt: ticket.soldAt, closesAt };
+  return renderStatePage(reason === 'key_revoked' ? 'offline_key_revoked' : 'offline_closed', { support, offlineTicket: summary });
 }
 
 function html(ctx: Context, status: number, body: string): void {
@@ -109,6 +117,10 @@ export function buyerPageRoutes(deps: ApiDeps): Router<AppState> {
         if ('pending' in target) {
           // 404: not there yet (scanned again later, it may be).
           html(ctx, 404, pendingPage(deps, target.pending));
+          return;
+        }
+        if ('closed' in target) {
+          html(ctx, 410, closedPage(target.closed));
           return;
         }
         ctx.set(PAGE_HEADERS);

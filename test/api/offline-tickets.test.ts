@@ -161,7 +161,38 @@ describe('offline tickets: a sale the point of sale made while offline (issue #3
     expectError(await postQr(account, body), 422, 'offline_ticket_window_passed');
     const page = await scan(ticket.link);
     expect(page.status).to.equal(410);
-    expect(await page.text()).to.include('ya no puede facturarse aquí');
+    const text = await page.text();
+    expect(text).to.include('ya no puede facturarse aquí').and.include('dentro del plazo');
+    // What the ticket says and whom to ask, as the waiting page shows them (issue #39).
+    const merchant = await harness().deps.db('merchants').where({ id: account.merchantId }).first('name');
+    expect(text).to.include(merchant.name).and.include(body.sale_id).and.include('Plazo de la tienda para enviarla');
+  });
+
+  it("a revoked key's ticket says the store stopped using its key, with the ticket, never that a just-made sale came late (issue #39)", async () => {
+    const key = await issueKey(account);
+    const { body, ticket } = offlineSale(account, key, new Date(Date.now() - 2000));
+    const revoked = await call('POST', `${keysPath(account)}/${key.keyId}/revoke`, { headers: bearer(account), body: { graceHours: 0 } });
+    expect(revoked.status).to.equal(200);
+    const page = await scan(ticket.link);
+    expect(page.status).to.equal(410);
+    const text = await page.text();
+    expect(text).to.include('dejó de usar la llave').and.not.include('dentro del plazo');
+    const merchant = await harness().deps.db('merchants').where({ id: account.merchantId }).first('name');
+    expect(text)
+      .to.include(merchant.name)
+      .and.include(body.sale_id)
+      .and.include(`$${Number(body.amount).toFixed(2)}`);
+  });
+
+  it('a 12-symbol code typed before its sale arrives says the sale has not come yet, not "no such code" (issue #39)', async () => {
+    const key = await issueKey(account);
+    const { ticket } = offlineSale(account, key);
+    const page = await fetch(`${harness().baseUrl}/q?code=${encodeURIComponent(ticket.shortCode)}`, { redirect: 'manual' });
+    expect(page.status).to.equal(404);
+    const text = await page.text();
+    expect(text).to.include('Esa compra aún no nos llega').and.not.include('No encontramos ese código');
+    expect(text).to.include('12 en un ticket impreso sin internet');
+    expectError(await call('GET', `/v1/public/qrs/code/${ticket.shortCode.replaceAll('-', '')}`), 404, 'offline_code_not_arrived');
   });
 
   it('a rotation stops new tickets of the old key at once and old ones after the grace; revoking with 0 grace stops all', async () => {

@@ -11039,7 +11039,7 @@ export interface operations {
                     "application/json": components["schemas"]["QrLink"];
                 };
             };
-            /** @description `invalid_short_code`: not 10 symbols of the code alphabet */
+            /** @description `invalid_short_code`: not 10 (or, printed offline, 12) symbols of the code alphabet */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -11049,7 +11049,7 @@ export interface operations {
                      * @example {
                      *       "error": {
                      *         "code": "invalid_short_code",
-                     *         "message": "`invalid_short_code`: not 10 symbols of the code alphabet",
+                     *         "message": "`invalid_short_code`: not 10 (or, printed offline, 12) symbols of the code alphabet",
                      *         "details": [
                      *           {
                      *             "field": "operation_data[0].quantity",
@@ -11064,7 +11064,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `short_code_not_found` */
+            /** @description `short_code_not_found`, or `offline_code_not_arrived`: a 12-symbol code of a ticket printed offline whose sale the store has not sent yet */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -11074,7 +11074,7 @@ export interface operations {
                      * @example {
                      *       "error": {
                      *         "code": "short_code_not_found",
-                     *         "message": "`short_code_not_found`",
+                     *         "message": "`short_code_not_found`, or `offline_code_not_arrived`: a 12-symbol code of a ticket printed offline whose sale the store has not sent yet",
                      *         "details": [],
                      *         "request_id": "req_gE6nb9tx31iXPSHS"
                      *       }
