@@ -6,7 +6,7 @@
  * between batches, and a client that goes away stops the reading.
  */
 import { Readable } from 'node:stream';
-import { CSV_HEADER, csvRow, exportRecord, jsonLine } from '../../shared/books/export-row.js';
+import { CSV_BOM, CSV_HEADER, csvRow, exportRecord, jsonLine } from '../../shared/books/export-row.js';
 import type { Db } from '../../shared/platform/db.js';
 import type { Keyset } from '../../shared/platform/keyset-cursor.js';
 import { exportInvoices, type BooksScope, type InvoiceFilters } from '../../shared/repositories/books.js';
@@ -18,7 +18,7 @@ export type ExportFormat = 'csv' | 'jsonl';
 export const EXPORT_CONTENT_TYPES: Record<ExportFormat, string> = { csv: 'text/csv; charset=utf-8', jsonl: 'application/jsonl; charset=utf-8' };
 
 async function* exportLines(db: Db, scope: BooksScope, filters: InvoiceFilters, format: ExportFormat): AsyncGenerator<string> {
-  if (format === 'csv') yield CSV_HEADER;
+  if (format === 'csv') yield CSV_BOM + CSV_HEADER;
   let after: Keyset | undefined;
   for (;;) {
     const rows = await exportInvoices(db, scope, filters, after, EXPORT_BATCH);

@@ -5,6 +5,7 @@
  */
 import { ACCOUNTING_TAXES, accountingFacts, type AccountingTaxColumn } from '../domain/cfdi/accounting-facts.js';
 import { decimalText } from '../domain/money.js';
+import { withUtcOffset } from '../domain/time-zone.js';
 import type { InvoiceExportRow } from '../repositories/books.js';
 
 export const EXPORT_COLUMNS = [
@@ -50,7 +51,8 @@ export function exportRecord(row: InvoiceExportRow): ExportRecord {
   const money = (value: string | null) => (value === null ? null : decimalText(value));
   const taxes = Object.fromEntries(ACCOUNTING_TAXES.map((t) => [t.column, facts ? facts.taxes[t.column] : null])) as Record<AccountingTaxColumn, string | null>;
   return {
-    issued_at: facts?.date ?? null,
+    // The CFDI's Fecha as written, with the offset of the clock it is written on (the columns beside it are UTC).
+    issued_at: facts ? (row.time_zone ? withUtcOffset(facts.date, row.time_zone) : facts.date) : null,
     uuid: row.uuid,
     series: row.series,
     folio: row.folio,
@@ -80,17 +82,23 @@ export function exportRecord(row: InvoiceExportRow): ExportRecord {
   };
 }
 
+/** Where a spreadsheet may start a cell inside our field: its start, and after a `;` or tab (the separators of locales whose decimal mark is the comma) or a line break. */
+const CELL_STARTS = /(^|[;\t\r\n])([=+\-@\t\r])/g;
+
 /**
  * One CSV field (RFC 4180): quoted when it holds a comma, quote, CR or LF, quotes doubled. A text starting
  * with = + - @ (or a tab or CR) is a formula to a spreadsheet: it gets a leading apostrophe (OWASP's CSV
- * injection advice), unless it is a plain number such as "-1.50".
+ * injection advice), unless it is a plain number such as "-1.50". So does each such start after a `;`, tab
+ * or line break inside the field (`X;=1+1` would reach a `;`-splitting spreadsheet as a formula cell).
  */
 export function csvField(value: string | null): string {
   if (value === null) return '';
-  let text = value;
-  if (/^[=+\-@\t\r]/.test(text) && !/^[+-]?\d+(\.\d+)?$/.test(text)) text = `'${text}`;
+  const text = /^[+-]?\d+(\.\d+)?$/.test(value) ? value : value.replace(CELL_STARTS, "$1'$2");
   return /[",\r\n]/.test(text) ? `"${text.replace(/"/g, '""')}"` : text;
 }
+
+/** The CSV's first bytes: the UTF-8 byte order mark, so Excel on Windows reads `ESPAÑOLA`, not `ESPAÃ'OLA`. */
+export const CSV_BOM = '\uFEFF';
 
 /** A CSV line of the columns, CRLF-terminated as RFC 4180 has it. */
 export function csvLine(values: readonly (string | null)[]): string {

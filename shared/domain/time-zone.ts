@@ -63,14 +63,29 @@ export function mexicoLongDate(iso: string): string {
  * in the merchant's time zone. Two passes settle a day that starts next to an offset change.
  */
 export function zonedDayStart(date: string, zone: string): Date {
-  const [y, m, d] = date.split('-').map(Number) as [number, number, number];
-  const wall = Date.UTC(y, m - 1, d);
+  return zonedInstant(`${date}T00:00:00`, zone);
+}
+
+/** The instant a wall-clock time (`YYYY-MM-DDTHH:MM:SS`) names on the clocks of `zone`; two passes settle one next to an offset change. */
+export function zonedInstant(local: string, zone: string): Date {
+  const wall = Date.parse(`${local}Z`);
   let at = wall;
   for (let i = 0; i < 2; i++) {
     const shown = Date.parse(`${localDateTime(new Date(at), zone)}Z`);
     at += wall - shown;
   }
   return new Date(at);
+}
+
+/**
+ * A wall-clock time of `zone` with its UTC offset (`2026-11-28T10:15:00` → `2026-11-28T10:15:00-06:00`): the
+ * same digits, and an instant nobody can misread beside UTC times.
+ */
+export function withUtcOffset(local: string, zone: string): string {
+  const minutes = Math.round((Date.parse(`${local}Z`) - zonedInstant(local, zone).getTime()) / 60_000);
+  const sign = minutes < 0 ? '-' : '+';
+  const abs = Math.abs(minutes);
+  return `${local}${sign}${String(Math.floor(abs / 60)).padStart(2, '0')}:${String(abs % 60).padStart(2, '0')}`;
 }
 
 /** The calendar day after `date` (`YYYY-MM-DD`), for a period's exclusive end. */

@@ -89,6 +89,8 @@ export interface InvoiceExportRow extends InvoiceListRow {
   cancelled_at: Date | null;
   /** Ticket invoices: their tickets; a global invoice: every sale it reported. */
   sale_ids: string[];
+  /** The zone the CFDI's Fecha is written in (its sale's, or its stored document's). */
+  time_zone: string | null;
 }
 
 const KEY_AT = `to_char(x.created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"')`;
@@ -216,7 +218,8 @@ const INVOICE_COLUMNS = `x.id, x.merchant_id, x.cfdi_type, x.status, x.uuid, x.s
 
 const EXPORT_COLUMNS = `${INVOICE_COLUMNS}, x.sealed_xml,
   (SELECT max(c.resolved_at) FROM invoice_cancellations c WHERE c.invoice_id = x.id AND c.status = 'CANCELLED') AS cancelled_at,
-  ARRAY(SELECT q.sale_id FROM invoice_tickets it JOIN qr_transactions q ON q.id = it.transaction_id WHERE it.invoice_id = x.id ORDER BY it.position) AS sale_ids`;
+  ARRAY(SELECT q.sale_id FROM invoice_tickets it JOIN qr_transactions q ON q.id = it.transaction_id WHERE it.invoice_id = x.id ORDER BY it.position) AS sale_ids,
+  COALESCE((SELECT t.time_zone FROM qr_transactions t WHERE t.id = x.transaction_id), x.document->>'time_zone') AS time_zone`;
 
 type RawInvoice = Omit<InvoiceListRow, 'key' | 'kind'>;
 
@@ -237,7 +240,7 @@ export async function listInvoices(db: Db, scope: BooksScope, filters: InvoiceFi
  * of millions): its row has their count (`global_tickets`), and GET /v1/qrs?global_invoice_uuid= lists them.
  */
 export async function exportInvoices(db: Db, scope: BooksScope, filters: InvoiceFilters, after: Keyset | undefined, limit: number): Promise<InvoiceExportRow[]> {
-  const rows = await newestFirst<RawInvoice & Pick<InvoiceExportRow, 'sealed_xml' | 'cancelled_at' | 'sale_ids'>>(
+  const rows = await newestFirst<RawInvoice & Pick<InvoiceExportRow, 'sealed_xml' | 'cancelled_at' | 'sale_ids' | 'time_zone'>>(
     db,
     'invoices',
     EXPORT_COLUMNS,

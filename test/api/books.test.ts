@@ -269,7 +269,8 @@ describe("the merchant's books: GET /v1/qrs, GET /v1/qrs/invoices and the export
       const c = parseXml((await harness().deps.files.get(row.xml_file_key as string))!.data.toString('utf8'));
       const iva = descendants(c, ['cfdi:Impuestos', 'cfdi:Traslados', 'cfdi:Traslado']).find((t) => attribute(t, 'Impuesto') === '002');
       return {
-        issued_at: attribute(c, 'Fecha'),
+        // Fecha's digits with the offset of the sale's clock (America/Mexico_City: -06:00, issue #39).
+        issued_at: `${attribute(c, 'Fecha')}-06:00`,
         subtotal: attribute(c, 'SubTotal'),
         total: attribute(c, 'Total'),
         iva_transferred: iva ? attribute(iva, 'Importe') : undefined,
@@ -283,6 +284,9 @@ describe("the merchant's books: GET /v1/qrs, GET /v1/qrs/invoices and the export
     it('exports the period as CSV, one row per stamped CFDI, each field as the CFDI says, escaped for spreadsheets', async () => {
       const { type, text } = await exported('csv');
       expect(type).to.equal('text/csv; charset=utf-8');
+      // The UTF-8 byte order mark first (fetch's text() drops it), so Excel on Windows reads the accents (issue #39).
+      const raw = await fetch(`${harness().baseUrl}/v1/qrs/invoices/export?format=csv&created_from=${today()}`, { headers: key(a) });
+      expect([...new Uint8Array(await raw.arrayBuffer()).slice(0, 12)]).to.deep.equal([0xef, 0xbb, 0xbf, ...Buffer.from('issued_at')]);
       const [header, ...rows] = parseCsv(text);
       const records = rows.map((r) => Object.fromEntries(header!.map((h, i) => [h, r[i]])) as Record<string, string>);
       expect(records.map((r) => r.uuid)).to.deep.equal([cancelled.uuid, note.uuid, multi.uuid, single.uuid]);

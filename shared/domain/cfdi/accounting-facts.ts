@@ -38,10 +38,15 @@ export interface AccountingFacts {
   related: { type: string; uuid: string }[];
 }
 
-/** Sum of decimal texts at the most decimals any of them has ("16.00" + "2.5" = "18.50"). */
+/** Decimals as written ("72.80" has 2: decimal.js would say 1, having dropped the zero). */
+function writtenPlaces(text: string): number {
+  return text.includes('.') ? text.length - text.indexOf('.') - 1 : 0;
+}
+
+/** Sum of decimal texts at the most decimals any of them is written with ("16.00" + "2.5" = "18.50", "72.80" alone "72.80"). */
 function sumText(values: string[]): string | null {
   if (values.length === 0) return null;
-  const places = Math.max(...values.map((v) => dec(v).decimalPlaces()));
+  const places = Math.max(...values.map(writtenPlaces));
   return values.reduce((sum, v) => sum.plus(v), dec(0)).toFixed(places);
 }
 
