@@ -10,7 +10,8 @@ import { DEFAULT_BOOKS_TIME_ZONE } from '../books/books-request.js';
 import type { BooksPanel } from './books-summary-section.js';
 
 const MERCHANT_ID = /^[A-Za-z0-9_-]{1,64}$/;
-const MONTH = /^[0-9]{4}-(0[1-9]|1[0-2])$/;
+// Years as the books take them (api/books/books-request.ts): 9999-12 would end in a month that is no date.
+const MONTH = /^(19[7-9][0-9]|2[0-9]{3})-(0[1-9]|1[0-2])$/;
 
 const one = (value: string | string[] | undefined) => (Array.isArray(value) ? value[0] : value);
 

@@ -6,7 +6,7 @@
 import type { FromSchema } from 'json-schema-to-ts';
 import { isIanaTimeZone, nextDay, zonedDayStart } from '../../shared/domain/time-zone.js';
 import { AppError, type ErrorDetail } from '../../shared/platform/errors.js';
-import { CURSOR_PAGE, decodeCursor, type Keyset } from '../../shared/platform/keyset-cursor.js';
+import { CURSOR_PAGE, decodeCursor, type CursorSigning, type Keyset } from '../../shared/platform/keyset-cursor.js';
 import { validator } from '../../shared/platform/validation/ajv.js';
 import { accountMerchantIds, type BooksScope, type CreatedRange, type InvoiceFilters, type QrFilters } from '../../shared/repositories/books.js';
 import { merchantNotFound } from '../account-resources.js';
@@ -38,9 +38,17 @@ function invalid(details: ErrorDetail[]): AppError {
   return new AppError(400, 'validation_failed', 'The request has invalid or missing fields.', { details });
 }
 
+/** The years a books date may name: a CFDI 4.0 exists from 2022; far-off years are typos, and 9999-12-31's next day is no date at all. */
+const BOOKS_YEARS = { first: 1970, last: 2999 } as const;
+
 function isCalendarDate(date: string): boolean {
   const at = new Date(`${date}T00:00:00Z`);
   return !Number.isNaN(at.getTime()) && at.toISOString().slice(0, 10) === date;
+}
+
+function isBooksDate(date: string): boolean {
+  const year = Number(date.slice(0, 4));
+  return isCalendarDate(date) && year >= BOOKS_YEARS.first && year <= BOOKS_YEARS.last;
 }
 
 /** created_from / created_to (inclusive days) as [from, to) instants on the clocks of time_zone. */
@@ -54,6 +62,9 @@ function period(
   for (const field of ['created_from', 'created_to'] as const) {
     const value = query[field];
     if (value !== undefined && !isCalendarDate(value)) details.push({ field: names[field], code: 'invalid_format', message: `${names[field]} must be a date YYYY-MM-DD.` });
+    else if (value !== undefined && !isBooksDate(value)) {
+      details.push({ field: names[field], code: 'out_of_range', message: `${names[field]} must be a date from ${BOOKS_YEARS.first} to ${BOOKS_YEARS.last}.` });
+    }
   }
   if (details.length === 0 && query.created_from && query.created_to && query.created_from > query.created_to) {
     details.push({ field: names.created_to, code: 'out_of_range', message: `${names.created_to} must not be before ${names.created_from}.` });
@@ -65,12 +76,12 @@ function period(
   };
 }
 
-function page(query: { cursor?: string; size?: string }): PageAsked {
+function page(query: { cursor?: string; size?: string }, signing: CursorSigning): PageAsked {
   const size = query.size === undefined ? CURSOR_PAGE.size : Number(query.size);
   if (!Number.isInteger(size) || size < 1 || size > CURSOR_PAGE.maxSize) {
     throw invalid([{ field: 'size', code: 'out_of_range', message: `size must be an integer from 1 to ${CURSOR_PAGE.maxSize}.` }]);
   }
-  return { after: query.cursor === undefined ? undefined : decodeCursor(query.cursor), size };
+  return { after: query.cursor === undefined ? undefined : decodeCursor(query.cursor, signing), size };
 }
 
 const statuses = (value: string | undefined) => (value === undefined ? undefined : [...new Set(value.split(','))]);
@@ -87,7 +98,8 @@ export async function booksScope(deps: Pick<ApiDeps, 'db'>, ctx: AppContext, mer
   return { merchantIds };
 }
 
-export function qrListRequest(rawQuery: unknown): { query: QrQuery; filters: QrFilters; page: PageAsked } {
+/** `cursorKey`: the key the list's cursors are signed with (URL_SIGNING_KEY). */
+export function qrListRequest(rawQuery: unknown, cursorKey: string): { query: QrQuery; filters: QrFilters; page: PageAsked } {
   const query = validateQrQuery(rawQuery);
   const filters: QrFilters = {
     ...period(query),
@@ -96,7 +108,7 @@ export function qrListRequest(rawQuery: unknown): { query: QrQuery; filters: QrF
     ...(query.sale_id ? { saleId: query.sale_id } : {}),
     ...(query.global_invoice_uuid ? { globalInvoiceUuid: query.global_invoice_uuid } : {}),
   };
-  return { query, filters, page: page(query) };
+  return { query, filters, page: page(query, { list: 'qrs', key: cursorKey }) };
 }
 
 function invoiceFilters(query: InvoiceQuery | ExportQuery | ZipRequest): InvoiceFilters {
@@ -113,9 +125,9 @@ function invoiceFilters(query: InvoiceQuery | ExportQuery | ZipRequest): Invoice
   };
 }
 
-export function invoiceListRequest(rawQuery: unknown): { query: InvoiceQuery; filters: InvoiceFilters; page: PageAsked } {
+export function invoiceListRequest(rawQuery: unknown, cursorKey: string): { query: InvoiceQuery; filters: InvoiceFilters; page: PageAsked } {
   const query = validateInvoiceQuery(rawQuery);
-  return { query, filters: invoiceFilters(query), page: page(query) };
+  return { query, filters: invoiceFilters(query), page: page(query, { list: 'invoices', key: cursorKey }) };
 }
 
 /** The stamped states: what an export holds unless `status` asks otherwise (STAMPING and REFUSED issued no CFDI). */

@@ -28,17 +28,17 @@ export function registerBookRoutes(router: Router<AppState>, deps: ApiDeps): voi
   const routes = routesWith(router, managementAccess(deps).apiKeyOrBearer);
 
   routes.get('/', async (ctx) => {
-    const { query, filters, page } = qrListRequest(ctx.query);
+    const { query, filters, page } = qrListRequest(ctx.query, deps.config.urlSigningKey);
     const scope = await booksScope(deps, ctx, query.merchant_id);
     const rows = await listQrs(deps.db, scope, filters, page.after, page.size + 1);
-    ctx.body = cursorPageOf(rows, page.size, qrSummaryView);
+    ctx.body = cursorPageOf(rows, page.size, qrSummaryView, { list: 'qrs', key: deps.config.urlSigningKey });
   });
 
   routes.get('/invoices', async (ctx) => {
-    const { query, filters, page } = invoiceListRequest(ctx.query);
+    const { query, filters, page } = invoiceListRequest(ctx.query, deps.config.urlSigningKey);
     const scope = await booksScope(deps, ctx, query.merchant_id);
     const rows = await listInvoices(deps.db, scope, filters, page.after, page.size + 1);
-    ctx.body = cursorPageOf(rows, page.size, invoiceSummaryView);
+    ctx.body = cursorPageOf(rows, page.size, invoiceSummaryView, { list: 'invoices', key: deps.config.urlSigningKey });
   });
 
   routes.get('/invoices/export', async (ctx) => {

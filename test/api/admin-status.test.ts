@@ -168,4 +168,11 @@ describe('the status page at /admin/status (issue #21)', () => {
     expect(html).to.not.match(/<script|\sstyle=|\son\w+=/i);
     expect(html.match(/<svg /g)).to.have.length(6);
   });
+
+  it("takes a month it can add up in the books form; a year past the books' range is today's month, not a 500 (issue #39)", async () => {
+    for (const month of ['9999-12', '0000-01', '1969-12']) {
+      const res = await get(`/admin/status?merchant=${account.merchantId}&month=${month}`, OPERATOR);
+      expect(res.status, month).to.equal(200);
+    }
+  });
 });

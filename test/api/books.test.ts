@@ -4,6 +4,7 @@ import type { QueueEvents } from 'bullmq';
 import type { BootstrapResult } from '../../cli/bootstrap.js';
 import { jobId } from '../../shared/platform/jobs.js';
 import { newId } from '../../shared/platform/ids.js';
+import { encodeCursor } from '../../shared/platform/keyset-cursor.js';
 import { localDateTime } from '../../shared/domain/time-zone.js';
 import { parseXml } from '../../shared/domain/cfdi/parse-xml.js';
 import { attribute, child, descendants } from '../../shared/domain/cfdi/xml-element.js';
@@ -168,6 +169,8 @@ describe("the merchant's books: GET /v1/qrs, GET /v1/qrs/invoices and the export
     expect(await fieldOf('cursor=not-a-cursor')).to.deep.equal(['cursor']);
     expect(await fieldOf(`cursor=${Buffer.from(JSON.stringify({ v: 1, at: 'yesterday', id: 'tra_x' })).toString('base64url')}`)).to.deep.equal(['cursor']);
     expect(await fieldOf(`cursor=${Buffer.from(JSON.stringify({ v: 1, at: '2026-11-27T06:00:00.000000Z', id: "x' OR 1=1" })).toString('base64url')}`)).to.deep.equal(['cursor']);
+    expect(await fieldOf('created_to=9999-12-31')).to.deep.equal(['created_to']);
+    expect(await fieldOf('created_from=0001-01-01')).to.deep.equal(['created_from']);
     expect(await fieldOf('status=LOST')).to.deep.equal(['status']);
     expect(await fieldOf('status=PENDING&status=SCANNED')).to.deep.equal(['status']);
     expect(await fieldOf('created_from=2026-02-30')).to.deep.equal(['created_from']);
@@ -180,6 +183,40 @@ describe("the merchant's books: GET /v1/qrs, GET /v1/qrs/invoices and the export
     expectError(await get('/v1/qrs/invoices/export', key(a)), 400, 'validation_failed');
     expectError(await get('/v1/qrs/invoices/export?format=xlsx', key(a)), 400, 'validation_failed');
     expectError(await get('/v1/qrs/invoices/', key(a)), 404, 'route_not_found');
+  });
+
+  it('takes only a cursor an earlier page of the same list gave: a made-up row, a moved time, an extra field or a signed impossible date are 400, never a 500 (issue #39)', async () => {
+    const c = await harness().bootstrap('cursor forger');
+    for (let i = 0; i < 3; i++) expect((await postQr(c, qrBody(c.storeUid))).status).to.equal(201);
+    const first = await get('/v1/qrs?size=1', key(c));
+    const cursor = first.body.next_cursor as string;
+    expect((await get(`/v1/qrs?size=1&cursor=${cursor}`, key(c))).status).to.equal(200);
+    const [payload, mac] = cursor.split('.') as [string, string];
+    const row = JSON.parse(Buffer.from(payload, 'base64url').toString('utf8')) as { at: string; id: string };
+    const forged = (value: unknown, sig = mac) => `${Buffer.from(JSON.stringify(value)).toString('base64url')}.${sig}`;
+    const refused = [
+      forged({ ...row, id: 'tra_madeUpRow' }),
+      forged({ ...row, at: '2099-01-01T00:00:00.000000Z' }),
+      forged({ ...row, extra: 1 }),
+      forged({ at: '2026-02-30T00:00:00.000000Z', id: row.id }),
+      payload,
+      `${payload}.${'A'.repeat(22)}`,
+    ];
+    for (const bad of refused) {
+      const res = await get(`/v1/qrs?size=1&cursor=${bad}`, key(c));
+      expectError(res, 400, 'validation_failed');
+      expect(
+        res.body.error.details.map((d: { field: string }) => d.field),
+        bad,
+      ).to.deep.equal(['cursor']);
+    }
+    // A signed cursor naming an impossible date (as a leaked signing key could make) is still a 400, not a query.
+    const signedFeb30 = encodeCursor({ at: '2026-02-30T00:00:00.000000Z', id: row.id }, { list: 'qrs', key: harness().deps.config.urlSigningKey });
+    expectError(await get(`/v1/qrs?size=1&cursor=${signedFeb30}`, key(c)), 400, 'validation_failed');
+    // A QR list's cursor does not page the CFDI list.
+    expectError(await get(`/v1/qrs/invoices?cursor=${cursor}`, key(c)), 400, 'validation_failed');
+    // The summary and the status page's month take no year they cannot end.
+    expectError(await get('/v1/qrs/invoices/summary?from=9999-12-01&to=9999-12-31', key(c)), 400, 'validation_failed');
   });
 
   describe('CFDIs: the list and the export of a mixed set', () => {
