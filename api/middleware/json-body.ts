@@ -9,7 +9,7 @@ import { decodeRequestBody } from './request-body-decoding.js';
 /**
  * JSON bodies (and, with `form`, application/x-www-form-urlencoded ones): 415 for another content type,
  * 400 for malformed JSON, 413 over `limit` (the last two come from the parser and are shaped by the
- * error middleware); 400 for a body nested too deep or holding a lone surrogate, before anything walks it.
+ * error middleware); 400 `body_required` for no body, also an empty one sent chunked (with no length to tell); 400 for a body nested too deep or holding a lone surrogate, before anything walks it.
  * A Content-Encoding is undone first (request-body-decoding.ts), within the same limit.
  */
 export function jsonBody(limit: string, options: { form?: boolean } = {}): Middleware<AppState> {
@@ -22,6 +22,8 @@ export function jsonBody(limit: string, options: { form?: boolean } = {}): Middl
     formLimit: bytes,
     text: false,
     multipart: false,
+    // The raw text too: an empty body (sent chunked, so with no Content-Length to tell) parses as {}.
+    includeUnparsed: true,
     // DELETE /v1/qrs/invoices/{uuid} carries its motive in the body.
     parsedMethods: [HttpMethodEnum.POST, HttpMethodEnum.PUT, HttpMethodEnum.PATCH, HttpMethodEnum.DELETE],
   });
@@ -34,10 +36,16 @@ export function jsonBody(limit: string, options: { form?: boolean } = {}): Middl
     }
     await decodeRequestBody(ctx, bytes);
     await parse(ctx, async () => {
+      if (type === 'application/json') refuseEmpty(ctx.request);
       refuseUnwalkable(ctx.request.body);
       await next();
     });
   };
+}
+
+/** An empty JSON body is no body, not `{}` as the parser reads it (issue #39: `{}` would have exported a whole history). */
+function refuseEmpty(request: { rawBody?: unknown }): void {
+  if (request.rawBody === '') throw new AppError(400, 'body_required', 'A request body is required.');
 }
 
 function refuseUnwalkable(body: unknown): void {
