@@ -19,10 +19,7 @@ const BATCH = 500;
 /** A request this old and still unsent lost its job; younger ones may just be waiting in the queue. */
 const REQUEUE_AFTER_MS = 60_000;
 
-export async function pollCancellationsJob(
-  deps: CancelDeps & { producers: Producers },
-  now = new Date(),
-): Promise<{ resolved: number; requeued: number; needsAttention: number }> {
+export async function pollCancellationsJob(deps: CancelDeps & { producers: Producers }, now = new Date()): Promise<{ resolved: number; requeued: number; needsAttention: number }> {
   const open = await openCancellations(deps.db, new Date(now.getTime() - REQUEUE_AFTER_MS), BATCH);
   let resolved = 0;
   let requeued = 0;

@@ -51,7 +51,17 @@ describe('the built-in fake PAC remembers its stamps across restarts (FAKE_DATA_
     try {
       const client = swPacClient(third.url, third.token, 10_000, `${third.url}/ConsultaCFDIService.svc`);
       const comprobante = parseXml(stamp.xml);
-      expect((await client.status({ uuid: stamp.uuid, issuerRfc: ISSUER.rfc, receptorRfc: 'URE180429TM6', total: attribute(comprobante, 'Total')!, seal: attribute(comprobante, 'Sello')! })).state).to.equal('Cancelado');
+      expect(
+        (
+          await client.status({
+            uuid: stamp.uuid,
+            issuerRfc: ISSUER.rfc,
+            receptorRfc: 'URE180429TM6',
+            total: attribute(comprobante, 'Total')!,
+            seal: attribute(comprobante, 'Sello')!,
+          })
+        ).state,
+      ).to.equal('Cancelado');
     } finally {
       await third.close();
     }

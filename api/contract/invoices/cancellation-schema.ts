@@ -26,7 +26,20 @@ export type CancelInvoiceRequest = FromSchema<typeof cancelInvoiceRequestSchema>
 export const invoiceCancellationSchema = {
   $id: 'InvoiceCancellation',
   type: 'object',
-  required: ['uuid', 'invoice_status', 'status', 'motive', 'substitution_uuid', 'acceptance', 'acceptance_reason', 'requested_at', 'resolved_at', 'acuse_available', 'refusal', 'attention'],
+  required: [
+    'uuid',
+    'invoice_status',
+    'status',
+    'motive',
+    'substitution_uuid',
+    'acceptance',
+    'acceptance_reason',
+    'requested_at',
+    'resolved_at',
+    'acuse_available',
+    'refusal',
+    'attention',
+  ],
   properties: {
     uuid: { type: 'string', description: 'The fiscal UUID of the invoice being cancelled.' },
     invoice_status: { type: 'string', enum: ['ACTIVE', 'CANCELLING', 'CANCELLATION_PENDING', 'CANCELLED', 'CANCELLATION_REJECTED'] },

@@ -24,7 +24,13 @@ describe('measured PAC and CSF clients', () => {
       cancel: async () => {
         throw new PacUnavailable('PAC answered 503');
       },
-      status: async () => ({ query: 'found', code: 'S - Comprobante obtenido satisfactoriamente.', state: 'Vigente', cancellable: 'Cancelable sin aceptación', cancellationStatus: '' }),
+      status: async () => ({
+        query: 'found',
+        code: 'S - Comprobante obtenido satisfactoriamente.',
+        state: 'Vigente',
+        cancellable: 'Cancelable sin aceptación',
+        cancellationStatus: '',
+      }),
     };
     const measured = measuredPacClient(pac);
     const grown = await growth(

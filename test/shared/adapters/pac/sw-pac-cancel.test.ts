@@ -68,7 +68,13 @@ describe('CFDI cancellation and SAT status through the SW-format client against 
   after(() => pac.close());
 
   it('a stamped CFDI is Vigente, found by both RFCs and its total, even with & and Ñ in an RFC', async () => {
-    expect(await client.status(statusQuery(other))).to.deep.equal({ query: 'found', code: FOUND, state: 'Vigente', cancellable: 'Cancelable sin aceptación', cancellationStatus: '' });
+    expect(await client.status(statusQuery(other))).to.deep.equal({
+      query: 'found',
+      code: FOUND,
+      state: 'Vigente',
+      cancellable: 'Cancelable sin aceptación',
+      cancellationStatus: '',
+    });
     expect((await client.status(statusQuery(odd))).state).to.equal('Vigente');
     expect(await client.status({ ...statusQuery(other), total: '1.00' })).to.include({ query: 'not_found', code: 'N - 602: Comprobante no encontrado.', state: 'No Encontrado' });
   });
@@ -112,7 +118,13 @@ describe('CFDI cancellation and SAT status through the SW-format client against 
 
   it('an older invoice over $1,000 waits for the receptor, who accepts', async () => {
     expect((await client.cancel(request(accepted.uuid))).satCode).to.equal('201');
-    expect(await client.status(statusQuery(accepted))).to.deep.equal({ query: 'found', code: FOUND, state: 'Vigente', cancellable: 'Cancelable con aceptación', cancellationStatus: 'En proceso' });
+    expect(await client.status(statusQuery(accepted))).to.deep.equal({
+      query: 'found',
+      code: FOUND,
+      state: 'Vigente',
+      cancellable: 'Cancelable con aceptación',
+      cancellationStatus: 'En proceso',
+    });
     // A repeated request while waiting is acknowledged again and changes nothing.
     expect((await client.cancel(request(accepted.uuid))).satCode).to.equal('201');
     expect((await client.status(statusQuery(accepted))).cancellationStatus).to.equal('En proceso');
