@@ -16,7 +16,7 @@ export const INVOICE_MOVES: { readonly [S in InvoiceStatus]: readonly InvoiceSta
   STAMPING: ['ACTIVE', 'REFUSED'],
   REFUSED: [],
   ACTIVE: ['CANCELLING'],
-  // Back to ACTIVE when the cancellation failed (the PAC refused it, e.g. CA205).
+  // Back to ACTIVE when the cancellation failed (the PAC refused it: SW's CACFDI33, the cause such as CA205 in its messageDetail).
   CANCELLING: ['CANCELLED', 'CANCELLATION_PENDING', 'CANCELLATION_REJECTED', 'ACTIVE'],
   // Back to ACTIVE when an operator gives up a request that needs attention.
   CANCELLATION_PENDING: ['CANCELLED', 'CANCELLATION_REJECTED', 'ACTIVE'],
