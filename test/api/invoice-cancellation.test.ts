@@ -10,6 +10,7 @@ import { runJob } from '../helpers/run-job.js';
 import { call, expectError } from '../helpers/http.js';
 import type { QrCreateRequest } from '../../shared/qr/qr-request.js';
 import { swPacClient } from '../../shared/adapters/pac/sw-pac-client.js';
+import type { PacClient } from '../../shared/adapters/pac/pac-client.js';
 import { encryptionKeyring } from '../../shared/platform/crypto/encrypt-at-rest.js';
 import { pollCancellationsJob } from '../../workers/poll-cancellations.js';
 import { giveUpCancellation, retryCancellation } from '../../shared/cancellation/attention-actions.js';
@@ -102,13 +103,13 @@ describe('invoice cancellation: DELETE /v1/qrs/invoices/{uuid}', function () {
   }
 
   /** The poll as it runs at `now` (the worker's own handler, with the service's bounds), to drive time without waiting. */
-  async function pollAt(now: Date) {
+  async function pollAt(now: Date, client?: PacClient) {
     const cfg = harness().deps.config;
     const pac = harness().pac;
     return pollCancellationsJob(
       {
         db: db(),
-        pac: swPacClient(pac.url, pac.token, cfg.pacTimeoutMs, `${pac.url}/ConsultaCFDIService.svc`),
+        pac: client ?? swPacClient(pac.url, pac.token, cfg.pacTimeoutMs, `${pac.url}/ConsultaCFDIService.svc`),
         files: harness().deps.files,
         keyring: encryptionKeyring(cfg),
         producers: harness().producers,
@@ -378,6 +379,22 @@ describe('invoice cancellation: DELETE /v1/qrs/invoices/{uuid}', function () {
     await retryCancellation(db(), (await request(invoice)).id);
     await pollAt(new Date());
     expect(await state(invoice)).to.deep.equal({ invoice: 'CANCELLATION_REJECTED', qr: 'INVOICED' });
+  });
+
+  it('N - 601 (SAT cannot read the expression asked with) needs attention at once, sat_rejected_expression: no wait mends it', async () => {
+    const invoice = await stampedInvoice(BIG_SALE);
+    await age(invoice, 24 * 6);
+    await cancel(invoice.uuid, { motive: '03' });
+    expect(await sent(invoice)).to.deep.include({ outcome: 'pending' });
+    // As if the service built a wrong expression for this CFDI: the fake SAT answers N - 601 to it.
+    const pac = harness().pac;
+    const real = swPacClient(pac.url, pac.token, harness().deps.config.pacTimeoutMs, `${pac.url}/ConsultaCFDIService.svc`);
+    const garbling: PacClient = { ...real, status: (query) => real.status(query.uuid === invoice.uuid ? { ...query, uuid: 'not-a-uuid' } : query) };
+    const now = new Date();
+    await pollAt(now, garbling);
+    expect(await request(invoice)).to.deep.include({ status: 'NEEDS_ATTENTION', attention_cause: 'sat_rejected_expression' });
+    expect(await seenByMerchant(invoice)).to.deep.include({ status: 'NEEDS_ATTENTION', attention: { cause: 'sat_rejected_expression', since: now.toISOString() } });
+    expect(await giveUpCancellation(db(), (await request(invoice)).id)).to.deep.include({ status: 'FAILED' });
   });
 
   it("asks SAT's status service with the CFDI 4.0 expression of the invoice's QR", async () => {
