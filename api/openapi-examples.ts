@@ -498,6 +498,7 @@ export const RESPONSE_EXAMPLES: Record<string, unknown> = {
     resolved_at: null,
     acuse_available: false,
     refusal: null,
+    attention: null,
   },
   CreditNote: {
     id: 'cfd_1Lm7Xb4Nc9Kz2Wd8Hs3Pt6',

@@ -58,6 +58,14 @@ export interface FakePacServer {
    * Vigente, Solicitud rechazada), or none within the 3 business days (Cancelado, Plazo vencido).
    */
   receiverAnswers(uuid: string, answer: ReceiverAnswer): void;
+  /**
+   * SAT learns of a CFDI some time after the PAC stamps it: until `reachesSat`, its status service answers
+   * `N - 602: Comprobante no encontrado.` for this UUID (the cancellation itself still goes through).
+   */
+  notYetAtSat(uuid: string): void;
+  reachesSat(uuid: string): void;
+  /** Every expresionImpresa the status service received, as received (after the SOAP body's XML decoding). */
+  statusExpressions: string[];
   register(taxpayer: RegisteredTaxpayer): void;
   /** Added before every answer (benchmarks model a real PAC's latency with it). */
   latencyMs: number;
@@ -67,7 +75,7 @@ export interface FakePacServer {
    * which a real PAC runs on its own machines.
    */
   validates: boolean;
-  /** Each call and how it went: `stamped`, `refused CFDI40145`, `cancel 201 En proceso`, `cancel 202`, `cancel refused CA205`... */
+  /** Each call and how it went: `stamped`, `refused CFDI40145`, `cancel 201 En proceso`, `cancel 202`, `cancel refused CA205` (the cause's code)... */
   calls: { uuid?: string; outcome: string }[];
   /** The certificate that signs SelloSAT (DER). */
   certificate: Buffer;
@@ -110,12 +118,30 @@ const TAXPAYERS: RegisteredTaxpayer[] = [
 ];
 
 class Refusal extends Error {
+  /** `fields`: for a cancellation, a problem with the request's fields rather than with the document (SW's two generic messages). */
   constructor(
     readonly code: string,
     message: string,
+    readonly fields = false,
   ) {
     super(message);
   }
+}
+
+/**
+ * SW's answer to a refused cancellation: HTTP 400, one generic `message` for every cause ("CACFDI33 - Problemas con
+ * los campos." for the request's fields, "CACFDI33 - Problemas con el xml." otherwise) and the cause in
+ * `messageDetail` (sw-sdk-dotnet's tests: "Son necesarios el .Cer y el .Key en formato B64" under "… con los
+ * campos."; "CR1310. Clave de motivo de cancelación no válida" under "… con el xml."). The sources are silent on
+ * the detail SW writes for each other cause: the fake writes SAT's cancellation codes (CA205 UUID no existe, CA203
+ * …) as `CODE - text`.
+ */
+function cancelRefusalBody(code: string, message: string, fields: boolean): Record<string, unknown> {
+  return {
+    status: 'error',
+    message: fields ? 'CACFDI33 - Problemas con los campos.' : 'CACFDI33 - Problemas con el xml.',
+    messageDetail: code ? `${code} - ${message}` : message,
+  };
 }
 
 /** The XML in the multipart field `xml` (what SW's API receives). */
@@ -287,13 +313,34 @@ function csdMatches(rfc: string, certificateDer: Buffer, keyDer: Buffer, passwor
   }
 }
 
-/** `?re=..&rr=..&tt=..&id=..`, split only before a known key: SAT reads the values raw and an RFC may hold `&`. */
-function qrExpression(expression: string): Map<string, string> {
+const EXPRESSION_URL = 'https://verificacfdi.facturaelectronica.sat.gob.mx/default.aspx?';
+const EXPRESSION_KEYS = ['id', 're', 'rr', 'tt', 'fe'];
+
+/** The XML escapes an RFC is written with in the expression (`&amp;` for `&`, as @nodecfdi/cfdi-expresiones does). */
+function unescapeXml(text: string): string {
+  return text.replace(/&(amp|lt|gt|quot|apos);/g, (_, name: string) => ({ amp: '&', lt: '<', gt: '>', quot: '"', apos: "'" })[name]!);
+}
+
+/**
+ * The CFDI 3.3/4.0 expression (Anexo 20's QR: `https://verificacfdi…/default.aspx?id=…&re=…&rr=…&tt=…&fe=…`), split
+ * only before a known key (an RFC may hold `&`, written `&amp;`); undefined when it is not one, which SAT answers
+ * `N - 601`. The sources are silent on whether SAT still reads the CFDI 3.2 form (`?re=&rr=&tt=&id=`) for a 4.0
+ * CFDI, and on whether it compares `fe` with the seal: the fake reads only the form Anexo 20 gives for 4.0, wants
+ * `fe` 8 characters long, and finds the CFDI by UUID, both RFCs and the total.
+ */
+function qrExpression(expression: string): Map<string, string> | undefined {
+  if (!expression.startsWith(EXPRESSION_URL)) return undefined;
   const fields = new Map<string, string>();
-  for (const part of expression.replace(/^\?/, '').split(/&(?=(?:re|rr|tt|id|fe)=)/)) {
+  for (const part of expression.slice(EXPRESSION_URL.length).split(/&(?=(?:id|re|rr|tt|fe)=)/)) {
     const eq = part.indexOf('=');
-    if (eq > 0) fields.set(part.slice(0, eq), part.slice(eq + 1));
+    if (eq <= 0 || fields.has(part.slice(0, eq))) return undefined;
+    fields.set(part.slice(0, eq), part.slice(eq + 1));
   }
+  if (fields.size !== EXPRESSION_KEYS.length || !EXPRESSION_KEYS.every((key) => fields.has(key))) return undefined;
+  if (!/^[0-9A-Fa-f]{8}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{12}$/.test(fields.get('id')!) || fields.get('fe')!.length !== 8) return undefined;
+  if (!/^\d{1,18}(\.\d{1,6})?$/.test(fields.get('tt')!)) return undefined;
+  fields.set('re', unescapeXml(fields.get('re')!));
+  fields.set('rr', unescapeXml(fields.get('rr')!));
   return fields;
 }
 
@@ -306,7 +353,7 @@ function sameAmount(text: string | undefined, amount: Decimal): boolean {
   }
 }
 
-function soapStatus(res: ServerResponse, fields: { CodigoEstatus: string; EsCancelable?: string; Estado: string; EstatusCancelacion?: string }): void {
+function soapStatus(res: ServerResponse, fields: { CodigoEstatus: string; EsCancelable?: string; Estado?: string; EstatusCancelacion?: string }): void {
   const field = (name: keyof typeof fields) => {
     const value = fields[name];
     // SAT writes an unknown value as i:nil, an empty one as an empty element.
@@ -343,6 +390,8 @@ export async function startFakePacServer(options: { port?: number; latencyMs?: n
   const scripts: FakePacAnswer[] = [];
   const cancelScripts: FakePacAnswer[] = [];
   const journal = openPacJournal(options.journalFile);
+  const notYetAtSat = new Set<string>();
+  const statusExpressions: string[] = [];
   const { stamped, cfdis } = journal;
   const calls: FakePacServer['calls'] = [];
   const turns = new Map<string, Promise<void>>();
@@ -437,11 +486,13 @@ export async function startFakePacServer(options: { port?: number; latencyMs?: n
   /** SW's cancel by CSD: the request's checks, then SAT's rule decides between at once and the receptor's acceptance. */
   function cancel(body: Buffer, now: Date): { uuid: string; cfdi: StampedCfdi; satCode: string } {
     const request = jsonObject(body);
-    if (!request) throw new Refusal('300', 'La petición no es un JSON válido.');
+    if (!request) throw new Refusal('300', 'La petición no es un JSON válido.', true);
     const text = (name: string) => {
       const value = request[name];
       return typeof value === 'string' ? value : '';
     };
+    // sw-sdk-dotnet's Cancelation_Test_ValidateParameters: SW's own words, with no code.
+    if (!text('b64Cer') || !text('b64Key')) throw new Refusal('', 'Son necesarios el .Cer y el .Key en formato B64', true);
     const uuid = text('uuid').toUpperCase();
     const cfdi = cfdis.get(uuid);
     if (!cfdi) throw new Refusal('CA205', 'UUID no existe');
@@ -475,17 +526,25 @@ export async function startFakePacServer(options: { port?: number; latencyMs?: n
       json(200, { status: 'success', data: { acuse: acuse(uuid, cfdi, satCode, now), uuid: { [uuid]: satCode } } });
     } catch (err) {
       if (!(err instanceof Refusal)) throw err;
-      calls.push({ outcome: `cancel refused ${err.code}` });
-      json(400, { status: 'error', message: `${err.code} - ${err.message}`, messageDetail: null });
+      calls.push({ outcome: `cancel refused ${err.code || 'fields'}` });
+      json(400, cancelRefusalBody(err.code, err.message, err.fields));
     }
   }
 
-  /** SAT's ConsultaCFDIService: a CFDI is found by its UUID, both RFCs and its total (compared as numbers). */
+  /**
+   * SAT's ConsultaCFDIService: a CFDI is found by its UUID, both RFCs and its total (compared as numbers). CodigoEstatus
+   * as phpcfdi/sat-estado-cfdi documents it: `S - Comprobante obtenido satisfactoriamente.`, `N - 601: La expresión
+   * impresa proporcionada no es válida.`, `N - 602: Comprobante no encontrado.`.
+   */
   function statusAnswer(body: Buffer, res: ServerResponse): void {
     const expression = textsByLocalName(body.toString('utf8'), ['expresionImpresa'])?.get('expresionImpresa');
     if (expression === undefined) return void res.writeHead(400, { 'content-type': 'text/plain' }).end('Bad Request');
+    statusExpressions.push(expression);
     const fields = qrExpression(expression);
-    const cfdi = cfdis.get((fields.get('id') ?? '').toUpperCase());
+    // The sources show no other field of a 601 answer: the fake leaves them nil.
+    if (!fields) return soapStatus(res, { CodigoEstatus: 'N - 601: La expresión impresa proporcionada no es válida.' });
+    const uuid = (fields.get('id') ?? '').toUpperCase();
+    const cfdi = notYetAtSat.has(uuid) ? undefined : cfdis.get(uuid);
     if (!cfdi || fields.get('re') !== cfdi.issuerRfc || fields.get('rr') !== cfdi.receptorRfc || !sameAmount(fields.get('tt'), cfdi.total)) {
       return soapStatus(res, { CodigoEstatus: 'N - 602: Comprobante no encontrado.', Estado: 'No Encontrado' });
     }
@@ -522,6 +581,7 @@ export async function startFakePacServer(options: { port?: number; latencyMs?: n
           return;
         case 'refuse':
           calls.push({ outcome: `${prefix}refused ${scripted.code}` });
+          if (cancelling) return json(400, cancelRefusalBody(scripted.code, scripted.message, false));
           return json(400, { status: 'error', message: `${scripted.code} - ${scripted.message}`, messageDetail: null });
         case 'held':
           await scripted.until;
@@ -581,6 +641,9 @@ export async function startFakePacServer(options: { port?: number; latencyMs?: n
       Object.assign(cfdi, RECEIVER_OUTCOMES[answer]);
       journal.recordCfdi(uuid.toUpperCase());
     },
+    notYetAtSat: (uuid) => void notYetAtSat.add(uuid.toUpperCase()),
+    reachesSat: (uuid) => void notYetAtSat.delete(uuid.toUpperCase()),
+    statusExpressions,
     register: (taxpayer) => void taxpayers.set(taxpayer.rfc, taxpayer),
     calls,
     certificate,

@@ -1,9 +1,10 @@
 /**
  * cancel-invoice: sends a recorded cancellation request to the PAC with the merchant's CSD, keeps SAT's
  * acknowledgement, then asks SAT where the CFDI stands: cancelled at once, or waiting for the receptor
- * (the poll follows it from there). Timeouts and 5xx are thrown for BullMQ to retry; sending again is
- * safe (SAT answers 202 for a CFDI already cancelled, and keeps one request in process). A refusal ends
- * the request as FAILED and the invoice is ACTIVE again.
+ * (the poll follows it from there), or not yet known to SAT's status service (NOT_FOUND_AT_SAT, polled for a
+ * grace). Timeouts and 5xx are thrown for BullMQ to retry; sending again is safe (SAT answers 202 for a CFDI
+ * already cancelled, and keeps one request in process). A refusal ends the request as FAILED, keeping SW's
+ * messageDetail (the cause), and the invoice is ACTIVE again.
  */
 import type { Job } from 'bullmq';
 import { UnrecoverableError } from 'bullmq';
@@ -11,8 +12,9 @@ import { stampedFacts } from '../shared/cancellation/stamped-facts.js';
 import type { Keyring } from '../shared/platform/crypto/encrypt-at-rest.js';
 import type { Db } from '../shared/platform/db.js';
 import type { CancelInvoiceResult, CancelInvoicePayload } from '../shared/platform/jobs.js';
-import { PacRefused, type PacClient, type SatCfdiStatus } from '../shared/adapters/pac/pac-client.js';
-import { findCancellation, moveCancellation, type CancellationStatus } from '../shared/repositories/invoice-cancellations.js';
+import { leadingCode, PacRefused, type PacClient, type SatCfdiStatus, type SatStatusQuery } from '../shared/adapters/pac/pac-client.js';
+import { followCancellation, type CancellationBounds } from '../shared/domain/cancellation-lifecycle.js';
+import { findCancellation, moveCancellation, type CancellationRefusal } from '../shared/repositories/invoice-cancellations.js';
 import type { Producers } from '../shared/platform/queues.js';
 import { enqueueCancellationEmail } from './email-cancellation.js';
 import { findInvoice, type InvoiceRow } from '../shared/repositories/invoices.js';
@@ -26,22 +28,25 @@ export interface CancelDeps {
   keyring: Keyring;
   /** To tell the buyer once their invoice is cancelled (workers/email-cancellation.ts). */
   producers: Producers;
-}
-
-/** Where SAT's answer puts a request: done, still waiting for the receptor, or refused by the receptor. */
-export function cancellationOutcome(status: SatCfdiStatus): CancellationStatus {
-  if (status.state === 'Cancelado') return 'CANCELLED';
-  if (status.cancellationStatus === 'Solicitud rechazada') return 'REJECTED';
-  return 'PENDING';
+  /** How long a request may wait for SAT's status service to find it, or for the receptor (config). */
+  bounds: CancellationBounds;
 }
 
 /** The facts SAT's status service is asked with, from the stamped XML. */
-export async function statusQueryOf(files: FileStore, invoice: InvoiceRow) {
+export async function statusQueryOf(files: FileStore, invoice: InvoiceRow): Promise<SatStatusQuery> {
   const file = invoice.xml_file_key ? await files.get(invoice.xml_file_key) : undefined;
   if (!file || !invoice.uuid) throw new UnrecoverableError(`invoice ${invoice.id} has no stamped XML`);
   const facts = stampedFacts(file.data.toString('utf8'));
-  return { uuid: invoice.uuid, issuerRfc: facts.issuerRfc, receptorRfc: facts.receptorRfc, total: facts.total };
+  return { uuid: invoice.uuid, issuerRfc: facts.issuerRfc, receptorRfc: facts.receptorRfc, total: facts.total, seal: facts.seal };
 }
+
+/** What the merchant is told of a PAC's refusal: SW's code and message, and the cause SW puts in messageDetail. */
+export function refusalOf(err: PacRefused): CancellationRefusal {
+  return { code: err.pacCode, message: err.message, detail: err.detail ?? null, detail_code: err.detail ? (leadingCode(err.detail) ?? null) : null, source: 'pac' };
+}
+
+/** SAT's answer when the PAC says it had cancelled the CFDI already (202): no need to ask. */
+const ALREADY_CANCELLED: SatCfdiStatus = { query: 'found', code: '', state: 'Cancelado', cancellable: '', cancellationStatus: '' };
 
 export async function cancelInvoiceJob(deps: CancelDeps, job: Job<CancelInvoicePayload>): Promise<CancelInvoiceResult> {
   const cancellation = await findCancellation(deps.db, job.data.cancellationId);
@@ -66,14 +71,23 @@ export async function cancelInvoiceJob(deps: CancelDeps, job: Job<CancelInvoiceP
     });
   } catch (err) {
     if (!(err instanceof PacRefused)) throw err;
-    await moveCancellation(deps.db, cancellation.id, ['REQUESTED'], 'FAILED', { refusal: { code: err.pacCode, message: err.message } });
-    return { outcome: 'refused', uuid: query.uuid, qrId: invoice.transaction_id, code: err.pacCode };
+    const refusal = refusalOf(err);
+    await moveCancellation(deps.db, cancellation.id, ['REQUESTED'], 'FAILED', { refusal });
+    return { outcome: 'refused', uuid: query.uuid, qrId: invoice.transaction_id, code: refusal.detail_code ?? refusal.code };
   }
   const acuseFileKey = await deps.files.put('acuses', { contentType: 'application/xml', data: Buffer.from(answer.acuse, 'utf8') }, 'xml');
   // 202: SAT had cancelled it already (an earlier attempt whose answer was lost).
-  const status = answer.satCode === '202' ? { state: 'Cancelado', cancellable: '', cancellationStatus: '' } : await deps.pac.status(query);
-  const outcome = cancellationOutcome(status);
-  const moved = await moveCancellation(deps.db, cancellation.id, ['REQUESTED'], outcome, { satCode: answer.satCode, satStatus: status.cancellationStatus, acuseFileKey });
-  if (moved && outcome === 'CANCELLED') await enqueueCancellationEmail(deps.producers, invoice.id);
-  return { outcome: outcome === 'CANCELLED' ? 'cancelled' : 'pending', uuid: query.uuid, qrId: invoice.transaction_id };
+  const status = answer.satCode === '202' ? ALREADY_CANCELLED : await deps.pac.status(query);
+  const now = new Date();
+  const step = followCancellation({ status: 'REQUESTED', since: cancellation.status_since }, status, now, deps.bounds);
+  const moved = await moveCancellation(deps.db, cancellation.id, ['REQUESTED'], step.to, {
+    satCode: answer.satCode,
+    satStatus: status.cancellationStatus,
+    acuseFileKey,
+    attentionCause: step.cause,
+    now,
+  });
+  if (moved && step.to === 'CANCELLED') await enqueueCancellationEmail(deps.producers, invoice.id);
+  const outcome = step.to === 'CANCELLED' ? 'cancelled' : step.to === 'NOT_FOUND_AT_SAT' ? 'not-found' : step.to === 'NEEDS_ATTENTION' ? 'needs-attention' : 'pending';
+  return { outcome, uuid: query.uuid, qrId: invoice.transaction_id };
 }

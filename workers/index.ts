@@ -146,7 +146,14 @@ export async function startWorkers(deps: WorkerDeps): Promise<RunningWorkers> {
     publicBaseUrl: deps.config.publicBaseUrl,
     urlSigningKey: deps.config.urlSigningKey,
   };
-  const cancel: CancelDeps = { db: deps.db, pac, files: stamp.files, keyring, producers: deps.producers };
+  const cancel: CancelDeps = {
+    db: deps.db,
+    pac,
+    files: stamp.files,
+    keyring,
+    producers: deps.producers,
+    bounds: { notFoundGraceMs: deps.config.satNotFoundGraceMs, pendingMaxMs: deps.config.cancellationPendingMaxMs },
+  };
   const webhooks: WebhookDeps = {
     db: deps.db,
     client: deps.webhooks ?? httpWebhookClient(deps.config.webhookTimeoutMs, { allowPrivate: deps.config.webhookAllowPrivate }),

@@ -10,6 +10,8 @@ export interface StampedFacts {
   issuerName: string;
   receptorRfc: string;
   currency: string;
+  /** Sello: SAT's status query carries its last 8 characters. */
+  seal: string;
   /** UUIDs this CFDI relates to, by TipoRelacion. */
   related: { type: string; uuid: string }[];
 }
@@ -30,6 +32,7 @@ export function stampedFacts(xml: string): StampedFacts {
     issuerRfc: attribute(child(comprobante, 'cfdi:Emisor') ?? comprobante, 'Rfc') ?? '',
     issuerName: attribute(child(comprobante, 'cfdi:Emisor') ?? comprobante, 'Nombre') ?? '',
     currency: attribute(comprobante, 'Moneda') ?? '',
+    seal: attribute(comprobante, 'Sello') ?? '',
     receptorRfc: attribute(child(comprobante, 'cfdi:Receptor') ?? comprobante, 'Rfc') ?? '',
     related,
   };

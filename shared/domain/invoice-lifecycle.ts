@@ -7,6 +7,8 @@
  *                              └── CANCELLATION_REJECTED ◀── receptor says no ──────────────┘ (or ▶ CANCELLED)
  *
  * REFUSED and CANCELLED are final. A refused confirmation stamped no CFDI: its folio is reused.
+ * CANCELLATION_PENDING also covers a request SAT's status service does not find yet and one that needs an operator
+ * (shared/domain/cancellation-lifecycle.ts); giving such a request up puts the invoice back to ACTIVE.
  */
 export type InvoiceStatus = 'STAMPING' | 'REFUSED' | 'ACTIVE' | 'CANCELLING' | 'CANCELLATION_PENDING' | 'CANCELLED' | 'CANCELLATION_REJECTED';
 
@@ -14,8 +16,9 @@ export const INVOICE_MOVES: { readonly [S in InvoiceStatus]: readonly InvoiceSta
   STAMPING: ['ACTIVE', 'REFUSED'],
   REFUSED: [],
   ACTIVE: ['CANCELLING'],
-  // Back to ACTIVE when the cancellation failed (the PAC refused it, e.g. CA205).
+  // Back to ACTIVE when the cancellation failed (the PAC refused it: SW's CACFDI33, the cause such as CA205 in its messageDetail).
   CANCELLING: ['CANCELLED', 'CANCELLATION_PENDING', 'CANCELLATION_REJECTED', 'ACTIVE'],
+  // Back to ACTIVE when an operator gives up a request that needs attention.
   CANCELLATION_PENDING: ['CANCELLED', 'CANCELLATION_REJECTED', 'ACTIVE'],
   CANCELLATION_REJECTED: ['CANCELLING'],
   CANCELLED: [],

@@ -3,9 +3,9 @@
  * PDF with the document's data, its stamp, the seals, the TFD's cadena original and SAT's verification QR.
  * Only PDF standard fonts (Helvetica), so nothing is read from disk or the network.
  */
-import { Comprobante40 } from '@nodecfdi/cfdi-expresiones';
 import PDFDocument from 'pdfkit';
 import { amountInWords } from '../domain/cfdi/amount-in-words.js';
+import { verificationExpression } from '../domain/cfdi/verification-expression.js';
 import { renderQrPng } from '../domain/qr-code/render-qr-png.js';
 import { localDateTime } from '../domain/time-zone.js';
 import { useStandardFontTables } from './standard-font-metrics.js';
@@ -63,13 +63,7 @@ function stampInstant(local: string): Date {
 
 /** SAT's verification URL for CFDI 3.3/4.0 (Anexo 20), the content of the QR. */
 function verificationUrl(data: InvoicePdfData): string {
-  return new Comprobante40().format({
-    id: data.stamp.uuid,
-    re: data.issuer.rfc,
-    rr: data.receiver.rfc,
-    tt: data.total,
-    fe: data.seal,
-  });
+  return verificationExpression({ uuid: data.stamp.uuid, issuerRfc: data.issuer.rfc, receptorRfc: data.receiver.rfc, total: data.total, seal: data.seal });
 }
 
 /** `y` when `height` still fits on this page, else the top of a new page. */

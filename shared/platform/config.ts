@@ -281,6 +281,16 @@ export const SETTINGS = {
   }),
   satStatusUrl: str('SAT_STATUS_URL', 'https://consultaqr.facturaelectronica.sat.gob.mx/ConsultaCFDIService.svc', "SAT's CFDI status service (SOAP)."),
   cancellationPollMs: int('CANCELLATION_POLL_MS', 600_000, 'How often cancellations waiting for the receptor are asked about, and lost requests re-queued.'),
+  satNotFoundGraceMs: int(
+    'SAT_NOT_FOUND_GRACE_MS',
+    72 * 3600_000,
+    "How long a cancelled CFDI that SAT's status service answers `N - 602` (not found) for is asked about again before it needs attention (SAT's verifier asks to wait up to 72 h for a recent CFDI).",
+  ),
+  cancellationPendingMaxMs: int(
+    'CANCELLATION_PENDING_MAX_MS',
+    10 * 86_400_000,
+    "How long a cancellation may wait for the receptor before it needs attention (SAT's term is 3 business days, then `Plazo vencido`; a request asked again after a rejection has none).",
+  ),
   webhookTimeoutMs: int('WEBHOOK_TIMEOUT_MS', 10_000, 'Per-attempt timeout of a webhook delivery.'),
   webhookAttempts: int('WEBHOOK_ATTEMPTS', 14, 'Attempts before a delivery is FAILED (14 from 5 s, doubling, span about a day).', 1),
   webhookBackoffMs: int('WEBHOOK_BACKOFF_MS', 5000, 'First retry delay of a delivery; each next one doubles.'),

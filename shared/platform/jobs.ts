@@ -63,7 +63,13 @@ export interface CancelInvoicePayload {
   cancellationId: string;
 }
 /** `qrId` and the PAC's refusal `code` are for the job's log line (workers/log-job-outcomes.ts). */
-export type CancelInvoiceResult = { outcome: 'cancelled' | 'pending' | 'refused' | 'not-requested'; uuid?: string; qrId?: string | null; code?: string };
+/** `not-found`: acknowledged, but SAT's status service does not know the CFDI yet; `code` of a refusal: the cause's (SW's messageDetail), else SW's own. */
+export type CancelInvoiceResult = {
+  outcome: 'cancelled' | 'pending' | 'not-found' | 'needs-attention' | 'refused' | 'not-requested';
+  uuid?: string;
+  qrId?: string | null;
+  code?: string;
+};
 
 /** A buyer's claim on an offline ticket: the ticket's key and POS sale id (issue #33). */
 export interface OfflineClaimPayload {
@@ -99,7 +105,7 @@ export interface JobTypes {
   'email-cancellation': { queue: typeof QUEUES.email; data: InvoicePayload; result: { outcome: 'sent' | 'no-address' } };
   'email-offline-claim': { queue: typeof QUEUES.email; data: OfflineClaimPayload; result: { outcome: 'sent' | 'limited' } };
   'cancel-invoice': { queue: typeof QUEUES.cancel; data: CancelInvoicePayload; result: CancelInvoiceResult };
-  'poll-cancellations': { queue: typeof QUEUES.cancel; data: Record<string, never>; result: { resolved: number; requeued: number } };
+  'poll-cancellations': { queue: typeof QUEUES.cancel; data: Record<string, never>; result: { resolved: number; requeued: number; needsAttention: number } };
   'dispatch-webhooks': { queue: typeof QUEUES.webhooks; data: Record<string, never>; result: { queued: number } };
   'deliver-webhook': { queue: typeof QUEUES.webhooks; data: DeliverWebhookPayload; result: { status: 'delivered' | 'skipped' } };
   'issue-global-invoices': { queue: typeof QUEUES.globalInvoice; data: Record<string, never>; result: { invoices: number } };

@@ -9,6 +9,14 @@ import { harness } from '../helpers/harness.js';
 import { runJob } from '../helpers/run-job.js';
 import { call, expectError } from '../helpers/http.js';
 import type { QrCreateRequest } from '../../shared/qr/qr-request.js';
+import { swPacClient } from '../../shared/adapters/pac/sw-pac-client.js';
+import type { PacClient } from '../../shared/adapters/pac/pac-client.js';
+import { encryptionKeyring } from '../../shared/platform/crypto/encrypt-at-rest.js';
+import { pollCancellationsJob } from '../../workers/poll-cancellations.js';
+import { giveUpCancellation, retryCancellation } from '../../shared/cancellation/attention-actions.js';
+import { countCancellationsNeedingAttention, listCancellationsNeedingAttention } from '../../shared/repositories/invoice-cancellations.js';
+
+const HOUR_MS = 3600_000;
 
 /** One service of $2,000 + IVA: over the $1,000 SAT cancels without asking the receptor. */
 const BIG_SALE: Partial<QrCreateRequest> = {
@@ -43,6 +51,9 @@ describe('invoice cancellation: DELETE /v1/qrs/invoices/{uuid}', function () {
   before(async () => {
     account = await harness().bootstrap();
     [stampEvents, cancelEvents] = await Promise.all([queueEvents('stamp'), queueEvents('cancel')]);
+    // The merchant listens: its invoice.* events are written to the outbox.
+    const endpoint = await call('POST', '/v1/webhooks/endpoints', { headers: { Authorization: `Bearer ${account.accessToken}` }, body: { url: 'http://127.0.0.1:9/hooks' } });
+    expect(endpoint.status, JSON.stringify(endpoint.body)).to.equal(201);
   });
   after(async () => {
     await stampEvents.close();
@@ -90,6 +101,47 @@ describe('invoice cancellation: DELETE /v1/qrs/invoices/{uuid}', function () {
   async function poll(): Promise<unknown> {
     return runJob('poll-cancellations', {}, cancelEvents);
   }
+
+  /** The poll as it runs at `now` (the worker's own handler, with the service's bounds), to drive time without waiting. */
+  async function pollAt(now: Date, client?: PacClient) {
+    const cfg = harness().deps.config;
+    const pac = harness().pac;
+    return pollCancellationsJob(
+      {
+        db: db(),
+        pac: client ?? swPacClient(pac.url, pac.token, cfg.pacTimeoutMs, `${pac.url}/ConsultaCFDIService.svc`),
+        files: harness().deps.files,
+        keyring: encryptionKeyring(cfg),
+        producers: harness().producers,
+        bounds: { notFoundGraceMs: cfg.satNotFoundGraceMs, pendingMaxMs: cfg.cancellationPendingMaxMs },
+      },
+      now,
+    );
+  }
+
+  const request = async (invoice: Stamped) =>
+    (await db()('invoice_cancellations').where({ invoice_id: invoice.invoiceId }).orderBy('requested_at', 'desc').first()) as {
+      id: string;
+      status: string;
+      status_since: Date;
+      attention_cause: string | null;
+      refusal: Record<string, unknown> | null;
+    };
+
+  /** The data of the merchant's latest invoice.cancellation_status_updated event for `invoice`. */
+  async function lastStatusEvent(invoice: Stamped): Promise<{ status: string; cancellation: Record<string, unknown> }> {
+    const row = (await db()('webhook_events')
+      .where({ account_id: account.accountId, type: 'invoice.cancellation_status_updated' })
+      .whereRaw("payload->'data'->>'uuid' = ?", [invoice.uuid])
+      .orderBy('created_at', 'desc')
+      .orderBy('id', 'desc')
+      .first('payload')) as { payload: { data: { status: string; cancellation: Record<string, unknown> } } } | undefined;
+    if (!row) throw new Error(`no invoice.cancellation_status_updated event for ${invoice.uuid}`);
+    return row.payload.data;
+  }
+
+  const seenByMerchant = async (invoice: Stamped) =>
+    (await call('GET', `/v1/qrs/invoices/uuid/${invoice.uuid}/cancellation`, { headers: asMerchant() })).body as Record<string, unknown>;
 
   const state = async (invoice: Stamped) => ({
     invoice: (await db()('invoices').where({ id: invoice.invoiceId }).first('status')).status,
@@ -164,10 +216,10 @@ describe('invoice cancellation: DELETE /v1/qrs/invoices/{uuid}', function () {
     expect(res.body).to.include({ acceptance: 'REQUIRED', acceptance_reason: 'receptor_must_accept' });
     expect(await sent(invoice)).to.deep.include({ outcome: 'pending' });
     expect(await state(invoice)).to.deep.equal({ invoice: 'CANCELLATION_PENDING', qr: 'INVOICED' });
-    expect(await poll()).to.deep.equal({ resolved: 0, requeued: 0 });
+    expect(await poll()).to.deep.equal({ resolved: 0, requeued: 0, needsAttention: 0 });
 
     harness().pac.receiverAnswers(invoice.uuid, 'accept');
-    expect(await poll()).to.deep.equal({ resolved: 1, requeued: 0 });
+    expect(await poll()).to.deep.equal({ resolved: 1, requeued: 0, needsAttention: 0 });
     expect(await state(invoice)).to.deep.equal({ invoice: 'CANCELLED', qr: 'CANCELLED' });
     const seen = await call('GET', `/v1/qrs/invoices/uuid/${invoice.uuid}/cancellation`, { headers: asMerchant() });
     expect(seen.body).to.include({ status: 'CANCELLED', sat_status: 'Cancelado con aceptación' });
@@ -220,19 +272,146 @@ describe('invoice cancellation: DELETE /v1/qrs/invoices/{uuid}', function () {
     expect(await state(replacement)).to.deep.equal({ invoice: 'ACTIVE', qr: 'INVOICED' });
   });
 
-  it('a PAC down is retried; a PAC refusal ends the request as FAILED with its code and the invoice ACTIVE again', async () => {
+  it("a PAC down is retried; a PAC refusal ends the request as FAILED with SW's cause (messageDetail and its code) for the merchant, and the invoice ACTIVE again", async () => {
     const retried = await stampedInvoice();
     harness().pac.scriptCancel({ kind: 'status', status: 503 }, { kind: 'garbage' });
     await cancel(retried.uuid, { motive: '02' });
     expect(await sent(retried)).to.deep.include({ outcome: 'cancelled' });
 
     const refused = await stampedInvoice();
+    // SW's answer: the generic CACFDI33 message, the cause in messageDetail.
     harness().pac.scriptCancel({ kind: 'refuse', code: 'CA300', message: 'El certificado no es válido.' });
     await cancel(refused.uuid, { motive: '02' });
-    expect(await sent(refused)).to.deep.include({ outcome: 'refused' });
+    expect(await sent(refused)).to.deep.include({ outcome: 'refused', code: 'CA300' });
     expect(await state(refused)).to.deep.equal({ invoice: 'ACTIVE', qr: 'INVOICED' });
-    const seen = await call('GET', `/v1/qrs/invoices/uuid/${refused.uuid}/cancellation`, { headers: asMerchant() });
-    expect(seen.body).to.deep.include({ status: 'FAILED', refusal: { code: 'CA300', message: 'El certificado no es válido.', source: 'pac' } });
+    const refusal = { code: 'CACFDI33', message: 'Problemas con el xml.', detail: 'CA300 - El certificado no es válido.', detail_code: 'CA300', source: 'pac' };
+    expect(await seenByMerchant(refused)).to.deep.include({ status: 'FAILED', refusal, attention: null });
+    expect((await request(refused)).refusal).to.deep.equal(refusal);
+    expect(await lastStatusEvent(refused)).to.deep.include({ status: 'ACTIVE' });
+    expect((await lastStatusEvent(refused)).cancellation).to.deep.include({ status: 'FAILED', refusal });
+  });
+
+  it("a CFDI SAT's status service does not know yet is NOT_FOUND_AT_SAT, asked again for the grace, then NEEDS_ATTENTION with an event; an operator sends it back to polling", async () => {
+    const invoice = await stampedInvoice();
+    harness().pac.notYetAtSat(invoice.uuid);
+    await cancel(invoice.uuid, { motive: '02' });
+    expect(await sent(invoice)).to.deep.include({ outcome: 'not-found' });
+    expect(await state(invoice)).to.deep.equal({ invoice: 'CANCELLATION_PENDING', qr: 'INVOICED' });
+    expect(await seenByMerchant(invoice)).to.deep.include({ status: 'NOT_FOUND_AT_SAT', invoice_status: 'CANCELLATION_PENDING', attention: null });
+    const since = (await request(invoice)).status_since;
+    const grace = harness().deps.config.satNotFoundGraceMs;
+    expect(grace).to.equal(72 * HOUR_MS);
+
+    // Within the grace it is asked again and stays.
+    await pollAt(new Date(since.getTime() + grace - HOUR_MS));
+    expect((await request(invoice)).status).to.equal('NOT_FOUND_AT_SAT');
+    const before = await countCancellationsNeedingAttention(db());
+
+    const after = new Date(since.getTime() + grace + HOUR_MS);
+    expect((await pollAt(after)).needsAttention).to.be.at.least(1);
+    const row = await request(invoice);
+    expect(row).to.deep.include({ status: 'NEEDS_ATTENTION', attention_cause: 'not_found_at_sat' });
+    expect(row.status_since.toISOString()).to.equal(after.toISOString());
+    expect(await state(invoice)).to.deep.equal({ invoice: 'CANCELLATION_PENDING', qr: 'INVOICED' });
+    const attention = { cause: 'not_found_at_sat', since: after.toISOString() };
+    expect(await seenByMerchant(invoice)).to.deep.include({ status: 'NEEDS_ATTENTION', attention });
+    expect((await lastStatusEvent(invoice)).cancellation).to.deep.include({ status: 'NEEDS_ATTENTION', attention });
+    expect(await countCancellationsNeedingAttention(db())).to.equal(before + 1);
+    const listed = (await listCancellationsNeedingAttention(db(), 1000)).find((c) => c.id === row.id);
+    expect(listed).to.deep.equal({ id: row.id, invoiceId: invoice.invoiceId, merchantId: account.merchantId, cause: 'not_found_at_sat', since: after });
+    // Not polled any more: SAT is not asked about it again.
+    const asked = harness().pac.statusExpressions.length;
+    await pollAt(new Date(after.getTime() + HOUR_MS));
+    expect(
+      harness()
+        .pac.statusExpressions.slice(asked)
+        .some((e) => e.includes(invoice.uuid)),
+    ).to.equal(false);
+
+    // The operator retries once SAT has it: back to polling, and the next round finds it cancelled.
+    harness().pac.reachesSat(invoice.uuid);
+    expect(await retryCancellation(db(), row.id)).to.deep.include({ status: 'PENDING', attention_cause: null });
+    expect(await retryCancellation(db(), row.id), 'only from NEEDS_ATTENTION').to.equal(undefined);
+    await pollAt(new Date());
+    expect(await state(invoice)).to.deep.equal({ invoice: 'CANCELLED', qr: 'CANCELLED' });
+    expect(await countCancellationsNeedingAttention(db())).to.equal(before);
+  });
+
+  it('giving up a request that needs attention makes it FAILED (operator) and the invoice ACTIVE; a new DELETE asks again', async () => {
+    const invoice = await stampedInvoice();
+    harness().pac.notYetAtSat(invoice.uuid);
+    await cancel(invoice.uuid, { motive: '02' });
+    expect(await sent(invoice)).to.deep.include({ outcome: 'not-found' });
+    await pollAt(new Date((await request(invoice)).status_since.getTime() + harness().deps.config.satNotFoundGraceMs + HOUR_MS));
+    const { id } = await request(invoice);
+    expect((await request(invoice)).status).to.equal('NEEDS_ATTENTION');
+
+    expect(await giveUpCancellation(db(), id)).to.deep.include({ status: 'FAILED', attention_cause: null });
+    expect(await state(invoice)).to.deep.equal({ invoice: 'ACTIVE', qr: 'INVOICED' });
+    const seen = await seenByMerchant(invoice);
+    expect(seen).to.deep.include({ status: 'FAILED', invoice_status: 'ACTIVE', attention: null });
+    expect(seen.refusal).to.deep.include({ code: 'given_up', source: 'operator' });
+    expect(await giveUpCancellation(db(), id), 'final').to.equal(undefined);
+
+    // SAT had cancelled it all along: asked again, the PAC answers 202 and the request ends CANCELLED.
+    harness().pac.reachesSat(invoice.uuid);
+    expect((await cancel(invoice.uuid, { motive: '02' })).status).to.equal(202);
+    expect(await sent(invoice)).to.deep.include({ outcome: 'cancelled' });
+    expect(await state(invoice)).to.deep.equal({ invoice: 'CANCELLED', qr: 'CANCELLED' });
+  });
+
+  it('a request waiting for the receptor long past the bound (CANCELLATION_PENDING_MAX_MS) needs attention instead of being polled forever', async () => {
+    const invoice = await stampedInvoice(BIG_SALE);
+    await age(invoice, 24 * 6);
+    await cancel(invoice.uuid, { motive: '03' });
+    expect(await sent(invoice)).to.deep.include({ outcome: 'pending' });
+    const since = (await request(invoice)).status_since;
+    const max = harness().deps.config.cancellationPendingMaxMs;
+    expect(max).to.equal(10 * 24 * HOUR_MS);
+    await pollAt(new Date(since.getTime() + max - HOUR_MS));
+    expect((await request(invoice)).status).to.equal('PENDING');
+    await pollAt(new Date(since.getTime() + max + HOUR_MS));
+    expect(await request(invoice)).to.deep.include({ status: 'NEEDS_ATTENTION', attention_cause: 'pending_too_long' });
+    expect(await state(invoice)).to.deep.equal({ invoice: 'CANCELLATION_PENDING', qr: 'INVOICED' });
+    expect((await lastStatusEvent(invoice)).cancellation).to.deep.include({ status: 'NEEDS_ATTENTION' });
+    // Let the receptor answer and the operator retry: the next round resolves it.
+    harness().pac.receiverAnswers(invoice.uuid, 'reject');
+    await retryCancellation(db(), (await request(invoice)).id);
+    await pollAt(new Date());
+    expect(await state(invoice)).to.deep.equal({ invoice: 'CANCELLATION_REJECTED', qr: 'INVOICED' });
+  });
+
+  it('N - 601 (SAT cannot read the expression asked with) needs attention at once, sat_rejected_expression: no wait mends it', async () => {
+    const invoice = await stampedInvoice(BIG_SALE);
+    await age(invoice, 24 * 6);
+    await cancel(invoice.uuid, { motive: '03' });
+    expect(await sent(invoice)).to.deep.include({ outcome: 'pending' });
+    // As if the service built a wrong expression for this CFDI: the fake SAT answers N - 601 to it.
+    const pac = harness().pac;
+    const real = swPacClient(pac.url, pac.token, harness().deps.config.pacTimeoutMs, `${pac.url}/ConsultaCFDIService.svc`);
+    const garbling: PacClient = { ...real, status: (query) => real.status(query.uuid === invoice.uuid ? { ...query, uuid: 'not-a-uuid' } : query) };
+    const now = new Date();
+    await pollAt(now, garbling);
+    expect(await request(invoice)).to.deep.include({ status: 'NEEDS_ATTENTION', attention_cause: 'sat_rejected_expression' });
+    expect(await seenByMerchant(invoice)).to.deep.include({ status: 'NEEDS_ATTENTION', attention: { cause: 'sat_rejected_expression', since: now.toISOString() } });
+    expect(await giveUpCancellation(db(), (await request(invoice)).id)).to.deep.include({ status: 'FAILED' });
+  });
+
+  it("asks SAT's status service with the CFDI 4.0 expression of the invoice's QR", async () => {
+    const invoice = await stampedInvoice();
+    const xml = (await harness().deps.files.get((await db()('invoices').where({ id: invoice.invoiceId }).first('xml_file_key')).xml_file_key))!.data.toString('utf8');
+    const seal = /\sSello="([^"]+)"/.exec(xml)![1]!;
+    const asked = harness().pac.statusExpressions.length;
+    await cancel(invoice.uuid, { motive: '02' });
+    expect(await sent(invoice)).to.deep.include({ outcome: 'cancelled' });
+    const expressions = harness()
+      .pac.statusExpressions.slice(asked)
+      .filter((e) => e.includes(invoice.uuid));
+    expect(expressions).to.have.length(1);
+    expect(expressions[0]).to.match(
+      new RegExp(`^https://verificacfdi\\.facturaelectronica\\.sat\\.gob\\.mx/default\\.aspx\\?id=${invoice.uuid}&re=[A-Z&;Ñ0-9]+&rr=[A-Z&;Ñ0-9]+&tt=\\d+\\.\\d+&fe=`),
+    );
+    expect(expressions[0]!.endsWith(`&fe=${seal.slice(-8)}`)).to.equal(true);
   });
 
   it('a request whose job was lost is queued again by the poll from PostgreSQL', async () => {

@@ -32,7 +32,7 @@ describe('the built-in fake PAC remembers its stamps across restarts (FAKE_DATA_
       // The same document sent again gets its earlier stamp back, as from a real PAC.
       expect((await after.stamp(xml)).uuid).to.equal(stamp.uuid);
       const comprobante = parseXml(stamp.xml);
-      const query = { uuid: stamp.uuid, issuerRfc: ISSUER.rfc, receptorRfc: 'URE180429TM6', total: attribute(comprobante, 'Total')! };
+      const query = { uuid: stamp.uuid, issuerRfc: ISSUER.rfc, receptorRfc: 'URE180429TM6', total: attribute(comprobante, 'Total')!, seal: attribute(comprobante, 'Sello')! };
       expect((await after.status(query)).state).to.equal('Vigente');
       const cancelled = await after.cancel({
         uuid: stamp.uuid,
@@ -51,7 +51,17 @@ describe('the built-in fake PAC remembers its stamps across restarts (FAKE_DATA_
     try {
       const client = swPacClient(third.url, third.token, 10_000, `${third.url}/ConsultaCFDIService.svc`);
       const comprobante = parseXml(stamp.xml);
-      expect((await client.status({ uuid: stamp.uuid, issuerRfc: ISSUER.rfc, receptorRfc: 'URE180429TM6', total: attribute(comprobante, 'Total')! })).state).to.equal('Cancelado');
+      expect(
+        (
+          await client.status({
+            uuid: stamp.uuid,
+            issuerRfc: ISSUER.rfc,
+            receptorRfc: 'URE180429TM6',
+            total: attribute(comprobante, 'Total')!,
+            seal: attribute(comprobante, 'Sello')!,
+          })
+        ).state,
+      ).to.equal('Cancelado');
     } finally {
       await third.close();
     }
@@ -68,6 +78,7 @@ describe('the built-in fake PAC remembers its stamps across restarts (FAKE_DATA_
         issuerRfc: ISSUER.rfc,
         receptorRfc: 'URE180429TM6',
         total: attribute(parseXml(stamp.xml), 'Total')!,
+        seal: attribute(parseXml(stamp.xml), 'Sello')!,
       });
       expect(status.state).to.equal('No Encontrado');
     } finally {

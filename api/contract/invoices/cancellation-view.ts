@@ -15,6 +15,9 @@ export function cancellationView(uuid: string, invoiceStatus: InvoiceStatus, c: 
     requested_at: c.requested_at.toISOString(),
     resolved_at: c.resolved_at ? c.resolved_at.toISOString() : null,
     acuse_available: c.acuse_file_key !== null,
-    refusal: c.refusal ? { ...c.refusal, source: 'pac' } : null,
+    refusal: c.refusal
+      ? { code: c.refusal.code, message: c.refusal.message, detail: c.refusal.detail ?? null, detail_code: c.refusal.detail_code ?? null, source: c.refusal.source ?? 'pac' }
+      : null,
+    attention: c.attention_cause ? { cause: c.attention_cause, since: c.status_since.toISOString() } : null,
   };
 }

@@ -35,9 +35,19 @@ export interface PacCancelAnswer {
   satCode: string;
 }
 
+/**
+ * SAT's CodigoEstatus, read as phpcfdi/sat-estado-cfdi reads it: `S - Comprobante obtenido satisfactoriamente.` is
+ * `found`; `N - 601: La expresión impresa proporcionada no es válida.` is `invalid_expression` (the question was
+ * wrong, not the CFDI); any other `N - …` (`N - 602: Comprobante no encontrado.`) is `not_found`.
+ */
+export type SatQueryResult = 'found' | 'not_found' | 'invalid_expression';
+
 /** What SAT's public CFDI status service (ConsultaCFDIService) tells about a stamped CFDI. */
 export interface SatCfdiStatus {
-  /** `Vigente`, `Cancelado` or `No Encontrado`. */
+  query: SatQueryResult;
+  /** CodigoEstatus as SAT wrote it. */
+  code: string;
+  /** `Vigente`, `Cancelado` or `No Encontrado` (empty when SAT could not read the expression). */
   state: string;
   /** `Cancelable sin aceptación`, `Cancelable con aceptación` or `No cancelable`. */
   cancellable: string;
@@ -51,6 +61,8 @@ export interface SatStatusQuery {
   receptorRfc: string;
   /** The CFDI's Total attribute as written in it. */
   total: string;
+  /** The CFDI's Sello: the CFDI 4.0 expression carries its last 8 characters (`fe`). */
+  seal: string;
 }
 
 export interface PacClient {
@@ -69,12 +81,21 @@ export class PacUnavailable extends Error {
 }
 
 export class PacRefused extends Error {
-  /** `pacCode` is the PAC's raw code, e.g. CFDI40145. */
+  /**
+   * `pacCode` is the PAC's raw code, e.g. CFDI40145; `detail` what the PAC says besides (SW's `messageDetail`): for
+   * a cancellation SW's message is a generic `CACFDI33 - Problemas con …` and the cause is only there.
+   */
   constructor(
     readonly pacCode: string,
     message: string,
+    readonly detail?: string,
   ) {
     super(message);
     this.name = 'PacRefused';
   }
+}
+
+/** The code a PAC's or SAT's text starts with (`CA205 - UUID no existe`, `CR1310. Clave de …`), if any. */
+export function leadingCode(text: string): string | undefined {
+  return /^\s*([A-Z]{1,8}[0-9]{2,6}|[0-9]{3,4})\s*(?:-|\.|:)/.exec(text)?.[1];
 }

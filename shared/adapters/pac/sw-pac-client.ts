@@ -12,11 +12,15 @@
  * Cancel by CSD: POST {base}/cfdi33/cancel/csd, same token, JSON { uuid, password, rfc, motivo,
  * foliosustitucion, b64Cer, b64Key }.
  *   200 { status: "success", data: { acuse: "<xml>", uuid: { "<UUID>": "201" } } }
- *   400 { status: "error", message: "CA205 - <text>" }
+ *   400 { status: "error", message: "CACFDI33 - Problemas con los campos." | "CACFDI33 - Problemas con el xml.",
+ *         messageDetail: "<the cause, often with its code: CR1310. Clave de motivo de cancelación no válida>" }
+ * (SW's SDK tests: sw-sdk-dotnet's Cancelation and CancelationRetention tests, sw-sdk-php's, sw-sdk-java's.) The
+ * message is the same for every cause: the refusal keeps messageDetail (PacRefused.detail).
  *
- * Status: SAT's ConsultaCFDIService (SOAP 1.1, no credentials), asked with the CFDI's QR expression.
+ * Status: SAT's ConsultaCFDIService (SOAP 1.1, no credentials), asked with the CFDI 4.0 expression of the QR.
  */
-import { PacRefused, PacUnavailable, type PacCancelAnswer, type PacClient, type PacStamp } from './pac-client.js';
+import { verificationExpression } from '../../domain/cfdi/verification-expression.js';
+import { PacRefused, PacUnavailable, type PacCancelAnswer, type PacClient, type PacStamp, type SatQueryResult } from './pac-client.js';
 import { textsByLocalName } from './xml-texts.js';
 
 interface SwStampData {
@@ -103,9 +107,16 @@ async function callSw<Data>(url: string, init: RequestInit, timeoutMs: number): 
 function failure(call: SwCall<unknown>): never {
   if (call.answer.status === 'error' && call.httpStatus === 400) {
     const [, code = 'PAC', text = call.message] = /^([A-Z0-9]+)\s*[-.]\s*(.*)$/s.exec(call.message) ?? [];
-    throw new PacRefused(code, text.trim() || call.message);
+    const detail = typeof call.answer.messageDetail === 'string' && call.answer.messageDetail.trim() ? call.answer.messageDetail.trim() : undefined;
+    throw new PacRefused(code, text.trim() || call.message, detail);
   }
   throw new PacUnavailable(`unexpected answer from the PAC (HTTP ${call.httpStatus})`);
+}
+
+/** CodigoEstatus as phpcfdi/sat-estado-cfdi reads it: `S - …` found; `N - 601…` an expression SAT could not read; any other `N - …` not found. */
+function queryResult(code: string): SatQueryResult {
+  if (code.startsWith('S - ')) return 'found';
+  return /^N - 601\b/.test(code) ? 'invalid_expression' : 'not_found';
 }
 
 /** CDATA ends at the first `]]>`, so one inside a value is split over two sections. */
@@ -140,9 +151,9 @@ export function swPacClient(baseUrl: string, token: string, timeoutMs: number, s
       return failure(call);
     },
 
-    async status(query) {
-      // SAT reads the values raw (no percent-encoding), so an RFC with & or Ñ goes as written.
-      const expression = `?re=${query.issuerRfc}&rr=${query.receptorRfc}&tt=${query.total}&id=${query.uuid}`;
+    async status(asked) {
+      // The QR's own expression (no percent-encoding): an RFC's & goes as &amp;, its Ñ as it is.
+      const expression = verificationExpression(asked);
       const envelope =
         '<soapenv:Envelope xmlns:soapenv="http://schemas.xmlsoap.org/soap/envelope/" xmlns:tem="http://tempuri.org/"><soapenv:Header/>' +
         `<soapenv:Body><tem:Consulta><tem:expresionImpresa>${cdata(expression)}</tem:expresionImpresa></tem:Consulta></soapenv:Body></soapenv:Envelope>`;
@@ -156,10 +167,15 @@ export function swPacClient(baseUrl: string, token: string, timeoutMs: number, s
         },
         timeoutMs,
       );
-      const texts = textsByLocalName(text, ['Estado', 'EsCancelable', 'EstatusCancelacion']);
-      const state = texts?.get('Estado');
-      if (status !== 200 || !state) throw new PacUnavailable(`unreadable answer from ${service} (HTTP ${status}${texts ? ', no Estado' : ', not XML'})`);
-      return { state, cancellable: texts?.get('EsCancelable') ?? '', cancellationStatus: texts?.get('EstatusCancelacion') ?? '' };
+      const texts = textsByLocalName(text, ['CodigoEstatus', 'Estado', 'EsCancelable', 'EstatusCancelacion']);
+      const code = texts?.get('CodigoEstatus') ?? '';
+      const state = texts?.get('Estado') ?? '';
+      // An answer is SAT's when it says how the query went; one that found the CFDI also says its Estado.
+      const query = /^[SN] - /.test(code) ? queryResult(code) : undefined;
+      if (status !== 200 || !query || (query === 'found' && !state)) {
+        throw new PacUnavailable(`unreadable answer from ${service} (HTTP ${status}${texts ? ', no CodigoEstatus or Estado' : ', not XML'})`);
+      }
+      return { query, code, state, cancellable: texts?.get('EsCancelable') ?? '', cancellationStatus: texts?.get('EstatusCancelacion') ?? '' };
     },
   };
 }

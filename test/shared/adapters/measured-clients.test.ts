@@ -24,7 +24,13 @@ describe('measured PAC and CSF clients', () => {
       cancel: async () => {
         throw new PacUnavailable('PAC answered 503');
       },
-      status: async () => ({ state: 'Vigente', cancellable: 'Cancelable sin aceptación', cancellationStatus: '' }),
+      status: async () => ({
+        query: 'found',
+        code: 'S - Comprobante obtenido satisfactoriamente.',
+        state: 'Vigente',
+        cancellable: 'Cancelable sin aceptación',
+        cancellationStatus: '',
+      }),
     };
     const measured = measuredPacClient(pac);
     const grown = await growth(
@@ -37,7 +43,7 @@ describe('measured PAC and CSF clients', () => {
       async () => {
         expect(await measured.stamp('<cfdi/>').catch((err: unknown) => err)).to.equal(refusal);
         expect(await measured.cancel({} as never).catch((err: unknown) => err)).to.be.instanceOf(PacUnavailable);
-        expect(await measured.status({ uuid: 'u', issuerRfc: 'a', receptorRfc: 'b', total: '1' })).to.include({ state: 'Vigente' });
+        expect(await measured.status({ uuid: 'u', issuerRfc: 'a', receptorRfc: 'b', total: '1', seal: 's' })).to.include({ state: 'Vigente' });
       },
     );
     expect(grown).to.deep.equal([1, 1, 1]);

@@ -1,6 +1,7 @@
 import { expect } from 'chai';
 import { INVOICE_MOVES, type InvoiceStatus } from '../../../shared/domain/invoice-lifecycle.js';
 import { isExpired, QR_MOVES, type QrStatus } from '../../../shared/domain/qr-lifecycle.js';
+import { CANCELLATION_MOVES, type CancellationStatus } from '../../../shared/domain/cancellation-lifecycle.js';
 import { harness } from '../../helpers/harness.js';
 
 /** The values a status column's CHECK constraint allows, read from PostgreSQL. */
@@ -14,12 +15,14 @@ async function allowed(table: string): Promise<string[]> {
   return [...new Set(rows.flatMap((r) => [...r.def.matchAll(/'([A-Z_]+)'/g)].map((m) => m[1]!)))].sort();
 }
 
-describe('QR and invoice lifecycles, each in one module', () => {
+describe('QR, invoice and cancellation lifecycles, each in one module', () => {
   it('name exactly the states the database allows, with the final ones final', async () => {
     expect(Object.keys(QR_MOVES).sort()).to.deep.equal(await allowed('qr_transactions'));
     expect(Object.keys(INVOICE_MOVES).sort()).to.deep.equal(await allowed('invoices'));
     for (const final of ['EXPIRED', 'CANCELLED'] as QrStatus[]) expect(QR_MOVES[final]).to.deep.equal([]);
     for (const final of ['REFUSED', 'CANCELLED'] as InvoiceStatus[]) expect(INVOICE_MOVES[final]).to.deep.equal([]);
+    expect(Object.keys(CANCELLATION_MOVES).sort()).to.deep.equal(await allowed('invoice_cancellations'));
+    for (const final of ['CANCELLED', 'REJECTED', 'FAILED'] as CancellationStatus[]) expect(CANCELLATION_MOVES[final]).to.deep.equal([]);
   });
 
   it('expire a QR once its time passed, unless it is finished or its confirmation is being stamped', () => {

@@ -30,7 +30,18 @@ function statusQuery(stamp: PacStamp): SatStatusQuery {
       comprobante.children.find((c) => c.name === name)!,
       'Rfc',
     )!;
-  return { uuid: stamp.uuid, issuerRfc: rfc('cfdi:Emisor'), receptorRfc: rfc('cfdi:Receptor'), total: attribute(comprobante, 'Total')! };
+  return { uuid: stamp.uuid, issuerRfc: rfc('cfdi:Emisor'), receptorRfc: rfc('cfdi:Receptor'), total: attribute(comprobante, 'Total')!, seal: attribute(comprobante, 'Sello')! };
+}
+
+const FOUND = 'S - Comprobante obtenido satisfactoriamente.';
+
+/** SAT's status service asked directly, as any SOAP client would. */
+async function askSat(pac: FakePacServer, expression: string): Promise<string> {
+  const envelope =
+    '<s:Envelope xmlns:s="http://schemas.xmlsoap.org/soap/envelope/"><s:Body><c:Consulta xmlns:c="http://tempuri.org/">' +
+    `<c:expresionImpresa>${expression.replaceAll('&', '&amp;')}</c:expresionImpresa></c:Consulta></s:Body></s:Envelope>`;
+  const res = await fetch(`${pac.url}/ConsultaCFDIService.svc`, { method: 'POST', body: envelope, headers: { 'content-type': 'text/xml; charset=utf-8' } });
+  return res.text();
 }
 
 describe('CFDI cancellation and SAT status through the SW-format client against the fake PAC', function () {
@@ -57,9 +68,42 @@ describe('CFDI cancellation and SAT status through the SW-format client against 
   after(() => pac.close());
 
   it('a stamped CFDI is Vigente, found by both RFCs and its total, even with & and Ñ in an RFC', async () => {
-    expect(await client.status(statusQuery(other))).to.deep.equal({ state: 'Vigente', cancellable: 'Cancelable sin aceptación', cancellationStatus: '' });
+    expect(await client.status(statusQuery(other))).to.deep.equal({
+      query: 'found',
+      code: FOUND,
+      state: 'Vigente',
+      cancellable: 'Cancelable sin aceptación',
+      cancellationStatus: '',
+    });
     expect((await client.status(statusQuery(odd))).state).to.equal('Vigente');
-    expect((await client.status({ ...statusQuery(other), total: '1.00' })).state).to.equal('No Encontrado');
+    expect(await client.status({ ...statusQuery(other), total: '1.00' })).to.include({ query: 'not_found', code: 'N - 602: Comprobante no encontrado.', state: 'No Encontrado' });
+  });
+
+  it("asks with the CFDI 4.0 expression, as the PDF's QR writes it: the RFC's & as &amp;, Ñ as it is, the total trimmed, fe the seal's last 8", async () => {
+    const query = statusQuery(odd);
+    const asked = pac.statusExpressions.length;
+    expect((await client.status(query)).query).to.equal('found');
+    expect(pac.statusExpressions.slice(asked)).to.deep.equal([
+      `https://verificacfdi.facturaelectronica.sat.gob.mx/default.aspx?id=${odd.uuid}&re=${ISSUER.rfc}&rr=Ñ&amp;A010101AAA&tt=116.0&fe=${query.seal.slice(-8)}`,
+    ]);
+    expect(query.total).to.equal('116.00');
+  });
+
+  it('an expression SAT cannot read is N - 601, told apart from a CFDI it does not know (N - 602)', async () => {
+    // The CFDI 3.2 form the service used to send.
+    const old = `?re=${ISSUER.rfc}&rr=URE180429TM6&tt=${statusQuery(other).total}&id=${other.uuid}`;
+    expect(await askSat(pac, old)).to.contain('<a:CodigoEstatus>N - 601: La expresión impresa proporcionada no es válida.</a:CodigoEstatus>');
+    expect(await client.status({ ...statusQuery(other), uuid: 'not-a-uuid' })).to.deep.equal({
+      query: 'invalid_expression',
+      code: 'N - 601: La expresión impresa proporcionada no es válida.',
+      state: '',
+      cancellable: '',
+      cancellationStatus: '',
+    });
+    pac.notYetAtSat(other.uuid);
+    expect(await client.status(statusQuery(other))).to.include({ query: 'not_found', state: 'No Encontrado' });
+    pac.reachesSat(other.uuid);
+    expect(await client.status(statusQuery(other))).to.include({ query: 'found', state: 'Vigente' });
   });
 
   it('an invoice up to $1,000 is cancelled at once; asking again answers 202', async () => {
@@ -74,7 +118,13 @@ describe('CFDI cancellation and SAT status through the SW-format client against 
 
   it('an older invoice over $1,000 waits for the receptor, who accepts', async () => {
     expect((await client.cancel(request(accepted.uuid))).satCode).to.equal('201');
-    expect(await client.status(statusQuery(accepted))).to.deep.equal({ state: 'Vigente', cancellable: 'Cancelable con aceptación', cancellationStatus: 'En proceso' });
+    expect(await client.status(statusQuery(accepted))).to.deep.equal({
+      query: 'found',
+      code: FOUND,
+      state: 'Vigente',
+      cancellable: 'Cancelable con aceptación',
+      cancellationStatus: 'En proceso',
+    });
     // A repeated request while waiting is acknowledged again and changes nothing.
     expect((await client.cancel(request(accepted.uuid))).satCode).to.equal('201');
     expect((await client.status(statusQuery(accepted))).cancellationStatus).to.equal('En proceso');
@@ -91,18 +141,27 @@ describe('CFDI cancellation and SAT status through the SW-format client against 
     expect(await client.status(statusQuery(unanswered))).to.include({ state: 'Cancelado', cancellationStatus: 'Plazo vencido' });
   });
 
-  it("refusals come as PacRefused with the PAC's code; motive 01 goes through with its substitute", async () => {
-    const code = async (changes: Partial<PacCancelRequest>, uuid = other.uuid) => (await rejection(client.cancel(request(uuid, changes)), PacRefused)).pacCode;
-    expect(await code({}, randomUUID().toUpperCase())).to.equal('CA205');
-    expect(await code({ issuerRfc: 'AAA010101AAA' })).to.equal('CA203');
-    expect(await code({ motive: '01' })).to.equal('CA302');
+  it("refusals come as PacRefused with SW's generic code and message, and the cause in its detail (SW's messageDetail); motive 01 goes through with its substitute", async () => {
+    const refusal = async (changes: Partial<PacCancelRequest>, uuid = other.uuid) => {
+      const err = await rejection(client.cancel(request(uuid, changes)), PacRefused);
+      return { code: err.pacCode, message: err.message, detail: err.detail };
+    };
+    const cause = async (changes: Partial<PacCancelRequest>, uuid = other.uuid) => (await refusal(changes, uuid)).detail?.split(' - ')[0];
+    expect(await refusal({}, randomUUID().toUpperCase())).to.deep.equal({ code: 'CACFDI33', message: 'Problemas con el xml.', detail: 'CA205 - UUID no existe' });
+    expect(await cause({ issuerRfc: 'AAA010101AAA' })).to.equal('CA203');
+    expect(await cause({ motive: '01' })).to.equal('CA302');
+    expect(await refusal({ certificateDer: Buffer.alloc(0) })).to.deep.equal({
+      code: 'CACFDI33',
+      message: 'Problemas con los campos.',
+      detail: 'Son necesarios el .Cer y el .Key en formato B64',
+    });
     const wrongPassword = await rejection(client.cancel(request(other.uuid, { password: 'not-the-password' })), PacRefused);
-    expect(wrongPassword.pacCode).to.equal('CA300');
-    expect(wrongPassword.message).not.to.contain('not-the-password');
+    expect(wrongPassword.detail).to.match(/^CA300 - /);
+    expect(`${wrongPassword.message} ${wrongPassword.detail}`).not.to.contain('not-the-password');
     const otherCertificate = readFileSync(new URL('CSD01_AAA010101AAA.cer', OTHER_CSD_DIR));
     const otherKey = readFileSync(new URL('CSD01_AAA010101AAA.key', OTHER_CSD_DIR));
-    expect(await code({ certificateDer: otherCertificate, privateKeyDer: otherKey })).to.equal('CA300');
-    expect(await code({ privateKeyDer: otherKey })).to.equal('CA300');
+    expect(await cause({ certificateDer: otherCertificate, privateKeyDer: otherKey })).to.equal('CA300');
+    expect(await cause({ privateKeyDer: otherKey })).to.equal('CA300');
     expect((await client.status(statusQuery(other))).state).to.equal('Vigente');
     // Stamped just now: within the next business day it cancels at once, whatever the amount.
     expect((await client.cancel(request(other.uuid, { motive: '01', substitutionUuid: small.uuid }))).satCode).to.equal('201');
@@ -120,7 +179,7 @@ describe('CFDI cancellation and SAT status through the SW-format client against 
 
   it("SAT's status service: an unknown UUID is No Encontrado; an answer without Estado is PacUnavailable", async () => {
     const unknown = await client.status({ ...statusQuery(other), uuid: randomUUID().toUpperCase() });
-    expect(unknown).to.deep.equal({ state: 'No Encontrado', cancellable: '', cancellationStatus: '' });
+    expect(unknown).to.deep.equal({ query: 'not_found', code: 'N - 602: Comprobante no encontrado.', state: 'No Encontrado', cancellable: '', cancellationStatus: '' });
     const broken: Server = createServer((_req, res) => void res.writeHead(200, { 'content-type': 'text/html' }).end('<html><body>Servicio no disponible</body></html>'));
     await new Promise<void>((resolve) => broken.listen(0, '127.0.0.1', resolve));
     try {
