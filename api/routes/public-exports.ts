@@ -6,16 +6,23 @@ import { PUBLIC_ACCESS } from '../access/public-access.js';
 import type { AppState } from '../context.js';
 import type { ApiDeps } from '../deps.js';
 import { apiRouter, routesWith } from '../routing/api-router.js';
+import { rateLimit } from '../middleware/rate-limit.js';
 
 /**
  * GET /v1/public/exports/{exportId}.zip?exp&sig (issue #32): a built export's ZIP through the signed link its
  * GET /v1/qrs/invoices/exports/{exportId} gave: 403 for a forged or altered link, 410 past its `exp` or once the
- * export was removed. Streamed from the file store (disk and S3 never hold the ZIP whole).
+ * export was removed; 429 past EXPORT_DOWNLOADS_PER_MINUTE for the export (or PUBLIC_RATE_PER_IP for the address).
+ * Streamed from the file store (disk and S3 never hold the ZIP whole).
  */
 export function publicExportRoutes(deps: ApiDeps): Router<AppState> {
   const router = apiRouter('/v1/public/exports');
   const routes = routesWith(router, PUBLIC_ACCESS);
-  routes.get('/:file', async (ctx) => {
+  // A link needs no credentials, so whoever holds it could pull a large file without end (issue #39).
+  const limited = rateLimit(deps.redis, [
+    { scope: 'ip', perMinute: deps.config.publicRatePerIp, key: (ctx) => ctx.ip },
+    { scope: 'export', perMinute: deps.config.exportDownloadsPerMinute, key: (ctx) => ctx.path.slice(-48) },
+  ]);
+  routes.get('/:file', limited, async (ctx) => {
     const exportId = /^(exp_[A-Za-z0-9_-]{22})\.zip$/.exec(ctx.params.file ?? '')?.[1];
     const check = exportId ? verifyExportDownloadUrl(exportId, ctx.query.exp, ctx.query.sig, deps.config.urlSigningKey) : ({ ok: false, reason: 'bad_signature' } as const);
     if (!check.ok) {

@@ -40,8 +40,15 @@ export type ZipBuildDeps = InvoiceFileDeps & { db: Db };
 
 export type ZipBuildResult = { outcome: 'ready'; files: number; bytes: number } | { outcome: 'not-running' };
 
-/** A name part as a file name may hold it: no path separators or control characters. */
-const safe = (text: string) => [...text].map((c) => (c.charCodeAt(0) < 0x20 || c.charCodeAt(0) === 0x7f || '/\\:*?"<>|'.includes(c) ? '-' : c)).join('');
+/**
+ * What a file name must not hold: path and shell-reserved characters, control characters, and invisible
+ * format characters — a right-to-left override in a merchant's serie (`A\u202Egpj.exe`) would show the name
+ * reversed in a file manager (issue #39) — and line or paragraph separators.
+ */
+const UNSAFE_IN_NAME = /[\p{Cc}\p{Cf}\p{Zl}\p{Zp}/\\:*?"<>|]/gu;
+
+/** A name part as a file name may hold it: each unsafe character becomes `-`. */
+const safe = (text: string) => text.replace(UNSAFE_IN_NAME, '-');
 
 /** `<RFC emisor>_<serie><folio>_<UUID>.xml`, as accountants file them. */
 export function zipEntryName(row: Pick<ZipEntryRow, 'emitter_rfc' | 'series' | 'folio' | 'uuid'>, kind: 'xml' | 'pdf'): string {

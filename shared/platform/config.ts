@@ -333,6 +333,12 @@ export const SETTINGS = {
   smtpTimeoutMs: int('SMTP_TIMEOUT_MS', 15_000, 'Deadline of one message.'),
   emailBackoffMs: int('EMAIL_BACKOFF_MS', 5000, 'First retry delay of an invoice e-mail; each next one doubles.'),
   emailSendsPerQrPerDay: int('EMAIL_SENDS_PER_QR_PER_DAY', 5, '"Send the invoice again" requests per QR per day (the first e-mail after stamping is not counted).'),
+  exportDownloadsPerMinute: int(
+    'EXPORT_DOWNLOADS_PER_MINUTE',
+    10,
+    "Downloads of one export's ZIP per minute through its credential-free link (each IP is also under `PUBLIC_RATE_PER_IP`); past it 429 with Retry-After.",
+    1,
+  ),
   offlineClaimEmailsPerAddressPerDay: int(
     'OFFLINE_CLAIM_EMAILS_PER_ADDRESS_PER_DAY',
     3,

@@ -132,6 +132,23 @@ describe("the month's XMLs in one download: POST /v1/qrs/invoices/exports (issue
     expect((await db()('invoices').where({ id: cancelled.id }).first('pdf_file_key')).pdf_file_key).to.be.a('string');
   });
 
+  it("serves one export's link at most EXPORT_DOWNLOADS_PER_MINUTE times a minute (429 with Retry-After), however many ask (issue #39)", async () => {
+    const res = await post({ created_from: '2026-01-01' }, key(a));
+    expect(res.status, JSON.stringify(res.body)).to.equal(202);
+    const done = await built(res.body.export_id as string, key(a));
+    const url = done.download_url.replace(harness().deps.config.publicBaseUrl, harness().baseUrl);
+    const limit = harness().deps.config.exportDownloadsPerMinute;
+    const answers = [];
+    for (let i = 0; i <= limit; i++) {
+      const got = await fetch(url);
+      await got.arrayBuffer();
+      answers.push({ status: got.status, retryAfter: got.headers.get('retry-after') });
+    }
+    expect(answers.slice(0, limit).map((x) => x.status)).to.deep.equal(Array<number>(limit).fill(200));
+    expect(answers[limit]!.status).to.equal(429);
+    expect(Number(answers[limit]!.retryAfter)).to.be.within(1, 60);
+  });
+
   it('replays the same export for the same Idempotency-Key, and refuses the key with another body', async () => {
     const idem = randomUUID();
     const first = await post({ cfdi_type: 'I' }, { ...key(a), 'Idempotency-Key': idem });

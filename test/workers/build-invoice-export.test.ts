@@ -89,5 +89,8 @@ describe('build-invoice-export', function () {
     expect(zipEntryName(row, 'xml')).to.equal('EKU9003173C9_A1042_6F1B2C3D-0000-4000-8000-000000000001.xml');
     expect(zipEntryName({ ...row, series: null }, 'pdf')).to.equal('EKU9003173C9_1042_6F1B2C3D-0000-4000-8000-000000000001.pdf');
     expect(zipEntryName({ ...row, series: '../x\n' }, 'xml')).to.equal('EKU9003173C9_..-x-1042_6F1B2C3D-0000-4000-8000-000000000001.xml');
+    // Invisible format characters (a right-to-left override, a zero-width joiner, a BOM) and line separators (issue #39).
+    expect(zipEntryName({ ...row, series: 'A\u202Egpj.exe\u200D\uFEFF\u2028' }, 'xml')).to.equal('EKU9003173C9_A-gpj.exe---1042_6F1B2C3D-0000-4000-8000-000000000001.xml');
+    expect(zipEntryName({ ...row, series: 'ÑÁ' }, 'xml')).to.equal('EKU9003173C9_ÑÁ1042_6F1B2C3D-0000-4000-8000-000000000001.xml');
   });
 });
