@@ -121,6 +121,8 @@ describe('the PAC refusing the credentials while buyers confirm: stamping pauses
           .pluck('status'),
       ).to.deep.equal(['INVOICED', 'INVOICED', 'INVOICED', 'INVOICED']);
       for (const { uuid } of stampedRows) expect(h.pac.calls.filter((c) => c.uuid === uuid).map((c) => c.outcome)).to.deep.equal(['stamped']);
+      // No job attempt was logged as failed while paused.
+      expect(h.logs.filter((line) => line.includes('job failed') && invoices.some((i) => line.includes(i.id)))).to.deep.equal([]);
       await until('the alarm cleared', async () => (await h.deps.redis.exists(PAC_CREDENTIALS_ALARM_KEY)) === 0);
       expect(linesSaying(CLEARED) - clearedBefore).to.equal(1);
       expect(linesSaying(RAISED) - raisedBefore).to.equal(1);
@@ -129,6 +131,39 @@ describe('the PAC refusing the credentials while buyers confirm: stamping pauses
     } finally {
       h.pac.credentials.password = password;
       await events.close();
+    }
+  });
+
+  it('a cancellation asked meanwhile waits too, REQUESTED with no attempt spent, and is sent once the PAC takes the credentials', async () => {
+    const h = harness();
+    const account = await h.bootstrap();
+    const [stampEvents, cancelEvents] = await Promise.all([queueEvents('stamp'), queueEvents('cancel')]);
+    const { password } = h.pac.credentials;
+    try {
+      const link = await newQrLink(account);
+      expect((await confirmReviewed(link)).status).to.equal(202);
+      await stamped(stampEvents, link.qrId);
+      const invoice = (await h.deps.db('invoices').where({ transaction_id: link.qrId }).first('id', 'uuid')) as { id: string; uuid: string };
+
+      h.pac.credentials.password = `${password}-rotated`;
+      h.pac.expireTokens();
+      const refusedBefore = h.pac.auth.filter((a) => a.outcome === 'refused AU2000').length;
+      const asked = await call('DELETE', `/v1/qrs/invoices/${invoice.uuid}`, { headers: { 'X-API-Key': account.apiKey }, body: { motive: '02' } });
+      expect(asked.status, JSON.stringify(asked.body)).to.equal(202);
+      await until('two refused authentications', () => h.pac.auth.filter((a) => a.outcome === 'refused AU2000').length >= refusedBefore + 2);
+      const cancellation = (await h.deps.db('invoice_cancellations').where({ invoice_id: invoice.id }).first('id', 'status')) as { id: string; status: string };
+      expect(cancellation.status).to.equal('REQUESTED');
+      const job = await h.producers.queue('cancel').getJob(jobId.cancelInvoice(cancellation.id));
+      expect(job?.attemptsMade).to.equal(0);
+      expect(JSON.parse((await h.deps.redis.get(PAC_CREDENTIALS_ALARM_KEY)) ?? 'null')).to.include({ operation: 'cancel', problem: 'authentication refused' });
+
+      h.pac.credentials.password = password;
+      expect(await job!.waitUntilFinished(cancelEvents, 30_000)).to.include({ outcome: 'cancelled' });
+      expect(h.pac.calls.filter((c) => c.uuid === invoice.uuid && c.outcome.startsWith('cancel'))).to.have.length(1);
+      await until('the alarm cleared', async () => (await h.deps.redis.exists(PAC_CREDENTIALS_ALARM_KEY)) === 0);
+    } finally {
+      h.pac.credentials.password = password;
+      await Promise.all([stampEvents.close(), cancelEvents.close()]);
     }
   });
 });
