@@ -20,9 +20,11 @@ export async function startDevServices(env: NodeJS.ProcessEnv = process.env): Pr
     started.push('CSF');
   }
   if (!cfg.pacBaseUrl) {
-    const pac = await startFakePacServer({ journalFile: fakePacJournal(cfg) });
+    // With PAC_USER and PAC_PASSWORD the service authenticates itself, as it would against SW; else the portal's token.
+    const credentials = cfg.pacUser ? { user: cfg.pacUser, password: cfg.pacPassword } : undefined;
+    const pac = await startFakePacServer({ journalFile: fakePacJournal(cfg), credentials });
     env.PAC_BASE_URL = pac.url;
-    env.PAC_TOKEN = pac.token;
+    if (!credentials) env.PAC_TOKEN = pac.token;
     env.SAT_STATUS_URL = `${pac.url}/ConsultaCFDIService.svc`;
     started.push('PAC');
   }

@@ -7,6 +7,9 @@
  * certificate, and returns the earlier stamp (SW's "307") when the same sealed document comes again.
  * It also cancels what it stamped (SW's cancel by CSD, with SAT's rule on when the receptor must accept)
  * and answers for it as SAT's public status service (ConsultaCFDIService) would; tests play the receptor.
+ * It takes SW's two kinds of token (shared/adapters/pac/sw-token.ts): its "infinite" one (`token`, which
+ * `regenerateToken()` replaces, as SW's portal does) and session tokens from `/v2/security/authenticate` with
+ * `credentials`, living `tokenLifetimeMs` (2 hours, as SW's SDKs document).
  * The development default (no PAC_BASE_URL outside production) and what tests script.
  */
 import { spawn } from 'node:child_process';
@@ -46,7 +49,18 @@ export type FakePacAnswer =
 
 export interface FakePacServer {
   url: string;
+  /** The account's "infinite" token, as SW's portal shows it. */
   token: string;
+  /** The account's user and password for `/v2/security/authenticate`; a test changes them to see them refused. */
+  credentials: { user: string; password: string };
+  /** Life of a session token from now on (SW: 2 hours). */
+  tokenLifetimeMs: number;
+  /** Every session token issued so far expires now (their next call gets 401). */
+  expireTokens(): void;
+  /** A new "infinite" token, as generating one in SW's portal: the one before gets 401 from now on. Returns it. */
+  regenerateToken(): string;
+  /** Authentications and calls refused for their token, in order: `authenticated`, `refused AU2000`, `401 stamp`, `401 cancel`. */
+  auth: { outcome: string }[];
   /** Answers for the next stamp calls, in order; afterwards the normal behaviour. */
   script(...answers: FakePacAnswer[]): void;
   /** The same for the next cancel calls. */
@@ -95,6 +109,9 @@ const MEXICO_CITY_OFFSET_MS = -6 * HOUR_MS;
 const STAMP_PATH = '/cfdi33/stamp/v4';
 const CANCEL_PATH = '/cfdi33/cancel/csd';
 const STATUS_PATH = '/ConsultaCFDIService.svc';
+/** SW's authentication: v2 takes `{ user, password }` as JSON; the older path took them as headers. */
+const AUTH_PATHS = ['/v2/security/authenticate', '/security/authenticate'];
+const TWO_HOURS_MS = 2 * HOUR_MS;
 /** c_MotivoCancelacion; 01 (errors, with a substitute) is the one that needs foliosustitucion. */
 const MOTIVES = ['01', '02', '03', '04'];
 /** Público en general and foreign receptors: nobody can accept, so SAT never asks. */
@@ -381,11 +398,34 @@ function checkReceptor(comprobante: XmlElement, taxpayers: Map<string, Registere
     throw new Refusal('CFDI40158', 'La clave del campo RegimenFiscalR debe corresponder con el régimen del RFC receptor registrado en el SAT.');
 }
 
+/** A token shaped as SW's, a JWT ("El token debe contener 3 partes" when it is not); nothing reads its parts. */
+function newToken(kind: string): string {
+  const part = (value: string) => Buffer.from(value).toString('base64url');
+  return `${part('{"alg":"HS256","typ":"JWT"}')}.${part(JSON.stringify({ kind, jti: randomUUID() }))}.${part(randomUUID())}`;
+}
+
+/**
+ * SW's 401 for a token it does not take. Recorded in the SDKs' tests: an empty one ("AU4101 - El token
+ * proporcionado viene vacio."), one not of three parts ("El token debe contener 3 partes"), an invalid one
+ * ("AU4000 - No fue posible validar el token."); a wrong token on cancel is HTTP 401 (the Java SDK's test).
+ * The sources are silent on an expired or regenerated token's message: it gets the invalid one's.
+ */
+function tokenRefusal(authorization: string | undefined): string {
+  const token = /^Bearer\s+(.*)$/i.exec(authorization ?? '')?.[1]?.trim() ?? '';
+  if (!token) return 'AU4101 - El token proporcionado viene vacio.';
+  if (token.split('.').length !== 3) return 'El token debe contener 3 partes';
+  return 'AU4000 - No fue posible validar el token.';
+}
+
 /** `journalFile`: where stamps are kept across restarts (fakes/pac-journal.ts); none: memory only. */
-export async function startFakePacServer(options: { port?: number; latencyMs?: number; journalFile?: string } = {}): Promise<FakePacServer> {
+export async function startFakePacServer(
+  options: { port?: number; latencyMs?: number; journalFile?: string; credentials?: { user: string; password: string }; tokenLifetimeMs?: number } = {},
+): Promise<FakePacServer> {
   const certificate = readFileSync(new URL('CSD01_AAA010101AAA.cer', CERT_DIR));
   const signer: CsdSigner = csdSigner(certificate, readFileSync(new URL('CSD01_AAA010101AAA.key', CERT_DIR)), '12345678a');
-  const token = `fake-pac-${randomUUID()}`;
+  /** Session tokens and when each expires (epoch ms). */
+  const sessions = new Map<string, number>();
+  const auth: FakePacServer['auth'] = [];
   const taxpayers = new Map(TAXPAYERS.map((t) => [t.rfc, t]));
   const scripts: FakePacAnswer[] = [];
   const cancelScripts: FakePacAnswer[] = [];
@@ -556,14 +596,45 @@ export async function startFakePacServer(options: { port?: number; latencyMs?: n
     });
   }
 
+  /**
+   * SW's authentication. Answer recorded by the SDKs: `{ status: "success", data: { token, expires_in } }`; the
+   * Java SDK reads `expires_in` as the expiry's Unix time in seconds, which is what this sends (the others ignore
+   * it). A wrong user or password: `AU2000`, status below 500 (400 per the Go SDK's test); its messageDetail
+   * is not recorded.
+   */
+  function authenticate(route: string, body: Buffer, req: IncomingMessage, json: (status: number, payload: unknown) => void): void {
+    const given = route === AUTH_PATHS[0] ? jsonObject(body) : { user: req.headers.user, password: req.headers.password };
+    if (given?.user !== fake.credentials.user || given?.password !== fake.credentials.password) {
+      auth.push({ outcome: 'refused AU2000' });
+      return json(400, { status: 'error', message: 'AU2000 - El usuario y/o contraseña son inválidos, no se puede autenticar el servicio.', messageDetail: '' });
+    }
+    const issued = newToken('session');
+    const expiresAt = Date.now() + fake.tokenLifetimeMs;
+    sessions.set(issued, expiresAt);
+    auth.push({ outcome: 'authenticated' });
+    json(200, { status: 'success', data: { token: issued, expires_in: Math.floor(expiresAt / 1000) } });
+  }
+
+  /** The account's "infinite" token, or a session token not yet expired. */
+  function tokenTaken(authorization: string | undefined): boolean {
+    const token = /^Bearer\s+(.*)$/i.exec(authorization ?? '')?.[1]?.trim() ?? '';
+    if (token === fake.token) return true;
+    const expiresAt = sessions.get(token);
+    return expiresAt !== undefined && Date.now() < expiresAt;
+  }
+
   const server: Server = createServer((req, res) => {
     void (async () => {
       const body = await readBody(req);
       const json = (status: number, payload: unknown) => res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(payload));
       const route = req.method === 'POST' ? req.url : undefined;
+      if (route !== undefined && AUTH_PATHS.includes(route)) return authenticate(route, body, req, json);
       if (route !== STAMP_PATH && route !== CANCEL_PATH && route !== STATUS_PATH) return json(404, { status: 'error', message: 'not found' });
-      // SAT's status service is public; SW's API wants the account's token.
-      if (route !== STATUS_PATH && req.headers.authorization !== `Bearer ${token}`) return json(401, { status: 'error', message: 'AU2000 - token inválido' });
+      // SAT's status service is public; SW's API wants a token it takes.
+      if (route !== STATUS_PATH && !tokenTaken(req.headers.authorization)) {
+        auth.push({ outcome: `401 ${route === STAMP_PATH ? 'stamp' : 'cancel'}` });
+        return json(401, { status: 'error', message: tokenRefusal(req.headers.authorization), messageDetail: null });
+      }
       if (fake.latencyMs > 0) await new Promise((resolve) => setTimeout(resolve, fake.latencyMs));
       if (route === STATUS_PATH) return statusAnswer(body, res);
       const cancelling = route === CANCEL_PATH;
@@ -625,7 +696,14 @@ export async function startFakePacServer(options: { port?: number; latencyMs?: n
   if (!address || typeof address === 'string') throw new Error('fake PAC: no port');
   const fake: FakePacServer = {
     url: `http://127.0.0.1:${address.port}`,
-    token,
+    token: newToken('infinite'),
+    credentials: options.credentials ?? { user: 'fake-pac-user', password: `fake-pac-password-${randomUUID()}` },
+    tokenLifetimeMs: options.tokenLifetimeMs ?? TWO_HOURS_MS,
+    expireTokens: () => {
+      for (const issued of sessions.keys()) sessions.set(issued, 0);
+    },
+    regenerateToken: () => (fake.token = newToken('infinite')),
+    auth,
     latencyMs: options.latencyMs ?? 0,
     validates: true,
     script: (...answers) => void scripts.push(...answers),

@@ -19,6 +19,8 @@ process.env.CSF_BACKOFF_MS ??= '20';
 process.env.PAC_TIMEOUT_MS ??= '5000';
 process.env.PAC_ATTEMPTS ??= '4';
 process.env.PAC_BACKOFF_MS ??= '20';
+// While the fake PAC refuses the credentials, stamping pauses this long between tries (60 s in production).
+process.env.PAC_AUTH_RETRY_MS ??= '300';
 // smtp-server greets after its own 100 ms timer: up to 3 s late here.
 process.env.SMTP_TIMEOUT_MS ??= '10000';
 process.env.EMAIL_BACKOFF_MS ??= '20';

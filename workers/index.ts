@@ -40,6 +40,8 @@ import { measureJobs } from '../shared/platform/metrics/measure-jobs.js';
 import { keepJobSchedulers } from './keep-job-schedulers.js';
 import { buildInvoiceExportJob, sweepInvoiceExportsJob } from './build-invoice-export.js';
 import { logOtherFailures, withOutcomeLog } from './log-job-outcomes.js';
+import { alarmedPacClient } from '../shared/adapters/pac/pac-credentials-alarm.js';
+import { PAUSABLE, pausingOnPacCredentials } from './pause-on-pac-credentials.js';
 
 export interface WorkerDeps {
   config: Readonly<Config>;
@@ -126,7 +128,7 @@ export async function startWorkers(deps: WorkerDeps): Promise<RunningWorkers> {
     principalsChanged: () => principalsChanged(service, deps.logger),
   };
   const keyring = encryptionKeyring(deps.config);
-  const pac = deps.pac ?? pacClientFromConfig(deps.config);
+  const pac = alarmedPacClient(deps.pac ?? pacClientFromConfig(deps.config), service, deps.logger);
   const stamp: StampDeps = {
     db: deps.db,
     pac,
@@ -160,11 +162,16 @@ export async function startWorkers(deps: WorkerDeps): Promise<RunningWorkers> {
     keyring,
   };
   const handlers = jobHandlers(deps, { sync, stamp, email, cancel, webhooks });
+  // The queues whose jobs present the PAC's credentials pause, all at once, while the PAC refuses them.
+  const pausable = new Set<QueueName>([QUEUES.stamp, QUEUES.cancel]);
   const workers = Object.values(QUEUES).map((queue) => {
-    const worker = new Worker(queue, withOutcomeLog(queue, deps.logger, processorFor(queue, handlers)), {
+    const processor = processorFor(queue, handlers);
+    const paused = pausable.has(queue) ? pausingOnPacCredentials(deps.producers.queue(queue), deps.config.pacAuthRetryMs, processor) : processor;
+    const worker = new Worker(queue, withOutcomeLog(queue, deps.logger, paused), {
       connection,
       prefix: deps.config.queuePrefix,
       concurrency: deps.config.workerConcurrency,
+      ...(pausable.has(queue) ? PAUSABLE : {}),
     });
     worker.on('error', (err) => deps.logger.error({ err, queue }, 'worker error'));
     logOtherFailures(worker, queue, deps.logger);

@@ -1,4 +1,4 @@
-import type { Job, Worker } from 'bullmq';
+import { RateLimitError, type Job, type Worker } from 'bullmq';
 import type { Logger } from '../shared/platform/logger.js';
 
 /**
@@ -63,6 +63,8 @@ export function withOutcomeLog(queue: string, logger: Logger, processor: (job: J
     try {
       result = await processor(job);
     } catch (err) {
+      // A queue paused (workers/pause-on-pac-credentials.ts): the job waits again, nothing failed; the pause has its own line.
+      if (err instanceof RateLimitError) throw err;
       const final = job.attemptsMade + 1 >= (job.opts.attempts ?? 1) || (err as Error).name === 'UnrecoverableError';
       logger.warn({ ...base, ...jobLogFields(job.data), err, final }, final ? 'job failed' : 'job failed, will retry');
       if (err instanceof Error) logged.add(err);

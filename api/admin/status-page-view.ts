@@ -7,6 +7,8 @@
 import { createHash } from 'node:crypto';
 import type { QueueDepth } from '../../shared/platform/queue-depths.js';
 import { booksSection, type BooksPanel } from './books-summary-section.js';
+import type { PacCredentialsAlarm } from '../../shared/adapters/pac/pac-credentials-alarm.js';
+import { pacCredentialsSection } from './pac-credentials-section.js';
 import type { HourFigures, StatusFigures } from '../../shared/status/status-figures.js';
 
 export interface StatusPage {
@@ -20,6 +22,8 @@ export interface StatusPage {
   books?: BooksPanel;
   /** The page's own path, where its form sends the merchant asked for. */
   path?: string;
+  /** Raised while the PAC refuses the service's credentials. */
+  pacCredentials?: PacCredentialsAlarm;
 }
 
 /** Reloads itself this often, without a script. */
@@ -180,5 +184,5 @@ export function renderStatusPage(page: StatusPage): string {
   return `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">
 <meta http-equiv="refresh" content="${REFRESH_SECONDS}"><title>Autofactura status</title><link rel="icon" href="data:,"><style>${CSS}</style></head>
 <body><header><h1>Autofactura status</h1><p>The last 24 hours by the hour (UTC), read ${escape(now.toISOString().slice(0, 19).replace('T', ' '))} UTC; the page reloads every minute. Jobs: <a href="${escape(queueDashboardPath)}">queue dashboard</a>.</p></header>
-<main>${qrSection(figures)}${stampSection(figures, queues, now, queueDashboardPath)}${queueSection(queues, queueDashboardPath)}${hourTable(figures)}${books}</main></body></html>`;
+<main>${pacCredentialsSection(page.pacCredentials, escape)}${qrSection(figures)}${stampSection(figures, queues, now, queueDashboardPath)}${queueSection(queues, queueDashboardPath)}${hourTable(figures)}${books}</main></body></html>`;
 }

@@ -1,6 +1,7 @@
 import type { Router } from '@koa/router';
 import { readQueueDepths } from '../../shared/platform/queue-depths.js';
 import { readStatusFigures } from '../../shared/status/status-figures.js';
+import { readPacCredentialsAlarm } from '../../shared/adapters/pac/pac-credentials-alarm.js';
 import { operatorAccess } from '../access/operator-access.js';
 import { booksPanel } from '../admin/books-panel.js';
 import { QUEUE_DASHBOARD_PATH } from '../admin/queue-dashboard.js';
@@ -30,16 +31,17 @@ export function statusPageRoutes(deps: Pick<ApiDeps, 'config' | 'db' | 'redis' |
   routesWith(router, operatorAccess(deps, 'status page', SECURITY_HEADERS)).get(STATUS_PAGE_PATH, async (ctx) => {
     const now = new Date();
     // Redis down: the PostgreSQL figures still show; the page says the queues could not be read.
-    const [figures, queues, books] = await Promise.all([
+    const [figures, queues, books, pacCredentials] = await Promise.all([
       readStatusFigures(deps.db, now),
       readQueueDepths(deps.producers, now.getTime()).catch((err: unknown) => {
         ctx.state.log.warn({ err }, 'queue depths not read');
         return undefined;
       }),
       booksPanel(deps.db, ctx.query, now),
+      readPacCredentialsAlarm(deps.redis).catch(() => undefined),
     ]);
     ctx.type = 'text/html; charset=utf-8';
-    ctx.body = renderStatusPage({ figures, queues, now, queueDashboardPath: QUEUE_DASHBOARD_PATH, books, path: STATUS_PAGE_PATH });
+    ctx.body = renderStatusPage({ figures, queues, now, queueDashboardPath: QUEUE_DASHBOARD_PATH, books, path: STATUS_PAGE_PATH, pacCredentials });
   });
   return router;
 }

@@ -264,7 +264,25 @@ export const SETTINGS = {
     doc: "The PAC (SW Sapien's REST API). Left empty, the development entries start the built-in fake PAC and point `SAT_STATUS_URL` at its status service; required by the production entries.",
     parse: withoutTrailingSlash,
   }),
-  pacToken: setting({ name: 'PAC_TOKEN', fallback: '', secret: true, doc: "The PAC's bearer token. Required in production; never logged.", parse: text }),
+  pacToken: setting({
+    name: 'PAC_TOKEN',
+    fallback: '',
+    secret: true,
+    doc: "SW's \"infinite\" token, generated in SW's portal (portal.sw.com.mx, by the account's owner): it never expires, but generating another one ends it. Or leave it empty and set `PAC_USER` and `PAC_PASSWORD`; production needs one of the two, not both. Never logged.",
+    parse: text,
+  }),
+  pacUser: str(
+    'PAC_USER',
+    '',
+    "The SW account's user: with `PAC_PASSWORD`, the service gets its own token (`/v2/security/authenticate`, 2 hours) and renews it before it expires, and once on a 401.",
+  ),
+  pacPassword: setting({ name: 'PAC_PASSWORD', fallback: '', secret: true, doc: 'The password of `PAC_USER`. Never logged.', parse: text }),
+  pacAuthRetryMs: int(
+    'PAC_AUTH_RETRY_MS',
+    60_000,
+    'While the PAC refuses the credentials, stamping and cancelling pause (jobs wait, no attempt spent) this long between tries.',
+    100,
+  ),
   pacTimeoutMs: int('PAC_TIMEOUT_MS', 30_000, 'Timeout of one stamp call.'),
   pacAttempts: int('PAC_ATTEMPTS', 8, 'Attempts of a stamp job on timeouts and 5xx before it waits for the reconciliation sweep.', 1),
   pacBackoffMs: int('PAC_BACKOFF_MS', 2000, 'First retry delay of a stamp job; each next one doubles.'),
@@ -420,6 +438,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Confi
   if (config.redisTlsCaFile && new URL(config.redisUrl).protocol !== 'rediss:') {
     throw new Error('config: REDIS_TLS_CA_FILE is set but REDIS_URL is not rediss:// (TLS): the CA would never be used; use rediss:// or drop the file');
   }
+  // Two kinds of credentials at once would leave which one stamps to chance; a user without a password never authenticates.
+  if (config.pacToken && (config.pacUser || config.pacPassword)) throw new Error('config: set PAC_TOKEN or PAC_USER and PAC_PASSWORD, not both');
+  if (!config.pacUser !== !config.pacPassword) throw new Error('config: PAC_USER and PAC_PASSWORD are set together or not at all');
   if (mode === 'production') {
     for (const key of ['qrHmacKey', 'urlSigningKey'] as const) {
       if (config[key] === DEV_SECRETS[key]) throw new Error(`config: ${key} must be set in production`);
@@ -437,7 +458,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Confi
     const devPrevious = config.encryptionPreviousKeys.find((k) => parseEncryptionKey(k.key).equals(devEncryptionKey));
     if (devPrevious) throw new Error(`config: ENCRYPTION_PREVIOUS_KEYS key id ${devPrevious.id} is the development key, refused in production`);
     if (!config.csfBaseUrl) throw new Error('config: CSF_BASE_URL must be set in production (the fake CSF service is for development)');
-    if (!config.pacBaseUrl || !config.pacToken) throw new Error('config: PAC_BASE_URL and PAC_TOKEN must be set in production (the fake PAC is for development)');
+    if (!config.pacBaseUrl || (!config.pacToken && !config.pacUser))
+      throw new Error('config: PAC_BASE_URL and PAC_TOKEN (or PAC_USER and PAC_PASSWORD) must be set in production (the fake PAC is for development)');
     if (!config.smtpUrl) throw new Error('config: SMTP_URL must be set in production (the fake SMTP server is for development)');
     if (config.crashAfterCommit !== 0) throw new Error('config: CRASH_AFTER_COMMIT is fault injection for tests; it must not be set in production');
   }

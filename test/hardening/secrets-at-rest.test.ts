@@ -81,6 +81,7 @@ describe('secrets at rest: database dump and logs of a full flow hold no secret 
       ...formsOf('QR_HMAC_KEY', cfg.qrHmacKey),
       ...formsOf('URL_SIGNING_KEY', cfg.urlSigningKey),
       ...formsOf('PAC token', h.pac.token),
+      ...formsOf('PAC password', h.pac.credentials.password),
       ['ENCRYPTION_KEY', cfg.encryptionKey],
       ...formsOf('ENCRYPTION_KEY bytes', parseEncryptionKey(cfg.encryptionKey)).filter(([, f]) => !/^0+$|^A+=*$/.test(f)),
     ];

@@ -35,7 +35,7 @@ export interface Harness {
   logs: string[];
   /** The fake CSF service the workers call over HTTP; tests script its answers. */
   csf: FakeCsfServer;
-  /** The fake PAC the stamp worker calls over HTTP; tests script its answers. */
+  /** The fake PAC the stamp worker calls over HTTP, with a token it got from the fake's user and password; tests script its answers. */
   pac: FakePacServer;
   /** The fake SMTP server the e-mail worker delivers to. */
   smtp: FakeSmtpServer;
@@ -79,7 +79,8 @@ export async function startHarness(): Promise<Harness> {
     logger,
     producers,
     csf: measuredCsfClient(httpCsfClient(csf.url, cfg.csfTimeoutMs)),
-    pac: measuredPacClient(swPacClient(pac.url, pac.token, cfg.pacTimeoutMs, `${pac.url}/ConsultaCFDIService.svc`)),
+    // The service authenticates itself with the account's user and password, as with PAC_USER and PAC_PASSWORD.
+    pac: measuredPacClient(swPacClient(pac.url, { ...pac.credentials }, cfg.pacTimeoutMs, `${pac.url}/ConsultaCFDIService.svc`)),
     mailer,
     files,
   });

@@ -1,10 +1,11 @@
-import { PacRefused, PacUnavailable, type PacClient } from './pac-client.js';
+import { PacCredentialsRejected, PacRefused, PacUnavailable, type PacClient } from './pac-client.js';
 import { pacRequestDuration } from '../../platform/metrics/registry.js';
 
 function outcomeOf(err: unknown): string {
   if (err instanceof PacRefused) return 'refused';
   if (err instanceof PacUnavailable) return 'unavailable';
-  return 'error'; // the client throws only the two above: anything else is a bug worth seeing apart
+  if (err instanceof PacCredentialsRejected) return 'credentials_rejected';
+  return 'error'; // the client throws only the three above: anything else is a bug worth seeing apart
 }
 
 async function measure<T>(operation: 'stamp' | 'cancel' | 'status', call: () => Promise<T>): Promise<T> {

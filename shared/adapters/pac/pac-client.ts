@@ -2,6 +2,7 @@
  * The PAC (Proveedor Autorizado de Certificación) seen from the service: it stamps a sealed CFDI.
  * Temporary failures (timeouts, 5xx, unreadable answers) are PacUnavailable and are retried;
  * a validation refusal is PacRefused, final for that document, with the PAC's own code kept.
+ * Credentials the PAC refuses (401/403) are PacCredentialsRejected.
  */
 export interface PacStamp {
   uuid: string;
@@ -98,4 +99,23 @@ export class PacRefused extends Error {
 /** The code a PAC's or SAT's text starts with (`CA205 - UUID no existe`, `CR1310. Clave de …`), if any. */
 export function leadingCode(text: string): string | undefined {
   return /^\s*([A-Z]{1,8}[0-9]{2,6}|[0-9]{3,4})\s*(?:-|\.|:)/.exec(text)?.[1];
+}
+
+/** What the PAC refused: the token a call presented (expired, regenerated, unknown), or the user and password. */
+export type PacCredentialsProblem = 'token rejected' | 'authentication refused';
+
+/**
+ * The PAC refused the service's credentials (HTTP 401/403 on a call, after one renewal where the service
+ * authenticates itself; or its user and password). Neither a refusal of the document nor an outage: nothing
+ * succeeds until an operator fixes the credentials, so stamping and cancelling pause instead of spending
+ * attempts (workers/pause-on-pac-credentials.ts). The message carries SW's code, never a token or password.
+ */
+export class PacCredentialsRejected extends Error {
+  constructor(
+    readonly problem: PacCredentialsProblem,
+    message: string,
+  ) {
+    super(message);
+    this.name = 'PacCredentialsRejected';
+  }
 }

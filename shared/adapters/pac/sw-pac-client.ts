@@ -18,9 +18,16 @@
  * message is the same for every cause: the refusal keeps messageDetail (PacRefused.detail).
  *
  * Status: SAT's ConsultaCFDIService (SOAP 1.1, no credentials), asked with the CFDI 4.0 expression of the QR.
+ *
+ * The token (sw-token.ts): the portal's, or one the client gets with a user and password and renews before it
+ * expires. A token SW does not take is HTTP 401 with SW's envelope (the Java SDK's tests: a wrong token on
+ * cancel is 401; the SDKs' tests record "AU4000 - No fue posible validar el token.", "El token debe contener 3
+ * partes", "AU4101 - El token proporcionado viene vacio."). A 401/403 gets one renewal and one more try (SW
+ * checks the token before the document: nothing was done), then is PacCredentialsRejected.
  */
 import { verificationExpression } from '../../domain/cfdi/verification-expression.js';
-import { PacRefused, PacUnavailable, type PacCancelAnswer, type PacClient, type PacStamp, type SatQueryResult } from './pac-client.js';
+import { PacCredentialsRejected, PacRefused, PacUnavailable, type PacCancelAnswer, type PacClient, type PacStamp, type SatQueryResult } from './pac-client.js';
+import { swReason, swTokens, type SwCredentials } from './sw-token.js';
 import { textsByLocalName } from './xml-texts.js';
 
 interface SwStampData {
@@ -62,9 +69,19 @@ function cancelAnswerFrom(data: SwCancelData | null | undefined, uuid: string): 
   return { acuse: data.acuse, satCode };
 }
 
+/** A 401/403: SW did not take the token (for SAT's status service, which takes none, just unavailable). */
+class CredentialsRefused extends PacUnavailable {
+  constructor(
+    service: string,
+    readonly reason: string,
+  ) {
+    super(`${service} answered ${reason.split(':')[0]}`);
+  }
+}
+
 /**
  * One HTTP call with a deadline. Whatever is not an answer of the service itself (no answer in time, no
- * connection, 5xx, a rejected or throttled account) is PacUnavailable, to be retried; the caller reads the rest.
+ * connection, 5xx, a throttled account) is PacUnavailable, to be retried; a 401/403 is CredentialsRefused; the caller reads the rest.
  * Messages name the service and the HTTP status only: request bodies carry the CSD and its password.
  */
 async function send(service: string, url: string, init: RequestInit, timeoutMs: number): Promise<{ status: number; text: string }> {
@@ -77,7 +94,8 @@ async function send(service: string, url: string, init: RequestInit, timeoutMs: 
     const timedOut = err instanceof Error && (err.name === 'TimeoutError' || err.name === 'AbortError');
     throw new PacUnavailable(timedOut ? `no answer from ${service} within ${timeoutMs} ms` : `${service} unreachable: ${(err as Error).message}`);
   }
-  if (res.status >= 500 || res.status === 401 || res.status === 403 || res.status === 429) throw new PacUnavailable(`${service} answered ${res.status}`);
+  if (res.status === 401 || res.status === 403) throw new CredentialsRefused(service, swReason(res.status, text));
+  if (res.status >= 500 || res.status === 429) throw new PacUnavailable(`${service} answered ${res.status}`);
   return { status: res.status, text };
 }
 
@@ -124,13 +142,35 @@ function cdata(text: string): string {
   return `<![CDATA[${text.replaceAll(']]>', ']]]]><![CDATA[>')}]]>`;
 }
 
-export function swPacClient(baseUrl: string, token: string, timeoutMs: number, statusUrl: string): PacClient {
-  const headers = { authorization: `Bearer ${token}`, accept: 'application/json' };
+/**
+ * `credentials`: a string is the portal's token. `nowMs`: the clock a session token's renewal is timed by.
+ */
+export function swPacClient(baseUrl: string, credentials: string | SwCredentials, timeoutMs: number, statusUrl: string, nowMs?: () => number): PacClient {
+  const tokens = swTokens(baseUrl, typeof credentials === 'string' ? { token: credentials } : credentials, timeoutMs, nowMs);
+  const headers = (token: string, more: Record<string, string> = {}) => ({ authorization: `Bearer ${token}`, accept: 'application/json', ...more });
+
+  /** A call to SW with the current token; refused, once more with a renewed one. */
+  async function authorized<Data>(url: string, init: (token: string) => RequestInit): Promise<SwCall<Data>> {
+    const token = await tokens.current();
+    try {
+      return await callSw<Data>(url, init(token), timeoutMs);
+    } catch (err) {
+      if (!(err instanceof CredentialsRefused)) throw err;
+      const renewed = await tokens.renewAfterRejection(token, err.reason);
+      try {
+        return await callSw<Data>(url, init(renewed), timeoutMs);
+      } catch (again) {
+        if (again instanceof CredentialsRefused) throw new PacCredentialsRejected('token rejected', `the PAC refused a token just renewed (${again.reason})`);
+        throw again;
+      }
+    }
+  }
+
   return {
     async stamp(sealedXml) {
       const form = new FormData();
       form.append('xml', new Blob([sealedXml], { type: 'application/xml' }), 'cfdi.xml');
-      const call = await callSw<SwStampData>(`${baseUrl}/cfdi33/stamp/v4`, { body: form, headers }, timeoutMs);
+      const call = await authorized<SwStampData>(`${baseUrl}/cfdi33/stamp/v4`, (token) => ({ body: form, headers: headers(token) }));
       if (call.ok) return stampFrom(call.answer.data, false);
       if (call.answer.status === 'error' && PREVIOUS_STAMP.test(call.message)) return stampFrom(call.answer.data, true);
       return failure(call);
@@ -146,7 +186,7 @@ export function swPacClient(baseUrl: string, token: string, timeoutMs: number, s
         b64Cer: request.certificateDer.toString('base64'),
         b64Key: request.privateKeyDer.toString('base64'),
       });
-      const call = await callSw<SwCancelData>(`${baseUrl}/cfdi33/cancel/csd`, { body, headers: { ...headers, 'content-type': 'application/json' } }, timeoutMs);
+      const call = await authorized<SwCancelData>(`${baseUrl}/cfdi33/cancel/csd`, (token) => ({ body, headers: headers(token, { 'content-type': 'application/json' }) }));
       if (call.ok) return cancelAnswerFrom(call.answer.data, request.uuid);
       return failure(call);
     },

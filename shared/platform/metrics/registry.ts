@@ -59,7 +59,7 @@ export const queueOldestWaitingAge = new Gauge({
 
 export const pacRequestDuration = new Histogram({
   name: 'autofactura_pac_request_duration_seconds',
-  help: "Calls to the PAC (stamp, cancel) and to SAT's CFDI status service (status) by outcome (ok, unavailable, refused, error), and how long they took.",
+  help: "Calls to the PAC (stamp, cancel) and to SAT's CFDI status service (status) by outcome (ok, unavailable, refused, credentials_rejected, error), and how long they took.",
   labelNames: ['operation', 'outcome'] as const,
   buckets: [0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 20, 30, 60],
   registers: [registry],
@@ -78,5 +78,12 @@ export const qrTransitions = new Counter({
   name: 'autofactura_qr_transitions_total',
   help: 'QRs entering a status: PENDING (created), SCANNED (first opened), INVOICED (stamped), EXPIRED.',
   labelNames: ['status'] as const,
+  registers: [registry],
+});
+
+/** Set by the worker process from the alarm's shared state (shared/adapters/pac/pac-credentials-alarm.ts). */
+export const pacCredentialsRejected = new Gauge({
+  name: 'autofactura_pac_credentials_rejected',
+  help: "Whether the PAC refuses the service's credentials (PAC_TOKEN, or PAC_USER and PAC_PASSWORD): 1 while stamping and cancelling are paused for it, 0 once a call succeeds again.",
   registers: [registry],
 });

@@ -11,7 +11,7 @@ import { parseXml } from '../../../../shared/domain/cfdi/parse-xml.js';
 import { sealCfdi } from '../../../../shared/domain/cfdi/seal-cfdi.js';
 import { serializeXml } from '../../../../shared/domain/cfdi/serialize-xml.js';
 import { attribute, descendants } from '../../../../shared/domain/cfdi/xml-element.js';
-import { PacRefused, PacUnavailable, type PacClient } from '../../../../shared/adapters/pac/pac-client.js';
+import { PacCredentialsRejected, PacRefused, PacUnavailable, type PacClient } from '../../../../shared/adapters/pac/pac-client.js';
 import { swPacClient } from '../../../../shared/adapters/pac/sw-pac-client.js';
 import { localDateTime } from '../../../../shared/domain/time-zone.js';
 import { generateCfdiInput } from '../../../fixtures/cfdi/generate-cfdi-input.js';
@@ -106,8 +106,9 @@ describe('SW-format PAC client against the fake PAC over HTTP', function () {
     expect((await unavailable(hanging.stamp(sealed({}, 8)))).message).to.contain(`within ${HANG_TIMEOUT_MS} ms`);
   });
 
-  it('a wrong token or a closed port is PacUnavailable, not a refusal', async () => {
-    expect((await unavailable(swPacClient(pac.url, 'wrong', TIMEOUT_MS, `${pac.url}/ConsultaCFDIService.svc`).stamp(sealed({}, 9)))).message).to.contain('401');
+  it('a closed port is PacUnavailable, a wrong token PacCredentialsRejected: neither is a refusal of the document', async () => {
+    const rejected = await rejection(swPacClient(pac.url, 'wrong', TIMEOUT_MS, `${pac.url}/ConsultaCFDIService.svc`).stamp(sealed({}, 9)), PacCredentialsRejected);
+    expect(rejected.message).to.contain('401').and.contain('El token debe contener 3 partes');
     expect((await unavailable(swPacClient('http://127.0.0.1:9', pac.token, TIMEOUT_MS, 'http://127.0.0.1:9/ConsultaCFDIService.svc').stamp(sealed({}, 9)))).message).to.contain(
       'unreachable',
     );
