@@ -66,8 +66,11 @@ describe('issue #38: a render job whose Redis master dies under it (Redis Cluste
     worker.on('error', () => undefined);
     await worker.waitUntilReady();
     closers.push(
-      () => new Promise<void>((resolve) => server.close(() => resolve())),
-      () => server.closeAllConnections(),
+      () =>
+        new Promise<void>((resolve) => {
+          server.close(() => resolve());
+          server.closeAllConnections();
+        }),
       () => worker.close(),
       () => workerProducers.close(),
       () => workerRedis.disconnect(),
