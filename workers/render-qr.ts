@@ -32,7 +32,8 @@ export async function renderQrJob(
   } catch (err) {
     const reason = err instanceof Error ? err.message : String(err);
     if (replyTo !== undefined) await producers.reply(replyTo, { jobId, failed: reason }).catch(() => undefined);
-    throw new UnrecoverableError(reason);
+    // Unrecoverable: BullMQ fails the job now whatever its attempts; the encoder's own error (its stack) goes with it to the log line.
+    throw Object.assign(new UnrecoverableError(reason), { cause: err });
   }
   if (replyTo === undefined) return { pngs };
   await producers.reply(replyTo, { jobId, result: { pngs } });
