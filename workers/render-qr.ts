@@ -1,4 +1,4 @@
-import type { Job } from 'bullmq';
+import { UnrecoverableError, type Job } from 'bullmq';
 import type { RenderQrJobResult, RenderQrPayload } from '../shared/platform/jobs.js';
 import type { Producers } from '../shared/platform/queues.js';
 import { renderQrPng } from '../shared/domain/qr-code/render-qr-png.js';
@@ -9,10 +9,15 @@ export function renderQrPngs(data: RenderQrPayload): string[] {
 }
 
 /**
- * render-qr: the batch's PNGs, delivered to the inbox of the API process that waits for them (issue #30),
- * a failure too, so its requests answer at once instead of at their timeout; the job fails as well (the
- * dashboard shows it). The job's own result is a count, so its completion event carries no images. A job
- * without `replyTo` (from an older API process) answers in its result, as before.
+ * render-qr: the batch's PNGs, delivered to the inbox of the API process that waits for them (issue #30).
+ * The job's own result is a count, so its completion event carries no images. A job without `replyTo` (from
+ * an older API process) answers in its result, as before.
+ *
+ * Two failures, told apart by the step that failed (issue #38), not by an error's text:
+ * - the encoder threw: the same content fails the same way again, so the failure goes to the inbox at once
+ *   (its requests answer 500 `qr_render_failed` now, not at their timeout) and the job fails for good;
+ * - the reply did not reach Redis (a failover, a broken connection): the images are lost, not wrong, so the
+ *   attempt fails and BullMQ runs the job again after a short backoff (JOBS['render-qr']), rendering anew.
  */
 export async function renderQrJob(
   producers: Pick<Producers, 'reply'>,
@@ -20,15 +25,17 @@ export async function renderQrJob(
   render: (data: RenderQrPayload) => string[] = renderQrPngs,
 ): Promise<RenderQrJobResult> {
   const { replyTo } = job.data;
-  if (replyTo === undefined) return { pngs: render(job.data) };
   const jobId = job.id ?? '';
   let pngs: string[];
   try {
     pngs = render(job.data);
   } catch (err) {
-    await producers.reply(replyTo, { jobId, failed: err instanceof Error ? err.message : String(err) }).catch(() => undefined);
-    throw err;
+    const reason = err instanceof Error ? err.message : String(err);
+    if (replyTo !== undefined) await producers.reply(replyTo, { jobId, failed: reason }).catch(() => undefined);
+    // Unrecoverable: BullMQ fails the job now whatever its attempts; the encoder's own error (its stack) goes with it to the log line.
+    throw Object.assign(new UnrecoverableError(reason), { cause: err });
   }
+  if (replyTo === undefined) return { pngs };
   await producers.reply(replyTo, { jobId, result: { pngs } });
   return { replied: pngs.length };
 }

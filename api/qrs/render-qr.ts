@@ -107,8 +107,10 @@ const batchers = new WeakMap<Producers, RenderBatcher>();
 
 /**
  * Renders the QR PNG through the render queue and waits for it. Redis unreachable -> 503; no answer
- * within RENDER_TIMEOUT_MS -> 503 with Retry-After; a failed render -> 500. The caller has written
- * nothing yet, so every failure leaves nothing behind.
+ * within RENDER_TIMEOUT_MS -> 503 with Retry-After, also when the job failed without a reply (its reply lost
+ * to Redis in every attempt, its worker dead: issue #38); the worker's reply that the encoder failed -> 500.
+ * The caller has written nothing yet, so every failure leaves nothing behind and the same idempotency key
+ * creates the sale on a retry.
  */
 export async function renderQr(deps: ApiDeps, qrId: string, content: string): Promise<Buffer> {
   let batcher = batchers.get(deps.producers);

@@ -18,8 +18,10 @@ export interface RedisClusterFailoverOptions {
  * An API and a worker process on a Redis Cluster of the run's own (3 masters, 3 replicas, loopback). Under a
  * stream of POST /v1/qrs, and with `confirms` confirmations just made, the master serving the service's
  * hash-tagged slot is killed with SIGKILL; its replica takes over. Afterwards: every 201 is in PostgreSQL
- * (a 201 carries the rendered QR: its render job ran), the other answers are 503 error objects, POSTs get
- * 201 again with no restart, every confirmed QR is INVOICED once (one live invoice, one PAC stamp each).
+ * (a 201 carries the rendered QR: its render job ran), the other answers are 503 error objects and none is a
+ * 500 (issue #38: a render job running when the master died lost its reply and answered 500
+ * `qr_render_failed`; now it runs again, or its request answers 503), POSTs get 201 again with no restart,
+ * every confirmed QR is INVOICED once (one live invoice, one PAC stamp each).
  */
 export async function redisClusterFailover(ctx: ChaosContext, options: RedisClusterFailoverOptions): Promise<ScenarioResult> {
   const started = performance.now();
@@ -78,12 +80,14 @@ export async function redisClusterFailover(ctx: ChaosContext, options: RedisClus
       .filter((c) => c.outcome.startsWith('stamped'))
       .map((c) => c.uuid);
     const { fired, posts, created, inDb, bad, refused, backMs } = run;
+    const serverErrors = posts.filter((e) => e.answer.status === 500);
     return {
       scenario: `Redis Cluster: kill -9 the service's master at ${options.rate} POST/s, ${options.confirms} stamps in flight`,
       counts: `${fired} POSTs (${tally(posts.map((e) => answerLabel(e.answer)))}); confirms ${tally(confirmAnswers.map(answerLabel))}, again ${retried.length ? tally(retried.map(answerLabel)) : 'none'}; ${stamps.length} PAC stamps`,
       checks: [
         check('replica took over the killed master', !(await cluster.masters()).includes(killed), `${(takeoverMs / 1000).toFixed(1)} s`),
         check('no 201 lost (every 201 in PostgreSQL, its QR rendered)', inDb === created.length, `${inDb}/${created.length}`),
+        check('no 500 answer (a render lost with its master runs again or answers 503)', serverErrors.length === 0, `${serverErrors.length} × 500`),
         check('errors only as 503 error objects', bad.length === 0, bad.length ? tally(bad.map((e) => answerLabel(e.answer))) : `${refused.length} × 503`),
         check('POST /v1/qrs back within 30 s of the takeover, no restart', backMs !== undefined, backMs === undefined ? 'never' : `${(backMs / 1000).toFixed(1)} s`),
         check('every confirmed QR INVOICED within 60 s', invoicedIn !== undefined, invoicedIn === undefined ? 'not all' : `${(invoicedIn / 1000).toFixed(1)} s`),

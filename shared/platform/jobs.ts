@@ -171,6 +171,15 @@ const sweepOptions = () => ({ removeOnComplete: true, removeOnFail: 100 });
 const RENDER_KEEP_AFTER_WAIT_S = 5;
 
 /**
+ * Attempts of a render job (issue #38): one whose reply was lost to Redis (a failover, a broken connection)
+ * renders again; one whose encoder threw does not (workers/render-qr.ts fails it for good). BullMQ records the
+ * lost attempt once Redis answers again (its connection waits out a failover), so the next one runs on the new
+ * master; the backoff is short because its request waits RENDER_TIMEOUT_MS in all.
+ */
+const RENDER_ATTEMPTS = 3;
+const RENDER_BACKOFF_MS = 250;
+
+/**
  * Seconds an inbox lives after its last reply (shared/platform/job-inbox.ts). A request waits for a reply
  * RENDER_TIMEOUT_MS at most (the render job is the only one a request waits for); past that the reply has
  * nobody to go to, and the inbox of a process that died goes with it.
@@ -185,7 +194,7 @@ export const JOBS: { [N in JobName]: JobSpec<N> } = {
     id: (d) => jobId.renderQr(d.qrs[0]?.qrId ?? 'empty'),
     options: (s) => {
       const age = replyTtlSeconds(s);
-      return { attempts: 1, removeOnComplete: { age }, removeOnFail: { age } };
+      return { attempts: RENDER_ATTEMPTS, backoff: { type: 'exponential', delay: RENDER_BACKOFF_MS }, removeOnComplete: { age }, removeOnFail: { age } };
     },
   },
   'expire-due-qrs': {

@@ -53,7 +53,9 @@ export async function createProducers(
   };
 }
 
+/** No result came in time; the job may still run, or it failed without saying so (its worker lost Redis, or died). */
 export class JobTimeout extends Error {}
+/** The worker reported the job's own failure (the reply `failed`): running it again would fail the same way. */
 export class JobFailed extends Error {}
 
 /** A wait for one job's result, started before the job is added. */
@@ -65,11 +67,14 @@ export interface JobWatch<R> {
 
 /**
  * Waits for the result of the job that will have id `id`, delivered to this process's inbox by the worker
- * (the job names the inbox in its payload), or JobTimeout after `timeoutMs`. Start it *before* the add: a
+ * (the job names the inbox in its payload): its result, JobFailed when the worker replied that the job itself
+ * failed, or JobTimeout after `timeoutMs`. Start it *before* the add: a
  * reply for nobody is dropped, and a fast worker can reply before the add's own answer arrives. It cannot leave an unhandled rejection when
  * Redis drops mid-wait (that crashes the process). The job is read from Redis only at the timeout, as a
- * last look: a worker that crashed leaves a failed job, and one from before the inbox (a rolling deploy)
- * answered in the job's result (kept a little longer than the timeout), which `resultOfJob` reads.
+ * last look: one from before the inbox (a rolling deploy) answered in the job's result (kept a little
+ * longer than the timeout), which `resultOfJob` reads. A job found failed there without a reply is still a
+ * JobTimeout (issue #38): its failure never reached the inbox because Redis lost it (a failover broke the
+ * worker's connection: "Connection is closed.") or its worker died, so it says nothing of the job itself.
  */
 export function watchJobResult<R>(
   inbox: JobInbox,
@@ -85,8 +90,8 @@ export function watchJobResult<R>(
         (fresh) =>
           settle(() => {
             const value = fresh?.finishedOn ? resultOfJob(fresh.returnvalue as unknown) : undefined;
-            if (fresh?.failedReason) reject(new JobFailed(fresh.failedReason));
-            else if (value !== undefined) resolve(value);
+            if (value !== undefined) resolve(value);
+            else if (fresh?.failedReason) reject(new JobTimeout(`job ${id} failed without a reply within ${timeoutMs} ms: ${fresh.failedReason}`));
             else reject(new JobTimeout(`job ${id} did not finish within ${timeoutMs} ms`));
           }),
         (err: unknown) => settle(() => reject(err instanceof Error ? err : new Error(String(err)))),

@@ -7,7 +7,8 @@ import { createApp } from '../../api/app.js';
 import type { BootstrapResult } from '../../cli/bootstrap.js';
 import type { RenderQrPayload } from '../../shared/platform/jobs.js';
 import { createProducers, type Producers } from '../../shared/platform/queues.js';
-import { renderQrJob } from '../../workers/render-qr.js';
+import { connectFailFast } from '../../shared/platform/redis.js';
+import { renderQrJob, renderQrPngs } from '../../workers/render-qr.js';
 import { harness } from '../helpers/harness.js';
 import { removeKeysMatching } from '../helpers/redis-keys.js';
 import { postQr, qrBody, qrHeaders } from '../helpers/qr-body.js';
@@ -27,11 +28,11 @@ describe('POST /v1/qrs when rendering fails', () => {
     account = await harness().bootstrap();
   });
 
-  async function post(url: string, key: string) {
+  async function post(url: string, key: string, body: unknown = qrBody(account.storeUid)) {
     const res = await fetch(`${url}/v1/qrs`, {
       method: 'POST',
       headers: { ...qrHeaders(account, key), 'content-type': 'application/json' },
-      body: JSON.stringify(qrBody(account.storeUid)),
+      body: JSON.stringify(body),
     });
     return { status: res.status, headers: res.headers, body: (await res.json()) as { error: { code: string; request_id: string } } };
   }
@@ -65,10 +66,12 @@ describe('POST /v1/qrs when rendering fails', () => {
     // The budget must not run out before the failure is reported: this test is about the failure, not the timeout.
     const api = await isolatedApi(prefix, harness().deps.config.renderTimeoutMs);
     // The render worker's own handler, with a renderer that crashes: the failure is replied to the API's inbox.
+    let renders = 0;
     const worker = new Worker(
       'render',
       (job: Job<RenderQrPayload>) =>
         renderQrJob(api.producers, job, () => {
+          renders += 1;
           throw new Error('renderer crashed');
         }),
       {
@@ -76,6 +79,7 @@ describe('POST /v1/qrs when rendering fails', () => {
         prefix,
       },
     );
+    const failed = new Promise<Job | undefined>((resolve) => worker.once('failed', resolve));
     try {
       await worker.waitUntilReady();
       const key = randomUUID();
@@ -85,10 +89,62 @@ describe('POST /v1/qrs when rendering fails', () => {
       expect(performance.now() - started, 'answered when the render failed, not at the timeout').to.be.below(harness().deps.config.renderTimeoutMs);
       expect(res.body.error.code).to.equal('qr_render_failed');
       await nothingWritten(key);
+      // The encoder fails the same way every time: the job is not run again (issue #38 retries only a lost reply).
+      expect(await (await failed)!.getState()).to.equal('failed');
+      expect(renders).to.equal(1);
       // The same key works once rendering works again.
       expect((await postQr(account, qrBody(account.storeUid), key)).status).to.equal(201);
     } finally {
       await worker.close();
+      api.server.close();
+      await api.producers.close();
+      await removeKeysMatching(harness().redis, `${prefix}:*`);
+    }
+  });
+
+  it('answers 503 qr_render_timeout with Retry-After, never 500, when the worker cannot reply (its Redis connection closed), and the key works afterwards (issue #38)', async function () {
+    this.timeout(30_000);
+    const prefix = `lostreply${process.pid}`;
+    // Long enough for the job's every attempt to fail and be recorded before the API's last look.
+    const api = await isolatedApi(prefix, 3000);
+    // The worker process's producers, on a fail-fast connection of their own (runtime.ts), closed as a failover
+    // closes it: every reply fails with ioredis' "Connection is closed.".
+    const workerRedis = await connectFailFast(harness().deps.config);
+    const workerProducers = await createProducers(workerRedis, harness().deps.config, prefix);
+    workerRedis.disconnect();
+    let renders = 0;
+    const reasons: string[] = [];
+    const worker = new Worker(
+      'render',
+      (job: Job<RenderQrPayload>) =>
+        renderQrJob(workerProducers, job, (data) => {
+          renders += 1;
+          return renderQrPngs(data);
+        }),
+      { connection: { url: harness().deps.config.redisUrl, maxRetriesPerRequest: null }, prefix },
+    );
+    worker.on('failed', (_job, err) => reasons.push(err.message));
+    try {
+      await worker.waitUntilReady();
+      const key = randomUUID();
+      const body = qrBody(account.storeUid);
+      const res = await post(api.url, key, body);
+      expect(res.status).to.equal(503);
+      expect(res.body.error.code).to.equal('qr_render_timeout');
+      expect(res.headers.get('retry-after')).to.equal('1');
+      expect(reasons).to.include('Connection is closed.');
+      expect(renders, 'a reply lost to Redis is rendered again').to.be.above(1);
+      await nothingWritten(key);
+      // The POS retries the same request with the same key once Redis answers again: the sale is created,
+      // and that key replays it from then on.
+      const retried = await postQr(account, body, key);
+      expect(retried.status).to.equal(201);
+      const replayed = await postQr(account, body, key);
+      expect(replayed.status).to.equal(201);
+      expect(replayed.body.qr_id).to.equal(retried.body.qr_id);
+    } finally {
+      await worker.close();
+      await workerProducers.close();
       api.server.close();
       await api.producers.close();
       await removeKeysMatching(harness().redis, `${prefix}:*`);

@@ -1,0 +1,127 @@
+import { randomUUID } from 'node:crypto';
+import type { Server } from 'node:http';
+import { Worker, type Job } from 'bullmq';
+import { expect } from 'chai';
+import { pino } from 'pino';
+import { startOwnRedisCluster, type OwnRedisCluster } from '../../chaos/own-redis-cluster.js';
+import { createApp } from '../../api/app.js';
+import type { ApiDeps } from '../../api/deps.js';
+import type { BootstrapResult } from '../../cli/bootstrap.js';
+import type { Config } from '../../shared/platform/config.js';
+import { QUEUES, type RenderQrPayload } from '../../shared/platform/jobs.js';
+import { createProducers, type Producers } from '../../shared/platform/queues.js';
+import { bullmqConnection, connectFailFast, serviceKeyPrefix, type RedisClient } from '../../shared/platform/redis.js';
+import { satCatalogs } from '../../shared/sat/catalogs.js';
+import { renderQrJob } from '../../workers/render-qr.js';
+import { decodeQrPng } from '../helpers/decode-qr.js';
+import { harness } from '../helpers/harness.js';
+import { qrBody, qrHeaders } from '../helpers/qr-body.js';
+import { configWith } from '../helpers/stack-on-redis.js';
+
+/**
+ * Issue #38, item 9: on a Redis Cluster whose master dies under load, a render job running at that moment
+ * lost its reply ("Connection is closed." on the worker's fail-fast connection) and, with one attempt, its
+ * request answered 500 `qr_render_failed` at the end of its wait. Here an API and a render worker, each on
+ * its own connections as in production (runtime.ts: the worker replies over its fail-fast producers'
+ * connection; BullMQ's on its own), run on a cluster of the test's own, and the master serving the service's
+ * slot is killed with SIGKILL while a render job runs, before it replies.
+ */
+describe('issue #38: a render job whose Redis master dies under it (Redis Cluster failover)', function () {
+  this.timeout(120_000);
+  let cluster: OwnRedisCluster;
+  let account: BootstrapResult;
+  let cfg: Readonly<Config>;
+  const closers: (() => Promise<void> | void)[] = [];
+  let baseUrl: string;
+  /** Set by a test: runs inside the next render job, before the handler renders and replies. */
+  let duringNextRender: (() => Promise<void>) | undefined;
+  let renders = 0;
+
+  before(async () => {
+    cluster = await startOwnRedisCluster();
+    account = await harness().bootstrap();
+    cfg = configWith({ REDIS_CLUSTER_NODES: cluster.seeds, QUEUE_PREFIX: `${process.env.QUEUE_PREFIX ?? 'aftest'}rf` });
+    // The API process: its producers (and their inbox) and its service keys, as openRuntime opens them.
+    const serviceRedis = await connectFailFast(cfg, { keyPrefix: serviceKeyPrefix(cfg.queuePrefix) });
+    const apiRedis = await connectFailFast(cfg);
+    const producers = await createProducers(apiRedis, cfg);
+    const deps: ApiDeps = { ...harness().deps, config: cfg, redis: serviceRedis, producers, catalogs: satCatalogs(), logger: pino({ level: 'silent' }) };
+    const server: Server = createApp(deps).listen(0, '127.0.0.1');
+    await new Promise((resolve) => server.once('listening', resolve));
+    baseUrl = `http://127.0.0.1:${(server.address() as { port: number }).port}`;
+    // The worker process: the render handler replies through producers of its own, on a fail-fast connection.
+    const workerRedis: RedisClient = await connectFailFast(cfg);
+    const workerProducers: Producers = await createProducers(workerRedis, cfg);
+    const worker = new Worker(
+      QUEUES.render,
+      async (job: Job<RenderQrPayload>) => {
+        renders += 1;
+        const during = duringNextRender;
+        duringNextRender = undefined;
+        if (during) await during();
+        return renderQrJob(workerProducers, job);
+      },
+      { connection: bullmqConnection(cfg), prefix: cfg.queuePrefix },
+    );
+    worker.on('error', () => undefined);
+    await worker.waitUntilReady();
+    closers.push(
+      () =>
+        new Promise<void>((resolve) => {
+          server.close(() => resolve());
+          server.closeAllConnections();
+        }),
+      () => worker.close(),
+      () => workerProducers.close(),
+      () => workerRedis.disconnect(),
+      () => producers.close(),
+      () => apiRedis.disconnect(),
+      () => serviceRedis.disconnect(),
+    );
+  });
+
+  after(async () => {
+    for (const close of closers) await close();
+    await cluster?.stop();
+  });
+
+  async function post(key: string, body: unknown) {
+    const started = performance.now();
+    const res = await fetch(`${baseUrl}/v1/qrs`, {
+      method: 'POST',
+      headers: { ...qrHeaders(account, key), 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+    });
+    return {
+      status: res.status,
+      retryAfter: res.headers.get('retry-after'),
+      ms: performance.now() - started,
+      body: (await res.json()) as { qr_id: string; qr_content: string; qr_base64: string; error?: { code: string; request_id: string } },
+    };
+  }
+
+  it('the request answers 201 with its image once the job is retried on the new master, never 500; its key then replays the same QR', async () => {
+    const before = await post(randomUUID(), qrBody(account.storeUid));
+    expect(before.status, 'a sale before the failover').to.equal(201);
+    const master = await cluster.masterOf(cfg.queuePrefix);
+    let killedAt = 0;
+    duringNextRender = async () => {
+      await cluster.kill(master);
+      killedAt = performance.now();
+    };
+    const rendersBefore = renders;
+    const key = randomUUID();
+    const body = qrBody(account.storeUid);
+    const res = await post(key, body);
+    expect(killedAt, 'the master died during this request').to.be.above(0);
+    expect(res.status, JSON.stringify(res.body)).to.equal(201);
+    expect(renders - rendersBefore, 'the job lost with its master ran again').to.be.at.least(2);
+    expect(await decodeQrPng(Buffer.from(res.body.qr_base64.replace(/^data:image\/png;base64,/, ''), 'base64'))).to.equal(res.body.qr_content);
+    expect(await harness().deps.db('qr_transactions').where({ idempotency_key: key })).to.have.length(1);
+    // The POS retrying with the same key (its answer lost on the way) gets the same QR.
+    const again = await post(key, body);
+    expect(again.status).to.equal(201);
+    expect(again.body.qr_id).to.equal(res.body.qr_id);
+    expect(again.body.qr_content).to.equal(res.body.qr_content);
+  });
+});
