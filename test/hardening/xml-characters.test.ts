@@ -44,6 +44,24 @@ describe('characters XML 1.0 cannot hold never reach a CFDI (issue #28)', () => 
     expect(await transactions()).to.equal(before);
   });
 
+  it("POST /v1/qrs: a sale_id with U+0001, U+001D (a barcode scanner's GS) or \"|\" is a 400 invalid_for_cfdi naming the character, and nothing is recorded (issue #38)", async () => {
+    const before = await transactions();
+    const refused = {
+      'U+0001 (START OF HEADING / SOH)': '\u0001',
+      'U+001D (INFORMATION SEPARATOR THREE / GS)': '\u001D',
+      '"|" (SAT\'s separator in the cadena original)': '|',
+    };
+    for (const [name, char] of Object.entries(refused)) {
+      const res = await postQr(account, qrBody(account.storeUid, { sale_id: `0107501${char}10A-${Date.now()}` }));
+      expectError(res, 400, 'validation_failed');
+      expect(res.body.error.details.map((d: { field: string; code: string }) => `${d.field}:${d.code}`), name).to.deep.equal(['sale_id:invalid_for_cfdi']);
+      expect(res.body.error.details[0].message, name).to.contain(name).and.contain('NoIdentificacion');
+    }
+    expect(await transactions()).to.equal(before);
+    // A tab is whitespace there, as in a sku: accepted.
+    expect((await postQr(account, qrBody(account.storeUid, { sale_id: `A\tB-${Date.now()}` }))).status).to.equal(201);
+  });
+
   it('the sku and a product of the catalog are checked the same way', async () => {
     const [first, ...rest] = concepts();
     const sku = await postQr(account, qrBody(account.storeUid, { operation_data: [{ ...first!, sku: 'MAG\u001B1' }, ...rest] }));
