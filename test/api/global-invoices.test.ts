@@ -183,7 +183,10 @@ describe('global invoice for sales nobody invoiced', function () {
     const summary = async () => {
       const res = await call('GET', `/v1/qrs/invoices/summary?from=${today}&to=${today}&merchant_id=${account.merchantId}`, { headers: asAccount() });
       expect(res.status, JSON.stringify(res.body)).to.equal(200);
-      return res.body.items[0] as { sales: { currency: string; global_invoice: { count: number }; expired_unclaimed: { count: number } }[]; differences: { code: string; sale_id?: string; invoice_id?: string; message: string }[] };
+      return res.body.items[0] as {
+        sales: { currency: string; global_invoice: { count: number }; expired_unclaimed: { count: number } }[];
+        differences: { code: string; sale_id?: string; invoice_id?: string; message: string }[];
+      };
     };
     const mxn = (s: Awaited<ReturnType<typeof summary>>) => s.sales.find((x) => x.currency === 'MXN')!;
     const named = (s: Awaited<ReturnType<typeof summary>>, code: string) => s.differences.filter((d) => d.code === code);
@@ -302,7 +305,12 @@ describe('global invoice for sales nobody invoiced', function () {
       const saleId = (await db()('qr_transactions').where({ id: link.qrId }).first('sale_id')).sale_id as string;
       const period = (await db()('qr_transactions').where({ id: link.qrId }).first('global_period_end')).global_period_end as Date;
       // Global invoices of the other tests still being stamped would move the figures compared below.
-      for (const { id } of await db()('invoices').where({ merchant_id: account.merchantId, status: 'STAMPING' }).select('id')) await stampOutcome(id as string);
+      for (const { id } of await db()('invoices').where({ merchant_id: account.merchantId, status: 'STAMPING' }).select('id')) {
+        const job = await harness()
+          .producers.queue('stamp')
+          .getJob(jobId.stampInvoice(id as string));
+        await job?.waitUntilFinished(stampEvents, 60_000);
+      }
       const before = await summary();
       expect(named(before, 'sale_not_reported').map((d) => d.sale_id)).to.include(saleId);
 

@@ -260,7 +260,7 @@ describe('offline tickets: a sale the point of sale made while offline (issue #3
       expect(await claims(body.sale_id)).to.have.length(0);
     });
 
-    it("refuses a ticket whose sale id (s) holds a control character or \"|\": the catch-up and the buyer's early claim are 400 invalid_for_cfdi, nothing kept (issue #38)", async () => {
+    it('refuses a ticket whose sale id (s) holds a control character or "|": the catch-up and the buyer\'s early claim are 400 invalid_for_cfdi, nothing kept (issue #38)', async () => {
       const key = await issueKey(account);
       const secret = Buffer.from(key.offlineKey.split('.')[1]!, 'base64url');
       for (const [name, saleId] of [
@@ -273,14 +273,23 @@ describe('offline tickets: a sale the point of sale made while offline (issue #3
         const link = offlineTicketLink(key.linkBaseUrl, params);
         const caught = await postQr(account, { ...body, offline_ticket: link });
         expectError(caught, 400, 'validation_failed');
-        expect(caught.body.error.details.map((d: { field: string; code: string }) => `${d.field}:${d.code}`), name).to.deep.equal(['sale_id:invalid_for_cfdi']);
+        expect(
+          caught.body.error.details.map((d: { field: string; code: string }) => `${d.field}:${d.code}`),
+          name,
+        ).to.deep.equal(['sale_id:invalid_for_cfdi']);
         const other = await postQr(account, { ...body, sale_id: `ok-${randomUUID()}`, offline_ticket: link });
         expectError(other, 400, 'validation_failed');
-        expect(other.body.error.details.map((d: { field: string; code: string }) => `${d.field}:${d.code}`), name).to.deep.equal(['offline_ticket:invalid_for_cfdi']);
+        expect(
+          other.body.error.details.map((d: { field: string; code: string }) => `${d.field}:${d.code}`),
+          name,
+        ).to.deep.equal(['offline_ticket:invalid_for_cfdi']);
         expect(other.body.error.details[0].message, name).to.contain(name);
         const claim = await claimOf(link);
         expectError(claim, 400, 'validation_failed');
-        expect(claim.body.error.details.map((d: { field: string; code: string }) => `${d.field}:${d.code}`), name).to.deep.equal(['s:invalid_for_cfdi']);
+        expect(
+          claim.body.error.details.map((d: { field: string; code: string }) => `${d.field}:${d.code}`),
+          name,
+        ).to.deep.equal(['s:invalid_for_cfdi']);
         expect(claim.body.error.details[0].message, name).to.contain(name);
         expect(await claims(saleId)).to.have.length(0);
         expect(await sales(saleId)).to.have.length(0);

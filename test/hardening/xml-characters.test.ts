@@ -44,7 +44,7 @@ describe('characters XML 1.0 cannot hold never reach a CFDI (issue #28)', () => 
     expect(await transactions()).to.equal(before);
   });
 
-  it("POST /v1/qrs: a sale_id with U+0001, U+001D (a barcode scanner's GS) or \"|\" is a 400 invalid_for_cfdi naming the character, and nothing is recorded (issue #38)", async () => {
+  it('POST /v1/qrs: a sale_id with U+0001, U+001D (a barcode scanner\'s GS) or "|" is a 400 invalid_for_cfdi naming the character, and nothing is recorded (issue #38)', async () => {
     const before = await transactions();
     const refused = {
       'U+0001 (START OF HEADING / SOH)': '\u0001',
@@ -54,7 +54,10 @@ describe('characters XML 1.0 cannot hold never reach a CFDI (issue #28)', () => 
     for (const [name, char] of Object.entries(refused)) {
       const res = await postQr(account, qrBody(account.storeUid, { sale_id: `0107501${char}10A-${Date.now()}` }));
       expectError(res, 400, 'validation_failed');
-      expect(res.body.error.details.map((d: { field: string; code: string }) => `${d.field}:${d.code}`), name).to.deep.equal(['sale_id:invalid_for_cfdi']);
+      expect(
+        res.body.error.details.map((d: { field: string; code: string }) => `${d.field}:${d.code}`),
+        name,
+      ).to.deep.equal(['sale_id:invalid_for_cfdi']);
       expect(res.body.error.details[0].message, name).to.contain(name).and.contain('NoIdentificacion');
     }
     expect(await transactions()).to.equal(before);
