@@ -1,10 +1,14 @@
 import { UnwritableXmlError } from '../domain/cfdi/serialize-xml.js';
+import { codePointName, isXmlChar } from '../domain/cfdi/xml-chars.js';
 import type { InvoiceRefusal } from '../repositories/invoices.js';
 
-/** The value as a person can read it: controls and "|" as their code points, at most 100 characters. */
+/** The value as a person can read it: what XML cannot hold, and "|", as their code points; at most 100 characters. */
 function readable(value: string): string {
   return [...value.slice(0, 100)]
-    .map((c) => (/[\u0000-\u001f\u007f|\ufffe\uffff\ud800-\udfff]/u.test(c) ? `<U+${c.codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0')}>` : c))
+    .map((c) => {
+      const codePoint = c.codePointAt(0) ?? 0;
+      return isXmlChar(codePoint) && c !== '|' ? c : `<${codePointName(codePoint)}>`;
+    })
     .join('');
 }
 

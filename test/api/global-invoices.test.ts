@@ -240,6 +240,14 @@ describe('global invoice for sales nobody invoiced', function () {
       expect(refused.status).to.equal('REFUSED');
       expect(refused.refusal.code).to.equal('invoice_unbuildable');
       expect(refused.refusal.message).to.contain('Concepto@NoIdentificacion').and.contain('U+001D (INFORMATION SEPARATOR THREE / GS)');
+      expect(refused.refusal.details).to.deep.equal([
+        {
+          field: 'cfdi:Concepto@NoIdentificacion',
+          code: 'unwritable_character',
+          message: `cfdi:Concepto@NoIdentificacion "${badSaleId.replace('\u001D', '<U+001D>')}" holds U+001D (INFORMATION SEPARATOR THREE / GS).`,
+          source: 'service',
+        },
+      ]);
       expect(await globalInvoiceOf(good)).to.equal(null);
       expect(await globalInvoiceOf(bad)).to.equal(null);
 
