@@ -14,7 +14,8 @@ import { swPacClient } from '../../shared/adapters/pac/sw-pac-client.js';
 import { generateCfdiInput } from '../fixtures/cfdi/generate-cfdi-input.js';
 import { testSigner } from '../fixtures/cfdi/test-signer.js';
 import { sampleSale } from '../fixtures/sample-sale.js';
-import { BUYER, confirmReviewed, newQrLink } from '../helpers/buyer.js';
+import { BUYER, confirmReviewed, newQrLink, queueEvents, stamped } from '../helpers/buyer.js';
+import { jobId } from '../../shared/platform/jobs.js';
 import { harness } from '../helpers/harness.js';
 import { call, expectError } from '../helpers/http.js';
 import { postQr, qrBody } from '../helpers/qr-body.js';
@@ -97,6 +98,27 @@ describe('characters XML 1.0 cannot hold never reach a CFDI (issue #28)', () => 
     // A tab in the name is whitespace, as before: the preview takes it.
     const preview = await call('POST', '/v1/public/qrs/preview', { body: { v: link.v, t: link.t, m: link.m, customer: { ...BUYER, name: 'UNIVERSIDAD\tROBOTICA ESPAÑOLA' } } });
     expect(preview.status, JSON.stringify(preview.body)).to.equal(200);
+  });
+
+  it('a sale stored before the door refused such a character: its confirmation is refused at once as invoice_unbuildable, not retried (issue #38)', async () => {
+    const link = await newQrLink(account);
+    // As data from before the door checked it: a description with U+0001, stored.
+    await harness().deps.db('qr_concepts').where({ transaction_id: link.qrId, position: 0 }).update({ description: 'Magna\u0001 10 L' });
+    const events = await queueEvents('stamp');
+    try {
+      expect((await confirmReviewed(link)).status).to.equal(202);
+      expect(await stamped(events, link.qrId)).to.include({ outcome: 'refused' });
+    } finally {
+      await events.close();
+    }
+    const invoice = await harness().deps.db('invoices').where({ transaction_id: link.qrId }).first('id', 'status', 'refusal');
+    expect(invoice.status).to.equal('REFUSED');
+    expect(invoice.refusal).to.include({ code: 'invoice_unbuildable' });
+    expect(invoice.refusal.message).to.contain('cfdi:Concepto@Descripcion').and.contain('U+0001 (START OF HEADING / SOH)');
+    const job = await harness()
+      .producers.queue('stamp')
+      .getJob(jobId.stampInvoice(invoice.id as string));
+    expect(job!.attemptsMade, 'one attempt').to.equal(1);
   });
 
   it('the fake PAC refuses a document that is not well-formed XML with 301, as SAT does, over HTTP', async () => {
