@@ -16,6 +16,7 @@ import type { Db } from '../shared/platform/db.js';
 import { refusalFromPac } from '../shared/invoices/refusal-from-pac.js';
 import { sealInput, sealSale, type SealedSale } from '../shared/invoices/seal-sale.js';
 import { storedDocument } from '../shared/invoices/stored-document.js';
+import { unbuildableRefusal } from '../shared/invoices/unbuildable-refusal.js';
 import type { InvoicePayload, StampInvoiceResult } from '../shared/platform/jobs.js';
 import { PacRefused, type PacClient } from '../shared/adapters/pac/pac-client.js';
 import type { Producers } from '../shared/platform/queues.js';
@@ -107,7 +108,16 @@ async function sealedDocument(deps: StampDeps, toStamp: InvoiceToStamp, now: () 
     nowLocal = localDateTime(now(), source.timeZone);
   }
   const signer = await signerFor(deps, invoice.merchant_id, toStamp.csdUpdatedAt);
-  const sealed = source.seal({ series: invoice.series ?? undefined, folio: invoice.folio, issuedLocal: nowLocal }, signer);
+  let sealed: SealedSale;
+  try {
+    sealed = source.seal({ series: invoice.series ?? undefined, folio: invoice.folio, issuedLocal: nowLocal }, signer);
+  } catch (err) {
+    // Stored data no retry changes (a sale_id with a scanner's GS, kept from before the door refused it): refused at once (issue #38).
+    const refusal = unbuildableRefusal(err);
+    if (!refusal) throw err;
+    await recordRefusal(deps.db, invoice.id, refusal);
+    return { refused: true };
+  }
   if (!sealed.ok) {
     await recordRefusal(deps.db, invoice.id, {
       code: 'invoice_arithmetic',

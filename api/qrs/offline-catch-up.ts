@@ -59,9 +59,11 @@ export async function offlineBinding(deps: ApiDeps, principal: ApiKeyPrincipal, 
   if (draft.offline_ticket === undefined) return undefined;
   const read = readOfflineTicket(offlineTicketParams(draft.offline_ticket) ?? {});
   if (!read.ok) {
-    throw new AppError(400, 'validation_failed', 'The request has invalid or missing fields.', {
-      details: [{ field: 'offline_ticket', code: 'invalid_format', message: 'offline_ticket must be the link printed on the ticket (v=2 with k, w, a, s and m).' }],
-    });
+    const detail =
+      read.reason === 'sale_id_unwritable'
+        ? { field: 'offline_ticket', code: 'invalid_for_cfdi', message: `offline_ticket's sale id (s) ${read.problem} (it is the sale's sale_id, written to the CFDI).` }
+        : { field: 'offline_ticket', code: 'invalid_format', message: 'offline_ticket must be the link printed on the ticket (v=2 with k, w, a, s and m).' };
+    throw new AppError(400, 'validation_failed', 'The request has invalid or missing fields.', { details: [detail] });
   }
   const key = await loadOfflineKeyState(deps.db, read.ticket.keyId, encryptionKeyring(deps.config));
   const claim = { merchantId: principal.merchantId, saleId: draft.sale_id, amount: toFixed6(draft.amount) };

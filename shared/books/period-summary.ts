@@ -117,6 +117,8 @@ const related = (row: RelatedInvoiceRow): RelatedInvoice => ({
 
 const MESSAGES: Record<DifferenceCode, (d: DifferenceRow) => string> = {
   sale_not_reported: (d) => `Sale ${d.sale_id} was neither invoiced nor reported in a global invoice, and its period has closed.`,
+  sale_unreportable: (d) => `Sale ${d.sale_id} cannot be reported in a global invoice: its ${d.detail}.`,
+  global_invoice_not_stamped: (d) => `Sale ${d.sale_id} is in global invoice ${d.invoice_id}, which is ${d.detail}, not stamped: it is not reported yet.`,
   sale_invoiced_without_invoice: (d) => `Sale ${d.sale_id} is INVOICED but no invoice covers it.`,
   sale_invoiced_and_reported: (d) => `Sale ${d.sale_id} is in a global invoice and also in an invoice to its buyer.`,
   invoice_sale_not_invoiced: (d) => `Invoice ${d.uuid} is valid but its sale ${d.sale_id} is not INVOICED.`,

@@ -11,6 +11,7 @@ import type { Decimal } from 'decimal.js';
 import type { CfdiConceptInput, CfdiInput, CfdiTaxInput } from '../domain/cfdi/cfdi-input.js';
 import { dec, Money } from '../domain/money.js';
 import type { QrConceptRow, QrConceptTaxRow } from '../repositories/qr-transactions.js';
+import { CFDI_TEXT, cfdiTextProblem } from '../sat/cfdi-text-rules.js';
 import type { GlobalPeriod } from './global-period.js';
 
 export const MAX_CONCEPTS = 5000;
@@ -41,6 +42,21 @@ function pesos(value: string, rate: Decimal): Decimal {
   return dec(value).times(rate).toDecimalPlaces(MXN_DECIMALS);
 }
 
+/** The ticket's NoIdentificacion: its sale id. */
+function ticketSku(saleId: string): string {
+  return saleId.slice(0, 100);
+}
+
+/**
+ * Why a sale can never be a ticket of a global invoice, or undefined: its sale_id (stored before the door
+ * refused such ids) holds what NoIdentificacion cannot, a character XML cannot hold (a barcode scanner's GS,
+ * U+001D) or "|". Such a sale is left out and named, so the period's other sales are still reported.
+ */
+export function unreportableReason(saleId: string): string | undefined {
+  const problem = cfdiTextProblem(CFDI_TEXT.saleId, ticketSku(saleId));
+  return problem === undefined ? undefined : `sale_id ${problem}: it would be the ticket's NoIdentificacion in the global invoice`;
+}
+
 /** The ticket as one concept: amounts summed, taxes grouped by type, tax, factor and rate. */
 export function ticketConcept(ticket: UnclaimedTicket): CfdiConceptInput {
   const rate = dec(ticket.currency === 'MXN' ? '1' : (ticket.exchangeRate ?? '1'));
@@ -64,7 +80,7 @@ export function ticketConcept(ticket: UnclaimedTicket): CfdiConceptInput {
   }));
   return {
     productServiceKey: '01010101',
-    sku: ticket.saleId.slice(0, 100),
+    sku: ticketSku(ticket.saleId),
     quantity: new Money(1),
     unitKey: 'ACT',
     description: 'Venta',

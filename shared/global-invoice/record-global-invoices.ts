@@ -2,9 +2,17 @@ import type { Db } from '../platform/db.js';
 import { newId } from '../platform/ids.js';
 import { storedDocumentJson } from '../invoices/stored-document.js';
 import { insertNumbered, type InvoiceRow } from '../repositories/invoices.js';
-import { insertGlobalInvoice, lastParts, lockUnclaimedSales, markSalesReported, reportingPartiesOf, type ReportingPartiesRow } from '../repositories/global-invoices.js';
+import {
+  insertGlobalInvoice,
+  lastParts,
+  lockUnclaimedSales,
+  markSalesReported,
+  markSalesUnreportable,
+  reportingPartiesOf,
+  type ReportingPartiesRow,
+} from '../repositories/global-invoices.js';
 import { globalPeriodEndingAt, type GlobalPeriodicity } from './global-period.js';
-import { GENERIC_RECEPTOR, planGlobalInvoices, type UnclaimedTicket } from './plan-global-invoice.js';
+import { GENERIC_RECEPTOR, planGlobalInvoices, unreportableReason, type UnclaimedTicket } from './plan-global-invoice.js';
 
 function byTransaction<T extends { transaction_id: string }>(rows: T[]): Map<string, T[]> {
   const out = new Map<string, T[]>();
@@ -25,7 +33,9 @@ function reportingParties(row: ReportingPartiesRow) {
  * Reports a merchant's unclaimed sales of one period: in one transaction the sales are locked, planned
  * into global invoices (STAMPING, the merchant's folios), and marked with the invoice that reports them
  * (and EXPIRED). A sale already reported, or claimed meanwhile, is not in the lock's result: nothing is
- * reported twice. Returns the new invoices, to be queued for stamping after the commit.
+ * reported twice. A sale whose sale_id no CFDI can hold is marked unreportable with the reason instead (the
+ * period summary names it) and no longer looked at: it never blocks the others. Returns the new invoices, to
+ * be queued for stamping after the commit.
  */
 export async function recordGlobalInvoices(db: Db, merchantId: string, periodEnd: Date, periodicity: GlobalPeriodicity): Promise<InvoiceRow[]> {
   const parties = reportingParties(await reportingPartiesOf(db, merchantId));
@@ -35,16 +45,27 @@ export async function recordGlobalInvoices(db: Db, merchantId: string, periodEnd
     if (sales.length === 0) return [];
     const conceptsOf = byTransaction(concepts);
     const taxesOf = byTransaction(taxes);
-    const tickets: UnclaimedTicket[] = sales.map((r) => ({
-      id: r.id,
-      saleId: r.sale_id,
-      paymentForm: r.sat_payment_form,
-      paymentMethod: r.sat_payment_method,
-      currency: r.currency,
-      exchangeRate: r.exchange_rate,
-      concepts: conceptsOf.get(r.id) ?? [],
-      taxes: taxesOf.get(r.id) ?? [],
-    }));
+    const tickets: UnclaimedTicket[] = [];
+    const unreportable: { id: string; reason: string }[] = [];
+    for (const r of sales) {
+      const reason = unreportableReason(r.sale_id);
+      if (reason !== undefined) {
+        unreportable.push({ id: r.id, reason });
+        continue;
+      }
+      tickets.push({
+        id: r.id,
+        saleId: r.sale_id,
+        paymentForm: r.sat_payment_form,
+        paymentMethod: r.sat_payment_method,
+        currency: r.currency,
+        exchangeRate: r.exchange_rate,
+        concepts: conceptsOf.get(r.id) ?? [],
+        taxes: taxesOf.get(r.id) ?? [],
+      });
+    }
+    await markSalesUnreportable(trx, unreportable);
+    if (tickets.length === 0) return [];
     const parts = planGlobalInvoices({ tickets, period, issuer: parties.issuer, expeditionPlace: parties.expeditionPlace });
     // Sales claimed back after an earlier report (a refused stamp) come as further parts of the same period.
     const earlier = await lastParts(trx, merchantId, period.end);

@@ -1,5 +1,6 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { SHORT_CODE_ALPHABET } from '../domain/qr-code/short-code.js';
+import { CFDI_TEXT, cfdiTextProblem } from '../sat/cfdi-text-rules.js';
 
 /**
  * A ticket the point of sale makes while it is offline (issue #33): the deep link of format version 2,
@@ -9,7 +10,8 @@ import { SHORT_CODE_ALPHABET } from '../domain/qr-code/short-code.js';
  * - `k`: the offline key's public id (10 base64url characters);
  * - `w`: the moment of sale, Unix seconds in base 36 (7 characters until 2059);
  * - `a`: the total in its one canonical spelling (no sign, no exponent, no trailing zeros, ≤ 6 decimals);
- * - `s`: the POS's sale id, percent-encoded in the link;
+ * - `s`: the POS's sale id, percent-encoded in the link; it becomes the sale's sale_id, so it follows that
+ *   field's rule (the ticket's NoIdentificacion in a global invoice: no control character, no "|");
  * - `m`: HMAC-SHA256(secret, "v2\nk\nw\na\ns") truncated to 128 bits. `s` is last: the fields before it
  *   cannot hold a newline, so no two tickets sign the same text.
  * The printed short code is derived from the same key and text (a second HMAC), so the POS prints it with
@@ -42,7 +44,11 @@ export interface OfflineTicketParams {
   m: string;
 }
 
-export type OfflineTicketRead = { ok: true; ticket: OfflineTicket; params: OfflineTicketParams } | { ok: false; reason: 'malformed' };
+export type OfflineTicketRead =
+  | { ok: true; ticket: OfflineTicket; params: OfflineTicketParams }
+  | { ok: false; reason: 'malformed' }
+  /** `s` could never be a sale's sale_id: `problem` says why ("must not contain the control character U+001D …"). */
+  | { ok: false; reason: 'sale_id_unwritable'; problem: string };
 
 /** The one spelling of an amount in a ticket ("116.50" → "116.5"); undefined when it is not a positive decimal of ≤ 6 places. */
 export function offlineAmountText(amount: string): string | undefined {
@@ -80,6 +86,8 @@ export function readOfflineTicket(params: Partial<Record<keyof OfflineTicketPara
   if (typeof a !== 'string' || !AMOUNT.test(a) || a === '0') return { ok: false, reason: 'malformed' };
   if (typeof s !== 'string' || s.length === 0 || s.length > SALE_ID_MAX) return { ok: false, reason: 'malformed' };
   if (typeof m !== 'string' || !/^[A-Za-z0-9_-]{22}$/.test(m)) return { ok: false, reason: 'malformed' };
+  const problem = cfdiTextProblem(CFDI_TEXT.saleId, s);
+  if (problem !== undefined) return { ok: false, reason: 'sale_id_unwritable', problem };
   const seconds = parseInt(w, 36);
   if (!Number.isSafeInteger(seconds)) return { ok: false, reason: 'malformed' };
   return { ok: true, ticket: { keyId: k, saleId: s, amount: a, soldAt: new Date(seconds * 1000) }, params: { v, k, w, a, s, m } };

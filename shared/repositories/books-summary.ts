@@ -61,7 +61,14 @@ export interface RelatedInvoiceRow {
   remaining_balance: string | null;
 }
 
-export type DifferenceCode = 'sale_not_reported' | 'sale_invoiced_without_invoice' | 'sale_invoiced_and_reported' | 'invoice_sale_not_invoiced' | 'global_ticket_count';
+export type DifferenceCode =
+  | 'sale_not_reported'
+  | 'sale_unreportable'
+  | 'global_invoice_not_stamped'
+  | 'sale_invoiced_without_invoice'
+  | 'sale_invoiced_and_reported'
+  | 'invoice_sale_not_invoiced'
+  | 'global_ticket_count';
 
 export interface DifferenceRow {
   merchant_id: string;
@@ -73,6 +80,8 @@ export interface DifferenceRow {
   /** global_ticket_count: the tickets the document says and the sales that point at it. */
   expected: number | null;
   actual: number | null;
+  /** sale_unreportable: why; global_invoice_not_stamped: the global invoice's status. */
+  detail: string | null;
 }
 
 const NS = `ARRAY[ARRAY['cfdi','http://www.sat.gob.mx/cfd/4']]`;
@@ -101,11 +110,16 @@ export function merchantIssuers(db: Db, merchantIds: readonly string[]): Promise
   );
 }
 
+// A sale counts as reported only once its global invoice is stamped: one being stamped, or refused before its
+// sales were released, reports nothing yet (issue #38). CASE short-circuits: one primary-key probe per sale in a
+// global invoice, none for the others (a join could read every invoice of the database).
+const REPORTED = `CASE WHEN x.global_invoice_id IS NULL THEN false ELSE EXISTS (SELECT 1 FROM invoices g WHERE g.id = x.global_invoice_id AND g.status IN ${STAMPED}) END`;
+
 const BUCKET_WHERE: Record<SaleBucket, string> = {
   recorded: 'true',
   invoiced: `x.status = 'INVOICED'`,
-  global_invoice: 'x.global_invoice_id IS NOT NULL',
-  expired_unclaimed: `x.status = 'EXPIRED' AND x.global_invoice_id IS NULL`,
+  global_invoice: 'x.reported',
+  expired_unclaimed: `x.status = 'EXPIRED' AND NOT x.reported`,
   cancelled: `x.status = 'CANCELLED'`,
   open: `x.status IN ('PENDING','SCANNED') AND x.global_invoice_id IS NULL`,
 };
@@ -116,7 +130,14 @@ export function periodSales(db: Db, scope: SummaryScope): Promise<SalesRow[]> {
   const figures = SALE_BUCKETS.map(
     (b) => `count(*) FILTER (WHERE ${BUCKET_WHERE[b]})::int AS ${b}_count, COALESCE(sum(x.amount) FILTER (WHERE ${BUCKET_WHERE[b]}), 0)::text AS ${b}_total`,
   ).join(',\n');
-  return rows(db, `SELECT x.merchant_id, x.currency, ${figures} FROM qr_transactions x WHERE ${period.sql} GROUP BY 1, 2 ORDER BY 1, 2`, period.bindings);
+  // `reported` worked out once per sale, read by two buckets.
+  return rows(
+    db,
+    `SELECT x.merchant_id, x.currency, ${figures}
+     FROM (SELECT x.merchant_id, x.currency, x.status, x.amount, x.global_invoice_id, ${REPORTED} AS reported FROM qr_transactions x WHERE ${period.sql}) x
+     GROUP BY 1, 2 ORDER BY 1, 2`,
+    period.bindings,
+  );
 }
 
 /** The period's stamped CFDIs by merchant, type, cancelled or not and currency, with their amounts and taxes. */
@@ -192,29 +213,43 @@ export async function periodDifferences(db: Db, scope: SummaryScope): Promise<(D
        WHERE d.n <= ${DIFFERENCES_NAMED} ORDER BY d.merchant_id, d.n`,
       bindings,
     );
-  const sale = `x.id AS qr_id, x.sale_id, NULL::text AS invoice_id, NULL::text AS uuid, NULL::int AS expected, NULL::int AS actual`;
+  const sale = `x.id AS qr_id, x.sale_id, NULL::text AS invoice_id, NULL::text AS uuid, NULL::int AS expected, NULL::int AS actual, NULL::text AS detail`;
   const liveInvoiceOf = `EXISTS (SELECT 1 FROM invoice_tickets it JOIN invoices i ON i.id = it.invoice_id WHERE it.transaction_id = x.id AND i.status <> 'REFUSED')`;
   const found = await Promise.all([
     // Unclaimed, its global period closed (or none to be reported in, once expired), and in no global invoice.
     named(
       'sale_not_reported',
       sale,
-      `FROM qr_transactions x WHERE ${sales.sql} AND x.global_invoice_id IS NULL
+      `FROM qr_transactions x WHERE ${sales.sql} AND x.global_invoice_id IS NULL AND x.unreportable IS NULL
          AND ((x.status IN ('PENDING','SCANNED','EXPIRED') AND x.global_period_end <= ?) OR (x.status = 'EXPIRED' AND x.global_period_end IS NULL))`,
       [...sales.bindings, scope.now],
+    ),
+    // Left out of its period's global invoice: its sale_id no CFDI can hold (recordGlobalInvoices).
+    named(
+      'sale_unreportable',
+      `x.id AS qr_id, x.sale_id, NULL::text AS invoice_id, NULL::text AS uuid, NULL::int AS expected, NULL::int AS actual, x.unreportable AS detail`,
+      `FROM qr_transactions x WHERE ${sales.sql} AND x.global_invoice_id IS NULL AND x.unreportable IS NOT NULL`,
+      sales.bindings,
+    ),
+    // In a global invoice that is not stamped (being stamped, or refused): not reported yet.
+    named(
+      'global_invoice_not_stamped',
+      `x.id AS qr_id, x.sale_id, g.id AS invoice_id, g.uuid, NULL::int AS expected, NULL::int AS actual, g.status AS detail`,
+      `FROM qr_transactions x JOIN invoices g ON g.id = x.global_invoice_id WHERE ${sales.sql} AND g.status NOT IN ${STAMPED}`,
+      sales.bindings,
     ),
     named('sale_invoiced_without_invoice', sale, `FROM qr_transactions x WHERE ${sales.sql} AND x.status = 'INVOICED' AND NOT ${liveInvoiceOf}`, sales.bindings),
     named('sale_invoiced_and_reported', sale, `FROM qr_transactions x WHERE ${sales.sql} AND x.global_invoice_id IS NOT NULL AND ${liveInvoiceOf}`, sales.bindings),
     named(
       'invoice_sale_not_invoiced',
-      `q.id AS qr_id, q.sale_id, x.id AS invoice_id, x.uuid, NULL::int AS expected, NULL::int AS actual`,
+      `q.id AS qr_id, q.sale_id, x.id AS invoice_id, x.uuid, NULL::int AS expected, NULL::int AS actual, NULL::text AS detail`,
       `FROM invoices x JOIN invoice_tickets it ON it.invoice_id = x.id JOIN qr_transactions q ON q.id = it.transaction_id
        WHERE ${invoices.sql} AND x.cfdi_type = 'I' AND x.status IN ${LIVE_STAMPED} AND q.status <> 'INVOICED'`,
       invoices.bindings,
     ),
     named(
       'global_ticket_count',
-      `NULL::text AS qr_id, NULL::text AS sale_id, x.id AS invoice_id, x.uuid, g.tickets AS expected, s.sales AS actual`,
+      `NULL::text AS qr_id, NULL::text AS sale_id, x.id AS invoice_id, x.uuid, g.tickets AS expected, s.sales AS actual, NULL::text AS detail`,
       `FROM invoices x JOIN global_invoices g ON g.invoice_id = x.id
        CROSS JOIN LATERAL (SELECT count(*)::int AS sales FROM qr_transactions q WHERE q.global_invoice_id = x.id) s
        WHERE ${invoices.sql} AND x.status <> 'REFUSED' AND s.sales <> g.tickets`,

@@ -4,9 +4,12 @@ import type { PageRequest } from '../platform/pagination.js';
 import type { InvoiceRow } from './invoices.js';
 import type { QrConceptRow, QrConceptTaxRow } from './qr-transactions.js';
 
-/** Sales nobody can claim any more: not invoiced, not being stamped, expired or past their expiry. */
+/**
+ * Sales nobody can claim any more: not invoiced, not being stamped, expired or past their expiry; and not
+ * found unreportable (a sale_id no CFDI can hold) by an earlier run.
+ */
 const UNCLAIMED = `t.global_invoice_id IS NULL AND t.global_period_end IS NOT NULL AND t.confirmed_at IS NULL
-  AND t.status IN ('PENDING','SCANNED','EXPIRED') AND t.expires_at <= now()`;
+  AND t.status IN ('PENDING','SCANNED','EXPIRED') AND t.expires_at <= now() AND t.unreportable IS NULL`;
 
 export interface UnreportedPeriod {
   merchant_id: string;
@@ -116,6 +119,16 @@ export async function lastParts(trx: Trx, merchantId: string, periodEnd: Date): 
     .select('payment_form', 'payment_method', trx.raw('max(part)::int as last'))) as { payment_form: string; payment_method: string; last: number }[];
 }
 
+/** How many global invoices of the merchant's period were refused. */
+export async function refusedGlobalInvoices(db: Db, merchantId: string, periodEnd: Date): Promise<number> {
+  const row = (await db('global_invoices as g')
+    .join('invoices as i', 'i.id', 'g.invoice_id')
+    .where({ 'g.merchant_id': merchantId, 'g.period_end': periodEnd, 'i.status': 'REFUSED' })
+    .count({ n: '*' })
+    .first()) as { n: string } | undefined;
+  return Number(row?.n ?? 0);
+}
+
 export async function insertGlobalInvoice(trx: Trx, row: Omit<GlobalInvoiceRow, 'created_at'>): Promise<void> {
   await trx('global_invoices').insert(row);
 }
@@ -130,6 +143,15 @@ export async function markSalesReported(trx: Trx, saleIds: string[], invoiceId: 
       expired_at: trx.raw('coalesce(expired_at, now())'),
       updated_at: trx.fn.now(),
     });
+}
+
+/** These sales can never be a global invoice's tickets (`reason`): EXPIRED, named in the period summary, not looked at again. */
+export async function markSalesUnreportable(trx: Trx, sales: { id: string; reason: string }[]): Promise<void> {
+  for (const { id, reason } of sales) {
+    await trx('qr_transactions')
+      .where({ id })
+      .update({ unreportable: reason, status: 'EXPIRED', expired_at: trx.raw('coalesce(expired_at, now())'), updated_at: trx.fn.now() });
+  }
 }
 
 export interface GlobalInvoiceRow {

@@ -367,7 +367,10 @@ function stampedEvent(row: InvoiceRow): WebhookEventType {
   return row.transaction_id ? 'invoice.stamped' : 'global_invoice.stamped';
 }
 
-/** A refusal ends this confirmation; its QRs are open again (and may now expire) for a corrected one. */
+/**
+ * A refusal ends this confirmation; its QRs are open again (and may now expire) for a corrected one. A
+ * global invoice's sales are released to the period's next global invoice.
+ */
 export async function recordRefusal(db: Db, invoiceId: string, refusal: InvoiceRefusal): Promise<void> {
   await db.transaction(async (trx) => {
     const [refused] = (await trx('invoices')
@@ -377,6 +380,8 @@ export async function recordRefusal(db: Db, invoiceId: string, refusal: InvoiceR
     const released = (await trx('qr_transactions')
       .whereIn('id', ticketIdsOf(trx, invoiceId))
       .update({ confirmed_at: null, updated_at: trx.fn.now() }, ['id', 'sale_id', 'store_uid'])) as { id: string; sale_id: string; store_uid: string }[];
+    // A refused global invoice reports nothing: its sales go back to be reported by the period's next one.
+    await trx('qr_transactions').where({ global_invoice_id: invoiceId }).update({ global_invoice_id: null, updated_at: trx.fn.now() });
     const sale = released.find((s) => s.id === refused.transaction_id);
     await emitEvents(trx, 'invoice.failed', [
       { merchantId: refused.merchant_id, data: invoiceEventData(refused, { ...(sale ? { sale_id: sale.sale_id, store_uid: sale.store_uid } : {}), error: refusal }) },

@@ -15,6 +15,8 @@ export interface CfdiTextRule {
 export const CFDI_TEXT = {
   conceptDescription: 'Comprobante/Conceptos/Concepto@Descripcion',
   conceptSku: 'Comprobante/Conceptos/Concepto@NoIdentificacion',
+  /** A sale's id is its ticket's NoIdentificacion in the global invoice (shared/global-invoice/plan-global-invoice.ts). */
+  saleId: 'Comprobante/Conceptos/Concepto@NoIdentificacion',
   conceptUnit: 'Comprobante/Conceptos/Concepto@Unidad',
   receptorName: 'Comprobante/Receptor@Nombre',
   issuerName: 'Comprobante/Emisor@Nombre',

@@ -11,6 +11,7 @@ import { BUYER, confirmReviewed, queueEvents, stamped, type QrLink } from '../he
 import { xsdInvalid } from '../helpers/sat-tools.js';
 import { jobId } from '../../shared/platform/jobs.js';
 import { settleOfflineClaimsJob } from '../../workers/settle-offline-claims.js';
+import { offlineAmountText, offlineTicketLink, signOfflineTicket } from '../../shared/offline/offline-ticket.js';
 import { harness } from '../helpers/harness.js';
 import { call, expectError } from '../helpers/http.js';
 import { postQr, qrBody } from '../helpers/qr-body.js';
@@ -324,6 +325,42 @@ describe('offline tickets: a sale the point of sale made while offline (issue #3
       const forged = await claimOf(ticket.link.replace(/&a=[^&]+/, '&a=1'));
       expectError(forged, 400, 'invalid_signature');
       expect(await claims(body.sale_id)).to.have.length(0);
+    });
+
+    it('refuses a ticket whose sale id (s) holds a control character or "|": the catch-up and the buyer\'s early claim are 400 invalid_for_cfdi, nothing kept (issue #38)', async () => {
+      const key = await issueKey(account);
+      const secret = Buffer.from(key.offlineKey.split('.')[1]!, 'base64url');
+      for (const [name, saleId] of [
+        ['U+001D (INFORMATION SEPARATOR THREE / GS)', `0107501\u001D10-${randomUUID()}`],
+        ['"|"', `A|B-${randomUUID()}`],
+      ] as const) {
+        // Signed as a POS would sign it: the signature is good, the sale id is what no CFDI can hold.
+        const body = qrBody(account.storeUid, { sale_id: saleId });
+        const params = signOfflineTicket({ keyId: key.keyId, saleId, amount: offlineAmountText(String(body.amount))!, soldAt: new Date() }, secret);
+        const link = offlineTicketLink(key.linkBaseUrl, params);
+        const caught = await postQr(account, { ...body, offline_ticket: link });
+        expectError(caught, 400, 'validation_failed');
+        expect(
+          caught.body.error.details.map((d: { field: string; code: string }) => `${d.field}:${d.code}`),
+          name,
+        ).to.deep.equal(['sale_id:invalid_for_cfdi']);
+        const other = await postQr(account, { ...body, sale_id: `ok-${randomUUID()}`, offline_ticket: link });
+        expectError(other, 400, 'validation_failed');
+        expect(
+          other.body.error.details.map((d: { field: string; code: string }) => `${d.field}:${d.code}`),
+          name,
+        ).to.deep.equal(['offline_ticket:invalid_for_cfdi']);
+        expect(other.body.error.details[0].message, name).to.contain(name);
+        const claim = await claimOf(link);
+        expectError(claim, 400, 'validation_failed');
+        expect(
+          claim.body.error.details.map((d: { field: string; code: string }) => `${d.field}:${d.code}`),
+          name,
+        ).to.deep.equal(['s:invalid_for_cfdi']);
+        expect(claim.body.error.details[0].message, name).to.contain(name);
+        expect(await claims(saleId)).to.have.length(0);
+        expect(await sales(saleId)).to.have.length(0);
+      }
     });
 
     it('sends the buyer to the sale once it has arrived (409 with its link)', async () => {

@@ -14,7 +14,8 @@ import { swPacClient } from '../../shared/adapters/pac/sw-pac-client.js';
 import { generateCfdiInput } from '../fixtures/cfdi/generate-cfdi-input.js';
 import { testSigner } from '../fixtures/cfdi/test-signer.js';
 import { sampleSale } from '../fixtures/sample-sale.js';
-import { BUYER, confirmReviewed, newQrLink } from '../helpers/buyer.js';
+import { BUYER, confirmReviewed, newQrLink, queueEvents, stamped } from '../helpers/buyer.js';
+import { jobId } from '../../shared/platform/jobs.js';
 import { harness } from '../helpers/harness.js';
 import { call, expectError } from '../helpers/http.js';
 import { postQr, qrBody } from '../helpers/qr-body.js';
@@ -42,6 +43,27 @@ describe('characters XML 1.0 cannot hold never reach a CFDI (issue #28)', () => 
       expect(res.body.error.details[0].message, name).to.contain(name);
     }
     expect(await transactions()).to.equal(before);
+  });
+
+  it('POST /v1/qrs: a sale_id with U+0001, U+001D (a barcode scanner\'s GS) or "|" is a 400 invalid_for_cfdi naming the character, and nothing is recorded (issue #38)', async () => {
+    const before = await transactions();
+    const refused = {
+      'U+0001 (START OF HEADING / SOH)': '\u0001',
+      'U+001D (INFORMATION SEPARATOR THREE / GS)': '\u001D',
+      '"|" (SAT\'s separator in the cadena original)': '|',
+    };
+    for (const [name, char] of Object.entries(refused)) {
+      const res = await postQr(account, qrBody(account.storeUid, { sale_id: `0107501${char}10A-${Date.now()}` }));
+      expectError(res, 400, 'validation_failed');
+      expect(
+        res.body.error.details.map((d: { field: string; code: string }) => `${d.field}:${d.code}`),
+        name,
+      ).to.deep.equal(['sale_id:invalid_for_cfdi']);
+      expect(res.body.error.details[0].message, name).to.contain(name).and.contain('NoIdentificacion');
+    }
+    expect(await transactions()).to.equal(before);
+    // A tab is whitespace there, as in a sku: accepted.
+    expect((await postQr(account, qrBody(account.storeUid, { sale_id: `A\tB-${Date.now()}` }))).status).to.equal(201);
   });
 
   it('the sku and a product of the catalog are checked the same way', async () => {
@@ -76,6 +98,27 @@ describe('characters XML 1.0 cannot hold never reach a CFDI (issue #28)', () => 
     // A tab in the name is whitespace, as before: the preview takes it.
     const preview = await call('POST', '/v1/public/qrs/preview', { body: { v: link.v, t: link.t, m: link.m, customer: { ...BUYER, name: 'UNIVERSIDAD\tROBOTICA ESPAÑOLA' } } });
     expect(preview.status, JSON.stringify(preview.body)).to.equal(200);
+  });
+
+  it('a sale stored before the door refused such a character: its confirmation is refused at once as invoice_unbuildable, not retried (issue #38)', async () => {
+    const link = await newQrLink(account);
+    // As data from before the door checked it: a description with U+0001, stored.
+    await harness().deps.db('qr_concepts').where({ transaction_id: link.qrId, position: 0 }).update({ description: 'Magna\u0001 10 L' });
+    const events = await queueEvents('stamp');
+    try {
+      expect((await confirmReviewed(link)).status).to.equal(202);
+      expect(await stamped(events, link.qrId)).to.include({ outcome: 'refused' });
+    } finally {
+      await events.close();
+    }
+    const invoice = await harness().deps.db('invoices').where({ transaction_id: link.qrId }).first('id', 'status', 'refusal');
+    expect(invoice.status).to.equal('REFUSED');
+    expect(invoice.refusal).to.include({ code: 'invoice_unbuildable' });
+    expect(invoice.refusal.message).to.contain('cfdi:Concepto@Descripcion').and.contain('U+0001 (START OF HEADING / SOH)');
+    const job = await harness()
+      .producers.queue('stamp')
+      .getJob(jobId.stampInvoice(invoice.id as string));
+    expect(job!.attemptsMade, 'one attempt').to.equal(1);
   });
 
   it('the fake PAC refuses a document that is not well-formed XML with 301, as SAT does, over HTTP', async () => {

@@ -14,8 +14,8 @@ const countAndTotal = { type: 'object', additionalProperties: false, required: [
 const SALE_DESCRIPTIONS: Record<(typeof SALE_BUCKETS)[number], string> = {
   recorded: 'Every sale (QR) created in the period',
   invoiced: 'Invoiced to their buyers (one ticket or several in one invoice)',
-  global_invoice: 'Reported in a global invoice',
-  expired_unclaimed: 'Expired unclaimed and in no global invoice (yet)',
+  global_invoice: 'Reported in a global invoice that is stamped',
+  expired_unclaimed: 'Expired unclaimed and in no stamped global invoice (yet: one being stamped, or left out as unreportable)',
   cancelled: 'Cancelled by the point of sale',
   open: 'Still open (pending or scanned) and in no global invoice',
 };
@@ -72,6 +72,8 @@ const differenceSchema = {
     code: {
       enum: [
         'sale_not_reported',
+        'sale_unreportable',
+        'global_invoice_not_stamped',
         'sale_invoiced_without_invoice',
         'sale_invoiced_and_reported',
         'invoice_sale_not_invoiced',

@@ -1,5 +1,6 @@
 /** POST /v1/public/qrs/offline-claim (issue #33): the buyer's data left on an offline ticket before its sale arrived. */
 import type { FromSchema } from 'json-schema-to-ts';
+import { CFDI_TEXT } from '../../../shared/sat/cfdi-text-rules.js';
 import { customerSchema } from './customer-schema.js';
 
 const linkParam = (description: string) => ({ type: 'string', maxLength: 128, description }) as const;
@@ -14,7 +15,8 @@ export const offlineClaimRequestSchema = {
     k: linkParam("The offline key's id"),
     w: linkParam('The moment of sale (Unix seconds, base 36)'),
     a: linkParam('The signed total'),
-    s: linkParam("The POS's sale id"),
+    // The sale the store sends must have this sale_id, which the door refuses with a control character or "|".
+    s: { ...linkParam('The POS\'s sale id (the sale\'s sale_id: no control characters, no "|")'), 'x-cfdi-text': CFDI_TEXT.saleId },
     m: linkParam('The signature'),
     customer: customerSchema,
     claim_token: {

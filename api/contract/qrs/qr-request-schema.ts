@@ -76,7 +76,15 @@ export const qrCreateRequestSchema = {
   ],
   properties: {
     store_uid: { type: 'string', minLength: 1, maxLength: 100 },
-    sale_id: { type: 'string', minLength: 1, maxLength: 100 },
+    sale_id: {
+      type: 'string',
+      minLength: 1,
+      maxLength: 100,
+      // The global invoice writes it as its ticket's NoIdentificacion: a character XML cannot hold (a scanner's GS) or "|" would block the period's report.
+      'x-cfdi-text': CFDI_TEXT.saleId,
+      description:
+        "The point of sale's id of the sale: up to 100 characters, no control characters (a barcode scanner's GS, U+001D) and no \"|\" — it is the ticket's NoIdentificacion in the period's global invoice",
+    },
     operation: { type: 'string', enum: ['INVOICE', 'PAYMENT', 'REFUND'] },
     amount: positive,
     subtotal: money,

@@ -30,6 +30,20 @@ export interface OfflineTicket {
 const ALPHABET = '23456789ABCDEFGHJKMNPQRSTUVWXYZ';
 const CREDENTIAL = /^afok_([A-Za-z0-9_-]{10})\.([A-Za-z0-9_-]{43})$/;
 
+/**
+ * The first character of a sale id the service would refuse (it becomes the ticket's NoIdentificacion in a
+ * CFDI): a control character XML cannot hold, such as the GS (U+001D) a barcode scanner sends, a non-character
+ * or lone surrogate, or "|". A ticket signed with it could never be invoiced.
+ */
+function refusedSaleIdChar(saleId: string): string | undefined {
+  for (const c of saleId) {
+    const cp = c.codePointAt(0)!;
+    const xml = cp === 0x9 || cp === 0xa || cp === 0xd || (cp >= 0x20 && cp <= 0xd7ff) || (cp >= 0xe000 && cp <= 0xfffd) || cp >= 0x10000;
+    if (!xml || c === '|') return `U+${cp.toString(16).toUpperCase().padStart(4, '0')}`;
+  }
+  return undefined;
+}
+
 function amountText(amount: string | number): string {
   const text = typeof amount === 'number' ? (Number.isFinite(amount) ? amount.toFixed(6) : '') : amount;
   const m = /^([0-9]{1,15})(?:\.([0-9]{1,6}))?$/.exec(text);
@@ -41,11 +55,13 @@ function amountText(amount: string | number): string {
   return canonical;
 }
 
-/** Signs a ticket offline: no network, no clock but the POS's. Throws RangeError on a bad key, sale id or amount. */
+/** Signs a ticket offline: no network, no clock but the POS's. Throws RangeError on a bad key, sale id (as the service's sale_id rule) or amount. */
 export function offlineTicket(offlineKey: string, linkBaseUrl: string, sale: OfflineSale): OfflineTicket {
   const key = CREDENTIAL.exec(offlineKey);
   if (!key) throw new RangeError('offlineKey must be the afok_… key the service issued');
   if (sale.saleId.length === 0 || sale.saleId.length > 100) throw new RangeError('saleId must have 1 to 100 characters');
+  const refused = refusedSaleIdChar(sale.saleId);
+  if (refused) throw new RangeError(`saleId must not contain ${refused}: it is written into the CFDI, which cannot hold it`);
   const secret = Buffer.from(key[2]!, 'base64url');
   const soldAt = sale.soldAt ?? new Date();
   const seconds = Math.floor(soldAt.getTime() / 1000);

@@ -1084,6 +1084,7 @@ export interface components {
     schemas: {
         QrCreateRequest: {
             store_uid: string;
+            /** @description The point of sale's id of the sale: up to 100 characters, no control characters (a barcode scanner's GS, U+001D) and no "|" — it is the ticket's NoIdentificacion in the period's global invoice */
             sale_id: string;
             /** @enum {string} */
             operation: "INVOICE" | "PAYMENT" | "REFUND";
@@ -1883,13 +1884,13 @@ export interface components {
                         /** @description Decimal text */
                         total: string;
                     };
-                    /** @description Reported in a global invoice */
+                    /** @description Reported in a global invoice that is stamped */
                     global_invoice: {
                         count: number;
                         /** @description Decimal text */
                         total: string;
                     };
-                    /** @description Expired unclaimed and in no global invoice (yet) */
+                    /** @description Expired unclaimed and in no stamped global invoice (yet: one being stamped, or left out as unreportable) */
                     expired_unclaimed: {
                         count: number;
                         /** @description Decimal text */
@@ -1965,7 +1966,7 @@ export interface components {
                 /** @description Every item that does not add up, named by its ids (up to 100 of each kind) */
                 differences: {
                     /** @enum {unknown} */
-                    code: "sale_not_reported" | "sale_invoiced_without_invoice" | "sale_invoiced_and_reported" | "invoice_sale_not_invoiced" | "global_ticket_count" | "credit_exceeds_invoice" | "payments_exceed_invoice";
+                    code: "sale_not_reported" | "sale_unreportable" | "global_invoice_not_stamped" | "sale_invoiced_without_invoice" | "sale_invoiced_and_reported" | "invoice_sale_not_invoiced" | "global_ticket_count" | "credit_exceeds_invoice" | "payments_exceed_invoice";
                     message: string;
                     qr_id?: string;
                     sale_id?: string;
@@ -2748,7 +2749,7 @@ export interface components {
             w: string;
             /** @description The signed total */
             a: string;
-            /** @description The POS's sale id */
+            /** @description The POS's sale id (the sale's sale_id: no control characters, no "|") */
             s: string;
             /** @description The signature */
             m: string;

@@ -1,9 +1,17 @@
 import type { XmlElement } from './xml-element.js';
-import { codePointName, firstNonXmlChar } from './xml-chars.js';
+import { describeCodePoint, firstNonXmlChar } from './xml-chars.js';
 
 /** A value holds a character XML 1.0 cannot (a C0 control, U+FFFE, a lone surrogate): no document is written. */
 export class UnwritableXmlError extends Error {
-  constructor(message: string) {
+  constructor(
+    message: string,
+    /** `Concepto@NoIdentificacion`: the element and attribute that hold it. */
+    readonly field: string,
+    /** `U+001D (INFORMATION SEPARATOR THREE / GS)`. */
+    readonly character: string,
+    /** The value, as stored: what names the sale or the record to correct. */
+    readonly value: string,
+  ) {
     super(message);
     this.name = 'UnwritableXmlError';
   }
@@ -22,7 +30,11 @@ function write(node: XmlElement, out: string[]): void {
   for (const [key, value] of node.attributes) {
     // The door refuses these; this is the last line, so a stamped CFDI is always well-formed.
     const bad = firstNonXmlChar(value);
-    if (bad) throw new UnwritableXmlError(`${node.name}@${key} holds ${codePointName(bad.codePoint)} at index ${bad.index}, which XML 1.0 cannot hold`);
+    if (bad) {
+      const field = `${node.name}@${key}`;
+      const character = describeCodePoint(bad.codePoint);
+      throw new UnwritableXmlError(`${field} holds ${character} at index ${bad.index}, which XML 1.0 cannot hold`, field, character, value);
+    }
     out.push(' ', key, '="', escapeAttribute(value), '"');
   }
   if (node.children.length === 0) {

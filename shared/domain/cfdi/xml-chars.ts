@@ -35,12 +35,52 @@ export function codePointName(codePoint: number): string {
   return `U+${codePoint.toString(16).toUpperCase().padStart(4, '0')}`;
 }
 
+// Unicode's names of the C0 controls XML 1.0 refuses, with their abbreviations: what a merchant searching
+// their POS's output for "GS" (the GS1 group separator a barcode scanner sends) recognizes.
+const C0_NAMES: Record<number, string> = {
+  0x00: 'NULL / NUL',
+  0x01: 'START OF HEADING / SOH',
+  0x02: 'START OF TEXT / STX',
+  0x03: 'END OF TEXT / ETX',
+  0x04: 'END OF TRANSMISSION / EOT',
+  0x05: 'ENQUIRY / ENQ',
+  0x06: 'ACKNOWLEDGE / ACK',
+  0x07: 'BELL / BEL',
+  0x08: 'BACKSPACE / BS',
+  0x0b: 'LINE TABULATION / VT',
+  0x0c: 'FORM FEED / FF',
+  0x0e: 'SHIFT OUT / SO',
+  0x0f: 'SHIFT IN / SI',
+  0x10: 'DATA LINK ESCAPE / DLE',
+  0x11: 'DEVICE CONTROL ONE / DC1',
+  0x12: 'DEVICE CONTROL TWO / DC2',
+  0x13: 'DEVICE CONTROL THREE / DC3',
+  0x14: 'DEVICE CONTROL FOUR / DC4',
+  0x15: 'NEGATIVE ACKNOWLEDGE / NAK',
+  0x16: 'SYNCHRONOUS IDLE / SYN',
+  0x17: 'END OF TRANSMISSION BLOCK / ETB',
+  0x18: 'CANCEL / CAN',
+  0x19: 'END OF MEDIUM / EM',
+  0x1a: 'SUBSTITUTE / SUB',
+  0x1b: 'ESCAPE / ESC',
+  0x1c: 'INFORMATION SEPARATOR FOUR / FS',
+  0x1d: 'INFORMATION SEPARATOR THREE / GS',
+  0x1e: 'INFORMATION SEPARATOR TWO / RS',
+  0x1f: 'INFORMATION SEPARATOR ONE / US',
+};
+
+/** `U+001D (INFORMATION SEPARATOR THREE / GS)` for a control character, else `U+FFFE`. */
+export function describeCodePoint(codePoint: number): string {
+  const name = C0_NAMES[codePoint];
+  return name === undefined ? codePointName(codePoint) : `${codePointName(codePoint)} (${name})`;
+}
+
 /** Why `text` cannot go into an XML document, phrased to follow a field name; undefined when it can. */
 export function xmlCharProblem(text: string): string | undefined {
   const bad = firstNonXmlChar(text);
   if (!bad) return undefined;
   const name = codePointName(bad.codePoint);
   if (bad.codePoint >= 0xd800 && bad.codePoint <= 0xdfff) return `must not contain ${name}, half of a surrogate pair without the other half (not valid Unicode)`;
-  if (bad.codePoint < 0x20) return `must not contain the control character ${name}, which XML 1.0 cannot hold`;
+  if (bad.codePoint < 0x20) return `must not contain the control character ${describeCodePoint(bad.codePoint)}, which XML 1.0 cannot hold`;
   return `must not contain ${name}, which is not a character (XML 1.0 cannot hold it)`;
 }

@@ -66,6 +66,25 @@ describe('offline tickets: the link a point of sale signs with no network (issue
     for (const p of bad) expect(readOfflineTicket(p).ok, JSON.stringify(p)).to.equal(false);
   });
 
+  it('refuses a sale id no CFDI can hold (a scanner\'s GS, "|"), naming the character; the typed client will not sign one (issue #38)', () => {
+    for (const [saleId, name] of [
+      ['0107501\u001D10', 'U+001D (INFORMATION SEPARATOR THREE / GS)'],
+      ['A|B', '"|"'],
+      ['A\u0001', 'U+0001 (START OF HEADING / SOH)'],
+    ] as const) {
+      const read = readOfflineTicket(signOfflineTicket({ ...ticket, saleId }, key.secret));
+      expect(read.ok, saleId).to.equal(false);
+      expect(read, saleId).to.include({ reason: 'sale_id_unwritable' });
+      expect((read as { problem: string }).problem, saleId).to.contain(name);
+      expect(() => clientOfflineTicket(`afok_${ticket.keyId}.${key.secret.toString('base64url')}`, 'https://f.test', { saleId, amount: '116.5' }), saleId).to.throw(
+        RangeError,
+        /saleId must not contain U\+/,
+      );
+    }
+    // A tab is whitespace there, as in sale_id: still signed and read.
+    expect(readOfflineTicket(signOfflineTicket({ ...ticket, saleId: 'A\tB' }, key.secret)).ok).to.equal(true);
+  });
+
   it('spells amounts one way: trailing zeros and leading zeros dropped, more than 6 decimals or zero refused', () => {
     expect(offlineAmountText('116.50')).to.equal('116.5');
     expect(offlineAmountText('0116.000000')).to.equal('116');
