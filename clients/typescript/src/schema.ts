@@ -2828,10 +2828,10 @@ export interface components {
             /** @enum {string} */
             invoice_status: "ACTIVE" | "CANCELLING" | "CANCELLATION_PENDING" | "CANCELLED" | "CANCELLATION_REJECTED";
             /**
-             * @description REQUESTED: being sent to the PAC; PENDING: SAT waits for the receptor (up to 3 business days, then it is cancelled); CANCELLED; REJECTED: the receptor refused, the invoice stays valid; FAILED: the PAC or SAT refused the request (see refusal).
+             * @description REQUESTED: being sent to the PAC; PENDING: SAT waits for the receptor (up to 3 business days, then it is cancelled); NOT_FOUND_AT_SAT: acknowledged, but SAT's status service does not know the CFDI yet (asked again for up to SAT_NOT_FOUND_GRACE_MS, 72 h); NEEDS_ATTENTION: no longer followed on its own (see attention), an operator retries or gives it up; CANCELLED; REJECTED: the receptor refused, the invoice stays valid; FAILED: the PAC refused the request, or an operator gave it up (see refusal).
              * @enum {string}
              */
-            status: "REQUESTED" | "PENDING" | "CANCELLED" | "REJECTED" | "FAILED";
+            status: "REQUESTED" | "PENDING" | "NOT_FOUND_AT_SAT" | "NEEDS_ATTENTION" | "CANCELLED" | "REJECTED" | "FAILED";
             motive: string;
             substitution_uuid: string | null;
             /**
@@ -2849,11 +2849,25 @@ export interface components {
             resolved_at: string | null;
             /** @description SAT's acknowledgement, at GET /v1/qrs/invoices/uuid/{uuid}/cancellation-acuse. */
             acuse_available: boolean;
-            /** @description Why a FAILED request was refused; code is the PAC's own (e.g. CA205). */
+            /** @description Why a FAILED request ended: refused by the PAC (source pac), or given up by an operator (source operator). */
             refusal: {
+                /** @description The PAC's code (SW: CACFDI33 for every cancellation refusal), or given_up. */
                 code?: string;
+                /** @description The PAC's message (SW: one generic text, e.g. Problemas con los campos.). */
                 message?: string;
-                source?: string;
+                /** @description The cause, as the PAC wrote it (SW's messageDetail, e.g. CA205 - UUID no existe). */
+                detail?: string | null;
+                /** @description The code the detail starts with (e.g. CA205, CR1310), if any. */
+                detail_code?: string | null;
+                /** @enum {string} */
+                source?: "pac" | "operator";
+            } | null;
+            /** @description While NEEDS_ATTENTION: not_found_at_sat (SAT's status service never found the CFDI within the grace), sat_rejected_expression (SAT could not read the service's query: N - 601), pending_too_long (no answer long past the receptor's 3 business days). */
+            attention: {
+                /** @enum {string} */
+                cause?: "not_found_at_sat" | "sat_rejected_expression" | "pending_too_long";
+                /** Format: date-time */
+                since?: string;
             } | null;
         };
         WebhookEndpointRequest: {
@@ -9518,7 +9532,8 @@ export interface operations {
                      *       "requested_at": "2026-03-15T16:00:00.000Z",
                      *       "resolved_at": null,
                      *       "acuse_available": false,
-                     *       "refusal": null
+                     *       "refusal": null,
+                     *       "attention": null
                      *     }
                      */
                     "application/json": components["schemas"]["InvoiceCancellation"];
@@ -9543,7 +9558,8 @@ export interface operations {
                      *       "requested_at": "2026-03-15T16:00:00.000Z",
                      *       "resolved_at": null,
                      *       "acuse_available": false,
-                     *       "refusal": null
+                     *       "refusal": null,
+                     *       "attention": null
                      *     }
                      */
                     "application/json": components["schemas"]["InvoiceCancellation"];
@@ -9682,7 +9698,8 @@ export interface operations {
                      *       "requested_at": "2026-03-15T16:00:00.000Z",
                      *       "resolved_at": null,
                      *       "acuse_available": false,
-                     *       "refusal": null
+                     *       "refusal": null,
+                     *       "attention": null
                      *     }
                      */
                     "application/json": components["schemas"]["InvoiceCancellation"];
