@@ -314,6 +314,7 @@ const qrSummary = {
   scanned_at: '2026-03-14T17:41:12.000Z',
   invoice: { uuid: UUID, status: 'ACTIVE' },
   global_invoice_uuid: null,
+  sold_at: null,
 };
 const invoiceSummary = {
   id: 'inv_Pq2Wd8Hs1Lm5Nv7Bx3Kc9Z',
@@ -431,6 +432,7 @@ export const RESPONSE_EXAMPLES: Record<string, unknown> = {
     expires_at_requested: null,
     global_period: { periodicity: '04', closes_at: '2026-04-01T06:00:00.000Z' },
     global_invoice: null,
+    sold_at: null,
   },
   Issuer: issuer,
   IssuerPage: page([issuer]),

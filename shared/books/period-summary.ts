@@ -123,6 +123,8 @@ const MESSAGES: Record<DifferenceCode, (d: DifferenceRow) => string> = {
   sale_invoiced_and_reported: (d) => `Sale ${d.sale_id} is in a global invoice and also in an invoice to its buyer.`,
   invoice_sale_not_invoiced: (d) => `Invoice ${d.uuid} is valid but its sale ${d.sale_id} is not INVOICED.`,
   global_ticket_count: (d) => `Global invoice ${d.uuid} says ${d.expected} tickets but ${d.actual} sales point at it.`,
+  offline_sale_other_period: (d) =>
+    `Sale ${d.sale_id} was sold offline at ${d.detail} and arrived after that period closed: it belongs to that period (unclaimed, it is reported in a further global invoice of it).`,
 };
 
 function namedDifference(d: DifferenceRow): SummaryDifference {

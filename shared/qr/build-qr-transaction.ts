@@ -25,8 +25,13 @@ export interface BuildQrInput {
  */
 export function buildQrTransactionRecord(input: BuildQrInput): Omit<QrTransactionRecord, 'storeName' | 'issuerRfc' | 'issuerName'> {
   const { request: r, qrId } = input;
-  const period = globalPeriod(input.now, input.principal.globalPeriodicity);
-  const expiry = capExpiry(new Date(r.expires_at), period);
+  // A sale belongs to the period it was made in: a ticket printed offline, to the moment of sale (issue #39).
+  const period = globalPeriod(input.offline?.soldAt ?? input.now, input.principal.globalPeriodicity);
+  // One that arrives after that period closed is claimable until the period it arrived in closes; unclaimed, it
+  // is then reported late in a further global invoice of its own period (SAT takes a global invoice of a past
+  // period: InformacionGlobal's Año back five years).
+  const claimable = period.end.getTime() > input.now.getTime() ? period : globalPeriod(input.now, input.principal.globalPeriodicity);
+  const expiry = capExpiry(new Date(r.expires_at), claimable);
   const concepts: QrConceptRow[] = [];
   const taxes: QrConceptTaxRow[] = [];
   r.operation_data.forEach((c, position) => {

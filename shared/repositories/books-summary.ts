@@ -68,7 +68,8 @@ export type DifferenceCode =
   | 'sale_invoiced_without_invoice'
   | 'sale_invoiced_and_reported'
   | 'invoice_sale_not_invoiced'
-  | 'global_ticket_count';
+  | 'global_ticket_count'
+  | 'offline_sale_other_period';
 
 export interface DifferenceRow {
   merchant_id: string;
@@ -80,7 +81,7 @@ export interface DifferenceRow {
   /** global_ticket_count: the tickets the document says and the sales that point at it. */
   expected: number | null;
   actual: number | null;
-  /** sale_unreportable: why; global_invoice_not_stamped: the global invoice's status. */
+  /** sale_unreportable: why; global_invoice_not_stamped: the global invoice's status; offline_sale_other_period: when it was sold. */
   detail: string | null;
 }
 
@@ -236,6 +237,14 @@ export async function periodDifferences(db: Db, scope: SummaryScope): Promise<(D
       'global_invoice_not_stamped',
       `x.id AS qr_id, x.sale_id, g.id AS invoice_id, g.uuid, NULL::int AS expected, NULL::int AS actual, g.status AS detail`,
       `FROM qr_transactions x JOIN invoices g ON g.id = x.global_invoice_id WHERE ${sales.sql} AND g.status NOT IN ${STAMPED}`,
+      sales.bindings,
+    ),
+    // Sold offline in a period that had closed when the sale arrived: recorded here, it belongs to that period.
+    named(
+      'offline_sale_other_period',
+      `x.id AS qr_id, x.sale_id, NULL::text AS invoice_id, NULL::text AS uuid, NULL::int AS expected, NULL::int AS actual,
+         to_char(x.sold_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"') AS detail`,
+      `FROM qr_transactions x WHERE ${sales.sql} AND x.sold_at IS NOT NULL AND x.global_period_end <= x.created_at`,
       sales.bindings,
     ),
     named('sale_invoiced_without_invoice', sale, `FROM qr_transactions x WHERE ${sales.sql} AND x.status = 'INVOICED' AND NOT ${liveInvoiceOf}`, sales.bindings),

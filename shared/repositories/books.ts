@@ -59,6 +59,8 @@ export interface QrListRow {
   invoice_uuid: string | null;
   invoice_status: string | null;
   global_invoice_uuid: string | null;
+  /** Offline sales: the moment of sale (issue #39). */
+  sold_at: Date | null;
 }
 
 export interface InvoiceListRow {
@@ -157,7 +159,7 @@ export async function listQrs(db: Db, scope: BooksScope, filters: QrFilters, aft
   const rows = await newestFirst<Row>(
     db,
     'qr_transactions',
-    'x.id, x.merchant_id, x.mode, x.store_uid, x.sale_id, x.operation, x.status, x.amount, x.subtotal, x.currency, x.created_at, x.expires_at, x.scanned_at, x.global_invoice_id',
+    'x.id, x.merchant_id, x.mode, x.store_uid, x.sale_id, x.operation, x.status, x.amount, x.subtotal, x.currency, x.created_at, x.expires_at, x.scanned_at, x.global_invoice_id, x.sold_at',
     merchantsInScope(scope, filters.storeUid),
     filter,
     limit,

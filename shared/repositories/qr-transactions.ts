@@ -253,6 +253,7 @@ export const QR_VIEW_COLUMNS = [
   'global_period_end',
   'requested_expires_at',
   'global_invoice_id',
+  'sold_at',
 ] as const satisfies readonly (keyof QrTransactionRow)[];
 
 export type QrViewRow = Pick<QrTransactionRow, (typeof QR_VIEW_COLUMNS)[number]>;

@@ -11,6 +11,7 @@ import { BUYER, confirmReviewed, queueEvents, stamped, type QrLink } from '../he
 import { xsdInvalid } from '../helpers/sat-tools.js';
 import { jobId } from '../../shared/platform/jobs.js';
 import { settleOfflineClaimsJob } from '../../workers/settle-offline-claims.js';
+import { globalPeriod } from '../../shared/global-invoice/global-period.js';
 import { offlineAmountText, offlineTicketLink, signOfflineTicket } from '../../shared/offline/offline-ticket.js';
 import { harness } from '../helpers/harness.js';
 import { call, expectError } from '../helpers/http.js';
@@ -183,6 +184,34 @@ describe('offline tickets: a sale the point of sale made while offline (issue #3
       .to.include(merchant.name)
       .and.include(body.sale_id)
       .and.include(`$${Number(body.amount).toFixed(2)}`);
+  });
+
+  it('a ticket sold in a period that closed before the sale arrived belongs to that period: sold_at shown, claimable until the current period closes, named in the summary (issue #39)', async () => {
+    const late = await harness().bootstrap('offline sale arriving late');
+    const daily = await call('PUT', `/v1/qrs/issuers/${late.issuerId}/global-periodicity`, { headers: bearer(late), body: { periodicity: '01' } });
+    expect(daily.status, JSON.stringify(daily.body)).to.equal(200);
+    const key = await issueKey(late, { windowHours: 720 });
+    const soldAt = new Date(Math.floor((Date.now() - 3 * 86_400_000) / 1000) * 1000);
+    const { body } = offlineSale(late, key, soldAt);
+    const res = await postQr(late, body);
+    expect(res.status, JSON.stringify(res.body)).to.equal(201);
+    expect(res.body.sold_at).to.equal(soldAt.toISOString());
+    // Its global period is the day it was sold; the buyer may still invoice it until today's period closes.
+    expect(res.body.global_period).to.deep.equal({ periodicity: '01', closes_at: globalPeriod(soldAt, '01').end.toISOString() });
+    expect(Date.parse(res.body.expires_at as string)).to.equal(globalPeriod(new Date(), '01').end.getTime());
+    const got = await call('GET', `/v1/qrs/${res.body.qr_id as string}`, { headers: { 'X-API-Key': late.apiKey } });
+    expect(got.body.sold_at).to.equal(soldAt.toISOString());
+    const listed = await call('GET', `/v1/qrs?sale_id=${encodeURIComponent(body.sale_id)}`, { headers: { 'X-API-Key': late.apiKey } });
+    expect(listed.body.content.map((q: { sold_at: string | null }) => q.sold_at)).to.deep.equal([soldAt.toISOString()]);
+    // A sale posted when made shows none.
+    const online = await postQr(late, qrBody(late.storeUid));
+    expect(online.body.sold_at).to.equal(null);
+    const today = new Date().toISOString().slice(0, 10);
+    const summary = await call('GET', `/v1/qrs/invoices/summary?from=${today}&to=${today}&time_zone=UTC`, { headers: { 'X-API-Key': late.apiKey } });
+    expect(summary.status, JSON.stringify(summary.body)).to.equal(200);
+    const named = (summary.body.items[0].differences as { code: string; sale_id?: string; message: string }[]).filter((d) => d.code === 'offline_sale_other_period');
+    expect(named.map((d) => d.sale_id)).to.deep.equal([body.sale_id]);
+    expect(named[0]!.message).to.include(soldAt.toISOString().slice(0, 19));
   });
 
   it('a 12-symbol code typed before its sale arrives says the sale has not come yet, not "no such code" (issue #39)', async () => {

@@ -33,6 +33,7 @@ export const qrSummarySchema = {
     'scanned_at',
     'invoice',
     'global_invoice_uuid',
+    'sold_at',
   ],
   properties: {
     qr_id: str,
@@ -56,6 +57,11 @@ export const qrSummarySchema = {
       ],
     },
     global_invoice_uuid: { type: ['string', 'null'], description: 'The global invoice that reported this unclaimed sale' },
+    sold_at: {
+      ...nullableDateTime,
+      description:
+        'A sale made offline (a ticket the POS signed, caught up later): the moment of sale, which decides its global period (created_at is when it arrived); null for a sale posted when made',
+    },
   },
 } as const;
 

@@ -21,6 +21,7 @@ export function qrSummaryView(row: QrListRow) {
     scanned_at: row.scanned_at?.toISOString() ?? null,
     invoice: row.invoice_status === null ? null : { uuid: row.invoice_uuid, status: row.invoice_status },
     global_invoice_uuid: row.global_invoice_uuid,
+    sold_at: row.sold_at?.toISOString() ?? null,
   };
 }
 

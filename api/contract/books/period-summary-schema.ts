@@ -78,6 +78,7 @@ const differenceSchema = {
         'sale_invoiced_and_reported',
         'invoice_sale_not_invoiced',
         'global_ticket_count',
+        'offline_sale_other_period',
         'credit_exceeds_invoice',
         'payments_exceed_invoice',
       ],

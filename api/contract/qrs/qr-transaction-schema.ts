@@ -121,6 +121,7 @@ export const qrTransactionSchema = {
     'expires_at_requested',
     'global_period',
     'global_invoice',
+    'sold_at',
   ],
   properties: {
     qr_id: str,
@@ -172,5 +173,10 @@ export const qrTransactionSchema = {
     expires_at_requested: { type: ['string', 'null'], format: 'date-time' },
     global_period: { type: ['object', 'null'] },
     global_invoice: { type: ['object', 'null'] },
+    sold_at: {
+      type: ['string', 'null'],
+      format: 'date-time',
+      description: 'A sale caught up from a ticket printed offline: its moment of sale, which decides its global period (created_at is when it arrived); null otherwise',
+    },
   },
 } as const;

@@ -117,6 +117,8 @@ export function qrTransactionView(record: ViewedQr, ctx: ViewContext, invoice?: 
     global_invoice: t.global_invoice_id
       ? { status: globalInvoice?.status ?? 'STAMPING', uuid: globalInvoice?.uuid ?? null, series: globalInvoice?.series ?? null, folio: globalInvoice?.folio ?? null }
       : null,
+    // Addition to the spec (issue #39): a sale caught up from an offline ticket, its moment of sale (the period it belongs to).
+    sold_at: t.sold_at ? t.sold_at.toISOString() : null,
   };
 }
 

@@ -1256,6 +1256,11 @@ export interface components {
             expires_at_requested: string | null;
             global_period: Record<string, never> | null;
             global_invoice: Record<string, never> | null;
+            /**
+             * Format: date-time
+             * @description A sale caught up from a ticket printed offline: its moment of sale, which decides its global period (created_at is when it arrived); null otherwise
+             */
+            sold_at: string | null;
         };
         Error: {
             /** @description Some errors carry further members, named in their description (e.g. `invoice` of an invoiced QR) */
@@ -1793,6 +1798,11 @@ export interface components {
             };
             /** @description The global invoice that reported this unclaimed sale */
             global_invoice_uuid: string | null;
+            /**
+             * Format: date-time
+             * @description A sale made offline (a ticket the POS signed, caught up later): the moment of sale, which decides its global period (created_at is when it arrived); null for a sale posted when made
+             */
+            sold_at: string | null;
         };
         /** @description Cursor page of QrSummary, newest first */
         QrSummaryPage: {
@@ -1966,7 +1976,7 @@ export interface components {
                 /** @description Every item that does not add up, named by its ids (up to 100 of each kind) */
                 differences: {
                     /** @enum {unknown} */
-                    code: "sale_not_reported" | "sale_unreportable" | "global_invoice_not_stamped" | "sale_invoiced_without_invoice" | "sale_invoiced_and_reported" | "invoice_sale_not_invoiced" | "global_ticket_count" | "credit_exceeds_invoice" | "payments_exceed_invoice";
+                    code: "sale_not_reported" | "sale_unreportable" | "global_invoice_not_stamped" | "sale_invoiced_without_invoice" | "sale_invoiced_and_reported" | "invoice_sale_not_invoiced" | "global_ticket_count" | "offline_sale_other_period" | "credit_exceeds_invoice" | "payments_exceed_invoice";
                     message: string;
                     qr_id?: string;
                     sale_id?: string;
