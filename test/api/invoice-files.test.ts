@@ -50,7 +50,8 @@ describe('invoice files: XML and PDF for the merchant and the buyer', function (
     const xml = await call('GET', `/v1/qrs/invoices/uuid/${invoice.uuid}/xml`, { headers: { 'X-API-Key': account.apiKey } });
     expect(xml.status).to.equal(200);
     expect(xml.body).to.include({ uuid: invoice.uuid, file_name: `${invoice.uuid}.xml`, content_type: 'application/xml' });
-    expect(Buffer.from(xml.body.content, 'base64').toString('utf8')).to.contain(`UUID="${invoice.uuid}"`);
+    // The XML as the PAC returned it: SW writes the UUID in lower case.
+    expect(Buffer.from(xml.body.content, 'base64').toString('utf8')).to.contain(`UUID="${invoice.uuid.toLowerCase()}"`);
 
     const pdf = await call('GET', `/v1/qrs/invoices/uuid/${invoice.uuid.toLowerCase()}/pdf`, { headers: { Authorization: `Bearer ${account.accessToken}` } });
     expect(pdf.status).to.equal(200);
