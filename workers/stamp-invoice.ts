@@ -130,6 +130,16 @@ async function sealedDocument(deps: StampDeps, toStamp: InvoiceToStamp, now: () 
   return sealed.xml;
 }
 
+/**
+ * The invoice's customid at the PAC. A stamp made under it may end up another invoice's (a twin sent at the same
+ * moment got the same stamp and recorded it first): the PAC would answer that stamp under this customid for
+ * 72 hours, so each re-seal for a twin goes under the next one. Derived, not stored: a later run walks the same
+ * ones in the same order, meeting each one's stamp (taken, or its own) again.
+ */
+function customIdOf(invoiceId: string, twins: number): string {
+  return twins === 0 ? invoiceId : `${invoiceId}.${twins}`;
+}
+
 export async function stampInvoiceJob(deps: StampDeps, job: Job<InvoicePayload>, now: () => Date = () => new Date()): Promise<StampInvoiceResult> {
   const toStamp = await findInvoiceToStamp(deps.db, job.data.invoiceId);
   if (!toStamp) throw new UnrecoverableError(`invoice ${job.data.invoiceId} does not exist`);
@@ -153,7 +163,7 @@ export async function stampInvoiceJob(deps: StampDeps, job: Job<InvoicePayload>,
     if (typeof sealed !== 'string') return { outcome: 'refused', qrId: invoice.transaction_id, code: 'service' };
     let stamp;
     try {
-      stamp = await deps.pac.stamp(sealed, { customId: invoice.id });
+      stamp = await deps.pac.stamp(sealed, { customId: customIdOf(invoice.id, twins) });
     } catch (err) {
       // Retried like any outage; on the job's last attempt, named instead: the CFDI exists and only a person
       // can get it (SW's support, SAT's portal). The sweep would otherwise re-queue it without end.
