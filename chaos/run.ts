@@ -26,6 +26,7 @@ import { redisFlushAll } from './scenarios/redis-flushall.js';
 import { massExpiry } from './scenarios/mass-expiry.js';
 import { postgresCrash } from './scenarios/postgres-crash.js';
 import { pacFaults } from './scenarios/pac-faults.js';
+import { pacCo1000 } from './scenarios/pac-co1000.js';
 import { commitKill } from './scenarios/commit-kill.js';
 import { csfFaults } from './scenarios/csf-faults.js';
 import { redisClusterFailover } from './scenarios/redis-cluster-failover.js';
@@ -48,6 +49,7 @@ const SCENARIOS: Record<string, Scenario> = {
   'mass-expiry': async (ctx) => [await massExpiry(ctx, { expiring: Number(process.env.CHAOS_EXPIRING ?? 10_000), windowMs: Number(process.env.CHAOS_EXPIRY_WINDOW_MS ?? 5_000) })],
   'pg-crash': async (ctx, own) => [await postgresCrash(ctx, own.postgres, { rate: 50, downMs: 3_000 })],
   'pac-faults': async (ctx) => [await pacFaults(ctx, { faultMs: 8_000 })],
+  'pac-co1000': async (ctx) => [await pacCo1000(ctx, { faultMs: 8_000 })],
   'csf-faults': async (ctx) => [await csfFaults(ctx, { faultMs: 8_000 })],
   'redis-cluster': async (ctx) => [await redisClusterFailover(ctx, { rate: Number(process.env.CHAOS_RATE ?? 50), confirms: Number(process.env.CHAOS_CONFIRMS ?? 20) })],
   'commit-kill': async (ctx) => [await commitKill(ctx, { crashes: Number(process.env.CHAOS_COMMIT_KILLS ?? (LONG ? 100 : 30)) })],
