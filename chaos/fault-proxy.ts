@@ -60,7 +60,9 @@ export async function startFaultProxy(upstream: string): Promise<FaultProxy> {
         case 'co1000':
           return void res
             .writeHead(400, { 'content-type': 'application/json' })
-            .end('{"status":"error","message":"CO1000 - Error No Controlado. Si el problema persiste, por favor contacte a soporte técnico para recibir ayuda al respecto.","messageDetail":null,"data":null}');
+            .end(
+              '{"status":"error","message":"CO1000 - Error No Controlado. Si el problema persiste, por favor contacte a soporte técnico para recibir ayuda al respecto.","messageDetail":null,"data":null}',
+            );
         default: {
           const headers: Record<string, string> = {};
           for (const name of ['authorization', 'content-type', 'customid']) if (typeof req.headers[name] === 'string') headers[name] = req.headers[name];

@@ -564,7 +564,8 @@ export async function startFakePacServer(options: { port?: number; latencyMs?: n
       const customIdHeader = req.headers.customid;
       const customId = typeof customIdHeader === 'string' ? customIdHeader : undefined;
       // The SDKs refuse these before sending, with these texts; what SW's server answers is not in the sources.
-      if (customId !== undefined && customId.length > CUSTOM_ID_MAX) return json(400, { status: 'error', message: 'El CustomId no es válido o es mayor a 100 caracteres.', messageDetail: null });
+      if (customId !== undefined && customId.length > CUSTOM_ID_MAX)
+        return json(400, { status: 'error', message: 'El CustomId no es válido o es mayor a 100 caracteres.', messageDetail: null });
       const key = documentKey(xml);
       // One customid's documents in turn too: a retry and a re-sealed document of one invoice never race to two stamps.
       await inTurn(customId === undefined ? key : `customid:${customId}`, async () => {
@@ -588,7 +589,8 @@ export async function startFakePacServer(options: { port?: number; latencyMs?: n
           // The log's UUIDs are upper-cased, as the service stores them, so tests compare them with the rows.
           calls.push({ uuid: data.uuid?.toUpperCase(), outcome: `${outcome}${lost}` });
           if (scripted?.kind === 'stamp-and-hang') return;
-          if (scripted?.kind === 'withheld') return void json(400, { status: 'error', message: PREVIOUS_STAMP_MESSAGE, messageDetail: 'No se pudo obtener la URL de descarga.', data: null });
+          if (scripted?.kind === 'withheld')
+            return void json(400, { status: 'error', message: PREVIOUS_STAMP_MESSAGE, messageDetail: 'No se pudo obtener la URL de descarga.', data: null });
           if (previous === 'document') return void json(400, { status: 'error', message: PREVIOUS_STAMP_MESSAGE, messageDetail: null, data });
           if (previous === 'customid') return void json(400, { status: 'error', message: DUPLICATE_CUSTOM_ID_MESSAGE, messageDetail: null, data });
           json(200, { status: 'success', data });

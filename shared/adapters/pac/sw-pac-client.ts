@@ -65,7 +65,14 @@ const TRANSIENT = /^CO1000\b/;
 const SOAP_ACTION = '"http://tempuri.org/IConsultaCFDIService/Consulta"';
 
 function stampFrom(data: SwStampData | null | undefined, previouslyStamped: boolean, message: string): PacStamp {
-  if (!data || typeof data.cfdi !== 'string' || !data.cfdi || typeof data.uuid !== 'string' || typeof data.fechaTimbrado !== 'string' || typeof data.noCertificadoSAT !== 'string') {
+  if (
+    !data ||
+    typeof data.cfdi !== 'string' ||
+    !data.cfdi ||
+    typeof data.uuid !== 'string' ||
+    typeof data.fechaTimbrado !== 'string' ||
+    typeof data.noCertificadoSAT !== 'string'
+  ) {
     if (previouslyStamped) throw new PacStampWithheld(`the PAC answered "${message.slice(0, 200)}" without the earlier stamp`);
     throw new PacUnavailable('the PAC answered success without a complete stamp');
   }

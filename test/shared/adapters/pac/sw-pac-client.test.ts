@@ -95,7 +95,7 @@ describe('SW-format PAC client against the fake PAC over HTTP', function () {
     expect(body.data.cfdi).to.equal(first.xml);
   });
 
-  it('another document under the same customid gets the earlier stamp (SW\'s CFDI3307), not a second CFDI', async () => {
+  it("another document under the same customid gets the earlier stamp (SW's CFDI3307), not a second CFDI", async () => {
     const hourAgo = localDateTime(new Date(Date.now() - 3600_000), 'America/Mexico_City');
     const first = await client.stamp(sealed({ issuedLocal: hourAgo }, 11), { customId: 'cfd_same-invoice' });
     // The same sale sealed again with a later Fecha: another seal, another document for SW.
