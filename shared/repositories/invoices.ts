@@ -296,6 +296,15 @@ export async function markStampWithheld(db: Db, invoiceId: string, at: Date): Pr
     .update({ stamp_withheld_at: db.raw('COALESCE(stamp_withheld_at, ?)', [at]), updated_at: db.fn.now() });
 }
 
+/** Clears the mark of a withheld stamp (the operator's retry): false when the invoice is not STAMPING with one. */
+export async function clearStampWithheld(db: Db, invoiceId: string): Promise<boolean> {
+  const cleared = await db('invoices')
+    .where({ id: invoiceId, status: 'STAMPING' })
+    .whereNotNull('stamp_withheld_at')
+    .update({ stamp_withheld_at: null, updated_at: db.fn.now() });
+  return cleared > 0;
+}
+
 /**
  * Records a stamp in one statement (its own transaction): the invoice ACTIVE with its UUID, its QRs INVOICED
  * and the stamp's outbox events, all or nothing. The events are made from what the stamp job read (a

@@ -11,6 +11,7 @@ import { newId } from '../../shared/platform/ids.js';
 import { QUEUES, type InvoicePayload } from '../../shared/platform/jobs.js';
 import { createProducers, type Producers } from '../../shared/platform/queues.js';
 import { recordConfirmation } from '../../shared/repositories/invoices.js';
+import { retryWithheldStamp } from '../../shared/invoices/retry-withheld-stamp.js';
 import { satCatalogs } from '../../shared/sat/catalogs.js';
 import { RESEAL_AFTER_HOURS, stampInvoiceJob, type StampDeps } from '../../workers/stamp-invoice.js';
 import { sweepStampingJob } from '../../workers/sweep-stamping.js';
@@ -73,6 +74,14 @@ describe('stamp-invoice and what SW answers', function () {
     expect(queued).to.not.include(row.id);
     const metrics = await call('GET', '/metrics', { headers: { Authorization: `Bearer ${config.metricsToken}` } });
     expect((metrics.body as Buffer).toString()).to.match(/^autofactura_stamps_withheld_total [1-9]/m);
+    // The operator's retry (npm run cli -- stamp retry) once SW hands the stamp over: the same CFDI, recorded.
+    const retried = harness().pac.calls.length;
+    expect(await retryWithheldStamp(db, harness().producers, row.id)).to.equal('queued');
+    expect(await stamped(events, link.qrId)).to.include({ outcome: 'stamped' });
+    expect(callsSince(retried)).to.deep.equal(['previously stamped']);
+    const [recorded] = await invoices(link.qrId);
+    expect(recorded).to.include({ status: 'ACTIVE', stamp_withheld_at: null, uuid: harness().pac.calls[from]!.uuid });
+    expect(await retryWithheldStamp(db, harness().producers, row.id)).to.equal('not-withheld');
   });
 
   it(`re-sealed after ${RESEAL_AFTER_HOURS} hours while the first stamp's answer was lost: one CFDI, the first, recorded with its own Fecha`, async () => {
