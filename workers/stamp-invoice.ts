@@ -47,7 +47,7 @@ export interface StampDeps {
  * lost would make a second CFDI: both go under the invoice's customid, and SW answers the earlier stamp
  * (CFDI3307) instead. SW keeps a customid 72 hours from its first use, which is this invoice's first send, at
  * or after the first Fecha: a re-sealed document reaches SW within that life unless the PAC stays unreachable
- * for the last 2 hours of it; an invoice still STAMPING that late has long been named by the sweep.
+ * for the last 2 hours of it (then SW no longer ties it to the earlier one: docs/stamping.md, "customid").
  */
 export const RESEAL_AFTER_HOURS = 70;
 
