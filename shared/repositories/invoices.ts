@@ -298,10 +298,7 @@ export async function markStampWithheld(db: Db, invoiceId: string, at: Date): Pr
 
 /** Clears the mark of a withheld stamp (the operator's retry): false when the invoice is not STAMPING with one. */
 export async function clearStampWithheld(db: Db, invoiceId: string): Promise<boolean> {
-  const cleared = await db('invoices')
-    .where({ id: invoiceId, status: 'STAMPING' })
-    .whereNotNull('stamp_withheld_at')
-    .update({ stamp_withheld_at: null, updated_at: db.fn.now() });
+  const cleared = await db('invoices').where({ id: invoiceId, status: 'STAMPING' }).whereNotNull('stamp_withheld_at').update({ stamp_withheld_at: null, updated_at: db.fn.now() });
   return cleared > 0;
 }
 
