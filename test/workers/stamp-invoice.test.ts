@@ -5,7 +5,7 @@ import type { BootstrapResult } from '../../cli/bootstrap.js';
 import { PacUnavailable } from '../../shared/adapters/pac/pac-client.js';
 import { swPacClient } from '../../shared/adapters/pac/sw-pac-client.js';
 import { parseXml } from '../../shared/domain/cfdi/parse-xml.js';
-import { attribute } from '../../shared/domain/cfdi/xml-element.js';
+import { attribute, descendants } from '../../shared/domain/cfdi/xml-element.js';
 import { encryptionKeyring } from '../../shared/platform/crypto/encrypt-at-rest.js';
 import { newId } from '../../shared/platform/ids.js';
 import { QUEUES, type InvoicePayload } from '../../shared/platform/jobs.js';
@@ -127,6 +127,10 @@ describe('stamp-invoice and what SW answers', function () {
       const fecha = attribute(parseXml(xml), 'Fecha');
       expect(fecha).to.equal(first.issued_local);
       expect(row.issued_local).to.equal(first.issued_local);
+      // SW's UUID as it wrote it in the XML (lower case); stored upper-cased, as the API shows it.
+      const tfd = descendants(parseXml(xml), ['cfdi:Complemento', 'tfd:TimbreFiscalDigital'])[0]!;
+      expect(attribute(tfd, 'UUID')).to.equal(row.uuid.toLowerCase());
+      expect(row.uuid).to.match(/^[0-9A-F]{8}-[0-9A-F]{4}-[0-9A-F]{4}-[0-9A-F]{4}-[0-9A-F]{12}$/);
       expect(attribute(parseXml(row.sealed_xml), 'Fecha')).to.equal(first.issued_local);
       expect(new Decimal(row.total).eq(attribute(parseXml(xml), 'Total')!)).to.equal(true);
       const detail = (await call('GET', `/v1/qrs/${link.qrId}`, { headers: { 'X-API-Key': account.apiKey } })).body;
