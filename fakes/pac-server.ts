@@ -74,7 +74,11 @@ export interface FakePacServer {
    * which a real PAC runs on its own machines.
    */
   validates: boolean;
-  /** Each call and how it went: `stamped`, `refused CFDI40145`, `cancel 201 En proceso`, `cancel 202`, `cancel refused CA205`... */
+  /**
+   * Each call and how it went: `stamped`, `previously stamped` (SW's 307), `customid stamped before` (CFDI3307), each
+   * with `, no answer` or `, withheld` when scripted so; `CO1000`, `refused CFDI40145`, `cancel 201 En proceso`,
+   * `cancel 202`, `cancel refused CA205`... `uuid` upper-cased, as the service stores it (SW's own are lower case).
+   */
   calls: { uuid?: string; outcome: string }[];
   /** The certificate that signs SelloSAT (DER). */
   certificate: Buffer;
