@@ -3,6 +3,8 @@ import { parseArgs } from 'node:util';
 import { adminPasswordHash } from '../cli/admin-password.js';
 import { bootstrapAccount } from '../cli/bootstrap.js';
 import { reencryptSecrets } from '../cli/reencrypt.js';
+import { retryWithheldStamp } from '../shared/invoices/retry-withheld-stamp.js';
+import { createProducers } from '../shared/platform/queues.js';
 import { encryptionKeyring } from '../shared/platform/crypto/encrypt-at-rest.js';
 import { checkPostgres, ServiceUnreachable } from '../shared/platform/check-services.js';
 import { config } from '../shared/platform/config.js';
@@ -24,13 +26,21 @@ const HELP = `usage: npm run cli -- <verb> [options]
   reencrypt [--json]                       seal every stored secret (CSD keys and passwords, webhook secrets) again under
                                            ENCRYPTION_KEY_ID, reading older ones with ENCRYPTION_PREVIOUS_KEYS; exit 1 if
                                            any did not decrypt
+  stamp retry --invoice ID                 re-send an invoice whose stamp the PAC withheld (docs/operations.md, Runbook:
+                                           StampWithheld); exit 1 if it is not waiting for that
 `;
 
 async function main(argv: string[]): Promise<number> {
   const { values, positionals } = parseArgs({
     args: argv,
     allowPositionals: true,
-    options: { account: { type: 'string' }, token: { type: 'string' }, json: { type: 'boolean', default: false }, help: { type: 'boolean', default: false } },
+    options: {
+      account: { type: 'string' },
+      token: { type: 'string' },
+      invoice: { type: 'string' },
+      json: { type: 'boolean', default: false },
+      help: { type: 'boolean', default: false },
+    },
   });
   const verb = positionals.join(' ');
   if (values.help || verb === '') {
@@ -93,6 +103,19 @@ async function main(argv: string[]): Promise<number> {
       const counts = await reencryptSecrets(db(), encryptionKeyring(cfg));
       print({ keyId: cfg.encryptionKeyId, ...counts });
       return Object.values(counts).some((c) => c.failed.length > 0) ? 1 : 0;
+    }
+    case 'stamp retry': {
+      if (!values.invoice) throw new UsageError('stamp retry needs --invoice ID');
+      const redis = await connectFailFast(cfg);
+      const producers = await createProducers(redis, cfg);
+      try {
+        const outcome = await retryWithheldStamp(db(), producers, values.invoice);
+        print({ invoice: values.invoice, outcome });
+        return outcome === 'queued' ? 0 : 1;
+      } finally {
+        await producers.close();
+        redis.disconnect();
+      }
     }
     default:
       throw new UsageError(`unknown verb "${verb}"\n${HELP}`);

@@ -1,10 +1,11 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 
-export type FaultMode = 'pass' | 'hang' | '5xx' | 'garbage';
+export type FaultMode = 'pass' | 'hang' | '5xx' | 'garbage' | 'co1000';
 
 /**
  * An HTTP proxy in front of a fake (the PAC, the CSF service) that the chaos run switches between faults:
- * `hang` (never answers), `5xx` (503), `garbage` (200 with HTML), `pass`. Records each call with its path
+ * `hang` (never answers), `5xx` (503), `garbage` (200 with HTML), `co1000` (SW's "Error No Controlado", as the
+ * fake PAC answers it), `pass`. Records each call with its path
  * and query and, for a CFDI, its Folio.
  */
 export interface FaultProxy {
@@ -56,9 +57,15 @@ export async function startFaultProxy(upstream: string): Promise<FaultProxy> {
           return void res.writeHead(503, { 'content-type': 'application/json' }).end('{"status":"error","message":"Service Unavailable"}');
         case 'garbage':
           return void res.writeHead(200, { 'content-type': 'text/html' }).end('<html><body>502 Bad Gateway</body></html>');
+        case 'co1000':
+          return void res
+            .writeHead(400, { 'content-type': 'application/json' })
+            .end(
+              '{"status":"error","message":"CO1000 - Error No Controlado. Si el problema persiste, por favor contacte a soporte técnico para recibir ayuda al respecto.","messageDetail":null,"data":null}',
+            );
         default: {
           const headers: Record<string, string> = {};
-          for (const name of ['authorization', 'content-type']) if (typeof req.headers[name] === 'string') headers[name] = req.headers[name];
+          for (const name of ['authorization', 'content-type', 'customid']) if (typeof req.headers[name] === 'string') headers[name] = req.headers[name];
           const answer = await fetch(`${upstream}${req.url ?? '/'}`, { method: req.method, headers, body: req.method === 'GET' || !body ? undefined : new Uint8Array(body) });
           res.writeHead(answer.status, { 'content-type': answer.headers.get('content-type') ?? 'application/octet-stream' }).end(Buffer.from(await answer.arrayBuffer()));
         }

@@ -1,10 +1,13 @@
 /**
- * A fake PAC on loopback, speaking SW Sapien's stamp v4 wire format (see shared/adapters/pac/sw-pac-client.ts).
+ * A fake PAC on loopback, speaking SW Sapien's Timbrado V4 wire format (see shared/adapters/pac/sw-pac-client.ts,
+ * which names the sources of each answer).
  * It does what a PAC does before stamping: SAT's XSD (xmllint over data/sat/xsd, when installed), the
  * cadena original recomputed and the seal verified against the document's own certificate, Anexo 20's
  * arithmetic, Fecha no older than 72 hours, and the receptor's name, zip and regime against the
  * taxpayers it knows. It then adds a TimbreFiscalDigital 1.1 with a fresh UUID, sealed with its own test
- * certificate, and returns the earlier stamp (SW's "307") when the same sealed document comes again.
+ * certificate (its UUID in lower case, as SW writes it), and returns the earlier stamp when the same sealed
+ * document comes again (SW's "307", on HTTP 400) or another document under a `customid` it stamped within
+ * the last 72 hours (SW's "CFDI3307").
  * It also cancels what it stamped (SW's cancel by CSD, with SAT's rule on when the receptor must accept)
  * and answers for it as SAT's public status service (ConsultaCFDIService) would; tests play the receptor.
  * It takes SW's two kinds of token (shared/adapters/pac/sw-token.ts): its "infinite" one (`token`, which
@@ -45,7 +48,11 @@ export type FakePacAnswer =
   | { kind: 'stamp-and-hang' }
   /** Goes on as normal once `until` settles: a test keeps a stamp in flight for as long as it needs, without a timer. */
   | { kind: 'held'; until: Promise<unknown> }
-  | { kind: 'refuse'; code: string; message: string };
+  | { kind: 'refuse'; code: string; message: string }
+  /** SW's "CO1000 - Error No Controlado": its own failure, nothing stamped. */
+  | { kind: 'co1000' }
+  /** Stamps (unless stamped before), then answers SW's 307 without `data`: the stamp exists and is not handed over. */
+  | { kind: 'withheld' };
 
 export interface FakePacServer {
   url: string;
@@ -89,7 +96,11 @@ export interface FakePacServer {
    * which a real PAC runs on its own machines.
    */
   validates: boolean;
-  /** Each call and how it went: `stamped`, `refused CFDI40145`, `cancel 201 En proceso`, `cancel 202`, `cancel refused CA205` (the cause's code)... */
+  /**
+   * Each call and how it went: `stamped`, `previously stamped` (SW's 307), `customid stamped before` (CFDI3307), each
+   * with `, no answer` or `, withheld` when scripted so; `CO1000`, `refused CFDI40145`, `cancel 201 En proceso`,
+   * `cancel 202`, `cancel refused CA205` (the cause's code)... `uuid` upper-cased, as the service stores it (SW's own are lower case).
+   */
   calls: { uuid?: string; outcome: string }[];
   /** The certificate that signs SelloSAT (DER). */
   certificate: Buffer;
@@ -106,7 +117,14 @@ const HOUR_MS = 3600 * 1000;
 const DAY_MS = 24 * HOUR_MS;
 /** Mexico's main zone (UTC−6, no DST since 2022) stands for all here. */
 const MEXICO_CITY_OFFSET_MS = -6 * HOUR_MS;
-const STAMP_PATH = '/cfdi33/stamp/v4';
+/** SW's Timbrado V4 (the one that takes `customid`), answer version v4. */
+const STAMP_PATH = '/v4/cfdi33/stamp/v4';
+/** SW keeps a customid 72 hours from its first use (developers.sw.com.mx, "Timbrado V4 – CustomID"). */
+const CUSTOM_ID_LIFE_MS = 72 * 3600 * 1000;
+const CUSTOM_ID_MAX = 100;
+const PREVIOUS_STAMP_MESSAGE = '307. El comprobante contiene un timbre previo.';
+const DUPLICATE_CUSTOM_ID_MESSAGE = 'CFDI3307 - Timbre duplicado. El customId proporcionado está duplicado.';
+const CO1000_MESSAGE = 'CO1000 - Error No Controlado. Si el problema persiste, por favor contacte a soporte técnico para recibir ayuda al respecto.';
 const CANCEL_PATH = '/cfdi33/cancel/csd';
 const STATUS_PATH = '/ConsultaCFDIService.svc';
 /** SW's authentication: v2 takes `{ user, password }` as JSON; the older path took them as headers. */
@@ -435,6 +453,12 @@ export async function startFakePacServer(
   const { stamped, cfdis } = journal;
   const calls: FakePacServer['calls'] = [];
   const turns = new Map<string, Promise<void>>();
+  /**
+   * Stamps by customid: keyed by issuer RFC and customid (SW's docs do not say whether per RFC or per account;
+   * ours are invoice ids, unique either way), registered when a stamp is made under it (the docs do not say
+   * whether a refused call uses one up), forgotten 72 hours after. Memory only: not in the journal.
+   */
+  const customIds = new Map<string, { key: string; at: Date }>();
   const xsdErrors = xsdChecker();
 
   /**
@@ -452,7 +476,8 @@ export async function startFakePacServer(
     return turn;
   }
 
-  function stamp(xml: string, now: Date): { data: Record<string, string>; previous: boolean } {
+  /** `previous`: why the stamp is an earlier one (the same document, or the same customid), or false for a new stamp. */
+  function stamp(xml: string, now: Date, customId: string | undefined): { data: Record<string, string>; previous: false | 'document' | 'customid' } {
     let comprobante: XmlElement;
     try {
       comprobante = parseXml(xml);
@@ -462,7 +487,10 @@ export async function startFakePacServer(
     const seal = attribute(comprobante, 'Sello') ?? '';
     const key = sealKey(seal);
     const earlier = stamped.get(key);
-    if (earlier) return { data: earlier, previous: true };
+    if (earlier) return { data: earlier, previous: 'document' };
+    const customKey = customId === undefined ? undefined : `${attribute(child(comprobante, 'cfdi:Emisor') ?? comprobante, 'Rfc') ?? ''}\n${customId}`;
+    const underCustomId = customKey === undefined ? undefined : customIds.get(customKey);
+    if (underCustomId && now.getTime() - underCustomId.at.getTime() < CUSTOM_ID_LIFE_MS) return { data: stamped.get(underCustomId.key)!, previous: 'customid' };
     if (fake.validates) {
       if (!verifyCfdiSeal(comprobante)) throw new Refusal('CFDI40102', 'El resultado de la digestión debe ser igual al resultado de desencriptar el sello.');
       const age = fechaAgeMs(attribute(comprobante, 'Fecha') ?? '', now);
@@ -472,7 +500,8 @@ export async function startFakePacServer(
       checkReceptor(comprobante, taxpayers);
     }
 
-    const uuid = randomUUID().toUpperCase();
+    // SW writes UUIDs in lower case (data.uuid and the TFD); SAT's own samples use upper case.
+    const uuid = randomUUID();
     const tfd = element('tfd:TimbreFiscalDigital', {
       'xmlns:tfd': TFD_NS,
       'xmlns:xsi': 'http://www.w3.org/2001/XMLSchema-instance',
@@ -503,7 +532,8 @@ export async function startFakePacServer(
       fechaTimbrado: attribute(tfd, 'FechaTimbrado') ?? '',
     };
     stamped.set(key, data);
-    cfdis.set(uuid, {
+    if (customKey !== undefined) customIds.set(customKey, { key, at: now });
+    cfdis.set(uuid.toUpperCase(), {
       issuerRfc: attribute(child(comprobante, 'cfdi:Emisor') ?? comprobante, 'Rfc') ?? '',
       receptorRfc: attribute(child(comprobante, 'cfdi:Receptor') ?? comprobante, 'Rfc') ?? '',
       total: new Decimal(attribute(comprobante, 'Total') ?? '0'),
@@ -513,7 +543,7 @@ export async function startFakePacServer(
       state: 'Vigente',
       cancellationStatus: '',
     });
-    journal.recordStamp(key, data, uuid);
+    journal.recordStamp(key, data, uuid.toUpperCase());
     return { data, previous: false };
   }
 
@@ -654,6 +684,10 @@ export async function startFakePacServer(
           calls.push({ outcome: `${prefix}refused ${scripted.code}` });
           if (cancelling) return json(400, cancelRefusalBody(scripted.code, scripted.message, false));
           return json(400, { status: 'error', message: `${scripted.code} - ${scripted.message}`, messageDetail: null });
+        case 'co1000':
+          calls.push({ outcome: `${prefix}CO1000` });
+          // SW's error list gives the code and text, not the HTTP status: 400, its error envelope's usual one.
+          return json(400, { status: 'error', message: CO1000_MESSAGE, messageDetail: null, data: null });
         case 'held':
           await scripted.until;
           break;
@@ -662,8 +696,14 @@ export async function startFakePacServer(
       if (cancelling) return cancelAnswer(body, scripted?.kind === 'stamp-and-hang', json);
       const xml = xmlFromMultipart(body, req.headers['content-type'] ?? '');
       if (!xml) return json(400, { status: 'error', message: '300 - No se encontró el XML en la petición.', messageDetail: null });
+      const customIdHeader = req.headers.customid;
+      const customId = typeof customIdHeader === 'string' ? customIdHeader : undefined;
+      // The SDKs refuse these before sending, with these texts; what SW's server answers is not in the sources.
+      if (customId !== undefined && customId.length > CUSTOM_ID_MAX)
+        return json(400, { status: 'error', message: 'El CustomId no es válido o es mayor a 100 caracteres.', messageDetail: null });
       const key = documentKey(xml);
-      await inTurn(key, async () => {
+      // One customid's documents in turn too: a retry and a re-sealed document of one invoice never race to two stamps.
+      await inTurn(customId === undefined ? key : `customid:${customId}`, async () => {
         // xmldom lets through characters XML 1.0 forbids; SAT's parser (and every PAC's, xmllint's) does not.
         const bad = firstNonXmlChar(xml);
         if (bad) {
@@ -678,10 +718,16 @@ export async function startFakePacServer(
           return void json(400, { status: 'error', message: `CFDI40101 - El XML no cumple con el esquema: ${invalid}`, messageDetail: invalid });
         }
         try {
-          const { data, previous } = stamp(xml, new Date());
-          calls.push({ uuid: data.uuid, outcome: previous ? 'previously stamped' : scripted?.kind === 'stamp-and-hang' ? 'stamped, no answer' : 'stamped' });
+          const { data, previous } = stamp(xml, new Date(), customId);
+          const outcome = previous === 'document' ? 'previously stamped' : previous === 'customid' ? 'customid stamped before' : 'stamped';
+          const lost = scripted?.kind === 'stamp-and-hang' ? ', no answer' : scripted?.kind === 'withheld' ? ', withheld' : '';
+          // The log's UUIDs are upper-cased, as the service stores them, so tests compare them with the rows.
+          calls.push({ uuid: data.uuid?.toUpperCase(), outcome: `${outcome}${lost}` });
           if (scripted?.kind === 'stamp-and-hang') return;
-          if (previous) return void json(200, { status: 'error', message: '307. El comprobante contiene un timbre previo.', messageDetail: null, data });
+          if (scripted?.kind === 'withheld')
+            return void json(400, { status: 'error', message: PREVIOUS_STAMP_MESSAGE, messageDetail: 'No se pudo obtener la URL de descarga.', data: null });
+          if (previous === 'document') return void json(400, { status: 'error', message: PREVIOUS_STAMP_MESSAGE, messageDetail: null, data });
+          if (previous === 'customid') return void json(400, { status: 'error', message: DUPLICATE_CUSTOM_ID_MESSAGE, messageDetail: null, data });
           json(200, { status: 'success', data });
         } catch (err) {
           if (!(err instanceof Refusal)) throw err;

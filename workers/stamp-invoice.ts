@@ -1,11 +1,14 @@
 /**
  * stamp-invoice: seal (once, or again when the sealed document nears SAT's 72-hour window) and send
  * to the PAC. Retrying is safe: the same sealed bytes go again and the PAC answers with the stamp it
- * already made. Timeouts and 5xx are thrown for BullMQ to retry with backoff; a refusal is recorded for
- * the buyer and ends the job; success stores the XML, marks the QR INVOICED and queues the e-mail to the
- * buyer (which renders the PDF it attaches: no PDF is made before someone needs one).
+ * already made; every document of one invoice goes under one `customId` (the invoice's id), so a re-sealed
+ * document gets the stamp of an earlier one instead of a second CFDI. Timeouts, 5xx and the PAC's own
+ * failures (SW's CO1000) are thrown for BullMQ to retry with backoff; a refusal is recorded for the buyer and
+ * ends the job; success stores the XML, marks the QR INVOICED and queues the e-mail to the buyer (which
+ * renders the PDF it attaches: no PDF is made before someone needs one). A stamp the PAC withholds through
+ * every attempt ends as `withheld`, named for an operator.
  */
-import { qrTransitions } from '../shared/platform/metrics/registry.js';
+import { qrTransitions, stampsWithheld } from '../shared/platform/metrics/registry.js';
 import type { Job } from 'bullmq';
 import { UnrecoverableError } from 'bullmq';
 import { csdSigner, type CsdSigner } from '../shared/domain/cfdi/seal-cfdi.js';
@@ -18,9 +21,9 @@ import { sealInput, sealSale, type SealedSale } from '../shared/invoices/seal-sa
 import { storedDocument } from '../shared/invoices/stored-document.js';
 import { unbuildableRefusal } from '../shared/invoices/unbuildable-refusal.js';
 import type { InvoicePayload, StampInvoiceResult } from '../shared/platform/jobs.js';
-import { PacRefused, type PacClient } from '../shared/adapters/pac/pac-client.js';
+import { PacRefused, PacStampWithheld, type PacClient } from '../shared/adapters/pac/pac-client.js';
 import type { Producers } from '../shared/platform/queues.js';
-import { findInvoiceToStamp, recordRefusal, recordStamp, saveSealedDocument, type InvoiceToStamp } from '../shared/repositories/invoices.js';
+import { findInvoiceToStamp, markStampWithheld, recordRefusal, recordStamp, saveSealedDocument, type InvoiceToStamp } from '../shared/repositories/invoices.js';
 import { loadCsdMaterial } from '../shared/repositories/merchant-csds.js';
 import { expeditionPlace, findSale } from '../shared/repositories/sales.js';
 import type { SatCatalogs } from '../shared/sat/catalogs.js';
@@ -39,7 +42,14 @@ export interface StampDeps {
   keyring: Keyring;
 }
 
-/** SAT refuses a Fecha older than 72 hours; past this age the document is rebuilt with a new one and re-sealed. */
+/**
+ * SAT refuses a Fecha older than 72 hours; past this age the document is rebuilt with a new one and re-sealed.
+ * SW takes the re-sealed document for a new one (another seal), so an earlier document stamped with its answer
+ * lost would make a second CFDI: both go under the invoice's customid, and SW answers the earlier stamp
+ * (CFDI3307) instead. SW keeps a customid 72 hours from its first use, which is this invoice's first send, at
+ * or after the first Fecha: a re-sealed document reaches SW within that life unless the PAC stays unreachable
+ * for the last 2 hours of it (then SW no longer ties it to the earlier one: docs/stamping.md, "customid").
+ */
 export const RESEAL_AFTER_HOURS = 70;
 
 // Opening an encrypted PKCS#8 key costs milliseconds; a signer is reused until the merchant's CSD changes.
@@ -130,6 +140,16 @@ async function sealedDocument(deps: StampDeps, toStamp: InvoiceToStamp, now: () 
   return sealed.xml;
 }
 
+/**
+ * The invoice's customid at the PAC. A stamp made under it may end up another invoice's (a twin sent at the same
+ * moment got the same stamp and recorded it first): the PAC would answer that stamp under this customid for
+ * 72 hours, so each re-seal for a twin goes under the next one. Derived, not stored: a later run walks the same
+ * ones in the same order, meeting each one's stamp (taken, or its own) again.
+ */
+function customIdOf(invoiceId: string, twins: number): string {
+  return twins === 0 ? invoiceId : `${invoiceId}.${twins}`;
+}
+
 export async function stampInvoiceJob(deps: StampDeps, job: Job<InvoicePayload>, now: () => Date = () => new Date()): Promise<StampInvoiceResult> {
   const toStamp = await findInvoiceToStamp(deps.db, job.data.invoiceId);
   if (!toStamp) throw new UnrecoverableError(`invoice ${job.data.invoiceId} does not exist`);
@@ -140,6 +160,7 @@ export async function stampInvoiceJob(deps: StampDeps, job: Job<InvoicePayload>,
     return { outcome: 'already-stamped', uuid: invoice.uuid ?? undefined, qrId: invoice.transaction_id };
   }
   if (invoice.status !== 'STAMPING') return { outcome: 'not-stamping', qrId: invoice.transaction_id };
+  if (invoice.stamp_withheld_at) return { outcome: 'withheld', qrId: invoice.transaction_id };
 
   // A document byte for byte like one already stamped (one RFC, one Serie, the same folio, second, buyer and
   // items: two points of sale of an issuer sharing a Serie, or the RFC under two accounts) gets that one's
@@ -152,13 +173,25 @@ export async function stampInvoiceJob(deps: StampDeps, job: Job<InvoicePayload>,
     if (typeof sealed !== 'string') return { outcome: 'refused', qrId: invoice.transaction_id, code: 'service' };
     let stamp;
     try {
-      stamp = await deps.pac.stamp(sealed);
+      stamp = await deps.pac.stamp(sealed, { customId: customIdOf(invoice.id, twins) });
     } catch (err) {
+      // Retried like any outage; on the job's last attempt, named instead: the CFDI exists and only a person
+      // can get it (SW's support, SAT's portal). The sweep would otherwise re-queue it without end.
+      if (err instanceof PacStampWithheld && (job.attemptsMade ?? 0) + 1 >= (job.opts?.attempts ?? 1)) {
+        await markStampWithheld(deps.db, invoice.id, now());
+        stampsWithheld.inc();
+        return { outcome: 'withheld', qrId: invoice.transaction_id };
+      }
       if (!(err instanceof PacRefused)) throw err;
       await recordRefusal(deps.db, invoice.id, refusalFromPac(err.pacCode, err.message));
       return { outcome: 'refused', qrId: invoice.transaction_id, code: err.pacCode };
     }
     const comprobante = parseXml(stamp.xml);
+    // The stamp of an earlier document of this invoice (SW's answer to its customid): that document, with its
+    // Fecha, is the invoice's from now on (the books read it), not the one just sealed.
+    if (attribute(comprobante, 'Sello') !== attribute(parseXml(sealed), 'Sello')) {
+      await saveSealedDocument(deps.db, invoice.id, stamp.xml, attribute(comprobante, 'Fecha') ?? '');
+    }
     const xmlFileKey = await deps.files.put('invoices', { contentType: 'application/xml', data: Buffer.from(stamp.xml, 'utf8') }, 'xml');
     const recorded = await recordStamp(deps.db, toStamp, {
       uuid: stamp.uuid,

@@ -11,6 +11,8 @@ import type { Producers } from '../shared/platform/queues.js';
 export async function sweepStampingJob(db: Db, producers: Producers, config: Readonly<Config>): Promise<{ requeued: number }> {
   const stale = (await db('invoices')
     .where({ status: 'STAMPING' })
+    // Its stamp is withheld by the PAC: named and alarmed, re-sent only when an operator clears the mark.
+    .whereNull('stamp_withheld_at')
     .where('updated_at', '<', new Date(Date.now() - config.stampSweepMs))
     .orderBy('updated_at')
     .limit(1000)

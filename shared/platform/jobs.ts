@@ -88,7 +88,8 @@ export interface DeliverWebhookPayload {
 }
 
 /** `qrId` and the refusal's `code` are for the job's log line (workers/log-job-outcomes.ts). */
-export type StampInvoiceResult = { outcome: 'stamped' | 'already-stamped' | 'refused' | 'not-stamping'; uuid?: string; qrId?: string | null; code?: string };
+/** `withheld`: the PAC says it stamped the invoice and withheld the stamp through every attempt (markStampWithheld). */
+export type StampInvoiceResult = { outcome: 'stamped' | 'already-stamped' | 'refused' | 'not-stamping' | 'withheld'; uuid?: string; qrId?: string | null; code?: string };
 
 export interface JobTypes {
   'render-qr': { queue: typeof QUEUES.render; data: RenderQrPayload; result: RenderQrJobResult };

@@ -49,6 +49,8 @@ export interface InvoiceRow {
   email_sent_at: Date | null;
   /** The mail server refused the buyer's address for good: the e-mail is not sent again by itself. */
   email_refused_at: Date | null;
+  /** The PAC said it stamped this invoice but withheld the stamp through a stamp job's every attempt: waits for an operator. */
+  stamp_withheld_at: Date | null;
   created_at: Date;
   updated_at: Date;
 }
@@ -282,6 +284,22 @@ export async function findInvoiceWithStore(db: Db, invoiceId: string): Promise<{
 /** Keeps the sealed document before it goes to the PAC, so every retry sends the very same bytes. */
 export async function saveSealedDocument(db: Db, invoiceId: string, sealedXml: string, issuedLocal: string): Promise<void> {
   await runPrepared(db, SAVE_SEALED, [invoiceId, sealedXml, issuedLocal]);
+}
+
+/**
+ * Names a STAMPING invoice whose stamp the PAC withholds (it says it stamped, and does not hand the stamp
+ * over): the sweep leaves it alone until an operator clears the mark (docs/operations.md, "Runbook").
+ */
+export async function markStampWithheld(db: Db, invoiceId: string, at: Date): Promise<void> {
+  await db('invoices')
+    .where({ id: invoiceId, status: 'STAMPING' })
+    .update({ stamp_withheld_at: db.raw('COALESCE(stamp_withheld_at, ?)', [at]), updated_at: db.fn.now() });
+}
+
+/** Clears the mark of a withheld stamp (the operator's retry): false when the invoice is not STAMPING with one. */
+export async function clearStampWithheld(db: Db, invoiceId: string): Promise<boolean> {
+  const cleared = await db('invoices').where({ id: invoiceId, status: 'STAMPING' }).whereNotNull('stamp_withheld_at').update({ stamp_withheld_at: null, updated_at: db.fn.now() });
+  return cleared > 0;
 }
 
 /**

@@ -50,7 +50,8 @@ describe('invoice files: XML and PDF for the merchant and the buyer', function (
     const xml = await call('GET', `/v1/qrs/invoices/uuid/${invoice.uuid}/xml`, { headers: { 'X-API-Key': account.apiKey } });
     expect(xml.status).to.equal(200);
     expect(xml.body).to.include({ uuid: invoice.uuid, file_name: `${invoice.uuid}.xml`, content_type: 'application/xml' });
-    expect(Buffer.from(xml.body.content, 'base64').toString('utf8')).to.contain(`UUID="${invoice.uuid}"`);
+    // The XML as the PAC returned it: SW writes the UUID in lower case.
+    expect(Buffer.from(xml.body.content, 'base64').toString('utf8')).to.contain(`UUID="${invoice.uuid.toLowerCase()}"`);
 
     const pdf = await call('GET', `/v1/qrs/invoices/uuid/${invoice.uuid.toLowerCase()}/pdf`, { headers: { Authorization: `Bearer ${account.accessToken}` } });
     expect(pdf.status).to.equal(200);
@@ -58,7 +59,8 @@ describe('invoice files: XML and PDF for the merchant and the buyer', function (
     const dir = mkdtempSync(join(tmpdir(), 'invoice-pdf-'));
     writeFileSync(join(dir, 'invoice.pdf'), Buffer.from(pdf.body.content, 'base64'));
     const { stdout } = await run('pdftotext', ['-layout', join(dir, 'invoice.pdf'), '-']);
-    for (const text of [invoice.uuid, 'EKU9003173C9', BUYER.rfc, '302.32', 'TRESCIENTOS DOS PESOS 32/100 M.N.']) expect(stdout).to.contain(text);
+    // The PDF prints the folio fiscal as the stamped XML writes it (SW: lower case).
+    for (const text of [invoice.uuid.toLowerCase(), 'EKU9003173C9', BUYER.rfc, '302.32', 'TRESCIENTOS DOS PESOS 32/100 M.N.']) expect(stdout).to.contain(text);
   });
 
   it('another merchant, a bad UUID or no credentials get 404 / 401', async () => {
@@ -81,7 +83,7 @@ describe('invoice files: XML and PDF for the merchant and the buyer', function (
         .toString(),
     ).to.equal('%PDF-');
     const xml = await fetch(`${harness().baseUrl}${invoice.xml_url.slice(base.length)}`);
-    expect(await xml.text()).to.contain(invoice.uuid);
+    expect(await xml.text()).to.contain(invoice.uuid.toLowerCase());
     const forged = await call('GET', `/v1/public/invoices/${invoice.uuid}.xml?sig=AAAAAAAAAAAAAAAAAAAAAA`);
     expectError(forged, 403, 'invalid_signature');
   });

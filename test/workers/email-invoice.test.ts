@@ -37,7 +37,7 @@ describe('invoice e-mail', function () {
     await delivered(invoice.id);
     const mail = harness().smtp.messages.find((m) => m.to.includes(`buyer-${link.qrId}@example.test`));
     expect(mail, 'message delivered').to.not.equal(undefined);
-    expect(mail!.attachment(`${invoice.uuid}.xml`)!.toString('utf8')).to.contain(`UUID="${invoice.uuid}"`);
+    expect(mail!.attachment(`${invoice.uuid}.xml`)!.toString('utf8')).to.contain(`UUID="${invoice.uuid.toLowerCase()}"`);
     const attached = mail!.attachment(`${invoice.uuid}.pdf`)!;
     expect(attached.subarray(0, 5).toString()).to.equal('%PDF-');
     expect(mail!.body('text/plain')).to.contain('302.32');

@@ -23,7 +23,7 @@ async function measure<T>(operation: 'stamp' | 'cancel' | 'status', call: () => 
 /** The same PacClient, timing every call by operation and outcome in autofactura_pac_request_duration_seconds. */
 export function measuredPacClient(client: PacClient): PacClient {
   return {
-    stamp: (sealedXml) => measure('stamp', () => client.stamp(sealedXml)),
+    stamp: (sealedXml, options) => measure('stamp', () => client.stamp(sealedXml, options)),
     cancel: (request) => measure('cancel', () => client.cancel(request)),
     status: (query) => measure('status', () => client.status(query)),
   };

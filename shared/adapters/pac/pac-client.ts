@@ -1,8 +1,8 @@
 /**
  * The PAC (Proveedor Autorizado de Certificación) seen from the service: it stamps a sealed CFDI.
- * Temporary failures (timeouts, 5xx, unreadable answers) are PacUnavailable and are retried;
- * a validation refusal is PacRefused, final for that document, with the PAC's own code kept.
- * Credentials the PAC refuses (401/403) are PacCredentialsRejected.
+ * Temporary failures (timeouts, 5xx, unreadable answers, the PAC's own "uncontrolled error") are
+ * PacUnavailable and are retried; a validation refusal is PacRefused, final for that document, with the
+ * PAC's own code kept. Credentials the PAC refuses (401/403) are PacCredentialsRejected.
  */
 export interface PacStamp {
   uuid: string;
@@ -10,8 +10,19 @@ export interface PacStamp {
   xml: string;
   stampedAt: string;
   satCertificateNumber: string;
-  /** True when the PAC had already stamped this very document and returned that stamp again. */
+  /**
+   * True when the PAC had stamped before and returned that stamp again: this very document, or (by
+   * `customId`) an earlier document of the same invoice, whose XML (and Fecha) `xml` then is.
+   */
   previouslyStamped: boolean;
+}
+
+export interface PacStampOptions {
+  /**
+   * One invoice's identity at the PAC, the same for every document sealed for it: a PAC that already stamped
+   * a document under it answers that stamp instead of stamping another document (SW's `customid`).
+   */
+  customId?: string;
 }
 
 /** SAT's c_MotivoCancelacion. */
@@ -67,7 +78,7 @@ export interface SatStatusQuery {
 }
 
 export interface PacClient {
-  stamp(sealedXml: string): Promise<PacStamp>;
+  stamp(sealedXml: string, options?: PacStampOptions): Promise<PacStamp>;
   /** Asks SAT, through the PAC, to cancel a stamped CFDI. Temporary failures are PacUnavailable; refusals PacRefused. */
   cancel(request: PacCancelRequest): Promise<PacCancelAnswer>;
   /** SAT's current status of a CFDI: after a cancellation, whether it is done, waiting for the receptor, or rejected. */
@@ -78,6 +89,17 @@ export class PacUnavailable extends Error {
   constructor(message: string) {
     super(message);
     this.name = 'PacUnavailable';
+  }
+}
+
+/**
+ * The PAC says it stamped this document (or this customId) before but did not hand the stamp over: retried
+ * like any PacUnavailable, and a stamp job that still gets it on its last attempt stops and names it.
+ */
+export class PacStampWithheld extends PacUnavailable {
+  constructor(message: string) {
+    super(message);
+    this.name = 'PacStampWithheld';
   }
 }
 

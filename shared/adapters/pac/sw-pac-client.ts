@@ -2,12 +2,32 @@
  * PacClient speaking SW Sapien's ("SmarterWeb") public REST API (developers.sw.com.mx) and SAT's public
  * CFDI status service. The fake PAC (fakes/pac-server.ts) speaks the same formats.
  *
- * Stamp v4: POST {base}/cfdi33/stamp/v4 with `Authorization: Bearer <token>` and the sealed XML as the
- * multipart field `xml`.
+ * Stamp, SW's "Timbrado V4": POST {base}/v4/cfdi33/stamp/v4 (the path's last v4 is the answer's version)
+ * with `Authorization: Bearer <token>`, the sealed XML as the multipart field `xml`, and the header
+ * `customid` (SW's SDKs send it only to the /v4/ paths; lunasoft/sw-sdk-nodejs RequestHelper._buildPath).
  *   200 { status: "success", data: { cfdi, uuid, fechaTimbrado, noCertificadoSAT, ... } }
  *   400 { status: "error", message: "CFDI40145 - <text>", messageDetail }
- * A document stamped before comes back as status "error", message "307. El comprobante contiene un
- * timbre previo." with the earlier stamp in `data`: that is how a retry learns it already succeeded.
+ * What SW answers, from its SDKs' tests and its docs:
+ * - A document stamped before: "307. El comprobante contiene un timbre previo." with the earlier stamp in
+ *   `data`, on HTTP 400: the Java SDK reads a 307's `data` only from a non-200 answer below 500
+ *   (BuildResponseV4), Python's reads `message` only from a non-200 one (StampResponse), and .NET reads a body
+ *   only on 200, 400 or 401 (ResponseHandler.TryGetResponse) while its tests assert the 307's `data.cfdi`.
+ * - The same `customid` with another document: "CFDI3307 - Timbre duplicado. El customId proporcionado está
+ *   duplicado." with the stamp made under that customid in `data` (sw-sdk-dotnet's StampV4XML_test,
+ *   SW-sdk-NetStandard's IssueV4StorageTest); the same customid with the same document is a plain 307
+ *   (developers.sw.com.mx, "Servicio de timbrado customID"). Right after the first stamp SW may not have
+ *   that XML in its storage yet: CFDI3307 with `data.tfd` but an empty `data.cfdi` and messageDetail "No se pudo
+ *   obtener la URL de descarga." (the same tests): the stamp exists but is withheld, so the call is retried
+ *   (PacStampWithheld), and a job that gets it on its last attempt names it (workers/stamp-invoice.ts).
+ *   A customid is at most 100 characters with no format rule, kept 72 hours from its first use
+ *   (developers.sw.com.mx, "Timbrado V4 – CustomID"); SW's docs do not say whether it is keyed per account or
+ *   per issuer RFC (the fake keys it per RFC), nor what a call that failed before stamping leaves behind.
+ * - "CO1000 - Error No Controlado. Si el problema persiste, por favor contacte a soporte técnico…" (SW's
+ *   error list): an internal failure, not a verdict on the document: retried (PacUnavailable). SW's sources
+ *   do not say which HTTP status carries it; it is read by its code on any status.
+ * - SW writes UUIDs in lower case, in `data.uuid` and in the TFD (the SDKs' recorded SW-stamped CFDIs, e.g.
+ *   sw-sdk-java's CFDI40_Ingreso_Timbrado.xml); the service stores and compares them upper-cased and keeps the
+ *   XML as SW returned it.
  *
  * Cancel by CSD: POST {base}/cfdi33/cancel/csd, same token, JSON { uuid, password, rfc, motivo,
  * foliosustitucion, b64Cer, b64Key }.
@@ -26,7 +46,7 @@
  * checks the token before the document: nothing was done), then is PacCredentialsRejected.
  */
 import { verificationExpression } from '../../domain/cfdi/verification-expression.js';
-import { PacCredentialsRejected, PacRefused, PacUnavailable, type PacCancelAnswer, type PacClient, type PacStamp, type SatQueryResult } from './pac-client.js';
+import { PacCredentialsRejected, PacRefused, PacStampWithheld, PacUnavailable, type PacCancelAnswer, type PacClient, type PacStamp, type SatQueryResult } from './pac-client.js';
 import { swReason, swTokens, type SwCredentials } from './sw-token.js';
 import { textsByLocalName } from './xml-texts.js';
 
@@ -49,11 +69,22 @@ interface SwAnswer<Data> {
   data?: Data | null;
 }
 
-const PREVIOUS_STAMP = /^307\b/;
+/** SW's codes for "stamped before": this document (307), or another document under this customid (CFDI3307). */
+const PREVIOUS_STAMP = /^(?:307|CFDI3307)\b/;
+/** SW's codes for its own failures, whatever the document: worth another try (CO1000: "Error No Controlado"). */
+const TRANSIENT = /^CO1000\b/;
 const SOAP_ACTION = '"http://tempuri.org/IConsultaCFDIService/Consulta"';
 
-function stampFrom(data: SwStampData | null | undefined, previouslyStamped: boolean): PacStamp {
-  if (!data || typeof data.cfdi !== 'string' || typeof data.uuid !== 'string' || typeof data.fechaTimbrado !== 'string' || typeof data.noCertificadoSAT !== 'string') {
+function stampFrom(data: SwStampData | null | undefined, previouslyStamped: boolean, message: string): PacStamp {
+  if (
+    !data ||
+    typeof data.cfdi !== 'string' ||
+    !data.cfdi ||
+    typeof data.uuid !== 'string' ||
+    typeof data.fechaTimbrado !== 'string' ||
+    typeof data.noCertificadoSAT !== 'string'
+  ) {
+    if (previouslyStamped) throw new PacStampWithheld(`the PAC answered "${message.slice(0, 200)}" without the earlier stamp`);
     throw new PacUnavailable('the PAC answered success without a complete stamp');
   }
   return { uuid: data.uuid.toUpperCase(), xml: data.cfdi, stampedAt: data.fechaTimbrado, satCertificateNumber: data.noCertificadoSAT, previouslyStamped };
@@ -123,6 +154,7 @@ async function callSw<Data>(url: string, init: RequestInit, timeoutMs: number): 
 
 /** A call that did not succeed: an "error" with HTTP 400 is the PAC's final refusal (`CODE - text`); anything else is temporary. */
 function failure(call: SwCall<unknown>): never {
+  if (TRANSIENT.test(call.message)) throw new PacUnavailable(`the PAC answered ${call.message.slice(0, 200)} (HTTP ${call.httpStatus})`);
   if (call.answer.status === 'error' && call.httpStatus === 400) {
     const [, code = 'PAC', text = call.message] = /^([A-Z0-9]+)\s*[-.]\s*(.*)$/s.exec(call.message) ?? [];
     const detail = typeof call.answer.messageDetail === 'string' && call.answer.messageDetail.trim() ? call.answer.messageDetail.trim() : undefined;
@@ -167,12 +199,16 @@ export function swPacClient(baseUrl: string, credentials: string | SwCredentials
   }
 
   return {
-    async stamp(sealedXml) {
+    async stamp(sealedXml, options = {}) {
       const form = new FormData();
       form.append('xml', new Blob([sealedXml], { type: 'application/xml' }), 'cfdi.xml');
-      const call = await authorized<SwStampData>(`${baseUrl}/cfdi33/stamp/v4`, (token) => ({ body: form, headers: headers(token) }));
-      if (call.ok) return stampFrom(call.answer.data, false);
-      if (call.answer.status === 'error' && PREVIOUS_STAMP.test(call.message)) return stampFrom(call.answer.data, true);
+      const call = await authorized<SwStampData>(`${baseUrl}/v4/cfdi33/stamp/v4`, (token) => ({
+        body: form,
+        headers: headers(token, options.customId === undefined ? {} : { customid: options.customId }),
+      }));
+      if (call.ok) return stampFrom(call.answer.data, false, call.message);
+      // On HTTP 400 from SW; read on whatever status reaches here, as what it says decides.
+      if (call.answer.status === 'error' && PREVIOUS_STAMP.test(call.message)) return stampFrom(call.answer.data, true, call.message);
       return failure(call);
     },
 

@@ -65,6 +65,13 @@ export const pacRequestDuration = new Histogram({
   registers: [registry],
 });
 
+/** Alarmed (docs/operations.md, "Runbook"): a CFDI exists at SAT that the service could not record. */
+export const stampsWithheld = new Counter({
+  name: 'autofactura_stamps_withheld_total',
+  help: 'Invoices a stamp job gave up on because the PAC said it had stamped them but never handed the stamp over (SW 307 or CFDI3307 without the CFDI).',
+  registers: [registry],
+});
+
 export const csfRequestDuration = new Histogram({
   name: 'autofactura_csf_request_duration_seconds',
   help: "Calls to the CSF service (SAT's tax-status certificates) by outcome (ok, unavailable, not_found, error), and how long they took.",

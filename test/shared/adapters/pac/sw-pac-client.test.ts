@@ -11,7 +11,7 @@ import { parseXml } from '../../../../shared/domain/cfdi/parse-xml.js';
 import { sealCfdi } from '../../../../shared/domain/cfdi/seal-cfdi.js';
 import { serializeXml } from '../../../../shared/domain/cfdi/serialize-xml.js';
 import { attribute, descendants } from '../../../../shared/domain/cfdi/xml-element.js';
-import { PacCredentialsRejected, PacRefused, PacUnavailable, type PacClient } from '../../../../shared/adapters/pac/pac-client.js';
+import { PacCredentialsRejected, PacRefused, PacStampWithheld, PacUnavailable, type PacClient } from '../../../../shared/adapters/pac/pac-client.js';
 import { swPacClient } from '../../../../shared/adapters/pac/sw-pac-client.js';
 import { localDateTime } from '../../../../shared/domain/time-zone.js';
 import { generateCfdiInput } from '../../../fixtures/cfdi/generate-cfdi-input.js';
@@ -55,7 +55,8 @@ describe('SW-format PAC client against the fake PAC over HTTP', function () {
     writeFileSync(join(dir, 'stamped.xml'), stamp.xml);
     expect(await xsdInvalid([join(dir, 'stamped.xml')])).to.equal('');
     const tfd = descendants(parseXml(stamp.xml), ['cfdi:Complemento', 'tfd:TimbreFiscalDigital'])[0]!;
-    expect(attribute(tfd, 'UUID')).to.equal(stamp.uuid);
+    // SW writes UUIDs in lower case; the client hands them over upper-cased, as SAT writes them and the service stores them.
+    expect(attribute(tfd, 'UUID')).to.equal(stamp.uuid.toLowerCase());
     const verified = createVerify('RSA-SHA256')
       .update(tfdCadenaOriginal(tfd), 'utf8')
       .verify(new X509Certificate(pac.certificate).publicKey, attribute(tfd, 'SelloSAT')!, 'base64');
@@ -77,6 +78,53 @@ describe('SW-format PAC client against the fake PAC over HTTP', function () {
     const retry = await client.stamp(xml);
     expect(retry.previouslyStamped).to.equal(true);
     expect(pac.calls.filter((c) => c.uuid === retry.uuid).map((c) => c.outcome)).to.deep.equal(['stamped, no answer', 'previously stamped']);
+  });
+
+  it("answers a repeated document as SW does: HTTP 400, SW's 307, the earlier stamp in data with its UUID in lower case", async () => {
+    const xml = sealed({}, 10);
+    const first = await client.stamp(xml);
+    const form = new FormData();
+    form.append('xml', new Blob([xml], { type: 'application/xml' }), 'cfdi.xml');
+    const res = await fetch(`${pac.url}/v4/cfdi33/stamp/v4`, { method: 'POST', body: form, headers: { authorization: `Bearer ${pac.token}` } });
+    expect(res.status).to.equal(400);
+    const body = (await res.json()) as { status: string; message: string; data: { uuid: string; cfdi: string } };
+    expect(body).to.include({ status: 'error', message: '307. El comprobante contiene un timbre previo.' });
+    expect(body.data.uuid).to.match(/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/);
+    // Read on that status, the stamp comes back upper-cased, with the XML as SW wrote it.
+    expect(first.uuid).to.equal(body.data.uuid.toUpperCase());
+    expect(body.data.cfdi).to.equal(first.xml);
+  });
+
+  it("another document under the same customid gets the earlier stamp (SW's CFDI3307), not a second CFDI", async () => {
+    const hourAgo = localDateTime(new Date(Date.now() - 3600_000), 'America/Mexico_City');
+    const first = await client.stamp(sealed({ issuedLocal: hourAgo }, 11), { customId: 'cfd_same-invoice' });
+    // The same sale sealed again with a later Fecha: another seal, another document for SW.
+    const resealed = sealed({}, 11);
+    const again = await client.stamp(resealed, { customId: 'cfd_same-invoice' });
+    expect(again).to.include({ uuid: first.uuid, previouslyStamped: true, xml: first.xml });
+    expect(pac.calls.filter((c) => c.uuid === first.uuid).map((c) => c.outcome)).to.deep.equal(['stamped', 'customid stamped before']);
+    // Under another customid the same document is a CFDI of its own: the customid is what prevents it.
+    const other = await client.stamp(resealed, { customId: 'cfd_another-invoice' });
+    expect(other.uuid).to.not.equal(first.uuid);
+    expect(other.previouslyStamped).to.equal(false);
+  });
+
+  it("SW's CO1000 (its own uncontrolled error) is temporary, not a refusal; the next call stamps", async () => {
+    const xml = sealed({}, 12);
+    pac.script({ kind: 'co1000' });
+    expect((await unavailable(client.stamp(xml))).message).to.contain('CO1000');
+    expect((await client.stamp(xml)).previouslyStamped).to.equal(false);
+  });
+
+  it('a 307 without the stamp in data is PacStampWithheld (retried), and the stamp comes with a later answer', async () => {
+    const xml = sealed({}, 13);
+    pac.script({ kind: 'withheld' });
+    const withheld = await rejection(client.stamp(xml), PacStampWithheld);
+    expect(withheld).to.be.instanceOf(PacUnavailable);
+    expect(withheld.message).to.contain('307');
+    const stamp = await client.stamp(xml);
+    expect(stamp.previouslyStamped).to.equal(true);
+    expect(pac.calls.filter((c) => c.uuid === stamp.uuid).map((c) => c.outcome)).to.deep.equal(['stamped, withheld', 'previously stamped']);
   });
 
   it("refuses a receptor whose name or zip is not what SAT has for that RFC, with the PAC's code", async () => {

@@ -93,7 +93,7 @@ describe("SW's two kinds of token: the portal's, and one the client gets with a 
     const old = pac.token;
     await swPacClient(pac.url, old, TIMEOUT_MS, statusUrl()).stamp(sealedInvoice('181'));
     const fresh = pac.regenerateToken();
-    const res = await fetch(`${pac.url}/cfdi33/stamp/v4`, { method: 'POST', headers: { authorization: `Bearer ${old}` } });
+    const res = await fetch(`${pac.url}/v4/cfdi33/stamp/v4`, { method: 'POST', headers: { authorization: `Bearer ${old}` } });
     expect(res.status).to.equal(401);
     expect(await res.json()).to.deep.equal({ status: 'error', message: 'AU4000 - No fue posible validar el token.', messageDetail: null });
     const rejected = await rejection(swPacClient(pac.url, old, TIMEOUT_MS, statusUrl()).stamp(sealedInvoice('182')), PacCredentialsRejected);

@@ -41,7 +41,8 @@ describe('a type P CFDI through the fake PAC (SW format over HTTP)', function ()
     expect(stamp.previouslyStamped).to.equal(false);
     const stamped = parseXml(stamp.xml);
     expect(descendants(stamped, ['cfdi:Complemento']).flatMap((c) => c.children.map((n) => n.name))).to.deep.equal(['pago20:Pagos', 'tfd:TimbreFiscalDigital']);
-    expect(attribute(descendants(stamped, ['cfdi:Complemento', 'tfd:TimbreFiscalDigital'])[0]!, 'UUID')).to.equal(stamp.uuid);
+    // SW writes the TFD's UUID in lower case; the client hands it over upper-cased.
+    expect(attribute(descendants(stamped, ['cfdi:Complemento', 'tfd:TimbreFiscalDigital'])[0]!, 'UUID')).to.equal(stamp.uuid.toLowerCase());
     expect(cadenaOriginal(stamped)).to.equal(cadena);
     const dir = mkdtempSync(join(tmpdir(), 'pagos20-pac-'));
     writeFileSync(join(dir, 'stamped.xml'), stamp.xml);
