@@ -655,7 +655,6 @@ const DEFAULT_ERROR_CODE: Record<string, string> = {
   401: 'unauthorized',
   403: 'invalid_signature',
   404: 'not_found',
-  409: 'conflict',
   410: 'qr_expired',
   413: 'payload_too_large',
   415: 'unsupported_media_type',

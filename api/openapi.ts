@@ -115,9 +115,27 @@ const pageQuery = [
 
 const METHODS = ['get', 'put', 'post', 'delete', 'patch'] as const;
 
-type Operation = { operationId?: string; security?: unknown };
+type Operation = { operationId?: string; security?: unknown; summary?: string; description?: string };
 
-/** Every operation named, and the public ones marked as such (`security: []`), as OpenAPI linters expect. */
+/** A title Redoc shows as plain text (it renders `description` as Markdown, never `summary`). */
+const SUMMARY_MAX = 90;
+
+/**
+ * An operation's title: its summary up to the first `:` or `;` (or SUMMARY_MAX characters), without Markdown;
+ * the whole text, when it says more, goes to the description, where Markdown renders (issue #39: raw
+ * backticks in long titles).
+ */
+function titled(op: Operation): void {
+  const full = op.summary;
+  if (full === undefined) return;
+  let title = full.split(/[:;] /)[0]!.replaceAll('`', '');
+  if (title.length > SUMMARY_MAX) title = `${title.slice(0, title.lastIndexOf(' ', SUMMARY_MAX - 1))}…`;
+  if (title === full) return;
+  op.summary = title;
+  op.description = op.description === undefined ? full : `${full}\n\n${op.description}`;
+}
+
+/** Every operation named and titled, and the public ones marked as such (`security: []`), as OpenAPI linters expect. */
 function withOperationIds<D extends { paths: Record<string, Record<string, unknown>> }>(doc: D): D {
   for (const [path, item] of Object.entries(doc.paths)) {
     for (const method of METHODS) {
@@ -126,6 +144,7 @@ function withOperationIds<D extends { paths: Record<string, Record<string, unkno
       const id = operationIdOf(method, path);
       if (id !== undefined) op.operationId ??= id;
       op.security ??= [];
+      titled(op);
     }
   }
   return doc;
@@ -302,7 +321,7 @@ function rawDocument(publicBaseUrl: string) {
             400: errorResponse('Invalid fields: RFC, regime for the person type, zip, e-mail, idCif'),
             401: errorResponse('Token invalid, expired or revoked'),
             404: errorResponse('Group not found in the account'),
-            409: errorResponse('The group already has an issuer with this RFC'),
+            409: errorResponse('`issuer_already_exists`: the group already has an issuer with this RFC'),
           },
         },
         get: {
@@ -338,7 +357,7 @@ function rawDocument(publicBaseUrl: string) {
             400: errorResponse('Invalid fields or logo'),
             401: errorResponse('Token invalid'),
             404: errorResponse('Issuer or group not found'),
-            409: errorResponse('The target group already has an issuer with this RFC'),
+            409: errorResponse('`issuer_already_exists`: the target group already has an issuer with this RFC'),
             413: errorResponse('A logo over 2 MB'),
             415: errorResponse('Not multipart/form-data'),
           },
@@ -368,7 +387,7 @@ function rawDocument(publicBaseUrl: string) {
             200: { description: 'A page; `next_cursor` fetches the next one', content: json('QrSummaryPage') },
             400: errorResponse('Invalid filter or page size, unknown parameter, or a cursor no earlier page gave'),
             401: errorResponse('No valid API key or token'),
-            404: errorResponse('`merchant_id` is not a merchant of these credentials'),
+            404: errorResponse('`merchant_not_found`: `merchant_id` is not a merchant of these credentials'),
           },
         },
         post: {
@@ -383,12 +402,14 @@ function rawDocument(publicBaseUrl: string) {
             201: { description: 'The QR transaction (also for an idempotent replay, with Idempotent-Replayed: true)', content: json('QrTransaction') },
             400: errorResponse('Invalid or missing fields or headers, malformed JSON'),
             401: errorResponse('API key invalid or missing'),
-            404: errorResponse('store_uid not found'),
-            409: errorResponse('idempotency-key reused with a different body; offline_ticket_already_bound: the offline ticket was caught up by another sale'),
+            404: errorResponse('`store_not_found`: store_uid names no store of this API key'),
+            409: errorResponse(
+              '`idempotency_key_reused`: the idempotency-key was used with a different body; `offline_ticket_already_bound`: the offline ticket was caught up by another sale',
+            ),
             413: errorResponse('Body over the size limit'),
             415: errorResponse('Content-Type is not application/json'),
             422: errorResponse(
-              'Business rule: merchant inactive, CSD missing or expired, SAT catalog or arithmetic rule; offline_ticket_invalid, offline_ticket_mismatch, offline_ticket_window_passed, offline_key_revoked for a sale that catches up an offline ticket',
+              '`rule_violation` (a SAT catalog or arithmetic rule, each in `details`), `merchant_inactive`, `csd_not_configured`, `csd_expired`; for a sale that catches up an offline ticket `offline_ticket_invalid`, `offline_ticket_mismatch`, `offline_ticket_window_passed`, `offline_key_revoked`',
             ),
             500: errorResponse('QR rendering failed; nothing was written'),
             503: errorResponse('Redis or the render worker unavailable; nothing was written'),
@@ -406,7 +427,7 @@ function rawDocument(publicBaseUrl: string) {
             200: { description: 'A page; `next_cursor` fetches the next one', content: json('InvoiceSummaryPage') },
             400: errorResponse('Invalid filter or page size, unknown parameter, or a cursor no earlier page gave'),
             401: errorResponse('No valid API key or token'),
-            404: errorResponse('`merchant_id` is not a merchant of these credentials'),
+            404: errorResponse('`merchant_not_found`: `merchant_id` is not a merchant of these credentials'),
           },
         },
         post: {
@@ -442,7 +463,7 @@ function rawDocument(publicBaseUrl: string) {
             },
             400: errorResponse('Invalid filter or format, unknown parameter'),
             401: errorResponse('No valid API key or token'),
-            404: errorResponse('`merchant_id` is not a merchant of these credentials'),
+            404: errorResponse('`merchant_not_found`: `merchant_id` is not a merchant of these credentials'),
           },
         },
       },
@@ -456,7 +477,7 @@ function rawDocument(publicBaseUrl: string) {
             200: { description: 'One summary per merchant in scope; money as decimal text; `differences` empty when the period adds up', content: json('PeriodSummary') },
             400: errorResponse('Missing or invalid `from`/`to` (or `to` before `from`, or over 366 days), invalid `time_zone`, unknown parameter'),
             401: errorResponse('No valid API key or token'),
-            404: errorResponse('`merchant_id` is not a merchant of these credentials'),
+            404: errorResponse('`merchant_not_found`: `merchant_id` is not a merchant of these credentials'),
           },
         },
       },
@@ -471,7 +492,7 @@ function rawDocument(publicBaseUrl: string) {
             202: { description: 'Recorded (PENDING) or replayed; follow it at the Location', content: json('InvoiceExport') },
             400: errorResponse('Invalid filter, body or Idempotency-Key'),
             401: errorResponse('No valid API key or token'),
-            404: errorResponse('`merchant_id` is not a merchant of these credentials'),
+            404: errorResponse('`merchant_not_found`: `merchant_id` is not a merchant of these credentials'),
             409: errorResponse('idempotency_key_reused: the key was used with another body'),
             413: errorResponse('Body over the size limit'),
             415: errorResponse('Content-Type is not application/json'),
@@ -732,7 +753,7 @@ function rawDocument(publicBaseUrl: string) {
             410: errorResponse(
               "Expired (`qr_expired`), cancelled before any invoice (`qr_cancelled`), or its invoice cancelled (`invoice_cancelled`, with `invoice`: `uuid`, `issued_at`, `cancelled_at` the acuse's date)",
             ),
-            422: errorResponse('Store or issuer inactive'),
+            422: errorResponse('`store_inactive`: the store or its issuer cannot invoice now'),
             429: errorResponse('Rate limited'),
           },
         },
@@ -744,7 +765,7 @@ function rawDocument(publicBaseUrl: string) {
           responses: {
             200: { description: '`tickets` (the first one and each further one: store, date, concepts, amount) and `totals`', content: json('TicketsReview') },
             400: errorResponse('Invalid body or link'),
-            409: errorResponse('The first ticket is already invoiced'),
+            409: errorResponse('`qr_already_invoiced`: the first ticket is already invoiced'),
             410: errorResponse('The first ticket expired or was cancelled'),
             422: errorResponse('`tickets_not_combinable`: one detail per further ticket that cannot join (`additional_tickets[i]`)'),
             429: errorResponse('Rate limited (each short code counts as a code lookup)'),
@@ -763,7 +784,7 @@ function rawDocument(publicBaseUrl: string) {
             400: errorResponse('Invalid body'),
             409: errorResponse('`qr_already_invoiced`: the sale is already invoiced'),
             410: errorResponse('Expired or cancelled'),
-            422: errorResponse('Tax data to correct, per field, or `tickets_not_combinable` for `additional_tickets`'),
+            422: errorResponse('`customer_invalid`: tax data to correct, per field; or `tickets_not_combinable` for `additional_tickets`'),
             429: errorResponse('Rate limited (per IP, and per QR for the body’s `t`)'),
           },
         },
@@ -779,7 +800,7 @@ function rawDocument(publicBaseUrl: string) {
               '`review_outdated`: what would be stamped now (tickets, concepts, customer or totals) differs from the preview whose `review_digest` was sent; `review` is the new preview answer (show it, then confirm with its `review_digest`); nothing recorded. `already_confirmed` (with `confirmation`): confirmed with other data; `qr_already_invoiced`',
             ),
             410: errorResponse('Expired or cancelled'),
-            422: errorResponse('Tax data to correct, per field (`source` service), or `tickets_not_combinable` for `additional_tickets`'),
+            422: errorResponse('`customer_invalid`: tax data to correct, per field (`source` service); or `tickets_not_combinable` for `additional_tickets`'),
             429: errorResponse('Rate limited'),
           },
         },
@@ -811,7 +832,7 @@ function rawDocument(publicBaseUrl: string) {
             403: errorResponse(
               "Another address without the buyer's RFC (`buyer_rfc_required`), with another RFC (`buyer_rfc_mismatch`), or for an invoice to a generic RFC, which proves nobody (`buyer_rfc_generic`)",
             ),
-            409: errorResponse('Invoice not ready'),
+            409: errorResponse('`invoice_not_ready`: no stamped invoice yet'),
             429: errorResponse('Rate limited, or `email_limit_reached`: EMAIL_SENDS_PER_QR_PER_DAY requests for this QR today (Retry-After)'),
           },
         },
@@ -862,7 +883,7 @@ function rawDocument(publicBaseUrl: string) {
             200: { description: 'The data to prefill', content: json('CsfPrefill') },
             400: errorResponse('Bad link or no document'),
             404: errorResponse('`csf_not_found`: SAT does not know this RFC and idCIF'),
-            409: errorResponse('Already invoiced'),
+            409: errorResponse('`qr_already_invoiced`: the sale is already invoiced'),
             410: errorResponse('Expired or cancelled'),
             413: errorResponse('File too large'),
             415: errorResponse('Not multipart/form-data'),
@@ -1027,7 +1048,7 @@ function legacyQrPaths() {
           400: errorResponse('Invalid or missing fields (earlier names) or headers, malformed JSON'),
           401: errorResponse('API key invalid or missing'),
           404: errorResponse("store_not_found: store is not the API key's point of sale"),
-          409: errorResponse('Idempotency-Key reused with a different body'),
+          409: errorResponse('`idempotency_key_reused`: the Idempotency-Key was used with a different body'),
           410: sunset,
           415: errorResponse('Content-Type is not application/json'),
           422: errorResponse('issuer_mismatch, merchant inactive, CSD missing or expired, SAT catalog or arithmetic rule'),
@@ -1142,7 +1163,7 @@ function merchantPaths() {
         responses: {
           201: { description: 'The products created', content: json('MerchantProductList') },
           400: errorResponse('Invalid fields or SAT keys'),
-          409: errorResponse('A sku already exists'),
+          409: errorResponse('`product_sku_exists`: the merchant already has a product with this sku'),
           ...common,
         },
       },
@@ -1168,7 +1189,7 @@ function merchantPaths() {
         responses: {
           200: { description: 'The product', content: json('MerchantProductResponse') },
           400: errorResponse('Invalid fields or SAT keys'),
-          409: errorResponse('sku taken'),
+          409: errorResponse('`product_sku_exists`: another product of the merchant has this sku'),
           ...common,
         },
       },

@@ -9,7 +9,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** OAuth 2.0 client credentials: a bearer access token for the management API */
+        /**
+         * OAuth 2.0 client credentials
+         * @description OAuth 2.0 client credentials: a bearer access token for the management API
+         */
         post: operations["createAccessToken"];
         delete?: never;
         options?: never;
@@ -44,7 +47,10 @@ export interface paths {
         };
         /** Read an issuer */
         get: operations["getIssuer"];
-        /** Update an issuer (a form: its editable fields and an optional logo) */
+        /**
+         * Update an issuer (a form
+         * @description Update an issuer (a form: its editable fields and an optional logo)
+         */
         put: operations["updateIssuer"];
         post?: never;
         delete?: never;
@@ -80,7 +86,10 @@ export interface paths {
         /** List merchants of an issuer (page of MerchantSummary) */
         get: operations["listMerchants"];
         put?: never;
-        /** Create a merchant (point of sale); the answer also carries its first development API key (`apiKey`), shown only here */
+        /**
+         * Create a merchant (point of sale)
+         * @description Create a merchant (point of sale); the answer also carries its first development API key (`apiKey`), shown only here
+         */
         post: operations["createMerchant"];
         delete?: never;
         options?: never;
@@ -97,7 +106,10 @@ export interface paths {
         };
         /** Read a merchant */
         get: operations["getMerchant"];
-        /** Update a merchant (partial; issuerId cannot change) */
+        /**
+         * Update a merchant (partial
+         * @description Update a merchant (partial; issuerId cannot change)
+         */
         put: operations["updateMerchant"];
         post?: never;
         delete?: never;
@@ -131,7 +143,10 @@ export interface paths {
             cookie?: never;
         };
         get?: never;
-        /** Deactivate: no new QRs, no invoicing; transactions stay readable */
+        /**
+         * Deactivate
+         * @description Deactivate: no new QRs, no invoicing; transactions stay readable
+         */
         put: operations["deactivateMerchant"];
         post?: never;
         delete?: never;
@@ -149,7 +164,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Upload logos (decoded and re-encoded: invoice logo PNG ≤ 600×300, app logo WebP ≤ 512×512) */
+        /**
+         * Upload logos (decoded and re-encoded
+         * @description Upload logos (decoded and re-encoded: invoice logo PNG ≤ 600×300, app logo WebP ≤ 512×512)
+         */
         post: operations["uploadMerchantLogos"];
         delete?: never;
         options?: never;
@@ -166,9 +184,15 @@ export interface paths {
         };
         /** The configured invoice mode (InvoiceModeResponse, no secrets) */
         get: operations["getMerchantInvoiceMode"];
-        /** Renew the CSD; 201 when there was none, 200 when it replaced one */
+        /**
+         * Renew the CSD
+         * @description Renew the CSD; 201 when there was none, 200 when it replaced one
+         */
         put: operations["renewMerchantCsd"];
-        /** Save the CSD (.cer, .key, password); 201 when new, 200 when it replaced one */
+        /**
+         * Save the CSD (.cer, .key, password)
+         * @description Save the CSD (.cer, .key, password); 201 when new, 200 when it replaced one
+         */
         post: operations["saveMerchantCsd"];
         delete?: never;
         options?: never;
@@ -220,7 +244,10 @@ export interface paths {
             cookie?: never;
         };
         get?: never;
-        /** Replace the API key; the old one fails from the next request */
+        /**
+         * Replace the API key
+         * @description Replace the API key; the old one fails from the next request
+         */
         put: operations["regenerateMerchantApiKey"];
         post?: never;
         delete?: never;
@@ -239,7 +266,10 @@ export interface paths {
         /** The store's offline keys, newest first, without their secrets */
         get: operations["listOfflineKeys"];
         put?: never;
-        /** Issue an offline key for the store's point of sale (signs tickets made while it cannot reach the service) */
+        /**
+         * Issue an offline key for the store's point of sale (signs tickets made while it cannot…
+         * @description Issue an offline key for the store's point of sale (signs tickets made while it cannot reach the service)
+         */
         post: operations["createOfflineKey"];
         delete?: never;
         options?: never;
@@ -256,7 +286,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Replace an offline key: the new one is shown once; the old one refuses tickets sold from now on at once, and older ones after `graceHours` */
+        /**
+         * Replace an offline key
+         * @description Replace an offline key: the new one is shown once; the old one refuses tickets sold from now on at once, and older ones after `graceHours`
+         */
         post: operations["rotateOfflineKey"];
         delete?: never;
         options?: never;
@@ -271,7 +304,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Offline tickets buyers scanned and left their data on, whose sale the store has not posted yet (`status=WAITING`, the default, most urgent first), or what became of them */
+        /**
+         * Offline tickets buyers scanned and left their data on, whose sale the store has not…
+         * @description Offline tickets buyers scanned and left their data on, whose sale the store has not posted yet (`status=WAITING`, the default, most urgent first), or what became of them
+         */
         get: operations["listOfflineClaims"];
         put?: never;
         post?: never;
@@ -290,7 +326,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Revoke an offline key: tickets sold from now on are refused at once, older ones after `graceHours` (0: at once) */
+        /**
+         * Revoke an offline key
+         * @description Revoke an offline key: tickets sold from now on are refused at once, older ones after `graceHours` (0: at once)
+         */
         post: operations["revokeOfflineKey"];
         delete?: never;
         options?: never;
@@ -305,7 +344,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The merchant's QR transactions, newest first, by cursor: an API key's own (in its mode), or a bearer account's (all its merchants, or `merchant_id`) */
+        /**
+         * The merchant's QR transactions, newest first, by cursor
+         * @description The merchant's QR transactions, newest first, by cursor: an API key's own (in its mode), or a bearer account's (all its merchants, or `merchant_id`)
+         */
         get: operations["listQrs"];
         put?: never;
         /** Generate a self-invoicing QR for a sale */
@@ -323,10 +365,16 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Every CFDI of the merchant (invoices of one or several tickets, global invoices, credit notes, payment complements; refused confirmations too), newest first, by cursor */
+        /**
+         * Every CFDI of the merchant (invoices of one or several tickets, global invoices, credit…
+         * @description Every CFDI of the merchant (invoices of one or several tickets, global invoices, credit notes, payment complements; refused confirmations too), newest first, by cursor
+         */
         get: operations["listInvoices"];
         put?: never;
-        /** Invoice several QR sales (or one) in one CFDI for a known customer; `dry_run` answers the totals and records nothing */
+        /**
+         * Invoice several QR sales (or one) in one CFDI for a known customer
+         * @description Invoice several QR sales (or one) in one CFDI for a known customer; `dry_run` answers the totals and records nothing
+         */
         post: operations["invoiceQrs"];
         delete?: never;
         options?: never;
@@ -341,7 +389,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** A period's CFDIs for the accountant, one per line (CSV or JSON lines), streamed: the same filters as the list; stamped ones (cancelled included) unless `status` says otherwise */
+        /**
+         * A period's CFDIs for the accountant, one per line (CSV or JSON lines), streamed
+         * @description A period's CFDIs for the accountant, one per line (CSV or JSON lines), streamed: the same filters as the list; stamped ones (cancelled included) unless `status` says otherwise
+         */
         get: operations["exportInvoices"];
         put?: never;
         post?: never;
@@ -358,7 +409,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** A period of the merchant's books added up, per merchant and issuer: sales and what became of them, CFDIs stamped by type (cancelled apart) with amounts and taxes, credit notes and payment complements against their invoices, and every difference named */
+        /**
+         * A period of the merchant's books added up, per merchant and issuer
+         * @description A period of the merchant's books added up, per merchant and issuer: sales and what became of them, CFDIs stamped by type (cancelled apart) with amounts and taxes, credit notes and payment complements against their invoices, and every difference named
+         */
         get: operations["summarizeInvoices"];
         put?: never;
         post?: never;
@@ -377,7 +431,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** A period's CFDIs as one ZIP of their stamped XML (and PDF with `include_pdf`), named `<RFC emisor>_<serie><folio>_<UUID>.xml`: built by a job, kept 7 days; the same filters as the CSV export, in the body */
+        /**
+         * A period's CFDIs as one ZIP of their stamped XML (and PDF with include_pdf), named <RFC…
+         * @description A period's CFDIs as one ZIP of their stamped XML (and PDF with `include_pdf`), named `<RFC emisor>_<serie><folio>_<UUID>.xml`: built by a job, kept 7 days; the same filters as the CSV export, in the body
+         */
         post: operations["createInvoiceExport"];
         delete?: never;
         options?: never;
@@ -392,7 +449,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Follow an export: its progress (`files_done` of `files_total`), and once READY a signed download link (1 hour, re-issued on every read) */
+        /**
+         * Follow an export
+         * @description Follow an export: its progress (`files_done` of `files_total`), and once READY a signed download link (1 hour, re-issued on every read)
+         */
         get: operations["getInvoiceExport"];
         put?: never;
         post?: never;
@@ -427,14 +487,16 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * Earlier contract: the API key's own QR from the three parameters of qr_content; unlike the buyer's resolve it does not mark the QR scanned. Successor: GET /v1/qrs/{qrId}. Deprecated: every answer carries Deprecation (RFC 9745), Sunset: Wed, 30 Jun 2027 00:00:00 GMT (RFC 8594) and a Link to the successor; from the sunset on, 410 endpoint_sunset.
+         * Earlier contract
          * @deprecated
+         * @description Earlier contract: the API key's own QR from the three parameters of qr_content; unlike the buyer's resolve it does not mark the QR scanned. Successor: GET /v1/qrs/{qrId}. Deprecated: every answer carries Deprecation (RFC 9745), Sunset: Wed, 30 Jun 2027 00:00:00 GMT (RFC 8594) and a Link to the successor; from the sunset on, 410 endpoint_sunset.
          */
         get: operations["getLegacyQr"];
         put?: never;
         /**
-         * Earlier contract of POST /v1/qrs: the sale mapped onto it (payment method PUE, or PPD for form 99; type_of_receipt I; export_code 01; sale_id legacy-<Idempotency-Key>). Deprecated: every answer carries Deprecation (RFC 9745), Sunset: Wed, 30 Jun 2027 00:00:00 GMT (RFC 8594) and a Link to the successor; from the sunset on, 410 endpoint_sunset.
+         * Earlier contract of POST /v1/qrs
          * @deprecated
+         * @description Earlier contract of POST /v1/qrs: the sale mapped onto it (payment method PUE, or PPD for form 99; type_of_receipt I; export_code 01; sale_id legacy-<Idempotency-Key>). Deprecated: every answer carries Deprecation (RFC 9745), Sunset: Wed, 30 Jun 2027 00:00:00 GMT (RFC 8594) and a Link to the successor; from the sunset on, 410 endpoint_sunset.
          */
         post: operations["createLegacyQr"];
         delete?: never;
@@ -485,7 +547,10 @@ export interface paths {
             cookie?: never;
         };
         get?: never;
-        /** The c_Periodicidad of the issuer's global invoice for unclaimed sales (QRs created from now on) */
+        /**
+         * The c_Periodicidad of the issuer's global invoice for unclaimed sales (QRs created from…
+         * @description The c_Periodicidad of the issuer's global invoice for unclaimed sales (QRs created from now on)
+         */
         put: operations["setGlobalPeriodicity"];
         post?: never;
         delete?: never;
@@ -504,7 +569,10 @@ export interface paths {
         /** The issuer's global invoices, newest period first (page envelope) */
         get: operations["listGlobalInvoices"];
         put?: never;
-        /** Report now the unclaimed sales of closed periods (all, or the period of `date`) in global invoices */
+        /**
+         * Report now the unclaimed sales of closed periods (all, or the period of date) in global…
+         * @description Report now the unclaimed sales of closed periods (all, or the period of `date`) in global invoices
+         */
         post: operations["reportGlobalInvoices"];
         delete?: never;
         options?: never;
@@ -519,10 +587,16 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The account's endpoints (`items`), without secrets */
+        /**
+         * The account's endpoints (items), without secrets
+         * @description The account's endpoints (`items`), without secrets
+         */
         get: operations["listWebhookEndpoints"];
         put?: never;
-        /** Register an endpoint for the account's events; the answer carries the signing secret, once */
+        /**
+         * Register an endpoint for the account's events
+         * @description Register an endpoint for the account's events; the answer carries the signing secret, once
+         */
         post: operations["createWebhookEndpoint"];
         delete?: never;
         options?: never;
@@ -555,7 +629,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The endpoint's delivery log, newest first (page envelope): event, status, attempts, last answer */
+        /**
+         * The endpoint's delivery log, newest first (page envelope)
+         * @description The endpoint's delivery log, newest first (page envelope): event, status, attempts, last answer
+         */
         get: operations["listWebhookDeliveries"];
         put?: never;
         post?: never;
@@ -574,7 +651,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Issue a credit note (CFDI type E, TipoRelacion 01) for parts of stamped invoices; stamped by the worker */
+        /**
+         * Issue a credit note (CFDI type E, TipoRelacion 01) for parts of stamped invoices
+         * @description Issue a credit note (CFDI type E, TipoRelacion 01) for parts of stamped invoices; stamped by the worker
+         */
         post: operations["createCreditNote"];
         delete?: never;
         options?: never;
@@ -589,7 +669,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** A credit note: status, what it credits, and once stamped its UUID and file links */
+        /**
+         * A credit note
+         * @description A credit note: status, what it credits, and once stamped its UUID and file links
+         */
         get: operations["getCreditNote"];
         put?: never;
         post?: never;
@@ -608,7 +691,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Record a payment received for PPD invoices: a CFDI type P with Pagos 2.0 (installment and balances computed here); stamped by the worker */
+        /**
+         * Record a payment received for PPD invoices
+         * @description Record a payment received for PPD invoices: a CFDI type P with Pagos 2.0 (installment and balances computed here); stamped by the worker
+         */
         post: operations["createPaymentComplement"];
         delete?: never;
         options?: never;
@@ -623,7 +709,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** A payment complement: status, the payment, each invoice paid with its installment and balances, and once stamped its UUID and file links */
+        /**
+         * A payment complement
+         * @description A payment complement: status, the payment, each invoice paid with its installment and balances, and once stamped its UUID and file links
+         */
         get: operations["getPaymentComplement"];
         put?: never;
         post?: never;
@@ -643,7 +732,10 @@ export interface paths {
         get?: never;
         put?: never;
         post?: never;
-        /** Cancel a stamped CFDI by fiscal UUID: says whether SAT cancels at once or asks the receptor, then sends it to the PAC */
+        /**
+         * Cancel a stamped CFDI by fiscal UUID
+         * @description Cancel a stamped CFDI by fiscal UUID: says whether SAT cancels at once or asks the receptor, then sends it to the PAC
+         */
         delete: operations["cancelInvoice"];
         options?: never;
         head?: never;
@@ -674,7 +766,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** SAT's acknowledgement (acuse) of the cancellation request, in Base64 (same shape as InvoiceXmlResponse) */
+        /**
+         * SAT's acknowledgement (acuse) of the cancellation request, in Base64 (same shape as…
+         * @description SAT's acknowledgement (acuse) of the cancellation request, in Base64 (same shape as InvoiceXmlResponse)
+         */
         get: operations["getInvoiceCancellationAcuse"];
         put?: never;
         post?: never;
@@ -691,7 +786,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Buyer: what to review (the first resolve moves PENDING to SCANNED) */
+        /**
+         * Buyer
+         * @description Buyer: what to review (the first resolve moves PENDING to SCANNED)
+         */
         get: operations["resolveBuyerQr"];
         put?: never;
         post?: never;
@@ -710,7 +808,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Buyer: add further tickets (short code or QR link) to invoice in the same CFDI; every ticket and the totals of that invoice */
+        /**
+         * Buyer
+         * @description Buyer: add further tickets (short code or QR link) to invoice in the same CFDI; every ticket and the totals of that invoice
+         */
         post: operations["reviewBuyerTickets"];
         delete?: never;
         options?: never;
@@ -727,7 +828,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Buyer: check the tax data and see what confirm would stamp (every ticket, the totals for this buyer), without confirming */
+        /**
+         * Buyer
+         * @description Buyer: check the tax data and see what confirm would stamp (every ticket, the totals for this buyer), without confirming
+         */
         post: operations["previewBuyerInvoice"];
         delete?: never;
         options?: never;
@@ -744,7 +848,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Buyer: confirm once what the preview showed (its `review_digest`); the CFDI is sealed and stamped in the background */
+        /**
+         * Buyer
+         * @description Buyer: confirm once what the preview showed (its `review_digest`); the CFDI is sealed and stamped in the background
+         */
         post: operations["confirmBuyerInvoice"];
         delete?: never;
         options?: never;
@@ -761,7 +868,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Buyer: leave tax data and e-mail on an offline ticket whose sale the store has not sent yet (its link's v=2 parameters); the invoice is stamped and e-mailed when the sale arrives, or the buyer is told why not */
+        /**
+         * Buyer
+         * @description Buyer: leave tax data and e-mail on an offline ticket whose sale the store has not sent yet (its link's v=2 parameters); the invoice is stamped and e-mailed when the sale arrives, or the buyer is told why not
+         */
         post: operations["leaveOfflineClaim"];
         delete?: never;
         options?: never;
@@ -778,7 +888,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Buyer: send the invoice (XML and PDF) by e-mail again, to the confirmation's address, or another one with the buyer's RFC */
+        /**
+         * Buyer
+         * @description Buyer: send the invoice (XML and PDF) by e-mail again, to the confirmation's address, or another one with the buyer's RFC
+         */
         post: operations["emailBuyerInvoice"];
         delete?: never;
         options?: never;
@@ -793,7 +906,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Buyer: the QR status and its confirmation (STAMPING, REFUSED with the fields to correct, ACTIVE with the invoice’s UUID and date; its files: POST /v1/public/qrs/invoice-files) */
+        /**
+         * Buyer
+         * @description Buyer: the QR status and its confirmation (STAMPING, REFUSED with the fields to correct, ACTIVE with the invoice’s UUID and date; its files: POST /v1/public/qrs/invoice-files)
+         */
         get: operations["getBuyerQrStatus"];
         put?: never;
         post?: never;
@@ -812,7 +928,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Buyer: the invoice's XML and PDF links (valid one hour) for whoever proves the buyer's RFC; the ticket alone only shows that the sale is invoiced */
+        /**
+         * Buyer
+         * @description Buyer: the invoice's XML and PDF links (valid one hour) for whoever proves the buyer's RFC; the ticket alone only shows that the sale is invoiced
+         */
         post: operations["getBuyerInvoiceFiles"];
         delete?: never;
         options?: never;
@@ -827,7 +946,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Buyer: the `qr_content` link of the sale a ticket's `short_code` names (any case, with or without the dash). Limited per IP (`PUBLIC_CODE_RATE_PER_IP`, 10 a minute) */
+        /**
+         * Buyer
+         * @description Buyer: the `qr_content` link of the sale a ticket's `short_code` names (any case, with or without the dash). Limited per IP (`PUBLIC_CODE_RATE_PER_IP`, 10 a minute)
+         */
         get: operations["findQrByShortCode"];
         put?: never;
         post?: never;
@@ -847,8 +969,10 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Buyer: prefill the tax data from the tax-status certificate (CSF)
-         * @description The QR of the uploaded CSF (or, as a fallback, the PDF's text) gives RFC and idCIF; SAT's current data is answered: `rfc`, `name`, `postal_code`, `status`, `tax_regimes` [{code, description}] (only this RFC's), `read_from` (qr | text). The file is never stored. The QR link (`v`, `t`, `m`) goes in the query: it, the sale's state and the limits are checked before the upload is read.
+         * Buyer
+         * @description Buyer: prefill the tax data from the tax-status certificate (CSF)
+         *
+         *     The QR of the uploaded CSF (or, as a fallback, the PDF's text) gives RFC and idCIF; SAT's current data is answered: `rfc`, `name`, `postal_code`, `status`, `tax_regimes` [{code, description}] (only this RFC's), `read_from` (qr | text). The file is never stored. The QR link (`v`, `t`, `m`) goes in the query: it, the sale's state and the limits are checked before the upload is read.
          */
         post: operations["prefillFromCsf"];
         delete?: never;
@@ -864,7 +988,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The buyer's self-invoicing page (HTML, Spanish): qr_content links here. With `v`, `t`, `m`: the sale, the tax-data form and the invoice; with `code`: the ticket's short code, 303 to its link; alone: where to type the code. States that stop the buyer have their own page and status (400 bad link, 404 unknown, 409 invoiced, 410 expired or cancelled, 422 store inactive, 429) */
+        /**
+         * The buyer's self-invoicing page (HTML, Spanish)
+         * @description The buyer's self-invoicing page (HTML, Spanish): qr_content links here. With `v`, `t`, `m`: the sale, the tax-data form and the invoice; with `code`: the ticket's short code, 303 to its link; alone: where to type the code. States that stop the buyer have their own page and status (400 bad link, 404 unknown, 409 invoiced, 410 expired or cancelled, 422 store inactive, 429)
+         */
         get: operations["getBuyerPage"];
         put?: never;
         post?: never;
@@ -881,7 +1008,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The page's stylesheet and script (immutable under their content hash `h`) */
+        /**
+         * The page's stylesheet and script (immutable under their content hash h)
+         * @description The page's stylesheet and script (immutable under their content hash `h`)
+         */
         get: operations["getBuyerPageAsset"];
         put?: never;
         post?: never;
@@ -898,7 +1028,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Buyer: the invoice XML or PDF through its signed link (xml_url, pdf_url); `download=1` to save it */
+        /**
+         * Buyer
+         * @description Buyer: the invoice XML or PDF through its signed link (xml_url, pdf_url); `download=1` to save it
+         */
         get: operations["downloadInvoiceFile"];
         put?: never;
         post?: never;
@@ -915,7 +1048,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** An export's ZIP (`{exportId}.zip`) through its signed link (`download_url`) */
+        /**
+         * An export's ZIP ({exportId}.zip) through its signed link (download_url)
+         * @description An export's ZIP (`{exportId}.zip`) through its signed link (`download_url`)
+         */
         get: operations["downloadInvoiceExport"];
         put?: never;
         post?: never;
@@ -932,7 +1068,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The QR image, through a signed URL (qr_url). QR links printed before this path are still answered at /v1/public/qrs/{qrId}/image.png */
+        /**
+         * The QR image, through a signed URL (qr_url). QR links printed before this path are still…
+         * @description The QR image, through a signed URL (qr_url). QR links printed before this path are still answered at /v1/public/qrs/{qrId}/image.png
+         */
         get: operations["getQrImage"];
         put?: never;
         post?: never;
@@ -966,7 +1105,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Prometheus metrics of this API process, with every queue's depth read now (see docs/operations.md, "Operations: metrics and alerts") */
+        /**
+         * Prometheus metrics of this API process, with every queue's depth read now (see…
+         * @description Prometheus metrics of this API process, with every queue's depth read now (see docs/operations.md, "Operations: metrics and alerts")
+         */
         get: operations["getMetrics"];
         put?: never;
         post?: never;
@@ -983,7 +1125,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The operator's status page (HTML, no script): QRs created, scanned, invoiced and expired per hour, stamp latency and refusals over the last 24 hours, every queue's depth now (see docs/operations.md) */
+        /**
+         * The operator's status page (HTML, no script)
+         * @description The operator's status page (HTML, no script): QRs created, scanned, invoiced and expired per hour, stamp latency and refusals over the last 24 hours, every queue's depth now (see docs/operations.md)
+         */
         get: operations["getStatusPage"];
         put?: never;
         post?: never;
@@ -1017,7 +1162,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Where the documentation is: a browser (Accept: text/html) is redirected to /docs; others get { service, docs, openapi, health } */
+        /**
+         * Where the documentation is
+         * @description Where the documentation is: a browser (Accept: text/html) is redirected to /docs; others get { service, docs, openapi, health }
+         */
         get: operations["getServiceLinks"];
         put?: never;
         post?: never;
@@ -1051,7 +1199,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** This document as an interactive reference (Redoc, rendered in the browser from /openapi.json) */
+        /**
+         * This document as an interactive reference (Redoc, rendered in the browser from…
+         * @description This document as an interactive reference (Redoc, rendered in the browser from /openapi.json)
+         */
         get: operations["getReferencePage"];
         put?: never;
         post?: never;
@@ -1068,7 +1219,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The reference page's script: Redoc's standalone bundle from its npm package (immutable under its content hash `h`) */
+        /**
+         * The reference page's script
+         * @description The reference page's script: Redoc's standalone bundle from its npm package (immutable under its content hash `h`)
+         */
         get: operations["getReferencePageAsset"];
         put?: never;
         post?: never;
@@ -3469,7 +3623,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The group already has an issuer with this RFC */
+            /** @description `issuer_already_exists`: the group already has an issuer with this RFC */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -3478,8 +3632,8 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": {
-                     *         "code": "conflict",
-                     *         "message": "The group already has an issuer with this RFC",
+                     *         "code": "issuer_already_exists",
+                     *         "message": "`issuer_already_exists`: the group already has an issuer with this RFC",
                      *         "details": [],
                      *         "request_id": "req_gE6nb9tx31iXPSHS"
                      *       }
@@ -3688,7 +3842,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The target group already has an issuer with this RFC */
+            /** @description `issuer_already_exists`: the target group already has an issuer with this RFC */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -3697,8 +3851,8 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": {
-                     *         "code": "conflict",
-                     *         "message": "The target group already has an issuer with this RFC",
+                     *         "code": "issuer_already_exists",
+                     *         "message": "`issuer_already_exists`: the target group already has an issuer with this RFC",
                      *         "details": [],
                      *         "request_id": "req_gE6nb9tx31iXPSHS"
                      *       }
@@ -5332,7 +5486,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A sku already exists */
+            /** @description `product_sku_exists`: the merchant already has a product with this sku */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -5341,8 +5495,8 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": {
-                     *         "code": "conflict",
-                     *         "message": "A sku already exists",
+                     *         "code": "product_sku_exists",
+                     *         "message": "`product_sku_exists`: the merchant already has a product with this sku",
                      *         "details": [],
                      *         "request_id": "req_gE6nb9tx31iXPSHS"
                      *       }
@@ -5557,7 +5711,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description sku taken */
+            /** @description `product_sku_exists`: another product of the merchant has this sku */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -5566,8 +5720,8 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": {
-                     *         "code": "conflict",
-                     *         "message": "sku taken",
+                     *         "code": "product_sku_exists",
+                     *         "message": "`product_sku_exists`: another product of the merchant has this sku",
                      *         "details": [],
                      *         "request_id": "req_gE6nb9tx31iXPSHS"
                      *       }
@@ -6254,7 +6408,8 @@ export interface operations {
                      *             "uuid": "5f2c8a3e-7b1d-4e6f-9a0c-2d4b6e8f1a3c",
                      *             "status": "ACTIVE"
                      *           },
-                     *           "global_invoice_uuid": null
+                     *           "global_invoice_uuid": null,
+                     *           "sold_at": null
                      *         }
                      *       ],
                      *       "size": 20,
@@ -6308,7 +6463,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `merchant_id` is not a merchant of these credentials */
+            /** @description `merchant_not_found`: `merchant_id` is not a merchant of these credentials */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -6317,8 +6472,8 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": {
-                     *         "code": "merchant_id",
-                     *         "message": "`merchant_id` is not a merchant of these credentials",
+                     *         "code": "merchant_not_found",
+                     *         "message": "`merchant_not_found`: `merchant_id` is not a merchant of these credentials",
                      *         "details": [],
                      *         "request_id": "req_gE6nb9tx31iXPSHS"
                      *       }
@@ -6471,7 +6626,8 @@ export interface operations {
                      *         "periodicity": "04",
                      *         "closes_at": "2026-04-01T06:00:00.000Z"
                      *       },
-                     *       "global_invoice": null
+                     *       "global_invoice": null,
+                     *       "sold_at": null
                      *     }
                      */
                     "application/json": components["schemas"]["QrTransaction"];
@@ -6521,7 +6677,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description store_uid not found */
+            /** @description `store_not_found`: store_uid names no store of this API key */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -6530,8 +6686,8 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": {
-                     *         "code": "store_uid",
-                     *         "message": "store_uid not found",
+                     *         "code": "store_not_found",
+                     *         "message": "`store_not_found`: store_uid names no store of this API key",
                      *         "details": [],
                      *         "request_id": "req_gE6nb9tx31iXPSHS"
                      *       }
@@ -6540,7 +6696,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description idempotency-key reused with a different body; offline_ticket_already_bound: the offline ticket was caught up by another sale */
+            /** @description `idempotency_key_reused`: the idempotency-key was used with a different body; `offline_ticket_already_bound`: the offline ticket was caught up by another sale */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -6549,8 +6705,8 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": {
-                     *         "code": "conflict",
-                     *         "message": "idempotency-key reused with a different body; offline_ticket_already_bound: the offline ticket was caught up by another sale",
+                     *         "code": "idempotency_key_reused",
+                     *         "message": "`idempotency_key_reused`: the idempotency-key was used with a different body; `offline_ticket_already_bound`: the offline ticket was caught up by another sale",
                      *         "details": [],
                      *         "request_id": "req_gE6nb9tx31iXPSHS"
                      *       }
@@ -6597,7 +6753,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Business rule: merchant inactive, CSD missing or expired, SAT catalog or arithmetic rule; offline_ticket_invalid, offline_ticket_mismatch, offline_ticket_window_passed, offline_key_revoked for a sale that catches up an offline ticket */
+            /** @description `rule_violation` (a SAT catalog or arithmetic rule, each in `details`), `merchant_inactive`, `csd_not_configured`, `csd_expired`; for a sale that catches up an offline ticket `offline_ticket_invalid`, `offline_ticket_mismatch`, `offline_ticket_window_passed`, `offline_key_revoked` */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -6607,7 +6763,7 @@ export interface operations {
                      * @example {
                      *       "error": {
                      *         "code": "rule_violation",
-                     *         "message": "Business rule: merchant inactive, CSD missing or expired, SAT catalog or arithmetic rule; offline_ticket_invalid, offline_ticket_mismatch, offline_ticket_window_passed, offline_key_revoked for a sale that catches up an offline ticket",
+                     *         "message": "`rule_violation` (a SAT catalog or arithmetic rule, each in `details`), `merchant_inactive`, `csd_not_configured`, `csd_expired`; for a sale that catches up an offline ticket `offline_ticket_invalid`, `offline_ticket_mismatch`, `offline_ticket_window_passed`, `offline_key_revoked`",
                      *         "details": [],
                      *         "request_id": "req_gE6nb9tx31iXPSHS"
                      *       }
@@ -6782,7 +6938,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `merchant_id` is not a merchant of these credentials */
+            /** @description `merchant_not_found`: `merchant_id` is not a merchant of these credentials */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -6791,8 +6947,8 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": {
-                     *         "code": "merchant_id",
-                     *         "message": "`merchant_id` is not a merchant of these credentials",
+                     *         "code": "merchant_not_found",
+                     *         "message": "`merchant_not_found`: `merchant_id` is not a merchant of these credentials",
                      *         "details": [],
                      *         "request_id": "req_gE6nb9tx31iXPSHS"
                      *       }
@@ -7126,7 +7282,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `merchant_id` is not a merchant of these credentials */
+            /** @description `merchant_not_found`: `merchant_id` is not a merchant of these credentials */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -7135,8 +7291,8 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": {
-                     *         "code": "merchant_id",
-                     *         "message": "`merchant_id` is not a merchant of these credentials",
+                     *         "code": "merchant_not_found",
+                     *         "message": "`merchant_not_found`: `merchant_id` is not a merchant of these credentials",
                      *         "details": [],
                      *         "request_id": "req_gE6nb9tx31iXPSHS"
                      *       }
@@ -7320,7 +7476,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `merchant_id` is not a merchant of these credentials */
+            /** @description `merchant_not_found`: `merchant_id` is not a merchant of these credentials */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -7329,8 +7485,8 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": {
-                     *         "code": "merchant_id",
-                     *         "message": "`merchant_id` is not a merchant of these credentials",
+                     *         "code": "merchant_not_found",
+                     *         "message": "`merchant_not_found`: `merchant_id` is not a merchant of these credentials",
                      *         "details": [],
                      *         "request_id": "req_gE6nb9tx31iXPSHS"
                      *       }
@@ -7436,7 +7592,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `merchant_id` is not a merchant of these credentials */
+            /** @description `merchant_not_found`: `merchant_id` is not a merchant of these credentials */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -7445,8 +7601,8 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": {
-                     *         "code": "merchant_id",
-                     *         "message": "`merchant_id` is not a merchant of these credentials",
+                     *         "code": "merchant_not_found",
+                     *         "message": "`merchant_not_found`: `merchant_id` is not a merchant of these credentials",
                      *         "details": [],
                      *         "request_id": "req_gE6nb9tx31iXPSHS"
                      *       }
@@ -7685,7 +7841,8 @@ export interface operations {
                      *         "periodicity": "04",
                      *         "closes_at": "2026-04-01T06:00:00.000Z"
                      *       },
-                     *       "global_invoice": null
+                     *       "global_invoice": null,
+                     *       "sold_at": null
                      *     }
                      */
                     "application/json": components["schemas"]["QrTransaction"];
@@ -8051,7 +8208,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Idempotency-Key reused with a different body */
+            /** @description `idempotency_key_reused`: the Idempotency-Key was used with a different body */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -8060,8 +8217,8 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": {
-                     *         "code": "conflict",
-                     *         "message": "Idempotency-Key reused with a different body",
+                     *         "code": "idempotency_key_reused",
+                     *         "message": "`idempotency_key_reused`: the Idempotency-Key was used with a different body",
                      *         "details": [],
                      *         "request_id": "req_gE6nb9tx31iXPSHS"
                      *       }
@@ -9989,7 +10146,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Store or issuer inactive */
+            /** @description `store_inactive`: the store or its issuer cannot invoice now */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -9998,8 +10155,8 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": {
-                     *         "code": "rule_violation",
-                     *         "message": "Store or issuer inactive",
+                     *         "code": "store_inactive",
+                     *         "message": "`store_inactive`: the store or its issuer cannot invoice now",
                      *         "details": [],
                      *         "request_id": "req_gE6nb9tx31iXPSHS"
                      *       }
@@ -10130,7 +10287,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The first ticket is already invoiced */
+            /** @description `qr_already_invoiced`: the first ticket is already invoiced */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -10139,8 +10296,8 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": {
-                     *         "code": "conflict",
-                     *         "message": "The first ticket is already invoiced",
+                     *         "code": "qr_already_invoiced",
+                     *         "message": "`qr_already_invoiced`: the first ticket is already invoiced",
                      *         "details": [],
                      *         "request_id": "req_gE6nb9tx31iXPSHS"
                      *       }
@@ -10346,7 +10503,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Tax data to correct, per field, or `tickets_not_combinable` for `additional_tickets` */
+            /** @description `customer_invalid`: tax data to correct, per field; or `tickets_not_combinable` for `additional_tickets` */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -10355,8 +10512,8 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": {
-                     *         "code": "rule_violation",
-                     *         "message": "Tax data to correct, per field, or `tickets_not_combinable` for `additional_tickets`",
+                     *         "code": "customer_invalid",
+                     *         "message": "`customer_invalid`: tax data to correct, per field; or `tickets_not_combinable` for `additional_tickets`",
                      *         "details": [],
                      *         "request_id": "req_gE6nb9tx31iXPSHS"
                      *       }
@@ -10494,7 +10651,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Tax data to correct, per field (`source` service), or `tickets_not_combinable` for `additional_tickets` */
+            /** @description `customer_invalid`: tax data to correct, per field (`source` service); or `tickets_not_combinable` for `additional_tickets` */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -10503,8 +10660,8 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": {
-                     *         "code": "rule_violation",
-                     *         "message": "Tax data to correct, per field (`source` service), or `tickets_not_combinable` for `additional_tickets`",
+                     *         "code": "customer_invalid",
+                     *         "message": "`customer_invalid`: tax data to correct, per field (`source` service); or `tickets_not_combinable` for `additional_tickets`",
                      *         "details": [],
                      *         "request_id": "req_gE6nb9tx31iXPSHS"
                      *       }
@@ -10770,7 +10927,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Invoice not ready */
+            /** @description `invoice_not_ready`: no stamped invoice yet */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -10779,8 +10936,8 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": {
-                     *         "code": "conflict",
-                     *         "message": "Invoice not ready",
+                     *         "code": "invoice_not_ready",
+                     *         "message": "`invoice_not_ready`: no stamped invoice yet",
                      *         "details": [],
                      *         "request_id": "req_gE6nb9tx31iXPSHS"
                      *       }
@@ -11226,7 +11383,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Already invoiced */
+            /** @description `qr_already_invoiced`: the sale is already invoiced */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -11235,8 +11392,8 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": {
-                     *         "code": "conflict",
-                     *         "message": "Already invoiced",
+                     *         "code": "qr_already_invoiced",
+                     *         "message": "`qr_already_invoiced`: the sale is already invoiced",
                      *         "details": [],
                      *         "request_id": "req_gE6nb9tx31iXPSHS"
                      *       }
