@@ -3,6 +3,9 @@ import { parseArgs } from 'node:util';
 import { adminPasswordHash } from '../cli/admin-password.js';
 import { bootstrapAccount } from '../cli/bootstrap.js';
 import { reencryptSecrets } from '../cli/reencrypt.js';
+import { attentionVerb, AttentionUsageError, operatorName } from '../cli/attention.js';
+import { pino } from 'pino';
+import { createProducers } from '../shared/platform/queues.js';
 import { encryptionKeyring } from '../shared/platform/crypto/encrypt-at-rest.js';
 import { checkPostgres, ServiceUnreachable } from '../shared/platform/check-services.js';
 import { config } from '../shared/platform/config.js';
@@ -24,6 +27,11 @@ const HELP = `usage: npm run cli -- <verb> [options]
   reencrypt [--json]                       seal every stored secret (CSD keys and passwords, webhook secrets) again under
                                            ENCRYPTION_KEY_ID, reading older ones with ENCRYPTION_PREVIOUS_KEYS; exit 1 if
                                            any did not decrypt
+  attention list [--json]                  what the service stopped retrying by itself, per kind (invoice, csf-sync,
+                                           export, webhook-delivery), each with its id, merchant, cause and since
+  attention retry KIND ID [--json]         queue it again (audited in the log); exit 1 if it does not need attention
+  attention give-up KIND ID [--json]       end it for good (audited; docs/operations.md, Runbook, says what each kind's
+                                           give-up does); exit 1 if it does not need attention
 `;
 
 async function main(argv: string[]): Promise<number> {
@@ -95,11 +103,27 @@ async function main(argv: string[]): Promise<number> {
       return Object.values(counts).some((c) => c.failed.length > 0) ? 1 : 0;
     }
     default:
+      if (positionals[0] === 'attention') return attention(cfg, positionals.slice(1), values.json);
       throw new UsageError(`unknown verb "${verb}"\n${HELP}`);
   }
 }
 
 class UsageError extends Error {}
+
+/** `attention …`: needs the queues too (a retry queues its job); the audit line goes to stderr as a JSON log line. */
+async function attention(cfg: ReturnType<typeof config>, args: string[], json: boolean): Promise<number> {
+  const redis = await connectFailFast(cfg);
+  const producers = await createProducers(redis, cfg);
+  const log = pino({ level: 'info', base: { service: 'autofactura-qr', process: 'cli' } }, pino.destination({ fd: 2, sync: true }));
+  try {
+    return await attentionVerb({ db: db(), producers }, log, args, { json, operator: operatorName() }, (text) => process.stdout.write(text));
+  } catch (err) {
+    throw err instanceof AttentionUsageError ? new UsageError(err.message) : err;
+  } finally {
+    await producers.close();
+    redis.disconnect();
+  }
+}
 
 main(process.argv.slice(2)).then(
   async (code) => {

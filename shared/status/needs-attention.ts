@@ -46,10 +46,11 @@ export interface AttentionKind {
   giveUp(deps: AttentionDeps, id: string): Promise<boolean>;
 }
 
-/** A job kept failed under the id a retry must use is removed first (BullMQ ignores an add whose id exists). */
+/** A finished job kept under the id a retry must use is removed first (BullMQ ignores an add whose id exists). */
 async function requeue(producers: Producers, queue: (typeof QUEUES)[keyof typeof QUEUES], id: string, add: () => Promise<unknown>): Promise<void> {
   const kept = await producers.queue(queue).getJob(id);
-  if (kept && (await kept.getState()) === 'failed') await kept.remove();
+  const state = kept ? await kept.getState() : undefined;
+  if (state === 'failed' || state === 'completed') await kept!.remove();
   await add();
 }
 
