@@ -20,7 +20,8 @@ export async function enqueueDelivery(producers: Producers, deliveryId: string):
  * The longest wait between two attempts (the last backoff, WEBHOOK_BACKOFF_MS doubled WEBHOOK_ATTEMPTS − 2
  * times), and as much again: a retrying delivery with no attempt for that long has lost its job.
  */
-export const interruptedAfterMs = (s: Pick<Config, 'webhookAttempts' | 'webhookBackoffMs'>): number => 2 * s.webhookBackoffMs * 2 ** Math.max(0, s.webhookAttempts - 2) + REQUEUE_AFTER_MS;
+export const interruptedAfterMs = (s: Pick<Config, 'webhookAttempts' | 'webhookBackoffMs'>): number =>
+  2 * s.webhookBackoffMs * 2 ** Math.max(0, s.webhookAttempts - 2) + REQUEUE_AFTER_MS;
 
 export async function dispatchWebhooksJob(
   db: Db,

@@ -174,7 +174,9 @@ function attentionSection(attention: AttentionSummary[] | undefined, now: Date):
   const head = `<section aria-labelledby="attention"><h2 id="attention">Needs attention</h2>`;
   if (!attention) return `${head}<p class="note alert">The list could not be read (see the log).</p></section>`;
   const total = attention.reduce((sum, k) => sum + k.count, 0);
-  const counts = attention.map((k) => `<li${k.count > 0 ? ' class="alert"' : ''} data-kind="${escape(k.kind)}"><code>${escape(k.kind)}</code>: ${count(k.count)} — ${escape(k.what)}</li>`).join('');
+  const counts = attention
+    .map((k) => `<li${k.count > 0 ? ' class="alert"' : ''} data-kind="${escape(k.kind)}"><code>${escape(k.kind)}</code>: ${count(k.count)} — ${escape(k.what)}</li>`)
+    .join('');
   const rows = attention
     .flatMap((k) =>
       k.items.map(

@@ -76,9 +76,7 @@ export async function listStalledInvoices(db: Db, limit: number): Promise<Stalle
 
 /** Back to the sweep's care, the bound counted from now. False when the invoice is not stalled. The caller queues its stamp job. */
 export async function unstallInvoice(db: Db, invoiceId: string): Promise<boolean> {
-  const changed = await stalled(db)
-    .where({ id: invoiceId })
-    .update({ stalled_at: null, stall_cause: null, stamp_retried_at: db.fn.now(), updated_at: db.fn.now() });
+  const changed = await stalled(db).where({ id: invoiceId }).update({ stalled_at: null, stall_cause: null, stamp_retried_at: db.fn.now(), updated_at: db.fn.now() });
   return changed === 1;
 }
 

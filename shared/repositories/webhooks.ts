@@ -107,7 +107,13 @@ export async function unattemptedDeliveries(db: Db, before: Date, limit: number)
  * come. FAILED with that reason (issue #38: it then needs attention) rather than PENDING forever. Their ids.
  */
 export async function failInterruptedDeliveries(db: Db, lastAttemptBefore: Date, limit: number): Promise<string[]> {
-  const ids = db('webhook_deliveries').where({ status: 'PENDING' }).where('attempts', '>', 0).where('last_attempt_at', '<', lastAttemptBefore).orderBy('last_attempt_at').limit(limit).select('id');
+  const ids = db('webhook_deliveries')
+    .where({ status: 'PENDING' })
+    .where('attempts', '>', 0)
+    .where('last_attempt_at', '<', lastAttemptBefore)
+    .orderBy('last_attempt_at')
+    .limit(limit)
+    .select('id');
   return (await db('webhook_deliveries')
     .whereIn('id', ids)
     .where({ status: 'PENDING' })

@@ -95,7 +95,10 @@ describe('needs attention: nothing retried forever (issue #38)', function () {
     account = await harness().bootstrap();
     ({ events, close: closeEvents } = await queueEventsOf('stamp', 'exports'));
     receiver = await startFakeWebhookReceiver();
-    const hook = await call('POST', '/v1/webhooks/endpoints', { headers: bearer(account), body: { url: receiver.url, events: ['invoice.stalled', 'invoice.failed', 'export.failed', 'qr.scanned'] } });
+    const hook = await call('POST', '/v1/webhooks/endpoints', {
+      headers: bearer(account),
+      body: { url: receiver.url, events: ['invoice.stalled', 'invoice.failed', 'export.failed', 'qr.scanned'] },
+    });
     expect(hook.status, JSON.stringify(hook.body)).to.equal(201);
     const config = { ...harness().deps.config, adminUser: USER, adminPasswordHash: await hashAdminPassword(PASSWORD) };
     server = createApp({ ...harness().deps, config, logger: pino({ level: 'silent' }) }).listen(0, '127.0.0.1');
@@ -136,7 +139,9 @@ describe('needs attention: nothing retried forever (issue #38)', function () {
       expect(row.stall_cause).to.match(/not stamped within 24 hours \(STAMP_GIVE_UP_MS\)/);
       expect(await harness().producers.queue(QUEUES.stamp).getJob(jobId.stampInvoice(invoice.id)), 'not queued again').to.equal(undefined);
       const calls = harness().pac.calls.length;
-      await db()('invoices').where({ id: invoice.id }).update({ updated_at: new Date(Date.now() - 2 * HOUR_MS) });
+      await db()('invoices')
+        .where({ id: invoice.id })
+        .update({ updated_at: new Date(Date.now() - 2 * HOUR_MS) });
       expect(await sweep(), 'the next round leaves it alone').to.deep.equal({ requeued: 0, stalled: 0 });
       expect(await harness().producers.queue(QUEUES.stamp).getJob(jobId.stampInvoice(invoice.id))).to.equal(undefined);
       expect(harness().pac.calls.length).to.equal(calls);
@@ -149,8 +154,7 @@ describe('needs attention: nothing retried forever (issue #38)', function () {
       expect(cells?.slice(0, 4)).to.deep.equal(['invoice', invoice.id, account.merchantId, row.stall_cause]);
       expect(cells?.[4]).to.match(/ago$/);
       const event = (await db()('webhook_events').where({ type: 'invoice.stalled' }).whereRaw("payload->'data'->>'qr_id' = ?", [link.qrId]).first()) as
-        | { payload: { data: Record<string, unknown> } }
-        | undefined;
+        { payload: { data: Record<string, unknown> } } | undefined;
       expect(event?.payload.data).to.include({ qr_id: link.qrId, status: 'STAMPING' });
       expect((event?.payload.data.stalled as { cause: string }).cause).to.equal(row.stall_cause);
       await receiver.accepted((h) => h.payload.type === 'invoice.stalled' && h.payload.data.qr_id === link.qrId);
@@ -176,7 +180,9 @@ describe('needs attention: nothing retried forever (issue #38)', function () {
       let release!: () => void;
       harness().pac.script({ kind: 'held', until: new Promise<void>((resolve) => (release = resolve)) });
       expect(await act('retry', 'invoice', invoiceId)).to.equal('done');
-      await db()('invoices').where({ id: invoiceId }).update({ updated_at: new Date(Date.now() - 2 * HOUR_MS) });
+      await db()('invoices')
+        .where({ id: invoiceId })
+        .update({ updated_at: new Date(Date.now() - 2 * HOUR_MS) });
       expect(await sweep()).to.deep.equal({ requeued: 1, stalled: 0 });
       release();
       expect(await stamped(events.stamp, link.qrId)).to.include({ outcome: 'stamped' });
@@ -213,8 +219,7 @@ describe('needs attention: nothing retried forever (issue #38)', function () {
       expect(row.status).to.equal('REFUSED');
       expect(row.refusal.code).to.equal('stamp_given_up');
       const failed = (await db()('webhook_events').where({ type: 'invoice.failed' }).whereRaw("payload->'data'->>'qr_id' = ?", [link.qrId]).first()) as
-        | { payload: { data: { error: { code: string } } } }
-        | undefined;
+        { payload: { data: { error: { code: string } } } } | undefined;
       expect(failed?.payload.data.error.code).to.equal('stamp_given_up');
 
       const again = await cli('retry', 'invoice', invoiceId);
@@ -243,7 +248,11 @@ describe('needs attention: nothing retried forever (issue #38)', function () {
     it('FAILED after its attempts is alarmed; retried it is delivered; given up it leaves the list', async () => {
       receiver.script(...Array.from({ length: harness().deps.config.webhookAttempts }, () => ({ status: 500 })));
       const id = await delivery();
-      await until(() => db()('webhook_deliveries').where({ id }).first('status'), (r) => (r as { status: string }).status === 'FAILED', 'FAILED');
+      await until(
+        () => db()('webhook_deliveries').where({ id }).first('status'),
+        (r) => (r as { status: string }).status === 'FAILED',
+        'FAILED',
+      );
       const item = (await itemsOf('webhook-delivery')).find((i) => i.id === id);
       expect(item?.accountId).to.equal(account.accountId);
       expect(item?.cause).to.match(/attempt\(s\); last: HTTP 500/);
@@ -251,12 +260,20 @@ describe('needs attention: nothing retried forever (issue #38)', function () {
       expect(attentionRow(await statusPage(), 'webhook-delivery', id)?.slice(0, 3)).to.deep.equal(['webhook-delivery', id, `account ${account.accountId}`]);
 
       expect(await act('retry', 'webhook-delivery', id)).to.equal('done');
-      await until(() => db()('webhook_deliveries').where({ id }).first('status'), (r) => (r as { status: string }).status === 'DELIVERED', 'DELIVERED');
+      await until(
+        () => db()('webhook_deliveries').where({ id }).first('status'),
+        (r) => (r as { status: string }).status === 'DELIVERED',
+        'DELIVERED',
+      );
       expect(await act('give-up', 'webhook-delivery', id), 'delivered: nothing to give up').to.equal('not-needing-attention');
 
       receiver.script(...Array.from({ length: harness().deps.config.webhookAttempts }, () => ({ status: 500 })));
       const other = await delivery();
-      await until(() => db()('webhook_deliveries').where({ id: other }).first('status'), (r) => (r as { status: string }).status === 'FAILED', 'FAILED');
+      await until(
+        () => db()('webhook_deliveries').where({ id: other }).first('status'),
+        (r) => (r as { status: string }).status === 'FAILED',
+        'FAILED',
+      );
       expect(await act('give-up', 'webhook-delivery', other)).to.equal('done');
       expect((await itemsOf('webhook-delivery')).map((i) => i.id)).not.to.include(other);
       expect(await db()('webhook_deliveries').where({ id: other }).first('status')).to.deep.equal({ status: 'FAILED' });
@@ -264,7 +281,11 @@ describe('needs attention: nothing retried forever (issue #38)', function () {
 
     it('retrying, whose job was lost, ends FAILED (needing attention) instead of PENDING forever', async () => {
       const id = await delivery();
-      await until(() => db()('webhook_deliveries').where({ id }).first('status'), (r) => (r as { status: string }).status === 'DELIVERED', 'DELIVERED');
+      await until(
+        () => db()('webhook_deliveries').where({ id }).first('status'),
+        (r) => (r as { status: string }).status === 'DELIVERED',
+        'DELIVERED',
+      );
       // What a lost retry leaves: PENDING after an attempt, and nothing since for longer than any backoff.
       await db()('webhook_deliveries')
         .where({ id })
@@ -321,13 +342,16 @@ describe('needs attention: nothing retried forever (issue #38)', function () {
       expect(await gauge('export')).to.be.at.least(1);
       expect(attentionRow(await statusPage(), 'export', id)?.[1]).to.equal(id);
       const event = (await db()('webhook_events').where({ type: 'export.failed' }).whereRaw("payload->'data'->>'export_id' = ?", [id]).first()) as
-        | { account_id: string; payload: { data: Record<string, unknown> } }
-        | undefined;
+        { account_id: string; payload: { data: Record<string, unknown> } } | undefined;
       expect(event?.account_id).to.equal(account.accountId);
       expect(event?.payload.data).to.include({ export_id: id, status: 'FAILED' });
 
       expect(await act('retry', 'export', id)).to.equal('done');
-      await until(() => exportStatus(id), (s) => s === 'READY', 'READY');
+      await until(
+        () => exportStatus(id),
+        (s) => s === 'READY',
+        'READY',
+      );
       expect((await itemsOf('export')).map((i) => i.id)).not.to.include(id);
     });
 
@@ -350,20 +374,32 @@ describe('needs attention: nothing retried forever (issue #38)', function () {
       const owner = await harness().bootstrap();
       harness().csf.script('EKU9003173C9', ...Array.from({ length: harness().deps.config.csfAttempts }, () => ({ kind: 'status' as const, status: 503 })));
       expect((await synchronize(owner)).status).to.equal(202);
-      await until(() => syncOf(owner), (s) => s.status === 'FAILED', 'FAILED');
+      await until(
+        () => syncOf(owner),
+        (s) => s.status === 'FAILED',
+        'FAILED',
+      );
       const item = (await itemsOf('csf-sync')).find((i) => i.id === owner.issuerId);
       expect(item?.accountId).to.equal(owner.accountId);
       expect(await gauge('csf-sync')).to.be.at.least(1);
       expect(attentionRow(await statusPage(), 'csf-sync', owner.issuerId)?.[1]).to.equal(owner.issuerId);
 
       expect(await act('retry', 'csf-sync', owner.issuerId)).to.equal('done');
-      await until(() => syncOf(owner), (s) => s.status === 'SUCCEEDED', 'SUCCEEDED');
+      await until(
+        () => syncOf(owner),
+        (s) => s.status === 'SUCCEEDED',
+        'SUCCEEDED',
+      );
       expect((await itemsOf('csf-sync')).map((i) => i.id)).not.to.include(owner.issuerId);
 
       // The owner's own data (SAT does not know the taxpayer): the owner reads it, no operator needed.
       harness().csf.script('EKU9003173C9', { kind: 'status', status: 404 });
       expect((await synchronize(owner)).status).to.equal(202);
-      await until(() => syncOf(owner), (s) => s.status === 'FAILED', 'FAILED');
+      await until(
+        () => syncOf(owner),
+        (s) => s.status === 'FAILED',
+        'FAILED',
+      );
       expect((await itemsOf('csf-sync')).map((i) => i.id)).not.to.include(owner.issuerId);
     });
 
