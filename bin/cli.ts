@@ -27,8 +27,8 @@ const HELP = `usage: npm run cli -- <verb> [options]
   reencrypt [--json]                       seal every stored secret (CSD keys and passwords, webhook secrets) again under
                                            ENCRYPTION_KEY_ID, reading older ones with ENCRYPTION_PREVIOUS_KEYS; exit 1 if
                                            any did not decrypt
-  attention list [--json]                  what the service stopped retrying by itself, per kind (invoice, csf-sync,
-                                           export, webhook-delivery), each with its id, merchant, cause and since
+  attention list [--json]                  what the service stopped retrying by itself, per kind (invoice, invoice-email,
+                                           csf-sync, export, webhook-delivery), each with its id, merchant, cause and since
   attention retry KIND ID [--json]         queue it again (audited in the log); exit 1 if it does not need attention
   attention give-up KIND ID [--json]       end it for good (audited; docs/operations.md, Runbook, says what each kind's
                                            give-up does); exit 1 if it does not need attention

@@ -7,6 +7,8 @@ import type { Knex } from 'knex';
  * - invoices: a confirmation (or credit note, complement, global invoice) STAMPING past STAMP_GIVE_UP_MS is
  *   `stalled_at` (with its cause): still STAMPING (no CFDI yet, and one may still come), but no longer
  *   re-queued by the sweep. `stamp_retried_at`: an operator's retry, from which the bound counts again.
+ * - invoices' e-mails: one neither sent nor refused a day after the stamp failed every attempt;
+ *   `email_given_up_at` says an operator let it be.
  * - invoice_exports, webhook_deliveries: FAILED is final already; `given_up_at` says an operator let it be.
  * - issuers: `sync_attention_at`, a synchronization FAILED by the service's side (the CSF service did not
  *   answer through every attempt, or the job was lost), not by the owner's data.
@@ -19,6 +21,7 @@ export async function up(knex: Knex): Promise<void> {
     t.timestamp('stalled_at', { useTz: true });
     t.text('stall_cause');
     t.timestamp('stamp_retried_at', { useTz: true });
+    t.timestamp('email_given_up_at', { useTz: true });
   });
   await knex.raw(`CREATE INDEX invoices_stalled_idx ON invoices (stalled_at) WHERE status = 'STAMPING' AND stalled_at IS NOT NULL`);
   await knex.schema.alterTable('invoice_exports', (t) => t.timestamp('given_up_at', { useTz: true }));
@@ -40,6 +43,7 @@ export async function down(knex: Knex): Promise<void> {
   await knex.schema.alterTable('invoice_exports', (t) => t.dropColumn('given_up_at'));
   await knex.raw('DROP INDEX IF EXISTS invoices_stalled_idx');
   await knex.schema.alterTable('invoices', (t) => {
+    t.dropColumn('email_given_up_at');
     t.dropColumn('stamp_retried_at');
     t.dropColumn('stall_cause');
     t.dropColumn('stalled_at');

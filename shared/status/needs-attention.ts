@@ -12,6 +12,8 @@ import { needsAttention } from '../platform/metrics/registry.js';
 import { jobId, QUEUES } from '../platform/jobs.js';
 import type { Producers } from '../platform/queues.js';
 import { enqueueStamp } from '../invoices/enqueue-stamp.js';
+import { enqueueInvoiceEmail } from '../invoices/enqueue-follow-ups.js';
+import { countUnsentInvoiceEmails, giveUpInvoiceEmail, isUnsentInvoiceEmail, listUnsentInvoiceEmails } from '../repositories/unsent-invoice-emails.js';
 import { countFailedExports, giveUpFailedExport, listFailedExports, reopenFailedExport } from '../repositories/invoice-exports.js';
 import { recordSyncRequested } from '../repositories/issuers.js';
 import { countStalledInvoices, giveUpStalledInvoice, listStalledInvoices, unstallInvoice } from '../repositories/stalled-invoices.js';
@@ -68,6 +70,19 @@ export const ATTENTION_KINDS: readonly AttentionKind[] = [
       return true;
     },
     giveUp: ({ db }, id) => giveUpStalledInvoice(db, id),
+  },
+  {
+    kind: 'invoice-email',
+    what: "stamped invoices whose buyer's e-mail failed every attempt and is past the follow-up sweep's day",
+    count: (db) => countUnsentInvoiceEmails(db),
+    list: (db, limit) => listUnsentInvoiceEmails(db, limit),
+    // Queued again; it stays listed until the e-mail is sent (or refused by the mail server).
+    async retry({ db, producers }, id) {
+      if (!(await isUnsentInvoiceEmail(db, id))) return false;
+      await requeue(producers, QUEUES.email, jobId.emailInvoice(id), () => enqueueInvoiceEmail(producers, id));
+      return true;
+    },
+    giveUp: ({ db }, id) => giveUpInvoiceEmail(db, id),
   },
   {
     kind: 'csf-sync',

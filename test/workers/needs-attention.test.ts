@@ -198,12 +198,12 @@ describe('needs attention: nothing retried forever (issue #38)', function () {
       const list = await cli('list', '--json');
       expect(list.code, list.stderr).to.equal(0);
       const kinds = JSON.parse(list.stdout) as { kind: string; count: number; items: { id: string; merchantId: string; cause: string; since: string }[] }[];
-      expect(kinds.map((k) => k.kind)).to.include.members(['invoice', 'csf-sync', 'export', 'webhook-delivery']);
+      expect(kinds.map((k) => k.kind)).to.include.members(['invoice', 'invoice-email', 'csf-sync', 'export', 'webhook-delivery']);
       expect(kinds.find((k) => k.kind === 'invoice')!.items.find((i) => i.id === invoiceId)).to.include({ merchantId: account.merchantId });
 
       const unknown = await cli('retry', 'nonsense', invoiceId);
       expect(unknown.code).to.equal(2);
-      expect(unknown.stderr).to.match(/unknown kind "nonsense": one of invoice, csf-sync, export, webhook-delivery/);
+      expect(unknown.stderr).to.match(/unknown kind "nonsense": one of invoice, invoice-email, csf-sync, export, webhook-delivery/);
 
       const given = await cli('give-up', 'invoice', invoiceId, '--json');
       expect(given.code, given.stderr).to.equal(0);
@@ -229,6 +229,47 @@ describe('needs attention: nothing retried forever (issue #38)', function () {
       // The sale is not lost: its QR is free again, and the buyer's new confirmation stamps.
       expect((await confirmReviewed(link)).status).to.equal(202);
       expect(await stamped(events.stamp, link.qrId)).to.include({ outcome: 'stamped' });
+    });
+  });
+
+  describe("a stamped invoice's e-mail", () => {
+    it('not sent a day after the stamp is alarmed; retried it is sent; given up it leaves the list', async () => {
+      const stampedInvoice = async () => {
+        const link = await newQrLink(account);
+        expect((await confirmReviewed(link)).status).to.equal(202);
+        expect(await stamped(events.stamp, link.qrId)).to.include({ outcome: 'stamped' });
+        const row = (await db()('invoices').where({ transaction_id: link.qrId }).first('id')) as { id: string };
+        await until(
+          () => db()('invoices').where({ id: row.id }).first('email_sent_at'),
+          (r) => (r as { email_sent_at: Date | null }).email_sent_at !== null,
+          'the e-mail',
+        );
+        // What an e-mail whose job used every attempt leaves, a day later: nothing sent, nothing refused.
+        await db()('invoices')
+          .where({ id: row.id })
+          .update({ email_sent_at: null, stamped_at: new Date(Date.now() - 25 * HOUR_MS) });
+        return row.id;
+      };
+      const id = await stampedInvoice();
+      const item = (await itemsOf('invoice-email')).find((i) => i.id === id);
+      expect(item?.merchantId).to.equal(account.merchantId);
+      expect(await gauge('invoice-email')).to.be.at.least(1);
+      expect(attentionRow(await statusPage(), 'invoice-email', id)?.[1]).to.equal(id);
+
+      const mails = harness().smtp.messages.length;
+      expect(await act('retry', 'invoice-email', id)).to.equal('done');
+      await until(
+        () => db()('invoices').where({ id }).first('email_sent_at'),
+        (r) => (r as { email_sent_at: Date | null }).email_sent_at !== null,
+        'the e-mail sent',
+      );
+      expect(harness().smtp.messages.length).to.equal(mails + 1);
+      expect((await itemsOf('invoice-email')).map((i) => i.id)).not.to.include(id);
+
+      const other = await stampedInvoice();
+      expect(await act('give-up', 'invoice-email', other)).to.equal('done');
+      expect((await itemsOf('invoice-email')).map((i) => i.id)).not.to.include(other);
+      expect(await act('retry', 'invoice-email', other)).to.equal('not-needing-attention');
     });
   });
 
