@@ -29,7 +29,10 @@ export async function countUnsentInvoiceEmails(db: Db, now: Date = new Date()): 
 }
 
 export async function listUnsentInvoiceEmails(db: Db, limit: number, now: Date = new Date()): Promise<{ id: string; merchantId: string; cause: string; since: Date }[]> {
-  const rows = (await unsent(db, now).orderBy([{ column: 'stamped_at' }, { column: 'id' }]).limit(limit).select('id', 'merchant_id', 'stamped_at')) as {
+  const rows = (await unsent(db, now)
+    .orderBy([{ column: 'stamped_at' }, { column: 'id' }])
+    .limit(limit)
+    .select('id', 'merchant_id', 'stamped_at')) as {
     id: string;
     merchant_id: string;
     stamped_at: Date;
