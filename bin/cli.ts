@@ -29,7 +29,8 @@ const HELP = `usage: npm run cli -- <verb> [options]
                                            any did not decrypt
   attention list [--json]                  what the service stopped retrying by itself, per kind (invoice, invoice-email,
                                            csf-sync, export, webhook-delivery), each with its id, merchant, cause and since
-  attention retry KIND ID [--json]         queue it again (audited in the log); exit 1 if it does not need attention
+  attention retry KIND ID|--all [--json]   queue it (or, after an outage, every one of the kind) again, each audited in
+                                           the log; exit 1 if it does not need attention
   attention give-up KIND ID [--json]       end it for good (audited; docs/operations.md, Runbook, says what each kind's
                                            give-up does); exit 1 if it does not need attention
 `;
@@ -38,7 +39,13 @@ async function main(argv: string[]): Promise<number> {
   const { values, positionals } = parseArgs({
     args: argv,
     allowPositionals: true,
-    options: { account: { type: 'string' }, token: { type: 'string' }, json: { type: 'boolean', default: false }, help: { type: 'boolean', default: false } },
+    options: {
+      account: { type: 'string' },
+      token: { type: 'string' },
+      json: { type: 'boolean', default: false },
+      all: { type: 'boolean', default: false },
+      help: { type: 'boolean', default: false },
+    },
   });
   const verb = positionals.join(' ');
   if (values.help || verb === '') {
@@ -103,7 +110,7 @@ async function main(argv: string[]): Promise<number> {
       return Object.values(counts).some((c) => c.failed.length > 0) ? 1 : 0;
     }
     default:
-      if (positionals[0] === 'attention') return attention(cfg, positionals.slice(1), values.json);
+      if (positionals[0] === 'attention') return attention(cfg, positionals.slice(1), { json: values.json, all: values.all });
       throw new UsageError(`unknown verb "${verb}"\n${HELP}`);
   }
 }
@@ -111,12 +118,12 @@ async function main(argv: string[]): Promise<number> {
 class UsageError extends Error {}
 
 /** `attention …`: needs the queues too (a retry queues its job); the audit line goes to stderr as a JSON log line. */
-async function attention(cfg: ReturnType<typeof config>, args: string[], json: boolean): Promise<number> {
+async function attention(cfg: ReturnType<typeof config>, args: string[], flags: { json: boolean; all: boolean }): Promise<number> {
   const redis = await connectFailFast(cfg);
   const producers = await createProducers(redis, cfg);
   const log = pino({ level: 'info', base: { service: 'autofactura-qr', process: 'cli' } }, pino.destination({ fd: 2, sync: true }));
   try {
-    return await attentionVerb({ db: db(), producers }, log, args, { json, operator: operatorName() }, (text) => process.stdout.write(text));
+    return await attentionVerb({ db: db(), producers }, log, args, { ...flags, operator: operatorName() }, (text) => process.stdout.write(text));
   } catch (err) {
     throw err instanceof AttentionUsageError ? new UsageError(err.message) : err;
   } finally {

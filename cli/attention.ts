@@ -1,6 +1,6 @@
 import { userInfo } from 'node:os';
 import type { Logger } from '../shared/platform/logger.js';
-import { actOnAttention, ATTENTION_KINDS, readNeedsAttention, type AttentionAction, type AttentionDeps } from '../shared/status/needs-attention.js';
+import { actOnAttention, attentionKind, ATTENTION_KINDS, readNeedsAttention, type AttentionAction, type AttentionDeps } from '../shared/status/needs-attention.js';
 
 /** How many of each kind `attention list` shows. */
 const LIST_LIMIT = 1000;
@@ -26,7 +26,7 @@ export async function attentionVerb(
   deps: AttentionDeps,
   log: Pick<Logger, 'info' | 'warn'>,
   args: string[],
-  options: { json: boolean; operator: string },
+  options: { json: boolean; operator: string; all?: boolean },
   out: (text: string) => void,
 ): Promise<number> {
   const [sub, kind, id, ...rest] = args;
@@ -42,6 +42,7 @@ export async function attentionVerb(
     }
     return 0;
   }
+  if (sub === 'retry' && kind !== undefined && id === undefined && options.all === true) return retryAll(deps, log, kind, options, out);
   if ((sub === 'retry' || sub === 'give-up') && kind !== undefined && id !== undefined && rest.length === 0) {
     const outcome = await actOnAttention(deps, log, { action: sub as AttentionAction, kind, id, operator: options.operator });
     if (outcome === 'unknown-kind') throw new AttentionUsageError(`unknown kind "${kind}": one of ${ATTENTION_KINDS.map((k) => k.kind).join(', ')}`);
@@ -52,5 +53,25 @@ export async function attentionVerb(
     out(options.json ? `${JSON.stringify({ kind, id, action: sub, outcome })}\n` : `${line}\n`);
     return outcome === 'done' ? 0 : 1;
   }
-  throw new AttentionUsageError('usage: attention list [--json] | attention retry <kind> <id> | attention give-up <kind> <id>');
+  throw new AttentionUsageError('usage: attention list [--json] | attention retry <kind> <id|--all> | attention give-up <kind> <id>');
+}
+
+/**
+ * `attention retry <kind> --all`: after an outage (the PAC down for a day, SMTP, a receiver), every item of
+ * the kind, each its own audited action. Those listed when it starts: a retry that fails again is not taken twice.
+ */
+async function retryAll(
+  deps: AttentionDeps,
+  log: Pick<Logger, 'info' | 'warn'>,
+  kindName: string,
+  options: { json: boolean; operator: string },
+  out: (text: string) => void,
+): Promise<number> {
+  const kind = attentionKind(kindName);
+  if (!kind) throw new AttentionUsageError(`unknown kind "${kindName}": one of ${ATTENTION_KINDS.map((k) => k.kind).join(', ')}`);
+  const items = await kind.list(deps.db, await kind.count(deps.db));
+  let retried = 0;
+  for (const item of items) if ((await actOnAttention(deps, log, { action: 'retry', kind: kindName, id: item.id, operator: options.operator })) === 'done') retried++;
+  out(options.json ? `${JSON.stringify({ kind: kindName, action: 'retry', retried, of: items.length })}\n` : `${kindName}: ${retried} of ${items.length} queued again\n`);
+  return 0;
 }

@@ -232,6 +232,30 @@ describe('needs attention: nothing retried forever (issue #38)', function () {
     });
   });
 
+  describe('after an outage', () => {
+    it('`attention retry invoice --all` queues every stalled invoice again, each audited, and they stamp', async () => {
+      const links = [await newQrLink(account), await newQrLink(account)];
+      const ids: string[] = [];
+      for (const link of links) {
+        const invoiceId = newId('invoice');
+        expect((await recordConfirmation(db(), { invoiceId, transactionIds: [link.qrId], merchantId: account.merchantId, customer: BUYER })).ok).to.equal(true);
+        await ageInvoice(invoiceId);
+        ids.push(invoiceId);
+      }
+      expect(await sweep()).to.include({ stalled: 2 });
+      const all = await cli('retry', 'invoice', '--all', '--json');
+      expect(all.code, all.stderr).to.equal(0);
+      expect(JSON.parse(all.stdout)).to.deep.include({ kind: 'invoice', action: 'retry', retried: 2, of: 2 });
+      const audited = all.stderr
+        .split('\n')
+        .filter((l) => l.startsWith('{'))
+        .map((l) => JSON.parse(l) as Record<string, unknown>)
+        .filter((l) => l.audit === 'needs-attention' && l.outcome === 'done');
+      expect(audited.map((l) => l.id)).to.have.members(ids);
+      for (const link of links) expect(await stamped(events.stamp, link.qrId)).to.include({ outcome: 'stamped' });
+    });
+  });
+
   describe("a stamped invoice's e-mail", () => {
     it('not sent a day after the stamp is alarmed; retried it is sent; given up it leaves the list', async () => {
       const stampedInvoice = async () => {
