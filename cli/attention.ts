@@ -44,13 +44,15 @@ export async function attentionVerb(
   }
   if (sub === 'retry' && kind !== undefined && id === undefined && options.all === true) return retryAll(deps, log, kind, options, out);
   if ((sub === 'retry' || sub === 'give-up') && kind !== undefined && id !== undefined && rest.length === 0) {
-    const outcome = await actOnAttention(deps, log, { action: sub as AttentionAction, kind, id, operator: options.operator });
+    const { outcome, reason } = await actOnAttention(deps, log, { action: sub as AttentionAction, kind, id, operator: options.operator });
     if (outcome === 'unknown-kind') throw new AttentionUsageError(`unknown kind "${kind}": one of ${ATTENTION_KINDS.map((k) => k.kind).join(', ')}`);
     const line =
       outcome === 'done'
         ? `${kind} ${id}: ${sub === 'retry' ? 'queued again' : 'given up'}`
-        : `${kind} ${id} does not need attention (unknown, already acted on, or it succeeded meanwhile): nothing changed`;
-    out(options.json ? `${JSON.stringify({ kind, id, action: sub, outcome })}\n` : `${line}\n`);
+        : outcome === 'refused'
+          ? `${kind} ${id}: not now: ${reason ?? ''}`
+          : `${kind} ${id} does not need attention (unknown, already acted on, or it succeeded meanwhile): nothing changed`;
+    out(options.json ? `${JSON.stringify({ kind, id, action: sub, outcome, ...(reason ? { reason } : {}) })}\n` : `${line}\n`);
     return outcome === 'done' ? 0 : 1;
   }
   throw new AttentionUsageError('usage: attention list [--json] | attention retry <kind> <id|--all> | attention give-up <kind> <id>');
@@ -71,7 +73,7 @@ async function retryAll(
   if (!kind) throw new AttentionUsageError(`unknown kind "${kindName}": one of ${ATTENTION_KINDS.map((k) => k.kind).join(', ')}`);
   const items = await kind.list(deps.db, await kind.count(deps.db));
   let retried = 0;
-  for (const item of items) if ((await actOnAttention(deps, log, { action: 'retry', kind: kindName, id: item.id, operator: options.operator })) === 'done') retried++;
+  for (const item of items) if ((await actOnAttention(deps, log, { action: 'retry', kind: kindName, id: item.id, operator: options.operator })).outcome === 'done') retried++;
   out(options.json ? `${JSON.stringify({ kind: kindName, action: 'retry', retried, of: items.length })}\n` : `${kindName}: ${retried} of ${items.length} queued again\n`);
   return 0;
 }

@@ -34,6 +34,9 @@ export interface AttentionEntry {
   since: Date;
 }
 
+/** What an action did: done (true), nothing to act on (false), or refused for a reason the operator reads. */
+export type ActionResult = boolean | { refused: string };
+
 export interface AttentionKind {
   /** The label value of the metric and the word of the CLI (`attention retry <kind> <id>`). */
   kind: string;
@@ -42,10 +45,10 @@ export interface AttentionKind {
   count(db: Db): Promise<number>;
   /** The oldest first. */
   list(db: Db, limit: number): Promise<AttentionEntry[]>;
-  /** Queued again as if new. False when `id` is not (or no longer) one needing attention. */
-  retry(deps: AttentionDeps, id: string): Promise<boolean>;
-  /** Final; it leaves the list. False when `id` is not (or no longer) one needing attention. */
-  giveUp(deps: AttentionDeps, id: string): Promise<boolean>;
+  /** Queued again as if new. False when `id` is not (or no longer) one needing attention; `{ refused }`: not now, and why. */
+  retry(deps: AttentionDeps, id: string): Promise<ActionResult>;
+  /** Final; it leaves the list. False when `id` is not (or no longer) one needing attention; `{ refused }`: not now, and why. */
+  giveUp(deps: AttentionDeps, id: string): Promise<ActionResult>;
 }
 
 /** A finished job kept under the id a retry must use is removed first (BullMQ ignores an add whose id exists). */
@@ -69,7 +72,15 @@ export const ATTENTION_KINDS: readonly AttentionKind[] = [
       await enqueueStamp(producers, id);
       return true;
     },
-    giveUp: ({ db }, id) => giveUpStalledInvoice(db, id),
+    // Not while a stamp job of it waits or runs (one queued by hand, or still waiting out a PAC credentials pause):
+    // the PAC may stamp it after it was given up, a CFDI nobody would know of.
+    async giveUp({ db, producers }, id) {
+      const job = await producers.queue(QUEUES.stamp).getJob(jobId.stampInvoice(id));
+      const state = job ? await job.getState() : undefined;
+      if (state !== undefined && state !== 'failed' && state !== 'completed' && state !== 'unknown')
+        return { refused: `its stamp job is ${state}: let it end (it may stamp), then give up if it is still listed` };
+      return giveUpStalledInvoice(db, id);
+    },
   },
   {
     kind: 'invoice-email',
@@ -167,7 +178,7 @@ export async function recordNeedsAttention(db: Db): Promise<void> {
 }
 
 export type AttentionAction = 'retry' | 'give-up';
-export type AttentionOutcome = 'done' | 'not-needing-attention' | 'unknown-kind';
+export type AttentionOutcome = 'done' | 'not-needing-attention' | 'refused' | 'unknown-kind';
 
 /**
  * An operator's action on one item, audited: one log line (`audit: "needs-attention"`) with who, what and
@@ -177,13 +188,14 @@ export async function actOnAttention(
   deps: AttentionDeps,
   log: Pick<Logger, 'info' | 'warn'>,
   request: { action: AttentionAction; kind: string; id: string; operator: string },
-): Promise<AttentionOutcome> {
+): Promise<{ outcome: AttentionOutcome; reason?: string }> {
   const kind = attentionKind(request.kind);
-  const outcome: AttentionOutcome = !kind
-    ? 'unknown-kind'
-    : (await (request.action === 'retry' ? kind.retry(deps, request.id) : kind.giveUp(deps, request.id)))
-      ? 'done'
-      : 'not-needing-attention';
-  (outcome === 'done' ? log.info.bind(log) : log.warn.bind(log))({ audit: 'needs-attention', ...request, outcome }, `operator ${request.action}: ${outcome}`);
-  return outcome;
+  const result = kind ? await (request.action === 'retry' ? kind.retry(deps, request.id) : kind.giveUp(deps, request.id)) : undefined;
+  const outcome: AttentionOutcome = result === undefined ? 'unknown-kind' : result === true ? 'done' : result === false ? 'not-needing-attention' : 'refused';
+  const reason = typeof result === 'object' ? result.refused : undefined;
+  (outcome === 'done' ? log.info.bind(log) : log.warn.bind(log))(
+    { audit: 'needs-attention', ...request, outcome, ...(reason ? { reason } : {}) },
+    `operator ${request.action}: ${outcome}`,
+  );
+  return reason ? { outcome, reason } : { outcome };
 }

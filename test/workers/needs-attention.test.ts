@@ -73,7 +73,8 @@ describe('needs attention: nothing retried forever (issue #38)', function () {
   const db = () => harness().deps.db;
   const bearer = (a: BootstrapResult) => ({ Authorization: `Bearer ${a.accessToken}` });
   const itemsOf = async (kind: string): Promise<AttentionEntry[]> => (await readNeedsAttention(db(), 1000)).find((k) => k.kind === kind)!.items;
-  const act = (action: 'retry' | 'give-up', kind: string, id: string) => actOnAttention(harness().deps, pino({ level: 'silent' }), { action, kind, id, operator: 'test' });
+  const act = async (action: 'retry' | 'give-up', kind: string, id: string) =>
+    (await actOnAttention(harness().deps, pino({ level: 'silent' }), { action, kind, id, operator: 'test' })).outcome;
   const statusPage = async () => {
     const res = await fetch(statusUrl, { headers: OPERATOR });
     expect(res.status).to.equal(200);
@@ -230,6 +231,25 @@ describe('needs attention: nothing retried forever (issue #38)', function () {
       expect((await confirmReviewed(link)).status).to.equal(202);
       expect(await stamped(events.stamp, link.qrId)).to.include({ outcome: 'stamped' });
     });
+  });
+
+  it('is not given up while a stamp job of it waits or runs: the PAC could still stamp it', async () => {
+    const link = await newQrLink(account);
+    const invoiceId = newId('invoice');
+    expect((await recordConfirmation(db(), { invoiceId, transactionIds: [link.qrId], merchantId: account.merchantId, customer: BUYER })).ok).to.equal(true);
+    await ageInvoice(invoiceId);
+    expect(await sweep()).to.include({ stalled: 1 });
+    // A job still waiting (queued by hand, or waiting out a PAC credentials pause), held back so no worker takes it.
+    const job = await harness()
+      .producers.queue(QUEUES.stamp)
+      .add('stamp-invoice', { invoiceId }, { jobId: jobId.stampInvoice(invoiceId), delay: 3_600_000 });
+    const refused = await actOnAttention(harness().deps, pino({ level: 'silent' }), { action: 'give-up', kind: 'invoice', id: invoiceId, operator: 'test' });
+    expect(refused).to.deep.equal({ outcome: 'refused', reason: 'its stamp job is delayed: let it end (it may stamp), then give up if it is still listed' });
+    expect(await db()('invoices').where({ id: invoiceId }).first('status')).to.deep.equal({ status: 'STAMPING' });
+    expect((await itemsOf('invoice')).map((i) => i.id)).to.include(invoiceId);
+    await job.remove();
+    expect(await act('give-up', 'invoice', invoiceId)).to.equal('done');
+    expect(await db()('invoices').where({ id: invoiceId }).first('status')).to.deep.equal({ status: 'REFUSED' });
   });
 
   describe('after an outage', () => {
