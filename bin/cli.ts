@@ -3,7 +3,8 @@ import { parseArgs } from 'node:util';
 import { adminPasswordHash } from '../cli/admin-password.js';
 import { bootstrapAccount } from '../cli/bootstrap.js';
 import { reencryptSecrets } from '../cli/reencrypt.js';
-import { retryWithheldStamp } from '../shared/invoices/retry-withheld-stamp.js';
+import { attentionVerb, AttentionUsageError, operatorName } from '../cli/attention.js';
+import { pino } from 'pino';
 import { createProducers } from '../shared/platform/queues.js';
 import { encryptionKeyring } from '../shared/platform/crypto/encrypt-at-rest.js';
 import { checkPostgres, ServiceUnreachable } from '../shared/platform/check-services.js';
@@ -26,8 +27,13 @@ const HELP = `usage: npm run cli -- <verb> [options]
   reencrypt [--json]                       seal every stored secret (CSD keys and passwords, webhook secrets) again under
                                            ENCRYPTION_KEY_ID, reading older ones with ENCRYPTION_PREVIOUS_KEYS; exit 1 if
                                            any did not decrypt
-  stamp retry --invoice ID                 re-send an invoice whose stamp the PAC withheld (docs/operations.md, Runbook:
-                                           StampWithheld); exit 1 if it is not waiting for that
+  attention list [--json]                  what the service stopped retrying by itself, per kind (invoice, withheld-stamp,
+                                           cancellation, invoice-email, csf-sync, export, webhook-delivery), each with its
+                                           id, merchant, cause and since
+  attention retry KIND ID|--all [--json]   queue it (or, after an outage, every one of the kind) again, each audited in
+                                           the log; exit 1 if it does not need attention
+  attention give-up KIND ID [--json]       end it for good (audited; docs/operations.md, Runbook, says what each kind's
+                                           give-up does); exit 1 if it does not need attention
 `;
 
 async function main(argv: string[]): Promise<number> {
@@ -37,8 +43,8 @@ async function main(argv: string[]): Promise<number> {
     options: {
       account: { type: 'string' },
       token: { type: 'string' },
-      invoice: { type: 'string' },
       json: { type: 'boolean', default: false },
+      all: { type: 'boolean', default: false },
       help: { type: 'boolean', default: false },
     },
   });
@@ -104,25 +110,28 @@ async function main(argv: string[]): Promise<number> {
       print({ keyId: cfg.encryptionKeyId, ...counts });
       return Object.values(counts).some((c) => c.failed.length > 0) ? 1 : 0;
     }
-    case 'stamp retry': {
-      if (!values.invoice) throw new UsageError('stamp retry needs --invoice ID');
-      const redis = await connectFailFast(cfg);
-      const producers = await createProducers(redis, cfg);
-      try {
-        const outcome = await retryWithheldStamp(db(), producers, values.invoice);
-        print({ invoice: values.invoice, outcome });
-        return outcome === 'queued' ? 0 : 1;
-      } finally {
-        await producers.close();
-        redis.disconnect();
-      }
-    }
     default:
+      if (positionals[0] === 'attention') return attention(cfg, positionals.slice(1), { json: values.json, all: values.all });
       throw new UsageError(`unknown verb "${verb}"\n${HELP}`);
   }
 }
 
 class UsageError extends Error {}
+
+/** `attention …`: needs the queues too (a retry queues its job); the audit line goes to stderr as a JSON log line. */
+async function attention(cfg: ReturnType<typeof config>, args: string[], flags: { json: boolean; all: boolean }): Promise<number> {
+  const redis = await connectFailFast(cfg);
+  const producers = await createProducers(redis, cfg);
+  const log = pino({ level: 'info', base: { service: 'autofactura-qr', process: 'cli' } }, pino.destination({ fd: 2, sync: true }));
+  try {
+    return await attentionVerb({ db: db(), producers }, log, args, { ...flags, operator: operatorName() }, (text) => process.stdout.write(text));
+  } catch (err) {
+    throw err instanceof AttentionUsageError ? new UsageError(err.message) : err;
+  } finally {
+    await producers.close();
+    redis.disconnect();
+  }
+}
 
 main(process.argv.slice(2)).then(
   async (code) => {

@@ -1,6 +1,6 @@
 import type { Job } from 'bullmq';
 import { buildInvoiceZip, recordZipFailure, sweepInvoiceExports, type ZipBuildDeps } from '../shared/books/invoice-zip.js';
-import { BUILD_EXPORT_ATTEMPTS, type BuildInvoiceExportResult, type InvoiceExportPayload } from '../shared/platform/jobs.js';
+import { BUILD_EXPORT_ATTEMPTS, jobId, QUEUES, type BuildInvoiceExportResult, type InvoiceExportPayload } from '../shared/platform/jobs.js';
 import type { Producers } from '../shared/platform/queues.js';
 import { unfinishedInvoiceExportIds } from '../shared/repositories/invoice-exports.js';
 
@@ -15,12 +15,25 @@ export async function buildInvoiceExportJob(deps: ZipBuildDeps, job: Job<Invoice
 }
 
 /**
- * sweep-invoice-exports (hourly): removes the exports past their keeping time with their files, and queues again
- * every export still PENDING or RUNNING (a no-op for one whose job waits, runs or retries: the job id is the
- * export's), so one whose job Redis lost is built within the hour.
+ * sweep-invoice-exports (hourly): removes the exports past their keeping time with their files, and looks at
+ * every export still PENDING or RUNNING by its job (the job id is the export's): one whose job Redis lost is
+ * queued again, so it is built within the hour; one whose job failed or ended without recording its outcome
+ * (a worker killed mid-build until BullMQ gave the job up as stalled: the handler never saw its last attempt)
+ * is recorded FAILED, which needs attention (issue #38), rather than left RUNNING forever behind a failed job
+ * whose id blocks a new one.
  */
-export async function sweepInvoiceExportsJob(deps: ZipBuildDeps, producers: Producers): Promise<{ removed: number }> {
+export async function sweepInvoiceExportsJob(deps: ZipBuildDeps, producers: Producers): Promise<{ removed: number; failed: number }> {
   const removed = await sweepInvoiceExports(deps);
-  for (const exportId of await unfinishedInvoiceExportIds(deps.db, 1000)) await producers.add('build-invoice-export', { exportId });
-  return { removed };
+  const queue = producers.queue(QUEUES.exports);
+  let failed = 0;
+  for (const exportId of await unfinishedInvoiceExportIds(deps.db, 1000)) {
+    const job = await queue.getJob(jobId.buildInvoiceExport(exportId));
+    const state = job ? await job.getState() : 'unknown';
+    if (state === 'unknown') await producers.add('build-invoice-export', { exportId });
+    else if (state === 'failed' || state === 'completed') {
+      await recordZipFailure(deps.db, exportId, new Error(`its job ${state === 'failed' ? `failed: ${job?.failedReason ?? 'no reason'}` : 'ended without a result'}`));
+      failed++;
+    }
+  }
+  return { removed, failed };
 }

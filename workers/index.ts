@@ -98,7 +98,7 @@ function jobHandlers(deps: WorkerDeps, { sync, stamp, email, cancel, webhooks }:
     'email-offline-claim': (job) => emailOfflineClaimJob({ ...email, perAddressPerDay: deps.config.offlineClaimEmailsPerAddressPerDay }, job),
     'cancel-invoice': (job) => cancelInvoiceJob(cancel, job),
     'poll-cancellations': () => pollCancellationsJob({ ...cancel, producers: deps.producers }),
-    'dispatch-webhooks': () => dispatchWebhooksJob(deps.db, deps.producers),
+    'dispatch-webhooks': () => dispatchWebhooksJob(deps.db, deps.producers, deps.config),
     'deliver-webhook': (job) => deliverWebhookJob(webhooks, job),
     'issue-global-invoices': () => issueGlobalInvoicesJob(deps.db, deps.producers, deps.config),
     'announce-expiring-csds': async () => ({ announced: await announceExpiringCsds(deps.db) }),

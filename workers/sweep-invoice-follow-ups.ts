@@ -4,10 +4,11 @@ import type { Config } from '../shared/platform/config.js';
 import type { Db } from '../shared/platform/db.js';
 import { enqueueInvoiceEmail } from '../shared/invoices/enqueue-follow-ups.js';
 import { QUEUES, jobId } from '../shared/platform/jobs.js';
+import { EMAIL_FOLLOW_UP_WINDOW_MS } from '../shared/repositories/unsent-invoice-emails.js';
 import type { Producers } from '../shared/platform/queues.js';
 
-/** Older than this, a missing e-mail is for ops (bull-board, the resend button), not for the sweep. */
-const WINDOW_MS = 24 * 3600_000;
+/** Older than this, a missing e-mail is for ops (it needs attention: shared/status/needs-attention.ts), not for the sweep. */
+const WINDOW_MS = EMAIL_FOLLOW_UP_WINDOW_MS;
 const PAGE = 500;
 
 /**

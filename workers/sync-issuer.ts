@@ -18,7 +18,9 @@ export interface SyncIssuerDeps {
 /**
  * sync-issuer: one attempt at reading the issuer's CSF. Transient failures are thrown for BullMQ to
  * retry (backoff set at enqueue); the last attempt, or a failure retrying cannot fix, leaves FAILED
- * with the reason in PostgreSQL.
+ * with the reason in PostgreSQL. A last attempt that failed on the service's side (the CSF service down
+ * throughout) also needs an operator's attention (shared/status/needs-attention.ts); the owner's own data
+ * (not found, another RFC) does not: the owner reads it and fixes it.
  */
 export async function syncIssuerJob(deps: SyncIssuerDeps, job: Job<SyncIssuerPayload>): Promise<SyncIssuerResult> {
   const jobId = job.id ?? '';
@@ -49,6 +51,7 @@ export async function syncIssuerJob(deps: SyncIssuerDeps, job: Job<SyncIssuerPay
     attempts: attempt,
     error: failure.reason,
     finishedAt: last ? now : null,
+    needsAttention: failure.retryable,
     now,
   });
   throw failure.retryable ? new Error(failure.reason) : new UnrecoverableError(failure.reason);

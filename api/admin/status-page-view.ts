@@ -10,6 +10,7 @@ import { booksSection, type BooksPanel } from './books-summary-section.js';
 import type { PacCredentialsAlarm } from '../../shared/adapters/pac/pac-credentials-alarm.js';
 import { pacCredentialsSection } from './pac-credentials-section.js';
 import type { HourFigures, StatusFigures } from '../../shared/status/status-figures.js';
+import type { AttentionSummary } from '../../shared/status/needs-attention.js';
 
 export interface StatusPage {
   figures: StatusFigures;
@@ -24,6 +25,8 @@ export interface StatusPage {
   path?: string;
   /** Raised while the PAC refuses the service's credentials. */
   pacCredentials?: PacCredentialsAlarm;
+  /** What the service stopped retrying, per kind (shared/status/needs-attention.ts); undefined when it could not be read. */
+  attention?: AttentionSummary[];
 }
 
 /** Reloads itself this often, without a script. */
@@ -61,6 +64,7 @@ th,td{padding:4px 8px;border-bottom:1px solid var(--line);text-align:right;white
 th:first-child,td:first-child{text-align:left}
 thead th{color:var(--muted);font-weight:600}
 td.alert{color:var(--refused);font-weight:700}
+td.cause{white-space:normal;text-align:left}
 details summary{cursor:pointer;font-weight:600}
 form{margin:0 0 12px}
 input,button{font:inherit}
@@ -166,6 +170,33 @@ function queueSection(queues: QueueDepth[] | undefined, dashboard: string): stri
 <p class="note">Delayed: jobs held back until a later time (retries, webhook back-off). Scheduled: the periodic sweeps (expiry, stamp recovery, …), each holding its next run; they are not work piling up.</p></section>`;
 }
 
+/** Items listed per kind on the page; the count says how many more there are (`npm run cli -- attention list` shows them all). */
+export const ATTENTION_ROWS = 20;
+
+/** What the service stopped retrying, each with its kind, id, merchant (or account), cause and since; acted on with the CLI. */
+function attentionSection(attention: AttentionSummary[] | undefined, now: Date): string {
+  const head = `<section aria-labelledby="attention"><h2 id="attention">Needs attention</h2>`;
+  if (!attention) return `${head}<p class="note alert">The list could not be read (see the log).</p></section>`;
+  const total = attention.reduce((sum, k) => sum + k.count, 0);
+  const counts = attention
+    .map((k) => `<li${k.count > 0 ? ' class="alert"' : ''} data-kind="${escape(k.kind)}"><code>${escape(k.kind)}</code>: ${count(k.count)} — ${escape(k.what)}</li>`)
+    .join('');
+  const rows = attention
+    .flatMap((k) =>
+      k.items.map(
+        (item) =>
+          `<tr data-attention="${escape(`${k.kind}:${item.id}`)}"><td><code>${escape(k.kind)}</code></td><td><code>${escape(item.id)}</code></td><td>${escape(item.merchantId ?? (item.accountId ? `account ${item.accountId}` : '—'))}</td><td class="cause">${escape(item.cause)}</td><td title="${escape(item.since.toISOString())}">${duration((now.getTime() - item.since.getTime()) / 1000)} ago</td></tr>`,
+      ),
+    )
+    .join('');
+  const table =
+    total === 0
+      ? '<p class="note">Nothing: every job is running, retrying within its bounds or done.</p>'
+      : `<table><thead><tr><th scope="col">kind</th><th scope="col">id</th><th scope="col">merchant</th><th scope="col">cause</th><th scope="col">since</th></tr></thead><tbody>${rows}</tbody></table>`;
+  return `${head}<ul>${counts}</ul>${table}
+<p class="note">Nothing here is retried by itself any more. Act on each with <code>npm run cli -- attention retry &lt;kind&gt; &lt;id&gt;</code> or <code>attention give-up &lt;kind&gt; &lt;id&gt;</code> (docs/operations.md, Runbook); the oldest ${ATTENTION_ROWS} of each kind are listed.</p></section>`;
+}
+
 function hourTable(figures: StatusFigures): string {
   const rows = [...figures.hours]
     .reverse()
@@ -184,5 +215,5 @@ export function renderStatusPage(page: StatusPage): string {
   return `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">
 <meta http-equiv="refresh" content="${REFRESH_SECONDS}"><title>Autofactura status</title><link rel="icon" href="data:,"><style>${CSS}</style></head>
 <body><header><h1>Autofactura status</h1><p>The last 24 hours by the hour (UTC), read ${escape(now.toISOString().slice(0, 19).replace('T', ' '))} UTC; the page reloads every minute. Jobs: <a href="${escape(queueDashboardPath)}">queue dashboard</a>.</p></header>
-<main>${pacCredentialsSection(page.pacCredentials, escape)}${qrSection(figures)}${stampSection(figures, queues, now, queueDashboardPath)}${queueSection(queues, queueDashboardPath)}${hourTable(figures)}${books}</main></body></html>`;
+<main>${pacCredentialsSection(page.pacCredentials, escape)}${attentionSection(page.attention, now)}${qrSection(figures)}${stampSection(figures, queues, now, queueDashboardPath)}${queueSection(queues, queueDashboardPath)}${hourTable(figures)}${books}</main></body></html>`;
 }

@@ -2,10 +2,11 @@ import type { Router } from '@koa/router';
 import { readQueueDepths } from '../../shared/platform/queue-depths.js';
 import { readStatusFigures } from '../../shared/status/status-figures.js';
 import { readPacCredentialsAlarm } from '../../shared/adapters/pac/pac-credentials-alarm.js';
+import { readNeedsAttention } from '../../shared/status/needs-attention.js';
 import { operatorAccess } from '../access/operator-access.js';
 import { booksPanel } from '../admin/books-panel.js';
 import { QUEUE_DASHBOARD_PATH } from '../admin/queue-dashboard.js';
-import { renderStatusPage, STATUS_PAGE_CSP } from '../admin/status-page-view.js';
+import { ATTENTION_ROWS, renderStatusPage, STATUS_PAGE_CSP } from '../admin/status-page-view.js';
 import type { AppState } from '../context.js';
 import type { ApiDeps } from '../deps.js';
 import { apiRouter, routesWith } from '../routing/api-router.js';
@@ -22,7 +23,7 @@ const SECURITY_HEADERS = {
 };
 
 /**
- * GET /admin/status: the operator's status page (QRs per hour, stamp latency and failures, queue depths, and
+ * GET /admin/status: the operator's status page (what needs attention, QRs per hour, stamp latency and failures, queue depths, and
  * with `merchant` (and `month`, YYYY-MM) that month of the merchant's books added up),
  * behind the queue dashboard's login; off (404) like it when no ADMIN_PASSWORD_HASH is configured.
  */
@@ -31,7 +32,7 @@ export function statusPageRoutes(deps: Pick<ApiDeps, 'config' | 'db' | 'redis' |
   routesWith(router, operatorAccess(deps, 'status page', SECURITY_HEADERS)).get(STATUS_PAGE_PATH, async (ctx) => {
     const now = new Date();
     // Redis down: the PostgreSQL figures still show; the page says the queues could not be read.
-    const [figures, queues, books, pacCredentials] = await Promise.all([
+    const [figures, queues, books, pacCredentials, attention] = await Promise.all([
       readStatusFigures(deps.db, now),
       readQueueDepths(deps.producers, now.getTime()).catch((err: unknown) => {
         ctx.state.log.warn({ err }, 'queue depths not read');
@@ -39,9 +40,13 @@ export function statusPageRoutes(deps: Pick<ApiDeps, 'config' | 'db' | 'redis' |
       }),
       booksPanel(deps.db, ctx.query, now),
       readPacCredentialsAlarm(deps.redis).catch(() => undefined),
+      readNeedsAttention(deps.db, ATTENTION_ROWS).catch((err: unknown) => {
+        ctx.state.log.warn({ err }, 'needs-attention list not read');
+        return undefined;
+      }),
     ]);
     ctx.type = 'text/html; charset=utf-8';
-    ctx.body = renderStatusPage({ figures, queues, now, queueDashboardPath: QUEUE_DASHBOARD_PATH, books, path: STATUS_PAGE_PATH, pacCredentials });
+    ctx.body = renderStatusPage({ figures, queues, now, queueDashboardPath: QUEUE_DASHBOARD_PATH, books, path: STATUS_PAGE_PATH, pacCredentials, attention });
   });
   return router;
 }

@@ -107,9 +107,15 @@ export async function buildInvoiceZip(deps: ZipBuildDeps, exportId: string): Pro
   }
 }
 
-/** The job's last attempt failed: the export says FAILED (its reason kept for the operator, not shown). */
+/**
+ * The job's last attempt failed, or the job ended without one (the sweep): the export says FAILED (its reason
+ * kept for the operator, not shown) and its account gets `export.failed` (it may ask for the export again).
+ */
 export async function recordZipFailure(db: Db, exportId: string, err: unknown): Promise<void> {
-  await failInvoiceExport(db, exportId, err instanceof Error ? err.message : String(err));
+  await db.transaction(async (trx) => {
+    const failed = await failInvoiceExport(trx, exportId, err instanceof Error ? err.message : String(err));
+    if (failed) await emitAccountEvent(trx, 'export.failed', failed.account_id, { export_id: failed.id, status: 'FAILED', merchant_ids: failed.merchant_ids });
+  });
 }
 
 /** Removes the exports past their keeping time, each file before its row (a crash between leaves a row to retry). */

@@ -291,6 +291,12 @@ export const SETTINGS = {
     60_000,
     'Period of the sweeps re-queueing confirmations left STAMPING and stamped invoices without their e-mail job, and how old they must be.',
   ),
+  stampGiveUpMs: int(
+    'STAMP_GIVE_UP_MS',
+    86_400_000,
+    "How long an invoice may stay STAMPING (from its confirmation, or an operator's retry) before the sweep stops re-queueing it and it needs attention (`autofactura_needs_attention{kind=\"invoice\"}`, docs/operations.md). Well within SAT's 72-hour window, so an operator's retry sends the same sealed document.",
+    60_000,
+  ),
   crashAfterCommit: setting({
     name: 'CRASH_AFTER_COMMIT',
     fallback: '0',

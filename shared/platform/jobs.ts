@@ -99,7 +99,7 @@ export interface JobTypes {
   'sync-issuer': { queue: typeof QUEUES.csfSync; data: SyncIssuerPayload; result: SyncIssuerResult };
   'sweep-lost-syncs': { queue: typeof QUEUES.csfSync; data: Record<string, never>; result: { failed: number } };
   'stamp-invoice': { queue: typeof QUEUES.stamp; data: InvoicePayload; result: StampInvoiceResult };
-  'sweep-stamping': { queue: typeof QUEUES.stamp; data: Record<string, never>; result: { requeued: number } };
+  'sweep-stamping': { queue: typeof QUEUES.stamp; data: Record<string, never>; result: { requeued: number; stalled: number } };
   'settle-offline-claims': { queue: typeof QUEUES.stamp; data: { transactionId?: string }; result: { confirmed: number; refused: number } };
   'sweep-invoice-follow-ups': { queue: typeof QUEUES.email; data: Record<string, never>; result: { emails: number } };
   'email-invoice': { queue: typeof QUEUES.email; data: InvoicePayload & { to?: string }; result: { messageId: string } };
@@ -107,13 +107,13 @@ export interface JobTypes {
   'email-offline-claim': { queue: typeof QUEUES.email; data: OfflineClaimPayload; result: { outcome: 'sent' | 'limited' } };
   'cancel-invoice': { queue: typeof QUEUES.cancel; data: CancelInvoicePayload; result: CancelInvoiceResult };
   'poll-cancellations': { queue: typeof QUEUES.cancel; data: Record<string, never>; result: { resolved: number; requeued: number; needsAttention: number } };
-  'dispatch-webhooks': { queue: typeof QUEUES.webhooks; data: Record<string, never>; result: { queued: number } };
+  'dispatch-webhooks': { queue: typeof QUEUES.webhooks; data: Record<string, never>; result: { queued: number; failed: number } };
   'deliver-webhook': { queue: typeof QUEUES.webhooks; data: DeliverWebhookPayload; result: { status: 'delivered' | 'skipped' } };
   'issue-global-invoices': { queue: typeof QUEUES.globalInvoice; data: Record<string, never>; result: { invoices: number } };
   'announce-expiring-csds': { queue: typeof QUEUES.webhooks; data: Record<string, never>; result: { announced: number } };
   'keep-partitions': { queue: typeof QUEUES.webhooks; data: Record<string, never>; result: { created: number; dropped: number } };
   'build-invoice-export': { queue: typeof QUEUES.exports; data: InvoiceExportPayload; result: BuildInvoiceExportResult };
-  'sweep-invoice-exports': { queue: typeof QUEUES.exports; data: Record<string, never>; result: { removed: number } };
+  'sweep-invoice-exports': { queue: typeof QUEUES.exports; data: Record<string, never>; result: { removed: number; failed: number } };
 }
 
 export type JobName = keyof JobTypes;

@@ -107,8 +107,14 @@ export async function finishInvoiceExport(trx: Trx, id: string, done: { fileKey:
   return row;
 }
 
-export async function failInvoiceExport(db: Db, id: string, failure: string): Promise<void> {
-  await db('invoice_exports').whereIn('status', ['PENDING', 'RUNNING']).where({ id }).update({ status: 'FAILED', failure, finished_at: db.fn.now() });
+/** FAILED with its reason, in the caller's transaction (the event goes with it). Undefined when it had finished already. */
+export async function failInvoiceExport(trx: Db | Trx, id: string, failure: string): Promise<InvoiceExportRow | undefined> {
+  const [row] = (await trx('invoice_exports')
+    .whereIn('status', ['PENDING', 'RUNNING'])
+    .where({ id })
+    .update({ status: 'FAILED', failure: failure.slice(0, 500), finished_at: trx.fn.now() })
+    .returning('*')) as InvoiceExportRow[];
+  return row;
 }
 
 /** Exports past their keeping time, oldest first (their files to remove, then their rows). */
@@ -123,4 +129,32 @@ export async function deleteInvoiceExport(db: Db, id: string): Promise<void> {
 /** Exports still to build (their job may have been lost with Redis). */
 export async function unfinishedInvoiceExportIds(db: Db, limit: number): Promise<string[]> {
   return ((await db('invoice_exports').whereIn('status', ['PENDING', 'RUNNING']).orderBy('created_at').limit(limit).select('id')) as { id: string }[]).map((r) => r.id);
+}
+
+/** FAILED exports no operator has let be yet and still kept (issue #38: they need attention). */
+const failedUnattended = (db: Db, now: Date) => db('invoice_exports').where({ status: 'FAILED' }).whereNull('given_up_at').where('expires_at', '>', now);
+
+export async function countFailedExports(db: Db, now: Date = new Date()): Promise<number> {
+  const row = (await failedUnattended(db, now).count({ n: '*' }).first()) as { n: string | number } | undefined;
+  return Number(row?.n ?? 0);
+}
+
+export async function listFailedExports(db: Db, limit: number, now: Date = new Date()): Promise<{ id: string; accountId: string; cause: string; since: Date }[]> {
+  const rows = (await failedUnattended(db, now).orderBy('finished_at').limit(limit).select('id', 'account_id', 'failure', 'finished_at', 'created_at')) as Pick<
+    InvoiceExportRow,
+    'id' | 'account_id' | 'failure' | 'finished_at' | 'created_at'
+  >[];
+  return rows.map((r) => ({ id: r.id, accountId: r.account_id, cause: r.failure ?? '', since: r.finished_at ?? r.created_at }));
+}
+
+/** A FAILED export (not given up) back to PENDING, built from zero; the caller queues its job. False when it is not one. */
+export async function reopenFailedExport(db: Db, id: string, now: Date = new Date()): Promise<boolean> {
+  const changed = await failedUnattended(db, now).where({ id }).update({ status: 'PENDING', failure: null, finished_at: null, files_done: 0, files_total: null });
+  return changed === 1;
+}
+
+/** The operator lets a FAILED export be: it stays FAILED (its owner asks for a new one) and leaves the attention list. */
+export async function giveUpFailedExport(db: Db, id: string, now: Date = new Date()): Promise<boolean> {
+  const changed = await failedUnattended(db, now).where({ id }).update({ given_up_at: now });
+  return changed === 1;
 }

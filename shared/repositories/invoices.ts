@@ -435,3 +435,20 @@ export async function findInvoiceByUuid(db: Db, uuid: string, scope: { merchantI
   else query.where('m.account_id', scope.accountId);
   return (await query.first('i.*')) as InvoiceRow | undefined;
 }
+
+const withheld = (db: Db) => db('invoices').where({ status: 'STAMPING' }).whereNotNull('stamp_withheld_at');
+
+/** Invoices whose stamp the PAC withheld through every attempt (workers/stamp-invoice.ts): a CFDI at SAT not recorded here. */
+export async function countWithheldStamps(db: Db): Promise<number> {
+  const row = (await withheld(db).count({ n: '*' }).first()) as { n: string | number } | undefined;
+  return Number(row?.n ?? 0);
+}
+
+export async function listWithheldStamps(db: Db, limit: number): Promise<{ id: string; merchantId: string; since: Date }[]> {
+  const rows = (await withheld(db).orderBy('stamp_withheld_at').limit(limit).select('id', 'merchant_id', 'stamp_withheld_at')) as {
+    id: string;
+    merchant_id: string;
+    stamp_withheld_at: Date;
+  }[];
+  return rows.map((r) => ({ id: r.id, merchantId: r.merchant_id, since: r.stamp_withheld_at }));
+}

@@ -90,6 +90,7 @@ export async function recordSyncRequested(db: Db, issuerId: string, jobId: strin
     sync_error: null,
     sync_requested_at: now,
     sync_finished_at: null,
+    sync_attention_at: null,
   });
 }
 
@@ -101,6 +102,8 @@ export interface SyncProgress {
   finishedAt?: Date | null;
   /** On success: what SAT's CSF says now. */
   changes?: { businessName: string; taxRegimeCode: string; zip: string };
+  /** FAILED by the service's side (the CSF service never answered), not the owner's data: an operator's to look at (issue #38). */
+  needsAttention?: boolean;
   now: Date;
 }
 
@@ -113,6 +116,7 @@ export async function recordSyncProgress(db: Db, issuerId: string, p: SyncProgre
       sync_attempts: p.attempts,
       sync_error: p.error ?? null,
       sync_finished_at: p.finishedAt ?? null,
+      sync_attention_at: p.status === 'FAILED' && p.needsAttention ? p.now : null,
       sync_requested_at: db.raw('coalesce(sync_requested_at, ?)', [p.now]),
       ...(p.changes ? { business_name: p.changes.businessName, tax_regime_code: p.changes.taxRegimeCode, zip: p.changes.zip, updated_at: p.now } : {}),
     });
@@ -131,6 +135,7 @@ export async function recordSyncInterrupted(db: Db, issuerId: string, jobId: str
     sync_status: 'FAILED',
     sync_error: reason,
     sync_finished_at: now,
+    sync_attention_at: now,
   });
   return changed > 0;
 }

@@ -101,6 +101,66 @@ export async function unattemptedDeliveries(db: Db, before: Date, limit: number)
   return (await db('webhook_deliveries').where({ status: 'PENDING', attempts: 0 }).where('created_at', '<', before).orderBy('created_at').limit(limit).pluck('id')) as string[];
 }
 
+/**
+ * Deliveries retrying whose next attempt is overdue by more than the longest backoff (`lastAttemptBefore`): their
+ * job is gone (Redis lost it, or BullMQ gave it up as stalled without running its handler), so no attempt will
+ * come. FAILED with that reason (issue #38: it then needs attention) rather than PENDING forever. Their ids.
+ */
+export async function failInterruptedDeliveries(db: Db, lastAttemptBefore: Date, limit: number): Promise<string[]> {
+  const ids = db('webhook_deliveries')
+    .where({ status: 'PENDING' })
+    .where('attempts', '>', 0)
+    .where('last_attempt_at', '<', lastAttemptBefore)
+    .orderBy('last_attempt_at')
+    .limit(limit)
+    .select('id');
+  return (await db('webhook_deliveries')
+    .whereIn('id', ids)
+    .where({ status: 'PENDING' })
+    .update({ status: 'FAILED', last_error: db.raw(`left('interrupted: no attempt since the last one (' || coalesce(last_error, '') || '); its job was lost', 500)`) })
+    .returning('id')
+    .then((rows: { id: string }[]) => rows.map((r) => r.id))) as string[];
+}
+
+/** FAILED deliveries no operator has let be yet (issue #38: they need attention). */
+const failedUnattended = (db: Db) => db('webhook_deliveries').where({ status: 'FAILED' }).whereNull('given_up_at');
+
+export async function countFailedDeliveries(db: Db): Promise<number> {
+  const row = (await failedUnattended(db).count({ n: '*' }).first()) as { n: string | number } | undefined;
+  return Number(row?.n ?? 0);
+}
+
+export async function listFailedDeliveries(db: Db, limit: number): Promise<{ id: string; accountId: string; cause: string; since: Date }[]> {
+  const rows = (await failedUnattended(db)
+    .from('webhook_deliveries as d')
+    .join('webhook_endpoints as en', 'en.id', 'd.endpoint_id')
+    .orderBy('d.last_attempt_at')
+    .limit(limit)
+    .select('d.id', 'en.account_id', 'd.attempts', 'd.last_status_code', 'd.last_error', 'd.last_attempt_at', 'd.created_at')) as (Pick<
+    WebhookDeliveryRow,
+    'id' | 'attempts' | 'last_status_code' | 'last_error' | 'last_attempt_at' | 'created_at'
+  > & { account_id: string })[];
+  return rows.map((r) => ({
+    id: r.id,
+    accountId: r.account_id,
+    cause: `${r.attempts} attempt(s); last: ${r.last_status_code === null ? '' : `HTTP ${r.last_status_code} `}${r.last_error ?? ''}`.trim(),
+    since: r.last_attempt_at ?? r.created_at,
+  }));
+}
+
+/** A FAILED delivery (not given up, endpoint not deleted) back to PENDING with no attempt; the caller queues its job. False when it is not one. */
+export async function reopenFailedDelivery(db: Db, id: string): Promise<boolean> {
+  const live = db('webhook_endpoints').whereNull('deleted_at').select('id');
+  const changed = await failedUnattended(db).where({ id }).whereIn('endpoint_id', live).update({ status: 'PENDING', attempts: 0 });
+  return changed === 1;
+}
+
+/** The operator lets a FAILED delivery be: it stays FAILED in the endpoint's log and leaves the attention list. */
+export async function giveUpFailedDelivery(db: Db, id: string): Promise<boolean> {
+  const changed = await failedUnattended(db).where({ id }).update({ given_up_at: db.fn.now() });
+  return changed === 1;
+}
+
 export interface DeliveryToSend {
   delivery: WebhookDeliveryRow;
   payload: WebhookEventPayload;

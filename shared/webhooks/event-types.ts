@@ -4,6 +4,7 @@ export const WEBHOOK_EVENT_TYPES = [
   'qr.expired',
   'invoice.stamped',
   'invoice.failed',
+  'invoice.stalled',
   'invoice.cancelled',
   'invoice.cancellation_status_updated',
   'credit_note.stamped',
@@ -11,6 +12,7 @@ export const WEBHOOK_EVENT_TYPES = [
   'global_invoice.stamped',
   'csd.expiring',
   'export.ready',
+  'export.failed',
 ] as const;
 
 export type WebhookEventType = (typeof WEBHOOK_EVENT_TYPES)[number];

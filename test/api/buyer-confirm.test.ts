@@ -313,7 +313,7 @@ describe('buyer flow: resolve, confirm, stamp', function () {
       .deps.db('invoices')
       .where({ transaction_id: link.qrId })
       .update({ updated_at: new Date(Date.now() - 2 * 3600_000) });
-    expect(await runJob('sweep-stamping', {}, events, 10_000)).to.deep.equal({ requeued: 1 });
+    expect(await runJob('sweep-stamping', {}, events, 10_000)).to.deep.equal({ requeued: 1, stalled: 0 });
     expect(await stamped(events, link.qrId)).to.include({ outcome: 'stamped' });
     expect((await detail(link.qrId)).status).to.equal('INVOICED');
   });

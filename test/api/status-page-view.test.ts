@@ -42,6 +42,28 @@ describe("the status page's view (api/admin/status-page-view.ts)", () => {
     expect(html).to.contain('<code>&#60;img src=x onerror=alert(1)&#62;</code> × 2');
   });
 
+  it('lists what needs attention, each with its kind, id, merchant or account, cause and since, every text escaped (issue #38)', () => {
+    const html = page({
+      attention: [
+        {
+          kind: 'invoice',
+          what: 'CFDIs not stamped',
+          count: 1,
+          items: [{ id: 'inv_1', merchantId: 'mer_<b>', cause: '<script>alert(1)</script> & "more"', since: new Date(now.getTime() - 3 * HOUR_MS) }],
+        },
+        { kind: 'webhook-delivery', what: 'deliveries FAILED', count: 1, items: [{ id: 'whd_1', accountId: 'acc_1', cause: 'HTTP 500', since: new Date(now.getTime() - 90_000) }] },
+      ],
+    });
+    expect(html).not.to.contain('<script>');
+    expect(html).to.contain(
+      '<tr data-attention="invoice:inv_1"><td><code>invoice</code></td><td><code>inv_1</code></td><td>mer_&#60;b&#62;</td><td class="cause">&#60;script&#62;alert(1)&#60;/script&#62; &#38; &#34;more&#34;</td><td title="2026-03-14T14:30:00.000Z">3.0 h ago</td></tr>',
+    );
+    expect(html).to.contain('<td>account acc_1</td><td class="cause">HTTP 500</td><td title="2026-03-14T17:28:30.000Z">90 s ago</td>');
+    expect(html).to.match(/<li class="alert" data-kind="invoice"><code>invoice<\/code>: 1 — CFDIs not stamped<\/li>/);
+    expect(page({ attention: [{ kind: 'invoice', what: 'x', count: 0, items: [] }] })).to.contain('Nothing: every job is running');
+    expect(page({ attention: undefined })).to.contain('The list could not be read');
+  });
+
   it('draws a bar per hour with its figure as its tooltip, and names the highest', () => {
     const html = page();
     expect(html).to.contain('<title>16:00–17:00 UTC: 22</title>');

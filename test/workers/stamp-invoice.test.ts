@@ -11,6 +11,7 @@ import { newId } from '../../shared/platform/ids.js';
 import { QUEUES, type InvoicePayload } from '../../shared/platform/jobs.js';
 import { createProducers, type Producers } from '../../shared/platform/queues.js';
 import { recordConfirmation } from '../../shared/repositories/invoices.js';
+import { ATTENTION_KINDS } from '../../shared/status/needs-attention.js';
 import { retryWithheldStamp } from '../../shared/invoices/retry-withheld-stamp.js';
 import { satCatalogs } from '../../shared/sat/catalogs.js';
 import { RESEAL_AFTER_HOURS, stampInvoiceJob, type StampDeps } from '../../workers/stamp-invoice.js';
@@ -74,9 +75,13 @@ describe('stamp-invoice and what SW answers', function () {
     expect(queued).to.not.include(row.id);
     const metrics = await call('GET', '/metrics', { headers: { Authorization: `Bearer ${config.metricsToken}` } });
     expect((metrics.body as Buffer).toString()).to.match(/^autofactura_stamps_withheld_total [1-9]/m);
-    // The operator's retry (npm run cli -- stamp retry) once SW hands the stamp over: the same CFDI, recorded.
+    // Named for the operator (attention kind withheld-stamp): listed, never given up (its CFDI exists at SAT).
+    const withheld = ATTENTION_KINDS.find((k) => k.kind === 'withheld-stamp')!;
+    expect((await withheld.list(db, 100)).map((e) => e.id)).to.include(row.id);
+    expect(await withheld.giveUp({ db, producers: harness().producers }, row.id)).to.have.property('refused');
+    // The operator's retry (npm run cli -- attention retry withheld-stamp ID) once SW hands the stamp over: the same CFDI, recorded.
     const retried = harness().pac.calls.length;
-    expect(await retryWithheldStamp(db, harness().producers, row.id)).to.equal('queued');
+    expect(await withheld.retry({ db, producers: harness().producers }, row.id)).to.equal(true);
     expect(await stamped(events, link.qrId)).to.include({ outcome: 'stamped' });
     expect(callsSince(retried)).to.deep.equal(['previously stamped']);
     const [recorded] = await invoices(link.qrId);

@@ -2229,7 +2229,7 @@ export interface components {
             id: string;
             event_id: string;
             /** @enum {string} */
-            event_type: "qr.scanned" | "qr.expired" | "invoice.stamped" | "invoice.failed" | "invoice.cancelled" | "invoice.cancellation_status_updated" | "credit_note.stamped" | "payment_complement.stamped" | "global_invoice.stamped" | "csd.expiring" | "export.ready";
+            event_type: "qr.scanned" | "qr.expired" | "invoice.stamped" | "invoice.failed" | "invoice.stalled" | "invoice.cancelled" | "invoice.cancellation_status_updated" | "credit_note.stamped" | "payment_complement.stamped" | "global_invoice.stamped" | "csd.expiring" | "export.ready" | "export.failed";
             /**
              * @description FAILED: every attempt failed, or the endpoint was deleted
              * @enum {string}
@@ -3038,7 +3038,7 @@ export interface components {
             /** @description HTTPS URL that receives the events (HTTP only outside production). */
             url: string;
             /** @description Event types to receive; absent or empty: all. */
-            events?: ("qr.scanned" | "qr.expired" | "invoice.stamped" | "invoice.failed" | "invoice.cancelled" | "invoice.cancellation_status_updated" | "credit_note.stamped" | "payment_complement.stamped" | "global_invoice.stamped" | "csd.expiring" | "export.ready")[];
+            events?: ("qr.scanned" | "qr.expired" | "invoice.stamped" | "invoice.failed" | "invoice.stalled" | "invoice.cancelled" | "invoice.cancellation_status_updated" | "credit_note.stamped" | "payment_complement.stamped" | "global_invoice.stamped" | "csd.expiring" | "export.ready" | "export.failed")[];
             description?: string;
         };
         GlobalPeriodicityRequest: {
@@ -3109,7 +3109,7 @@ export interface components {
             id: string;
             url: string;
             /** @description Event types it receives; empty: all */
-            events: ("qr.scanned" | "qr.expired" | "invoice.stamped" | "invoice.failed" | "invoice.cancelled" | "invoice.cancellation_status_updated" | "credit_note.stamped" | "payment_complement.stamped" | "global_invoice.stamped" | "csd.expiring" | "export.ready")[];
+            events: ("qr.scanned" | "qr.expired" | "invoice.stamped" | "invoice.failed" | "invoice.stalled" | "invoice.cancelled" | "invoice.cancellation_status_updated" | "credit_note.stamped" | "payment_complement.stamped" | "global_invoice.stamped" | "csd.expiring" | "export.ready" | "export.failed")[];
             description: string | null;
             /** Format: date-time */
             created_at: string;

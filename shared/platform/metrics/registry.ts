@@ -57,6 +57,13 @@ export const queueOldestWaitingAge = new Gauge({
   registers: [registry],
 });
 
+export const needsAttention = new Gauge({
+  name: 'autofactura_needs_attention',
+  help: 'Things the service stopped retrying by itself, per kind (invoice, csf-sync, export, webhook-delivery, …), waiting for an operator to retry or give them up (docs/operations.md, Runbook), read from PostgreSQL when scraped.',
+  labelNames: ['kind'] as const,
+  registers: [registry],
+});
+
 export const pacRequestDuration = new Histogram({
   name: 'autofactura_pac_request_duration_seconds',
   help: "Calls to the PAC (stamp, cancel) and to SAT's CFDI status service (status) by outcome (ok, unavailable, refused, credentials_rejected, error), and how long they took.",
