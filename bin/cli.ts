@@ -28,8 +28,8 @@ const HELP = `usage: npm run cli -- <verb> [options]
                                            ENCRYPTION_KEY_ID, reading older ones with ENCRYPTION_PREVIOUS_KEYS; exit 1 if
                                            any did not decrypt
   attention list [--json]                  what the service stopped retrying by itself, per kind (invoice, withheld-stamp,
-                                           cancellation, invoice-email, csf-sync, export, webhook-delivery), each with its
-                                           id, merchant, cause and since
+                                           cancellation, global-period, invoice-email, csf-sync, export, webhook-delivery),
+                                           each with its id, merchant, cause and since
   attention retry KIND ID|--all [--json]   queue it (or, after an outage, every one of the kind) again, each audited in
                                            the log; exit 1 if it does not need attention
   attention give-up KIND ID [--json]       end it for good (audited; docs/operations.md, Runbook, says what each kind's

@@ -11,8 +11,7 @@ import type { Db } from '../shared/platform/db.js';
 import { reportPeriods } from '../shared/global-invoice/report-periods.js';
 import type { Producers } from '../shared/platform/queues.js';
 import { refusedGlobalInvoices, unreportedPeriods } from '../shared/repositories/global-invoices.js';
-
-export const AUTOMATIC_REPORTS_PER_PERIOD = 3;
+import { AUTOMATIC_REPORTS_PER_PERIOD } from '../shared/global-invoice/report-periods.js';
 
 export async function issueGlobalInvoicesJob(db: Db, producers: Producers, config: Readonly<Config>, now = new Date()): Promise<{ invoices: number }> {
   const periods = await unreportedPeriods(db, new Date(now.getTime() - config.globalInvoiceGraceMs));

@@ -200,3 +200,27 @@ export async function globalInvoicesByIds(db: Db, invoiceIds: string[]): Promise
 export async function isGlobalInvoice(db: Db, invoiceId: string): Promise<boolean> {
   return (await db('global_invoices').where({ invoice_id: invoiceId }).first('invoice_id')) !== undefined;
 }
+
+/** A merchant period whose global invoices were refused `atLeast` times while sales of it wait to be reported. */
+export interface HeldBackPeriod extends UnreportedPeriod {
+  refused: number;
+  /** The last refusal: when, and what it said. */
+  last_refused_at: Date;
+  last_refusal: { code?: string; message?: string; details?: { pac_code?: string }[] } | null;
+}
+
+/** Periods the scheduled job no longer reports by itself (workers/issue-global-invoices.ts), oldest first. */
+export async function heldBackPeriods(db: Db, atLeast: number, limit: number): Promise<HeldBackPeriod[]> {
+  const held: HeldBackPeriod[] = [];
+  for (const p of await unreportedPeriods(db, new Date())) {
+    const last = (await db('global_invoices as g')
+      .join('invoices as i', 'i.id', 'g.invoice_id')
+      .where({ 'g.merchant_id': p.merchant_id, 'g.period_end': p.global_period_end, 'i.status': 'REFUSED' })
+      .orderBy('i.updated_at', 'desc')
+      .select('i.updated_at', 'i.refusal', db.raw('count(*) OVER ()::int AS refused'))
+      .first()) as { updated_at: Date; refusal: HeldBackPeriod['last_refusal']; refused: number } | undefined;
+    if (last && last.refused >= atLeast) held.push({ ...p, refused: last.refused, last_refused_at: last.updated_at, last_refusal: last.refusal });
+    if (held.length >= limit) break;
+  }
+  return held;
+}

@@ -20,6 +20,8 @@ import { countStalledInvoices, giveUpStalledInvoice, listStalledInvoices, unstal
 import { countWithheldStamps, listWithheldStamps } from '../repositories/invoices.js';
 import { retryWithheldStamp } from '../invoices/retry-withheld-stamp.js';
 import { countCancellationsNeedingAttention, listCancellationsNeedingAttention } from '../repositories/invoice-cancellations.js';
+import { heldBackPeriods, type HeldBackPeriod } from '../repositories/global-invoices.js';
+import { AUTOMATIC_REPORTS_PER_PERIOD, reportPeriods } from '../global-invoice/report-periods.js';
 import { giveUpCancellation, retryCancellation } from '../cancellation/attention-actions.js';
 import { countFailedDeliveries, giveUpFailedDelivery, listFailedDeliveries, reopenFailedDelivery } from '../repositories/webhooks.js';
 
@@ -105,6 +107,21 @@ export const ATTENTION_KINDS: readonly AttentionKind[] = [
     giveUp: async ({ db }, id) => (await giveUpCancellation(db, id)) !== undefined,
   },
   {
+    kind: 'global-period',
+    what: `merchant periods whose global invoice was refused ${AUTOMATIC_REPORTS_PER_PERIOD} times: their unclaimed sales wait to be reported, no longer by the scheduled job`,
+    count: async (db) => (await heldBackPeriods(db, AUTOMATIC_REPORTS_PER_PERIOD, Number.MAX_SAFE_INTEGER)).length,
+    list: async (db, limit) => (await heldBackPeriods(db, AUTOMATIC_REPORTS_PER_PERIOD, limit)).map(periodEntry),
+    // Reported once more, as the merchant's manual trigger does: once the refusal's cause is put right.
+    async retry({ db, producers }, id) {
+      const period = (await heldBackPeriods(db, AUTOMATIC_REPORTS_PER_PERIOD, Number.MAX_SAFE_INTEGER)).find((p) => periodId(p) === id);
+      if (!period) return false;
+      await reportPeriods(db, producers, [period]);
+      return true;
+    },
+    // Never: a period's sales must be reported to SAT; the cause is put right and the period retried.
+    giveUp: () => Promise.resolve({ refused: "a period's sales must be reported: put the refusal's cause right and retry it" }),
+  },
+  {
     kind: 'invoice-email',
     what: "stamped invoices whose buyer's e-mail failed every attempt and is past the follow-up sweep's day",
     count: (db) => countUnsentInvoiceEmails(db),
@@ -170,6 +187,15 @@ export const ATTENTION_KINDS: readonly AttentionKind[] = [
     giveUp: ({ db }, id) => giveUpFailedDelivery(db, id),
   },
 ];
+
+/** A held-back period's id for the CLI: its merchant and the instant it closed. */
+const periodId = (p: HeldBackPeriod) => `${p.merchant_id}@${p.global_period_end.toISOString()}`;
+
+function periodEntry(p: HeldBackPeriod): AttentionEntry {
+  const r = p.last_refusal;
+  const refusal = r ? `${r.details?.[0]?.pac_code ?? r.code ?? ''}: ${r.message ?? ''}` : 'refused';
+  return { id: periodId(p), merchantId: p.merchant_id, cause: `global invoice refused ${p.refused} times; the last: ${refusal}`, since: p.last_refused_at };
+}
 
 export function attentionKind(kind: string): AttentionKind | undefined {
   return ATTENTION_KINDS.find((k) => k.kind === kind);

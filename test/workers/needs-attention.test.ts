@@ -204,7 +204,7 @@ describe('needs attention: nothing retried forever (issue #38)', function () {
 
       const unknown = await cli('retry', 'nonsense', invoiceId);
       expect(unknown.code).to.equal(2);
-      expect(unknown.stderr).to.match(/unknown kind "nonsense": one of invoice, withheld-stamp, cancellation, invoice-email, csf-sync, export, webhook-delivery/);
+      expect(unknown.stderr).to.match(/unknown kind "nonsense": one of invoice, withheld-stamp, cancellation, global-period, invoice-email, csf-sync, export, webhook-delivery/);
 
       const given = await cli('give-up', 'invoice', invoiceId, '--json');
       expect(given.code, given.stderr).to.equal(0);
