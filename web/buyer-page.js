@@ -203,7 +203,7 @@
       case 'store_inactive': case 'issuer_inactive': return 'La tienda no puede facturar por ahora. Contáctala para obtener tu factura.';
       case 'invoice_not_ready': return 'Tu factura aún no está lista. Inténtalo en un momento.';
       case 'customer_invalid': return 'Revisa tus datos fiscales.';
-      case 'offline_claim_taken': return 'Otra persona ya dejó sus datos fiscales para este ticket y solo ella puede cambiarlos. Si fuiste tú desde otro teléfono o navegador, corrígelos desde ahí; si no, habla con la tienda.';
+      case 'offline_claim_taken': return 'Otra persona ya dejó datos fiscales para este ticket y solo ella puede cambiarlos. Si fuiste tú desde otro teléfono o navegador, corrígelos desde ahí; si no, habla con la tienda.';
       case 'offline_claim_settled': return 'Ya usamos los datos que dejaste para este ticket. Vuelve a escanear el QR para ver cómo quedó tu factura.';
       case 'offline_ticket_closed': return 'La tienda no nos envió esta compra a tiempo para facturarla. Habla con la tienda para obtener tu factura.';
       case 'validation_failed': return 'Faltan datos o alguno no es válido. Revísalos e inténtalo de nuevo.';

@@ -293,7 +293,7 @@ const STATES: Record<StatePageKind, { title: string; text: string }> = {
   },
   offline_key_revoked: {
     title: 'Esta compra ya no puede facturarse aquí',
-    text: 'La tienda dejó de usar la llave con la que su caja imprimió este ticket sin internet, así que ya no podemos facturarlo aquí. Habla con la tienda para obtener tu factura.',
+    text: 'La tienda dejó de usar la llave con la que se imprimió este ticket sin internet, así que ya no podemos facturarlo aquí. Habla con la tienda para obtener tu factura.',
   },
 };
 

@@ -111,7 +111,8 @@ describe('buyer page in a phone browser', function () {
     const [download] = await Promise.all([page.waitForEvent('download'), page.click('#download-pdf')]);
     const pdf = readFileSync((await download.path())!);
     expect(pdf.subarray(0, 5).toString()).to.equal('%PDF-');
-    expect(execFileSync('pdftotext', ['-', '-'], { input: pdf }).toString()).to.contain(uuid);
+    // The PDF prints the folio fiscal as the CFDI's stamp writes it (SW's are lower case).
+    expect(execFileSync('pdftotext', ['-', '-'], { input: pdf }).toString().toUpperCase()).to.contain(uuid);
 
     // "Send to my e-mail" queues the invoice to the buyer again.
     const before = harness().smtp.messages.length;
@@ -135,7 +136,7 @@ describe('buyer page in a phone browser', function () {
     await page.click('#get-files');
     await page.waitForSelector('#files-links:not([hidden])');
     const [xmlDownload] = await Promise.all([page.waitForEvent('download'), page.click('#download-xml')]);
-    expect(readFileSync((await xmlDownload.path())!).toString()).to.contain(uuid);
+    expect(readFileSync((await xmlDownload.path())!).toString()).to.contain(`UUID="${uuid.toLowerCase()}"`);
     await screenshot(page, '04-already-invoiced');
   });
 

@@ -114,7 +114,7 @@ describe("an offline ticket's waiting page in a phone browser (issue #33)", func
       await other.fill('#email', `intruder-${randomUUID()}@example.test`);
       await other.click('#leave-data');
       await other.waitForSelector('#form-error:not(:empty)');
-      expect(await other.locator('#form-error').innerText()).to.contain('Otra persona ya dejó sus datos fiscales para este ticket');
+      expect(await other.locator('#form-error').innerText()).to.contain('Otra persona ya dejó datos fiscales para este ticket');
       expect(await other.locator('#claim-step').isHidden()).to.equal(true);
     } finally {
       await stranger.close();
