@@ -27,7 +27,6 @@ import { massExpiry } from './scenarios/mass-expiry.js';
 import { postgresCrash } from './scenarios/postgres-crash.js';
 import { pacFaults } from './scenarios/pac-faults.js';
 import { pacToken } from './scenarios/pac-token.js';
-import { pacCo1000 } from './scenarios/pac-co1000.js';
 import { commitKill } from './scenarios/commit-kill.js';
 import { csfFaults } from './scenarios/csf-faults.js';
 import { redisClusterFailover } from './scenarios/redis-cluster-failover.js';
@@ -51,7 +50,7 @@ const SCENARIOS: Record<string, Scenario> = {
   'pg-crash': async (ctx, own) => [await postgresCrash(ctx, own.postgres, { rate: 50, downMs: 3_000 })],
   'pac-faults': async (ctx) => [await pacFaults(ctx, { faultMs: 8_000 })],
   'pac-token': async (ctx) => [await pacToken(ctx, { confirmations: Number(process.env.CHAOS_CONFIRMS ?? 20), refusedMs: 10_000 })],
-  'pac-co1000': async (ctx) => [await pacCo1000(ctx, { faultMs: 8_000 })],
+  'pac-co1000': async (ctx) => [await pacFaults(ctx, { faultMs: 8_000, faults: ['co1000'] })],
   'csf-faults': async (ctx) => [await csfFaults(ctx, { faultMs: 8_000 })],
   'redis-cluster': async (ctx) => [await redisClusterFailover(ctx, { rate: Number(process.env.CHAOS_RATE ?? 50), confirms: Number(process.env.CHAOS_CONFIRMS ?? 20) })],
   'commit-kill': async (ctx) => [await commitKill(ctx, { crashes: Number(process.env.CHAOS_COMMIT_KILLS ?? (LONG ? 100 : 30)) })],

@@ -10,17 +10,24 @@ export interface PacFaultOptions {
   faultMs: number;
   /** Confirmations made during each fault. */
   confirmations?: number;
+  /** The faults, in turn; all of them when not given. */
+  faults?: PacFault[];
 }
+
+type PacFault = Extract<FaultMode, 'hang' | '5xx' | 'garbage' | 'co1000'>;
+
+const FAULT_NAMES: Record<PacFault, string> = { hang: 'hanging', '5xx': '503', garbage: 'garbage', co1000: 'CO1000 (SW: "Error No Controlado", HTTP 400)' };
 
 const ATTEMPTS = 4;
 const SWEEP_MS = 2000;
 const TIMEOUT_MS = 5000;
 
 /**
- * The PAC hangs, answers 503, answers garbage, each for `faultMs` while buyers confirm; then it recovers.
- * Bounded retries: no confirmation is sent more often than its job's attempts allow, per sweep that could
- * have re-queued it. No worker stuck: the backlog drains after recovery, every QR INVOICED once, no
- * job left active.
+ * The PAC hangs, answers 503, answers garbage, answers SW's own "CO1000 - Error No Controlado", each for
+ * `faultMs` while buyers confirm; then it recovers. Bounded retries: no confirmation is sent more often than
+ * its job's attempts allow, per sweep that could have re-queued it. None taken for a refusal (what the
+ * buyer's page would show). No worker stuck: the backlog drains after recovery, every QR INVOICED once with
+ * one PAC stamp, no job left active.
  */
 export async function pacFaults(ctx: ChaosContext, options: PacFaultOptions): Promise<ScenarioResult> {
   const started = performance.now();
@@ -37,7 +44,8 @@ export async function pacFaults(ctx: ChaosContext, options: PacFaultOptions): Pr
   const timings: string[] = [];
   const stamp = new Queue('stamp', { connection: { url: ctx.redisUrl }, prefix: services.queuePrefix });
   try {
-    for (const fault of ['hang', '5xx', 'garbage'] as FaultMode[]) {
+    const faults = options.faults ?? (Object.keys(FAULT_NAMES) as PacFault[]);
+    for (const fault of faults) {
       proxy.mode = fault;
       const faultStart = Date.now();
       const confirmed: string[] = [];
@@ -56,6 +64,8 @@ export async function pacFaults(ctx: ChaosContext, options: PacFaultOptions): Pr
       for (const c of faultCalls) perFolio.set(c.folio ?? '?', (perFolio.get(c.folio ?? '?') ?? 0) + 1);
       const maxPerFolio = Math.max(0, ...perFolio.values());
       const bound = ATTEMPTS * (1 + Math.ceil(options.faultMs / SWEEP_MS));
+      // Nothing refused while the PAC failed: a refusal would show now, before any stamp could.
+      const refusedDuringFault = Number((await ctx.db('invoices').whereIn('transaction_id', confirmed).where({ status: 'REFUSED' }).count({ n: '*' }).first())?.n ?? 0);
       proxy.mode = 'pass';
       const drained = await waitFor(
         async () => Number((await ctx.db('qr_transactions').whereIn('id', confirmed).where({ status: 'INVOICED' }).count({ n: '*' }).first())?.n ?? 0) === confirmed.length,
@@ -66,6 +76,10 @@ export async function pacFaults(ctx: ChaosContext, options: PacFaultOptions): Pr
         folio: string;
         status: string;
       }[];
+      // The fake PAC's own log: how many CFDIs it stamped for each of these invoices.
+      const uuids = new Set(invoices.map((i) => i.uuid));
+      const stampsPerUuid = new Map<string, number>();
+      for (const c of ctx.pac.calls) if (c.outcome === 'stamped' && c.uuid && uuids.has(c.uuid)) stampsPerUuid.set(c.uuid, (stampsPerUuid.get(c.uuid) ?? 0) + 1);
       // A stamp job still running 10 s after every QR is INVOICED (the sweep's own run aside) would be a stuck one.
       const stampsRunning = async () => (await stamp.getActive()).filter((j) => j.name === 'stamp-invoice').length;
       await waitFor(async () => (await stampsRunning()) === 0, 10_000);
@@ -81,13 +95,19 @@ export async function pacFaults(ctx: ChaosContext, options: PacFaultOptions): Pr
             new Set(invoices.map((i) => i.uuid)).size === confirmed.length,
           `${invoices.filter((i) => i.status === 'ACTIVE').length}/${confirmed.length}`,
         ),
+        check(`${fault}: none refused`, refusedDuringFault === 0, `${refusedDuringFault} refused during the fault`),
+        check(
+          `${fault}: one PAC stamp per invoice`,
+          stampsPerUuid.size === confirmed.length && [...stampsPerUuid.values()].every((count) => count === 1),
+          `${stampsPerUuid.size} stamped, max ${Math.max(0, ...stampsPerUuid.values())} each`,
+        ),
         check(`${fault}: no stamp job left running`, active === 0, `${active} active`),
       );
       timings.push(`${fault}: drained ${drained === undefined ? 'never' : `${(drained / 1000).toFixed(1)} s`} after recovery`);
     }
     checks.push(check('no process crashed', services.crashes().length === 0, services.crashes().join('; ')));
     return {
-      scenario: `PAC hanging / 503 / garbage, ${options.faultMs / 1000} s each`,
+      scenario: `PAC ${faults.map((f) => FAULT_NAMES[f]).join(' / ')}, ${options.faultMs / 1000} s each`,
       counts: counts.join('; '),
       checks,
       timings: timings.join('; '),
