@@ -373,6 +373,22 @@ const periodSummary = {
   ],
 };
 
+/** An export as POST /v1/qrs/invoices/exports answers it: recorded, its job not started yet. */
+export const PENDING_EXPORT_EXAMPLE = {
+  export_id: 'exp_4Hs8Wd2Kz9Nc6Pt3Xb7Lm1',
+  status: 'PENDING',
+  include_pdf: false,
+  merchant_ids: ['mer_7Lm1Xb4Nc9Kz2Wd6Hs3Pt8'],
+  files_done: 0,
+  files_total: null,
+  size_bytes: null,
+  created_at: '2026-12-01T15:02:11.000Z',
+  finished_at: null,
+  expires_at: '2026-12-08T15:02:11.000Z',
+  download_url: null,
+  download_expires_at: null,
+};
+
 export const RESPONSE_EXAMPLES: Record<string, unknown> = {
   QrSummaryPage: { content: [qrSummary], size: 20, next_cursor: 'eyJ0IjoiMjAyNi0wMy0xNFQxNzozMDowMC4wMDBaIiwiaSI6InRyYV9YazN2OVFtVDJiTHM3WXBSMHdOY0hnIn0' },
   InvoiceSummaryPage: { content: [invoiceSummary], size: 20, next_cursor: null },

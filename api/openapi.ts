@@ -56,7 +56,7 @@ import {
   ticketsReviewSchema,
   ticketSummarySchema,
 } from './contract/buyer/buyer-answer-schemas.js';
-import { withExamples } from './openapi-examples.js';
+import { PENDING_EXPORT_EXAMPLE, withExamples } from './openapi-examples.js';
 import { operationIdOf } from './openapi-operation-ids.js';
 import { formBody, formSchemas, withFormSamples } from './openapi-forms.js';
 import { withTags } from './openapi-tags.js';
@@ -489,7 +489,10 @@ function rawDocument(publicBaseUrl: string) {
           parameters: [optionalIdempotencyKey('Optional: the same key and body again answers the export it recorded')],
           requestBody: { required: true, content: json('InvoiceExportRequest') },
           responses: {
-            202: { description: 'Recorded (PENDING) or replayed; follow it at the Location', content: json('InvoiceExport') },
+            202: {
+              description: 'Recorded (PENDING) or replayed; follow it at the Location',
+              content: { 'application/json': { schema: ref('InvoiceExport'), example: PENDING_EXPORT_EXAMPLE } },
+            },
             400: errorResponse('Invalid filter, body or Idempotency-Key'),
             401: errorResponse('No valid API key or token'),
             404: errorResponse('`merchant_not_found`: `merchant_id` is not a merchant of these credentials'),

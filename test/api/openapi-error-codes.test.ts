@@ -57,4 +57,12 @@ describe('issue #39: the OpenAPI document shows only error codes the service ans
     const listed = doc.paths['/v1/qrs']!.get!;
     expect(listed.description).to.include('`');
   });
+
+  it("POST /v1/qrs/invoices/exports's 202 example is what it answers: a PENDING export with no link", () => {
+    const doc = openApiDocument('https://factura.example.test') as unknown as {
+      paths: Record<string, Record<string, { responses: Record<string, { content: Record<string, { example?: { status?: string; download_url?: unknown } }> }> }>>;
+    };
+    const example = doc.paths['/v1/qrs/invoices/exports']!.post!.responses['202']!.content['application/json']!.example;
+    expect(example).to.include({ status: 'PENDING', download_url: null });
+  });
 });
