@@ -68,8 +68,11 @@ function detailOf(err: ErrorObject): ErrorDetail {
       return { field, code: 'invalid_value', message: `${field} must be one of ${(err.params.allowedValues as unknown[]).join(', ')}.` };
     case 'format':
       return { field, code: 'invalid_format', message: `${field} must be a valid ${String(err.params.format)}.` };
+    case 'const':
+      return { field, code: 'invalid_value', message: `${field} must be ${JSON.stringify(err.params.allowedValue)}.` };
+    // The pattern itself: what a client must send, rather than only that it did not (issue #39).
     case 'pattern':
-      return { field, code: 'invalid_format', message: `${field} has an invalid format.` };
+      return { field, code: 'invalid_format', message: `${field} must match ${String(err.params.pattern)}.` };
     case 'x-cfdi-text':
       return {
         field,
