@@ -7530,19 +7530,19 @@ export interface operations {
                     /**
                      * @example {
                      *       "export_id": "exp_4Hs8Wd2Kz9Nc6Pt3Xb7Lm1",
-                     *       "status": "READY",
+                     *       "status": "PENDING",
                      *       "include_pdf": false,
                      *       "merchant_ids": [
                      *         "mer_7Lm1Xb4Nc9Kz2Wd6Hs3Pt8"
                      *       ],
-                     *       "files_done": 1842,
-                     *       "files_total": 1842,
-                     *       "size_bytes": 4187345,
+                     *       "files_done": 0,
+                     *       "files_total": null,
+                     *       "size_bytes": null,
                      *       "created_at": "2026-12-01T15:02:11.000Z",
-                     *       "finished_at": "2026-12-01T15:02:49.000Z",
+                     *       "finished_at": null,
                      *       "expires_at": "2026-12-08T15:02:11.000Z",
-                     *       "download_url": "https://facturas.example.com/v1/public/exports/exp_4Hs8Wd2Kz9Nc6Pt3Xb7Lm1.zip?exp=1796142169&sig=N2tY7cK1pQ9xV4mB8zR3sA",
-                     *       "download_expires_at": "2026-12-01T16:02:49.000Z"
+                     *       "download_url": null,
+                     *       "download_expires_at": null
                      *     }
                      */
                     "application/json": components["schemas"]["InvoiceExport"];
