@@ -28,6 +28,8 @@ import {
   startInvoiceExport,
 } from '../repositories/invoice-exports.js';
 import { emitAccountEvent } from '../webhooks/emit-event.js';
+import { CSV_BOM, csvLine } from './export-row.js';
+import { decimalText } from '../domain/money.js';
 import { exportEventData } from '../webhooks/event-data.js';
 import { invoiceFile, type InvoiceFileDeps } from '../invoices/invoice-file.js';
 
@@ -50,9 +52,27 @@ const UNSAFE_IN_NAME = /[\p{Cc}\p{Cf}\p{Zl}\p{Zp}/\\:*?"<>|]/gu;
 /** A name part as a file name may hold it: each unsafe character becomes `-`. */
 const safe = (text: string) => text.replace(UNSAFE_IN_NAME, '-');
 
-/** `<RFC emisor>_<serie><folio>_<UUID>.xml`, as accountants file them. */
-export function zipEntryName(row: Pick<ZipEntryRow, 'emitter_rfc' | 'series' | 'folio' | 'uuid'>, kind: 'xml' | 'pdf'): string {
-  return `${safe(row.emitter_rfc)}_${safe(`${row.series ?? ''}${row.folio}`)}_${safe(row.uuid)}.${kind}`;
+/** `<RFC emisor>_<serie><folio>_<UUID>.xml`, as accountants file them; a cancellation's acuse `…_<UUID>_acuse.xml`. */
+export function zipEntryName(row: Pick<ZipEntryRow, 'emitter_rfc' | 'series' | 'folio' | 'uuid'>, kind: 'xml' | 'pdf' | 'acuse'): string {
+  const base = `${safe(row.emitter_rfc)}_${safe(`${row.series ?? ''}${row.folio}`)}_${safe(row.uuid)}`;
+  return kind === 'acuse' ? `${base}_acuse.xml` : `${base}.${kind}`;
+}
+
+/** The ZIP's table of contents, its last entry: what each file is, so a cancelled CFDI is never taken for a valid one. */
+export const MANIFEST_NAME = 'manifest.csv';
+export const MANIFEST_COLUMNS = ['file', 'uuid', 'cfdi_type', 'status', 'cancelled_at', 'total', 'pdf', 'acuse'] as const;
+
+function manifestLine(entry: ZipEntryRow, pdf: boolean, acuse: boolean): string {
+  return csvLine([
+    zipEntryName(entry, 'xml'),
+    entry.uuid,
+    entry.cfdi_type,
+    entry.status,
+    entry.cancelled_at?.toISOString() ?? null,
+    entry.total === null ? null : decimalText(entry.total),
+    pdf ? zipEntryName(entry, 'pdf') : null,
+    acuse ? zipEntryName(entry, 'acuse') : null,
+  ]);
 }
 
 export async function buildInvoiceZip(deps: ZipBuildDeps, exportId: string): Promise<ZipBuildResult> {
@@ -68,6 +88,8 @@ export async function buildInvoiceZip(deps: ZipBuildDeps, exportId: string): Pro
   const out = createWriteStream(path);
   try {
     const zip = zipWriter(out);
+    // ~150 bytes a CFDI, beside the writer's central directory of ~100.
+    const manifest = [CSV_BOM + csvLine(MANIFEST_COLUMNS)];
     let done = 0;
     let after: Keyset | undefined;
     for (;;) {
@@ -84,11 +106,16 @@ export async function buildInvoiceZip(deps: ZipBuildDeps, exportId: string): Pro
           await zip.add(zipEntryName(entry, 'pdf'), pdf.file.data);
           done++;
         }
+        // A cancelled CFDI goes with SAT's acknowledgement of its cancellation, when the service keeps one.
+        const acuse = entry.acuse_file_key ? await deps.files.get(entry.acuse_file_key) : undefined;
+        if (acuse) await zip.add(zipEntryName(entry, 'acuse'), acuse.data);
+        manifest.push(manifestLine(entry, row.include_pdf, acuse !== undefined));
       }
       if (batch.length > 0) await recordExportProgress(deps.db, exportId, done);
       if (batch.length < ZIP_BATCH) break;
       after = batch.at(-1)!.key;
     }
+    await zip.add(MANIFEST_NAME, Buffer.from(manifest.join(''), 'utf8'));
     const bytes = await zip.finish();
     const fileKey = await deps.files.putFile('exports', path, 'application/zip', 'zip');
     const ready = await deps.db.transaction(async (trx) => {

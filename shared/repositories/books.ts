@@ -271,10 +271,19 @@ export interface ZipEntryRow {
   emitter_rfc: string;
   xml_file_key: string;
   pdf_file_key: string | null;
+  cfdi_type: string;
+  status: string;
+  total: string | null;
+  /** Cancelled: when SAT cancelled it and the file of its acuse. */
+  cancelled_at: Date | null;
+  acuse_file_key: string | null;
 }
 
 const ZIP_COLUMNS = `x.id, x.merchant_id, x.created_at, x.uuid, x.series, x.folio::text AS folio, x.xml_file_key, x.pdf_file_key,
-  (SELECT s.rfc FROM merchants m JOIN issuers s ON s.id = m.issuer_id WHERE m.id = x.merchant_id) AS emitter_rfc`;
+  x.cfdi_type, x.status, x.total::text AS total,
+  (SELECT s.rfc FROM merchants m JOIN issuers s ON s.id = m.issuer_id WHERE m.id = x.merchant_id) AS emitter_rfc,
+  (SELECT c.resolved_at FROM invoice_cancellations c WHERE c.invoice_id = x.id AND c.status = 'CANCELLED' ORDER BY c.resolved_at DESC LIMIT 1) AS cancelled_at,
+  (SELECT c.acuse_file_key FROM invoice_cancellations c WHERE c.invoice_id = x.id AND c.status = 'CANCELLED' ORDER BY c.resolved_at DESC LIMIT 1) AS acuse_file_key`;
 
 const stampedOnly = (filters: InvoiceFilters, after: Keyset | undefined): Fragment => {
   const filter = invoiceFilter(filters, after);

@@ -428,8 +428,14 @@ describe('the month adds up: GET /v1/qrs/invoices/summary (issue #32)', function
       const path = join(dir, 'month.zip');
       await writeFile(path, Buffer.from(await zip.arrayBuffer()));
       await run('unzip', ['-q', '-d', join(dir, 'x'), path]);
-      const names = (await run('zipinfo', ['-1', path])).stdout.trim().split('\n');
+      const all = (await run('zipinfo', ['-1', path])).stdout.trim().split('\n');
+      // Beside the CFDIs: the manifest, and the acuse of the cancelled one (issue #39).
+      expect(all).to.include('manifest.csv');
+      expect(all.filter((n) => n.endsWith('_acuse.xml'))).to.deep.equal([`${all.find((n) => n.endsWith(`_${made.cancelledInvoice.uuid as string}.xml`))!.slice(0, -4)}_acuse.xml`]);
+      const names = all.filter((n) => n.endsWith('.xml') && !n.endsWith('_acuse.xml'));
       expect(names).to.have.length(cfdis.length);
+      const manifest = (await readFile(join(dir, 'x', 'manifest.csv'), 'utf8')).split('\r\n');
+      expect(manifest.find((l) => l.includes(made.cancelledInvoice.uuid as string))).to.match(/,CANCELLED,\d{4}-\d{2}-\d{2}T[^,]+Z,/);
       for (const c of cfdis) {
         const name = names.find((n) => n.endsWith(`_${c.uuid as string}.xml`));
         expect(name, String(c.uuid)).to.be.a('string');

@@ -102,7 +102,18 @@ describe("the month's XMLs in one download: POST /v1/qrs/invoices/exports (issue
     expect(zip.status).to.equal(200);
     expect(zip.type).to.equal('application/zip');
     expect((await run('unzip', ['-t', zip.path])).stdout).to.contain('No errors detected');
-    expect(await names(zip.path)).to.deep.equal(invoices.map((i) => expectedName(i, 'xml')).sort());
+    expect(await names(zip.path)).to.deep.equal([...invoices.map((i) => expectedName(i, 'xml')), 'manifest.csv'].sort());
+    // The manifest says what each file is: the cancelled CFDI is marked (issue #39).
+    const manifest = (await entry(zip.path, 'manifest.csv')).toString('utf8');
+    expect(manifest.startsWith('\uFEFFfile,uuid,cfdi_type,status,cancelled_at,total,pdf,acuse\r\n')).to.equal(true);
+    const lines = manifest
+      .trim()
+      .split('\r\n')
+      .slice(1)
+      .map((l) => l.split(','));
+    expect(lines.map(([file, uuid, , status]) => [file, uuid, status]).sort()).to.deep.equal(
+      invoices.map((i, n) => [expectedName(i, 'xml'), i.uuid, n === 2 ? 'CANCELLED' : 'ACTIVE']).sort(),
+    );
     for (const invoice of invoices) {
       const stored = (await harness().deps.files.get(invoice.xml_file_key))!.data;
       expect(Buffer.compare(await entry(zip.path, expectedName(invoice, 'xml')), stored), invoice.uuid).to.equal(0);
@@ -126,7 +137,7 @@ describe("the month's XMLs in one download: POST /v1/qrs/invoices/exports (issue
     const zip = await download(done.download_url);
     expect((await run('unzip', ['-t', zip.path])).stdout).to.contain('No errors detected');
     const cancelled = invoices[2]!;
-    expect(await names(zip.path)).to.deep.equal([expectedName(cancelled, 'pdf'), expectedName(cancelled, 'xml')]);
+    expect(await names(zip.path)).to.deep.equal([expectedName(cancelled, 'pdf'), expectedName(cancelled, 'xml'), 'manifest.csv']);
     expect((await entry(zip.path, expectedName(cancelled, 'pdf'))).subarray(0, 5).toString()).to.equal('%PDF-');
     // The PDF was rendered on first ask and kept.
     expect((await db()('invoices').where({ id: cancelled.id }).first('pdf_file_key')).pdf_file_key).to.be.a('string');
