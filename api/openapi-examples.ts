@@ -387,6 +387,17 @@ export const PENDING_EXPORT_EXAMPLE = {
   expires_at: '2026-12-08T15:02:11.000Z',
   download_url: null,
   download_expires_at: null,
+  period: { from: '2026-11-01T06:00:00.000Z', to: '2026-12-01T06:00:00.000Z' },
+  filters: {
+    status: ['ACTIVE', 'CANCELLING', 'CANCELLATION_PENDING', 'CANCELLATION_REJECTED', 'CANCELLED'],
+    cfdi_type: null,
+    receptor_rfc: null,
+    uuid: null,
+    series: null,
+    folio: null,
+    store_uid: null,
+    sale_id: null,
+  },
 };
 
 export const RESPONSE_EXAMPLES: Record<string, unknown> = {
@@ -406,7 +417,10 @@ export const RESPONSE_EXAMPLES: Record<string, unknown> = {
     expires_at: '2026-12-08T15:02:11.000Z',
     download_url: 'https://facturas.example.com/v1/public/exports/exp_4Hs8Wd2Kz9Nc6Pt3Xb7Lm1.zip?exp=1796142169&sig=N2tY7cK1pQ9xV4mB8zR3sA',
     download_expires_at: '2026-12-01T16:02:49.000Z',
+    period: PENDING_EXPORT_EXAMPLE.period,
+    filters: PENDING_EXPORT_EXAMPLE.filters,
   },
+  InvoiceExportList: { content: [PENDING_EXPORT_EXAMPLE] },
   TokenResponse: { access_token: 'tok_9Qv2Lm7Xb4Nc1Kz8Wd3Hs6Pt', token_type: 'Bearer', expires_in: 3600 },
   QrTransaction: {
     qr_id: QR_ID,

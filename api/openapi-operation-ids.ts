@@ -38,6 +38,7 @@ export const OPERATION_IDS: Record<string, string> = {
   'GET /v1/qrs/invoices': 'listInvoices',
   'GET /v1/qrs/invoices/export': 'exportInvoices',
   'GET /v1/qrs/invoices/summary': 'summarizeInvoices',
+  'GET /v1/qrs/invoices/exports': 'listInvoiceExports',
   'POST /v1/qrs/invoices/exports': 'createInvoiceExport',
   'GET /v1/qrs/invoices/exports/{exportId}': 'getInvoiceExport',
   'GET /v1/qrs/{qrId}': 'getQr',

@@ -31,7 +31,7 @@ import { createPaymentComplementSchema, paymentComplementSchema } from './contra
 import { cursorPageSchema, invoiceSummarySchema, qrSummarySchema } from './contract/books/books-schema.js';
 import { invoiceExportQuerySchema, invoiceListQuerySchema, invoiceSummaryQuerySchema, qrListQuerySchema, queryParameters } from './contract/books/books-query-schema.js';
 import { periodSummarySchema } from './contract/books/period-summary-schema.js';
-import { invoiceExportRequestSchema, invoiceExportSchema } from './contract/books/export-schema.js';
+import { invoiceExportListSchema, invoiceExportRequestSchema, invoiceExportSchema } from './contract/books/export-schema.js';
 import { globalInvoiceSchema, globalPeriodicityRequestSchema, reportGlobalRequestSchema } from './contract/global-invoices/global-invoice-schema.js';
 import { createEndpointRequestSchema, webhookDeliverySchema, webhookEndpointSchema } from './contract/webhooks/endpoint-schema.js';
 import { cancelInvoiceRequestSchema, invoiceCancellationSchema } from './contract/invoices/cancellation-schema.js';
@@ -234,6 +234,7 @@ function rawDocument(publicBaseUrl: string) {
         PeriodSummary: periodSummarySchema,
         InvoiceExportRequest: invoiceExportRequestSchema,
         InvoiceExport: invoiceExportSchema,
+        InvoiceExportList: invoiceExportListSchema,
         GlobalInvoiceList: {
           type: 'object',
           additionalProperties: false,
@@ -482,6 +483,17 @@ function rawDocument(publicBaseUrl: string) {
         },
       },
       '/v1/qrs/invoices/exports': {
+        get: {
+          summary: 'List the exports these credentials asked for that are still kept, newest first',
+          security: [...apiKey, ...bearer],
+          responses: {
+            200: {
+              description: "The exports (an API key: those it asked for; a bearer token: its account's), each with its period and filters",
+              content: json('InvoiceExportList'),
+            },
+            401: errorResponse('No valid API key or token'),
+          },
+        },
         post: {
           summary:
             "A period's CFDIs as one ZIP of their stamped XML (and PDF with `include_pdf`), named `<RFC emisor>_<serie><folio>_<UUID>.xml`: built by a job, kept 7 days; the same filters as the CSV export, in the body",
@@ -498,6 +510,9 @@ function rawDocument(publicBaseUrl: string) {
             404: errorResponse('`merchant_not_found`: `merchant_id` is not a merchant of these credentials'),
             409: errorResponse('idempotency_key_reused: the key was used with another body'),
             413: errorResponse('Body over the size limit'),
+            429: errorResponse(
+              '`export_limit_reached`: the account has EXPORTS_IN_PROGRESS_PER_ACCOUNT exports being built (Retry-After 60) or keeps EXPORTS_KEPT_PER_ACCOUNT (Retry-After 3600)',
+            ),
             415: errorResponse('Content-Type is not application/json'),
           },
         },

@@ -8,7 +8,7 @@ import { EXPORT_KEEP_DAYS } from '../../shared/books/invoice-zip.js';
 import { AppError } from '../../shared/platform/errors.js';
 import { newId } from '../../shared/platform/ids.js';
 import { requestFingerprint } from '../../shared/platform/idempotency/request-fingerprint.js';
-import { insertInvoiceExport, type ExportReader, type InvoiceExportRow } from '../../shared/repositories/invoice-exports.js';
+import { ExportLimitReached, insertInvoiceExport, type ExportReader, type InvoiceExportRow } from '../../shared/repositories/invoice-exports.js';
 import type { AppContext } from '../context.js';
 import type { ApiDeps } from '../deps.js';
 import { booksScope, zipExportRequest } from './books-request.js';
@@ -20,7 +20,7 @@ export function exportReader(ctx: AppContext): ExportReader {
 }
 
 export async function requestInvoiceExport(
-  deps: Pick<ApiDeps, 'db' | 'producers'>,
+  deps: Pick<ApiDeps, 'db' | 'producers' | 'config'>,
   ctx: AppContext,
   rawBody: unknown,
   idempotencyKey: string | undefined,
@@ -33,17 +33,32 @@ export async function requestInvoiceExport(
   const { body, filters } = zipExportRequest(rawBody);
   const scope = await booksScope(deps, ctx, body.merchant_id);
   const fingerprint = requestFingerprint({ ...body, include_pdf: body.include_pdf ?? false }, {});
-  const { row, created } = await insertInvoiceExport(deps.db, {
-    id: newId('invoiceExport'),
-    accountId: ctx.state.apiKey?.accountId ?? ctx.state.accountId!,
-    reader: exportReader(ctx),
-    scope,
-    filters,
-    includePdf: body.include_pdf ?? false,
-    idempotencyKey: idempotencyKey?.toLowerCase(),
-    fingerprint,
-    expiresAt: new Date(Date.now() + EXPORT_KEEP_DAYS * 86_400_000),
-  });
+  let inserted;
+  try {
+    inserted = await insertInvoiceExport(
+      deps.db,
+      {
+        id: newId('invoiceExport'),
+        accountId: ctx.state.apiKey?.accountId ?? ctx.state.accountId!,
+        reader: exportReader(ctx),
+        scope,
+        filters,
+        includePdf: body.include_pdf ?? false,
+        idempotencyKey: idempotencyKey?.toLowerCase(),
+        fingerprint,
+        expiresAt: new Date(Date.now() + EXPORT_KEEP_DAYS * 86_400_000),
+      },
+      { inProgress: deps.config.exportsInProgressPerAccount, kept: deps.config.exportsKeptPerAccount },
+    );
+  } catch (err) {
+    if (!(err instanceof ExportLimitReached)) throw err;
+    throw err.kind === 'in_progress'
+      ? new AppError(429, 'export_limit_reached', `This account already has ${err.limit} exports being built; ask again once one is READY.`, { headers: { 'Retry-After': '60' } })
+      : new AppError(429, 'export_limit_reached', `This account keeps ${err.limit} exports (each for ${EXPORT_KEEP_DAYS} days); ask again once one is removed.`, {
+          headers: { 'Retry-After': '3600' },
+        });
+  }
+  const { row, created } = inserted;
   if (!created && row.fingerprint !== fingerprint) {
     throw new AppError(409, 'idempotency_key_reused', 'This Idempotency-Key was already used with another export; use a new key for a new export.');
   }

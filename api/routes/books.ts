@@ -11,7 +11,7 @@ import type { AppState } from '../context.js';
 import type { ApiDeps } from '../deps.js';
 import { routesWith } from '../routing/api-router.js';
 import { AppError } from '../../shared/platform/errors.js';
-import { findInvoiceExport } from '../../shared/repositories/invoice-exports.js';
+import { findInvoiceExport, listInvoiceExports } from '../../shared/repositories/invoice-exports.js';
 import { exportReader, requestInvoiceExport } from '../books/request-invoice-export.js';
 import { invoiceExportView } from '../contract/books/export-view.js';
 import { jsonBody } from '../middleware/json-body.js';
@@ -22,8 +22,11 @@ import { jsonBody } from '../middleware/json-body.js';
  * GET /v1/qrs/invoices/summary, for the API key
  * (its merchant) or the account's bearer token (its merchants, or one by `merchant_id`). Pages by cursor.
  * POST /v1/qrs/invoices/exports asks for a ZIP of the CFDIs' XML (and PDF), built by a job; GET
- * /v1/qrs/invoices/exports/{exportId} follows it (an API key sees the exports it asked for, a bearer token its account's).
+ * /v1/qrs/invoices/exports lists the kept ones and GET /v1/qrs/invoices/exports/{exportId} follows one (an API key sees the exports it asked for, a bearer token its account's).
  */
+/** The exports GET /v1/qrs/invoices/exports lists: an account keeps at most EXPORTS_KEPT_PER_ACCOUNT (20 by default) anyway. */
+const EXPORT_LIST_MAX = 100;
+
 export function registerBookRoutes(router: Router<AppState>, deps: ApiDeps): void {
   const routes = routesWith(router, managementAccess(deps).apiKeyOrBearer);
 
@@ -65,6 +68,12 @@ export function registerBookRoutes(router: Router<AppState>, deps: ApiDeps): voi
     ctx.status = 202;
     ctx.set('Location', `/v1/qrs/invoices/exports/${row.id}`);
     ctx.body = invoiceExportView(row, links);
+  });
+
+  routes.get('/invoices/exports', async (ctx) => {
+    const rows = await listInvoiceExports(deps.db, exportReader(ctx), EXPORT_LIST_MAX);
+    ctx.set('Cache-Control', 'no-store');
+    ctx.body = { content: rows.map((row) => invoiceExportView(row, links)) };
   });
 
   routes.get('/invoices/exports/:exportId', async (ctx) => {

@@ -357,6 +357,18 @@ export const SETTINGS = {
   smtpTimeoutMs: int('SMTP_TIMEOUT_MS', 15_000, 'Deadline of one message.'),
   emailBackoffMs: int('EMAIL_BACKOFF_MS', 5000, 'First retry delay of an invoice e-mail; each next one doubles.'),
   emailSendsPerQrPerDay: int('EMAIL_SENDS_PER_QR_PER_DAY', 5, '"Send the invoice again" requests per QR per day (the first e-mail after stamping is not counted).'),
+  exportsInProgressPerAccount: int(
+    'EXPORTS_IN_PROGRESS_PER_ACCOUNT',
+    2,
+    'ZIP exports an account may have being built at once; another is 429 `export_limit_reached` until one is done.',
+    1,
+  ),
+  exportsKeptPerAccount: int(
+    'EXPORTS_KEPT_PER_ACCOUNT',
+    20,
+    "ZIP exports an account may have kept at once (building or built, each kept `EXPORT_KEEP_DAYS`): a bound on the store's disk per account.",
+    1,
+  ),
   exportDownloadsPerMinute: int(
     'EXPORT_DOWNLOADS_PER_MINUTE',
     10,

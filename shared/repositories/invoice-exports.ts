@@ -56,24 +56,68 @@ export function scopeOf(row: InvoiceExportRow): BooksScope {
   return { merchantIds: row.merchant_ids };
 }
 
+/** How many exports an account may have building at once, and kept (building or built, not expired) at once. */
+export interface ExportLimits {
+  inProgress: number;
+  kept: number;
+}
+
+/** A new export refused past one of the account's limits. */
+export class ExportLimitReached extends Error {
+  constructor(
+    readonly kind: 'in_progress' | 'kept',
+    readonly limit: number,
+  ) {
+    super(`the account has ${limit} exports ${kind === 'in_progress' ? 'being built' : 'kept'}`);
+    this.name = 'ExportLimitReached';
+  }
+}
+
+const NO_LIMITS: ExportLimits = { inProgress: Number.POSITIVE_INFINITY, kept: Number.POSITIVE_INFINITY };
+
 /**
  * Records the export, or (the same idempotency key of the same owner) finds the one recorded before: `created`
- * says which, so only a new one is queued.
+ * says which, so only a new one is queued. A new one is refused (ExportLimitReached) past the account's limits (issue #39: a ZIP
+ * of a whole history with its PDFs is heavy work and tens of MB kept a week); the account's exports are
+ * counted and written under one lock per account, so requests at once cannot pass the limits together.
  */
-export async function insertInvoiceExport(db: Db, e: NewInvoiceExport): Promise<{ row: InvoiceExportRow; created: boolean }> {
+export async function insertInvoiceExport(db: Db, e: NewInvoiceExport, limits: ExportLimits = NO_LIMITS): Promise<{ row: InvoiceExportRow; created: boolean }> {
   const owner = ownerOf(e.reader);
   const stored: StoredFilters = { ...e.filters, from: e.filters.from?.toISOString(), to: e.filters.to?.toISOString() };
-  const result = await db.raw<{ rows: InvoiceExportRow[] }>(
-    `INSERT INTO invoice_exports (id, account_id, owner, merchant_ids, filters, include_pdf, idempotency_key, fingerprint, expires_at)
-     VALUES (?, ?, ?, ?::text[], ?::jsonb, ?, ?, ?, ?)
-     ON CONFLICT (owner, idempotency_key) WHERE idempotency_key IS NOT NULL DO NOTHING RETURNING *`,
-    [e.id, e.accountId, owner, [...e.scope.merchantIds], JSON.stringify(stored), e.includePdf, e.idempotencyKey ?? null, e.fingerprint, e.expiresAt],
-  );
-  const [inserted] = result.rows;
-  if (inserted) return { row: inserted, created: true };
-  const earlier = (await db('invoice_exports').where({ owner, idempotency_key: e.idempotencyKey! }).first()) as InvoiceExportRow | undefined;
-  if (!earlier) throw new Error('invoice export: idempotency record vanished after a conflict');
-  return { row: earlier, created: false };
+  return db.transaction(async (trx) => {
+    await trx.raw('SELECT pg_advisory_xact_lock(hashtext(?))', [`invoice-export:${e.accountId}`]);
+    if (e.idempotencyKey !== undefined) {
+      const earlier = (await trx('invoice_exports').where({ owner, idempotency_key: e.idempotencyKey }).first()) as InvoiceExportRow | undefined;
+      if (earlier) return { row: earlier, created: false };
+    }
+    const { rows } = await trx.raw<{ rows: { in_progress: number; kept: number }[] }>(
+      `SELECT count(*) FILTER (WHERE status IN ('PENDING','RUNNING'))::int AS in_progress, count(*) FILTER (WHERE status <> 'FAILED')::int AS kept
+       FROM invoice_exports WHERE account_id = ? AND expires_at > now()`,
+      [e.accountId],
+    );
+    const counted = rows[0] ?? { in_progress: 0, kept: 0 };
+    if (counted.in_progress >= limits.inProgress) throw new ExportLimitReached('in_progress', limits.inProgress);
+    if (counted.kept >= limits.kept) throw new ExportLimitReached('kept', limits.kept);
+    const result = await trx.raw<{ rows: InvoiceExportRow[] }>(
+      `INSERT INTO invoice_exports (id, account_id, owner, merchant_ids, filters, include_pdf, idempotency_key, fingerprint, expires_at)
+       VALUES (?, ?, ?, ?::text[], ?::jsonb, ?, ?, ?, ?) RETURNING *`,
+      [e.id, e.accountId, owner, [...e.scope.merchantIds], JSON.stringify(stored), e.includePdf, e.idempotencyKey ?? null, e.fingerprint, e.expiresAt],
+    );
+    return { row: result.rows[0]!, created: true };
+  });
+}
+
+/** The exports a reader may see that are still kept, newest first. */
+export async function listInvoiceExports(db: Db, reader: ExportReader, limit: number): Promise<InvoiceExportRow[]> {
+  const query = db('invoice_exports').where('expires_at', '>', db.fn.now());
+  if ('merchantId' in reader) void query.where({ owner: ownerOf(reader) });
+  else void query.where({ account_id: reader.accountId });
+  return (await query
+    .orderBy([
+      { column: 'created_at', order: 'desc' },
+      { column: 'id', order: 'desc' },
+    ])
+    .limit(limit)) as InvoiceExportRow[];
 }
 
 /** An export its reader may see (an API key: its merchant's own; a bearer token: its account's). */

@@ -160,6 +160,60 @@ describe("the month's XMLs in one download: POST /v1/qrs/invoices/exports (issue
     expect(Number(answers[limit]!.retryAfter)).to.be.within(1, 60);
   });
 
+  it('says the period and filters of each export, lists the kept ones, and caps the exports an account builds and keeps at once (issue #39)', async () => {
+    const c = await harness().bootstrap('export limits');
+    const asked = await post({ created_from: '2026-11-01', created_to: '2026-11-30', cfdi_type: 'I' }, bearer(c));
+    expect(asked.status, JSON.stringify(asked.body)).to.equal(202);
+    // Mexico City's clocks: the 1st of November at 06:00Z, up to the 1st of December (exclusive).
+    expect(asked.body.period).to.deep.equal({ from: '2026-11-01T06:00:00.000Z', to: '2026-12-01T06:00:00.000Z' });
+    expect(asked.body.filters).to.include({ cfdi_type: 'I', receptor_rfc: null });
+    expect(asked.body.filters.status).to.include('ACTIVE');
+    const listed = await call('GET', '/v1/qrs/invoices/exports', { headers: bearer(c) });
+    expect(listed.status).to.equal(200);
+    expect(listed.body.content.map((e: { export_id: string }) => e.export_id)).to.deep.equal([asked.body.export_id]);
+    expect((await call('GET', '/v1/qrs/invoices/exports', { headers: bearer(a) })).body.content.map((e: { export_id: string }) => e.export_id)).to.not.include(
+      asked.body.export_id,
+    );
+
+    // Building at once: at most EXPORTS_IN_PROGRESS_PER_ACCOUNT, however many ask at the same moment (the
+    // exports queue paused, so none is built meanwhile: this account has no CFDI, a build takes milliseconds).
+    const limit = harness().deps.config.exportsInProgressPerAccount;
+    await built(asked.body.export_id as string, bearer(c));
+    await db()('invoice_exports').where({ account_id: c.accountId }).update({ status: 'RUNNING' });
+    const exportsQueue = harness().producers.queue('exports');
+    await exportsQueue.pause();
+    let burst;
+    try {
+      burst = await Promise.all(Array.from({ length: 5 }, () => post({ created_from: '2026-11-01' }, bearer(c))));
+    } finally {
+      await exportsQueue.resume();
+    }
+    expect(burst.filter((r) => r.status === 202)).to.have.length(limit - 1);
+    const refused = burst.filter((r) => r.status === 429);
+    expect(refused).to.have.length(5 - (limit - 1));
+    expectError(refused[0]!, 429, 'export_limit_reached');
+    expect(refused[0]!.headers.get('retry-after')).to.equal('60');
+    // A replay of a recorded one is never refused.
+    const key = randomUUID();
+    await db()('invoice_exports').where({ account_id: c.accountId }).update({ status: 'READY' });
+    const first = await post({ created_from: '2026-10-01' }, { ...bearer(c), 'Idempotency-Key': key });
+    expect(first.status).to.equal(202);
+    await db()('invoice_exports').where({ account_id: c.accountId }).update({ status: 'RUNNING' });
+    expect((await post({ created_from: '2026-10-01' }, { ...bearer(c), 'Idempotency-Key': key })).body.export_id).to.equal(first.body.export_id);
+    // Kept at once: at most EXPORTS_KEPT_PER_ACCOUNT.
+    await db()('invoice_exports').where({ account_id: c.accountId }).update({ status: 'READY' });
+    const kept = Number((await db()('invoice_exports').where({ account_id: c.accountId }).count({ n: '*' }).first())?.n);
+    const room = harness().deps.config.exportsKeptPerAccount - kept;
+    for (let i = 0; i < room; i++) {
+      expect((await post({ created_from: '2026-09-01' }, bearer(c))).status).to.equal(202);
+      await db()('invoice_exports').where({ account_id: c.accountId }).update({ status: 'READY' });
+    }
+    const full = await post({ created_from: '2026-09-01' }, bearer(c));
+    expectError(full, 429, 'export_limit_reached');
+    expect(full.headers.get('retry-after')).to.equal('3600');
+    await db()('invoice_exports').where({ account_id: c.accountId }).delete();
+  });
+
   it('replays the same export for the same Idempotency-Key, and refuses the key with another body', async () => {
     const idem = randomUUID();
     const first = await post({ cfdi_type: 'I' }, { ...key(a), 'Idempotency-Key': idem });

@@ -15,6 +15,7 @@ export const invoiceExportRequestSchema = {
 } as const;
 
 const nullableDateTime = { type: ['string', 'null'], format: 'date-time' } as const;
+const nullableText = { type: ['string', 'null'] } as const;
 
 export const INVOICE_EXPORT_STATUSES = ['PENDING', 'RUNNING', 'READY', 'FAILED'] as const;
 
@@ -34,6 +35,8 @@ export const invoiceExportSchema = {
     'expires_at',
     'download_url',
     'download_expires_at',
+    'period',
+    'filters',
   ],
   properties: {
     export_id: { type: 'string' },
@@ -52,5 +55,37 @@ export const invoiceExportSchema = {
       description: 'READY: a signed link to the ZIP, no credentials needed, re-issued on every read; 410 after download_expires_at',
     },
     download_expires_at: nullableDateTime,
+    period: {
+      type: 'object',
+      additionalProperties: false,
+      required: ['from', 'to'],
+      description:
+        "The CFDIs it holds by when they were requested: from (inclusive) to (exclusive), the request's created_from and created_to read on the clocks of its time_zone; null: unbounded",
+      properties: { from: nullableDateTime, to: nullableDateTime },
+    },
+    filters: {
+      type: 'object',
+      additionalProperties: false,
+      required: ['status', 'cfdi_type', 'receptor_rfc', 'uuid', 'series', 'folio', 'store_uid', 'sale_id'],
+      description: 'The other filters it was asked with (status: the stamped states when none was asked); null when not given',
+      properties: {
+        status: { type: 'array', items: { type: 'string' } },
+        cfdi_type: nullableText,
+        receptor_rfc: nullableText,
+        uuid: nullableText,
+        series: nullableText,
+        folio: nullableText,
+        store_uid: nullableText,
+        sale_id: nullableText,
+      },
+    },
   },
+} as const;
+
+export const invoiceExportListSchema = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['content'],
+  description: 'The exports these credentials asked for that are still kept, newest first (at most EXPORT_LIST_MAX; an export is kept EXPORT_KEEP_DAYS)',
+  properties: { content: { type: 'array', items: { $ref: '#/components/schemas/InvoiceExport' } } },
 } as const;

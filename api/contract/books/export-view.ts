@@ -9,6 +9,7 @@ export interface ExportLinkKeys {
 /** An export as POST and GET /v1/qrs/invoices/exports answer it (export-schema.ts's invoiceExportSchema). */
 export function invoiceExportView(row: InvoiceExportRow, keys: ExportLinkKeys, now: Date = new Date()) {
   const ready = row.status === 'READY' && row.expires_at > now;
+  const f = row.filters;
   return {
     export_id: row.id,
     status: row.status,
@@ -22,5 +23,17 @@ export function invoiceExportView(row: InvoiceExportRow, keys: ExportLinkKeys, n
     expires_at: row.expires_at.toISOString(),
     download_url: ready ? exportDownloadUrl(keys.publicBaseUrl, row.id, keys.urlSigningKey, row.expires_at, undefined, now) : null,
     download_expires_at: ready ? exportLinkExpiry(row.expires_at, undefined, now).toISOString() : null,
+    // What it holds (issue #39: an export did not say its period).
+    period: { from: f.from ?? null, to: f.to ?? null },
+    filters: {
+      status: f.statuses ?? [],
+      cfdi_type: f.cfdiType ?? null,
+      receptor_rfc: f.receptorRfc ?? null,
+      uuid: f.uuid ?? null,
+      series: f.series ?? null,
+      folio: f.folio ?? null,
+      store_uid: f.storeUid ?? null,
+      sale_id: f.saleId ?? null,
+    },
   };
 }

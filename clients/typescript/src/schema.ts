@@ -429,7 +429,8 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        get?: never;
+        /** List the exports these credentials asked for that are still kept, newest first */
+        get: operations["listInvoiceExports"];
         put?: never;
         /**
          * A period's CFDIs as one ZIP of their stamped XML (and PDF with include_pdf), named <RFC…
@@ -2206,6 +2207,28 @@ export interface components {
             download_url: string | null;
             /** Format: date-time */
             download_expires_at: string | null;
+            /** @description The CFDIs it holds by when they were requested: from (inclusive) to (exclusive), the request's created_from and created_to read on the clocks of its time_zone; null: unbounded */
+            period: {
+                /** Format: date-time */
+                from: string | null;
+                /** Format: date-time */
+                to: string | null;
+            };
+            /** @description The other filters it was asked with (status: the stamped states when none was asked); null when not given */
+            filters: {
+                status: string[];
+                cfdi_type: string | null;
+                receptor_rfc: string | null;
+                uuid: string | null;
+                series: string | null;
+                folio: string | null;
+                store_uid: string | null;
+                sale_id: string | null;
+            };
+        };
+        /** @description The exports these credentials asked for that are still kept, newest first (at most EXPORT_LIST_MAX; an export is kept EXPORT_KEEP_DAYS) */
+        InvoiceExportList: {
+            content: components["schemas"]["InvoiceExport"][];
         };
         GlobalInvoiceList: {
             items: components["schemas"]["GlobalInvoice"][];
@@ -7497,6 +7520,87 @@ export interface operations {
             };
         };
     };
+    listInvoiceExports: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The exports (an API key: those it asked for; a bearer token: its account's), each with its period and filters */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "content": [
+                     *         {
+                     *           "export_id": "exp_4Hs8Wd2Kz9Nc6Pt3Xb7Lm1",
+                     *           "status": "PENDING",
+                     *           "include_pdf": false,
+                     *           "merchant_ids": [
+                     *             "mer_7Lm1Xb4Nc9Kz2Wd6Hs3Pt8"
+                     *           ],
+                     *           "files_done": 0,
+                     *           "files_total": null,
+                     *           "size_bytes": null,
+                     *           "created_at": "2026-12-01T15:02:11.000Z",
+                     *           "finished_at": null,
+                     *           "expires_at": "2026-12-08T15:02:11.000Z",
+                     *           "download_url": null,
+                     *           "download_expires_at": null,
+                     *           "period": {
+                     *             "from": "2026-11-01T06:00:00.000Z",
+                     *             "to": "2026-12-01T06:00:00.000Z"
+                     *           },
+                     *           "filters": {
+                     *             "status": [
+                     *               "ACTIVE",
+                     *               "CANCELLING",
+                     *               "CANCELLATION_PENDING",
+                     *               "CANCELLATION_REJECTED",
+                     *               "CANCELLED"
+                     *             ],
+                     *             "cfdi_type": null,
+                     *             "receptor_rfc": null,
+                     *             "uuid": null,
+                     *             "series": null,
+                     *             "folio": null,
+                     *             "store_uid": null,
+                     *             "sale_id": null
+                     *           }
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["InvoiceExportList"];
+                };
+            };
+            /** @description No valid API key or token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "unauthorized",
+                     *         "message": "No valid API key or token",
+                     *         "details": [],
+                     *         "request_id": "req_gE6nb9tx31iXPSHS"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
     createInvoiceExport: {
         parameters: {
             query?: never;
@@ -7542,7 +7646,27 @@ export interface operations {
                      *       "finished_at": null,
                      *       "expires_at": "2026-12-08T15:02:11.000Z",
                      *       "download_url": null,
-                     *       "download_expires_at": null
+                     *       "download_expires_at": null,
+                     *       "period": {
+                     *         "from": "2026-11-01T06:00:00.000Z",
+                     *         "to": "2026-12-01T06:00:00.000Z"
+                     *       },
+                     *       "filters": {
+                     *         "status": [
+                     *           "ACTIVE",
+                     *           "CANCELLING",
+                     *           "CANCELLATION_PENDING",
+                     *           "CANCELLATION_REJECTED",
+                     *           "CANCELLED"
+                     *         ],
+                     *         "cfdi_type": null,
+                     *         "receptor_rfc": null,
+                     *         "uuid": null,
+                     *         "series": null,
+                     *         "folio": null,
+                     *         "store_uid": null,
+                     *         "sale_id": null
+                     *       }
                      *     }
                      */
                     "application/json": components["schemas"]["InvoiceExport"];
@@ -7668,6 +7792,25 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description `export_limit_reached`: the account has EXPORTS_IN_PROGRESS_PER_ACCOUNT exports being built (Retry-After 60) or keeps EXPORTS_KEPT_PER_ACCOUNT (Retry-After 3600) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "export_limit_reached",
+                     *         "message": "`export_limit_reached`: the account has EXPORTS_IN_PROGRESS_PER_ACCOUNT exports being built (Retry-After 60) or keeps EXPORTS_KEPT_PER_ACCOUNT (Retry-After 3600)",
+                     *         "details": [],
+                     *         "request_id": "req_gE6nb9tx31iXPSHS"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     getInvoiceExport: {
@@ -7702,7 +7845,27 @@ export interface operations {
                      *       "finished_at": "2026-12-01T15:02:49.000Z",
                      *       "expires_at": "2026-12-08T15:02:11.000Z",
                      *       "download_url": "https://facturas.example.com/v1/public/exports/exp_4Hs8Wd2Kz9Nc6Pt3Xb7Lm1.zip?exp=1796142169&sig=N2tY7cK1pQ9xV4mB8zR3sA",
-                     *       "download_expires_at": "2026-12-01T16:02:49.000Z"
+                     *       "download_expires_at": "2026-12-01T16:02:49.000Z",
+                     *       "period": {
+                     *         "from": "2026-11-01T06:00:00.000Z",
+                     *         "to": "2026-12-01T06:00:00.000Z"
+                     *       },
+                     *       "filters": {
+                     *         "status": [
+                     *           "ACTIVE",
+                     *           "CANCELLING",
+                     *           "CANCELLATION_PENDING",
+                     *           "CANCELLATION_REJECTED",
+                     *           "CANCELLED"
+                     *         ],
+                     *         "cfdi_type": null,
+                     *         "receptor_rfc": null,
+                     *         "uuid": null,
+                     *         "series": null,
+                     *         "folio": null,
+                     *         "store_uid": null,
+                     *         "sale_id": null
+                     *       }
                      *     }
                      */
                     "application/json": components["schemas"]["InvoiceExport"];
