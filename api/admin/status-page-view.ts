@@ -11,6 +11,7 @@ import type { PacCredentialsAlarm } from '../../shared/adapters/pac/pac-credenti
 import { pacCredentialsSection } from './pac-credentials-section.js';
 import type { HourFigures, StatusFigures } from '../../shared/status/status-figures.js';
 import type { AttentionSummary } from '../../shared/status/needs-attention.js';
+import type { OfflineAndExportFigures } from '../../shared/status/offline-and-exports.js';
 
 export interface StatusPage {
   figures: StatusFigures;
@@ -27,6 +28,8 @@ export interface StatusPage {
   pacCredentials?: PacCredentialsAlarm;
   /** What the service stopped retrying, per kind (shared/status/needs-attention.ts); undefined when it could not be read. */
   attention?: AttentionSummary[];
+  /** Offline tickets and ZIP exports (shared/status/offline-and-exports.ts); undefined when they could not be read. */
+  offlineAndExports?: OfflineAndExportFigures;
 }
 
 /** Reloads itself this often, without a script. */
@@ -197,6 +200,20 @@ function attentionSection(attention: AttentionSummary[] | undefined, now: Date):
 <p class="note">Nothing here is retried by itself any more. Act on each with <code>npm run cli -- attention retry &lt;kind&gt; &lt;id&gt;</code> or <code>attention give-up &lt;kind&gt; &lt;id&gt;</code> (docs/operations.md, Runbook); the oldest ${ATTENTION_ROWS} of each kind are listed.</p></section>`;
 }
 
+const megabytes = (bytes: number) => `${(bytes / 1_048_576).toFixed(1)} MB`;
+
+function offlineAndExportsSection(f: OfflineAndExportFigures | undefined, now: Date): string {
+  const head = `<section aria-labelledby="offline-exports"><h2 id="offline-exports">Offline tickets and exports</h2>`;
+  if (!f) return `${head}<p class="note alert">The figures could not be read (see the log).</p></section>`;
+  const next = f.nextClaimCloses ? `the next closes in ${duration(Math.max(0, (f.nextClaimCloses.getTime() - now.getTime()) / 1000))}` : 'none waiting';
+  return `${head}<ul>
+<li data-figure="claims-waiting">${count(f.claimsWaiting)} buyers' claims waiting for their sale (${escape(next)})</li>
+<li data-figure="claims-refused"${f.claimsRefused24h > 0 ? ' class="alert"' : ''}>${count(f.claimsRefused24h)} claims refused in the last 24 hours (the buyer was told why by e-mail)</li>
+<li data-figure="keys">${count(f.keysActive)} offline keys in use, ${count(f.keysRevoked24h)} revoked in the last 24 hours</li>
+<li data-figure="exports">ZIP exports kept: ${count(f.exports.PENDING)} pending, ${count(f.exports.RUNNING)} building, ${count(f.exports.READY)} ready (${megabytes(f.exportBytes)} in the file store), <span${f.exports.FAILED > 0 ? ' class="alert"' : ''}>${count(f.exports.FAILED)} failed</span></li>
+</ul></section>`;
+}
+
 function hourTable(figures: StatusFigures): string {
   const rows = [...figures.hours]
     .reverse()
@@ -215,5 +232,5 @@ export function renderStatusPage(page: StatusPage): string {
   return `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">
 <meta http-equiv="refresh" content="${REFRESH_SECONDS}"><title>Autofactura status</title><link rel="icon" href="data:,"><style>${CSS}</style></head>
 <body><header><h1>Autofactura status</h1><p>The last 24 hours by the hour (UTC), read ${escape(now.toISOString().slice(0, 19).replace('T', ' '))} UTC; the page reloads every minute. Jobs: <a href="${escape(queueDashboardPath)}">queue dashboard</a>.</p></header>
-<main>${pacCredentialsSection(page.pacCredentials, escape)}${attentionSection(page.attention, now)}${qrSection(figures)}${stampSection(figures, queues, now, queueDashboardPath)}${queueSection(queues, queueDashboardPath)}${hourTable(figures)}${books}</main></body></html>`;
+<main>${pacCredentialsSection(page.pacCredentials, escape)}${attentionSection(page.attention, now)}${qrSection(figures)}${offlineAndExportsSection(page.offlineAndExports, now)}${stampSection(figures, queues, now, queueDashboardPath)}${queueSection(queues, queueDashboardPath)}${hourTable(figures)}${books}</main></body></html>`;
 }

@@ -3,6 +3,7 @@ import { readQueueDepths } from '../../shared/platform/queue-depths.js';
 import { readStatusFigures } from '../../shared/status/status-figures.js';
 import { readPacCredentialsAlarm } from '../../shared/adapters/pac/pac-credentials-alarm.js';
 import { readNeedsAttention } from '../../shared/status/needs-attention.js';
+import { readOfflineAndExports } from '../../shared/status/offline-and-exports.js';
 import { operatorAccess } from '../access/operator-access.js';
 import { booksPanel } from '../admin/books-panel.js';
 import { QUEUE_DASHBOARD_PATH } from '../admin/queue-dashboard.js';
@@ -32,7 +33,7 @@ export function statusPageRoutes(deps: Pick<ApiDeps, 'config' | 'db' | 'redis' |
   routesWith(router, operatorAccess(deps, 'status page', SECURITY_HEADERS)).get(STATUS_PAGE_PATH, async (ctx) => {
     const now = new Date();
     // Redis down: the PostgreSQL figures still show; the page says the queues could not be read.
-    const [figures, queues, books, pacCredentials, attention] = await Promise.all([
+    const [figures, queues, books, pacCredentials, attention, offlineAndExports] = await Promise.all([
       readStatusFigures(deps.db, now),
       readQueueDepths(deps.producers, now.getTime()).catch((err: unknown) => {
         ctx.state.log.warn({ err }, 'queue depths not read');
@@ -44,9 +45,13 @@ export function statusPageRoutes(deps: Pick<ApiDeps, 'config' | 'db' | 'redis' |
         ctx.state.log.warn({ err }, 'needs-attention list not read');
         return undefined;
       }),
+      readOfflineAndExports(deps.db, now).catch((err: unknown) => {
+        ctx.state.log.warn({ err }, 'offline tickets and exports not read');
+        return undefined;
+      }),
     ]);
     ctx.type = 'text/html; charset=utf-8';
-    ctx.body = renderStatusPage({ figures, queues, now, queueDashboardPath: QUEUE_DASHBOARD_PATH, books, path: STATUS_PAGE_PATH, pacCredentials, attention });
+    ctx.body = renderStatusPage({ figures, queues, now, queueDashboardPath: QUEUE_DASHBOARD_PATH, books, path: STATUS_PAGE_PATH, pacCredentials, attention, offlineAndExports });
   });
   return router;
 }

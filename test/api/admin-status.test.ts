@@ -175,4 +175,27 @@ describe('the status page at /admin/status (issue #21)', () => {
       expect(res.status, month).to.equal(200);
     }
   });
+
+  it('shows offline tickets (claims waiting and refused, keys) and ZIP exports (by state, their bytes) (issue #39)', async () => {
+    const before = await page();
+    const figure = (html: string, name: string) => new RegExp(`data-figure="${name}"[^>]*>([^<]*)`).exec(html)?.[1] ?? '';
+    const waitingBefore = Number(/^([\d,]+)/.exec(figure(before, 'claims-waiting'))?.[1]?.replace(/,/g, '') ?? NaN);
+    const key = await call('POST', `/v1/qrs/merchants/${account.merchantId}/offline-keys`, { headers: { Authorization: `Bearer ${account.accessToken}` }, body: {} });
+    expect(key.status).to.equal(201);
+    await harness()
+      .deps.db('offline_claims')
+      .insert({
+        key_id: (key.body as { keyId: string }).keyId,
+        sale_id: `claim-${Date.now()}`,
+        merchant_id: account.merchantId,
+        amount: '116.000000',
+        sold_at: new Date(),
+        closes_at: new Date(Date.now() + 3 * 3600_000),
+        customer: JSON.stringify({ rfc: 'URE180429TM6' }),
+      });
+    const after = await page();
+    expect(figure(after, 'claims-waiting')).to.match(new RegExp(`^${(waitingBefore + 1).toLocaleString('en-US')} buyers' claims waiting for their sale \\(the next closes in `));
+    expect(figure(after, 'keys')).to.match(/^[\d,]+ offline keys in use, [\d,]+ revoked in the last 24 hours$/);
+    expect(after).to.match(/data-figure="exports">ZIP exports kept: [\d,]+ pending, [\d,]+ building, [\d,]+ ready \([\d.]+ MB in the file store\)/);
+  });
 });
