@@ -326,10 +326,22 @@ describe('needs attention: nothing retried forever (issue #38)', function () {
   });
 
   describe('a webhook delivery', () => {
+    // An account and receiver of their own: a scripted answer goes to whichever delivery arrives next, and the
+    // other tests' events (invoice.stalled, invoice.failed…) would take the 500s meant for these.
+    let hooked: BootstrapResult;
+    let hookReceiver: FakeWebhookReceiver;
+    before(async () => {
+      hooked = await harness().bootstrap('webhook deliveries needing attention');
+      hookReceiver = await startFakeWebhookReceiver();
+      const hook = await call('POST', '/v1/webhooks/endpoints', { headers: bearer(hooked), body: { url: hookReceiver.url, events: ['qr.scanned'] } });
+      expect(hook.status, JSON.stringify(hook.body)).to.equal(201);
+    });
+    after(() => hookReceiver.close());
+
     /** An event for the account's endpoint, and its delivery once dispatched. */
     async function delivery(): Promise<string> {
       const marker = newId('webhookEvent');
-      await emitEvents(db(), 'qr.scanned', [{ merchantId: account.merchantId, data: { marker } }]);
+      await emitEvents(db(), 'qr.scanned', [{ merchantId: hooked.merchantId, data: { marker } }]);
       const row = await until(
         () => db()('webhook_deliveries as d').join('webhook_events as e', 'e.id', 'd.event_id').whereRaw("e.payload->'data'->>'marker' = ?", [marker]).first('d.id', 'd.status'),
         (r) => r !== undefined,
@@ -339,7 +351,7 @@ describe('needs attention: nothing retried forever (issue #38)', function () {
     }
 
     it('FAILED after its attempts is alarmed; retried it is delivered; given up it leaves the list', async () => {
-      receiver.script(...Array.from({ length: harness().deps.config.webhookAttempts }, () => ({ status: 500 })));
+      hookReceiver.script(...Array.from({ length: harness().deps.config.webhookAttempts }, () => ({ status: 500 })));
       const id = await delivery();
       await until(
         () => db()('webhook_deliveries').where({ id }).first('status'),
@@ -347,11 +359,11 @@ describe('needs attention: nothing retried forever (issue #38)', function () {
         'FAILED',
       );
       const item = (await itemsOf('webhook-delivery')).find((i) => i.id === id);
-      expect(item?.accountId).to.equal(account.accountId);
+      expect(item?.accountId).to.equal(hooked.accountId);
       expect(item?.cause).to.match(/attempt\(s\); last: HTTP 500/);
       expect(await gauge('webhook-delivery')).to.be.at.least(1);
       await onlyOneListed('webhook-delivery', id);
-      expect(attentionRow(await statusPage(), 'webhook-delivery', id)?.slice(0, 3)).to.deep.equal(['webhook-delivery', id, `account ${account.accountId}`]);
+      expect(attentionRow(await statusPage(), 'webhook-delivery', id)?.slice(0, 3)).to.deep.equal(['webhook-delivery', id, `account ${hooked.accountId}`]);
 
       expect(await act('retry', 'webhook-delivery', id)).to.equal('done');
       await until(
@@ -361,7 +373,7 @@ describe('needs attention: nothing retried forever (issue #38)', function () {
       );
       expect(await act('give-up', 'webhook-delivery', id), 'delivered: nothing to give up').to.equal('not-needing-attention');
 
-      receiver.script(...Array.from({ length: harness().deps.config.webhookAttempts }, () => ({ status: 500 })));
+      hookReceiver.script(...Array.from({ length: harness().deps.config.webhookAttempts }, () => ({ status: 500 })));
       const other = await delivery();
       await until(
         () => db()('webhook_deliveries').where({ id: other }).first('status'),
