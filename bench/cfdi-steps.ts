@@ -53,9 +53,9 @@ export async function benchCfdiSteps(): Promise<CfdiStepFigures> {
     sealCfdi(comprobante, signer);
     return serializeXml(comprobante);
   });
-  const pacMs = await perCall(100, (i) => client.stamp(sealed[i % 200]!));
+  const pacMs = await perCall(100, (i) => client.stamp(sealed[i % 200]!, {}));
   pac.latencyMs = 300;
-  const pacSlowMs = await perCall(5, async (i) => client.stamp(sealed[(i + 150) % 200]!));
+  const pacSlowMs = await perCall(5, async (i) => client.stamp(sealed[(i + 150) % 200]!, {}));
   // Every PDF of a worker is of a new document (its seals, UUID and QR never seen before): 500 distinct
   // stamped documents, from the PAC at once and without its schema check, each rendered once.
   pac.latencyMs = 0;
@@ -64,7 +64,7 @@ export async function benchCfdiSteps(): Promise<CfdiStepFigures> {
   for (let i = 0; i < PDF_WARM_UP + PDF_TIMED; i++) {
     const { comprobante } = buildCfdi({ ...inputs[i % 200]!, folio: `bench-pdf-${Date.now()}-${i}` });
     sealCfdi(comprobante, signer);
-    distinct.push((await client.stamp(serializeXml(comprobante))).xml);
+    distinct.push((await client.stamp(serializeXml(comprobante), {})).xml);
   }
   await pac.close();
   const catalogs = satCatalogs();

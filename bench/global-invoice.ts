@@ -87,7 +87,7 @@ export async function benchGlobalInvoice(databaseUrl: string): Promise<GlobalInv
     try {
       const client = swPacClient(pac.url, pac.token, 120_000, `${pac.url}/ConsultaCFDIService.svc`);
       start = performance.now();
-      await client.stamp(sealed[0]!);
+      await client.stamp(sealed[0]!, {});
       const fakePacMs = Math.round(performance.now() - start);
       return { sales: SALES, documents: invoices.length, recordMs, sealMsPerDocument, xmlBytes: Buffer.byteLength(sealed[0]!), fakePacMs };
     } finally {

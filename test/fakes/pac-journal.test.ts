@@ -23,14 +23,14 @@ describe('the built-in fake PAC remembers its stamps across restarts (FAKE_DATA_
     const xml = sealedInvoice('250');
     const first = await startFakePacServer({ journalFile });
     const before = swPacClient(first.url, first.token, 10_000, `${first.url}/ConsultaCFDIService.svc`);
-    const stamp = await before.stamp(xml);
+    const stamp = await before.stamp(xml, {});
     await first.close();
 
     const second = await startFakePacServer({ journalFile });
     try {
       const after = swPacClient(second.url, second.token, 10_000, `${second.url}/ConsultaCFDIService.svc`);
       // The same document sent again gets its earlier stamp back, as from a real PAC.
-      expect((await after.stamp(xml)).uuid).to.equal(stamp.uuid);
+      expect((await after.stamp(xml, {})).uuid).to.equal(stamp.uuid);
       const comprobante = parseXml(stamp.xml);
       const query = { uuid: stamp.uuid, issuerRfc: ISSUER.rfc, receptorRfc: 'URE180429TM6', total: attribute(comprobante, 'Total')!, seal: attribute(comprobante, 'Sello')! };
       expect((await after.status(query)).state).to.equal('Vigente');
@@ -69,7 +69,7 @@ describe('the built-in fake PAC remembers its stamps across restarts (FAKE_DATA_
 
   it('without a journal (tests) it keeps nothing: a new fake does not know the UUID', async () => {
     const first = await startFakePacServer();
-    const stamp = await swPacClient(first.url, first.token, 10_000, `${first.url}/ConsultaCFDIService.svc`).stamp(sealedInvoice('260'));
+    const stamp = await swPacClient(first.url, first.token, 10_000, `${first.url}/ConsultaCFDIService.svc`).stamp(sealedInvoice('260'), {});
     await first.close();
     const second = await startFakePacServer();
     try {

@@ -127,7 +127,7 @@ describe('characters XML 1.0 cannot hold never reach a CFDI (issue #28)', () => 
     const xml = serializeXml(comprobante).replace(/Descripcion="/, 'Descripcion="\u0001');
     const pac = harness().pac;
     const client = swPacClient(pac.url, pac.token, 10_000, `${pac.url}/ConsultaCFDIService.svc`);
-    const refused = await rejection(client.stamp(xml), PacRefused);
+    const refused = await rejection(client.stamp(xml, {}), PacRefused);
     expect(refused.pacCode).to.equal('301');
     expect(refused.message).to.contain('XML mal formado');
     expect(pac.calls.at(-1)).to.deep.equal({ outcome: 'refused 301' });

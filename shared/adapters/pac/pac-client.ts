@@ -78,7 +78,8 @@ export interface SatStatusQuery {
 }
 
 export interface PacClient {
-  stamp(sealedXml: string, options?: PacStampOptions): Promise<PacStamp>;
+  /** `options` is required so that every wrapper (metrics, the credentials alarm) passes it on: a dropped customid is a second CFDI after a re-seal. */
+  stamp(sealedXml: string, options: PacStampOptions): Promise<PacStamp>;
   /** Asks SAT, through the PAC, to cancel a stamped CFDI. Temporary failures are PacUnavailable; refusals PacRefused. */
   cancel(request: PacCancelRequest): Promise<PacCancelAnswer>;
   /** SAT's current status of a CFDI: after a cancellation, whether it is done, waiting for the receptor, or rejected. */

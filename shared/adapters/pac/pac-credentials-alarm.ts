@@ -86,7 +86,7 @@ export function alarmedPacClient(client: PacClient, redis: RedisClient, logger: 
   }
 
   return {
-    stamp: (sealedXml) => watched('stamp', () => client.stamp(sealedXml)),
+    stamp: (sealedXml, options) => watched('stamp', () => client.stamp(sealedXml, options)),
     cancel: (request) => watched('cancel', () => client.cancel(request)),
     status: (query) => client.status(query),
   };

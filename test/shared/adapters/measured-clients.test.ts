@@ -41,7 +41,7 @@ describe('measured PAC and CSF clients', () => {
         { operation: 'status', outcome: 'ok' },
       ],
       async () => {
-        expect(await measured.stamp('<cfdi/>').catch((err: unknown) => err)).to.equal(refusal);
+        expect(await measured.stamp('<cfdi/>', {}).catch((err: unknown) => err)).to.equal(refusal);
         expect(await measured.cancel({} as never).catch((err: unknown) => err)).to.be.instanceOf(PacUnavailable);
         expect(await measured.status({ uuid: 'u', issuerRfc: 'a', receptorRfc: 'b', total: '1', seal: 's' })).to.include({ state: 'Vigente' });
       },

@@ -115,7 +115,7 @@ describe("awkward sales with the contract's six decimals: accepted at the door, 
     const client = swPacClient(pac.url, pac.token, 30_000, `${pac.url}/ConsultaCFDIService.svc`);
     const refusals = (
       await inParallel(documents, 4, (d) =>
-        client.stamp(d.xml).then(
+        client.stamp(d.xml, {}).then(
           () => '',
           (err: Error) => `${d.file}: ${err.message}`,
         ),

@@ -61,7 +61,7 @@ describe('CFDI cancellation and SAT status through the SW-format client against 
     pac = await startFakePacServer();
     client = swPacClient(pac.url, pac.token, TIMEOUT_MS, `${pac.url}/ConsultaCFDIService.svc`);
     // Sent together, the documents share one xmllint run in the fake.
-    const stamp = (unitPrice: string, receptor?: CfdiReceptor) => client.stamp(sealedInvoice(unitPrice, receptor));
+    const stamp = (unitPrice: string, receptor?: CfdiReceptor) => client.stamp(sealedInvoice(unitPrice, receptor), {});
     [small, accepted, rejected, unanswered, other, odd] = await Promise.all([stamp('500'), stamp('5000'), stamp('5000'), stamp('5000'), stamp('5000'), stamp('100', ODD_RECEPTOR)]);
     for (const stamp of [accepted, rejected, unanswered]) pac.backdate(stamp.uuid, FIVE_DAYS_H);
   });

@@ -48,7 +48,7 @@ describe('SW-format PAC client against the fake PAC over HTTP', function () {
   after(() => pac.close());
 
   it("stamps a sealed CFDI: TFD 1.1 with a UUID, valid against SAT's XSD, SelloSAT verifiable with the PAC's certificate", async () => {
-    const stamp = await client.stamp(sealed());
+    const stamp = await client.stamp(sealed(), {});
     expect(stamp.uuid).to.match(/^[0-9A-F]{8}-[0-9A-F]{4}-[0-9A-F]{4}-[0-9A-F]{4}-[0-9A-F]{12}$/);
     expect(stamp.previouslyStamped).to.equal(false);
     const dir = mkdtempSync(join(tmpdir(), 'pac-'));
@@ -65,8 +65,8 @@ describe('SW-format PAC client against the fake PAC over HTTP', function () {
 
   it('the same sealed document sent again returns the earlier stamp, not a second one', async () => {
     const xml = sealed({}, 3);
-    const first = await client.stamp(xml);
-    const again = await client.stamp(xml);
+    const first = await client.stamp(xml, {});
+    const again = await client.stamp(xml, {});
     expect(again.uuid).to.equal(first.uuid);
     expect(again.previouslyStamped).to.equal(true);
   });
@@ -74,15 +74,15 @@ describe('SW-format PAC client against the fake PAC over HTTP', function () {
   it('a stamp whose answer was lost is found by re-sending the document', async () => {
     const xml = sealed({}, 4);
     pac.script({ kind: 'stamp-and-hang' });
-    expect((await unavailable(hanging.stamp(xml))).message).to.contain(`within ${HANG_TIMEOUT_MS} ms`);
-    const retry = await client.stamp(xml);
+    expect((await unavailable(hanging.stamp(xml, {}))).message).to.contain(`within ${HANG_TIMEOUT_MS} ms`);
+    const retry = await client.stamp(xml, {});
     expect(retry.previouslyStamped).to.equal(true);
     expect(pac.calls.filter((c) => c.uuid === retry.uuid).map((c) => c.outcome)).to.deep.equal(['stamped, no answer', 'previously stamped']);
   });
 
   it("answers a repeated document as SW does: HTTP 400, SW's 307, the earlier stamp in data with its UUID in lower case", async () => {
     const xml = sealed({}, 10);
-    const first = await client.stamp(xml);
+    const first = await client.stamp(xml, {});
     const form = new FormData();
     form.append('xml', new Blob([xml], { type: 'application/xml' }), 'cfdi.xml');
     const res = await fetch(`${pac.url}/v4/cfdi33/stamp/v4`, { method: 'POST', body: form, headers: { authorization: `Bearer ${pac.token}` } });
@@ -112,52 +112,54 @@ describe('SW-format PAC client against the fake PAC over HTTP', function () {
   it("SW's CO1000 (its own uncontrolled error) is temporary, not a refusal; the next call stamps", async () => {
     const xml = sealed({}, 12);
     pac.script({ kind: 'co1000' });
-    expect((await unavailable(client.stamp(xml))).message).to.contain('CO1000');
-    expect((await client.stamp(xml)).previouslyStamped).to.equal(false);
+    expect((await unavailable(client.stamp(xml, {}))).message).to.contain('CO1000');
+    expect((await client.stamp(xml, {})).previouslyStamped).to.equal(false);
   });
 
   it('a 307 without the stamp in data is PacStampWithheld (retried), and the stamp comes with a later answer', async () => {
     const xml = sealed({}, 13);
     pac.script({ kind: 'withheld' });
-    const withheld = await rejection(client.stamp(xml), PacStampWithheld);
+    const withheld = await rejection(client.stamp(xml, {}), PacStampWithheld);
     expect(withheld).to.be.instanceOf(PacUnavailable);
     expect(withheld.message).to.contain('307');
-    const stamp = await client.stamp(xml);
+    const stamp = await client.stamp(xml, {});
     expect(stamp.previouslyStamped).to.equal(true);
     expect(pac.calls.filter((c) => c.uuid === stamp.uuid).map((c) => c.outcome)).to.deep.equal(['stamped, withheld', 'previously stamped']);
   });
 
   it("refuses a receptor whose name or zip is not what SAT has for that RFC, with the PAC's code", async () => {
-    const name = await refusal(client.stamp(sealed({ receptor: { rfc: 'URE180429TM6', name: 'UNIVERSIDAD ROBOTICA', taxRegime: '601', postalCode: '86991', cfdiUse: 'G03' } }, 5)));
+    const name = await refusal(
+      client.stamp(sealed({ receptor: { rfc: 'URE180429TM6', name: 'UNIVERSIDAD ROBOTICA', taxRegime: '601', postalCode: '86991', cfdiUse: 'G03' } }, 5), {}),
+    );
     expect(name.pacCode).to.equal('CFDI40145');
     const zip = await refusal(
-      client.stamp(sealed({ receptor: { rfc: 'URE180429TM6', name: 'UNIVERSIDAD ROBOTICA ESPAÑOLA', taxRegime: '601', postalCode: '86000', cfdiUse: 'G03' } }, 5)),
+      client.stamp(sealed({ receptor: { rfc: 'URE180429TM6', name: 'UNIVERSIDAD ROBOTICA ESPAÑOLA', taxRegime: '601', postalCode: '86000', cfdiUse: 'G03' } }, 5), {}),
     );
     expect(zip.pacCode).to.equal('CFDI40147');
   });
 
   it('refuses a broken seal, a Fecha older than 72 hours, and a document that fails the XSD', async () => {
     const tampered = sealed({}, 6).replace(/Total="([0-9.]+)"/, 'Total="1.00"');
-    expect((await refusal(client.stamp(tampered))).pacCode).to.equal('CFDI40102');
+    expect((await refusal(client.stamp(tampered, {}))).pacCode).to.equal('CFDI40102');
     const old = sealed({ issuedLocal: localDateTime(new Date(Date.now() - 73 * 3600_000), 'America/Mexico_City') }, 6);
-    expect((await refusal(client.stamp(old))).pacCode).to.equal('401');
+    expect((await refusal(client.stamp(old, {}))).pacCode).to.equal('401');
     const badUse = sealed({}, 7).replace(/UsoCFDI="[A-Z0-9]+"/, 'UsoCFDI="ZZZ"');
-    const schemaRefusal = await refusal(client.stamp(badUse));
+    const schemaRefusal = await refusal(client.stamp(badUse, {}));
     expect(schemaRefusal.pacCode).to.equal('CFDI40101');
     expect(schemaRefusal.message).to.contain('UsoCFDI').and.not.contain('/tmp/');
   });
 
   it('a 5xx, an unreadable answer and a PAC that never answers are temporary (PacUnavailable)', async () => {
     pac.script({ kind: 'status', status: 503 }, { kind: 'garbage' }, { kind: 'hang' });
-    expect((await unavailable(client.stamp(sealed({}, 8)))).message).to.contain('503');
-    expect((await unavailable(client.stamp(sealed({}, 8)))).message).to.contain('unreadable');
-    expect((await unavailable(hanging.stamp(sealed({}, 8)))).message).to.contain(`within ${HANG_TIMEOUT_MS} ms`);
+    expect((await unavailable(client.stamp(sealed({}, 8), {}))).message).to.contain('503');
+    expect((await unavailable(client.stamp(sealed({}, 8), {}))).message).to.contain('unreadable');
+    expect((await unavailable(hanging.stamp(sealed({}, 8), {}))).message).to.contain(`within ${HANG_TIMEOUT_MS} ms`);
   });
 
   it('a closed port is PacUnavailable, a wrong token PacCredentialsRejected: neither is a refusal of the document', async () => {
-    const rejected = await rejection(swPacClient(pac.url, 'wrong', TIMEOUT_MS, `${pac.url}/ConsultaCFDIService.svc`).stamp(sealed({}, 9)), PacCredentialsRejected);
+    const rejected = await rejection(swPacClient(pac.url, 'wrong', TIMEOUT_MS, `${pac.url}/ConsultaCFDIService.svc`).stamp(sealed({}, 9), {}), PacCredentialsRejected);
     expect(rejected.message).to.contain('401').and.contain('El token debe contener 3 partes');
-    expect((await unavailable(swPacClient('http://127.0.0.1:9', pac.token, TIMEOUT_MS, 'http://127.0.0.1:9/ConsultaCFDIService.svc').stamp(sealed({}, 9)))).message).to.contain(
+    expect((await unavailable(swPacClient('http://127.0.0.1:9', pac.token, TIMEOUT_MS, 'http://127.0.0.1:9/ConsultaCFDIService.svc').stamp(sealed({}, 9), {}))).message).to.contain(
       'unreachable',
     );
   });

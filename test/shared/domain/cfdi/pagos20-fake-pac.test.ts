@@ -37,7 +37,7 @@ describe('a type P CFDI through the fake PAC (SW format over HTTP)', function ()
   it('is stamped: the TFD follows pago20:Pagos, the result validates and keeps the sealed cadena', async () => {
     const comprobante = paymentCfdi(1);
     const { cadena } = sealCfdi(comprobante, testSigner());
-    const stamp = await client.stamp(serializeXml(comprobante));
+    const stamp = await client.stamp(serializeXml(comprobante), {});
     expect(stamp.previouslyStamped).to.equal(false);
     const stamped = parseXml(stamp.xml);
     expect(descendants(stamped, ['cfdi:Complemento']).flatMap((c) => c.children.map((n) => n.name))).to.deep.equal(['pago20:Pagos', 'tfd:TimbreFiscalDigital']);
@@ -53,7 +53,7 @@ describe('a type P CFDI through the fake PAC (SW format over HTTP)', function ()
     const comprobante = paymentCfdi(0);
     setAttribute(descendants(comprobante, ['cfdi:Complemento', 'pago20:Pagos', 'pago20:Pago', 'pago20:DoctoRelacionado'])[0]!, 'ImpSaldoInsoluto', '0.01');
     sealCfdi(comprobante, testSigner());
-    const refusal = await rejection(client.stamp(serializeXml(comprobante)), PacRefused);
+    const refusal = await rejection(client.stamp(serializeXml(comprobante), {}), PacRefused);
     expect(refusal.pacCode).to.equal('CRP20244');
   });
 });
