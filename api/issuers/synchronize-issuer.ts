@@ -1,37 +1,28 @@
-import { randomBytes } from 'node:crypto';
 import { AppError } from '../../shared/platform/errors.js';
-import { jobId } from '../../shared/platform/jobs.js';
 import type { FromSchema } from 'json-schema-to-ts';
 import type { issuerSyncAcceptedSchema } from '../contract/issuers/issuer-schema.js';
-import { findIssuerById, recordSyncRequested } from '../../shared/repositories/issuers.js';
+import { findIssuerById } from '../../shared/repositories/issuers.js';
+import { requestIssuerSync } from '../../shared/issuers/request-issuer-sync.js';
 import type { ApiDeps } from '../deps.js';
 
 export type SyncAccepted = FromSchema<typeof issuerSyncAcceptedSchema>;
 
-/**
- * Enqueues a CSF synchronization, or joins the one already waiting or running for this issuer
- * (BullMQ deduplication by issuer): two clicks never start two syncs.
- */
+/** POST …/synchronize: the synchronization asked for or joined (shared/issuers/request-issuer-sync.ts), as the answer says it; 503 when the queue cannot take it. */
 export async function synchronizeIssuer(deps: ApiDeps, issuerId: string): Promise<SyncAccepted> {
-  const candidate = `${jobId.syncIssuer(issuerId)}.${randomBytes(6).toString('hex')}`;
-  let job;
+  const requestedAt = new Date();
+  let requested;
   try {
-    job = await deps.producers.add('sync-issuer', { issuerId }, { jobId: candidate });
+    requested = await requestIssuerSync(deps.db, deps.producers, issuerId, requestedAt);
   } catch (cause) {
     throw new AppError(503, 'service_unavailable', 'The job queue is unavailable; retry shortly.', { cause, expose: true, headers: { 'Retry-After': '1' } });
   }
-  const id = job.id ?? candidate;
-  if (id === candidate) {
-    const requestedAt = new Date();
-    await recordSyncRequested(deps.db, issuerId, id, requestedAt);
-    // The state at acceptance; the worker may already be running it (GET the issuer to follow it).
-    return { issuerId, jobId: id, status: 'PENDING', requestedAt: requestedAt.toISOString() };
-  }
+  // The state at acceptance; the worker may already be running it (GET the issuer to follow it).
+  if (requested.created) return { issuerId, jobId: requested.jobId, status: 'PENDING', requestedAt: requestedAt.toISOString() };
   const row = await findIssuerById(deps.db, issuerId);
   return {
     issuerId,
-    jobId: id,
-    status: row?.sync_job_id === id && row.sync_status ? row.sync_status : 'PENDING',
+    jobId: requested.jobId,
+    status: row?.sync_job_id === requested.jobId && row.sync_status ? row.sync_status : 'PENDING',
     requestedAt: row?.sync_requested_at?.toISOString() ?? null,
   };
 }

@@ -5,7 +5,6 @@
  * no second record to drift) and says how to retry and how to give up one of them. A new kind is one
  * entry in ATTENTION_KINDS; its runbook entry goes in docs/operations.md.
  */
-import { randomBytes } from 'node:crypto';
 import type { Db } from '../platform/db.js';
 import type { Logger } from '../platform/logger.js';
 import { needsAttention } from '../platform/metrics/registry.js';
@@ -15,7 +14,7 @@ import { enqueueStamp } from '../invoices/enqueue-stamp.js';
 import { enqueueInvoiceEmail } from '../invoices/enqueue-follow-ups.js';
 import { countUnsentInvoiceEmails, giveUpInvoiceEmail, isUnsentInvoiceEmail, listUnsentInvoiceEmails } from '../repositories/unsent-invoice-emails.js';
 import { countFailedExports, giveUpFailedExport, listFailedExports, reopenFailedExport } from '../repositories/invoice-exports.js';
-import { recordSyncRequested } from '../repositories/issuers.js';
+import { requestIssuerSync } from '../issuers/request-issuer-sync.js';
 import { countStalledInvoices, giveUpStalledInvoice, listStalledInvoices, unstallInvoice } from '../repositories/stalled-invoices.js';
 import { countWithheldStamps, listWithheldStamps } from '../repositories/invoices.js';
 import { retryWithheldStamp } from '../invoices/retry-withheld-stamp.js';
@@ -152,10 +151,8 @@ export const ATTENTION_KINDS: readonly AttentionKind[] = [
     },
     async retry({ db, producers }, id) {
       if ((await issuersNeedingAttention(db).where({ id }).first('id')) === undefined) return false;
-      // As POST /v1/issuers/{id}/synchronize does (api/issuers/synchronize-issuer.ts): a new job joins one already waiting.
-      const candidate = `${jobId.syncIssuer(id)}.${randomBytes(6).toString('hex')}`;
-      const job = await producers.add('sync-issuer', { issuerId: id }, { jobId: candidate });
-      if ((job.id ?? candidate) === candidate) await recordSyncRequested(db, id, candidate, new Date());
+      // As the owner's POST …/synchronize: a new synchronization, or the one already waiting joined.
+      await requestIssuerSync(db, producers, id);
       return true;
     },
     async giveUp({ db }, id) {
