@@ -405,7 +405,7 @@ function rawDocument(publicBaseUrl: string) {
             401: errorResponse('API key invalid or missing'),
             404: errorResponse('`store_not_found`: store_uid names no store of this API key'),
             409: errorResponse(
-              '`idempotency_key_reused`: the idempotency-key was used with a different body; `offline_ticket_already_bound`: the offline ticket was caught up by another sale',
+              '`idempotency_key_reused`: the idempotency-key was used with a different body; `sale_has_qr`: the sale_id already has an open or invoiced QR (`error.qr` names it); `offline_ticket_already_bound`: the offline ticket was caught up by another sale',
             ),
             413: errorResponse('Body over the size limit'),
             415: errorResponse('Content-Type is not application/json'),

@@ -15,7 +15,15 @@ import {
 import { expiryBucket, withinPlanWindow } from '../../shared/domain/expiry-buckets.js';
 import { scheduleExpiryBuckets } from '../../shared/qr/schedule-expiry-buckets.js';
 import type { ApiKeyPrincipal } from '../../shared/repositories/api-keys.js';
-import { findQrTransaction, OFFLINE_TICKET_INDEX, recordQrTransaction, SHORT_CODE_INDEX, type NewQrTransaction } from '../../shared/repositories/qr-transactions.js';
+import {
+  findQrTransaction,
+  OFFLINE_TICKET_INDEX,
+  qrHoldingSale,
+  recordQrTransaction,
+  SALE_QR_INDEX,
+  SHORT_CODE_INDEX,
+  type NewQrTransaction,
+} from '../../shared/repositories/qr-transactions.js';
 import { buildQrTransactionRecord } from '../../shared/qr/build-qr-transaction.js';
 import { checkQrRules } from '../../shared/qr/check-qr-rules.js';
 import { qrContent, newQrToken, signQrToken } from '../../shared/qr/qr-link.js';
@@ -213,10 +221,30 @@ async function recordWithFreshShortCode(deps: ApiDeps, record: NewQrTransaction,
     } catch (err) {
       const e = err as { code?: string; constraint?: string };
       if (e.code === '23505' && e.constraint === OFFLINE_TICKET_INDEX) throw ticketAlreadyBound();
+      if (e.code === '23505' && e.constraint === SALE_QR_INDEX) throw await saleHasQr(deps, record);
       if (attempt >= 3 || e.code !== '23505' || e.constraint !== SHORT_CODE_INDEX) throw err;
       record.transaction.short_code = newShortCode();
     }
   }
+}
+
+/**
+ * A sale_id holds one open or invoiced QR (issue #39): a POS that lost its idempotency key and posts the sale
+ * again learns which QR it has, to show or print that one; a second QR could be invoiced or reported twice.
+ */
+async function saleHasQr(deps: ApiDeps, record: NewQrTransaction): Promise<AppError> {
+  const t = record.transaction;
+  const held = await qrHoldingSale(deps.db, t.merchant_id, t.mode, t.sale_id);
+  const which = held ? `QR ${held.id} (${held.status})` : 'a QR';
+  return new AppError(
+    409,
+    'sale_has_qr',
+    `Sale ${JSON.stringify(t.sale_id)} already has ${which}; show that one (GET /v1/qrs/{qrId}). A sale gets a new QR only once its QR has expired or its invoice was cancelled.`,
+    {
+      details: [{ field: 'sale_id', code: 'sale_has_qr', message: `This sale_id already has ${which}.` }],
+      ...(held ? { extra: { qr: { qr_id: held.id, status: held.status, created_at: held.created_at.toISOString(), expires_at: held.expires_at.toISOString() } } } : {}),
+    },
+  );
 }
 
 /** A buyer may have left their data on the ticket: settled now; the periodic run settles it if this add is lost. */

@@ -125,6 +125,8 @@ const MESSAGES: Record<DifferenceCode, (d: DifferenceRow) => string> = {
   global_ticket_count: (d) => `Global invoice ${d.uuid} says ${d.expected} tickets but ${d.actual} sales point at it.`,
   offline_sale_other_period: (d) =>
     `Sale ${d.sale_id} was sold offline at ${d.detail} and arrived after that period closed: it belongs to that period (unclaimed, it is reported in a further global invoice of it).`,
+  sale_repeated: (d) =>
+    `Sale ${d.sale_id} has several QRs that are not cancelled (${d.detail}): a new QR once the first had expired; an expired one is reported in a global invoice, so check the buyer did not also invoice the sale.`,
 };
 
 function namedDifference(d: DifferenceRow): SummaryDifference {

@@ -9,6 +9,7 @@
  */
 import type { Knex } from 'knex';
 import type { Db } from '../platform/db.js';
+import { cfdiOfMode } from './cfdi-mode.js';
 
 /** The merchants, the period [from, to) and, for an API key, the mode of the QRs. */
 export interface SummaryScope {
@@ -69,7 +70,8 @@ export type DifferenceCode =
   | 'sale_invoiced_and_reported'
   | 'invoice_sale_not_invoiced'
   | 'global_ticket_count'
-  | 'offline_sale_other_period';
+  | 'offline_sale_other_period'
+  | 'sale_repeated';
 
 export interface DifferenceRow {
   merchant_id: string;
@@ -81,7 +83,7 @@ export interface DifferenceRow {
   /** global_ticket_count: the tickets the document says and the sales that point at it. */
   expected: number | null;
   actual: number | null;
-  /** sale_unreportable: why; global_invoice_not_stamped: the global invoice's status; offline_sale_other_period: when it was sold. */
+  /** sale_unreportable: why; global_invoice_not_stamped: the global invoice's status; offline_sale_other_period: when it was sold; sale_repeated: the sale's other QRs. */
   detail: string | null;
 }
 
@@ -90,11 +92,12 @@ const NS = `ARRAY[ARRAY['cfdi','http://www.sat.gob.mx/cfd/4']]`;
 const STAMPED = `('ACTIVE','CANCELLING','CANCELLATION_PENDING','CANCELLATION_REJECTED','CANCELLED')`;
 const LIVE_STAMPED = `('ACTIVE','CANCELLING','CANCELLATION_PENDING','CANCELLATION_REJECTED')`;
 
-function inPeriod(alias: string, scope: SummaryScope, withMode = false): { sql: string; bindings: Knex.Value[] } {
-  const mode = withMode && scope.mode !== undefined;
+/** Rows of `alias` in the period; for an API key, of its mode: a sale's own column, a CFDI's from its sales (cfdi-mode.ts). */
+function inPeriod(alias: string, scope: SummaryScope, rows: 'sales' | 'cfdis'): { sql: string; bindings: Knex.Value[] } {
+  const mode = scope.mode === undefined ? undefined : rows === 'sales' ? { sql: `${alias}.mode = ?`, bindings: [scope.mode] } : cfdiOfMode(alias, scope.mode);
   return {
-    sql: `${alias}.merchant_id = ANY(?::text[]) AND ${alias}.created_at >= ? AND ${alias}.created_at < ?${mode ? ` AND ${alias}.mode = ?` : ''}`,
-    bindings: [[...scope.merchantIds], scope.from, scope.to, ...(mode ? [scope.mode!] : [])],
+    sql: `${alias}.merchant_id = ANY(?::text[]) AND ${alias}.created_at >= ? AND ${alias}.created_at < ?${mode ? ` AND ${mode.sql}` : ''}`,
+    bindings: [[...scope.merchantIds], scope.from, scope.to, ...(mode ? mode.bindings : [])],
   };
 }
 
@@ -127,7 +130,7 @@ const BUCKET_WHERE: Record<SaleBucket, string> = {
 
 /** The period's sales by merchant and currency: how many and how much in each state. */
 export function periodSales(db: Db, scope: SummaryScope): Promise<SalesRow[]> {
-  const period = inPeriod('x', scope, true);
+  const period = inPeriod('x', scope, 'sales');
   const figures = SALE_BUCKETS.map(
     (b) => `count(*) FILTER (WHERE ${BUCKET_WHERE[b]})::int AS ${b}_count, COALESCE(sum(x.amount) FILTER (WHERE ${BUCKET_WHERE[b]}), 0)::text AS ${b}_total`,
   ).join(',\n');
@@ -143,7 +146,7 @@ export function periodSales(db: Db, scope: SummaryScope): Promise<SalesRow[]> {
 
 /** The period's stamped CFDIs by merchant, type, cancelled or not and currency, with their amounts and taxes. */
 export function periodCfdis(db: Db, scope: SummaryScope): Promise<CfdiGroupRow[]> {
-  const period = inPeriod('x', scope);
+  const period = inPeriod('x', scope, 'cfdis');
   const taxLines = (path: string, kind: string) =>
     `SELECT '${kind}' AS kind, (xpath('/*/@Impuesto', n))[1]::text AS tax, (xpath('/*/@Importe', n))[1]::text::numeric AS amount
      FROM unnest(xpath('/cfdi:Comprobante/cfdi:Impuestos/${path}', c.doc, ${NS})) n`;
@@ -171,7 +174,7 @@ export function periodCfdis(db: Db, scope: SummaryScope): Promise<CfdiGroupRow[]
 
 /** The invoices the period's live credit notes relate to, with what those credit and what every live one does. */
 export function creditedInvoices(db: Db, scope: SummaryScope): Promise<RelatedInvoiceRow[]> {
-  const period = inPeriod('n', scope);
+  const period = inPeriod('n', scope, 'cfdis');
   return rows(
     db,
     `SELECT n.merchant_id, i.id AS invoice_id, i.uuid AS invoice_uuid, i.total::text AS invoice_total, count(*)::int AS documents, sum(a.amount)::text AS amount,
@@ -186,7 +189,7 @@ export function creditedInvoices(db: Db, scope: SummaryScope): Promise<RelatedIn
 
 /** The invoices the period's live payment complements pay, with what they paid, every live payment and the balance left. */
 export function paidInvoices(db: Db, scope: SummaryScope): Promise<RelatedInvoiceRow[]> {
-  const period = inPeriod('p', scope);
+  const period = inPeriod('p', scope, 'cfdis');
   return rows(
     db,
     `SELECT p.merchant_id, i.id AS invoice_id, i.uuid AS invoice_uuid, i.total::text AS invoice_total, count(*)::int AS documents, sum(a.amount_paid)::text AS amount,
@@ -204,8 +207,9 @@ export function paidInvoices(db: Db, scope: SummaryScope): Promise<RelatedInvoic
  * with how many there are in all (`total`).
  */
 export async function periodDifferences(db: Db, scope: SummaryScope): Promise<(DifferenceRow & { total: number })[]> {
-  const sales = inPeriod('x', scope, true);
-  const invoices = inPeriod('x', scope);
+  const sales = inPeriod('x', scope, 'sales');
+  const repeats = inPeriod('y', scope, 'sales');
+  const invoices = inPeriod('x', scope, 'cfdis');
   const named = (code: DifferenceCode, select: string, from: string, bindings: Knex.Value[]) =>
     rows<DifferenceRow & { total: number }>(
       db,
@@ -246,6 +250,17 @@ export async function periodDifferences(db: Db, scope: SummaryScope): Promise<(D
          to_char(x.sold_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"') AS detail`,
       `FROM qr_transactions x WHERE ${sales.sql} AND x.sold_at IS NOT NULL AND x.global_period_end <= x.created_at`,
       sales.bindings,
+    ),
+    // One sale_id with several QRs that are not cancelled (a new QR after the first expired): the period's own, by one
+    // hash aggregate over its range (an expired QR is in no index by sale_id).
+    named(
+      'sale_repeated',
+      `x.id AS qr_id, x.sale_id, NULL::text AS invoice_id, NULL::text AS uuid, NULL::int AS expected, NULL::int AS actual, r.qrs AS detail`,
+      `FROM qr_transactions x JOIN (SELECT y.merchant_id, y.mode, y.sale_id, string_agg(y.id || ' (' || y.status || ')', ', ' ORDER BY y.created_at, y.id) AS qrs
+         FROM qr_transactions y WHERE ${repeats.sql} AND y.status <> 'CANCELLED' GROUP BY 1, 2, 3 HAVING count(*) > 1) r
+         ON r.merchant_id = x.merchant_id AND r.mode = x.mode AND r.sale_id = x.sale_id
+       WHERE ${sales.sql} AND x.status <> 'CANCELLED'`,
+      [...repeats.bindings, ...sales.bindings],
     ),
     named('sale_invoiced_without_invoice', sale, `FROM qr_transactions x WHERE ${sales.sql} AND x.status = 'INVOICED' AND NOT ${liveInvoiceOf}`, sales.bindings),
     named('sale_invoiced_and_reported', sale, `FROM qr_transactions x WHERE ${sales.sql} AND x.global_invoice_id IS NOT NULL AND ${liveInvoiceOf}`, sales.bindings),

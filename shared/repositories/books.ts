@@ -8,11 +8,12 @@
 import type { Knex } from 'knex';
 import type { Db } from '../platform/db.js';
 import type { Keyset } from '../platform/keyset-cursor.js';
+import { cfdiOfMode } from './cfdi-mode.js';
 
 /** Whose rows: the merchants (an API key's one, or an account's), and for an API key its mode. */
 export interface BooksScope {
   merchantIds: readonly string[];
-  /** QRs only: an API key reads the QRs of its own mode (development or production). */
+  /** An API key reads the QRs and CFDIs of its own mode (development or production). */
   mode?: string;
 }
 
@@ -199,8 +200,9 @@ function coveredSale(value: string | undefined): Fragment | undefined {
   );
 }
 
-function invoiceFilter(filters: InvoiceFilters, after: Keyset | undefined): Fragment {
+function invoiceFilter(scope: BooksScope, filters: InvoiceFilters, after: Keyset | undefined): Fragment {
   return where([
+    cfdiOfMode('x', scope.mode),
     when(filters.statuses, 'x.status = ANY(?::text[])', (v) => [[...v]]),
     when(filters.cfdiType, 'x.cfdi_type = ?'),
     when(filters.receptorRfc, "x.customer->>'rfc' = ?"),
@@ -232,7 +234,7 @@ function withKind<R extends RawInvoice & { key_at: string }>({ key_at, ...r }: R
 
 /** A page of the CFDIs of the merchants in scope (every type and state, refused confirmations included). */
 export async function listInvoices(db: Db, scope: BooksScope, filters: InvoiceFilters, after: Keyset | undefined, limit: number): Promise<InvoiceListRow[]> {
-  const rows = await newestFirst<RawInvoice>(db, 'invoices', INVOICE_COLUMNS, merchantsInScope(scope, filters.storeUid), invoiceFilter(filters, after), limit);
+  const rows = await newestFirst<RawInvoice>(db, 'invoices', INVOICE_COLUMNS, merchantsInScope(scope, filters.storeUid), invoiceFilter(scope, filters, after), limit);
   return rows.map(withKind);
 }
 
@@ -247,7 +249,7 @@ export async function exportInvoices(db: Db, scope: BooksScope, filters: Invoice
     'invoices',
     EXPORT_COLUMNS,
     merchantsInScope(scope, filters.storeUid),
-    invoiceFilter(filters, after),
+    invoiceFilter(scope, filters, after),
     limit,
   );
   return rows.map(withKind);
@@ -285,8 +287,8 @@ const ZIP_COLUMNS = `x.id, x.merchant_id, x.created_at, x.uuid, x.series, x.foli
   (SELECT c.resolved_at FROM invoice_cancellations c WHERE c.invoice_id = x.id AND c.status = 'CANCELLED' ORDER BY c.resolved_at DESC LIMIT 1) AS cancelled_at,
   (SELECT c.acuse_file_key FROM invoice_cancellations c WHERE c.invoice_id = x.id AND c.status = 'CANCELLED' ORDER BY c.resolved_at DESC LIMIT 1) AS acuse_file_key`;
 
-const stampedOnly = (filters: InvoiceFilters, after: Keyset | undefined): Fragment => {
-  const filter = invoiceFilter(filters, after);
+const stampedOnly = (scope: BooksScope, filters: InvoiceFilters, after: Keyset | undefined): Fragment => {
+  const filter = invoiceFilter(scope, filters, after);
   return { sql: `AND x.xml_file_key IS NOT NULL ${filter.sql}`, bindings: filter.bindings };
 };
 
@@ -297,7 +299,7 @@ export async function zipEntries(db: Db, scope: BooksScope, filters: InvoiceFilt
     'invoices',
     ZIP_COLUMNS,
     merchantsInScope(scope, filters.storeUid),
-    stampedOnly(filters, after),
+    stampedOnly(scope, filters, after),
     limit,
   );
   return rows.map(({ key_at, created_at: _at, ...r }) => ({ ...r, key: { at: key_at, id: r.id } }));
@@ -305,7 +307,7 @@ export async function zipEntries(db: Db, scope: BooksScope, filters: InvoiceFilt
 
 /** How many stamped CFDIs an export's ZIP holds (its progress' total). */
 export async function countZipEntries(db: Db, scope: BooksScope, filters: InvoiceFilters): Promise<number> {
-  const filter = stampedOnly(filters, undefined);
+  const filter = stampedOnly(scope, filters, undefined);
   const merchants = merchantsInScope(scope, filters.storeUid);
   const result = await db.raw<{ rows: { n: string }[] }>(`SELECT count(*) AS n FROM invoices x WHERE x.merchant_id IN (${merchants.sql}) ${filter.sql}`, [
     ...merchants.bindings,

@@ -170,6 +170,21 @@ const RECORD_QR: PreparedStatement = {
 export const SHORT_CODE_INDEX = 'qr_transactions_short_code_key';
 /** The unique index that binds an offline ticket (key, POS sale id) to one sale (issue #33). */
 export const OFFLINE_TICKET_INDEX = 'qr_transactions_offline_ticket_key';
+/** The unique index that keeps one open or invoiced QR per sale_id of a merchant and mode (issue #39). */
+export const SALE_QR_INDEX = 'qr_transactions_one_per_sale';
+
+/** The QR that holds a sale_id (open or invoiced: SALE_QR_INDEX), if any. */
+export async function qrHoldingSale(
+  db: Db,
+  merchantId: string,
+  mode: string,
+  saleId: string,
+): Promise<{ id: string; status: string; created_at: Date; expires_at: Date } | undefined> {
+  return (await db('qr_transactions')
+    .where({ merchant_id: merchantId, mode, sale_id: saleId })
+    .whereIn('status', ['PENDING', 'SCANNED', 'INVOICED'])
+    .first('id', 'status', 'created_at', 'expires_at')) as { id: string; status: string; created_at: Date; expires_at: Date } | undefined;
+}
 
 /** The signed-link token of the transaction a short code names, in any state; undefined when none does. */
 export async function tokenForShortCode(db: Db, shortCode: string): Promise<string | undefined> {

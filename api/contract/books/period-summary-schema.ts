@@ -79,6 +79,7 @@ const differenceSchema = {
         'invoice_sale_not_invoiced',
         'global_ticket_count',
         'offline_sale_other_period',
+        'sale_repeated',
         'credit_exceeds_invoice',
         'payments_exceed_invoice',
       ],
