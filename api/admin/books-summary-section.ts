@@ -6,15 +6,30 @@
  */
 import type { MerchantSummary } from '../../shared/books/period-summary.js';
 import { SALE_BUCKETS } from '../../shared/repositories/books-summary.js';
+import type { StoreMatch } from '../../shared/repositories/merchants.js';
 
 export interface BooksPanel {
-  /** The merchant id asked for (absent: the form alone). */
+  /** The store as the operator wrote it (absent: the form alone). */
   merchant?: string;
   /** YYYY-MM. */
   month: string;
   /** The summary read, or why there is none. */
   summary?: MerchantSummary;
+  /** Several stores matched: the ones to pick from, and whether more matched. */
+  choices?: StoreMatch[];
+  more?: boolean;
   problem?: string;
+}
+
+function choiceList(panel: BooksPanel, action: string, escape: Escape): string {
+  const items = (panel.choices ?? [])
+    .map((s) => {
+      const href = `${action}?${new URLSearchParams({ merchant: s.id, month: panel.month }).toString()}`;
+      return `<li data-store="${escape(s.id)}"><a href="${escape(href)}">${escape(s.name)}</a> — store <code>${escape(s.external_merchant_id)}</code>, RFC ${escape(s.rfc)}, <code>${escape(s.id)}</code></li>`;
+    })
+    .join('');
+  const more = panel.more ? '<p class="note">More stores match: write more of the name, or the store id.</p>' : '';
+  return `<p class="note">Several stores match; pick one:</p><ul>${items}</ul>${more}`;
 }
 
 const SALE_LABELS: Record<(typeof SALE_BUCKETS)[number], string> = {
@@ -57,10 +72,16 @@ ${related ? `<table><thead><tr><th scope="col">related invoice</th><th scope="co
 }
 
 export function booksSection(panel: BooksPanel, action: string, escape: Escape): string {
-  const form = `<form method="get" action="${escape(action)}"><label>Merchant id <input name="merchant" required maxlength="64" value="${escape(panel.merchant ?? '')}"></label> <label>Month <input name="month" type="month" value="${escape(panel.month)}"></label> <button type="submit">Add up</button></form>`;
+  const form = `<form method="get" action="${escape(action)}"><label>Store <input name="merchant" required maxlength="100" placeholder="name, store id, mer_… or RFC" value="${escape(panel.merchant ?? '')}"></label> <label>Month <input name="month" type="month" value="${escape(panel.month)}"></label> <button type="submit">Add up</button></form>`;
   const heading = panel.summary
     ? `<p class="note">${escape(panel.summary.merchant_name)} (<code>${escape(panel.summary.merchant_id)}</code>), issuer ${escape(panel.summary.issuer.rfc)}: ${escape(panel.month)}, on Mexico City's clocks.</p>`
     : '';
-  const body = panel.problem ? `<p class="note alert">${escape(panel.problem)}</p>` : panel.summary ? tables(panel.summary, escape) : '';
+  const body = panel.problem
+    ? `<p class="note alert">${escape(panel.problem)}</p>`
+    : panel.summary
+      ? tables(panel.summary, escape)
+      : panel.choices
+        ? choiceList(panel, action, escape)
+        : '';
   return `<section aria-labelledby="books"><h2 id="books">A merchant's month</h2>${form}${heading}${body}</section>`;
 }

@@ -110,3 +110,30 @@ export async function updateMerchantLogos(db: Db | Trx, merchantId: string, chan
     .returning('*')) as MerchantRow[];
   return row;
 }
+
+/** A store as the operator's status page names it (issue #39). */
+export interface StoreMatch {
+  id: string;
+  name: string;
+  external_merchant_id: string;
+  rfc: string;
+}
+
+/**
+ * The stores an operator's words name, across accounts: by merchant id, the POS's store id or the issuer's RFC
+ * (exactly), or by a part of the name; exact matches first, at most `limit`.
+ */
+export async function findStores(db: Db, text: string, limit: number): Promise<StoreMatch[]> {
+  return (await db('merchants as m')
+    .join('issuers as i', 'i.id', 'm.issuer_id')
+    .where((q) => {
+      void q
+        .where('m.id', text)
+        .orWhere('m.external_merchant_id', text)
+        .orWhere('i.rfc', text.toUpperCase())
+        .orWhereILike('m.name', containsPattern(text));
+    })
+    .orderByRaw('(m.id = ? OR m.external_merchant_id = ? OR i.rfc = ?) DESC, m.name, m.id', [text, text, text.toUpperCase()])
+    .limit(limit)
+    .select('m.id', 'm.name', 'm.external_merchant_id', 'i.rfc')) as StoreMatch[];
+}

@@ -127,10 +127,20 @@ describe('the status page (/admin/status) in a browser', function () {
     expect(requests.filter((u) => new URL(u).origin !== origin && !u.startsWith('data:'))).to.deep.equal([]);
   });
 
-  it('adds up the month of the merchant chosen in its form, under the same CSP', async () => {
+  it('adds up the month of the store named in its form (part of its name, or picked among several), under the same CSP', async () => {
+    // Stores are found as the operator knows them (issue #39): a part of the name...
+    const name = `Abarrotes Lupita ${merchantId.slice(-6)}`;
+    await harness().deps.db('merchants').where({ id: merchantId }).update({ name });
     await page.goto(`${baseUrl}/admin/status`);
-    await page.getByLabel('Merchant id').fill(merchantId);
+    await page.getByLabel('Store').fill(name.slice(10).toLowerCase());
     await Promise.all([page.waitForURL(/merchant=/), page.getByRole('button', { name: 'Add up' }).click()]);
+    expect(await page.locator('section:has(#books) p.note').first().innerText()).to.contain(name);
+    // ...or the POS's store id, which every test account shares: then the page lists them to pick from.
+    await harness().bootstrap();
+    await page.getByLabel('Store').fill('dev-store-1');
+    await Promise.all([page.waitForURL(/merchant=dev-store-1/), page.getByRole('button', { name: 'Add up' }).click()]);
+    expect(await page.locator('li[data-store]').count()).to.be.above(1);
+    await Promise.all([page.waitForURL(new RegExp(`merchant=${merchantId}`)), page.locator(`li[data-store="${merchantId}"] a`).click()]);
     expect(new URL(page.url()).searchParams.get('merchant')).to.equal(merchantId);
     const month = localDateTime(new Date(), 'America/Mexico_City').slice(0, 7);
     const [y, m] = month.split('-').map(Number) as [number, number];
@@ -147,9 +157,9 @@ describe('the status page (/admin/status) in a browser', function () {
     expect(await page.locator('[data-differences]').count()).to.equal(1);
 
     await page.goto(`${baseUrl}/admin/status?merchant=${encodeURIComponent('<b>x</b>')}`);
-    expect(await page.locator('section:has(#books) p.alert').innerText()).to.contain('not a merchant id');
+    expect(await page.locator('section:has(#books) p.alert').innerText()).to.contain('No store matches "<b>x</b>"');
     expect(await page.locator('section:has(#books) b').count()).to.equal(0);
-    expect(await page.getByLabel('Merchant id').inputValue()).to.equal('<b>x</b>');
+    expect(await page.getByLabel('Store').inputValue()).to.equal('<b>x</b>');
     expect(problems).to.deep.equal([]);
   });
 });
