@@ -10,8 +10,6 @@ import type { Knex } from 'knex';
  */
 export const config = { transaction: false };
 
-
-
 export async function up(knex: Knex): Promise<void> {
   const twice = await knex.raw<{ rows: { merchant_id: string; mode: string; sale_id: string; qrs: string }[] }>(
     `SELECT merchant_id, mode, sale_id, string_agg(id, ', ' ORDER BY created_at) AS qrs FROM qr_transactions
@@ -21,7 +19,9 @@ export async function up(knex: Knex): Promise<void> {
     const listed = twice.rows.map((r) => `${r.merchant_id}/${r.mode} sale ${JSON.stringify(r.sale_id)}: ${r.qrs}`).join('; ');
     throw new Error(`one QR per sale: these sales have more than one open or invoiced QR (cancel all but one of each, then migrate again): ${listed}`);
   }
-  const invalid = await knex.raw<{ rowCount: number }>('SELECT 1 FROM pg_index i JOIN pg_class c ON c.oid = i.indexrelid WHERE c.relname = ? AND NOT i.indisvalid', ['qr_transactions_one_per_sale']);
+  const invalid = await knex.raw<{ rowCount: number }>('SELECT 1 FROM pg_index i JOIN pg_class c ON c.oid = i.indexrelid WHERE c.relname = ? AND NOT i.indisvalid', [
+    'qr_transactions_one_per_sale',
+  ]);
   if (invalid.rowCount > 0) await knex.raw(`DROP INDEX CONCURRENTLY qr_transactions_one_per_sale`);
   await knex.raw(
     `CREATE UNIQUE INDEX CONCURRENTLY IF NOT EXISTS qr_transactions_one_per_sale ON qr_transactions (merchant_id, mode, sale_id) WHERE status IN ('PENDING','SCANNED','INVOICED')`,

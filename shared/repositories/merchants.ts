@@ -127,11 +127,7 @@ export async function findStores(db: Db, text: string, limit: number): Promise<S
   return (await db('merchants as m')
     .join('issuers as i', 'i.id', 'm.issuer_id')
     .where((q) => {
-      void q
-        .where('m.id', text)
-        .orWhere('m.external_merchant_id', text)
-        .orWhere('i.rfc', text.toUpperCase())
-        .orWhereILike('m.name', containsPattern(text));
+      void q.where('m.id', text).orWhere('m.external_merchant_id', text).orWhere('i.rfc', text.toUpperCase()).orWhereILike('m.name', containsPattern(text));
     })
     .orderByRaw('(m.id = ? OR m.external_merchant_id = ? OR i.rfc = ?) DESC, m.name, m.id', [text, text, text.toUpperCase()])
     .limit(limit)
