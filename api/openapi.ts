@@ -894,15 +894,18 @@ function rawDocument(publicBaseUrl: string) {
         post: {
           summary: 'Buyer: prefill the tax data from the tax-status certificate (CSF)',
           description:
-            "The QR of the uploaded CSF (or, as a fallback, the PDF's text) gives RFC and idCIF; SAT's current data is answered: `rfc`, `name`, `postal_code`, `status`, `tax_regimes` [{code, description}] (only this RFC's), `read_from` (qr | text). The file is never stored. The QR link (`v`, `t`, `m`) goes in the query: it, the sale's state and the limits are checked before the upload is read.",
-          parameters: qrLinkQuery,
+            "The QR of the uploaded CSF (or, as a fallback, the PDF's text) gives RFC and idCIF; SAT's current data is answered: `rfc`, `name`, `postal_code`, `status`, `tax_regimes` [{code, description}] (only this RFC's), `read_from` (qr | text). The file is never stored. The QR link goes in the query — a sale's `v`, `t`, `m`, or an offline ticket's `v=2`, `k`, `w`, `a`, `s`, `m` (its waiting page) —: it, the sale's or ticket's state and the limits are checked before the upload is read.",
+          parameters: [
+            ...qrLinkQuery.map((p) => (p.name === 'v' || p.name === 'm' ? p : { ...p, required: false })),
+            ...['k', 'w', 'a', 's'].map((name) => ({ name, in: 'query', required: false, schema: { type: 'string' }, description: `An offline ticket's \`${name}\` (v=2)` })),
+          ],
           requestBody: formBody('CsfUploadForm'),
           responses: {
             200: { description: 'The data to prefill', content: json('CsfPrefill') },
             400: errorResponse('Bad link or no document'),
             404: errorResponse('`csf_not_found`: SAT does not know this RFC and idCIF'),
             409: errorResponse('`qr_already_invoiced`: the sale is already invoiced'),
-            410: errorResponse('Expired or cancelled'),
+            410: errorResponse('Expired or cancelled; an offline ticket that can no longer be invoiced (`offline_ticket_closed`)'),
             413: errorResponse('File too large'),
             415: errorResponse('Not multipart/form-data'),
             422: errorResponse('`csf_unreadable`: not a PDF or image, or no CSF found in it'),

@@ -225,7 +225,8 @@
       });
     }, function () { return { status: 0, body: { error: { code: 'network' } } }; });
   }
-  function linkQuery() { return 'v=' + encodeURIComponent(link.v) + '&t=' + encodeURIComponent(link.t) + '&m=' + encodeURIComponent(link.m); }
+  // Every parameter of the link: a sale's v, t and m, or an offline ticket's v, k, w, a, s and m.
+  function linkQuery() { return Object.keys(link).map(function (k) { return k + '=' + encodeURIComponent(link[k]); }).join('&'); }
   function customer() {
     var c = { rfc: value('rfc'), name: value('name').toUpperCase(), tax_regime: value('tax_regime'), postal_code: value('postal_code'), cfdi_use: value('cfdi_use'), email: value('email') };
     if (c.rfc === FOREIGN_RFC) c.tax_residence = value('tax_residence').toUpperCase();
@@ -327,6 +328,7 @@
   function lock(button, on) { busy = on; button.disabled = on; button.setAttribute('aria-busy', on ? 'true' : 'false'); }
 
   bindCustomerFields();
+  ['csf-camera', 'csf-file'].forEach(function (id) { $(id).addEventListener('change', function () { readCsf($(id)); }); });
   if (page.state === 'offline_pending') { offlinePendingPage(); return; }
 
   // --- Steps ------------------------------------------------------------------------------------------
@@ -649,7 +651,6 @@
       input(c.tax_regimes.length === 1 ? 'cfdi_use' : 'tax_regime').focus();
     });
   }
-  ['csf-camera', 'csf-file'].forEach(function (id) { $(id).addEventListener('change', function () { readCsf($(id)); }); });
 
   if (page.confirmation && page.confirmation.status === 'STAMPING') follow(page.confirmation);
   else if (page.confirmation && page.confirmation.status === 'REFUSED') showApiError(page.confirmation.error || {});

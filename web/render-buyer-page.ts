@@ -167,10 +167,9 @@ ${field('email', 'Correo electrónico', `<input id="email" name="email" type="em
 <div class="check"><input type="checkbox" id="remember" name="remember"><label for="remember">Recordar mis datos en este teléfono</label></div>`;
 }
 
-function formHtml(): string {
-  return `<section id="fill-step" aria-labelledby="fill-title">
-<h2 id="fill-title" tabindex="-1">Tus datos fiscales</h2>
-<div class="csf">
+/** "Fill from my CSF": the sale's form and the waiting ticket's form (the page's script reads the file through the API). */
+export function csfHtml(): string {
+  return `<div class="csf">
 <p><strong>¿Tienes tu Constancia de Situación Fiscal?</strong> Llenamos tus datos con los del SAT (opcional).</p>
 <div class="csf-actions">
 <label class="button secondary" for="csf-camera">Escanear el código QR de la constancia</label>
@@ -179,7 +178,13 @@ function formHtml(): string {
 <input class="visually-hidden" type="file" id="csf-file" accept="application/pdf,image/*">
 </div>
 <p id="csf-note" class="note" role="status" aria-live="polite"></p>
-</div>
+</div>`;
+}
+
+function formHtml(): string {
+  return `<section id="fill-step" aria-labelledby="fill-title">
+<h2 id="fill-title" tabindex="-1">Tus datos fiscales</h2>
+${csfHtml()}
 <form id="tax-form" novalidate>
 <p id="form-error" class="form-error" role="alert" tabindex="-1" hidden></p>
 <p id="fill-note" class="note" role="status" hidden></p>

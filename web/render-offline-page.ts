@@ -3,7 +3,7 @@
  * yet. It shows what the ticket says and lets the buyer leave their tax data and e-mail for when the sale
  * arrives (the page's script posts them to /v1/public/qrs/offline-claim).
  */
-import { customerFieldsHtml, jsonBlock, layout, offlineTicketHtml, type FormCatalogs, type OfflineTicketSummary, type Support } from './render-buyer-page.js';
+import { csfHtml, customerFieldsHtml, jsonBlock, layout, offlineTicketHtml, type FormCatalogs, type OfflineTicketSummary, type Support } from './render-buyer-page.js';
 
 export const OFFLINE_PENDING_TITLE = 'La tienda aún no envía esta compra';
 
@@ -29,6 +29,7 @@ ${offlineTicketHtml(ticket, false)}
 <section id="fill-step" aria-labelledby="fill-title">
 <h2 id="fill-title" tabindex="-1">Deja tus datos para tu factura</h2>
 <p>Cuando la tienda nos envíe la compra, emitimos tu factura con estos datos y te la enviamos por correo. Si no puede emitirse, te escribimos para decirte por qué.</p>
+${csfHtml()}
 <form id="tax-form" novalidate>
 <p id="form-error" class="form-error" role="alert" tabindex="-1" hidden></p>
 ${customerFieldsHtml()}

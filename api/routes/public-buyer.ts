@@ -23,6 +23,7 @@ import type { ApiDeps } from '../deps.js';
 import { jsonBody } from '../middleware/json-body.js';
 import { multipartBody } from '../middleware/multipart-body.js';
 import { CSF_MAX_BYTES, prefillFromCsf } from '../buyer/prefill-from-csf.js';
+import { ensureCsfLinkOpen } from '../buyer/csf-upload-link.js';
 import { rateLimit, shortCodeRateLimit } from '../middleware/rate-limit.js';
 import { qrLinkForShortCode } from '../buyer/short-code-link.js';
 import { crashAfterCommit } from '../../shared/platform/crash-after-commit.js';
@@ -106,7 +107,8 @@ export function publicBuyerRoutes(deps: ApiDeps): Router<AppState> {
   // `limited` runs before any body is read: per IP, and per QR when the link is in the query (GET, csf).
   const limited = rateLimit(deps.redis, [
     { scope: 'ip', perMinute: deps.config.publicRatePerIp, key: (ctx) => ctx.ip },
-    { scope: 'qr', perMinute: deps.config.publicRatePerToken, key: (ctx) => token(ctx.query.t) },
+    // An offline ticket's link (csf on its waiting page) has no token: its signature names it.
+    { scope: 'qr', perMinute: deps.config.publicRatePerToken, key: (ctx) => token(ctx.query.t) ?? token(ctx.query.m) },
   ]);
   // A JSON body's link is known only once parsed: its per-QR count runs right after the parser (same counter).
   const bodyLimited = rateLimit(deps.redis, [
@@ -120,7 +122,7 @@ export function publicBuyerRoutes(deps: ApiDeps): Router<AppState> {
   };
   // The upload's link is in its query and checked, with the sale's state, before a byte of the file is read.
   const uploadLink: Middleware<AppState> = async (ctx, next) => {
-    await ensureInvoiceable(deps, await saleFromLink(deps, ctx.query));
+    await ensureCsfLinkOpen(deps, ctx.query);
     await next();
   };
   // Each further ticket named by its short code is a code lookup: counted like the page's code form.
@@ -223,13 +225,13 @@ export function publicBuyerRoutes(deps: ApiDeps): Router<AppState> {
 
   /**
    * Prefill from the buyer's tax-status certificate (PDF or photo, multipart field `document`; the QR
-   * link's v, t and m in the query). Only for a sale that can still be invoiced; the file is not kept.
+   * link's parameters in the query: a sale's v, t and m, or an offline ticket's). Only for a sale that can
+   * still be invoiced, or an offline ticket still waiting for its sale; the file is not kept.
    */
   routes.post('/csf', limited, uploadLink, multipartBody({ maxFileBytes: CSF_MAX_BYTES, maxFiles: 1 }), async (ctx) => {
     const form = ctx.state.form!;
     // Again after the upload: the sale may have been confirmed meanwhile.
-    const sale = await saleFromLink(deps, ctx.query);
-    await ensureInvoiceable(deps, sale);
+    await ensureCsfLinkOpen(deps, ctx.query);
     const document = form.files.document;
     if (!document)
       throw new AppError(400, 'document_required', 'Attach the tax-status certificate as the multipart field "document".', {

@@ -1,16 +1,18 @@
 import { expect } from 'chai';
 import type { BootstrapResult } from '../../cli/bootstrap.js';
 import { csfPdf, csfPdfWithoutQr, csfPhoto, KEMPER, otherImage, otherPdf, XOCHILT } from '../fixtures/csf/csf-documents.js';
+import { offlineTicket } from '../../clients/typescript/src/offline-ticket.js';
 import { newQrLink, type QrLink } from '../helpers/buyer.js';
+import { qrBody } from '../helpers/qr-body.js';
 import { harness } from '../helpers/harness.js';
 import { storedFileCount } from '../helpers/stored-files.js';
-import { expectError, type Answer } from '../helpers/http.js';
+import { call, expectError, type Answer } from '../helpers/http.js';
 
-/** POST /v1/public/qrs/csf as the page sends it: the link's three parameters in the query, the file in the form. */
-async function sendCsf(link: Pick<QrLink, 'v' | 't' | 'm'>, file?: { data: Buffer; name: string }): Promise<Answer> {
+/** POST /v1/public/qrs/csf as the page sends it: the link's parameters in the query, the file in the form. */
+async function sendCsf(link: Pick<QrLink, 'v' | 't' | 'm'> | URLSearchParams, file?: { data: Buffer; name: string }): Promise<Answer> {
   const form = new FormData();
   if (file) form.append('document', new Blob([new Uint8Array(file.data)]), file.name);
-  const query = new URLSearchParams({ v: link.v, t: link.t, m: link.m });
+  const query = link instanceof URLSearchParams ? link : new URLSearchParams({ v: link.v, t: link.t, m: link.m });
   const res = await fetch(`${harness().baseUrl}/v1/public/qrs/csf?${query}`, { method: 'POST', body: form });
   return { status: res.status, headers: res.headers, body: await res.json() };
 }
@@ -77,5 +79,23 @@ describe("prefill from the buyer's tax-status certificate (CSF)", function () {
     const expired = await newQrLink(account);
     await harness().deps.db('qr_transactions').where({ id: expired.qrId }).update({ status: 'EXPIRED' });
     expectError(await sendCsf(expired, { data: await csfPdf(XOCHILT), name: 'c.pdf' }), 410, 'qr_expired');
+  });
+
+  it("fills an offline ticket's waiting page too, while the ticket is open; a revoked key's ticket is 410 before the file is read (issue #39)", async () => {
+    const bearer = { Authorization: `Bearer ${account.accessToken}` };
+    const issued = await call('POST', `/v1/qrs/merchants/${account.merchantId}/offline-keys`, { headers: bearer, body: {} });
+    expect(issued.status, JSON.stringify(issued.body)).to.equal(201);
+    const sale = qrBody(account.storeUid);
+    const ticket = new URL(offlineTicket(issued.body.offlineKey as string, issued.body.linkBaseUrl as string, { saleId: sale.sale_id, amount: sale.amount }).link).searchParams;
+    const res = await sendCsf(ticket, { data: await csfPdf(XOCHILT), name: 'constancia.pdf' });
+    expect(res.status, JSON.stringify(res.body)).to.equal(200);
+    expect(res.body).to.deep.include({ rfc: XOCHILT.rfc, name: XOCHILT.name, postal_code: XOCHILT.zip });
+
+    const forged = new URLSearchParams(ticket);
+    forged.set('a', '1.00');
+    expectError(await sendCsf(forged, { data: await csfPdf(XOCHILT), name: 'constancia.pdf' }), 400, 'invalid_signature');
+    const revoked = await call('POST', `/v1/qrs/merchants/${account.merchantId}/offline-keys/${issued.body.keyId as string}/revoke`, { headers: bearer, body: { graceHours: 0 } });
+    expect(revoked.status, JSON.stringify(revoked.body)).to.equal(200);
+    expectError(await sendCsf(ticket, { data: await csfPdf(XOCHILT), name: 'constancia.pdf' }), 410, 'offline_ticket_closed');
   });
 });

@@ -5,6 +5,7 @@ import type { Page } from 'playwright-core';
 import type { BootstrapResult } from '../../cli/bootstrap.js';
 import { offlineTicket } from '../../clients/typescript/src/offline-ticket.js';
 import { jobId } from '../../shared/platform/jobs.js';
+import { csfPdf, XOCHILT } from '../fixtures/csf/csf-documents.js';
 import { BUYER, queueEvents } from '../helpers/buyer.js';
 import { openPhone, screenshot } from '../helpers/browser.js';
 import { harness } from '../helpers/harness.js';
@@ -71,6 +72,12 @@ describe("an offline ticket's waiting page in a phone browser (issue #33)", func
     const regimes = await page.locator('#tax_regime option').evaluateAll((os) => os.map((o) => (o as HTMLOptionElement).value));
     expect(regimes).to.include('601').and.not.include('605');
     await screenshot(page, '20-offline-waiting');
+    // The buyer's CSF fills the form here as on the sale's page (issue #39).
+    await page.setInputFiles('#csf-file', { name: 'constancia.pdf', mimeType: 'application/pdf', buffer: await csfPdf(XOCHILT) });
+    await page.waitForFunction(() => /^Listo/.test(document.getElementById('csf-note')?.textContent ?? ''), undefined, { timeout: 60_000 });
+    expect(await page.inputValue('#rfc')).to.equal(XOCHILT.rfc);
+    expect(await page.inputValue('#name')).to.equal(XOCHILT.name);
+    expect(await page.inputValue('#postal_code')).to.equal(XOCHILT.zip);
 
     // An RFC with no real date of birth: the service's refusal next to the RFC field, the data kept.
     const email = `juana-${randomUUID()}@example.test`;

@@ -973,7 +973,7 @@ export interface paths {
          * Buyer
          * @description Buyer: prefill the tax data from the tax-status certificate (CSF)
          *
-         *     The QR of the uploaded CSF (or, as a fallback, the PDF's text) gives RFC and idCIF; SAT's current data is answered: `rfc`, `name`, `postal_code`, `status`, `tax_regimes` [{code, description}] (only this RFC's), `read_from` (qr | text). The file is never stored. The QR link (`v`, `t`, `m`) goes in the query: it, the sale's state and the limits are checked before the upload is read.
+         *     The QR of the uploaded CSF (or, as a fallback, the PDF's text) gives RFC and idCIF; SAT's current data is answered: `rfc`, `name`, `postal_code`, `status`, `tax_regimes` [{code, description}] (only this RFC's), `read_from` (qr | text). The file is never stored. The QR link goes in the query — a sale's `v`, `t`, `m`, or an offline ticket's `v=2`, `k`, `w`, `a`, `s`, `m` (its waiting page) —: it, the sale's or ticket's state and the limits are checked before the upload is read.
          */
         post: operations["prefillFromCsf"];
         delete?: never;
@@ -2131,7 +2131,7 @@ export interface components {
                 /** @description Every item that does not add up, named by its ids (up to 100 of each kind) */
                 differences: {
                     /** @enum {unknown} */
-                    code: "sale_not_reported" | "sale_unreportable" | "global_invoice_not_stamped" | "sale_invoiced_without_invoice" | "sale_invoiced_and_reported" | "invoice_sale_not_invoiced" | "global_ticket_count" | "offline_sale_other_period" | "credit_exceeds_invoice" | "payments_exceed_invoice";
+                    code: "sale_not_reported" | "sale_unreportable" | "global_invoice_not_stamped" | "sale_invoiced_without_invoice" | "sale_invoiced_and_reported" | "invoice_sale_not_invoiced" | "global_ticket_count" | "offline_sale_other_period" | "sale_repeated" | "credit_exceeds_invoice" | "payments_exceed_invoice";
                     message: string;
                     qr_id?: string;
                     sale_id?: string;
@@ -6719,7 +6719,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `idempotency_key_reused`: the idempotency-key was used with a different body; `offline_ticket_already_bound`: the offline ticket was caught up by another sale */
+            /** @description `idempotency_key_reused`: the idempotency-key was used with a different body; `sale_has_qr`: the sale_id already has an open or invoiced QR (`error.qr` names it); `offline_ticket_already_bound`: the offline ticket was caught up by another sale */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -6729,7 +6729,7 @@ export interface operations {
                      * @example {
                      *       "error": {
                      *         "code": "idempotency_key_reused",
-                     *         "message": "`idempotency_key_reused`: the idempotency-key was used with a different body; `offline_ticket_already_bound`: the offline ticket was caught up by another sale",
+                     *         "message": "`idempotency_key_reused`: the idempotency-key was used with a different body; `sale_has_qr`: the sale_id already has an open or invoiced QR (`error.qr` names it); `offline_ticket_already_bound`: the offline ticket was caught up by another sale",
                      *         "details": [],
                      *         "request_id": "req_gE6nb9tx31iXPSHS"
                      *       }
@@ -11458,9 +11458,17 @@ export interface operations {
                 /** @description The `v` parameter of qr_content */
                 v: string;
                 /** @description The `t` parameter of qr_content */
-                t: string;
+                t?: string;
                 /** @description The `m` parameter of qr_content */
                 m: string;
+                /** @description An offline ticket's `k` (v=2) */
+                k?: string;
+                /** @description An offline ticket's `w` (v=2) */
+                w?: string;
+                /** @description An offline ticket's `a` (v=2) */
+                a?: string;
+                /** @description An offline ticket's `s` (v=2) */
+                s?: string;
             };
             header?: never;
             path?: never;
@@ -11565,7 +11573,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Expired or cancelled */
+            /** @description Expired or cancelled; an offline ticket that can no longer be invoiced (`offline_ticket_closed`) */
             410: {
                 headers: {
                     [name: string]: unknown;
@@ -11575,7 +11583,7 @@ export interface operations {
                      * @example {
                      *       "error": {
                      *         "code": "qr_expired",
-                     *         "message": "Expired or cancelled",
+                     *         "message": "Expired or cancelled; an offline ticket that can no longer be invoiced (`offline_ticket_closed`)",
                      *         "details": [],
                      *         "request_id": "req_gE6nb9tx31iXPSHS"
                      *       }
