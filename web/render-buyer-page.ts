@@ -307,6 +307,8 @@ export interface OfflineTicketSummary {
   storeName: string;
   saleId: string;
   amount: string;
+  /** The currency of the key that signed it (a ticket carries none). */
+  currency: string;
   soldAt: Date;
   /** The last moment the store may send the sale. */
   closesAt: Date;
@@ -314,10 +316,10 @@ export interface OfflineTicketSummary {
 
 /** The ticket as printed, with the deadline for the store to send it (`closed`: that deadline has passed). */
 export function offlineTicketHtml(ticket: OfflineTicketSummary, closed: boolean): string {
-  // The ticket carries no currency: the total as printed on it.
+  // The ticket carries no currency: its key's (issue #39).
   return `<dl class="summary" id="offline-ticket"><dt>Tienda</dt><dd>${escape(ticket.storeName)}</dd>
 <dt>Venta</dt><dd class="mono">${escape(ticket.saleId)}</dd>
-<dt>Total del ticket</dt><dd>$${escape(formatAmount(ticket.amount))}</dd>
+<dt>Total del ticket</dt><dd>$${escape(formatAmount(ticket.amount))} ${escape(ticket.currency)}</dd>
 <dt>Fecha</dt><dd>${mexicoMomentHtml(ticket.soldAt.toISOString())} (hora del centro de México)</dd>
 <dt>${closed ? 'Plazo de la tienda para enviarla' : 'La tienda puede enviarla'}</dt><dd id="offline-deadline">${deadlineHtml(ticket.closesAt.toISOString())}</dd></dl>`;
 }

@@ -64,6 +64,8 @@ export interface PendingTicket {
   params: OfflineTicketParams;
   merchant: ClaimMerchant;
   closesAt: Date;
+  /** Its key's currency: the ticket's total is in it. */
+  currency: string;
 }
 
 /** A ticket whose sale never arrived and can no longer arrive: why, and what the page shows of it and its store. */
@@ -72,6 +74,7 @@ export interface ClosedTicket {
   reason: 'key_revoked' | 'window_passed';
   merchant: ClaimMerchant | undefined;
   closesAt: Date;
+  currency: string;
 }
 
 /**
@@ -89,6 +92,7 @@ export async function offlineTicketTarget(
   if (scanned.saleLink) return { saleLink: scanned.saleLink };
   const closesAt = offlineTicketClosesAt(scanned.ticket, scanned.key);
   const reason = closedBecause(scanned, now);
-  if (reason) return { closed: { ticket: scanned.ticket, reason, merchant: await claimMerchant(deps.db, scanned.key.merchantId), closesAt } };
-  return { pending: { ticket: scanned.ticket, params: scanned.params, merchant: await activeTicketMerchant(deps, scanned), closesAt } };
+  const currency = scanned.key.currency;
+  if (reason) return { closed: { ticket: scanned.ticket, reason, merchant: await claimMerchant(deps.db, scanned.key.merchantId), closesAt, currency } };
+  return { pending: { ticket: scanned.ticket, params: scanned.params, merchant: await activeTicketMerchant(deps, scanned), closesAt, currency } };
 }

@@ -48,6 +48,10 @@ const REFUSALS: Record<TicketRefusal, () => AppError> = {
     new AppError(422, 'offline_ticket_mismatch', 'amount is not the total signed in the offline ticket.', {
       details: [{ field: 'amount', code: 'differs_from_ticket', message: 'The buyer was printed another total; a changed sale needs a new ticket.' }],
     }),
+  currency_differs: () =>
+    new AppError(422, 'offline_ticket_mismatch', "currency is not the currency of the offline key that signed the ticket.", {
+      details: [{ field: 'currency', code: 'differs_from_ticket', message: "A ticket's total is in its key's currency (the key's `currency`); sell in another with a key made for it." }],
+    }),
 };
 
 /**
@@ -66,7 +70,7 @@ export async function offlineBinding(deps: ApiDeps, principal: ApiKeyPrincipal, 
     throw new AppError(400, 'validation_failed', 'The request has invalid or missing fields.', { details: [detail] });
   }
   const key = await loadOfflineKeyState(deps.db, read.ticket.keyId, encryptionKeyring(deps.config));
-  const claim = { merchantId: principal.merchantId, saleId: draft.sale_id, amount: toFixed6(draft.amount) };
+  const claim = { merchantId: principal.merchantId, saleId: draft.sale_id, amount: toFixed6(draft.amount), currency: draft.currency };
   const check = checkOfflineTicket(read.ticket, read.params, key, claim, now);
   if (!check.ok) throw REFUSALS[check.refusal]();
   return { keyId: read.ticket.keyId, soldAt: check.soldAt, shortCode: check.shortCode };

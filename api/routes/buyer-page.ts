@@ -48,9 +48,9 @@ function supportOf(sale: Sale): Support {
 }
 
 /** The waiting page of an offline ticket whose sale has not arrived: what the ticket says, and the form. */
-function pendingPage(deps: ApiDeps, { ticket, params, merchant, closesAt }: PendingTicket): string {
+function pendingPage(deps: ApiDeps, { ticket, params, merchant, closesAt, currency }: PendingTicket): string {
   return renderOfflinePendingPage(
-    { storeName: merchant.name, saleId: ticket.saleId, amount: ticket.amount, soldAt: ticket.soldAt, closesAt },
+    { storeName: merchant.name, saleId: ticket.saleId, amount: ticket.amount, currency, soldAt: ticket.soldAt, closesAt },
     {
       link: params,
       catalogs: formCatalogs(deps.catalogs, merchant.invoiceRules),
@@ -62,9 +62,9 @@ function pendingPage(deps: ApiDeps, { ticket, params, merchant, closesAt }: Pend
 }
 
 /** An offline ticket that can no longer be invoiced here: why, what the ticket says, and whom to ask. */
-function closedPage({ ticket, reason, merchant, closesAt }: ClosedTicket): string {
+function closedPage({ ticket, reason, merchant, closesAt, currency }: ClosedTicket): string {
   const support = merchant && { merchantName: merchant.name, email: merchant.contactEmail, phone: merchant.contactPhone };
-  const summary = { storeName: merchant?.name ?? '', saleId: ticket.saleId, amount: ticket.amount, soldAt: ticket.soldAt, closesAt };
+  const summary = { storeName: merchant?.name ?? '', saleId: ticket.saleId, amount: ticket.amount, currency, soldAt: ticket.soldAt, closesAt };
   return renderStatePage(reason === 'key_revoked' ? 'offline_key_revoked' : 'offline_closed', { support, offlineTicket: summary });
 }
 

@@ -33,9 +33,9 @@ export function offlineKeyRoutes(deps: ApiDeps): Router<AppState> {
   const body = jsonBody(deps.config.jsonBodyLimit);
   const keyring = encryptionKeyring(deps.config);
 
-  const created = async (db: Db, merchantId: string, windowHours: number): Promise<OfflineKeyCreated> => {
+  const created = async (db: Db, merchantId: string, terms: { windowHours: number; currency: string }): Promise<OfflineKeyCreated> => {
     const key = newOfflineKey();
-    const row = await insertOfflineKey(db, merchantId, key, windowHours, keyring);
+    const row = await insertOfflineKey(db, merchantId, key, terms, keyring);
     return { ...offlineKeyView(row), offlineKey: offlineCredential(key), linkBaseUrl: deps.config.publicBaseUrl };
   };
   const answerCreated = (ctx: AppContext, view: OfflineKeyCreated) => {
@@ -52,8 +52,13 @@ export function offlineKeyRoutes(deps: ApiDeps): Router<AppState> {
 
   routes.post('/', body, async (ctx) => {
     const merchant = await accountMerchant(deps, ctx);
-    const { windowHours = OFFLINE_KEY_LIMITS.defaultWindowHours } = validateCreate(ctx.request.body);
-    answerCreated(ctx, await created(deps.db, merchant.id, windowHours));
+    const { windowHours = OFFLINE_KEY_LIMITS.defaultWindowHours, currency = 'MXN' } = validateCreate(ctx.request.body);
+    if (deps.catalogs.currencyDecimals(currency) === undefined || currency === 'XXX') {
+      throw new AppError(400, 'validation_failed', 'The request has invalid or missing fields.', {
+        details: [{ field: 'currency', code: 'not_in_catalog', message: `${currency} is not a currency of SAT's c_Moneda a sale can be in.` }],
+      });
+    }
+    answerCreated(ctx, await created(deps.db, merchant.id, { windowHours, currency }));
   });
 
   routes.get('/', async (ctx) => {
@@ -66,7 +71,7 @@ export function offlineKeyRoutes(deps: ApiDeps): Router<AppState> {
     const { graceHours = OFFLINE_KEY_LIMITS.defaultGraceHours } = validateRevoke(ctx.request.body);
     const old = await liveKey(ctx, merchant.id);
     const view = await deps.db.transaction(async (trx) => {
-      const fresh = await created(trx, merchant.id, old.window_hours);
+      const fresh = await created(trx, merchant.id, { windowHours: old.window_hours, currency: old.currency });
       // Two rotations at once: the second finds the key revoked and rolls back its new key.
       if (!(await revokeOfflineKey(trx, merchant.id, old.id, graceHours, fresh.keyId)))
         throw new AppError(409, 'offline_key_revoked', `The offline key ${old.id} was already revoked.`);

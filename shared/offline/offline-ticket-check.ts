@@ -7,15 +7,18 @@ export interface OfflineKeyState {
   merchantId: string;
   secret: Buffer;
   windowHours: number;
+  /** Its tickets' currency: a ticket carries none (issue #39). */
+  currency: string;
   revokedAt: Date | null;
   oldTicketsUntil: Date | null;
 }
 
-/** What a sale that catches up a ticket claims: its POS sale id and total. */
+/** What a sale that catches up a ticket claims: its POS sale id, total and currency. */
 export interface CatchUpClaim {
   merchantId: string;
   saleId: string;
   amount: string;
+  currency: string;
 }
 
 export type TicketRefusal =
@@ -24,7 +27,8 @@ export type TicketRefusal =
   | 'window_passed'
   | 'key_revoked'
   | 'sale_id_differs'
-  | 'amount_differs';
+  | 'amount_differs'
+  | 'currency_differs';
 
 export type TicketCheck = { ok: true; soldAt: Date; shortCode: string } | { ok: false; refusal: TicketRefusal };
 
@@ -45,6 +49,7 @@ export function checkOfflineTicket(ticket: OfflineTicket, params: OfflineTicketP
   if (now.getTime() - sold > key.windowHours * 3_600_000) return { ok: false, refusal: 'window_passed' };
   if (claim && claim.saleId !== ticket.saleId) return { ok: false, refusal: 'sale_id_differs' };
   if (claim && !new Decimal(claim.amount).equals(new Decimal(ticket.amount))) return { ok: false, refusal: 'amount_differs' };
+  if (claim && claim.currency !== key.currency) return { ok: false, refusal: 'currency_differs' };
   return { ok: true, soldAt: ticket.soldAt, shortCode: offlineShortCode(params, key.secret) };
 }
 

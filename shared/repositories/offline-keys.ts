@@ -8,15 +8,29 @@ export interface OfflineKeyRow {
   merchant_id: string;
   secret_encrypted: Buffer;
   window_hours: number;
+  /** Its tickets' currency (issue #39). */
+  currency: string;
   created_at: Date;
   revoked_at: Date | null;
   old_tickets_until: Date | null;
   replaced_by: string | null;
 }
 
-export async function insertOfflineKey(db: Db, merchantId: string, key: OfflineKeyMaterial, windowHours: number, keyring: Keyring): Promise<OfflineKeyRow> {
+export async function insertOfflineKey(
+  db: Db,
+  merchantId: string,
+  key: OfflineKeyMaterial,
+  terms: { windowHours: number; currency: string },
+  keyring: Keyring,
+): Promise<OfflineKeyRow> {
   const [row] = (await db('offline_keys')
-    .insert({ id: key.keyId, merchant_id: merchantId, secret_encrypted: encrypt(key.secret, keyring, boundTo.offlineKey(key.keyId)), window_hours: windowHours })
+    .insert({
+      id: key.keyId,
+      merchant_id: merchantId,
+      secret_encrypted: encrypt(key.secret, keyring, boundTo.offlineKey(key.keyId)),
+      window_hours: terms.windowHours,
+      currency: terms.currency,
+    })
     .returning('*')) as OfflineKeyRow[];
   return row!;
 }
@@ -57,6 +71,7 @@ export async function loadOfflineKeyState(db: Db, keyId: string, keyring: Keyrin
     merchantId: row.merchant_id,
     secret: decrypt(row.secret_encrypted, keyring, boundTo.offlineKey(row.id)),
     windowHours: row.window_hours,
+    currency: row.currency,
     revokedAt: row.revoked_at,
     oldTicketsUntil: row.old_tickets_until,
   };

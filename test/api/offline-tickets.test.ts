@@ -25,7 +25,7 @@ async function mailTo(address: string) {
   }
 }
 
-type Created = { keyId: string; offlineKey: string; linkBaseUrl: string; windowHours: number };
+type Created = { keyId: string; offlineKey: string; linkBaseUrl: string; windowHours: number; currency: string };
 
 describe('offline tickets: a sale the point of sale made while offline (issue #33)', function () {
   this.timeout(60_000);
@@ -59,7 +59,7 @@ describe('offline tickets: a sale the point of sale made while offline (issue #3
     const res = await call('POST', keysPath(account), { headers: bearer(account), body: { windowHours: 48 } });
     expect(res.status).to.equal(201);
     expect(res.headers.get('cache-control')).to.equal('no-store');
-    expect(res.body).to.include({ merchantId: account.merchantId, status: 'ACTIVE', windowHours: 48, revokedAt: null, linkBaseUrl: harness().deps.config.publicBaseUrl });
+    expect(res.body).to.include({ merchantId: account.merchantId, status: 'ACTIVE', windowHours: 48, currency: 'MXN', revokedAt: null, linkBaseUrl: harness().deps.config.publicBaseUrl });
     expect(res.body.offlineKey).to.match(/^afok_[A-Za-z0-9_-]{10}\.[A-Za-z0-9_-]{43}$/);
     const secret = Buffer.from((res.body.offlineKey as string).split('.')[1]!, 'base64url');
     const row = await harness().deps.db('offline_keys').where({ id: res.body.keyId }).first();
@@ -69,6 +69,11 @@ describe('offline tickets: a sale the point of sale made while offline (issue #3
     expect(JSON.stringify(list.body)).to.not.include(res.body.offlineKey.split('.')[1]);
     expect(list.body.content.map((k: { keyId: string }) => k.keyId)).to.include(res.body.keyId);
     expectError(await call('POST', keysPath(account), { headers: bearer(account), body: { windowHours: 0 } }), 400, 'validation_failed');
+    for (const currency of ['usd', 'ZZZ', 'XXX']) {
+      const refused = await call('POST', keysPath(account), { headers: bearer(account), body: { currency } });
+      expectError(refused, 400, 'validation_failed');
+      expect(refused.body.error.details[0].field).to.equal('currency');
+    }
     expectError(await call('POST', keysPath(account), { headers: bearer(other), body: {} }), 404, 'merchant_not_found');
     expectError(await call('GET', keysPath(account), { headers: bearer(other) }), 404, 'merchant_not_found');
   });
@@ -155,6 +160,20 @@ describe('offline tickets: a sale the point of sale made while offline (issue #3
     const res = await postQr(account, { ...base, offline_ticket: ticket.link });
     expectError(res, 422, 'offline_ticket_mismatch');
     expect(res.body.error.details[0]).to.include({ field: 'amount', code: 'differs_from_ticket' });
+  });
+
+  it("takes a ticket's currency from its key: the waiting page shows it, a sale in another is refused (issue #39)", async () => {
+    const dollars = await issueKey(account, { currency: 'USD' });
+    expect(dollars.currency).to.equal('USD');
+    const base = qrBody(account.storeUid);
+    const ticket = offlineTicket(dollars.offlineKey, dollars.linkBaseUrl, { saleId: base.sale_id, amount: base.amount });
+    const waiting = await scan(ticket.link);
+    expect(waiting.status).to.equal(404);
+    expect(await waiting.text()).to.include(`$302.32 USD`);
+    const res = await postQr(account, { ...base, offline_ticket: ticket.link });
+    expectError(res, 422, 'offline_ticket_mismatch');
+    expect(res.body.error.details[0]).to.include({ field: 'currency', code: 'differs_from_ticket' });
+    expect(await sales(base.sale_id)).to.have.length(0);
   });
 
   it("refuses a ticket past its key's window; the buyer's page says it can no longer be invoiced here", async () => {

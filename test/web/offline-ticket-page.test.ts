@@ -64,7 +64,7 @@ describe("an offline ticket's waiting page in a phone browser (issue #33)", func
     expect(await page.locator('#offline-ticket').innerText())
       .to.contain(merchant.name)
       .and.contain(sale.sale_id)
-      .and.contain('$302.32')
+      .and.contain('$302.32 MXN')
       .and.contain('La tienda puede enviarla');
     // The lists follow the RFC as on the sale's page.
     await page.fill('#rfc', 'ure180429tm6');

@@ -17,6 +17,12 @@ export const createOfflineKeySchema = {
       default: OFFLINE_KEY_LIMITS.defaultWindowHours,
       description: `How long after its moment of sale a ticket may catch up (and be invoiced); ${OFFLINE_KEY_LIMITS.defaultWindowHours} when not given`,
     },
+    currency: {
+      type: 'string',
+      pattern: '^[A-Z]{3}$',
+      default: 'MXN',
+      description: "The currency of the tickets' totals, a code of SAT's c_Moneda (MXN when not given): a ticket carries none, and a sale catching one up must be in it",
+    },
   },
 } as const;
 
@@ -41,12 +47,13 @@ const keyProperties = {
   merchantId: { type: 'string' },
   status: { type: 'string', enum: ['ACTIVE', 'REVOKED'] },
   windowHours: { type: 'integer', description: 'How long after its moment of sale a ticket may catch up' },
+  currency: { type: 'string', pattern: '^[A-Z]{3}$', description: "The currency of its tickets' totals (SAT's c_Moneda): a ticket carries none" },
   createdAt: dateTime,
   revokedAt: { anyOf: [{ type: 'null' }, dateTime], description: 'Tickets sold from this moment on are refused' },
   oldTicketsUntil: { anyOf: [{ type: 'null' }, dateTime], description: 'Tickets sold before the revocation are refused after this moment' },
   replacedBy: { anyOf: [{ type: 'null' }, { type: 'string' }], description: 'The key that replaced this one, when it was rotated' },
 } as const;
-const keyRequired = ['keyId', 'merchantId', 'status', 'windowHours', 'createdAt', 'revokedAt', 'oldTicketsUntil', 'replacedBy'] as const;
+const keyRequired = ['keyId', 'merchantId', 'status', 'windowHours', 'currency', 'createdAt', 'revokedAt', 'oldTicketsUntil', 'replacedBy'] as const;
 
 export const offlineKeySchema = {
   $id: 'OfflineKey',

@@ -8,6 +8,7 @@ export function offlineKeyView(row: OfflineKeyRow): OfflineKey {
     merchantId: row.merchant_id,
     status: row.revoked_at ? 'REVOKED' : 'ACTIVE',
     windowHours: row.window_hours,
+    currency: row.currency,
     createdAt: row.created_at.toISOString(),
     revokedAt: row.revoked_at?.toISOString() ?? null,
     oldTicketsUntil: row.old_tickets_until?.toISOString() ?? null,

@@ -1596,6 +1596,11 @@ export interface components {
              * @default 72
              */
             windowHours: number;
+            /**
+             * @description The currency of the tickets' totals, a code of SAT's c_Moneda (MXN when not given): a ticket carries none, and a sale catching one up must be in it
+             * @default MXN
+             */
+            currency: string;
         };
         RevokeOfflineKeyRequest: {
             /**
@@ -1612,6 +1617,8 @@ export interface components {
             status: "ACTIVE" | "REVOKED";
             /** @description How long after its moment of sale a ticket may catch up */
             windowHours: number;
+            /** @description The currency of its tickets' totals (SAT's c_Moneda): a ticket carries none */
+            currency: string;
             /** Format: date-time */
             createdAt: string;
             /** @description Tickets sold from this moment on are refused */
@@ -1629,6 +1636,8 @@ export interface components {
             status: "ACTIVE" | "REVOKED";
             /** @description How long after its moment of sale a ticket may catch up */
             windowHours: number;
+            /** @description The currency of its tickets' totals (SAT's c_Moneda): a ticket carries none */
+            currency: string;
             /** Format: date-time */
             createdAt: string;
             /** @description Tickets sold from this moment on are refused */
@@ -1652,6 +1661,8 @@ export interface components {
                 status: "ACTIVE" | "REVOKED";
                 /** @description How long after its moment of sale a ticket may catch up */
                 windowHours: number;
+                /** @description The currency of its tickets' totals (SAT's c_Moneda): a ticket carries none */
+                currency: string;
                 /** Format: date-time */
                 createdAt: string;
                 /** @description Tickets sold from this moment on are refused */

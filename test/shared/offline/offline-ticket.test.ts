@@ -123,11 +123,12 @@ describe('offline tickets: the link a point of sale signs with no network (issue
       merchantId: 'mer_1',
       secret: key.secret,
       windowHours: 72,
+      currency: 'MXN',
       revokedAt: null,
       oldTicketsUntil: null,
       ...over,
     });
-    const claim = { merchantId: 'mer_1', saleId: ticket.saleId, amount: '116.500000' };
+    const claim = { merchantId: 'mer_1', saleId: ticket.saleId, amount: '116.500000', currency: 'MXN' };
     const at = (hoursAfterSale: number) => new Date(soldAt.getTime() + hoursAfterSale * 3_600_000);
     const refusal = (over: Partial<OfflineKeyState>, now: Date, c: typeof claim | undefined = claim) => {
       const result = checkOfflineTicket(read.ticket, read.params, over === undefined ? undefined : state(over), c, now);
@@ -137,12 +138,14 @@ describe('offline tickets: the link a point of sale signs with no network (issue
     it('accepts the ticket within its window for its own sale and total', () => {
       expect(refusal({}, at(71.9))).to.equal('ok');
     });
-    it('refuses another store, a forged MAC, a total or sale id that differs', () => {
+    it('refuses another store, a forged MAC, a total, currency or sale id that differs', () => {
       expect(refusal({ merchantId: 'mer_2' }, at(1))).to.equal('invalid');
       expect(refusal({ secret: newOfflineKey().secret }, at(1))).to.equal('invalid');
       expect(checkOfflineTicket(read.ticket, read.params, undefined, claim, at(1))).to.deep.equal({ ok: false, refusal: 'invalid' });
       expect(refusal({}, at(1), { ...claim, amount: '116.51' })).to.equal('amount_differs');
       expect(refusal({}, at(1), { ...claim, saleId: 'T-0042' })).to.equal('sale_id_differs');
+      expect(refusal({}, at(1), { ...claim, currency: 'USD' })).to.equal('currency_differs');
+      expect(refusal({ currency: 'USD' }, at(1), { ...claim, currency: 'USD' })).to.equal('ok');
     });
     it('refuses a ticket past its window, or sold more than 5 minutes in the future', () => {
       expect(refusal({}, at(72.01))).to.equal('window_passed');
