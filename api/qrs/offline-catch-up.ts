@@ -49,8 +49,10 @@ const REFUSALS: Record<TicketRefusal, () => AppError> = {
       details: [{ field: 'amount', code: 'differs_from_ticket', message: 'The buyer was printed another total; a changed sale needs a new ticket.' }],
     }),
   currency_differs: () =>
-    new AppError(422, 'offline_ticket_mismatch', "currency is not the currency of the offline key that signed the ticket.", {
-      details: [{ field: 'currency', code: 'differs_from_ticket', message: "A ticket's total is in its key's currency (the key's `currency`); sell in another with a key made for it." }],
+    new AppError(422, 'offline_ticket_mismatch', 'currency is not the currency of the offline key that signed the ticket.', {
+      details: [
+        { field: 'currency', code: 'differs_from_ticket', message: "A ticket's total is in its key's currency (the key's `currency`); sell in another with a key made for it." },
+      ],
     }),
 };
 

@@ -59,7 +59,14 @@ describe('offline tickets: a sale the point of sale made while offline (issue #3
     const res = await call('POST', keysPath(account), { headers: bearer(account), body: { windowHours: 48 } });
     expect(res.status).to.equal(201);
     expect(res.headers.get('cache-control')).to.equal('no-store');
-    expect(res.body).to.include({ merchantId: account.merchantId, status: 'ACTIVE', windowHours: 48, currency: 'MXN', revokedAt: null, linkBaseUrl: harness().deps.config.publicBaseUrl });
+    expect(res.body).to.include({
+      merchantId: account.merchantId,
+      status: 'ACTIVE',
+      windowHours: 48,
+      currency: 'MXN',
+      revokedAt: null,
+      linkBaseUrl: harness().deps.config.publicBaseUrl,
+    });
     expect(res.body.offlineKey).to.match(/^afok_[A-Za-z0-9_-]{10}\.[A-Za-z0-9_-]{43}$/);
     const secret = Buffer.from((res.body.offlineKey as string).split('.')[1]!, 'base64url');
     const row = await harness().deps.db('offline_keys').where({ id: res.body.keyId }).first();
