@@ -188,7 +188,7 @@ function ticket(shortCode: string | null) {
 /** A request body per component schema, for a document served at `now`. */
 export const requestExamples = (now: Date): Record<string, unknown> => ({
   QrCreateRequest: { ...qrRequest, expires_at: endOfDayAhead(now, 5) },
-  CreateOfflineKeyRequest: { windowHours: 72 },
+  CreateOfflineKeyRequest: { windowHours: 72, currency: 'MXN' },
   RevokeOfflineKeyRequest: { graceHours: 24 },
   InvoiceExportRequest: { created_from: '2026-11-01', created_to: '2026-11-30', time_zone: 'America/Mexico_City', include_pdf: false },
   TokenRequest: { grant_type: 'client_credentials', client_id: 'cli_6Vb2Nm8Xq4Lz1Kw7Hd3Ps', client_secret: 'cs_Qm9Xv2Lb7Nc4Kz1Wd8Hs3Pt6Yr0Tg5Jf' },
@@ -292,6 +292,7 @@ const offlineKey = {
   merchantId: MERCHANT_ID,
   status: 'ACTIVE',
   windowHours: 72,
+  currency: 'MXN',
   createdAt: CREATED,
   revokedAt: null,
   oldTicketsUntil: null,

@@ -140,11 +140,15 @@ describe('POST /v1/qrs', () => {
       ]);
     });
 
-    it('creates a new QR for the same body under a different key', async () => {
+    it('answers the same sale under a different key with the QR it has (409 sale_has_qr), and another sale with a new QR', async () => {
       const body = qrBody(account.storeUid);
       const a = await postQr(account, body);
-      const b = await postQr(account, body);
       expect(a.status).to.equal(201);
+      const again = await postQr(account, body);
+      expect(again.status).to.equal(409);
+      expect(again.body.error).to.include({ code: 'sale_has_qr' });
+      expect(again.body.error.qr.qr_id).to.equal(a.body.qr_id);
+      const b = await postQr(account, { ...body, sale_id: `${body.sale_id}-2` });
       expect(b.status).to.equal(201);
       expect(a.body.qr_id).to.not.equal(b.body.qr_id);
     });
