@@ -143,7 +143,7 @@ const TAXES = `$${FIRST + TRANSACTION_COLUMNS.length + 1}`;
  * holder of the key makes the statement wait until it commits or rolls back.
  */
 const RECORD_QR: PreparedStatement = {
-  name: 'qr_record_v4',
+  name: 'qr_record_v5',
   text: `WITH claim AS (${CLAIM_KEY_SQL}),
   t AS (
     INSERT INTO qr_transactions (${TRANSACTION_COLUMNS.join(', ')})
