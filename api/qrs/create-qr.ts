@@ -15,7 +15,14 @@ import {
 import { expiryBucket, withinPlanWindow } from '../../shared/domain/expiry-buckets.js';
 import { scheduleExpiryBuckets } from '../../shared/qr/schedule-expiry-buckets.js';
 import type { ApiKeyPrincipal } from '../../shared/repositories/api-keys.js';
-import { findQrTransaction, OFFLINE_TICKET_INDEX, recordQrTransaction, SHORT_CODE_INDEX, type NewQrTransaction } from '../../shared/repositories/qr-transactions.js';
+import {
+  findQrTransaction,
+  OFFLINE_TICKET_INDEX,
+  recordQrTransaction,
+  SALE_KEY_INDEX,
+  SHORT_CODE_INDEX,
+  type NewQrTransaction,
+} from '../../shared/repositories/qr-transactions.js';
 import { buildQrTransactionRecord } from '../../shared/qr/build-qr-transaction.js';
 import { checkQrRules } from '../../shared/qr/check-qr-rules.js';
 import { qrContent, newQrToken, signQrToken } from '../../shared/qr/qr-link.js';
@@ -68,6 +75,15 @@ function checkHeaders(input: CreateQrInput): void {
   if (!input.idempotencyKey) details.push({ field: 'idempotency-key', code: 'required', message: 'idempotency-key header is required (a UUID).' });
   else if (!UUID.test(input.idempotencyKey)) details.push({ field: 'idempotency-key', code: 'invalid_format', message: 'idempotency-key must be a UUID.' });
   if (details.length > 0) throw new AppError(400, 'validation_failed', 'The request has invalid or missing headers.', { details });
+}
+
+/** The key made a sale whose idempotency record has left (IDEMPOTENCY_RETENTION_DAYS): its body can no longer be compared. */
+function keyPastItsWindow(): AppError {
+  return new AppError(
+    409,
+    'idempotency_key_reused',
+    'This idempotency-key was used for a sale whose idempotency window has passed; a retry is no longer recognized. Use a new key for a new sale.',
+  );
 }
 
 function reusedKey(): AppError {
@@ -213,6 +229,7 @@ async function recordWithFreshShortCode(deps: ApiDeps, record: NewQrTransaction,
     } catch (err) {
       const e = err as { code?: string; constraint?: string };
       if (e.code === '23505' && e.constraint === OFFLINE_TICKET_INDEX) throw ticketAlreadyBound();
+      if (e.code === '23505' && e.constraint === SALE_KEY_INDEX) throw keyPastItsWindow();
       if (attempt >= 3 || e.code !== '23505' || e.constraint !== SHORT_CODE_INDEX) throw err;
       record.transaction.short_code = newShortCode();
     }

@@ -166,6 +166,11 @@ const RECORD_QR: PreparedStatement = {
   SELECT count(*)::int AS created FROM t`,
 };
 
+/**
+ * The unique index of a sale's idempotency key: a sale keeps its key for good, its idempotency record only
+ * IDEMPOTENCY_RETENTION_DAYS, so a key presented again after its record left meets this index.
+ */
+export const SALE_KEY_INDEX = 'qr_transactions_merchant_id_idempotency_key_unique';
 /** The unique index that keeps one sale per short code (see the short codes migration). */
 export const SHORT_CODE_INDEX = 'qr_transactions_short_code_key';
 /** The unique index that binds an offline ticket (key, POS sale id) to one sale (issue #33). */
