@@ -129,5 +129,6 @@ export async function down(knex: Knex): Promise<void> {
     await knex.raw('INSERT INTO ?? SELECT * FROM ?? ON CONFLICT DO NOTHING', [c.table, `${c.table}_partitioned`]);
     await knex.raw('DROP TABLE ??', [`${c.table}_partitioned`]);
   }
-  await knex.raw('ALTER TABLE webhook_deliveries ADD CONSTRAINT webhook_deliveries_event_id_fkey FOREIGN KEY (event_id) REFERENCES webhook_events(id) ON DELETE CASCADE');
+  // NOT VALID: deliveries whose events a retention already dropped stay; new ones are checked.
+  await knex.raw('ALTER TABLE webhook_deliveries ADD CONSTRAINT webhook_deliveries_event_id_fkey FOREIGN KEY (event_id) REFERENCES webhook_events(id) ON DELETE CASCADE NOT VALID');
 }
