@@ -20,6 +20,7 @@ import {
   OFFLINE_TICKET_INDEX,
   qrHoldingSale,
   recordQrTransaction,
+  SALE_KEY_INDEX,
   SALE_QR_INDEX,
   SHORT_CODE_INDEX,
   type NewQrTransaction,
@@ -76,6 +77,15 @@ function checkHeaders(input: CreateQrInput): void {
   if (!input.idempotencyKey) details.push({ field: 'idempotency-key', code: 'required', message: 'idempotency-key header is required (a UUID).' });
   else if (!UUID.test(input.idempotencyKey)) details.push({ field: 'idempotency-key', code: 'invalid_format', message: 'idempotency-key must be a UUID.' });
   if (details.length > 0) throw new AppError(400, 'validation_failed', 'The request has invalid or missing headers.', { details });
+}
+
+/** The key made a sale whose idempotency record has left (IDEMPOTENCY_RETENTION_DAYS): its body can no longer be compared. */
+function keyPastItsWindow(): AppError {
+  return new AppError(
+    409,
+    'idempotency_key_reused',
+    'This idempotency-key was used for a sale whose idempotency window has passed; a retry is no longer recognized. Use a new key for a new sale.',
+  );
 }
 
 function reusedKey(): AppError {
@@ -222,6 +232,7 @@ async function recordWithFreshShortCode(deps: ApiDeps, record: NewQrTransaction,
       const e = err as { code?: string; constraint?: string };
       if (e.code === '23505' && e.constraint === OFFLINE_TICKET_INDEX) throw ticketAlreadyBound();
       if (e.code === '23505' && e.constraint === SALE_QR_INDEX) throw await saleHasQr(deps, record);
+      if (e.code === '23505' && e.constraint === SALE_KEY_INDEX) throw keyPastItsWindow();
       if (attempt >= 3 || e.code !== '23505' || e.constraint !== SHORT_CODE_INDEX) throw err;
       record.transaction.short_code = newShortCode();
     }

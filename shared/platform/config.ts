@@ -180,6 +180,18 @@ export const SETTINGS = {
     'Days a webhook delivery is kept (its endpoint log shows it); older days are dropped a partition at a time.',
     2,
   ),
+  webhookEventRetentionDays: int(
+    'WEBHOOK_EVENT_RETENTION_DAYS',
+    31,
+    'Days a webhook event is kept; longer than `WEBHOOK_DELIVERY_RETENTION_DAYS` (a delivery reads its event). Older days are dropped a partition at a time.',
+    3,
+  ),
+  idempotencyRetentionDays: int(
+    'IDEMPOTENCY_RETENTION_DAYS',
+    35,
+    "Days PostgreSQL keeps an idempotency record (a key's window: the same key after it makes a new resource). Older days are dropped a partition at a time.",
+    2,
+  ),
   queuePrefix: setting({
     name: 'QUEUE_PREFIX',
     fallback: (mode) => (mode === 'test' ? 'aftest' : 'af'),
@@ -244,7 +256,7 @@ export const SETTINGS = {
   }),
   jsonBodyLimit: str('JSON_BODY_LIMIT', '256kb', 'Largest JSON body (413 above it).'),
   renderTimeoutMs: int('RENDER_TIMEOUT_MS', 5000, 'How long `POST /v1/qrs` waits for the render worker before answering 503.'),
-  idempotencyCacheSeconds: int('IDEMPOTENCY_CACHE_SECONDS', 86_400, 'Life of a Redis idempotency cache entry (PostgreSQL keeps the record for good).'),
+  idempotencyCacheSeconds: int('IDEMPOTENCY_CACHE_SECONDS', 86_400, 'Life of a Redis idempotency cache entry (PostgreSQL keeps the record `IDEMPOTENCY_RETENTION_DAYS`).'),
   expirySweepMs: int('EXPIRY_SWEEP_MS', 60_000, 'Period of the sweep that expires QRs whose delayed job was lost.'),
   accessTokenTtlSeconds: int('ACCESS_TOKEN_TTL_SECONDS', 3600, 'Life of a bearer access token.'),
   workerConcurrency: int('WORKER_CONCURRENCY', 50, 'Concurrent jobs per queue in a worker process.'),
@@ -447,6 +459,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Confi
     values[key] = s.parse(given, s.name);
   }
   const config = values as Config;
+  // A delivery reads its event (payload, type): the event's day must outlive the delivery's, made up to a day later.
+  if (config.webhookEventRetentionDays <= config.webhookDeliveryRetentionDays) {
+    throw new Error('config: WEBHOOK_EVENT_RETENTION_DAYS must be more than WEBHOOK_DELIVERY_RETENTION_DAYS (a delivery reads its event)');
+  }
   if (config.redisClusterNodes.length > 0 && config.redisSentinels.length > 0) throw new Error('config: REDIS_CLUSTER_NODES and REDIS_SENTINELS exclude each other');
   if (config.redisClusterNodes.length > 0) config.queuePrefix = hashTagged(config.queuePrefix);
   if (config.fileStore === 's3' && !config.s3Bucket) throw new Error('config: FILE_STORE=s3 needs S3_BUCKET, the bucket that holds the logos, XML and PDF');

@@ -1,7 +1,7 @@
 import { DEAD_INVOICE_STATUSES, VALID_INVOICE_STATUSES } from '../domain/invoice-lifecycle.js';
 import type { Db, Trx } from '../platform/db.js';
 import type { ErrorDetail } from '../platform/errors.js';
-import type { IdempotencyScope } from '../platform/idempotency/idempotency-store.js';
+import { CLAIM_KEY_SQL, type IdempotencyScope } from '../platform/idempotency/idempotency-store.js';
 import type { Customer } from '../invoices/customer.js';
 import { storedDocumentJson } from '../invoices/stored-document.js';
 import { dec } from '../domain/money.js';
@@ -79,12 +79,8 @@ export async function recordPaymentComplement(
     return await db.transaction(async (trx) => {
       if (input.idempotency) {
         const { scope, fingerprint } = input.idempotency;
-        const claimed = await trx('idempotency_keys')
-          .insert({ merchant_id: scope.merchantId, scope: scope.scope, key: scope.key, fingerprint, resource_id: input.id })
-          .onConflict(['merchant_id', 'scope', 'key'])
-          .ignore()
-          .returning('resource_id');
-        if (claimed.length === 0) return { ok: false, reason: 'key_taken' } as const;
+        const claimed = await trx.raw<{ rows: { resource_id: string }[] }>(CLAIM_KEY_SQL.replace(/\$\d/g, '?'), [scope.merchantId, scope.scope, scope.key, fingerprint, input.id]);
+        if (claimed.rows.length === 0) return { ok: false, reason: 'key_taken' } as const;
       }
       const ids = input.invoices.map((i) => i.id);
       const locked = (await trx('invoices').whereIn('id', ids).orderBy('id').forUpdate().select('id', 'status', 'total')) as Pick<InvoiceRow, 'id' | 'status' | 'total'>[];

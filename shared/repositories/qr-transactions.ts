@@ -143,7 +143,7 @@ const TAXES = `$${FIRST + TRANSACTION_COLUMNS.length + 1}`;
  * holder of the key makes the statement wait until it commits or rolls back.
  */
 const RECORD_QR: PreparedStatement = {
-  name: 'qr_record_v4',
+  name: 'qr_record_v5',
   text: `WITH claim AS (${CLAIM_KEY_SQL}),
   t AS (
     INSERT INTO qr_transactions (${TRANSACTION_COLUMNS.join(', ')})
@@ -166,6 +166,11 @@ const RECORD_QR: PreparedStatement = {
   SELECT count(*)::int AS created FROM t`,
 };
 
+/**
+ * The unique index of a sale's idempotency key: a sale keeps its key for good, its idempotency record only
+ * IDEMPOTENCY_RETENTION_DAYS, so a key presented again after its record left meets this index.
+ */
+export const SALE_KEY_INDEX = 'qr_transactions_merchant_id_idempotency_key_unique';
 /** The unique index that keeps one sale per short code (see the short codes migration). */
 export const SHORT_CODE_INDEX = 'qr_transactions_short_code_key';
 /** The unique index that binds an offline ticket (key, POS sale id) to one sale (issue #33). */
@@ -314,6 +319,12 @@ export async function dueExpirySeconds(db: Db, from: Date, to: Date): Promise<nu
 /**
  * Moves open QRs whose expiry has passed to EXPIRED: the expiry rule of shared/domain/qr-lifecycle.ts
  * (isExpired) in SQL. Invoiced or cancelled QRs are never touched.
+ *
+ * The plan is pinned, not left to the estimates (issue #41, test/workers/expire-due-plan.test.ts): the
+ * planner multiplies "open" by "expiry past" and expects many more due rows than there are, so a plain
+ * `LIMIT` made it scan the table (or bitmap-read every due row) and join the ids back by a sequential scan.
+ * `ORDER BY expires_at` makes the batch a walk of the open-expiry index that stops at its LIMIT (the most
+ * overdue first), and `id = ANY(ARRAY(…))` makes the ids an array computed once and probed by primary key.
  */
 export async function expireQrTransactions(db: Db, options: { qrId?: string; limit?: number } = {}): Promise<string[]> {
   const open = db('qr_transactions')
@@ -322,13 +333,14 @@ export async function expireQrTransactions(db: Db, options: { qrId?: string; lim
     .where('expires_at', '<=', db.fn.now())
     // A QR whose confirmation is being stamped does not expire under the buyer (see invoices migration).
     .whereNull('confirmed_at')
+    .orderBy('expires_at')
     .limit(options.limit ?? 1000)
     .forUpdate()
     .skipLocked();
   if (options.qrId) open.where({ id: options.qrId });
   return db.transaction(async (trx) => {
     const rows = (await trx('qr_transactions')
-      .whereIn('id', open)
+      .whereRaw('id = ANY(ARRAY(?))', [open])
       .update({ status: 'EXPIRED', expired_at: trx.fn.now(), updated_at: trx.fn.now() }, ['id', 'merchant_id', 'sale_id', 'store_uid', 'status'])) as {
       id: string;
       merchant_id: string;

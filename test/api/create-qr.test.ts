@@ -178,6 +178,19 @@ describe('POST /v1/qrs', () => {
       expectError(await postQr(account, qrBody(account.storeUid), key), 409, 'idempotency_key_reused');
     });
 
+    it('answers 409, not 500, for a key whose idempotency record left with its retention (issue #41)', async () => {
+      const body = qrBody(account.storeUid);
+      const key = randomUUID();
+      expect((await postQr(account, body, key)).status).to.equal(201);
+      await removeServiceKeys(harness().redis, `idem:*:${cacheHolder(account)}:*`);
+      // As the keeper's DROP of the record's day leaves it: the sale keeps its key, the record is gone.
+      await harness().deps.db('idempotency_keys').where({ merchant_id: account.merchantId, key }).del();
+      const before = await countTransactions(account.merchantId);
+      expectError(await postQr(account, body, key), 409, 'idempotency_key_reused');
+      expect(await countTransactions(account.merchantId)).to.equal(before);
+      expect(await harness().deps.db('idempotency_keys').where({ key })).to.have.length(0);
+    });
+
     it('after Redis lost the key, answers the transaction even when the same body would now be refused', async () => {
       const other = await harness().bootstrap();
       const body = qrBody(other.storeUid);

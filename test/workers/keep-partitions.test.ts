@@ -1,13 +1,14 @@
 import { expect } from 'chai';
 import { db } from '../../shared/platform/db.js';
 import { partitionName, partitionsOf, utcDay } from '../../shared/platform/daily-partitions.js';
-import { keepPartitionsJob, PARTITIONS_AHEAD_DAYS } from '../../workers/keep-partitions.js';
+import { keepPartitionsJob, partitionedTables, PARTITIONS_AHEAD_DAYS } from '../../workers/keep-partitions.js';
 import { queueEvents } from '../helpers/buyer.js';
 import { harness } from '../helpers/harness.js';
 import { runJob } from '../helpers/run-job.js';
 
 const DAY_MS = 86_400_000;
 const TABLE = 'webhook_deliveries';
+const RETENTION = { webhookDeliveryRetentionDays: 30, webhookEventRetentionDays: 31, idempotencyRetentionDays: 35 };
 
 /** An event of the account and one delivery of it to a (fake) endpoint, written `daysAgo` days ago. */
 async function deliveryOf(accountId: string, daysAgo: number): Promise<string> {
@@ -33,8 +34,8 @@ describe('time-partitioned webhook deliveries and the keep-partitions job (issue
     const recent = await deliveryOf(account.accountId, 0);
     // Ten days from now with a 30-day retention: everything before 20 days ago goes, up to 17 days ahead is made.
     const later = new Date(Date.now() + 10 * DAY_MS);
-    const result = await keepPartitionsJob(db(), { webhookDeliveryRetentionDays: 30 }, later);
-    expect(result.created).to.equal(PARTITIONS_AHEAD_DAYS + 1); // that day and the week after it
+    const result = await keepPartitionsJob(db(), RETENTION, later);
+    expect(result.created).to.equal(partitionedTables(RETENTION).length * (PARTITIONS_AHEAD_DAYS + 1)); // that day and the week after it, each table
     expect(result.dropped).to.be.at.least(1);
 
     const partitions = await partitionsOf(db(), TABLE);
@@ -49,7 +50,7 @@ describe('time-partitioned webhook deliveries and the keep-partitions job (issue
     };
     expect(rows[0]?.n).to.equal(0);
 
-    expect(await keepPartitionsJob(db(), { webhookDeliveryRetentionDays: 30 }, later)).to.deep.equal({ created: 0, dropped: 0 });
+    expect(await keepPartitionsJob(db(), RETENTION, later)).to.deep.equal({ created: 0, dropped: 0 });
   });
 
   it('runs as the workers run it: a keep-partitions job on the webhooks queue answers what it did', async () => {

@@ -2,9 +2,11 @@ import type { RedisClient } from '../redis.js';
 import { runPrepared, type Db, type PreparedStatement } from '../db.js';
 
 /**
- * Idempotency records: PostgreSQL is the truth (a primary key on merchant, scope and key makes
- * concurrent first requests serialize), Redis a cache in front of it for replays. Losing Redis
- * loses nothing but speed.
+ * Idempotency records: PostgreSQL is the truth, Redis a cache in front of it for replays. Losing Redis
+ * loses nothing but speed. The table is partitioned by day and kept IDEMPOTENCY_RETENTION_DAYS; one record
+ * per key across its days is the claim function's work (claim_idempotency_key, migration
+ * 20261128200000): an advisory lock on the key, then a look, then the insert, so concurrent first requests
+ * serialize and the later ones find the first's record.
  */
 export interface IdempotencyRecord {
   fingerprint: string;
@@ -56,8 +58,9 @@ export async function cacheRecord(redis: RedisClient, s: CacheScope, record: Ide
 }
 
 const FIND_RECORD: PreparedStatement = {
-  name: 'idempotency_find_v1',
-  text: 'SELECT fingerprint, resource_id FROM idempotency_keys WHERE merchant_id = $1 AND scope = $2 AND key = $3',
+  name: 'idempotency_find_v2',
+  // One per key by the claim; the oldest, should a day's partition ever hold a second.
+  text: 'SELECT fingerprint, resource_id FROM idempotency_keys WHERE merchant_id = $1 AND scope = $2 AND key = $3 ORDER BY created_at LIMIT 1',
 };
 
 export async function findRecord(db: Db, s: IdempotencyScope): Promise<IdempotencyRecord | undefined> {
@@ -65,6 +68,8 @@ export async function findRecord(db: Db, s: IdempotencyScope): Promise<Idempoten
   return row ? { fingerprint: row.fingerprint, resourceId: row.resource_id } : undefined;
 }
 
-/** The statement that claims a key, for writers that claim it in the same statement as their resource. */
-export const CLAIM_KEY_SQL = `INSERT INTO idempotency_keys (merchant_id, scope, key, fingerprint, resource_id)
-  VALUES ($1, $2, $3, $4, $5) ON CONFLICT (merchant_id, scope, key) DO NOTHING RETURNING resource_id`;
+/**
+ * The statement that claims a key ($1 merchant, $2 scope, $3 key, $4 fingerprint, $5 resource id), for
+ * writers that claim it in the same statement as their resource: one row when claimed, none when taken.
+ */
+export const CLAIM_KEY_SQL = `SELECT resource_id FROM (SELECT claim_idempotency_key($1, $2, $3, $4, $5) AS resource_id) claimed WHERE resource_id IS NOT NULL`;
