@@ -264,7 +264,11 @@ export const SETTINGS = {
   idempotencyCacheSeconds: int('IDEMPOTENCY_CACHE_SECONDS', 86_400, 'Life of a Redis idempotency cache entry (PostgreSQL keeps the record for good).'),
   expirySweepMs: int('EXPIRY_SWEEP_MS', 60_000, 'Period of the sweep that expires QRs whose delayed job was lost.'),
   accessTokenTtlSeconds: int('ACCESS_TOKEN_TTL_SECONDS', 3600, 'Life of a bearer access token.'),
-  workerConcurrency: int('WORKER_CONCURRENCY', 50, 'Concurrent jobs per queue in a worker process.'),
+  workerConcurrency: int(
+    'WORKER_CONCURRENCY',
+    50,
+    'Concurrent jobs per queue in a worker process (per queue and shard with `QUEUE_SHARDS`: each shard has its own BullMQ worker).',
+  ),
   csfBaseUrl: setting({
     name: 'CSF_BASE_URL',
     fallback: '',
