@@ -143,10 +143,10 @@ export async function benchPendingQrs(options: PendingQrOptions): Promise<Pendin
 
   const redis = new Redis(redisOptions('blocking', options.redisUrl));
   const producers = await createProducers(redis, options.config, options.queuePrefix);
-  const queue = producers.queue(QUEUES.expiry);
+  const queues = producers.queues(QUEUES.expiry);
   let obliterated = false;
   try {
-    await queue.waitUntilReady();
+    await Promise.all(queues.map((q) => q.waitUntilReady()));
     const before = await usedMemory(redis);
     start = performance.now();
     await planExpiriesJob(options.db, producers, new Date());
@@ -154,12 +154,12 @@ export async function benchPendingQrs(options: PendingQrOptions): Promise<Pendin
     await planExpiriesJob(options.db, producers, new Date(Date.now() + DAY_MS - 60_000));
     const planMs = Math.round(performance.now() - start);
     const after = await usedMemory(redis);
-    const delayedJobs = await queue.getDelayedCount();
+    const delayedJobs = (await Promise.all(queues.map((q) => q.getDelayedCount()))).reduce((a, b) => a + b, 0);
 
     const getSerial = await timeGets(options, ids, 1);
     const getLoaded = await timeGets(options, ids, options.connections);
 
-    await queue.obliterate({ force: true });
+    await Promise.all(queues.map((q) => q.obliterate({ force: true })));
     obliterated = true;
     const pgBytesPerPending = await rowBytesPerQr(options.db);
     await options.db.raw(`UPDATE qr_transactions SET status = 'EXPIRED', expired_at = now() WHERE store_uid = '${STORE_UID}'`);
@@ -177,7 +177,7 @@ export async function benchPendingQrs(options: PendingQrOptions): Promise<Pendin
       getLoaded,
     };
   } finally {
-    if (!obliterated) await queue.obliterate({ force: true }).catch(() => undefined);
+    if (!obliterated) await Promise.all(queues.map((q) => q.obliterate({ force: true }).catch(() => undefined)));
     await producers.close();
     redis.disconnect();
     await removePending(options.db);

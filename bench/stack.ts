@@ -12,6 +12,7 @@ import { ensureDatabase, knexConfig } from '../shared/platform/db.js';
 import { startFakeCsfServer } from '../fakes/csf-server.js';
 import { startFakePacServer, type FakePacServer } from '../fakes/pac-server.js';
 import { startFakeSmtpServer } from '../fakes/smtp-server.js';
+import { shardPrefixes } from '../shared/platform/queue-shards.js';
 import { removeKeysMatching } from '../test/helpers/redis-keys.js';
 
 export type BenchEnv = Record<string, string>;
@@ -141,9 +142,11 @@ export async function freshAccount(env: ServiceEnv): Promise<Awaited<ReturnType<
  */
 export async function removeRunData(env: ServiceEnv): Promise<void> {
   await rm(env.FILE_STORE_DIR, { recursive: true, force: true });
-  const redis = new Redis(loadConfig(env).redisUrl);
+  const cfg = loadConfig(env);
+  const redis = new Redis(cfg.redisUrl);
   try {
-    await removeKeysMatching(redis, `${env.QUEUE_PREFIX}:*`);
+    // Each queue shard's keys are under a prefix of its own (QUEUE_SHARDS).
+    for (const prefix of new Set([env.QUEUE_PREFIX, ...shardPrefixes(env.QUEUE_PREFIX, cfg.queueShards)])) await removeKeysMatching(redis, `${prefix}:*`);
   } finally {
     redis.disconnect();
   }

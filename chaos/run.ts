@@ -52,7 +52,13 @@ const SCENARIOS: Record<string, Scenario> = {
   'pac-token': async (ctx) => [await pacToken(ctx, { confirmations: Number(process.env.CHAOS_CONFIRMS ?? 20), refusedMs: 10_000 })],
   'pac-co1000': async (ctx) => [await pacFaults(ctx, { faultMs: 8_000, faults: ['co1000'] })],
   'csf-faults': async (ctx) => [await csfFaults(ctx, { faultMs: 8_000 })],
-  'redis-cluster': async (ctx) => [await redisClusterFailover(ctx, { rate: Number(process.env.CHAOS_RATE ?? 50), confirms: Number(process.env.CHAOS_CONFIRMS ?? 20) })],
+  'redis-cluster': async (ctx) => [
+    await redisClusterFailover(ctx, {
+      rate: Number(process.env.CHAOS_RATE ?? 50),
+      confirms: Number(process.env.CHAOS_CONFIRMS ?? 20),
+      queueShards: Number(process.env.CHAOS_QUEUE_SHARDS ?? 3),
+    }),
+  ],
   'commit-kill': async (ctx) => [await commitKill(ctx, { crashes: Number(process.env.CHAOS_COMMIT_KILLS ?? (LONG ? 100 : 30)) })],
 };
 

@@ -1,6 +1,6 @@
 import type { Job } from 'bullmq';
 import { buildInvoiceZip, recordZipFailure, sweepInvoiceExports, type ZipBuildDeps } from '../shared/books/invoice-zip.js';
-import { BUILD_EXPORT_ATTEMPTS, jobId, QUEUES, type BuildInvoiceExportResult, type InvoiceExportPayload } from '../shared/platform/jobs.js';
+import { BUILD_EXPORT_ATTEMPTS, jobId, type BuildInvoiceExportResult, type InvoiceExportPayload } from '../shared/platform/jobs.js';
 import type { Producers } from '../shared/platform/queues.js';
 import { unfinishedInvoiceExportIds } from '../shared/repositories/invoice-exports.js';
 
@@ -24,10 +24,9 @@ export async function buildInvoiceExportJob(deps: ZipBuildDeps, job: Job<Invoice
  */
 export async function sweepInvoiceExportsJob(deps: ZipBuildDeps, producers: Producers): Promise<{ removed: number; failed: number }> {
   const removed = await sweepInvoiceExports(deps);
-  const queue = producers.queue(QUEUES.exports);
   let failed = 0;
   for (const exportId of await unfinishedInvoiceExportIds(deps.db, 1000)) {
-    const job = await queue.getJob(jobId.buildInvoiceExport(exportId));
+    const job = await producers.queueOf('build-invoice-export', { exportId }).getJob(jobId.buildInvoiceExport(exportId));
     const state = job ? await job.getState() : 'unknown';
     if (state === 'unknown') await producers.add('build-invoice-export', { exportId });
     else if (state === 'failed' || state === 'completed') {

@@ -7,6 +7,7 @@ import { JOBS, QUEUES, type JobName, type JobTypes, type QueueName } from '../sh
 import type { Logger } from '../shared/platform/logger.js';
 import type { Producers } from '../shared/platform/queues.js';
 import { bullmqConnection, connectFailFast, serviceKeyPrefix } from '../shared/platform/redis.js';
+import { shardPrefixes } from '../shared/platform/queue-shards.js';
 import { principalsChanged } from '../shared/platform/principal-generation.js';
 import { expireDueQrsJob } from './expire-due-qrs.js';
 import { planExpiriesJob } from './plan-expiries.js';
@@ -164,19 +165,25 @@ export async function startWorkers(deps: WorkerDeps): Promise<RunningWorkers> {
   const handlers = jobHandlers(deps, { sync, stamp, email, cancel, webhooks });
   // The queues whose jobs present the PAC's credentials pause, all at once, while the PAC refuses them.
   const pausable = new Set<QueueName>([QUEUES.stamp, QUEUES.cancel]);
-  const workers = Object.values(QUEUES).map((queue) => {
+  // One Worker per queue and shard this process consumes (WORKER_SHARDS, else all of QUEUE_SHARDS): a Worker
+  // reads one queue of one prefix, and each shard's queues are under a prefix of their own.
+  const prefixes = shardPrefixes(deps.config.queuePrefix, deps.config.queueShards);
+  const consumed = deps.config.workerShards.length > 0 ? [...new Set(deps.config.workerShards)] : prefixes.map((_, shard) => shard);
+  const workers = Object.values(QUEUES).flatMap((queue) => {
     const processor = processorFor(queue, handlers);
-    const paused = pausable.has(queue) ? pausingOnPacCredentials(deps.producers.queue(queue), deps.config.pacAuthRetryMs, processor) : processor;
-    const worker = new Worker(queue, withOutcomeLog(queue, deps.logger, paused), {
-      connection,
-      prefix: deps.config.queuePrefix,
-      concurrency: deps.config.workerConcurrency,
-      ...(pausable.has(queue) ? PAUSABLE : {}),
+    return consumed.map((shard) => {
+      const paused = pausable.has(queue) ? pausingOnPacCredentials(deps.producers.queues(queue), deps.config.pacAuthRetryMs, processor) : processor;
+      const worker = new Worker(queue, withOutcomeLog(queue, deps.logger, paused), {
+        connection,
+        prefix: prefixes[shard]!,
+        concurrency: deps.config.workerConcurrency,
+        ...(pausable.has(queue) ? PAUSABLE : {}),
+      });
+      worker.on('error', (err) => deps.logger.error({ err, queue, shard }, 'worker error'));
+      logOtherFailures(worker, queue, deps.logger);
+      measureJobs(worker, queue);
+      return worker;
     });
-    worker.on('error', (err) => deps.logger.error({ err, queue }, 'worker error'));
-    logOtherFailures(worker, queue, deps.logger);
-    measureJobs(worker, queue);
-    return worker;
   });
   await Promise.all(workers.map((w) => w.waitUntilReady()));
   const schedulers = await keepJobSchedulers(deps.producers, deps.config, deps.logger);

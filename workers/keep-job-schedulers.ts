@@ -28,9 +28,11 @@ function schedulerSpecs(config: Readonly<Config>): SchedulerSpec[] {
  */
 export async function keepJobSchedulers(producers: Producers, config: Readonly<Config>, logger: Logger): Promise<{ stop(): void }> {
   const specs = schedulerSpecs(config);
+  // Shard 0's queue (shardKeyOf): one scheduler per job in the whole deployment, whatever QUEUE_SHARDS is.
+  const scheduling = (s: SchedulerSpec) => producers.queues(JOBS[s.name].queue)[0]!;
   const upsert = (s: SchedulerSpec) => {
     const { jobId: _id, ...opts } = jobOptions(s.name, {} as never, config);
-    return producers.queue(JOBS[s.name].queue).upsertJobScheduler(s.id, { every: s.every }, { name: s.name, data: {}, opts });
+    return scheduling(s).upsertJobScheduler(s.id, { every: s.every }, { name: s.name, data: {}, opts });
   };
   for (const s of specs) await upsert(s);
   let checking = false;
@@ -40,7 +42,7 @@ export async function keepJobSchedulers(producers: Producers, config: Readonly<C
       checking = true;
       void (async () => {
         for (const s of specs) {
-          if (await producers.queue(JOBS[s.name].queue).getJobScheduler(s.id)) continue;
+          if (await scheduling(s).getJobScheduler(s.id)) continue;
           await upsert(s);
           logger.warn({ scheduler: s.id }, 'job scheduler was missing from Redis; created again');
         }

@@ -4,16 +4,17 @@ import { PacCredentialsRejected } from '../shared/adapters/pac/pac-client.js';
 /**
  * A queue whose jobs call the PAC with the service's credentials (stamp, cancel): when the PAC refuses them,
  * no job of it can succeed until an operator (or a renewal) fixes them. The job goes back to wait, its attempt
- * not spent, and the whole queue pauses for `pauseMs` in every worker process (BullMQ's manual rate limit);
- * then the next job tries again, and so on until one succeeds. The alarm is pac-credentials-alarm.ts's.
+ * not spent, and the whole queue, every shard of it (`queues`), pauses for `pauseMs` in every worker process
+ * (BullMQ's manual rate limit); then the next job tries again, and so on until one succeeds. The alarm is
+ * pac-credentials-alarm.ts's.
  */
-export function pausingOnPacCredentials(queue: Queue, pauseMs: number, processor: (job: Job) => Promise<unknown>): (job: Job) => Promise<unknown> {
+export function pausingOnPacCredentials(queues: readonly Queue[], pauseMs: number, processor: (job: Job) => Promise<unknown>): (job: Job) => Promise<unknown> {
   return async (job) => {
     try {
       return await processor(job);
     } catch (err) {
       if (!(err instanceof PacCredentialsRejected)) throw err;
-      await queue.rateLimit(pauseMs);
+      await Promise.all(queues.map((queue) => queue.rateLimit(pauseMs)));
       throw Worker.RateLimitError();
     }
   };

@@ -3,7 +3,7 @@ import type { Knex } from 'knex';
 import type { Config } from '../shared/platform/config.js';
 import type { Db } from '../shared/platform/db.js';
 import { enqueueInvoiceEmail } from '../shared/invoices/enqueue-follow-ups.js';
-import { QUEUES, jobId } from '../shared/platform/jobs.js';
+import { jobId } from '../shared/platform/jobs.js';
 import { EMAIL_FOLLOW_UP_WINDOW_MS } from '../shared/repositories/unsent-invoice-emails.js';
 import type { Producers } from '../shared/platform/queues.js';
 
@@ -32,7 +32,7 @@ export async function sweepInvoiceFollowUpsJob(db: Db, producers: Producers, con
           .whereNull('email_refused_at')
           .whereRaw("coalesce(customer->>'email', '') <> ''"),
       ),
-    (id) => requeue(producers.queue(QUEUES.email), jobId.emailInvoice(id), () => enqueueInvoiceEmail(producers, id)),
+    (id) => requeue(producers.queueOf('email-invoice', { invoiceId: id }), jobId.emailInvoice(id), () => enqueueInvoiceEmail(producers, id)),
   );
   return { emails };
 }

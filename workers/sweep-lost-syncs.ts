@@ -1,5 +1,4 @@
 import type { Db } from '../shared/platform/db.js';
-import { QUEUES } from '../shared/platform/jobs.js';
 import type { Producers } from '../shared/platform/queues.js';
 import { recordSyncInterrupted, SYNC_IN_PROGRESS } from '../shared/repositories/issuers.js';
 
@@ -22,7 +21,6 @@ export const SYNC_INTERRUPTED = {
  * deduplication key ends with the job).
  */
 export async function sweepLostSyncsJob(db: Db, producers: Producers): Promise<{ failed: number }> {
-  const queue = producers.queue(QUEUES.csfSync);
   let failed = 0;
   let after = '';
   for (;;) {
@@ -34,7 +32,7 @@ export async function sweepLostSyncsJob(db: Db, producers: Producers): Promise<{
       .limit(PAGE)
       .select('id', 'sync_job_id')) as { id: string; sync_job_id: string }[];
     for (const row of page) {
-      const job = await queue.getJob(row.sync_job_id);
+      const job = await producers.queueOf('sync-issuer', { issuerId: row.id }).getJob(row.sync_job_id);
       const state = job ? await job.getState() : 'unknown';
       if (state !== 'completed' && state !== 'failed' && state !== 'unknown') continue;
       const reason = state === 'unknown' ? SYNC_INTERRUPTED.lost : /stalled/i.test(job?.failedReason ?? '') ? SYNC_INTERRUPTED.stalled : SYNC_INTERRUPTED.failed;

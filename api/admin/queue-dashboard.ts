@@ -44,7 +44,10 @@ export function queueDashboard(deps: Pick<ApiDeps, 'config' | 'producers' | 'red
   if (!auth) return undefined;
   const serverAdapter = new KoaAdapter().setBasePath(QUEUE_DASHBOARD_PATH);
   createBullBoard({
-    queues: Object.values(QUEUES).map((name) => new BullMQAdapter(deps.producers.queue(name))),
+    // Each shard's queue on its own (QUEUE_SHARDS): `s1.stamp` is shard 1's stamp queue; one shard shows the bare names.
+    queues: Object.values(QUEUES).flatMap((name) =>
+      deps.producers.queues(name).map((queue, shard, all) => new BullMQAdapter(queue, all.length > 1 ? { prefix: `s${shard}.` } : {})),
+    ),
     serverAdapter,
     options: { uiConfig: { boardTitle: 'Autofactura queues' } },
   });

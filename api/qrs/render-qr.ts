@@ -1,5 +1,5 @@
 import { AppError } from '../../shared/platform/errors.js';
-import { jobId, QUEUES, type RenderQrPayload, type RenderQrResult } from '../../shared/platform/jobs.js';
+import { jobId, type RenderQrPayload, type RenderQrResult } from '../../shared/platform/jobs.js';
 import { JobFailed, JobTimeout, watchJobResult, type Producers } from '../../shared/platform/queues.js';
 import type { ApiDeps } from '../deps.js';
 
@@ -77,7 +77,7 @@ class RenderBatcher {
     const { inbox } = this.producers;
     const data: RenderQrPayload = { qrs: batch.map((w) => ({ qrId: w.qrId, content: w.content })), replyTo: inbox.id };
     const id = jobId.renderQr(batch[0]!.qrId);
-    const queue = this.producers.queue(QUEUES.render);
+    const queue = this.producers.queueOf('render-qr', data);
     const watch = watchJobResult<RenderQrResult>(inbox, queue, id, this.timeoutMs, imagesOfJob);
     try {
       await this.producers.add('render-qr', data);

@@ -35,7 +35,12 @@ export function healthRoutes(deps: ApiDeps): Router<AppState> {
     if (redis.ok) {
       await Promise.all(
         Object.values(QUEUES).map(async (name) => {
-          queues[name] = await deps.producers.queue(name).getJobCounts('waiting', 'active', 'delayed', 'failed', 'completed');
+          // Every shard's counts, summed (QUEUE_SHARDS).
+          const shards = await Promise.all(deps.producers.queues(name).map((q) => q.getJobCounts('waiting', 'active', 'delayed', 'failed', 'completed')));
+          queues[name] = shards.reduce<Record<string, number>>((sum, counts) => {
+            for (const [state, n] of Object.entries(counts)) sum[state] = (sum[state] ?? 0) + n;
+            return sum;
+          }, {});
         }),
       ).catch(() => undefined);
     }

@@ -12,6 +12,8 @@ export interface RedisClusterFailoverOptions {
   rate: number;
   /** QRs confirmed at the moment the master dies: their stamp jobs are in flight through the failover. */
   confirms: number;
+  /** QUEUE_SHARDS (issue #40): with 3, the killed master holds the service's keys and one shard of the queues. */
+  queueShards: number;
 }
 
 /**
@@ -29,7 +31,7 @@ export async function redisClusterFailover(ctx: ChaosContext, options: RedisClus
   let services: Services | undefined;
   let run: PostsThroughOutage | undefined;
   try {
-    services = await startServices(ctx, 'cluster', { REDIS_CLUSTER_NODES: cluster.seeds });
+    services = await startServices(ctx, 'cluster', { REDIS_CLUSTER_NODES: cluster.seeds, QUEUE_SHARDS: String(options.queueShards) });
     const svc = services;
     const tag = hashTagged(svc.queuePrefix);
     const qrs: { id: string; content: string }[] = [];

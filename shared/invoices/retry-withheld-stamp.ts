@@ -1,6 +1,6 @@
 import { enqueueStamp } from './enqueue-stamp.js';
 import type { Db } from '../platform/db.js';
-import { jobId, QUEUES } from '../platform/jobs.js';
+import { jobId } from '../platform/jobs.js';
 import type { Producers } from '../platform/queues.js';
 import { clearStampWithheld } from '../repositories/invoices.js';
 
@@ -11,7 +11,7 @@ import { clearStampWithheld } from '../repositories/invoices.js';
  */
 export async function retryWithheldStamp(db: Db, producers: Producers, invoiceId: string): Promise<'queued' | 'not-withheld'> {
   if (!(await clearStampWithheld(db, invoiceId))) return 'not-withheld';
-  await producers.queue(QUEUES.stamp).remove(jobId.stampInvoice(invoiceId));
+  await producers.queueOf('stamp-invoice', { invoiceId }).remove(jobId.stampInvoice(invoiceId));
   await enqueueStamp(producers, invoiceId);
   return 'queued';
 }

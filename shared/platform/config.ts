@@ -147,7 +147,7 @@ export const SETTINGS = {
   redisClusterNodes: setting({
     name: 'REDIS_CLUSTER_NODES',
     fallback: '',
-    doc: "A Redis Cluster's seed nodes, `host:port,host:port`; empty = one Redis server at `REDIS_URL`. On a cluster `QUEUE_PREFIX` gets a hash tag (`af` becomes `{af}`) so each queue's keys, and the service's own, share one slot.",
+    doc: "A Redis Cluster's seed nodes, `host:port,host:port`; empty = one Redis server at `REDIS_URL`. On a cluster `QUEUE_PREFIX` gets a hash tag (`af` becomes `{af}`) so each queue's keys, and the service's own, share one slot; `QUEUE_SHARDS` gives the queues several.",
     parse: hostPorts,
   }),
   redisSentinels: setting({
@@ -198,6 +198,23 @@ export const SETTINGS = {
     shownDefault: '`af` (`aftest` under `NODE_ENV=test`)',
     doc: 'Prefix of every BullMQ key, so environments and test runs never share queues.',
     parse: text,
+  }),
+  queueShards: int(
+    'QUEUE_SHARDS',
+    1,
+    "Queue shards (issue #40): every queue is split into this many, each under its own hash tag, so on a Redis Cluster the queue work spreads over the masters (one shard per master, or a multiple). A job's shard follows from its id (shared/platform/queue-shards.ts); the job schedulers run on shard 0. `1` = the queues under `QUEUE_PREFIX` itself, as on one Redis. Every process of a deployment must use the same value; changing it leaves the jobs waiting in the old layout to the sweeps (docs/deployment.md).",
+    1,
+  ),
+  workerShards: setting({
+    name: 'WORKER_SHARDS',
+    fallback: '',
+    doc: 'The shards whose queues this worker process consumes, `0,2`; empty = every shard. Some worker of the deployment must consume each shard, shard 0 included (its job schedulers).',
+    parse: (raw: string, name: string) =>
+      commaList(raw).map((entry) => {
+        const n = Number(entry);
+        if (!Number.isInteger(n) || n < 0) throw new Error(`config: ${name} entries must be shard numbers, got "${entry}"`);
+        return n;
+      }),
   }),
   logFormat: setting({
     name: 'LOG_FORMAT',
@@ -259,7 +276,11 @@ export const SETTINGS = {
   idempotencyCacheSeconds: int('IDEMPOTENCY_CACHE_SECONDS', 86_400, 'Life of a Redis idempotency cache entry (PostgreSQL keeps the record `IDEMPOTENCY_RETENTION_DAYS`).'),
   expirySweepMs: int('EXPIRY_SWEEP_MS', 60_000, 'Period of the sweep that expires QRs whose delayed job was lost.'),
   accessTokenTtlSeconds: int('ACCESS_TOKEN_TTL_SECONDS', 3600, 'Life of a bearer access token.'),
-  workerConcurrency: int('WORKER_CONCURRENCY', 50, 'Concurrent jobs per queue in a worker process.'),
+  workerConcurrency: int(
+    'WORKER_CONCURRENCY',
+    50,
+    'Concurrent jobs per queue in a worker process (per queue and shard with `QUEUE_SHARDS`: each shard has its own BullMQ worker).',
+  ),
   csfBaseUrl: setting({
     name: 'CSF_BASE_URL',
     fallback: '',
@@ -465,6 +486,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Confi
   }
   if (config.redisClusterNodes.length > 0 && config.redisSentinels.length > 0) throw new Error('config: REDIS_CLUSTER_NODES and REDIS_SENTINELS exclude each other');
   if (config.redisClusterNodes.length > 0) config.queuePrefix = hashTagged(config.queuePrefix);
+  const outside = config.workerShards.find((n) => n >= config.queueShards);
+  if (outside !== undefined) throw new Error(`config: WORKER_SHARDS names shard ${outside}, but QUEUE_SHARDS=${config.queueShards} (shards 0 to ${config.queueShards - 1})`);
   if (config.fileStore === 's3' && !config.s3Bucket) throw new Error('config: FILE_STORE=s3 needs S3_BUCKET, the bucket that holds the logos, XML and PDF');
   // One without the other would sign with half a key, or silently fall back to the default chain.
   if (!config.s3AccessKeyId !== !config.s3SecretAccessKey) throw new Error('config: S3_ACCESS_KEY_ID and S3_SECRET_ACCESS_KEY are set together or not at all');

@@ -144,6 +144,21 @@ export interface JobSpec<N extends JobName> {
   options: (settings: Readonly<JobSettings>, data: JobTypes[N]['data'], now: number) => Omit<JobsOptions, 'jobId'>;
   /** A job the workers' schedulers run every so many ms (workers/keep-job-schedulers.ts); its id is its scheduler's. */
   every?: (settings: Readonly<JobSettings>) => number;
+  /** What picks its queue shard when that is not its id (shardKeyOf): a job without an id, or deduplicated by another key. */
+  shardKey?: (data: JobTypes[N]['data']) => string | undefined;
+}
+
+/**
+ * The key whose hash picks a job's queue shard (shared/platform/queue-shards.ts, shardOf), or undefined for
+ * shard 0. A job is added, deduplicated and looked up by id on one shard only, so the key is a function of what
+ * identifies the job: its id (a render batch by its first QR, a stamp by its invoice, …), which spreads the jobs
+ * evenly whatever the merchants' sizes, and keeps a render batch whole whichever stores its QRs are of. A
+ * scheduled job (`every`) is on shard 0 with its scheduler, so it still runs once per period in the deployment.
+ */
+export function shardKeyOf<N extends JobName>(name: N, data: JobTypes[N]['data']): string | undefined {
+  const spec: JobSpec<N> = JOBS[name];
+  if (spec.shardKey) return spec.shardKey(data);
+  return spec.every ? undefined : spec.id?.(data);
 }
 
 /** Kept an hour (the dashboard shows recent work), at most 1,000. */
@@ -208,6 +223,7 @@ export const JOBS: { [N in JobName]: JobSpec<N> } = {
   'sync-issuer': {
     queue: QUEUES.csfSync,
     // Deduplicated by issuer (api/issuers/synchronize-issuer.ts gives each request its own candidate id).
+    shardKey: (d) => jobId.syncIssuer(d.issuerId),
     options: (s, d) => ({
       deduplication: { id: jobId.syncIssuer(d.issuerId) },
       attempts: s.csfAttempts,
@@ -224,13 +240,20 @@ export const JOBS: { [N in JobName]: JobSpec<N> } = {
   'settle-offline-claims': {
     queue: QUEUES.stamp,
     id: (d) => (d.transactionId === undefined ? jobId.settleOfflineClaims : jobId.settleOfflineClaimsOf(d.transactionId)),
+    // The periodic run on shard 0 with its scheduler; a sale's own run by its id.
+    shardKey: (d) => (d.transactionId === undefined ? undefined : jobId.settleOfflineClaimsOf(d.transactionId)),
     // A sale's own run is kept like other per-item jobs (the dashboard shows it); the periodic run is not.
     options: (_s, d) => ({ attempts: 5, backoff: { type: 'exponential', delay: 1000 }, removeOnComplete: d.transactionId === undefined ? true : KEEP_DONE, removeOnFail: 100 }),
     every: (s) => s.stampSweepMs,
   },
   'sweep-invoice-follow-ups': { queue: QUEUES.email, id: () => jobId.sweepInvoiceFollowUps, options: sweepOptions, every: (s) => s.stampSweepMs },
   // To the buyer once (one id per invoice); on request, again to any address (`to`), each its own job.
-  'email-invoice': { queue: QUEUES.email, id: (d) => (d.to === undefined ? jobId.emailInvoice(d.invoiceId) : undefined), options: emailOptions },
+  'email-invoice': {
+    queue: QUEUES.email,
+    id: (d) => (d.to === undefined ? jobId.emailInvoice(d.invoiceId) : undefined),
+    shardKey: (d) => jobId.emailInvoice(d.invoiceId),
+    options: emailOptions,
+  },
   'email-cancellation': { queue: QUEUES.email, id: (d) => jobId.emailCancellation(d.invoiceId), options: emailOptions },
   'email-offline-claim': { queue: QUEUES.email, id: (d) => jobId.emailOfflineClaim(d.keyId, d.saleId), options: emailOptions },
   'cancel-invoice': { queue: QUEUES.cancel, id: (d) => jobId.cancelInvoice(d.cancellationId), options: pacOptions },

@@ -1,4 +1,4 @@
-import type { Job } from 'bullmq';
+import type { Job, Queue } from 'bullmq';
 import { QUEUES, type QueueName } from './jobs.js';
 import type { Producers } from './queues.js';
 
@@ -26,24 +26,37 @@ function oldestWaitingSeconds(jobs: Job[], now: number): number {
  * run as a delayed job (`repeat:<scheduler id>:<time>`): on an idle system they would read as work held
  * back, so the status page looked stuck (issue #29).
  */
-async function delayedSweeps(q: ReturnType<Producers['queue']>): Promise<{ scheduled: number; delayed: number }> {
+async function delayedSweeps(q: Queue): Promise<{ scheduled: number; delayed: number }> {
   const schedulers = await q.getJobSchedulers(0, -1);
   const states = await Promise.all(schedulers.flatMap((s) => (s.next === undefined ? [] : [q.getJobState(`repeat:${s.key}:${s.next}`)])));
   return { scheduled: schedulers.length, delayed: states.filter((state) => state === 'delayed').length };
 }
 
 /**
- * Every queue of QUEUES from Redis: per queue one count call, one read of the job next in line (the
- * oldest) and one of the job schedulers (a handful), every queue at once.
+ * Every queue of QUEUES from Redis, its shards summed (QUEUE_SHARDS): per queue and shard one count call, one
+ * read of the job next in line (the oldest) and one of the job schedulers (a handful), all at once.
  */
 export async function readQueueDepths(producers: Producers, now: number = Date.now()): Promise<QueueDepth[]> {
   return Promise.all(
     Object.values(QUEUES).map(async (queue) => {
-      const q = producers.queue(queue);
-      const [counts, next, sweeps] = await Promise.all([q.getJobCounts(...QUEUE_STATES), q.getWaiting(0, 0), delayedSweeps(q)]);
-      const depth = Object.fromEntries(QUEUE_STATES.map((state) => [state, counts[state] ?? 0])) as Record<QueueState, number>;
+      const shards = await Promise.all(
+        producers.queues(queue).map(async (q) => {
+          const [counts, next, sweeps] = await Promise.all([q.getJobCounts(...QUEUE_STATES), q.getWaiting(0, 0), delayedSweeps(q)]);
+          return { counts, next, sweeps };
+        }),
+      );
+      const depth = Object.fromEntries(QUEUE_STATES.map((state) => [state, shards.reduce((n, s) => n + (s.counts[state] ?? 0), 0)])) as Record<QueueState, number>;
+      const sweeps = shards.reduce((sum, s) => ({ scheduled: sum.scheduled + s.sweeps.scheduled, delayed: sum.delayed + s.sweeps.delayed }), { scheduled: 0, delayed: 0 });
       depth.delayed = Math.max(0, depth.delayed - sweeps.delayed);
-      return { queue, counts: depth, scheduled: sweeps.scheduled, oldestWaitingSeconds: oldestWaitingSeconds(next, now) };
+      return {
+        queue,
+        counts: depth,
+        scheduled: sweeps.scheduled,
+        oldestWaitingSeconds: oldestWaitingSeconds(
+          shards.flatMap((s) => s.next),
+          now,
+        ),
+      };
     }),
   );
 }

@@ -8,7 +8,7 @@
 import type { Db } from '../platform/db.js';
 import type { Logger } from '../platform/logger.js';
 import { needsAttention } from '../platform/metrics/registry.js';
-import { jobId, QUEUES } from '../platform/jobs.js';
+import { jobId } from '../platform/jobs.js';
 import type { Producers } from '../platform/queues.js';
 import { enqueueStamp } from '../invoices/enqueue-stamp.js';
 import { enqueueInvoiceEmail } from '../invoices/enqueue-follow-ups.js';
@@ -57,8 +57,8 @@ export interface AttentionKind {
 }
 
 /** A finished job kept under the id a retry must use is removed first (BullMQ ignores an add whose id exists). */
-async function requeue(producers: Producers, queue: (typeof QUEUES)[keyof typeof QUEUES], id: string, add: () => Promise<unknown>): Promise<void> {
-  const kept = await producers.queue(queue).getJob(id);
+async function requeue(queue: ReturnType<Producers['queueOf']>, id: string, add: () => Promise<unknown>): Promise<void> {
+  const kept = await queue.getJob(id);
   const state = kept ? await kept.getState() : undefined;
   if (state === 'failed' || state === 'completed') await kept!.remove();
   await add();
@@ -80,7 +80,7 @@ export const ATTENTION_KINDS: readonly AttentionKind[] = [
     // Not while a stamp job of it waits or runs (one queued by hand, or still waiting out a PAC credentials pause):
     // the PAC may stamp it after it was given up, a CFDI nobody would know of.
     async giveUp({ db, producers }, id) {
-      const job = await producers.queue(QUEUES.stamp).getJob(jobId.stampInvoice(id));
+      const job = await producers.queueOf('stamp-invoice', { invoiceId: id }).getJob(jobId.stampInvoice(id));
       const state = job ? await job.getState() : undefined;
       if (state !== undefined && state !== 'failed' && state !== 'completed' && state !== 'unknown')
         return { refused: `its stamp job is ${state}: let it end (it may stamp), then give up if it is still listed` };
@@ -128,7 +128,7 @@ export const ATTENTION_KINDS: readonly AttentionKind[] = [
     // Queued again; it stays listed until the e-mail is sent (or refused by the mail server).
     async retry({ db, producers }, id) {
       if (!(await isUnsentInvoiceEmail(db, id))) return false;
-      await requeue(producers, QUEUES.email, jobId.emailInvoice(id), () => enqueueInvoiceEmail(producers, id));
+      await requeue(producers.queueOf('email-invoice', { invoiceId: id }), jobId.emailInvoice(id), () => enqueueInvoiceEmail(producers, id));
       return true;
     },
     giveUp: ({ db }, id) => giveUpInvoiceEmail(db, id),
@@ -166,7 +166,7 @@ export const ATTENTION_KINDS: readonly AttentionKind[] = [
     list: (db, limit) => listFailedExports(db, limit),
     async retry({ db, producers }, id) {
       if (!(await reopenFailedExport(db, id))) return false;
-      await requeue(producers, QUEUES.exports, jobId.buildInvoiceExport(id), () => producers.add('build-invoice-export', { exportId: id }));
+      await requeue(producers.queueOf('build-invoice-export', { exportId: id }), jobId.buildInvoiceExport(id), () => producers.add('build-invoice-export', { exportId: id }));
       return true;
     },
     giveUp: ({ db }, id) => giveUpFailedExport(db, id),
@@ -178,7 +178,7 @@ export const ATTENTION_KINDS: readonly AttentionKind[] = [
     list: listFailedDeliveries,
     async retry({ db, producers }, id) {
       if (!(await reopenFailedDelivery(db, id))) return false;
-      await requeue(producers, QUEUES.webhooks, jobId.deliverWebhook(id), () => producers.add('deliver-webhook', { deliveryId: id }));
+      await requeue(producers.queueOf('deliver-webhook', { deliveryId: id }), jobId.deliverWebhook(id), () => producers.add('deliver-webhook', { deliveryId: id }));
       return true;
     },
     giveUp: ({ db }, id) => giveUpFailedDelivery(db, id),

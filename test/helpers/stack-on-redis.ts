@@ -9,6 +9,7 @@ import { loadConfig, type Config } from '../../shared/platform/config.js';
 import { checkRedis } from '../../shared/platform/check-services.js';
 import { QUEUES } from '../../shared/platform/jobs.js';
 import { createProducers, type Producers } from '../../shared/platform/queues.js';
+import { shardPrefixes } from '../../shared/platform/queue-shards.js';
 import { connectFailFast, serviceKeyPrefix, type RedisClient } from '../../shared/platform/redis.js';
 import { satCatalogs } from '../../shared/sat/catalogs.js';
 import { startWorkers, type RunningWorkers } from '../../workers/index.js';
@@ -69,13 +70,9 @@ export async function startStackOn(cfg: Readonly<Config>): Promise<StackOnRedis>
       });
       await workers.close();
       mailer.close();
-      for (const name of Object.values(QUEUES))
-        await producers
-          .queue(name)
-          .obliterate({ force: true })
-          .catch(() => undefined);
+      for (const name of Object.values(QUEUES)) for (const queue of producers.queues(name)) await queue.obliterate({ force: true }).catch(() => undefined);
       await producers.close();
-      await removeKeysMatching(redis, `${cfg.queuePrefix}:*`).catch(() => undefined);
+      for (const prefix of new Set([cfg.queuePrefix, ...shardPrefixes(cfg.queuePrefix, cfg.queueShards)])) await removeKeysMatching(redis, `${prefix}:*`).catch(() => undefined);
       redis.disconnect();
       serviceRedis.disconnect();
     },
