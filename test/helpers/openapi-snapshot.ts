@@ -1,4 +1,4 @@
-import { openApiDocument } from '../../api/openapi.js';
+import { openApiDocument } from '../../api/route-catalog.js';
 
 /** The file holding the document as served before the routes were declared once (issue #42). */
 export const OPENAPI_SNAPSHOT_FILE = new URL('../fixtures/openapi-document.json', import.meta.url);
