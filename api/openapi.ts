@@ -974,43 +974,6 @@ function pathTable() {
         },
       },
     },
-    '/health': {
-      get: {
-        summary: 'PostgreSQL, Redis and queue state',
-        responses: { 200: { description: 'All up', content: json('Health') }, 503: { description: 'A dependency is down', content: json('Health') } },
-      },
-    },
-    '/metrics': {
-      get: {
-        summary: 'Prometheus metrics of this API process, with every queue\'s depth read now (see docs/operations.md, "Operations: metrics and alerts")',
-        security: [{ MetricsToken: [] }],
-        responses: {
-          200: { description: 'Prometheus text format 0.0.4', content: { 'text/plain': { schema: { type: 'string' } } } },
-          401: errorResponse('No or wrong metrics token'),
-          404: errorResponse('Metrics are off: no METRICS_TOKEN configured'),
-        },
-      },
-    },
-    '/admin/status': {
-      get: {
-        summary:
-          "The operator's status page (HTML, no script): QRs created, scanned, invoiced and expired per hour, stamp latency and refusals over the last 24 hours, every queue's depth now (see docs/operations.md)",
-        security: [{ OperatorLogin: [] }],
-        responses: {
-          200: { description: 'HTML', content: { 'text/html': { schema: { type: 'string' } } } },
-          401: errorResponse('No or wrong operator login (WWW-Authenticate: Basic)'),
-          404: errorResponse('The status page is off: no ADMIN_PASSWORD_HASH configured'),
-          429: errorResponse('Too many failed logins from this address (Retry-After)'),
-        },
-      },
-    },
-    '/v1/public/files/{kind}/{owner}/{name}': {
-      get: {
-        summary: 'A public stored file (logos)',
-        parameters: pathParams('kind', 'owner', 'name'),
-        responses: { 200: { description: 'The file, immutable', content: binary('image/png', 'image/webp') }, 404: errorResponse('No such file') },
-      },
-    },
   };
 }
 
