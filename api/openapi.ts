@@ -292,20 +292,6 @@ function rawDocument(routes: readonly Route[], publicBaseUrl: string) {
 /** The operations not declared yet (issue #42): each moves to its route's declaration. */
 function pathTable() {
   return {
-    '/v1/auth/token': {
-      post: {
-        summary: 'OAuth 2.0 client credentials: a bearer access token for the management API',
-        requestBody: {
-          required: true,
-          content: { ...json('TokenRequest'), 'application/x-www-form-urlencoded': { schema: { $ref: '#/components/schemas/TokenRequest' } } },
-        },
-        responses: {
-          200: { description: 'The token (Cache-Control: no-store)', content: json('TokenResponse') },
-          400: errorResponse('Missing credentials or a grant type other than client_credentials'),
-          401: errorResponse('Unknown client or wrong secret (invalid_client)'),
-        },
-      },
-    },
     '/v1/qrs/issuers': {
       post: {
         summary: 'Create an issuer',
@@ -646,60 +632,6 @@ function pathTable() {
           400: errorResponse('Bad paging'),
           401: errorResponse('Token invalid'),
           404: errorResponse('No such endpoint in the account'),
-        },
-      },
-    },
-    '/v1/qrs/invoices/credit-notes': {
-      post: {
-        summary: 'Issue a credit note (CFDI type E, TipoRelacion 01) for parts of stamped invoices; stamped by the worker',
-        security: [...apiKey, ...bearer],
-        requestBody: { required: true, content: json('CreditNoteRequest') },
-        responses: {
-          202: { description: 'Recorded (STAMPING); follow it at the Location', content: json('CreditNote') },
-          400: errorResponse('Invalid body'),
-          401: errorResponse('No valid API key or token'),
-          422: errorResponse("credit_note_invalid: unknown or other merchant's invoice, not an invoice, different issuer/receptor/currency, more than is left to credit, form 99"),
-        },
-      },
-    },
-    '/v1/qrs/invoices/credit-notes/{creditNoteId}': {
-      get: {
-        summary: 'A credit note: status, what it credits, and once stamped its UUID and file links',
-        security: [...apiKey, ...bearer],
-        parameters: pathParams('creditNoteId'),
-        responses: {
-          200: { description: 'The credit note', content: json('CreditNote') },
-          401: errorResponse('No valid API key or token'),
-          404: errorResponse('No such credit note for these credentials'),
-        },
-      },
-    },
-    '/v1/qrs/invoices/payment-complements': {
-      post: {
-        summary: 'Record a payment received for PPD invoices: a CFDI type P with Pagos 2.0 (installment and balances computed here); stamped by the worker',
-        security: [...apiKey, ...bearer],
-        parameters: [optionalIdempotencyKey('Optional: the same key and body again answers the complement it recorded (Idempotent-Replayed: true)')],
-        requestBody: { required: true, content: json('PaymentComplementRequest') },
-        responses: {
-          202: { description: 'Recorded (STAMPING), or replayed; follow it at the Location', content: json('PaymentComplement') },
-          400: errorResponse('Invalid body or Idempotency-Key'),
-          401: errorResponse('No valid API key or token'),
-          409: errorResponse("balance_changed: the installment or previous_balance asserted is not the invoice's now; idempotency_key_reused: the key was used with another body"),
-          422: errorResponse(
-            "payment_complement_invalid: unknown or other merchant's invoice, not an invoice, not PPD, not valid (cancelled), other issuer/receptor, more than the balance, more than the payment, form 99, currency XXX, exchange rate, date in the future or before the invoice",
-          ),
-        },
-      },
-    },
-    '/v1/qrs/invoices/payment-complements/{paymentComplementId}': {
-      get: {
-        summary: 'A payment complement: status, the payment, each invoice paid with its installment and balances, and once stamped its UUID and file links',
-        security: [...apiKey, ...bearer],
-        parameters: pathParams('paymentComplementId'),
-        responses: {
-          200: { description: 'The payment complement', content: json('PaymentComplement') },
-          401: errorResponse('No valid API key or token'),
-          404: errorResponse('No such payment complement for these credentials'),
         },
       },
     },

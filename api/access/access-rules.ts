@@ -113,3 +113,8 @@ export function precededRule<G extends object>(step: (deps: ApiDeps) => Middlewa
     },
   };
 }
+
+/** What api-key-or-bearer credentials may see: the API key's merchant, or the bearer token's account. */
+export function credentialsScope(state: ApiKeyOrBearerGrant): { merchantId: string } | { accountId: string } {
+  return state.apiKey ? { merchantId: state.apiKey.merchantId } : { accountId: state.accountId };
+}
