@@ -5,6 +5,7 @@
 import { AppError } from '../shared/platform/errors.js';
 import { findIssuer, type IssuerRow } from '../shared/repositories/issuers.js';
 import { findMerchant, type MerchantRow } from '../shared/repositories/merchants.js';
+import type { BearerGrant } from './access/access-rules.js';
 import type { AppContext } from './context.js';
 import type { ApiDeps } from './deps.js';
 
@@ -28,8 +29,8 @@ export function merchantNotFound(merchantId: string | undefined): AppError {
 }
 
 /** The issuer named by the `:issuerId` path parameter, in the token's account. */
-export async function accountIssuer(deps: ApiDeps, ctx: AppContext): Promise<IssuerRow> {
-  const row = await findIssuer(deps.db, ctx.state.accountId!, ctx.params.issuerId ?? '');
+export async function accountIssuer(deps: ApiDeps, ctx: { state: BearerGrant; params: { issuerId: string } }): Promise<IssuerRow> {
+  const row = await findIssuer(deps.db, ctx.state.accountId, ctx.params.issuerId);
   if (!row) throw issuerNotFound(ctx.params.issuerId);
   return row;
 }
