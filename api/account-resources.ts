@@ -6,7 +6,7 @@ import { AppError } from '../shared/platform/errors.js';
 import { findIssuer, type IssuerRow } from '../shared/repositories/issuers.js';
 import { findMerchant, type MerchantRow } from '../shared/repositories/merchants.js';
 import type { BearerGrant } from './access/access-rules.js';
-import type { AppContext } from './context.js';
+import { errorResponse } from './routing/openapi-parts.js';
 import type { ApiDeps } from './deps.js';
 
 const notInAccount = 'It does not exist or belongs to another account.';
@@ -36,8 +36,11 @@ export async function accountIssuer(deps: ApiDeps, ctx: { state: BearerGrant; pa
 }
 
 /** The merchant named by the `:merchantId` path parameter, in the token's account. */
-export async function accountMerchant(deps: ApiDeps, ctx: AppContext): Promise<MerchantRow> {
-  const row = await findMerchant(deps.db, ctx.state.accountId!, ctx.params.merchantId ?? '');
+export async function accountMerchant(deps: ApiDeps, ctx: { state: BearerGrant; params: { merchantId: string } }): Promise<MerchantRow> {
+  const row = await findMerchant(deps.db, ctx.state.accountId, ctx.params.merchantId);
   if (!row) throw merchantNotFound(ctx.params.merchantId);
   return row;
 }
+
+/** What every route under /v1/qrs/merchants documents: its refusals for a bad token and a merchant not in the account. */
+export const MERCHANT_REFUSALS = { 401: errorResponse('Token invalid, expired or revoked'), 404: errorResponse('Merchant (or issuer) not in the account') };

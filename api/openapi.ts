@@ -61,7 +61,7 @@ import { operationIdOf } from './openapi-operation-ids.js';
 import { formBody, formSchemas, withFormSamples } from './openapi-forms.js';
 import { withTags } from './openapi-tags.js';
 import { healthSchema, serviceLinksSchema } from './contract/service/service-answer-schemas.js';
-import { binary, errorResponse, json, optionalIdempotencyKey, pageQuery, ref, text } from './routing/openapi-parts.js';
+import { binary, errorResponse, json, optionalIdempotencyKey, ref, text } from './routing/openapi-parts.js';
 import { documentedPaths, mergedPaths } from './routing/openapi-paths.js';
 import type { Route } from './routing/route.js';
 
@@ -292,7 +292,6 @@ function rawDocument(routes: readonly Route[], publicBaseUrl: string) {
 /** The operations not declared yet (issue #42): each moves to its route's declaration. */
 function pathTable() {
   return {
-    ...merchantPaths(),
     '/v1/qrs': {
       get: {
         summary: "The merchant's QR transactions, newest first, by cursor: an API key's own (in its mode), or a bearer account's (all its merchants, or `merchant_id`)",
@@ -795,196 +794,6 @@ function legacyQrPaths() {
           410: errorResponse('qr_expired, qr_cancelled, endpoint_sunset'),
           422: errorResponse('store_inactive'),
         },
-      },
-    },
-  };
-}
-
-function merchantPaths() {
-  const id = pathParams('merchantId');
-  const productId = pathParams('merchantId', 'productId');
-  const common = { 401: errorResponse('Token invalid, expired or revoked'), 404: errorResponse('Merchant (or issuer) not in the account') };
-  const merchant = { description: 'The Merchant', content: json('Merchant') };
-  const csdUpload = (summary: string) => ({
-    summary,
-    security: bearer,
-    parameters: id,
-    requestBody: formBody('CsdUploadForm'),
-    responses: {
-      200: { description: 'The CSD replaced one', content: json('InvoiceModeResponse') },
-      201: { description: 'The first CSD of the merchant', content: json('InvoiceModeResponse') },
-      400: errorResponse('invalid_csd with details: wrong password, key mismatch, expired or not yet valid, FIEL, RFC of another taxpayer'),
-      413: errorResponse('A file over 64 KB'),
-      415: errorResponse('Not multipart/form-data'),
-      ...common,
-    },
-  });
-  return {
-    '/v1/qrs/merchants': {
-      post: {
-        summary: 'Create a merchant (point of sale); the answer also carries its first development API key (`apiKey`), shown only here',
-        security: bearer,
-        requestBody: { required: true, content: json('CreateMerchantRequest') },
-        responses: {
-          201: { description: 'The Merchant, plus `apiKey`: its first development API key (shown once; `PUT …/api-key/regenerate` replaces it)', content: json('MerchantCreated') },
-          400: errorResponse('Invalid fields'),
-          ...common,
-        },
-      },
-      get: {
-        summary: 'List merchants of an issuer (page of MerchantSummary)',
-        security: bearer,
-        parameters: [{ name: 'issuerId', in: 'query', required: true, schema: { type: 'string' } }, { name: 'filter', in: 'query', schema: { type: 'string' } }, ...pageQuery],
-        responses: {
-          200: { description: 'Page envelope of MerchantSummary', content: json('MerchantSummaryPage') },
-          400: errorResponse('issuerId missing or bad paging'),
-          ...common,
-        },
-      },
-    },
-    '/v1/qrs/merchants/{merchantId}': {
-      get: { summary: 'Read a merchant', security: bearer, parameters: id, responses: { 200: merchant, ...common } },
-      put: {
-        summary: 'Update a merchant (partial; issuerId cannot change)',
-        security: bearer,
-        parameters: id,
-        requestBody: { required: true, content: json('UpdateMerchantRequest') },
-        responses: { 200: merchant, 400: errorResponse('Invalid fields, or issuerId'), ...common },
-      },
-    },
-    '/v1/qrs/merchants/{merchantId}/status/active': { put: { summary: 'Activate', security: bearer, parameters: id, responses: { 200: merchant, ...common } } },
-    '/v1/qrs/merchants/{merchantId}/status/inactive': {
-      put: { summary: 'Deactivate: no new QRs, no invoicing; transactions stay readable', security: bearer, parameters: id, responses: { 200: merchant, ...common } },
-    },
-    '/v1/qrs/merchants/{merchantId}/logos': {
-      post: {
-        summary: 'Upload logos (decoded and re-encoded: invoice logo PNG ≤ 600×300, app logo WebP ≤ 512×512)',
-        security: bearer,
-        parameters: id,
-        requestBody: formBody('MerchantLogosForm'),
-        responses: {
-          200: merchant,
-          400: errorResponse('Not an image, too many pixels, bad logoAnimation'),
-          413: errorResponse('A file over 2 MB'),
-          415: errorResponse('Not multipart/form-data'),
-          ...common,
-        },
-      },
-    },
-    '/v1/qrs/merchants/{merchantId}/invoice-mode': {
-      post: csdUpload('Save the CSD (.cer, .key, password); 201 when new, 200 when it replaced one'),
-      put: csdUpload('Renew the CSD; 201 when there was none, 200 when it replaced one'),
-      get: {
-        summary: 'The configured invoice mode (InvoiceModeResponse, no secrets)',
-        security: bearer,
-        parameters: id,
-        responses: { 200: { description: 'The invoice mode', content: json('InvoiceModeResponse') }, ...common },
-      },
-    },
-    '/v1/qrs/merchants/{merchantId}/products': {
-      post: {
-        summary: 'Add products to the catalog (all or none)',
-        security: bearer,
-        parameters: id,
-        requestBody: { required: true, content: json('CreateMerchantProductRequest') },
-        responses: {
-          201: { description: 'The products created', content: json('MerchantProductList') },
-          400: errorResponse('Invalid fields or SAT keys'),
-          409: errorResponse('`product_sku_exists`: the merchant already has a product with this sku'),
-          ...common,
-        },
-      },
-      get: {
-        summary: 'List products (page envelope), search by sku or description',
-        security: bearer,
-        parameters: [...id, { name: 'search', in: 'query', schema: { type: 'string' } }, ...pageQuery],
-        responses: { 200: { description: 'Page of MerchantProductResponse', content: json('MerchantProductPage') }, ...common },
-      },
-    },
-    '/v1/qrs/merchants/{merchantId}/products/{productId}': {
-      get: {
-        summary: 'Read a product',
-        security: bearer,
-        parameters: productId,
-        responses: { 200: { description: 'The product', content: json('MerchantProductResponse') }, ...common },
-      },
-      put: {
-        summary: 'Update a product (any subset of fields)',
-        security: bearer,
-        parameters: productId,
-        requestBody: { required: true, content: json('UpdateMerchantProductRequest') },
-        responses: {
-          200: { description: 'The product', content: json('MerchantProductResponse') },
-          400: errorResponse('Invalid fields or SAT keys'),
-          409: errorResponse('`product_sku_exists`: another product of the merchant has this sku'),
-          ...common,
-        },
-      },
-    },
-    '/v1/qrs/merchants/{merchantId}/api-key/regenerate': {
-      put: {
-        summary: 'Replace the API key; the old one fails from the next request',
-        security: bearer,
-        parameters: id,
-        responses: { 200: { description: 'The new key, shown once (Cache-Control: no-store)', content: json('RegeneratedApiKey') }, ...common },
-      },
-    },
-    ...offlineKeyPaths(common),
-  };
-}
-
-/** A store's offline keys (issue #33): what its point of sale signs offline tickets with. */
-function offlineKeyPaths(common: Record<number, ReturnType<typeof errorResponse>>) {
-  const id = pathParams('merchantId');
-  const keyId = pathParams('merchantId', 'keyId');
-  const created = { description: 'The key (`offlineKey`), shown once (Cache-Control: no-store), with the link base its tickets use', content: json('OfflineKeyCreated') };
-  const revokeBody = { required: true, content: json('RevokeOfflineKeyRequest') };
-  const keyCommon = {
-    ...common,
-    404: errorResponse('Merchant not in the account, or offline_key_not_found'),
-    409: errorResponse('offline_key_revoked: the key was already revoked'),
-  };
-  return {
-    '/v1/qrs/merchants/{merchantId}/offline-keys': {
-      post: {
-        summary: "Issue an offline key for the store's point of sale (signs tickets made while it cannot reach the service)",
-        security: bearer,
-        parameters: id,
-        requestBody: { required: true, content: json('CreateOfflineKeyRequest') },
-        responses: { 201: created, 400: errorResponse('Invalid fields'), ...common },
-      },
-      get: {
-        summary: "The store's offline keys, newest first, without their secrets",
-        security: bearer,
-        parameters: id,
-        responses: { 200: { description: 'The keys', content: json('OfflineKeyList') }, ...common },
-      },
-    },
-    '/v1/qrs/merchants/{merchantId}/offline-keys/{keyId}/rotate': {
-      post: {
-        summary: 'Replace an offline key: the new one is shown once; the old one refuses tickets sold from now on at once, and older ones after `graceHours`',
-        security: bearer,
-        parameters: keyId,
-        requestBody: revokeBody,
-        responses: { 201: created, 400: errorResponse('Invalid fields'), ...keyCommon },
-      },
-    },
-    '/v1/qrs/merchants/{merchantId}/offline-claims': {
-      get: {
-        summary:
-          'Offline tickets buyers scanned and left their data on, whose sale the store has not posted yet (`status=WAITING`, the default, most urgent first), or what became of them',
-        security: bearer,
-        parameters: [...id, { name: 'status', in: 'query', required: false, schema: { type: 'string', enum: ['WAITING', 'CONFIRMED', 'REFUSED'], default: 'WAITING' } }],
-        responses: { 200: { description: "The claims, without the buyers' data", content: json('OfflineClaimList') }, 400: errorResponse('Bad status'), ...common },
-      },
-    },
-    '/v1/qrs/merchants/{merchantId}/offline-keys/{keyId}/revoke': {
-      post: {
-        summary: 'Revoke an offline key: tickets sold from now on are refused at once, older ones after `graceHours` (0: at once)',
-        security: bearer,
-        parameters: keyId,
-        requestBody: revokeBody,
-        responses: { 200: { description: 'The revoked key with its terms', content: json('OfflineKey') }, 400: errorResponse('Invalid fields'), ...keyCommon },
       },
     },
   };
