@@ -61,7 +61,7 @@ import { operationIdOf } from './openapi-operation-ids.js';
 import { formBody, formSchemas, withFormSamples } from './openapi-forms.js';
 import { withTags } from './openapi-tags.js';
 import { healthSchema, serviceLinksSchema } from './contract/service/service-answer-schemas.js';
-import { binary, errorResponse, json, optionalIdempotencyKey, ref, text } from './routing/openapi-parts.js';
+import { errorResponse, json, optionalIdempotencyKey, ref, text } from './routing/openapi-parts.js';
 import { documentedPaths, mergedPaths } from './routing/openapi-paths.js';
 import type { Route } from './routing/route.js';
 
@@ -455,76 +455,6 @@ function pathTable() {
       },
     },
     ...legacyQrPaths(),
-    '/v1/qrs/invoices/uuid/{uuid}/xml': {
-      get: {
-        summary: 'The stamped CFDI XML by fiscal UUID, in Base64 (InvoiceXmlResponse)',
-        security: [...apiKey, ...bearer],
-        parameters: pathParams('uuid'),
-        responses: {
-          200: { description: 'The XML', content: json('InvoiceXmlResponse') },
-          401: errorResponse('No valid API key or token'),
-          404: errorResponse('No such invoice for these credentials'),
-        },
-      },
-    },
-    '/v1/qrs/invoices/uuid/{uuid}/pdf': {
-      get: {
-        summary: "The CFDI's printed PDF by fiscal UUID, in Base64 (InvoicePdfResponse)",
-        security: [...apiKey, ...bearer],
-        parameters: pathParams('uuid'),
-        responses: {
-          200: { description: 'The PDF', content: json('InvoicePdfResponse') },
-          401: errorResponse('No valid API key or token'),
-          404: errorResponse('No such invoice for these credentials'),
-          503: errorResponse('The PDF is still being rendered (Retry-After)'),
-        },
-      },
-    },
-    '/v1/qrs/invoices/{uuid}': {
-      delete: {
-        summary: 'Cancel a stamped CFDI by fiscal UUID: says whether SAT cancels at once or asks the receptor, then sends it to the PAC',
-        security: [...apiKey, ...bearer],
-        parameters: pathParams('uuid'),
-        requestBody: { required: true, content: json('CancelInvoiceRequest') },
-        responses: {
-          200: { description: 'Already cancelled under this same request', content: json('InvoiceCancellation') },
-          202: { description: 'Recorded and being sent (or already in process under this same request); follow it at …/cancellation', content: json('InvoiceCancellation') },
-          400: errorResponse('Invalid body: unknown motive, motive 01 without substitution_uuid, substitution_uuid with another motive'),
-          401: errorResponse('No valid API key or token'),
-          404: errorResponse('No such invoice for these credentials'),
-          409: errorResponse(
-            'cancellation_conflict: already cancelling or cancelled under another request; related_cfdis_active: credit notes or payment complements relate to it',
-          ),
-          422: errorResponse(
-            'substitution_invalid (motive 01: the replacement is unknown, not stamped, of another issuer or not related with TipoRelacion 04), cancellation_period_over',
-          ),
-        },
-      },
-    },
-    '/v1/qrs/invoices/uuid/{uuid}/cancellation': {
-      get: {
-        summary: 'The latest cancellation request of a CFDI and where it stands',
-        security: [...apiKey, ...bearer],
-        parameters: pathParams('uuid'),
-        responses: {
-          200: { description: 'The request', content: json('InvoiceCancellation') },
-          401: errorResponse('No valid API key or token'),
-          404: errorResponse('No such invoice, or no cancellation requested'),
-        },
-      },
-    },
-    '/v1/qrs/invoices/uuid/{uuid}/cancellation-acuse': {
-      get: {
-        summary: "SAT's acknowledgement (acuse) of the cancellation request, in Base64 (same shape as InvoiceXmlResponse)",
-        security: [...apiKey, ...bearer],
-        parameters: pathParams('uuid'),
-        responses: {
-          200: { description: 'The acuse XML', content: json('InvoiceXmlResponse') },
-          401: errorResponse('No valid API key or token'),
-          404: errorResponse('No such invoice, or no acuse yet'),
-        },
-      },
-    },
     '/v1/public/qrs/resolve': {
       get: {
         summary: 'Buyer: what to review (the first resolve moves PENDING to SCANNED)',
@@ -702,53 +632,6 @@ function pathTable() {
         summary: "The page's stylesheet and script (immutable under their content hash `h`)",
         parameters: pathParams('name'),
         responses: { 200: { description: 'The stylesheet or the script', content: { ...text('text/css'), ...text('text/javascript') } }, 404: errorResponse('No such asset') },
-      },
-    },
-    '/v1/public/invoices/{file}': {
-      get: {
-        summary: 'Buyer: the invoice XML or PDF through its signed link (xml_url, pdf_url); `download=1` to save it',
-        parameters: [
-          ...pathParams('file'),
-          { name: 'exp', in: 'query', required: true, schema: { type: 'integer' }, description: 'Expiry (unix seconds), covered by the signature' },
-          { name: 'sig', in: 'query', required: true, schema: { type: 'string' } },
-        ],
-        responses: {
-          200: { description: 'The XML or the PDF', content: binary('application/xml', 'application/pdf') },
-          403: errorResponse('Bad signature'),
-          410: errorResponse('`link_expired`: past its `exp` (1 hour for links on a page or in an API answer, 7 days in the e-mail)'),
-          503: errorResponse('PDF not rendered yet'),
-        },
-      },
-    },
-    '/v1/public/exports/{file}': {
-      get: {
-        summary: "An export's ZIP (`{exportId}.zip`) through its signed link (`download_url`)",
-        parameters: [
-          ...pathParams('file'),
-          { name: 'exp', in: 'query', required: true, schema: { type: 'integer' }, description: 'Expiry (unix seconds), covered by the signature' },
-          { name: 'sig', in: 'query', required: true, schema: { type: 'string' } },
-        ],
-        responses: {
-          200: { description: 'The ZIP', content: binary('application/zip') },
-          403: errorResponse('Bad signature'),
-          410: errorResponse('`link_expired`: past its `exp`; `export_removed`: the export was removed after its 7 days'),
-        },
-      },
-    },
-    '/v1/public/qrs/images/{qrId}.png': {
-      get: {
-        summary: 'The QR image, through a signed URL (qr_url). QR links printed before this path are still answered at /v1/public/qrs/{qrId}/image.png',
-        parameters: [
-          ...pathParams('qrId'),
-          { name: 'exp', in: 'query', required: true, schema: { type: 'integer' } },
-          { name: 'sig', in: 'query', required: true, schema: { type: 'string' } },
-        ],
-        responses: {
-          200: { description: 'PNG', content: binary('image/png') },
-          403: errorResponse('Signature does not match'),
-          404: errorResponse('No such QR'),
-          410: errorResponse('URL expired'),
-        },
       },
     },
   };
