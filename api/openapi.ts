@@ -29,7 +29,6 @@ import { qrTransactionSchema } from './contract/qrs/qr-transaction-schema.js';
 import { createCreditNoteSchema, creditNoteSchema } from './contract/credit-notes/credit-note-schema.js';
 import { createPaymentComplementSchema, paymentComplementSchema } from './contract/payment-complements/payment-complement-schema.js';
 import { cursorPageSchema, invoiceSummarySchema, qrSummarySchema } from './contract/books/books-schema.js';
-import { invoiceExportQuerySchema, invoiceListQuerySchema, invoiceSummaryQuerySchema, qrListQuerySchema, queryParameters } from './contract/books/books-query-schema.js';
 import { periodSummarySchema } from './contract/books/period-summary-schema.js';
 import { invoiceExportListSchema, invoiceExportRequestSchema, invoiceExportSchema } from './contract/books/export-schema.js';
 import { globalInvoiceSchema, globalPeriodicityRequestSchema, reportGlobalRequestSchema } from './contract/global-invoices/global-invoice-schema.js';
@@ -56,12 +55,12 @@ import {
   ticketsReviewSchema,
   ticketSummarySchema,
 } from './contract/buyer/buyer-answer-schemas.js';
-import { PENDING_EXPORT_EXAMPLE, withExamples } from './openapi-examples.js';
+import { withExamples } from './openapi-examples.js';
 import { operationIdOf } from './openapi-operation-ids.js';
 import { formBody, formSchemas, withFormSamples } from './openapi-forms.js';
 import { withTags } from './openapi-tags.js';
 import { healthSchema, serviceLinksSchema } from './contract/service/service-answer-schemas.js';
-import { errorResponse, json, optionalIdempotencyKey, ref, text } from './routing/openapi-parts.js';
+import { errorResponse, json, ref, text } from './routing/openapi-parts.js';
 import { documentedPaths, mergedPaths } from './routing/openapi-paths.js';
 import type { Route } from './routing/route.js';
 
@@ -99,7 +98,6 @@ const errorSchema = {
 
 const pathParams = (...names: string[]) => names.map((name) => ({ name, in: 'path', required: true, schema: { type: 'string' } }));
 const apiKey = [{ ApiKey: [] }];
-const bearer = [{ Bearer: [] }];
 
 const METHODS = ['get', 'put', 'post', 'delete', 'patch'] as const;
 
@@ -292,168 +290,6 @@ function rawDocument(routes: readonly Route[], publicBaseUrl: string) {
 /** The operations not declared yet (issue #42): each moves to its route's declaration. */
 function pathTable() {
   return {
-    '/v1/qrs': {
-      get: {
-        summary: "The merchant's QR transactions, newest first, by cursor: an API key's own (in its mode), or a bearer account's (all its merchants, or `merchant_id`)",
-        tags: ['Books'],
-        security: [...apiKey, ...bearer],
-        parameters: queryParameters(qrListQuerySchema),
-        responses: {
-          200: { description: 'A page; `next_cursor` fetches the next one', content: json('QrSummaryPage') },
-          400: errorResponse('Invalid filter or page size, unknown parameter, or a cursor no earlier page gave'),
-          401: errorResponse('No valid API key or token'),
-          404: errorResponse('`merchant_not_found`: `merchant_id` is not a merchant of these credentials'),
-        },
-      },
-      post: {
-        summary: 'Generate a self-invoicing QR for a sale',
-        security: apiKey,
-        parameters: [
-          { name: 'X-TIME-ZONE', in: 'header', required: true, schema: { type: 'string' }, example: 'America/Mexico_City', description: 'IANA time zone of the sale' },
-          { name: 'idempotency-key', in: 'header', required: true, schema: { type: 'string', format: 'uuid' } },
-        ],
-        requestBody: { required: true, content: { 'application/json': { schema: { $ref: '#/components/schemas/QrCreateRequest' } } } },
-        responses: {
-          201: { description: 'The QR transaction (also for an idempotent replay, with Idempotent-Replayed: true)', content: json('QrTransaction') },
-          400: errorResponse('Invalid or missing fields or headers, malformed JSON'),
-          401: errorResponse('API key invalid or missing'),
-          404: errorResponse('`store_not_found`: store_uid names no store of this API key'),
-          409: errorResponse(
-            '`idempotency_key_reused`: the idempotency-key was used with a different body; `offline_ticket_already_bound`: the offline ticket was caught up by another sale',
-          ),
-          413: errorResponse('Body over the size limit'),
-          415: errorResponse('Content-Type is not application/json'),
-          422: errorResponse(
-            '`rule_violation` (a SAT catalog or arithmetic rule, each in `details`), `merchant_inactive`, `csd_not_configured`, `csd_expired`; for a sale that catches up an offline ticket `offline_ticket_invalid`, `offline_ticket_mismatch`, `offline_ticket_window_passed`, `offline_key_revoked`',
-          ),
-          500: errorResponse('QR rendering failed; nothing was written'),
-          503: errorResponse('Redis or the render worker unavailable; nothing was written'),
-        },
-      },
-    },
-    '/v1/qrs/invoices': {
-      get: {
-        summary:
-          'Every CFDI of the merchant (invoices of one or several tickets, global invoices, credit notes, payment complements; refused confirmations too), newest first, by cursor',
-        tags: ['Books'],
-        security: [...apiKey, ...bearer],
-        parameters: queryParameters(invoiceListQuerySchema),
-        responses: {
-          200: { description: 'A page; `next_cursor` fetches the next one', content: json('InvoiceSummaryPage') },
-          400: errorResponse('Invalid filter or page size, unknown parameter, or a cursor no earlier page gave'),
-          401: errorResponse('No valid API key or token'),
-          404: errorResponse('`merchant_not_found`: `merchant_id` is not a merchant of these credentials'),
-        },
-      },
-      post: {
-        summary: 'Invoice several QR sales (or one) in one CFDI for a known customer; `dry_run` answers the totals and records nothing',
-        security: apiKey,
-        requestBody: { required: true, content: json('InvoiceQrsRequest') },
-        responses: {
-          200: { description: 'Dry run: `tickets`, `customer` as it will be written, `totals` and `warnings`', content: json('InvoiceQrsDryRun') },
-          202: {
-            description: 'Recorded and being stamped (`status` STAMPING; the same request again answers the same, with the invoice once ACTIVE); follow it with GET /v1/qrs/{qrId}',
-            content: json('InvoiceQrsAccepted'),
-          },
-          400: errorResponse('Invalid body'),
-          401: errorResponse('API key invalid or missing'),
-          409: errorResponse(
-            '`already_confirmed`: the first QR is already in another confirmation with other data; `review_outdated`: `review_digest` was sent and what would be stamped differs from that dry run (`review`: the new dry-run answer, with its `review_digest`); nothing recorded',
-          ),
-          422: errorResponse('`tickets_not_combinable` (one detail per QR: `qr_ids[i]`) or `customer_invalid`'),
-        },
-      },
-    },
-    '/v1/qrs/invoices/export': {
-      get: {
-        summary:
-          "A period's CFDIs for the accountant, one per line (CSV or JSON lines), streamed: the same filters as the list; stamped ones (cancelled included) unless `status` says otherwise",
-        security: [...apiKey, ...bearer],
-        parameters: queryParameters(invoiceExportQuerySchema),
-        responses: {
-          200: {
-            description: 'CSV (RFC 4180, header line, CRLF) or JSON lines; money as decimal text; columns in docs/api.md',
-            content: { ...text('text/csv'), ...text('application/jsonl') },
-          },
-          400: errorResponse('Invalid filter or format, unknown parameter'),
-          401: errorResponse('No valid API key or token'),
-          404: errorResponse('`merchant_not_found`: `merchant_id` is not a merchant of these credentials'),
-        },
-      },
-    },
-    '/v1/qrs/invoices/summary': {
-      get: {
-        summary:
-          "A period of the merchant's books added up, per merchant and issuer: sales and what became of them, CFDIs stamped by type (cancelled apart) with amounts and taxes, credit notes and payment complements against their invoices, and every difference named",
-        security: [...apiKey, ...bearer],
-        parameters: queryParameters(invoiceSummaryQuerySchema),
-        responses: {
-          200: { description: 'One summary per merchant in scope; money as decimal text; `differences` empty when the period adds up', content: json('PeriodSummary') },
-          400: errorResponse('Missing or invalid `from`/`to` (or `to` before `from`, or over 366 days), invalid `time_zone`, unknown parameter'),
-          401: errorResponse('No valid API key or token'),
-          404: errorResponse('`merchant_not_found`: `merchant_id` is not a merchant of these credentials'),
-        },
-      },
-    },
-    '/v1/qrs/invoices/exports': {
-      get: {
-        summary: 'List the exports these credentials asked for that are still kept, newest first',
-        security: [...apiKey, ...bearer],
-        responses: {
-          200: {
-            description: "The exports (an API key: those it asked for; a bearer token: its account's), each with its period and filters",
-            content: json('InvoiceExportList'),
-          },
-          401: errorResponse('No valid API key or token'),
-        },
-      },
-      post: {
-        summary:
-          "A period's CFDIs as one ZIP of their stamped XML (and PDF with `include_pdf`), named `<RFC emisor>_<serie><folio>_<UUID>.xml`: built by a job, kept 7 days; the same filters as the CSV export, in the body",
-        security: [...apiKey, ...bearer],
-        parameters: [optionalIdempotencyKey('Optional: the same key and body again answers the export it recorded')],
-        requestBody: { required: true, content: json('InvoiceExportRequest') },
-        responses: {
-          202: {
-            description: 'Recorded (PENDING) or replayed; follow it at the Location',
-            content: { 'application/json': { schema: ref('InvoiceExport'), example: PENDING_EXPORT_EXAMPLE } },
-          },
-          400: errorResponse('Invalid filter, body or Idempotency-Key'),
-          401: errorResponse('No valid API key or token'),
-          404: errorResponse('`merchant_not_found`: `merchant_id` is not a merchant of these credentials'),
-          409: errorResponse('idempotency_key_reused: the key was used with another body'),
-          413: errorResponse('Body over the size limit'),
-          429: errorResponse(
-            '`export_limit_reached`: the account has EXPORTS_IN_PROGRESS_PER_ACCOUNT exports being built (Retry-After 60) or keeps EXPORTS_KEPT_PER_ACCOUNT (Retry-After 3600)',
-          ),
-          415: errorResponse('Content-Type is not application/json'),
-        },
-      },
-    },
-    '/v1/qrs/invoices/exports/{exportId}': {
-      get: {
-        summary: 'Follow an export: its progress (`files_done` of `files_total`), and once READY a signed download link (1 hour, re-issued on every read)',
-        security: [...apiKey, ...bearer],
-        parameters: pathParams('exportId'),
-        responses: {
-          200: { description: 'The export', content: json('InvoiceExport') },
-          401: errorResponse('No valid API key or token'),
-          404: errorResponse("No such export for these credentials (an API key sees the exports it asked for; a bearer token its account's), or removed"),
-        },
-      },
-    },
-    '/v1/qrs/{qrId}': {
-      get: {
-        summary: 'Read a QR transaction',
-        security: apiKey,
-        parameters: pathParams('qrId'),
-        responses: {
-          200: { description: 'The full QR transaction', content: json('QrTransaction') },
-          401: errorResponse('API key invalid or missing'),
-          404: errorResponse('Transaction not found'),
-        },
-      },
-    },
     ...legacyQrPaths(),
     '/v1/public/qrs/resolve': {
       get: {
