@@ -39,8 +39,6 @@ import { offlineClaimRequestSchema, offlineClaimSchema } from './contract/buyer/
 import { buyerInvoiceFilesSchema, invoiceFilesRequestSchema } from './contract/buyer/invoice-files-schema.js';
 import { invoiceQrsRequestSchema } from './contract/qrs/invoice-qrs-schema.js';
 import { legacyQrCreatedSchema, legacyQrCreateRequestSchema, legacyQrResolvedSchema } from './contract/legacy/legacy-qr-schema.js';
-import { LEGACY_SUNSET_AT } from './legacy/legacy-sunset.js';
-import { LEGACY_DEFAULTS } from './legacy/to-qr-create-request.js';
 import {
   buyerConfirmationSchema,
   buyerInvoiceSchema,
@@ -60,7 +58,7 @@ import { operationIdOf } from './openapi-operation-ids.js';
 import { formBody, formSchemas, withFormSamples } from './openapi-forms.js';
 import { withTags } from './openapi-tags.js';
 import { healthSchema, serviceLinksSchema } from './contract/service/service-answer-schemas.js';
-import { errorResponse, json, ref, text } from './routing/openapi-parts.js';
+import { errorResponse, json, qrLinkQuery, ref, text } from './routing/openapi-parts.js';
 import { documentedPaths, mergedPaths } from './routing/openapi-paths.js';
 import type { Route } from './routing/route.js';
 
@@ -74,8 +72,6 @@ const invoiceFileSchema = (kind: string) => ({
     content: { type: 'string', contentEncoding: 'base64', description: `The ${kind.toUpperCase()} in Base64` },
   },
 });
-
-const qrLinkQuery = ['v', 't', 'm'].map((name) => ({ name, in: 'query', required: true, schema: { type: 'string' }, description: `The \`${name}\` parameter of qr_content` }));
 
 const errorSchema = {
   type: 'object',
@@ -97,7 +93,6 @@ const errorSchema = {
 } as const;
 
 const pathParams = (...names: string[]) => names.map((name) => ({ name, in: 'path', required: true, schema: { type: 'string' } }));
-const apiKey = [{ ApiKey: [] }];
 
 const METHODS = ['get', 'put', 'post', 'delete', 'patch'] as const;
 
@@ -290,7 +285,6 @@ function rawDocument(routes: readonly Route[], publicBaseUrl: string) {
 /** The operations not declared yet (issue #42): each moves to its route's declaration. */
 function pathTable() {
   return {
-    ...legacyQrPaths(),
     '/v1/public/qrs/resolve': {
       get: {
         summary: 'Buyer: what to review (the first resolve moves PENDING to SCANNED)',
@@ -468,51 +462,6 @@ function pathTable() {
         summary: "The page's stylesheet and script (immutable under their content hash `h`)",
         parameters: pathParams('name'),
         responses: { 200: { description: 'The stylesheet or the script', content: { ...text('text/css'), ...text('text/javascript') } }, 404: errorResponse('No such asset') },
-      },
-    },
-  };
-}
-
-/** The earlier contract (spec "Versioning" 4): deprecated, answered until the sunset. */
-function legacyQrPaths() {
-  const policy = `Deprecated: every answer carries Deprecation (RFC 9745), Sunset: ${LEGACY_SUNSET_AT.toUTCString()} (RFC 8594) and a Link to the successor; from the sunset on, 410 endpoint_sunset.`;
-  const sunset = errorResponse('endpoint_sunset: retired, use the successor in Link');
-  return {
-    '/api/v1/qrs': {
-      post: {
-        summary: `Earlier contract of POST /v1/qrs: the sale mapped onto it (payment method PUE, or PPD for form 99; type_of_receipt ${LEGACY_DEFAULTS.typeOfReceipt}; export_code ${LEGACY_DEFAULTS.exportCode}; sale_id legacy-<Idempotency-Key>). ${policy}`,
-        deprecated: true,
-        security: apiKey,
-        parameters: [
-          { name: 'Idempotency-Key', in: 'header', required: true, schema: { type: 'string', format: 'uuid' } },
-          { name: 'X-TIME-ZONE', in: 'header', required: false, schema: { type: 'string', default: LEGACY_DEFAULTS.timeZone }, description: 'IANA time zone' },
-        ],
-        requestBody: { required: true, content: json('LegacyQrCreateRequest') },
-        responses: {
-          201: { description: 'The QR (also for an idempotent replay, with Idempotent-Replayed: true)', content: json('LegacyQrCreated') },
-          400: errorResponse('Invalid or missing fields (earlier names) or headers, malformed JSON'),
-          401: errorResponse('API key invalid or missing'),
-          404: errorResponse("store_not_found: store is not the API key's point of sale"),
-          409: errorResponse('`idempotency_key_reused`: the Idempotency-Key was used with a different body'),
-          410: sunset,
-          415: errorResponse('Content-Type is not application/json'),
-          422: errorResponse('issuer_mismatch, merchant inactive, CSD missing or expired, SAT catalog or arithmetic rule'),
-        },
-      },
-      get: {
-        summary: `Earlier contract: the API key's own QR from the three parameters of qr_content; unlike the buyer's resolve it does not mark the QR scanned. Successor: GET /v1/qrs/{qrId}. ${policy}`,
-        deprecated: true,
-        security: apiKey,
-        parameters: qrLinkQuery,
-        responses: {
-          200: { description: 'The QR; sat_payment_method is the payment form', content: json('LegacyQrResolved') },
-          400: errorResponse('invalid_signature, unsupported_version'),
-          401: errorResponse('API key invalid or missing'),
-          404: errorResponse("qr_not_found: unknown token, or another merchant's QR"),
-          409: errorResponse('qr_already_invoiced (consumed)'),
-          410: errorResponse('qr_expired, qr_cancelled, endpoint_sunset'),
-          422: errorResponse('store_inactive'),
-        },
       },
     },
   };

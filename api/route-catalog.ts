@@ -52,7 +52,7 @@ const GROUPS: readonly Group[] = [
   invoiceRoutes,
   webhookRoutes,
   qrRoutes,
-  legacyQrRoutes,
+  legacyQrRoutes(),
   publicQrImageRoutes,
   publicBuyerRoutes,
   publicOfflineClaimRoutes,
