@@ -5,7 +5,8 @@
 import { AppError } from '../shared/platform/errors.js';
 import { findIssuer, type IssuerRow } from '../shared/repositories/issuers.js';
 import { findMerchant, type MerchantRow } from '../shared/repositories/merchants.js';
-import type { AppContext } from './context.js';
+import type { BearerGrant } from './access/access-rules.js';
+import { errorResponse } from './routing/openapi-parts.js';
 import type { ApiDeps } from './deps.js';
 
 const notInAccount = 'It does not exist or belongs to another account.';
@@ -28,15 +29,18 @@ export function merchantNotFound(merchantId: string | undefined): AppError {
 }
 
 /** The issuer named by the `:issuerId` path parameter, in the token's account. */
-export async function accountIssuer(deps: ApiDeps, ctx: AppContext): Promise<IssuerRow> {
-  const row = await findIssuer(deps.db, ctx.state.accountId!, ctx.params.issuerId ?? '');
+export async function accountIssuer(deps: ApiDeps, ctx: { state: BearerGrant; params: { issuerId: string } }): Promise<IssuerRow> {
+  const row = await findIssuer(deps.db, ctx.state.accountId, ctx.params.issuerId);
   if (!row) throw issuerNotFound(ctx.params.issuerId);
   return row;
 }
 
 /** The merchant named by the `:merchantId` path parameter, in the token's account. */
-export async function accountMerchant(deps: ApiDeps, ctx: AppContext): Promise<MerchantRow> {
-  const row = await findMerchant(deps.db, ctx.state.accountId!, ctx.params.merchantId ?? '');
+export async function accountMerchant(deps: ApiDeps, ctx: { state: BearerGrant; params: { merchantId: string } }): Promise<MerchantRow> {
+  const row = await findMerchant(deps.db, ctx.state.accountId, ctx.params.merchantId);
   if (!row) throw merchantNotFound(ctx.params.merchantId);
   return row;
 }
+
+/** What every route under /v1/qrs/merchants documents: its refusals for a bad token and a merchant not in the account. */
+export const MERCHANT_REFUSALS = { 401: errorResponse('Token invalid, expired or revoked'), 404: errorResponse('Merchant (or issuer) not in the account') };

@@ -29,7 +29,6 @@ import { qrTransactionSchema } from './contract/qrs/qr-transaction-schema.js';
 import { createCreditNoteSchema, creditNoteSchema } from './contract/credit-notes/credit-note-schema.js';
 import { createPaymentComplementSchema, paymentComplementSchema } from './contract/payment-complements/payment-complement-schema.js';
 import { cursorPageSchema, invoiceSummarySchema, qrSummarySchema } from './contract/books/books-schema.js';
-import { invoiceExportQuerySchema, invoiceListQuerySchema, invoiceSummaryQuerySchema, qrListQuerySchema, queryParameters } from './contract/books/books-query-schema.js';
 import { periodSummarySchema } from './contract/books/period-summary-schema.js';
 import { invoiceExportListSchema, invoiceExportRequestSchema, invoiceExportSchema } from './contract/books/export-schema.js';
 import { globalInvoiceSchema, globalPeriodicityRequestSchema, reportGlobalRequestSchema } from './contract/global-invoices/global-invoice-schema.js';
@@ -40,8 +39,6 @@ import { offlineClaimRequestSchema, offlineClaimSchema } from './contract/buyer/
 import { buyerInvoiceFilesSchema, invoiceFilesRequestSchema } from './contract/buyer/invoice-files-schema.js';
 import { invoiceQrsRequestSchema } from './contract/qrs/invoice-qrs-schema.js';
 import { legacyQrCreatedSchema, legacyQrCreateRequestSchema, legacyQrResolvedSchema } from './contract/legacy/legacy-qr-schema.js';
-import { LEGACY_SUNSET_AT } from './legacy/legacy-sunset.js';
-import { LEGACY_DEFAULTS } from './legacy/to-qr-create-request.js';
 import {
   buyerConfirmationSchema,
   buyerInvoiceSchema,
@@ -56,11 +53,14 @@ import {
   ticketsReviewSchema,
   ticketSummarySchema,
 } from './contract/buyer/buyer-answer-schemas.js';
-import { PENDING_EXPORT_EXAMPLE, withExamples } from './openapi-examples.js';
+import { withExamples } from './openapi-examples.js';
 import { operationIdOf } from './openapi-operation-ids.js';
 import { formBody, formSchemas, withFormSamples } from './openapi-forms.js';
 import { withTags } from './openapi-tags.js';
 import { healthSchema, serviceLinksSchema } from './contract/service/service-answer-schemas.js';
+import { errorResponse, json, qrLinkQuery, ref, text } from './routing/openapi-parts.js';
+import { documentedPaths, mergedPaths } from './routing/openapi-paths.js';
+import type { Route } from './routing/route.js';
 
 const invoiceFileSchema = (kind: string) => ({
   type: 'object',
@@ -72,8 +72,6 @@ const invoiceFileSchema = (kind: string) => ({
     content: { type: 'string', contentEncoding: 'base64', description: `The ${kind.toUpperCase()} in Base64` },
   },
 });
-
-const qrLinkQuery = ['v', 't', 'm'].map((name) => ({ name, in: 'query', required: true, schema: { type: 'string' }, description: `The \`${name}\` parameter of qr_content` }));
 
 const errorSchema = {
   type: 'object',
@@ -94,24 +92,7 @@ const errorSchema = {
   },
 } as const;
 
-const errorResponse = (description: string) => ({
-  description,
-  content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } },
-});
-
-/** An optional `Idempotency-Key` header: the same key and body again answer what the first request recorded. */
-const optionalIdempotencyKey = (description: string) => ({ name: 'Idempotency-Key', in: 'header', required: false, schema: { type: 'string', format: 'uuid' }, description });
 const pathParams = (...names: string[]) => names.map((name) => ({ name, in: 'path', required: true, schema: { type: 'string' } }));
-const apiKey = [{ ApiKey: [] }];
-const bearer = [{ Bearer: [] }];
-const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
-const json = (name: string) => ({ 'application/json': { schema: ref(name) } });
-const text = (type: string) => ({ [type]: { schema: { type: 'string' } } });
-const binary = (...types: string[]) => Object.fromEntries(types.map((type) => [type, { schema: { type: 'string', format: 'binary' } }]));
-const pageQuery = [
-  { name: 'page', in: 'query', schema: { type: 'integer', minimum: 0, default: 0 } },
-  { name: 'size', in: 'query', schema: { type: 'integer', minimum: 1, maximum: 100, default: 20 } },
-];
 
 const METHODS = ['get', 'put', 'post', 'delete', 'patch'] as const;
 
@@ -171,11 +152,11 @@ function withoutSchemaIds<D extends { components: { schemas: Record<string, obje
  * The document as served at `now`: its examples' dates are relative to it (an expiry a few days ahead, a
  * payment received now), so a sample copied from /docs is accepted whenever it is copied.
  */
-export function openApiDocument(publicBaseUrl: string, now: Date = new Date()) {
-  return withTags(withFormSamples(withExamples(withOperationIds(withoutSchemaIds(rawDocument(publicBaseUrl))), now)));
+export function openApiDocumentOf(routes: readonly Route[], publicBaseUrl: string, now: Date = new Date()) {
+  return withTags(withFormSamples(withExamples(withOperationIds(withoutSchemaIds(rawDocument(routes, publicBaseUrl))), now)));
 }
 
-function rawDocument(publicBaseUrl: string) {
+function rawDocument(routes: readonly Route[], publicBaseUrl: string) {
   return {
     openapi: '3.1.0',
     info: {
@@ -297,988 +278,193 @@ function rawDocument(publicBaseUrl: string) {
         ...formSchemas(),
       },
     },
-    paths: {
-      '/v1/auth/token': {
-        post: {
-          summary: 'OAuth 2.0 client credentials: a bearer access token for the management API',
-          requestBody: {
-            required: true,
-            content: { ...json('TokenRequest'), 'application/x-www-form-urlencoded': { schema: { $ref: '#/components/schemas/TokenRequest' } } },
-          },
-          responses: {
-            200: { description: 'The token (Cache-Control: no-store)', content: json('TokenResponse') },
-            400: errorResponse('Missing credentials or a grant type other than client_credentials'),
-            401: errorResponse('Unknown client or wrong secret (invalid_client)'),
-          },
-        },
-      },
-      '/v1/qrs/issuers': {
-        post: {
-          summary: 'Create an issuer',
-          security: bearer,
-          requestBody: { required: true, content: json('CreateIssuerRequest') },
-          responses: {
-            201: { description: 'The issuer', content: json('Issuer') },
-            400: errorResponse('Invalid fields: RFC, regime for the person type, zip, e-mail, idCif'),
-            401: errorResponse('Token invalid, expired or revoked'),
-            404: errorResponse('Group not found in the account'),
-            409: errorResponse('`issuer_already_exists`: the group already has an issuer with this RFC'),
-          },
-        },
-        get: {
-          summary: 'List issuers (page envelope)',
-          security: bearer,
-          parameters: [
-            { name: 'groupId', in: 'query', schema: { type: 'string' } },
-            { name: 'filter', in: 'query', schema: { type: 'string' }, description: 'part of the name, alias or RFC' },
-            ...pageQuery,
-          ],
-          responses: {
-            200: { description: 'Page of Issuer', content: json('IssuerPage') },
-            400: errorResponse('Bad paging'),
-            401: errorResponse('Token invalid'),
-            404: errorResponse('Group not found'),
-          },
-        },
-      },
-      '/v1/qrs/issuers/{issuerId}': {
-        get: {
-          summary: 'Read an issuer',
-          security: bearer,
-          parameters: pathParams('issuerId'),
-          responses: { 200: { description: 'The issuer', content: json('Issuer') }, 401: errorResponse('Token invalid'), 404: errorResponse('Issuer not found') },
-        },
-        put: {
-          summary: 'Update an issuer (a form: its editable fields and an optional logo)',
-          security: bearer,
-          parameters: pathParams('issuerId'),
-          requestBody: formBody('IssuerUpdateForm'),
-          responses: {
-            200: { description: 'The issuer', content: json('Issuer') },
-            400: errorResponse('Invalid fields or logo'),
-            401: errorResponse('Token invalid'),
-            404: errorResponse('Issuer or group not found'),
-            409: errorResponse('`issuer_already_exists`: the target group already has an issuer with this RFC'),
-            413: errorResponse('A logo over 2 MB'),
-            415: errorResponse('Not multipart/form-data'),
-          },
-        },
-      },
-      '/v1/qrs/issuers/{issuerId}/synchronize': {
-        post: {
-          summary: 'Synchronize the issuer with its CSF at SAT (background job with retries)',
-          security: bearer,
-          parameters: pathParams('issuerId'),
-          responses: {
-            202: { description: 'The new synchronization, or the one already waiting or running (GET the issuer to follow it)', content: json('IssuerSyncAccepted') },
-            401: errorResponse('Token invalid'),
-            404: errorResponse('Issuer not found'),
-            503: errorResponse('Job queue unavailable'),
-          },
-        },
-      },
-      ...merchantPaths(),
-      '/v1/qrs': {
-        get: {
-          summary: "The merchant's QR transactions, newest first, by cursor: an API key's own (in its mode), or a bearer account's (all its merchants, or `merchant_id`)",
-          tags: ['Books'],
-          security: [...apiKey, ...bearer],
-          parameters: queryParameters(qrListQuerySchema),
-          responses: {
-            200: { description: 'A page; `next_cursor` fetches the next one', content: json('QrSummaryPage') },
-            400: errorResponse('Invalid filter or page size, unknown parameter, or a cursor no earlier page gave'),
-            401: errorResponse('No valid API key or token'),
-            404: errorResponse('`merchant_not_found`: `merchant_id` is not a merchant of these credentials'),
-          },
-        },
-        post: {
-          summary: 'Generate a self-invoicing QR for a sale',
-          security: apiKey,
-          parameters: [
-            { name: 'X-TIME-ZONE', in: 'header', required: true, schema: { type: 'string' }, example: 'America/Mexico_City', description: 'IANA time zone of the sale' },
-            { name: 'idempotency-key', in: 'header', required: true, schema: { type: 'string', format: 'uuid' } },
-          ],
-          requestBody: { required: true, content: { 'application/json': { schema: { $ref: '#/components/schemas/QrCreateRequest' } } } },
-          responses: {
-            201: { description: 'The QR transaction (also for an idempotent replay, with Idempotent-Replayed: true)', content: json('QrTransaction') },
-            400: errorResponse('Invalid or missing fields or headers, malformed JSON'),
-            401: errorResponse('API key invalid or missing'),
-            404: errorResponse('`store_not_found`: store_uid names no store of this API key'),
-            409: errorResponse(
-              '`idempotency_key_reused`: the idempotency-key was used with a different body; `sale_has_qr`: the sale_id already has an open or invoiced QR (`error.qr` names it); `offline_ticket_already_bound`: the offline ticket was caught up by another sale',
-            ),
-            413: errorResponse('Body over the size limit'),
-            415: errorResponse('Content-Type is not application/json'),
-            422: errorResponse(
-              '`rule_violation` (a SAT catalog or arithmetic rule, each in `details`), `merchant_inactive`, `csd_not_configured`, `csd_expired`; for a sale that catches up an offline ticket `offline_ticket_invalid`, `offline_ticket_mismatch`, `offline_ticket_window_passed`, `offline_key_revoked`',
-            ),
-            500: errorResponse('QR rendering failed; nothing was written'),
-            503: errorResponse('Redis or the render worker unavailable; nothing was written'),
-          },
-        },
-      },
-      '/v1/qrs/invoices': {
-        get: {
-          summary:
-            'Every CFDI of the merchant (invoices of one or several tickets, global invoices, credit notes, payment complements; refused confirmations too), newest first, by cursor',
-          tags: ['Books'],
-          security: [...apiKey, ...bearer],
-          parameters: queryParameters(invoiceListQuerySchema),
-          responses: {
-            200: { description: 'A page; `next_cursor` fetches the next one', content: json('InvoiceSummaryPage') },
-            400: errorResponse('Invalid filter or page size, unknown parameter, or a cursor no earlier page gave'),
-            401: errorResponse('No valid API key or token'),
-            404: errorResponse('`merchant_not_found`: `merchant_id` is not a merchant of these credentials'),
-          },
-        },
-        post: {
-          summary: 'Invoice several QR sales (or one) in one CFDI for a known customer; `dry_run` answers the totals and records nothing',
-          security: apiKey,
-          requestBody: { required: true, content: json('InvoiceQrsRequest') },
-          responses: {
-            200: { description: 'Dry run: `tickets`, `customer` as it will be written, `totals` and `warnings`', content: json('InvoiceQrsDryRun') },
-            202: {
-              description:
-                'Recorded and being stamped (`status` STAMPING; the same request again answers the same, with the invoice once ACTIVE); follow it with GET /v1/qrs/{qrId}',
-              content: json('InvoiceQrsAccepted'),
-            },
-            400: errorResponse('Invalid body'),
-            401: errorResponse('API key invalid or missing'),
-            409: errorResponse(
-              '`already_confirmed`: the first QR is already in another confirmation with other data; `review_outdated`: `review_digest` was sent and what would be stamped differs from that dry run (`review`: the new dry-run answer, with its `review_digest`); nothing recorded',
-            ),
-            422: errorResponse('`tickets_not_combinable` (one detail per QR: `qr_ids[i]`) or `customer_invalid`'),
-          },
-        },
-      },
-      '/v1/qrs/invoices/export': {
-        get: {
-          summary:
-            "A period's CFDIs for the accountant, one per line (CSV or JSON lines), streamed: the same filters as the list; stamped ones (cancelled included) unless `status` says otherwise",
-          security: [...apiKey, ...bearer],
-          parameters: queryParameters(invoiceExportQuerySchema),
-          responses: {
-            200: {
-              description: 'CSV (RFC 4180, header line, CRLF) or JSON lines; money as decimal text; columns in docs/api.md',
-              content: { ...text('text/csv'), ...text('application/jsonl') },
-            },
-            400: errorResponse('Invalid filter or format, unknown parameter'),
-            401: errorResponse('No valid API key or token'),
-            404: errorResponse('`merchant_not_found`: `merchant_id` is not a merchant of these credentials'),
-          },
-        },
-      },
-      '/v1/qrs/invoices/summary': {
-        get: {
-          summary:
-            "A period of the merchant's books added up, per merchant and issuer: sales and what became of them, CFDIs stamped by type (cancelled apart) with amounts and taxes, credit notes and payment complements against their invoices, and every difference named",
-          security: [...apiKey, ...bearer],
-          parameters: queryParameters(invoiceSummaryQuerySchema),
-          responses: {
-            200: { description: 'One summary per merchant in scope; money as decimal text; `differences` empty when the period adds up', content: json('PeriodSummary') },
-            400: errorResponse('Missing or invalid `from`/`to` (or `to` before `from`, or over 366 days), invalid `time_zone`, unknown parameter'),
-            401: errorResponse('No valid API key or token'),
-            404: errorResponse('`merchant_not_found`: `merchant_id` is not a merchant of these credentials'),
-          },
-        },
-      },
-      '/v1/qrs/invoices/exports': {
-        get: {
-          summary: 'List the exports these credentials asked for that are still kept, newest first',
-          security: [...apiKey, ...bearer],
-          responses: {
-            200: {
-              description: "The exports (an API key: those it asked for; a bearer token: its account's), each with its period and filters",
-              content: json('InvoiceExportList'),
-            },
-            401: errorResponse('No valid API key or token'),
-          },
-        },
-        post: {
-          summary:
-            "A period's CFDIs as one ZIP of their stamped XML (and PDF with `include_pdf`), named `<RFC emisor>_<serie><folio>_<UUID>.xml`: built by a job, kept 7 days; the same filters as the CSV export, in the body",
-          security: [...apiKey, ...bearer],
-          parameters: [optionalIdempotencyKey('Optional: the same key and body again answers the export it recorded')],
-          requestBody: { required: true, content: json('InvoiceExportRequest') },
-          responses: {
-            202: {
-              description: 'Recorded (PENDING) or replayed; follow it at the Location',
-              content: { 'application/json': { schema: ref('InvoiceExport'), example: PENDING_EXPORT_EXAMPLE } },
-            },
-            400: errorResponse('Invalid filter, body or Idempotency-Key'),
-            401: errorResponse('No valid API key or token'),
-            404: errorResponse('`merchant_not_found`: `merchant_id` is not a merchant of these credentials'),
-            409: errorResponse('idempotency_key_reused: the key was used with another body'),
-            413: errorResponse('Body over the size limit'),
-            429: errorResponse(
-              '`export_limit_reached`: the account has EXPORTS_IN_PROGRESS_PER_ACCOUNT exports being built (Retry-After 60) or keeps EXPORTS_KEPT_PER_ACCOUNT (Retry-After 3600)',
-            ),
-            415: errorResponse('Content-Type is not application/json'),
-          },
-        },
-      },
-      '/v1/qrs/invoices/exports/{exportId}': {
-        get: {
-          summary: 'Follow an export: its progress (`files_done` of `files_total`), and once READY a signed download link (1 hour, re-issued on every read)',
-          security: [...apiKey, ...bearer],
-          parameters: pathParams('exportId'),
-          responses: {
-            200: { description: 'The export', content: json('InvoiceExport') },
-            401: errorResponse('No valid API key or token'),
-            404: errorResponse("No such export for these credentials (an API key sees the exports it asked for; a bearer token its account's), or removed"),
-          },
-        },
-      },
-      '/v1/qrs/{qrId}': {
-        get: {
-          summary: 'Read a QR transaction',
-          security: apiKey,
-          parameters: pathParams('qrId'),
-          responses: {
-            200: { description: 'The full QR transaction', content: json('QrTransaction') },
-            401: errorResponse('API key invalid or missing'),
-            404: errorResponse('Transaction not found'),
-          },
-        },
-      },
-      ...legacyQrPaths(),
-      '/v1/qrs/invoices/uuid/{uuid}/xml': {
-        get: {
-          summary: 'The stamped CFDI XML by fiscal UUID, in Base64 (InvoiceXmlResponse)',
-          security: [...apiKey, ...bearer],
-          parameters: pathParams('uuid'),
-          responses: {
-            200: { description: 'The XML', content: json('InvoiceXmlResponse') },
-            401: errorResponse('No valid API key or token'),
-            404: errorResponse('No such invoice for these credentials'),
-          },
-        },
-      },
-      '/v1/qrs/invoices/uuid/{uuid}/pdf': {
-        get: {
-          summary: "The CFDI's printed PDF by fiscal UUID, in Base64 (InvoicePdfResponse)",
-          security: [...apiKey, ...bearer],
-          parameters: pathParams('uuid'),
-          responses: {
-            200: { description: 'The PDF', content: json('InvoicePdfResponse') },
-            401: errorResponse('No valid API key or token'),
-            404: errorResponse('No such invoice for these credentials'),
-            503: errorResponse('The PDF is still being rendered (Retry-After)'),
-          },
-        },
-      },
-      '/v1/qrs/issuers/{issuerId}/global-periodicity': {
-        put: {
-          summary: "The c_Periodicidad of the issuer's global invoice for unclaimed sales (QRs created from now on)",
-          security: bearer,
-          parameters: pathParams('issuerId'),
-          requestBody: { required: true, content: json('GlobalPeriodicityRequest') },
-          responses: {
-            200: { description: 'The issuer', content: json('Issuer') },
-            400: errorResponse('Not 01–04'),
-            401: errorResponse('Token invalid'),
-            404: errorResponse('Issuer not found in the account'),
-          },
-        },
-      },
-      '/v1/qrs/issuers/{issuerId}/global-invoices': {
-        post: {
-          summary: 'Report now the unclaimed sales of closed periods (all, or the period of `date`) in global invoices',
-          security: bearer,
-          parameters: pathParams('issuerId'),
-          requestBody: { required: false, content: json('GlobalInvoiceRequest') },
-          responses: {
-            200: { description: 'Nothing left to report: `{ items: [] }`', content: { 'application/json': { schema: ref('GlobalInvoiceList'), example: { items: [] } } } },
-            201: { description: '`{ items }`: the global invoices recorded (STAMPING)', content: json('GlobalInvoiceList') },
-            400: errorResponse('Bad date'),
-            401: errorResponse('Token invalid'),
-            404: errorResponse('Issuer not found in the account'),
-            409: errorResponse('period_not_closed'),
-          },
-        },
-        get: {
-          summary: "The issuer's global invoices, newest period first (page envelope)",
-          security: bearer,
-          parameters: [...pathParams('issuerId'), ...pageQuery],
-          responses: {
-            200: { description: 'Page of global invoices', content: json('GlobalInvoicePage') },
-            400: errorResponse('Bad paging'),
-            401: errorResponse('Token invalid'),
-            404: errorResponse('Issuer not found in the account'),
-          },
-        },
-      },
-      '/v1/webhooks/endpoints': {
-        post: {
-          summary: "Register an endpoint for the account's events; the answer carries the signing secret, once",
-          security: bearer,
-          requestBody: { required: true, content: json('WebhookEndpointRequest') },
-          responses: {
-            201: { description: 'The endpoint with `secret`', content: json('WebhookEndpoint') },
-            400: errorResponse('Invalid URL (https in production, no credentials, no private addresses) or unknown event type'),
-            401: errorResponse('Token invalid, expired or revoked'),
-          },
-        },
-        get: {
-          summary: "The account's endpoints (`items`), without secrets",
-          security: bearer,
-          responses: { 200: { description: 'The endpoints, without secrets', content: json('WebhookEndpointList') }, 401: errorResponse('Token invalid') },
-        },
-      },
-      '/v1/webhooks/endpoints/{endpointId}': {
-        get: {
-          summary: 'One endpoint',
-          security: bearer,
-          parameters: pathParams('endpointId'),
-          responses: {
-            200: { description: 'The endpoint', content: json('WebhookEndpoint') },
-            401: errorResponse('Token invalid'),
-            404: errorResponse('No such endpoint in the account'),
-          },
-        },
-        delete: {
-          summary: 'Stop delivering to this endpoint (pending deliveries end as FAILED)',
-          security: bearer,
-          parameters: pathParams('endpointId'),
-          responses: { 204: { description: 'Deleted' }, 401: errorResponse('Token invalid'), 404: errorResponse('No such endpoint in the account') },
-        },
-      },
-      '/v1/webhooks/endpoints/{endpointId}/deliveries': {
-        get: {
-          summary: "The endpoint's delivery log, newest first (page envelope): event, status, attempts, last answer",
-          security: bearer,
-          parameters: [...pathParams('endpointId'), ...pageQuery],
-          responses: {
-            200: { description: 'Page of deliveries', content: json('WebhookDeliveryPage') },
-            400: errorResponse('Bad paging'),
-            401: errorResponse('Token invalid'),
-            404: errorResponse('No such endpoint in the account'),
-          },
-        },
-      },
-      '/v1/qrs/invoices/credit-notes': {
-        post: {
-          summary: 'Issue a credit note (CFDI type E, TipoRelacion 01) for parts of stamped invoices; stamped by the worker',
-          security: [...apiKey, ...bearer],
-          requestBody: { required: true, content: json('CreditNoteRequest') },
-          responses: {
-            202: { description: 'Recorded (STAMPING); follow it at the Location', content: json('CreditNote') },
-            400: errorResponse('Invalid body'),
-            401: errorResponse('No valid API key or token'),
-            422: errorResponse(
-              "credit_note_invalid: unknown or other merchant's invoice, not an invoice, different issuer/receptor/currency, more than is left to credit, form 99",
-            ),
-          },
-        },
-      },
-      '/v1/qrs/invoices/credit-notes/{creditNoteId}': {
-        get: {
-          summary: 'A credit note: status, what it credits, and once stamped its UUID and file links',
-          security: [...apiKey, ...bearer],
-          parameters: pathParams('creditNoteId'),
-          responses: {
-            200: { description: 'The credit note', content: json('CreditNote') },
-            401: errorResponse('No valid API key or token'),
-            404: errorResponse('No such credit note for these credentials'),
-          },
-        },
-      },
-      '/v1/qrs/invoices/payment-complements': {
-        post: {
-          summary: 'Record a payment received for PPD invoices: a CFDI type P with Pagos 2.0 (installment and balances computed here); stamped by the worker',
-          security: [...apiKey, ...bearer],
-          parameters: [optionalIdempotencyKey('Optional: the same key and body again answers the complement it recorded (Idempotent-Replayed: true)')],
-          requestBody: { required: true, content: json('PaymentComplementRequest') },
-          responses: {
-            202: { description: 'Recorded (STAMPING), or replayed; follow it at the Location', content: json('PaymentComplement') },
-            400: errorResponse('Invalid body or Idempotency-Key'),
-            401: errorResponse('No valid API key or token'),
-            409: errorResponse(
-              "balance_changed: the installment or previous_balance asserted is not the invoice's now; idempotency_key_reused: the key was used with another body",
-            ),
-            422: errorResponse(
-              "payment_complement_invalid: unknown or other merchant's invoice, not an invoice, not PPD, not valid (cancelled), other issuer/receptor, more than the balance, more than the payment, form 99, currency XXX, exchange rate, date in the future or before the invoice",
-            ),
-          },
-        },
-      },
-      '/v1/qrs/invoices/payment-complements/{paymentComplementId}': {
-        get: {
-          summary: 'A payment complement: status, the payment, each invoice paid with its installment and balances, and once stamped its UUID and file links',
-          security: [...apiKey, ...bearer],
-          parameters: pathParams('paymentComplementId'),
-          responses: {
-            200: { description: 'The payment complement', content: json('PaymentComplement') },
-            401: errorResponse('No valid API key or token'),
-            404: errorResponse('No such payment complement for these credentials'),
-          },
-        },
-      },
-      '/v1/qrs/invoices/{uuid}': {
-        delete: {
-          summary: 'Cancel a stamped CFDI by fiscal UUID: says whether SAT cancels at once or asks the receptor, then sends it to the PAC',
-          security: [...apiKey, ...bearer],
-          parameters: pathParams('uuid'),
-          requestBody: { required: true, content: json('CancelInvoiceRequest') },
-          responses: {
-            200: { description: 'Already cancelled under this same request', content: json('InvoiceCancellation') },
-            202: { description: 'Recorded and being sent (or already in process under this same request); follow it at …/cancellation', content: json('InvoiceCancellation') },
-            400: errorResponse('Invalid body: unknown motive, motive 01 without substitution_uuid, substitution_uuid with another motive'),
-            401: errorResponse('No valid API key or token'),
-            404: errorResponse('No such invoice for these credentials'),
-            409: errorResponse(
-              'cancellation_conflict: already cancelling or cancelled under another request; related_cfdis_active: credit notes or payment complements relate to it',
-            ),
-            422: errorResponse(
-              'substitution_invalid (motive 01: the replacement is unknown, not stamped, of another issuer or not related with TipoRelacion 04), cancellation_period_over',
-            ),
-          },
-        },
-      },
-      '/v1/qrs/invoices/uuid/{uuid}/cancellation': {
-        get: {
-          summary: 'The latest cancellation request of a CFDI and where it stands',
-          security: [...apiKey, ...bearer],
-          parameters: pathParams('uuid'),
-          responses: {
-            200: { description: 'The request', content: json('InvoiceCancellation') },
-            401: errorResponse('No valid API key or token'),
-            404: errorResponse('No such invoice, or no cancellation requested'),
-          },
-        },
-      },
-      '/v1/qrs/invoices/uuid/{uuid}/cancellation-acuse': {
-        get: {
-          summary: "SAT's acknowledgement (acuse) of the cancellation request, in Base64 (same shape as InvoiceXmlResponse)",
-          security: [...apiKey, ...bearer],
-          parameters: pathParams('uuid'),
-          responses: {
-            200: { description: 'The acuse XML', content: json('InvoiceXmlResponse') },
-            401: errorResponse('No valid API key or token'),
-            404: errorResponse('No such invoice, or no acuse yet'),
-          },
-        },
-      },
-      '/v1/public/qrs/resolve': {
-        get: {
-          summary: 'Buyer: what to review (the first resolve moves PENDING to SCANNED)',
-          parameters: qrLinkQuery,
-          responses: {
-            200: { description: 'Merchant, issuer, concepts, taxes, totals, expiry and the state of any confirmation', content: json('BuyerSale') },
-            400: errorResponse('Bad signature or version'),
-            404: errorResponse('Unknown QR'),
-            409: errorResponse('`qr_already_invoiced`, with `invoice` (`uuid`, `issued_at`, …; no files: POST /v1/public/qrs/invoice-files with the buyer’s RFC)'),
-            410: errorResponse(
-              "Expired (`qr_expired`), cancelled before any invoice (`qr_cancelled`), or its invoice cancelled (`invoice_cancelled`, with `invoice`: `uuid`, `issued_at`, `cancelled_at` the acuse's date)",
-            ),
-            422: errorResponse('`store_inactive`: the store or its issuer cannot invoice now'),
-            429: errorResponse('Rate limited'),
-          },
-        },
-      },
-      '/v1/public/qrs/tickets': {
-        post: {
-          summary: 'Buyer: add further tickets (short code or QR link) to invoice in the same CFDI; every ticket and the totals of that invoice',
-          requestBody: { required: true, content: json('ReviewTicketsRequest') },
-          responses: {
-            200: { description: '`tickets` (the first one and each further one: store, date, concepts, amount) and `totals`', content: json('TicketsReview') },
-            400: errorResponse('Invalid body or link'),
-            409: errorResponse('`qr_already_invoiced`: the first ticket is already invoiced'),
-            410: errorResponse('The first ticket expired or was cancelled'),
-            422: errorResponse('`tickets_not_combinable`: one detail per further ticket that cannot join (`additional_tickets[i]`)'),
-            429: errorResponse('Rate limited (each short code counts as a code lookup)'),
-          },
-        },
-      },
-      '/v1/public/qrs/preview': {
-        post: {
-          summary: 'Buyer: check the tax data and see what confirm would stamp (every ticket, the totals for this buyer), without confirming',
-          requestBody: { required: true, content: json('PreviewQrRequest') },
-          responses: {
-            200: {
-              description: '`customer` as it will be written, every ticket with its concepts, `totals`, and the `review_digest` that confirm must carry',
-              content: json('BuyerPreview'),
-            },
-            400: errorResponse('Invalid body'),
-            409: errorResponse('`qr_already_invoiced`: the sale is already invoiced'),
-            410: errorResponse('Expired or cancelled'),
-            422: errorResponse('`customer_invalid`: tax data to correct, per field; or `tickets_not_combinable` for `additional_tickets`'),
-            429: errorResponse('Rate limited (per IP, and per QR for the body’s `t`)'),
-          },
-        },
-      },
-      '/v1/public/qrs/confirm': {
-        post: {
-          summary: 'Buyer: confirm once what the preview showed (its `review_digest`); the CFDI is sealed and stamped in the background',
-          requestBody: { required: true, content: json('ConfirmQrRequest') },
-          responses: {
-            202: { description: 'Accepted: `status` STAMPING; poll /v1/public/qrs/status', content: json('BuyerConfirmation') },
-            400: errorResponse('Invalid body or link (`review_digest` missing: preview first)'),
-            409: errorResponse(
-              '`review_outdated`: what would be stamped now (tickets, concepts, customer or totals) differs from the preview whose `review_digest` was sent; `review` is the new preview answer (show it, then confirm with its `review_digest`); nothing recorded. `already_confirmed` (with `confirmation`): confirmed with other data; `qr_already_invoiced`',
-            ),
-            410: errorResponse('Expired or cancelled'),
-            422: errorResponse('`customer_invalid`: tax data to correct, per field (`source` service); or `tickets_not_combinable` for `additional_tickets`'),
-            429: errorResponse('Rate limited'),
-          },
-        },
-      },
-      '/v1/public/qrs/offline-claim': {
-        post: {
-          summary:
-            "Buyer: leave tax data and e-mail on an offline ticket whose sale the store has not sent yet (its link's v=2 parameters); the invoice is stamped and e-mailed when the sale arrives, or the buyer is told why not",
-          requestBody: { required: true, content: json('OfflineClaimRequest') },
-          responses: {
-            202: { description: 'WAITING: kept until the sale arrives (send again to correct the data while it waits)', content: json('OfflineClaim') },
-            400: errorResponse('Invalid body, or a link not signed by a known offline key (`invalid_signature`)'),
-            409: errorResponse(
-              '`offline_sale_arrived` (invoice it from its page: `qr_content`), `offline_claim_taken` (another buyer holds this ticket: only their `claim_token` corrects it), or `offline_claim_settled`',
-            ),
-            410: errorResponse('`offline_ticket_closed`: the window passed or the key was revoked'),
-            422: errorResponse('`customer_invalid` with details, or `store_inactive`'),
-            429: errorResponse('Rate limited'),
-          },
-        },
-      },
-      '/v1/public/qrs/email': {
-        post: {
-          summary: "Buyer: send the invoice (XML and PDF) by e-mail again, to the confirmation's address, or another one with the buyer's RFC",
-          requestBody: { required: true, content: json('EmailInvoiceRequest') },
-          responses: {
-            202: { description: 'Queued; `to` is the address masked (`j•••@example.com`)', content: json('EmailQueued') },
-            400: errorResponse('Invalid body or link'),
-            403: errorResponse(
-              "Another address without the buyer's RFC (`buyer_rfc_required`), with another RFC (`buyer_rfc_mismatch`), or for an invoice to a generic RFC, which proves nobody (`buyer_rfc_generic`)",
-            ),
-            409: errorResponse('`invoice_not_ready`: no stamped invoice yet'),
-            429: errorResponse('Rate limited, or `email_limit_reached`: EMAIL_SENDS_PER_QR_PER_DAY requests for this QR today (Retry-After)'),
-          },
-        },
-      },
-      '/v1/public/qrs/status': {
-        get: {
-          summary:
-            'Buyer: the QR status and its confirmation (STAMPING, REFUSED with the fields to correct, ACTIVE with the invoice’s UUID and date; its files: POST /v1/public/qrs/invoice-files)',
-          parameters: qrLinkQuery,
-          responses: { 200: { description: 'Status', content: json('BuyerQrStatus') }, 400: errorResponse('Bad link'), 404: errorResponse('Unknown QR') },
-        },
-      },
-      '/v1/public/qrs/invoice-files': {
-        post: {
-          summary: "Buyer: the invoice's XML and PDF links (valid one hour) for whoever proves the buyer's RFC; the ticket alone only shows that the sale is invoiced",
-          requestBody: { required: true, content: json('BuyerInvoiceFilesRequest') },
-          responses: {
-            200: { description: '`xml_url`, `pdf_url` and when they expire', content: json('BuyerInvoiceFiles') },
-            400: errorResponse('Invalid body or link'),
-            403: errorResponse('`buyer_rfc_mismatch`: not the RFC on the invoice; `buyer_rfc_generic`: an invoice to a generic RFC (its files are only in the e-mail)'),
-            404: errorResponse('Unknown QR'),
-            409: errorResponse('`invoice_not_ready`: no stamped invoice (yet)'),
-            429: errorResponse('Rate limited (per IP and per QR), or `rfc_attempts_exceeded`: 10 wrong RFCs for this QR today (Retry-After)'),
-          },
-        },
-      },
-      '/v1/public/qrs/code/{code}': {
-        get: {
-          summary:
-            "Buyer: the `qr_content` link of the sale a ticket's `short_code` names (any case, with or without the dash). Limited per IP (`PUBLIC_CODE_RATE_PER_IP`, 10 a minute)",
-          parameters: pathParams('code'),
-          responses: {
-            200: { description: "The sale's link", content: json('QrLink') },
-            400: errorResponse('`invalid_short_code`: not 10 (or, printed offline, 12) symbols of the code alphabet'),
-            404: errorResponse('`short_code_not_found`, or `offline_code_not_arrived`: a 12-symbol code of a ticket printed offline whose sale the store has not sent yet'),
-            429: errorResponse('Rate limited'),
-          },
-        },
-      },
-      '/v1/public/qrs/csf': {
-        post: {
-          summary: 'Buyer: prefill the tax data from the tax-status certificate (CSF)',
-          description:
-            "The QR of the uploaded CSF (or, as a fallback, the PDF's text) gives RFC and idCIF; SAT's current data is answered: `rfc`, `name`, `postal_code`, `status`, `tax_regimes` [{code, description}] (only this RFC's), `read_from` (qr | text). The file is never stored. The QR link goes in the query — a sale's `v`, `t`, `m`, or an offline ticket's `v=2`, `k`, `w`, `a`, `s`, `m` (its waiting page) —: it, the sale's or ticket's state and the limits are checked before the upload is read.",
-          parameters: [
-            ...qrLinkQuery.map((p) => (p.name === 'v' || p.name === 'm' ? p : { ...p, required: false })),
-            ...['k', 'w', 'a', 's'].map((name) => ({ name, in: 'query', required: false, schema: { type: 'string' }, description: `An offline ticket's \`${name}\` (v=2)` })),
-          ],
-          requestBody: formBody('CsfUploadForm'),
-          responses: {
-            200: { description: 'The data to prefill', content: json('CsfPrefill') },
-            400: errorResponse('Bad link or no document'),
-            404: errorResponse('`csf_not_found`: SAT does not know this RFC and idCIF'),
-            409: errorResponse('`qr_already_invoiced`: the sale is already invoiced'),
-            410: errorResponse('Expired or cancelled; an offline ticket that can no longer be invoiced (`offline_ticket_closed`)'),
-            413: errorResponse('File too large'),
-            415: errorResponse('Not multipart/form-data'),
-            422: errorResponse('`csf_unreadable`: not a PDF or image, or no CSF found in it'),
-            429: errorResponse('Rate limited'),
-            503: errorResponse("`csf_unavailable`: SAT's service is not answering"),
-          },
-        },
-      },
-      '/q': {
-        get: {
-          summary:
-            "The buyer's self-invoicing page (HTML, Spanish): qr_content links here. With `v`, `t`, `m`: the sale, the tax-data form and the invoice; with `code`: the ticket's short code, 303 to its link; alone: where to type the code. States that stop the buyer have their own page and status (400 bad link, 404 unknown, 409 invoiced, 410 expired or cancelled, 422 store inactive, 429)",
-          parameters: [
-            ...qrLinkQuery.map((p) => ({ ...p, required: false })),
-            { name: 'code', in: 'query', required: false, schema: { type: 'string' }, description: 'Short code printed on the ticket' },
-          ],
-          responses: {
-            200: { description: 'The page', content: text('text/html') },
-            303: { description: 'To the sale of a short code' },
-            400: { description: 'text/html: bad link' },
-            404: { description: 'text/html: unknown QR or code' },
-            409: { description: "text/html: already invoiced: its date and UUID, and a form for the buyer's RFC that gives the files" },
-            410: { description: 'text/html: expired or cancelled' },
-            422: { description: 'text/html: store inactive' },
-            429: { description: 'text/html: too many attempts' },
-          },
-        },
-      },
-      '/q/assets/{name}': {
-        get: {
-          summary: "The page's stylesheet and script (immutable under their content hash `h`)",
-          parameters: pathParams('name'),
-          responses: { 200: { description: 'The stylesheet or the script', content: { ...text('text/css'), ...text('text/javascript') } }, 404: errorResponse('No such asset') },
-        },
-      },
-      '/v1/public/invoices/{file}': {
-        get: {
-          summary: 'Buyer: the invoice XML or PDF through its signed link (xml_url, pdf_url); `download=1` to save it',
-          parameters: [
-            ...pathParams('file'),
-            { name: 'exp', in: 'query', required: true, schema: { type: 'integer' }, description: 'Expiry (unix seconds), covered by the signature' },
-            { name: 'sig', in: 'query', required: true, schema: { type: 'string' } },
-          ],
-          responses: {
-            200: { description: 'The XML or the PDF', content: binary('application/xml', 'application/pdf') },
-            403: errorResponse('Bad signature'),
-            410: errorResponse('`link_expired`: past its `exp` (1 hour for links on a page or in an API answer, 7 days in the e-mail)'),
-            503: errorResponse('PDF not rendered yet'),
-          },
-        },
-      },
-      '/v1/public/exports/{file}': {
-        get: {
-          summary: "An export's ZIP (`{exportId}.zip`) through its signed link (`download_url`)",
-          parameters: [
-            ...pathParams('file'),
-            { name: 'exp', in: 'query', required: true, schema: { type: 'integer' }, description: 'Expiry (unix seconds), covered by the signature' },
-            { name: 'sig', in: 'query', required: true, schema: { type: 'string' } },
-          ],
-          responses: {
-            200: { description: 'The ZIP', content: binary('application/zip') },
-            403: errorResponse('Bad signature'),
-            410: errorResponse('`link_expired`: past its `exp`; `export_removed`: the export was removed after its 7 days'),
-          },
-        },
-      },
-      '/v1/public/qrs/images/{qrId}.png': {
-        get: {
-          summary: 'The QR image, through a signed URL (qr_url). QR links printed before this path are still answered at /v1/public/qrs/{qrId}/image.png',
-          parameters: [
-            ...pathParams('qrId'),
-            { name: 'exp', in: 'query', required: true, schema: { type: 'integer' } },
-            { name: 'sig', in: 'query', required: true, schema: { type: 'string' } },
-          ],
-          responses: {
-            200: { description: 'PNG', content: binary('image/png') },
-            403: errorResponse('Signature does not match'),
-            404: errorResponse('No such QR'),
-            410: errorResponse('URL expired'),
-          },
-        },
-      },
-      '/health': {
-        get: {
-          summary: 'PostgreSQL, Redis and queue state',
-          responses: { 200: { description: 'All up', content: json('Health') }, 503: { description: 'A dependency is down', content: json('Health') } },
-        },
-      },
-      '/metrics': {
-        get: {
-          summary: 'Prometheus metrics of this API process, with every queue\'s depth read now (see docs/operations.md, "Operations: metrics and alerts")',
-          security: [{ MetricsToken: [] }],
-          responses: {
-            200: { description: 'Prometheus text format 0.0.4', content: { 'text/plain': { schema: { type: 'string' } } } },
-            401: errorResponse('No or wrong metrics token'),
-            404: errorResponse('Metrics are off: no METRICS_TOKEN configured'),
-          },
-        },
-      },
-      '/admin/status': {
-        get: {
-          summary:
-            "The operator's status page (HTML, no script): QRs created, scanned, invoiced and expired per hour, stamp latency and refusals over the last 24 hours, every queue's depth now (see docs/operations.md)",
-          security: [{ OperatorLogin: [] }],
-          responses: {
-            200: { description: 'HTML', content: { 'text/html': { schema: { type: 'string' } } } },
-            401: errorResponse('No or wrong operator login (WWW-Authenticate: Basic)'),
-            404: errorResponse('The status page is off: no ADMIN_PASSWORD_HASH configured'),
-            429: errorResponse('Too many failed logins from this address (Retry-After)'),
-          },
-        },
-      },
-      '/v1/public/files/{kind}/{owner}/{name}': {
-        get: {
-          summary: 'A public stored file (logos)',
-          parameters: pathParams('kind', 'owner', 'name'),
-          responses: { 200: { description: 'The file, immutable', content: binary('image/png', 'image/webp') }, 404: errorResponse('No such file') },
-        },
-      },
-      '/': {
-        get: {
-          summary: 'Where the documentation is: a browser (Accept: text/html) is redirected to /docs; others get { service, docs, openapi, health }',
-          responses: { 200: { description: 'Links', content: json('ServiceLinks') }, 302: { description: 'To /docs' } },
-        },
-      },
-      '/openapi.json': { get: { summary: 'This document', responses: { 200: { description: 'OpenAPI 3.1', content: { 'application/json': { schema: { type: 'object' } } } } } } },
-      '/docs': {
-        get: {
-          summary: 'This document as an interactive reference (Redoc, rendered in the browser from /openapi.json)',
-          responses: { 200: { description: 'HTML', content: { 'text/html': { schema: { type: 'string' } } } } },
-        },
-      },
-      '/docs/assets/{name}': {
-        get: {
-          summary: "The reference page's script: Redoc's standalone bundle from its npm package (immutable under its content hash `h`)",
-          parameters: pathParams('name'),
-          responses: { 200: { description: 'text/javascript', content: { 'text/javascript': { schema: { type: 'string' } } } }, 404: errorResponse('No such asset') },
-        },
-      },
-    },
+    paths: mergedPaths(pathTable(), documentedPaths(routes)),
   };
 }
 
-/** The earlier contract (spec "Versioning" 4): deprecated, answered until the sunset. */
-function legacyQrPaths() {
-  const policy = `Deprecated: every answer carries Deprecation (RFC 9745), Sunset: ${LEGACY_SUNSET_AT.toUTCString()} (RFC 8594) and a Link to the successor; from the sunset on, 410 endpoint_sunset.`;
-  const sunset = errorResponse('endpoint_sunset: retired, use the successor in Link');
+/** The operations not declared yet (issue #42): each moves to its route's declaration. */
+function pathTable() {
   return {
-    '/api/v1/qrs': {
-      post: {
-        summary: `Earlier contract of POST /v1/qrs: the sale mapped onto it (payment method PUE, or PPD for form 99; type_of_receipt ${LEGACY_DEFAULTS.typeOfReceipt}; export_code ${LEGACY_DEFAULTS.exportCode}; sale_id legacy-<Idempotency-Key>). ${policy}`,
-        deprecated: true,
-        security: apiKey,
-        parameters: [
-          { name: 'Idempotency-Key', in: 'header', required: true, schema: { type: 'string', format: 'uuid' } },
-          { name: 'X-TIME-ZONE', in: 'header', required: false, schema: { type: 'string', default: LEGACY_DEFAULTS.timeZone }, description: 'IANA time zone' },
-        ],
-        requestBody: { required: true, content: json('LegacyQrCreateRequest') },
-        responses: {
-          201: { description: 'The QR (also for an idempotent replay, with Idempotent-Replayed: true)', content: json('LegacyQrCreated') },
-          400: errorResponse('Invalid or missing fields (earlier names) or headers, malformed JSON'),
-          401: errorResponse('API key invalid or missing'),
-          404: errorResponse("store_not_found: store is not the API key's point of sale"),
-          409: errorResponse('`idempotency_key_reused`: the Idempotency-Key was used with a different body'),
-          410: sunset,
-          415: errorResponse('Content-Type is not application/json'),
-          422: errorResponse('issuer_mismatch, merchant inactive, CSD missing or expired, SAT catalog or arithmetic rule'),
-        },
-      },
+    '/v1/public/qrs/resolve': {
       get: {
-        summary: `Earlier contract: the API key's own QR from the three parameters of qr_content; unlike the buyer's resolve it does not mark the QR scanned. Successor: GET /v1/qrs/{qrId}. ${policy}`,
-        deprecated: true,
-        security: apiKey,
+        summary: 'Buyer: what to review (the first resolve moves PENDING to SCANNED)',
         parameters: qrLinkQuery,
         responses: {
-          200: { description: 'The QR; sat_payment_method is the payment form', content: json('LegacyQrResolved') },
-          400: errorResponse('invalid_signature, unsupported_version'),
-          401: errorResponse('API key invalid or missing'),
-          404: errorResponse("qr_not_found: unknown token, or another merchant's QR"),
-          409: errorResponse('qr_already_invoiced (consumed)'),
-          410: errorResponse('qr_expired, qr_cancelled, endpoint_sunset'),
-          422: errorResponse('store_inactive'),
+          200: { description: 'Merchant, issuer, concepts, taxes, totals, expiry and the state of any confirmation', content: json('BuyerSale') },
+          400: errorResponse('Bad signature or version'),
+          404: errorResponse('Unknown QR'),
+          409: errorResponse('`qr_already_invoiced`, with `invoice` (`uuid`, `issued_at`, …; no files: POST /v1/public/qrs/invoice-files with the buyer’s RFC)'),
+          410: errorResponse(
+            "Expired (`qr_expired`), cancelled before any invoice (`qr_cancelled`), or its invoice cancelled (`invoice_cancelled`, with `invoice`: `uuid`, `issued_at`, `cancelled_at` the acuse's date)",
+          ),
+          422: errorResponse('`store_inactive`: the store or its issuer cannot invoice now'),
+          429: errorResponse('Rate limited'),
         },
       },
     },
-  };
-}
-
-function merchantPaths() {
-  const id = pathParams('merchantId');
-  const productId = pathParams('merchantId', 'productId');
-  const common = { 401: errorResponse('Token invalid, expired or revoked'), 404: errorResponse('Merchant (or issuer) not in the account') };
-  const merchant = { description: 'The Merchant', content: json('Merchant') };
-  const csdUpload = (summary: string) => ({
-    summary,
-    security: bearer,
-    parameters: id,
-    requestBody: formBody('CsdUploadForm'),
-    responses: {
-      200: { description: 'The CSD replaced one', content: json('InvoiceModeResponse') },
-      201: { description: 'The first CSD of the merchant', content: json('InvoiceModeResponse') },
-      400: errorResponse('invalid_csd with details: wrong password, key mismatch, expired or not yet valid, FIEL, RFC of another taxpayer'),
-      413: errorResponse('A file over 64 KB'),
-      415: errorResponse('Not multipart/form-data'),
-      ...common,
-    },
-  });
-  return {
-    '/v1/qrs/merchants': {
+    '/v1/public/qrs/tickets': {
       post: {
-        summary: 'Create a merchant (point of sale); the answer also carries its first development API key (`apiKey`), shown only here',
-        security: bearer,
-        requestBody: { required: true, content: json('CreateMerchantRequest') },
+        summary: 'Buyer: add further tickets (short code or QR link) to invoice in the same CFDI; every ticket and the totals of that invoice',
+        requestBody: { required: true, content: json('ReviewTicketsRequest') },
         responses: {
-          201: { description: 'The Merchant, plus `apiKey`: its first development API key (shown once; `PUT …/api-key/regenerate` replaces it)', content: json('MerchantCreated') },
-          400: errorResponse('Invalid fields'),
-          ...common,
-        },
-      },
-      get: {
-        summary: 'List merchants of an issuer (page of MerchantSummary)',
-        security: bearer,
-        parameters: [{ name: 'issuerId', in: 'query', required: true, schema: { type: 'string' } }, { name: 'filter', in: 'query', schema: { type: 'string' } }, ...pageQuery],
-        responses: {
-          200: { description: 'Page envelope of MerchantSummary', content: json('MerchantSummaryPage') },
-          400: errorResponse('issuerId missing or bad paging'),
-          ...common,
+          200: { description: '`tickets` (the first one and each further one: store, date, concepts, amount) and `totals`', content: json('TicketsReview') },
+          400: errorResponse('Invalid body or link'),
+          409: errorResponse('`qr_already_invoiced`: the first ticket is already invoiced'),
+          410: errorResponse('The first ticket expired or was cancelled'),
+          422: errorResponse('`tickets_not_combinable`: one detail per further ticket that cannot join (`additional_tickets[i]`)'),
+          429: errorResponse('Rate limited (each short code counts as a code lookup)'),
         },
       },
     },
-    '/v1/qrs/merchants/{merchantId}': {
-      get: { summary: 'Read a merchant', security: bearer, parameters: id, responses: { 200: merchant, ...common } },
-      put: {
-        summary: 'Update a merchant (partial; issuerId cannot change)',
-        security: bearer,
-        parameters: id,
-        requestBody: { required: true, content: json('UpdateMerchantRequest') },
-        responses: { 200: merchant, 400: errorResponse('Invalid fields, or issuerId'), ...common },
-      },
-    },
-    '/v1/qrs/merchants/{merchantId}/status/active': { put: { summary: 'Activate', security: bearer, parameters: id, responses: { 200: merchant, ...common } } },
-    '/v1/qrs/merchants/{merchantId}/status/inactive': {
-      put: { summary: 'Deactivate: no new QRs, no invoicing; transactions stay readable', security: bearer, parameters: id, responses: { 200: merchant, ...common } },
-    },
-    '/v1/qrs/merchants/{merchantId}/logos': {
+    '/v1/public/qrs/preview': {
       post: {
-        summary: 'Upload logos (decoded and re-encoded: invoice logo PNG ≤ 600×300, app logo WebP ≤ 512×512)',
-        security: bearer,
-        parameters: id,
-        requestBody: formBody('MerchantLogosForm'),
+        summary: 'Buyer: check the tax data and see what confirm would stamp (every ticket, the totals for this buyer), without confirming',
+        requestBody: { required: true, content: json('PreviewQrRequest') },
         responses: {
-          200: merchant,
-          400: errorResponse('Not an image, too many pixels, bad logoAnimation'),
-          413: errorResponse('A file over 2 MB'),
-          415: errorResponse('Not multipart/form-data'),
-          ...common,
+          200: {
+            description: '`customer` as it will be written, every ticket with its concepts, `totals`, and the `review_digest` that confirm must carry',
+            content: json('BuyerPreview'),
+          },
+          400: errorResponse('Invalid body'),
+          409: errorResponse('`qr_already_invoiced`: the sale is already invoiced'),
+          410: errorResponse('Expired or cancelled'),
+          422: errorResponse('`customer_invalid`: tax data to correct, per field; or `tickets_not_combinable` for `additional_tickets`'),
+          429: errorResponse('Rate limited (per IP, and per QR for the body’s `t`)'),
         },
       },
     },
-    '/v1/qrs/merchants/{merchantId}/invoice-mode': {
-      post: csdUpload('Save the CSD (.cer, .key, password); 201 when new, 200 when it replaced one'),
-      put: csdUpload('Renew the CSD; 201 when there was none, 200 when it replaced one'),
-      get: {
-        summary: 'The configured invoice mode (InvoiceModeResponse, no secrets)',
-        security: bearer,
-        parameters: id,
-        responses: { 200: { description: 'The invoice mode', content: json('InvoiceModeResponse') }, ...common },
-      },
-    },
-    '/v1/qrs/merchants/{merchantId}/products': {
+    '/v1/public/qrs/confirm': {
       post: {
-        summary: 'Add products to the catalog (all or none)',
-        security: bearer,
-        parameters: id,
-        requestBody: { required: true, content: json('CreateMerchantProductRequest') },
+        summary: 'Buyer: confirm once what the preview showed (its `review_digest`); the CFDI is sealed and stamped in the background',
+        requestBody: { required: true, content: json('ConfirmQrRequest') },
         responses: {
-          201: { description: 'The products created', content: json('MerchantProductList') },
-          400: errorResponse('Invalid fields or SAT keys'),
-          409: errorResponse('`product_sku_exists`: the merchant already has a product with this sku'),
-          ...common,
-        },
-      },
-      get: {
-        summary: 'List products (page envelope), search by sku or description',
-        security: bearer,
-        parameters: [...id, { name: 'search', in: 'query', schema: { type: 'string' } }, ...pageQuery],
-        responses: { 200: { description: 'Page of MerchantProductResponse', content: json('MerchantProductPage') }, ...common },
-      },
-    },
-    '/v1/qrs/merchants/{merchantId}/products/{productId}': {
-      get: {
-        summary: 'Read a product',
-        security: bearer,
-        parameters: productId,
-        responses: { 200: { description: 'The product', content: json('MerchantProductResponse') }, ...common },
-      },
-      put: {
-        summary: 'Update a product (any subset of fields)',
-        security: bearer,
-        parameters: productId,
-        requestBody: { required: true, content: json('UpdateMerchantProductRequest') },
-        responses: {
-          200: { description: 'The product', content: json('MerchantProductResponse') },
-          400: errorResponse('Invalid fields or SAT keys'),
-          409: errorResponse('`product_sku_exists`: another product of the merchant has this sku'),
-          ...common,
+          202: { description: 'Accepted: `status` STAMPING; poll /v1/public/qrs/status', content: json('BuyerConfirmation') },
+          400: errorResponse('Invalid body or link (`review_digest` missing: preview first)'),
+          409: errorResponse(
+            '`review_outdated`: what would be stamped now (tickets, concepts, customer or totals) differs from the preview whose `review_digest` was sent; `review` is the new preview answer (show it, then confirm with its `review_digest`); nothing recorded. `already_confirmed` (with `confirmation`): confirmed with other data; `qr_already_invoiced`',
+          ),
+          410: errorResponse('Expired or cancelled'),
+          422: errorResponse('`customer_invalid`: tax data to correct, per field (`source` service); or `tickets_not_combinable` for `additional_tickets`'),
+          429: errorResponse('Rate limited'),
         },
       },
     },
-    '/v1/qrs/merchants/{merchantId}/api-key/regenerate': {
-      put: {
-        summary: 'Replace the API key; the old one fails from the next request',
-        security: bearer,
-        parameters: id,
-        responses: { 200: { description: 'The new key, shown once (Cache-Control: no-store)', content: json('RegeneratedApiKey') }, ...common },
-      },
-    },
-    ...offlineKeyPaths(common),
-  };
-}
-
-/** A store's offline keys (issue #33): what its point of sale signs offline tickets with. */
-function offlineKeyPaths(common: Record<number, ReturnType<typeof errorResponse>>) {
-  const id = pathParams('merchantId');
-  const keyId = pathParams('merchantId', 'keyId');
-  const created = { description: 'The key (`offlineKey`), shown once (Cache-Control: no-store), with the link base its tickets use', content: json('OfflineKeyCreated') };
-  const revokeBody = { required: true, content: json('RevokeOfflineKeyRequest') };
-  const keyCommon = {
-    ...common,
-    404: errorResponse('Merchant not in the account, or offline_key_not_found'),
-    409: errorResponse('offline_key_revoked: the key was already revoked'),
-  };
-  return {
-    '/v1/qrs/merchants/{merchantId}/offline-keys': {
+    '/v1/public/qrs/offline-claim': {
       post: {
-        summary: "Issue an offline key for the store's point of sale (signs tickets made while it cannot reach the service)",
-        security: bearer,
-        parameters: id,
-        requestBody: { required: true, content: json('CreateOfflineKeyRequest') },
-        responses: { 201: created, 400: errorResponse('Invalid fields'), ...common },
-      },
-      get: {
-        summary: "The store's offline keys, newest first, without their secrets",
-        security: bearer,
-        parameters: id,
-        responses: { 200: { description: 'The keys', content: json('OfflineKeyList') }, ...common },
+        summary:
+          "Buyer: leave tax data and e-mail on an offline ticket whose sale the store has not sent yet (its link's v=2 parameters); the invoice is stamped and e-mailed when the sale arrives, or the buyer is told why not",
+        requestBody: { required: true, content: json('OfflineClaimRequest') },
+        responses: {
+          202: { description: 'WAITING: kept until the sale arrives (send again to correct the data while it waits)', content: json('OfflineClaim') },
+          400: errorResponse('Invalid body, or a link not signed by a known offline key (`invalid_signature`)'),
+          409: errorResponse(
+            '`offline_sale_arrived` (invoice it from its page: `qr_content`), `offline_claim_taken` (another buyer holds this ticket: only their `claim_token` corrects it), or `offline_claim_settled`',
+          ),
+          410: errorResponse('`offline_ticket_closed`: the window passed or the key was revoked'),
+          422: errorResponse('`customer_invalid` with details, or `store_inactive`'),
+          429: errorResponse('Rate limited'),
+        },
       },
     },
-    '/v1/qrs/merchants/{merchantId}/offline-keys/{keyId}/rotate': {
+    '/v1/public/qrs/email': {
       post: {
-        summary: 'Replace an offline key: the new one is shown once; the old one refuses tickets sold from now on at once, and older ones after `graceHours`',
-        security: bearer,
-        parameters: keyId,
-        requestBody: revokeBody,
-        responses: { 201: created, 400: errorResponse('Invalid fields'), ...keyCommon },
+        summary: "Buyer: send the invoice (XML and PDF) by e-mail again, to the confirmation's address, or another one with the buyer's RFC",
+        requestBody: { required: true, content: json('EmailInvoiceRequest') },
+        responses: {
+          202: { description: 'Queued; `to` is the address masked (`j•••@example.com`)', content: json('EmailQueued') },
+          400: errorResponse('Invalid body or link'),
+          403: errorResponse(
+            "Another address without the buyer's RFC (`buyer_rfc_required`), with another RFC (`buyer_rfc_mismatch`), or for an invoice to a generic RFC, which proves nobody (`buyer_rfc_generic`)",
+          ),
+          409: errorResponse('`invoice_not_ready`: no stamped invoice yet'),
+          429: errorResponse('Rate limited, or `email_limit_reached`: EMAIL_SENDS_PER_QR_PER_DAY requests for this QR today (Retry-After)'),
+        },
       },
     },
-    '/v1/qrs/merchants/{merchantId}/offline-claims': {
+    '/v1/public/qrs/status': {
       get: {
         summary:
-          'Offline tickets buyers scanned and left their data on, whose sale the store has not posted yet (`status=WAITING`, the default, most urgent first), or what became of them',
-        security: bearer,
-        parameters: [...id, { name: 'status', in: 'query', required: false, schema: { type: 'string', enum: ['WAITING', 'CONFIRMED', 'REFUSED'], default: 'WAITING' } }],
-        responses: { 200: { description: "The claims, without the buyers' data", content: json('OfflineClaimList') }, 400: errorResponse('Bad status'), ...common },
+          'Buyer: the QR status and its confirmation (STAMPING, REFUSED with the fields to correct, ACTIVE with the invoice’s UUID and date; its files: POST /v1/public/qrs/invoice-files)',
+        parameters: qrLinkQuery,
+        responses: { 200: { description: 'Status', content: json('BuyerQrStatus') }, 400: errorResponse('Bad link'), 404: errorResponse('Unknown QR') },
       },
     },
-    '/v1/qrs/merchants/{merchantId}/offline-keys/{keyId}/revoke': {
+    '/v1/public/qrs/invoice-files': {
       post: {
-        summary: 'Revoke an offline key: tickets sold from now on are refused at once, older ones after `graceHours` (0: at once)',
-        security: bearer,
-        parameters: keyId,
-        requestBody: revokeBody,
-        responses: { 200: { description: 'The revoked key with its terms', content: json('OfflineKey') }, 400: errorResponse('Invalid fields'), ...keyCommon },
+        summary: "Buyer: the invoice's XML and PDF links (valid one hour) for whoever proves the buyer's RFC; the ticket alone only shows that the sale is invoiced",
+        requestBody: { required: true, content: json('BuyerInvoiceFilesRequest') },
+        responses: {
+          200: { description: '`xml_url`, `pdf_url` and when they expire', content: json('BuyerInvoiceFiles') },
+          400: errorResponse('Invalid body or link'),
+          403: errorResponse('`buyer_rfc_mismatch`: not the RFC on the invoice; `buyer_rfc_generic`: an invoice to a generic RFC (its files are only in the e-mail)'),
+          404: errorResponse('Unknown QR'),
+          409: errorResponse('`invoice_not_ready`: no stamped invoice (yet)'),
+          429: errorResponse('Rate limited (per IP and per QR), or `rfc_attempts_exceeded`: 10 wrong RFCs for this QR today (Retry-After)'),
+        },
+      },
+    },
+    '/v1/public/qrs/code/{code}': {
+      get: {
+        summary:
+          "Buyer: the `qr_content` link of the sale a ticket's `short_code` names (any case, with or without the dash). Limited per IP (`PUBLIC_CODE_RATE_PER_IP`, 10 a minute)",
+        parameters: pathParams('code'),
+        responses: {
+          200: { description: "The sale's link", content: json('QrLink') },
+          400: errorResponse('`invalid_short_code`: not 10 (or, printed offline, 12) symbols of the code alphabet'),
+          404: errorResponse('`short_code_not_found`, or `offline_code_not_arrived`: a 12-symbol code of a ticket printed offline whose sale the store has not sent yet'),
+          429: errorResponse('Rate limited'),
+        },
+      },
+    },
+    '/v1/public/qrs/csf': {
+      post: {
+        summary: 'Buyer: prefill the tax data from the tax-status certificate (CSF)',
+        description:
+          "The QR of the uploaded CSF (or, as a fallback, the PDF's text) gives RFC and idCIF; SAT's current data is answered: `rfc`, `name`, `postal_code`, `status`, `tax_regimes` [{code, description}] (only this RFC's), `read_from` (qr | text). The file is never stored. The QR link goes in the query — a sale's `v`, `t`, `m`, or an offline ticket's `v=2`, `k`, `w`, `a`, `s`, `m` (its waiting page) —: it, the sale's or ticket's state and the limits are checked before the upload is read.",
+        parameters: [
+          ...qrLinkQuery.map((p) => (p.name === 'v' || p.name === 'm' ? p : { ...p, required: false })),
+          ...['k', 'w', 'a', 's'].map((name) => ({ name, in: 'query', required: false, schema: { type: 'string' }, description: `An offline ticket's \`${name}\` (v=2)` })),
+        ],
+        requestBody: formBody('CsfUploadForm'),
+        responses: {
+          200: { description: 'The data to prefill', content: json('CsfPrefill') },
+          400: errorResponse('Bad link or no document'),
+          404: errorResponse('`csf_not_found`: SAT does not know this RFC and idCIF'),
+          409: errorResponse('`qr_already_invoiced`: the sale is already invoiced'),
+          410: errorResponse('Expired or cancelled; an offline ticket that can no longer be invoiced (`offline_ticket_closed`)'),
+          413: errorResponse('File too large'),
+          415: errorResponse('Not multipart/form-data'),
+          422: errorResponse('`csf_unreadable`: not a PDF or image, or no CSF found in it'),
+          429: errorResponse('Rate limited'),
+          503: errorResponse("`csf_unavailable`: SAT's service is not answering"),
+        },
+      },
+    },
+    '/q': {
+      get: {
+        summary:
+          "The buyer's self-invoicing page (HTML, Spanish): qr_content links here. With `v`, `t`, `m`: the sale, the tax-data form and the invoice; with `code`: the ticket's short code, 303 to its link; alone: where to type the code. States that stop the buyer have their own page and status (400 bad link, 404 unknown, 409 invoiced, 410 expired or cancelled, 422 store inactive, 429)",
+        parameters: [
+          ...qrLinkQuery.map((p) => ({ ...p, required: false })),
+          { name: 'code', in: 'query', required: false, schema: { type: 'string' }, description: 'Short code printed on the ticket' },
+        ],
+        responses: {
+          200: { description: 'The page', content: text('text/html') },
+          303: { description: 'To the sale of a short code' },
+          400: { description: 'text/html: bad link' },
+          404: { description: 'text/html: unknown QR or code' },
+          409: { description: "text/html: already invoiced: its date and UUID, and a form for the buyer's RFC that gives the files" },
+          410: { description: 'text/html: expired or cancelled' },
+          422: { description: 'text/html: store inactive' },
+          429: { description: 'text/html: too many attempts' },
+        },
+      },
+    },
+    '/q/assets/{name}': {
+      get: {
+        summary: "The page's stylesheet and script (immutable under their content hash `h`)",
+        parameters: pathParams('name'),
+        responses: { 200: { description: 'The stylesheet or the script', content: { ...text('text/css'), ...text('text/javascript') } }, 404: errorResponse('No such asset') },
       },
     },
   };

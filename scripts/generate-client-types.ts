@@ -5,7 +5,7 @@
  */
 import { writeFileSync } from 'node:fs';
 import openapiTS, { astToString } from 'openapi-typescript';
-import { openApiDocument } from '../api/openapi.js';
+import { openApiDocument } from '../api/route-catalog.js';
 
 export const CLIENT_TYPES_FILE = new URL('../clients/typescript/src/schema.ts', import.meta.url);
 

@@ -12,7 +12,7 @@ import { accountMerchantIds, type BooksScope, type CreatedRange, type InvoiceFil
 import { merchantNotFound } from '../account-resources.js';
 import { invoiceExportQuerySchema, invoiceListQuerySchema, invoiceSummaryQuerySchema, qrListQuerySchema } from '../contract/books/books-query-schema.js';
 import { invoiceExportRequestSchema } from '../contract/books/export-schema.js';
-import type { AppContext } from '../context.js';
+import type { ApiKeyOrBearerGrant } from '../access/access-rules.js';
 import type { ApiDeps } from '../deps.js';
 
 export const DEFAULT_BOOKS_TIME_ZONE = 'America/Mexico_City';
@@ -87,13 +87,14 @@ function page(query: { cursor?: string; size?: string }, signing: CursorSigning)
 const statuses = (value: string | undefined) => (value === undefined ? undefined : [...new Set(value.split(','))]);
 
 /** An API key reads its own merchant (in its mode); a bearer token its account's merchants, or the one named. */
-export async function booksScope(deps: Pick<ApiDeps, 'db'>, ctx: AppContext, merchantId: string | undefined): Promise<BooksScope> {
-  const key = ctx.state.apiKey;
-  if (key) {
+export async function booksScope(deps: Pick<ApiDeps, 'db'>, ctx: { state: ApiKeyOrBearerGrant }, merchantId: string | undefined): Promise<BooksScope> {
+  const { state } = ctx;
+  if (state.apiKey) {
+    const key = state.apiKey;
     if (merchantId !== undefined && merchantId !== key.merchantId) throw merchantNotFound(merchantId);
     return { merchantIds: [key.merchantId], mode: key.mode };
   }
-  const merchantIds = await accountMerchantIds(deps.db, ctx.state.accountId!, merchantId);
+  const merchantIds = await accountMerchantIds(deps.db, state.accountId, merchantId);
   if (merchantId !== undefined && merchantIds.length === 0) throw merchantNotFound(merchantId);
   return { merchantIds };
 }

@@ -9,19 +9,20 @@ import { AppError } from '../../shared/platform/errors.js';
 import { newId } from '../../shared/platform/ids.js';
 import { requestFingerprint } from '../../shared/platform/idempotency/request-fingerprint.js';
 import { ExportLimitReached, insertInvoiceExport, type ExportReader, type InvoiceExportRow } from '../../shared/repositories/invoice-exports.js';
-import type { AppContext } from '../context.js';
+import { credentialsScope, type ApiKeyOrBearerGrant } from '../access/access-rules.js';
 import type { ApiDeps } from '../deps.js';
 import { booksScope, zipExportRequest } from './books-request.js';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
-export function exportReader(ctx: AppContext): ExportReader {
-  return ctx.state.apiKey ? { merchantId: ctx.state.apiKey.merchantId } : { accountId: ctx.state.accountId! };
+/** Whose exports these credentials read: an API key's merchant's (those it asked for), a bearer token's account's. */
+export function exportReader(ctx: { state: ApiKeyOrBearerGrant }): ExportReader {
+  return credentialsScope(ctx.state);
 }
 
 export async function requestInvoiceExport(
   deps: Pick<ApiDeps, 'db' | 'producers' | 'config'>,
-  ctx: AppContext,
+  ctx: { state: ApiKeyOrBearerGrant },
   rawBody: unknown,
   idempotencyKey: string | undefined,
 ): Promise<InvoiceExportRow> {
@@ -39,7 +40,7 @@ export async function requestInvoiceExport(
       deps.db,
       {
         id: newId('invoiceExport'),
-        accountId: ctx.state.apiKey?.accountId ?? ctx.state.accountId!,
+        accountId: ctx.state.apiKey ? ctx.state.apiKey.accountId : ctx.state.accountId,
         reader: exportReader(ctx),
         scope,
         filters,

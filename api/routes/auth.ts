@@ -1,14 +1,12 @@
-import type { Router } from '@koa/router';
 import { tokenRequestSchema } from '../contract/auth/token-request-schema.js';
 import { AppError } from '../../shared/platform/errors.js';
 import { createAccessToken } from '../../shared/repositories/access-tokens.js';
 import { findAccountByClientCredentials } from '../../shared/repositories/accounts.js';
 import { validator } from '../../shared/platform/validation/ajv.js';
-import type { AppState } from '../context.js';
-import type { ApiDeps } from '../deps.js';
 import { jsonBody } from '../middleware/json-body.js';
-import { managementAccess } from '../access/management-access.js';
-import { apiRouter, routesWith } from '../routing/api-router.js';
+import { clientCredentialsRule } from '../access/access-rules.js';
+import { errorResponse, json } from '../routing/openapi-parts.js';
+import { defineRoute } from '../routing/route.js';
 
 const validateTokenRequest = validator(tokenRequestSchema);
 
@@ -40,36 +38,50 @@ function formDecoded(value: string): string {
 }
 
 /** POST /v1/auth/token: OAuth 2.0 client credentials for the management API's bearer tokens. */
-export function authRoutes(deps: ApiDeps): Router<AppState> {
-  const router = apiRouter('/v1/auth');
-  const routes = routesWith(router, managementAccess(deps).clientCredentials);
-  routes.post('/token', jsonBody(deps.config.jsonBodyLimit, { form: true }), async (ctx) => {
-    const request = validateTokenRequest(ctx.request.body);
-    if (request.grant_type !== 'client_credentials') {
-      throw new AppError(400, 'unsupported_grant_type', 'Only grant_type=client_credentials is supported.', {
-        details: [{ field: 'grant_type', code: 'invalid_value', message: 'Use client_credentials.' }],
-      });
-    }
-    const basic = basicCredentials(ctx.get('Authorization'));
-    const id = basic?.id ?? request.client_id;
-    const secret = basic?.secret ?? request.client_secret;
-    if (!id || !secret) {
-      throw new AppError(400, 'validation_failed', 'Client credentials are required (form/JSON fields or HTTP Basic).', {
-        details: [
-          ...(id ? [] : [{ field: 'client_id', code: 'required', message: 'client_id is required.' }]),
-          ...(secret ? [] : [{ field: 'client_secret', code: 'required', message: 'client_secret is required.' }]),
-        ],
-      });
-    }
-    const account = await findAccountByClientCredentials(deps.db, id, secret);
-    if (!account) {
-      throw new AppError(401, 'invalid_client', 'Unknown client_id or wrong client_secret.', { headers: { 'WWW-Authenticate': 'Basic realm="token"' } });
-    }
-    const issued = await createAccessToken(deps.db, account.accountId, deps.config.accessTokenTtlSeconds);
-    // RFC 6749 §5.1: token responses must not be cached.
-    ctx.set('Cache-Control', 'no-store');
-    ctx.set('Pragma', 'no-cache');
-    ctx.body = { access_token: issued.token, token_type: 'Bearer', expires_in: deps.config.accessTokenTtlSeconds };
-  });
-  return router;
-}
+export const authRoutes = [
+  defineRoute({
+    method: 'post',
+    path: '/v1/auth/token',
+    access: clientCredentialsRule,
+    use: (deps) => [jsonBody(deps.config.jsonBodyLimit, { form: true })],
+    operationId: 'createAccessToken',
+    summary: 'OAuth 2.0 client credentials: a bearer access token for the management API',
+    requestBody: {
+      required: true,
+      content: { ...json('TokenRequest'), 'application/x-www-form-urlencoded': { schema: { $ref: '#/components/schemas/TokenRequest' } } },
+    },
+    responses: {
+      200: { description: 'The token (Cache-Control: no-store)', content: json('TokenResponse') },
+      400: errorResponse('Missing credentials or a grant type other than client_credentials'),
+      401: errorResponse('Unknown client or wrong secret (invalid_client)'),
+    },
+    handle: (deps) => async (ctx) => {
+      const request = validateTokenRequest(ctx.request.body);
+      if (request.grant_type !== 'client_credentials') {
+        throw new AppError(400, 'unsupported_grant_type', 'Only grant_type=client_credentials is supported.', {
+          details: [{ field: 'grant_type', code: 'invalid_value', message: 'Use client_credentials.' }],
+        });
+      }
+      const basic = basicCredentials(ctx.get('Authorization'));
+      const id = basic?.id ?? request.client_id;
+      const secret = basic?.secret ?? request.client_secret;
+      if (!id || !secret) {
+        throw new AppError(400, 'validation_failed', 'Client credentials are required (form/JSON fields or HTTP Basic).', {
+          details: [
+            ...(id ? [] : [{ field: 'client_id', code: 'required', message: 'client_id is required.' }]),
+            ...(secret ? [] : [{ field: 'client_secret', code: 'required', message: 'client_secret is required.' }]),
+          ],
+        });
+      }
+      const account = await findAccountByClientCredentials(deps.db, id, secret);
+      if (!account) {
+        throw new AppError(401, 'invalid_client', 'Unknown client_id or wrong client_secret.', { headers: { 'WWW-Authenticate': 'Basic realm="token"' } });
+      }
+      const issued = await createAccessToken(deps.db, account.accountId, deps.config.accessTokenTtlSeconds);
+      // RFC 6749 §5.1: token responses must not be cached.
+      ctx.set('Cache-Control', 'no-store');
+      ctx.set('Pragma', 'no-cache');
+      ctx.body = { access_token: issued.token, token_type: 'Bearer', expires_in: deps.config.accessTokenTtlSeconds };
+    },
+  }),
+];

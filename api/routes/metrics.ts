@@ -1,11 +1,9 @@
-import type { Router } from '@koa/router';
-import { metricsAccess } from '../access/metrics-access.js';
-import { apiRouter, routesWith } from '../routing/api-router.js';
+import { metricsRule } from '../access/access-rules.js';
+import { errorResponse } from '../routing/openapi-parts.js';
+import { defineRoute } from '../routing/route.js';
 import { recordQueueDepths } from '../../shared/platform/metrics/record-queue-depths.js';
 import { registry } from '../../shared/platform/metrics/registry.js';
 import { recordNeedsAttention } from '../../shared/status/needs-attention.js';
-import type { AppState } from '../context.js';
-import type { ApiDeps } from '../deps.js';
 
 export const METRICS_PATH = '/metrics';
 
@@ -16,17 +14,26 @@ export const METRICS_PATH = '/metrics';
  * Metrics reveal traffic, so only `Authorization: Bearer <METRICS_TOKEN>` reads them; with no token
  * configured they are off (404).
  */
-export function metricsRoutes(deps: Pick<ApiDeps, 'config' | 'producers' | 'db'>): Router<AppState> {
-  const router = apiRouter();
-  routesWith(router, metricsAccess(deps)).get(METRICS_PATH, async (ctx) => {
-    // Redis down: the rest still answers; the queue gauges are left out and /health says why.
-    await Promise.all([
-      recordQueueDepths(deps.producers).catch((err: unknown) => ctx.state.log.warn({ err }, 'queue depths not read')),
-      recordNeedsAttention(deps.db).catch((err: unknown) => ctx.state.log.warn({ err }, 'needs-attention counts not read')),
-    ]);
-    ctx.set('Cache-Control', 'no-store');
-    ctx.set('Content-Type', registry.contentType);
-    ctx.body = await registry.metrics();
-  });
-  return router;
-}
+export const metricsRoutes = [
+  defineRoute({
+    method: 'get',
+    path: METRICS_PATH,
+    access: metricsRule,
+    operationId: 'getMetrics',
+    summary: 'Prometheus metrics of this API process, with every queue\'s depth read now (see docs/operations.md, "Operations: metrics and alerts")',
+    responses: {
+      200: { description: 'Prometheus text format 0.0.4', content: { 'text/plain': { schema: { type: 'string' } } } },
+      404: errorResponse('Metrics are off: no METRICS_TOKEN configured'),
+    },
+    handle: (deps) => async (ctx) => {
+      // Redis down: the rest still answers; the queue gauges are left out and /health says why.
+      await Promise.all([
+        recordQueueDepths(deps.producers).catch((err: unknown) => ctx.state.log.warn({ err }, 'queue depths not read')),
+        recordNeedsAttention(deps.db).catch((err: unknown) => ctx.state.log.warn({ err }, 'needs-attention counts not read')),
+      ]);
+      ctx.set('Cache-Control', 'no-store');
+      ctx.set('Content-Type', registry.contentType);
+      ctx.body = await registry.metrics();
+    },
+  }),
+];

@@ -1,40 +1,61 @@
-import type { Router, RouterMiddleware } from '@koa/router';
 import { AppError } from '../../shared/platform/errors.js';
 import { qrContent, signQrToken } from '../../shared/qr/qr-link.js';
 import { renderQrPng } from '../../shared/domain/qr-code/render-qr-png.js';
 import { verifyImageUrl } from '../../shared/qr/signed-image-url.js';
-import type { AppState } from '../context.js';
+import type { AppContext } from '../context.js';
 import type { ApiDeps } from '../deps.js';
-import { PUBLIC_ACCESS } from '../access/public-access.js';
-import { apiRouter, routesWith } from '../routing/api-router.js';
+import { publicRule } from '../access/access-rules.js';
+import { binary, errorResponse } from '../routing/openapi-parts.js';
+import { defineRoute } from '../routing/route.js';
 
 /** Where qr_url points: one literal segment (`images`) ahead of the id, so no other public QR route can claim it. */
-export const QR_IMAGE_ROUTE = '/v1/public/qrs/images/:qrId.png';
+export const QR_IMAGE_ROUTE = '/v1/public/qrs/images/{qrId}.png';
 /** Where qr_url pointed before: kept for QR images already printed or stored, left out of the OpenAPI document. */
-export const EARLIER_QR_IMAGE_ROUTE = '/v1/public/qrs/:qrId/image.png';
+export const EARLIER_QR_IMAGE_ROUTE = '/v1/public/qrs/{qrId}/image.png';
 
 /** qr_url: the QR PNG without credentials, for a signed, unexpired URL only. */
-export function publicQrImageRoutes(deps: ApiDeps): Router<AppState> {
-  const router = apiRouter();
-  const routes = routesWith(router, PUBLIC_ACCESS);
-  const image: RouterMiddleware<AppState> = async (ctx) => {
-    const qrId = ctx.params.qrId ?? '';
-    const check = verifyImageUrl(qrId, ctx.query.exp, ctx.query.sig, deps.config.urlSigningKey);
-    if (!check.ok) {
-      throw check.reason === 'expired'
-        ? new AppError(410, 'url_expired', 'This QR image URL has expired.')
-        : new AppError(403, 'invalid_signature', 'This QR image URL is not valid.');
-    }
-    const row = (await deps.db('qr_transactions').where({ id: qrId }).first('qr_png', 'token', 'expires_at')) as
-      { qr_png: Buffer | null; token: string; expires_at: Date } | undefined;
-    if (!row) throw new AppError(404, 'not_found', 'No such QR image.');
-    const maxAge = Math.max(0, Math.floor((row.expires_at.getTime() - Date.now()) / 1000));
-    ctx.set('Cache-Control', `private, max-age=${Math.min(maxAge, 86_400)}`);
-    ctx.type = 'image/png';
-    // A finished QR keeps no image: the same PNG again from its token.
-    ctx.body = row.qr_png ?? renderQrPng(qrContent(deps.config.publicBaseUrl, signQrToken(row.token, deps.config.qrHmacKey)));
-  };
-  routes.get(QR_IMAGE_ROUTE, image);
-  routes.get(EARLIER_QR_IMAGE_ROUTE, image);
-  return router;
-}
+const image = (deps: ApiDeps) => async (ctx: AppContext & { params: { qrId: string } }) => {
+  const qrId = ctx.params.qrId;
+  const check = verifyImageUrl(qrId, ctx.query.exp, ctx.query.sig, deps.config.urlSigningKey);
+  if (!check.ok) {
+    throw check.reason === 'expired'
+      ? new AppError(410, 'url_expired', 'This QR image URL has expired.')
+      : new AppError(403, 'invalid_signature', 'This QR image URL is not valid.');
+  }
+  const row = (await deps.db('qr_transactions').where({ id: qrId }).first('qr_png', 'token', 'expires_at')) as
+    { qr_png: Buffer | null; token: string; expires_at: Date } | undefined;
+  if (!row) throw new AppError(404, 'not_found', 'No such QR image.');
+  const maxAge = Math.max(0, Math.floor((row.expires_at.getTime() - Date.now()) / 1000));
+  ctx.set('Cache-Control', `private, max-age=${Math.min(maxAge, 86_400)}`);
+  ctx.type = 'image/png';
+  // A finished QR keeps no image: the same PNG again from its token.
+  ctx.body = row.qr_png ?? renderQrPng(qrContent(deps.config.publicBaseUrl, signQrToken(row.token, deps.config.qrHmacKey)));
+};
+
+export const publicQrImageRoutes = [
+  defineRoute({
+    method: 'get',
+    path: QR_IMAGE_ROUTE,
+    access: publicRule,
+    operationId: 'getQrImage',
+    summary: 'The QR image, through a signed URL (qr_url). QR links printed before this path are still answered at /v1/public/qrs/{qrId}/image.png',
+    parameters: [
+      { name: 'exp', in: 'query', required: true, schema: { type: 'integer' } },
+      { name: 'sig', in: 'query', required: true, schema: { type: 'string' } },
+    ],
+    responses: {
+      200: { description: 'PNG', content: binary('image/png') },
+      403: errorResponse('Signature does not match'),
+      404: errorResponse('No such QR'),
+      410: errorResponse('URL expired'),
+    },
+    handle: image,
+  }),
+  defineRoute({
+    method: 'get',
+    path: EARLIER_QR_IMAGE_ROUTE,
+    access: publicRule,
+    undocumented: 'ambiguous with /v1/public/qrs/code/{code} (issue #29); answered for QR images already printed or stored',
+    handle: image,
+  }),
+];

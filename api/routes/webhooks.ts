@@ -1,4 +1,3 @@
-import type { Router } from '@koa/router';
 import { boundTo, encrypt, encryptionKeyring } from '../../shared/platform/crypto/encrypt-at-rest.js';
 import { newId } from '../../shared/platform/ids.js';
 import { AppError } from '../../shared/platform/errors.js';
@@ -9,64 +8,109 @@ import { createEndpointRequestSchema } from '../contract/webhooks/endpoint-schem
 import { checkEndpointUrl } from '../../shared/webhooks/check-endpoint-url.js';
 import { newWebhookSecret } from '../../shared/webhooks/sign-webhook.js';
 import { deliveryView, endpointView } from '../contract/webhooks/webhook-views.js';
-import type { AppContext, AppState } from '../context.js';
 import type { ApiDeps } from '../deps.js';
 import { jsonBody } from '../middleware/json-body.js';
-import { managementAccess } from '../access/management-access.js';
-import { apiRouter, routesWith } from '../routing/api-router.js';
+import { bearerRule, type BearerGrant } from '../access/access-rules.js';
+import { errorResponse, json, pageQuery } from '../routing/openapi-parts.js';
+import { defineRoute } from '../routing/route.js';
 
 const validateCreate = validator(createEndpointRequestSchema);
+const PATH = '/v1/webhooks/endpoints';
+const notFound = () => new AppError(404, 'webhook_endpoint_not_found', 'No such webhook endpoint in this account.');
+
+async function endpointOf(deps: ApiDeps, ctx: { state: BearerGrant; params: { endpointId: string } }) {
+  const endpoint = await findEndpoint(deps.db, ctx.state.accountId, ctx.params.endpointId);
+  if (!endpoint) throw notFound();
+  return endpoint;
+}
 
 /** /v1/webhooks/endpoints: where an account's events are delivered, and each endpoint's delivery log (bearer token). */
-export function webhookRoutes(deps: ApiDeps): Router<AppState> {
-  const router = apiRouter('/v1/webhooks/endpoints');
-  const routes = routesWith(router, managementAccess(deps).bearer);
-
-  const endpointOf = async (ctx: AppContext) => {
-    const endpoint = await findEndpoint(deps.db, ctx.state.accountId!, ctx.params.endpointId ?? '');
-    if (!endpoint) throw new AppError(404, 'webhook_endpoint_not_found', 'No such webhook endpoint in this account.');
-    return endpoint;
-  };
-
-  routes.post('/', jsonBody(deps.config.jsonBodyLimit), async (ctx) => {
-    const request = validateCreate(ctx.request.body);
-    const refused = checkEndpointUrl(request.url, deps.config.env === 'production', deps.config.webhookAllowPrivate);
-    if (refused) throw new AppError(400, 'validation_failed', 'The endpoint has invalid fields.', { details: [refused] });
-    const secret = newWebhookSecret();
-    // The id is chosen first: the secret is encrypted bound to it (GCM associated data).
-    const id = newId('webhookEndpoint');
-    const row = await createEndpoint(deps.db, ctx.state.accountId!, {
-      id,
-      url: request.url,
-      events: request.events ?? [],
-      description: request.description ?? null,
-      secretEncrypted: encrypt(Buffer.from(secret, 'utf8'), encryptionKeyring(deps.config), boundTo.webhookSecret(id)),
-    });
-    ctx.status = 201;
-    ctx.body = endpointView(row, secret);
-  });
-
-  routes.get('/', async (ctx) => {
-    ctx.body = { items: (await listEndpoints(deps.db, ctx.state.accountId!)).map((row) => endpointView(row)) };
-  });
-
-  routes.get('/:endpointId', async (ctx) => {
-    ctx.body = endpointView(await endpointOf(ctx));
-  });
-
-  routes.delete('/:endpointId', async (ctx) => {
-    if (!(await deleteEndpoint(deps.db, ctx.state.accountId!, ctx.params.endpointId ?? ''))) {
-      throw new AppError(404, 'webhook_endpoint_not_found', 'No such webhook endpoint in this account.');
-    }
-    ctx.status = 204;
-  });
-
-  routes.get('/:endpointId/deliveries', async (ctx) => {
-    const endpoint = await endpointOf(ctx);
-    const page = parsePageRequest(ctx.query);
-    const { rows, total } = await listDeliveries(deps.db, endpoint.id, page);
-    ctx.body = pageOf(rows.map(deliveryView), total, page);
-  });
-
-  return router;
-}
+export const webhookRoutes = [
+  defineRoute({
+    method: 'post',
+    path: PATH,
+    access: bearerRule,
+    use: (deps) => [jsonBody(deps.config.jsonBodyLimit)],
+    operationId: 'createWebhookEndpoint',
+    summary: "Register an endpoint for the account's events; the answer carries the signing secret, once",
+    requestBody: { required: true, content: json('WebhookEndpointRequest') },
+    responses: {
+      201: { description: 'The endpoint with `secret`', content: json('WebhookEndpoint') },
+      400: errorResponse('Invalid URL (https in production, no credentials, no private addresses) or unknown event type'),
+      401: errorResponse('Token invalid, expired or revoked'),
+    },
+    handle: (deps) => async (ctx) => {
+      const request = validateCreate(ctx.request.body);
+      const refused = checkEndpointUrl(request.url, deps.config.env === 'production', deps.config.webhookAllowPrivate);
+      if (refused) throw new AppError(400, 'validation_failed', 'The endpoint has invalid fields.', { details: [refused] });
+      const secret = newWebhookSecret();
+      // The id is chosen first: the secret is encrypted bound to it (GCM associated data).
+      const id = newId('webhookEndpoint');
+      const row = await createEndpoint(deps.db, ctx.state.accountId, {
+        id,
+        url: request.url,
+        events: request.events ?? [],
+        description: request.description ?? null,
+        secretEncrypted: encrypt(Buffer.from(secret, 'utf8'), encryptionKeyring(deps.config), boundTo.webhookSecret(id)),
+      });
+      ctx.status = 201;
+      ctx.body = endpointView(row, secret);
+    },
+  }),
+  defineRoute({
+    method: 'get',
+    path: PATH,
+    access: bearerRule,
+    operationId: 'listWebhookEndpoints',
+    summary: "The account's endpoints (`items`), without secrets",
+    responses: { 200: { description: 'The endpoints, without secrets', content: json('WebhookEndpointList') } },
+    handle: (deps) => async (ctx) => {
+      ctx.body = { items: (await listEndpoints(deps.db, ctx.state.accountId)).map((row) => endpointView(row)) };
+    },
+  }),
+  defineRoute({
+    method: 'get',
+    path: `${PATH}/{endpointId}`,
+    access: bearerRule,
+    operationId: 'getWebhookEndpoint',
+    summary: 'One endpoint',
+    responses: {
+      200: { description: 'The endpoint', content: json('WebhookEndpoint') },
+      404: errorResponse('No such endpoint in the account'),
+    },
+    handle: (deps) => async (ctx) => {
+      ctx.body = endpointView(await endpointOf(deps, ctx));
+    },
+  }),
+  defineRoute({
+    method: 'delete',
+    path: `${PATH}/{endpointId}`,
+    access: bearerRule,
+    operationId: 'deleteWebhookEndpoint',
+    summary: 'Stop delivering to this endpoint (pending deliveries end as FAILED)',
+    responses: { 204: { description: 'Deleted' }, 404: errorResponse('No such endpoint in the account') },
+    handle: (deps) => async (ctx) => {
+      if (!(await deleteEndpoint(deps.db, ctx.state.accountId, ctx.params.endpointId))) throw notFound();
+      ctx.status = 204;
+    },
+  }),
+  defineRoute({
+    method: 'get',
+    path: `${PATH}/{endpointId}/deliveries`,
+    access: bearerRule,
+    operationId: 'listWebhookDeliveries',
+    summary: "The endpoint's delivery log, newest first (page envelope): event, status, attempts, last answer",
+    parameters: pageQuery,
+    responses: {
+      200: { description: 'Page of deliveries', content: json('WebhookDeliveryPage') },
+      400: errorResponse('Bad paging'),
+      404: errorResponse('No such endpoint in the account'),
+    },
+    handle: (deps) => async (ctx) => {
+      const endpoint = await endpointOf(deps, ctx);
+      const page = parsePageRequest(ctx.query);
+      const { rows, total } = await listDeliveries(deps.db, endpoint.id, page);
+      ctx.body = pageOf(rows.map(deliveryView), total, page);
+    },
+  }),
+];

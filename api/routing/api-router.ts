@@ -1,6 +1,10 @@
 import { Router, type RouterMiddleware } from '@koa/router';
 import type { AccessMiddleware } from '../access/access.js';
+import type { Middleware } from 'koa';
 import type { AppState } from '../context.js';
+import type { ApiDeps } from '../deps.js';
+import { multipartBody } from '../middleware/multipart-body.js';
+import type { Route } from './route.js';
 
 /**
  * Every router of the API: paths match case-sensitively (one spelling per route; the canonical-path
@@ -31,4 +35,23 @@ export function routesWith(router: Router<AppState>, access: AccessMiddleware): 
     };
   const routes: Routes = { get: register('get'), post: register('post'), put: register('put'), patch: register('patch'), delete: register('delete') };
   return routes;
+}
+
+/** The router path of an OpenAPI path template: '/v1/qrs/{qrId}' → '/v1/qrs/:qrId'. */
+export function routerPath(template: string): string {
+  return template.replace(/\{(\w+)\}/g, ':$1');
+}
+
+/**
+ * The only way a declared route gets on a router: its access rule first, then its middleware (rate rules, body
+ * parser), its form, its handler; one router per group, in the group's order.
+ */
+export function routerOf(deps: ApiDeps, routes: readonly Route[]): Router<AppState> {
+  const router = apiRouter();
+  for (const route of routes) {
+    const middleware: Middleware<AppState>[] = [route.access.middleware(deps), ...(route.use?.(deps) ?? [])];
+    if (route.form) middleware.push(multipartBody(route.form));
+    router[route.method](routerPath(route.path), ...middleware, route.handle(deps));
+  }
+  return router;
 }

@@ -8,6 +8,7 @@ import type { AppState } from '../../api/context.js';
 import { errorHandler } from '../../api/middleware/error-handler.js';
 import { requestContext } from '../../api/middleware/request-context.js';
 import { legacyQrRoutes } from '../../api/routes/legacy-qrs.js';
+import { routerOf } from '../../api/routing/api-router.js';
 import type { BootstrapResult } from '../../cli/bootstrap.js';
 import { legacyQrCreatedSchema, legacyQrResolvedSchema } from '../../api/contract/legacy/legacy-qr-schema.js';
 import { newQrToken, qrContent, signQrToken } from '../../shared/qr/qr-link.js';
@@ -313,7 +314,7 @@ describe('The earlier contract after its sunset', () => {
     app.silent = true;
     app.use(requestContext(pino({ level: 'silent' })));
     app.use(errorHandler());
-    const router = legacyQrRoutes(harness().deps, { now: () => now });
+    const router = routerOf(harness().deps, legacyQrRoutes({ now: () => now }));
     app.use(router.routes());
     const server: Server = app.listen(0, '127.0.0.1');
     await new Promise((r) => server.once('listening', r));

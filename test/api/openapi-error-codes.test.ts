@@ -1,7 +1,7 @@
 import { readFileSync, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { expect } from 'chai';
-import { openApiDocument } from '../../api/openapi.js';
+import { openApiDocument } from '../../api/route-catalog.js';
 
 const root = new URL('../../', import.meta.url).pathname;
 

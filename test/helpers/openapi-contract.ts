@@ -1,6 +1,6 @@
 import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
 import * as ajvFormats from 'ajv-formats';
-import { openApiDocument } from '../../api/openapi.js';
+import { openApiDocument } from '../../api/route-catalog.js';
 
 type Schema = Record<string, unknown>;
 export interface MediaType {

@@ -1,0 +1,120 @@
+import type { Middleware } from 'koa';
+import type { MultipartForm, AppState } from '../context.js';
+import type { ApiDeps } from '../deps.js';
+import type { ApiKeyPrincipal } from '../../shared/repositories/api-keys.js';
+import { declareAccess, type AccessMiddleware } from './access.js';
+import { managementAccess, type Prefetch } from './management-access.js';
+import { metricsAccess } from './metrics-access.js';
+import { operatorAccess } from './operator-access.js';
+import { PUBLIC_ACCESS } from './public-access.js';
+
+/** An OpenAPI security requirement: the scheme's name in components.securitySchemes. */
+export type SecurityRequirement = Readonly<Partial<Record<'ApiKey' | 'Bearer' | 'MetricsToken' | 'OperatorLogin', readonly []>>>;
+
+/**
+ * A route's access rule as a route declares it: the middleware that enforces it (built from the API's deps),
+ * what the OpenAPI document says of it (its security requirements, its refusal), and, as a type, what it puts
+ * on `ctx.state` for the handler once it let the request through (`G`).
+ */
+export interface AccessRule<G extends object> {
+  readonly name: string;
+  readonly security: readonly SecurityRequirement[];
+  /** The 401 every route it guards documents, unless the route says more precisely why. */
+  readonly unauthorized?: string;
+  middleware(deps: ApiDeps): AccessMiddleware;
+  /** Never set: carries `G` for the type checker. */
+  readonly grants?: G;
+}
+
+/** The api-key rule's state: the merchant's principal, the presented key's id, what its Redis round trip read. */
+export interface ApiKeyGrant {
+  apiKey: ApiKeyPrincipal;
+  presentedKeyId: string;
+  prefetched: ReadonlyMap<string, string | null>;
+}
+/** The bearer rule's state: the account every management route is scoped to. */
+export interface BearerGrant {
+  accountId: string;
+}
+/** Either, told apart by `apiKey`. */
+export type ApiKeyOrBearerGrant = ApiKeyGrant | (BearerGrant & { apiKey?: undefined });
+/** A route with a multipart body: its parsed form. */
+export interface FormGrant {
+  form: MultipartForm;
+}
+
+const API_KEY = [{ ApiKey: [] }] as const;
+const BEARER = [{ Bearer: [] }] as const;
+
+export const apiKeyRule: AccessRule<ApiKeyGrant> = {
+  name: 'api-key',
+  security: API_KEY,
+  unauthorized: 'API key invalid or missing',
+  middleware: (deps) => managementAccess(deps).apiKey,
+};
+
+/** The api-key rule that also reads `prefetch`'s keys in its Redis round trip, into `ctx.state.prefetched`. */
+export function apiKeyPrefetchingRule(prefetch: Prefetch): AccessRule<ApiKeyGrant> {
+  return { ...apiKeyRule, middleware: (deps) => managementAccess(deps).apiKeyPrefetching(prefetch) };
+}
+
+export const bearerRule: AccessRule<BearerGrant> = {
+  name: 'bearer',
+  security: BEARER,
+  unauthorized: 'Token invalid',
+  middleware: (deps) => managementAccess(deps).bearer,
+};
+
+export const apiKeyOrBearerRule: AccessRule<ApiKeyOrBearerGrant> = {
+  name: 'api-key-or-bearer',
+  security: [...API_KEY, ...BEARER],
+  unauthorized: 'No valid API key or token',
+  middleware: (deps) => managementAccess(deps).apiKeyOrBearer,
+};
+
+/** POST /v1/auth/token's: no credential but the client's own in the body, rate-limited per IP. */
+export const clientCredentialsRule: AccessRule<object> = {
+  name: 'client-credentials',
+  security: [],
+  middleware: (deps) => managementAccess(deps).clientCredentials,
+};
+
+export const publicRule: AccessRule<object> = { name: 'public', security: [], middleware: () => PUBLIC_ACCESS };
+
+export const metricsRule: AccessRule<object> = {
+  name: 'metrics-token',
+  security: [{ MetricsToken: [] }],
+  unauthorized: 'No or wrong metrics token',
+  middleware: (deps) => metricsAccess(deps),
+};
+
+/** The operator's login, `headers` on every answer (refusals included); `page` names what is off without a password. */
+export function operatorRule(page: string, headers: Record<string, string>): AccessRule<object> {
+  return {
+    name: 'operator',
+    security: [{ OperatorLogin: [] }],
+    unauthorized: 'No or wrong operator login (WWW-Authenticate: Basic)',
+    middleware: (deps) => operatorAccess(deps, page, headers),
+  };
+}
+
+/** The same rule with a step before it that must see every request, refusals included (e.g. deprecation headers). */
+export function precededRule<G extends object>(step: (deps: ApiDeps) => Middleware<AppState>, rule: AccessRule<G>): AccessRule<G> {
+  return {
+    ...rule,
+    middleware: (deps) => {
+      const first = step(deps);
+      const access = rule.middleware(deps);
+      return declareAccess(rule.name, async (ctx, next) => {
+        await first(ctx, async () => {
+          await access(ctx, next);
+        });
+      });
+    },
+  };
+}
+
+/** What api-key-or-bearer credentials may see: the API key's merchant, or the bearer token's account. */
+export function credentialsScope(state: ApiKeyOrBearerGrant): { merchantId: string } | { accountId: string } {
+  return state.apiKey ? { merchantId: state.apiKey.merchantId } : { accountId: state.accountId };
+}
