@@ -178,3 +178,43 @@ export function saleCommandLines(layout: string, runs: SaleCommands[]): string[]
         .join(', ')}`,
   );
 }
+
+export interface LayoutSaleCommands {
+  apis: number;
+  workers: number;
+  runs: SaleCommands[];
+}
+
+/**
+ * `npm run bench`'s reading (issue #40): 1 API + 1 worker, then 2 + 2, on a private Redis and the run's own
+ * database and account, each at every concurrency of saleConcurrencies(), after a warm-up of 50 sales.
+ */
+export async function benchSaleCommands(
+  env: ServiceEnv,
+  account: SaleAccount,
+  layouts: [number, number][] = [
+    [1, 1],
+    [2, 2],
+  ],
+): Promise<LayoutSaleCommands[]> {
+  const own = await privateRedis();
+  const redis = new Redis(own.url);
+  const results: LayoutSaleCommands[] = [];
+  try {
+    for (const [apiCount, workerCount] of layouts) {
+      const running = await startLayout({ ...env, REDIS_URL: own.url, LOG_LEVEL: 'error' }, apiCount, workerCount);
+      try {
+        await sendSales(running.apis, account, 50, 10);
+        const runs: SaleCommands[] = [];
+        for (const concurrency of saleConcurrencies()) runs.push(await measureSaleCommands(redis, running.apis, account, SALES_PER_MEASUREMENT, concurrency));
+        results.push({ apis: apiCount, workers: workerCount, runs });
+      } finally {
+        await running.stop();
+      }
+    }
+  } finally {
+    redis.disconnect();
+    await own.close();
+  }
+  return results;
+}

@@ -62,6 +62,8 @@ export class JobInbox {
   private trimmedTo = '0';
   private trimmedAt = 0;
   private readSinceTrim = 0;
+  /** The connection failed since the last renewal: the inbox may be gone with Redis's data. */
+  private lost = false;
   private renewedAt = 0;
 
   constructor(
@@ -124,8 +126,11 @@ export class JobInbox {
       try {
         read = (await connection.xread('COUNT', 100, 'BLOCK', BLOCK_S * 1000, 'STREAMS', key, this.lastId)) as [string, [string, string[]][]][] | null;
       } catch {
-        // Redis away: the blocking connection reconnects by itself; the messages wait in the stream.
+        // Redis away: the blocking connection reconnects by itself; the messages wait in the stream. A Redis
+        // that comes back empty (restarted without its data) lost the inbox: it is checked, and made again, first.
+        this.lost = true;
         if (!this.closed) await new Promise((resolve) => setTimeout(resolve, 200));
+        if (!this.closed) await this.upkeep(key);
         continue;
       }
       for (const [, entries] of read ?? []) {
@@ -139,7 +144,7 @@ export class JobInbox {
     }
   }
 
-  /** Trims what was read (every 100 entries or 5 s) and renews the inbox (every 10 s); makes it again if it was lost (a failover). */
+  /** Trims what was read (every 100 entries or 5 s) and renews the inbox (every 10 s, and after Redis was away); makes it again if it was lost. */
   private async upkeep(key: string): Promise<void> {
     const now = Date.now();
     try {
@@ -149,9 +154,10 @@ export class JobInbox {
         await this.redis.xtrim(key, 'MINID', this.lastId);
         this.trimmedTo = this.lastId;
       }
-      if (this.made && now - this.renewedAt >= INBOX_RENEW_MS) {
-        this.renewedAt = now;
+      if (this.made && (this.lost || now - this.renewedAt >= INBOX_RENEW_MS)) {
         if ((await this.redis.expire(key, INBOX_TTL_S)) === 0) await this.make();
+        this.renewedAt = now;
+        this.lost = false;
       }
     } catch {
       // Redis away: the next round tries again.
