@@ -37,7 +37,7 @@ import { announceExpiringCsds } from '../shared/repositories/merchant-csds.js';
 import { deliverWebhookJob, type WebhookDeps } from './deliver-webhook.js';
 import { httpWebhookClient, type WebhookClient } from '../shared/webhooks/webhook-client.js';
 import { encryptionKeyring } from '../shared/platform/crypto/encrypt-at-rest.js';
-import { measureJobs } from '../shared/platform/metrics/measure-jobs.js';
+import { measureJobs, measureRenderLaneJob } from '../shared/platform/metrics/measure-jobs.js';
 import { keepJobSchedulers } from './keep-job-schedulers.js';
 import { buildInvoiceExportJob, sweepInvoiceExportsJob } from './build-invoice-export.js';
 import { logOtherFailures, withOutcomeLog, withRenderLaneLog } from './log-job-outcomes.js';
@@ -194,7 +194,7 @@ export async function startWorkers(deps: WorkerDeps): Promise<RunningWorkers> {
   const renderLane = new RenderLaneConsumer(
     deps.config.queuePrefix,
     deps.config,
-    (job) => withRenderLaneLog(deps.logger, job, () => renderLaneJob(deps.producers, job)).then(() => undefined),
+    (job) => withRenderLaneLog(deps.logger, job, () => measureRenderLaneJob(() => renderLaneJob(deps.producers, job))).then(() => undefined),
     (err) => deps.logger.warn({ err, queue: 'render-lane' }, 'render lane entry not a job'),
   );
   const schedulers = await keepJobSchedulers(deps.producers, deps.config, deps.logger);
