@@ -25,6 +25,7 @@ import { measureLean } from './lean/measure.js';
 import { leanEncoder } from './lean/render.js';
 import { leanComparisonLines } from './lean/table.js';
 import { measureStamping, stampingLine } from './stamping.js';
+import { benchSaleCommands, saleCommandLines } from './sale-commands.js';
 
 const DURATION = Number(process.env.BENCH_SECONDS ?? 10);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 50);
@@ -124,6 +125,8 @@ async function main(): Promise<void> {
     await stampDb.destroy();
     api.kill('SIGTERM');
     workers.kill('SIGTERM');
+    // Redis commands per sale by process layout and concurrency, on a Redis of their own (issue #40).
+    const saleCommands = await benchSaleCommands(env, account);
     const render = await benchRenderQr({ seconds: 3 });
     const cfdi = await benchCfdiSteps();
     const global = await benchGlobalInvoice(DATABASE_URL);
@@ -164,8 +167,9 @@ async function main(): Promise<void> {
     );
     printFigures({ connections: CONNECTIONS, ceiling, qrs, ratioPercent: ratio, render, stampFast, stampBare, stampSlow, cfdi, pending, sweep, chart: CHART });
     process.stdout.write(`${leanComparisonLines(leanComparison).join('\n')}\n\n`);
+    process.stdout.write(`${saleCommands.flatMap((l) => saleCommandLines(`${l.apis} API + ${l.workers} worker`, l.runs)).join('\n')}\n\n`);
     process.stdout.write(
-      `${JSON.stringify({ machine: host, ceiling, qrs, light, ratioPercent: ratio, lean: leanComparison, render, cfdi, stampFast, stampBare, stampSlow, cancels, global, sweep, pending })}\n`,
+      `${JSON.stringify({ machine: host, ceiling, qrs, light, ratioPercent: ratio, lean: leanComparison, saleCommands, render, cfdi, stampFast, stampBare, stampSlow, cancels, global, sweep, pending })}\n`,
     );
   } finally {
     await stopProcesses(api, workers);

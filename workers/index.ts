@@ -11,7 +11,8 @@ import { shardPrefixes } from '../shared/platform/queue-shards.js';
 import { principalsChanged } from '../shared/platform/principal-generation.js';
 import { expireDueQrsJob } from './expire-due-qrs.js';
 import { planExpiriesJob } from './plan-expiries.js';
-import { renderQrJob } from './render-qr.js';
+import { renderLaneJob, renderQrJob } from './render-qr.js';
+import { RenderLaneConsumer } from '../shared/platform/render-lane.js';
 import { satCatalogs } from '../shared/sat/catalogs.js';
 import { syncIssuerJob, type SyncIssuerDeps } from './sync-issuer.js';
 import { sweepLostSyncsJob } from './sweep-lost-syncs.js';
@@ -37,10 +38,10 @@ import { announceExpiringCsds } from '../shared/repositories/merchant-csds.js';
 import { deliverWebhookJob, type WebhookDeps } from './deliver-webhook.js';
 import { httpWebhookClient, type WebhookClient } from '../shared/webhooks/webhook-client.js';
 import { encryptionKeyring } from '../shared/platform/crypto/encrypt-at-rest.js';
-import { measureJobs } from '../shared/platform/metrics/measure-jobs.js';
+import { measureJobs, measureRenderLaneJob } from '../shared/platform/metrics/measure-jobs.js';
 import { keepJobSchedulers } from './keep-job-schedulers.js';
 import { buildInvoiceExportJob, sweepInvoiceExportsJob } from './build-invoice-export.js';
-import { logOtherFailures, withOutcomeLog } from './log-job-outcomes.js';
+import { logOtherFailures, withOutcomeLog, withRenderLaneLog } from './log-job-outcomes.js';
 import { alarmedPacClient } from '../shared/adapters/pac/pac-credentials-alarm.js';
 import { PAUSABLE, pausingOnPacCredentials } from './pause-on-pac-credentials.js';
 
@@ -118,6 +119,15 @@ function processorFor(queue: QueueName, handlers: { [N in JobName]: JobHandler<N
   };
 }
 
+/**
+ * Seconds a worker waits on an empty queue before it asks again (BullMQ's drainDelay, 5 by default): each ask
+ * is a BZPOPMIN and a fetch script of about 8 commands, per queue and worker process, whether or not anything
+ * comes (issue #40: about 14 commands a second per idle worker process). A new job wakes the wait at once (its
+ * marker), and a queue with delayed jobs wakes for them, so a longer wait delays nothing; BullMQ caps any wait
+ * at 10 s.
+ */
+const IDLE_WAIT_S = 10;
+
 export async function startWorkers(deps: WorkerDeps): Promise<RunningWorkers> {
   const connection = bullmqConnection(deps.config);
   // The service's own keys (the principal generation), on a connection of their own, as the API's.
@@ -177,6 +187,7 @@ export async function startWorkers(deps: WorkerDeps): Promise<RunningWorkers> {
         connection,
         prefix: prefixes[shard]!,
         concurrency: deps.config.workerConcurrency,
+        drainDelay: IDLE_WAIT_S,
         ...(pausable.has(queue) ? PAUSABLE : {}),
       });
       worker.on('error', (err) => deps.logger.error({ err, queue, shard }, 'worker error'));
@@ -186,11 +197,19 @@ export async function startWorkers(deps: WorkerDeps): Promise<RunningWorkers> {
     });
   });
   await Promise.all(workers.map((w) => w.waitUntilReady()));
+  // The sales' renders (issue #40): a list of their own, not a BullMQ queue (shared/platform/render-lane.ts).
+  const renderLane = new RenderLaneConsumer(
+    deps.config.queuePrefix,
+    deps.config,
+    (job) => withRenderLaneLog(deps.logger, job, () => measureRenderLaneJob(() => renderLaneJob(deps.producers, job))).then(() => undefined),
+    (err) => deps.logger.warn({ err, queue: 'render-lane' }, 'render lane entry not a job'),
+  );
   const schedulers = await keepJobSchedulers(deps.producers, deps.config, deps.logger);
   return {
     workers,
     async close() {
       schedulers.stop();
+      await renderLane.close();
       await Promise.all(workers.map((w) => w.close()));
       ownMailer?.close();
       service.disconnect();

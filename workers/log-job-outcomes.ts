@@ -78,3 +78,19 @@ export function withOutcomeLog(queue: string, logger: Logger, processor: (job: J
     return result;
   };
 }
+
+/**
+ * A render lane job's line (issue #40: renders are not BullMQ jobs any more), as a render job's was: one per
+ * QR, `job` render-qr, so each sale's trail keeps its render.
+ */
+export async function withRenderLaneLog<T>(logger: Logger, job: { id: string; qrs: { qrId: string }[] }, run: () => Promise<T>): Promise<T> {
+  const base = { queue: 'render-lane', job: 'render-qr', job_id: job.id, batch: job.qrs.length };
+  try {
+    const result = await run();
+    for (const qr of job.qrs) logger.info({ ...base, qr_id: qr.qrId }, 'job done');
+    return result;
+  } catch (err) {
+    for (const qr of job.qrs) logger.warn({ ...base, qr_id: qr.qrId, err, final: true }, 'job failed');
+    throw err;
+  }
+}

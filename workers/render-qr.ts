@@ -1,6 +1,7 @@
 import { UnrecoverableError, type Job } from 'bullmq';
 import type { RenderQrJobResult, RenderQrPayload } from '../shared/platform/jobs.js';
 import type { Producers } from '../shared/platform/queues.js';
+import { deliverRenderReply, type RenderLaneJob } from '../shared/platform/render-lane.js';
 import { renderQrPng } from '../shared/domain/qr-code/render-qr-png.js';
 
 /** Each deep link of the batch as a base64 1-bit PNG. */
@@ -9,7 +10,26 @@ export function renderQrPngs(data: RenderQrPayload): string[] {
 }
 
 /**
- * render-qr: the batch's PNGs, delivered to the inbox of the API process that waits for them (issue #30).
+ * A render lane job (issue #40, shared/platform/render-lane.ts): the batch's PNGs to the inbox of the API
+ * process that waits. The encoder threw: the failure goes to the inbox at once (its requests answer 500
+ * `qr_render_failed`), best effort. The reply did not reach Redis (a failover): sent again, not rendered again
+ * (deliverRenderReply); when every try fails the requests answer 503 at their timeout and the POS retries.
+ */
+export async function renderLaneJob(producers: Pick<Producers, 'reply'>, job: RenderLaneJob, render: (data: RenderQrPayload) => string[] = renderQrPngs): Promise<number> {
+  let pngs: string[];
+  try {
+    pngs = render(job);
+  } catch (err) {
+    const reason = err instanceof Error ? err.message : String(err);
+    await producers.reply(job.replyTo, { jobId: job.id, failed: reason }).catch(() => undefined);
+    throw Object.assign(new Error(`render lane job ${job.id}: ${reason}`), { cause: err });
+  }
+  await deliverRenderReply(() => producers.reply(job.replyTo, { jobId: job.id, result: { pngs } }), job.deadline);
+  return pngs.length;
+}
+
+/**
+ * render-qr, the BullMQ job that API processes from before issue #40 still add (a rolling deploy): the batch's PNGs, delivered to the inbox of the API process that waits for them (issue #30).
  * The job's own result is a count, so its completion event carries no images. A job without `replyTo` (from
  * an older API process) answers in its result, as before.
  *

@@ -49,8 +49,9 @@ export async function countAndRead(
   let values: (string | null | undefined)[] | undefined;
   if (keyed.length > 0 || reads.length > 0) {
     try {
-      // Counted limits: INCRBY and EXPIRE this minute's key. Everything only read (last minute's counts, the
-      // current count of a cost-0 check, the route's keys) in one MGET: 2 commands per counted limit + 1.
+      // Counted limits: INCRBY this minute's key. Everything only read (last minute's counts, the current
+      // count of a cost-0 check, the route's keys) in one MGET: 1 command per counted limit + 1. The key's
+      // EXPIRE follows only when this INCRBY made it (issue #40: it was an EXPIRE on every request).
       const pipeline = redis.pipeline();
       const mget: string[] = [];
       const at = keyed.map(({ limit, id }, i) => {
@@ -58,7 +59,7 @@ export async function countAndRead(
         let current: { incr: number } | { read: number };
         if (costs[i]! > 0) {
           current = { incr: pipeline.length };
-          pipeline.incrby(key + window, costs[i]!).expire(key + window, 121);
+          pipeline.incrby(key + window, costs[i]!);
         } else current = { read: mget.push(key + window) - 1 };
         return { current, previous: mget.push(key + (window - 1)) - 1 };
       });
@@ -72,6 +73,7 @@ export async function countAndRead(
         current: Number(('incr' in current ? results[current.incr]?.[1] : answered[current.read]) ?? 0),
         previous: Number(answered[previous] ?? 0),
       }));
+      expireNewCounters(redis, keyed, costs, counts, window, ctx.state.log);
       values = readAt.map((i) => answered[i] ?? null);
     } catch (err) {
       ctx.state.log.warn({ err }, 'rate limit not counted');
@@ -87,6 +89,27 @@ export async function countAndRead(
     });
   }
   return values;
+}
+
+/**
+ * The EXPIRE of the counters this request made (its INCRBY answered its own cost: the first hit of the minute),
+ * sent without waiting: once per key and minute instead of once per request. Were it lost (the process dies
+ * between the two), the key, named after its minute, is never read again after the next minute: a few bytes
+ * left behind, no count wrong.
+ */
+function expireNewCounters(
+  redis: RedisClient,
+  keyed: { limit: RateLimit; id: string }[],
+  costs: number[],
+  counts: { current: number }[],
+  window: number,
+  log: AppState['log'],
+): void {
+  keyed.forEach(({ limit, id }, i) => {
+    if (costs[i]! > 0 && counts[i]?.current === costs[i]) {
+      redis.expire(counterKey(limit.scope, id) + window, 121).catch((err: unknown) => log.warn({ err }, 'rate limit counter without expiry'));
+    }
+  });
 }
 
 function counterKey(scope: string, id: string): string {

@@ -1,6 +1,8 @@
 import { AppError } from '../../shared/platform/errors.js';
-import { jobId, type RenderQrPayload, type RenderQrResult } from '../../shared/platform/jobs.js';
-import { JobFailed, JobTimeout, watchJobResult, type Producers } from '../../shared/platform/queues.js';
+import type { InboxMessage } from '../../shared/platform/job-inbox.js';
+import { jobId, type RenderQrResult } from '../../shared/platform/jobs.js';
+import { JobFailed, JobTimeout, type Producers } from '../../shared/platform/queues.js';
+import type { RenderLaneJob } from '../../shared/platform/render-lane.js';
 import type { ApiDeps } from '../deps.js';
 
 /** QRs in one render job at most: ~0.3 ms of rendering each, and ~2 KB each in the job's result. */
@@ -72,34 +74,39 @@ class RenderBatcher {
     }
   }
 
-  /** One job for the batch, answered to this process's inbox alone (issue #30: no process reads the others' results). */
+  /**
+   * One render lane job for the batch (issue #40: a list entry, not a BullMQ job), answered to this process's
+   * inbox alone (issue #30). The wait starts before the push: a fast worker can reply before the push's own
+   * answer arrives. No answer in time: JobTimeout (the job, if still waiting, is dropped by the worker at its deadline).
+   */
   private async renderBatch(batch: Waiter[]): Promise<string[]> {
     const { inbox } = this.producers;
-    const data: RenderQrPayload = { qrs: batch.map((w) => ({ qrId: w.qrId, content: w.content })), replyTo: inbox.id };
     const id = jobId.renderQr(batch[0]!.qrId);
-    const queue = this.producers.queueOf('render-qr', data);
-    const watch = watchJobResult<RenderQrResult>(inbox, queue, id, this.timeoutMs, imagesOfJob);
+    const job: RenderLaneJob = { id, replyTo: inbox.id, deadline: Date.now() + this.timeoutMs, qrs: batch.map((w) => ({ qrId: w.qrId, content: w.content })) };
+    let stop = (): void => undefined;
+    let timer: NodeJS.Timeout | undefined;
+    const reply = new Promise<InboxMessage>((resolve, reject) => {
+      stop = inbox.expect(id, resolve);
+      timer = setTimeout(() => reject(new JobTimeout(`render job ${id} did not answer within ${this.timeoutMs} ms`)), this.timeoutMs);
+    });
     try {
-      await this.producers.add('render-qr', data);
-    } catch (cause) {
-      watch.cancel();
-      throw new RenderNotQueued('render job not queued', { cause });
-    }
-    try {
-      const { pngs } = await watch.result;
+      try {
+        await inbox.ready();
+        await this.producers.pushRender(job);
+      } catch (cause) {
+        throw new RenderNotQueued('render job not queued', { cause });
+      }
+      const message = await reply;
+      if ('failed' in message) throw new JobFailed(message.failed);
+      const { pngs } = message.result as RenderQrResult;
       if (pngs.length !== batch.length) throw new JobFailed(`render job ${id} answered ${pngs.length} images for ${batch.length} QRs`);
       return pngs;
-    } catch (err) {
-      if (err instanceof JobTimeout) await queue.remove(id).catch(() => undefined);
-      throw err;
+    } finally {
+      clearTimeout(timer);
+      stop();
+      reply.catch(() => undefined);
     }
   }
-}
-
-/** The images in a render job's own result: a worker from before issue #30 answers there. */
-function imagesOfJob(returnvalue: unknown): RenderQrResult | undefined {
-  const value = returnvalue as Partial<RenderQrResult> | null;
-  return Array.isArray(value?.pngs) ? { pngs: value.pngs } : undefined;
 }
 
 // One batcher per API process's producers (tests build apps with producers of their own).

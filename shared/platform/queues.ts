@@ -1,8 +1,9 @@
-import { Job, Queue, type JobsOptions } from 'bullmq';
+import { Queue, type JobsOptions } from 'bullmq';
 import { deliverToInbox, JobInbox, type InboxMessage } from './job-inbox.js';
 import { shardOf, shardPrefixes } from './queue-shards.js';
 import { JOBS, QUEUES, replyTtlSeconds, shardKeyOf, type JobName, type JobSettings, type JobTypes, type QueueName } from './jobs.js';
 import type { RedisClient, RedisSettings } from './redis.js';
+import { pushRenderJob, type RenderLaneJob } from './render-lane.js';
 
 /**
  * Typed producer side of every queue, on one fail-fast connection. Each queue is split into QUEUE_SHARDS
@@ -27,6 +28,8 @@ export interface Producers {
   inbox: JobInbox;
   /** A worker hands a job's outcome to the inbox of the process that waits for it. */
   reply(inboxId: string, message: InboxMessage): Promise<void>;
+  /** Hands a render job to the workers on the render lane (shared/platform/render-lane.ts, issue #40). */
+  pushRender(job: RenderLaneJob): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -62,8 +65,8 @@ export async function createProducers(
       }),
     );
   }
-  // The inbox is one list per process, never touched with a queue's keys: it stays under the prefix itself.
-  const inbox = new JobInbox(prefix, settings);
+  // The inbox is one stream per process, never touched with a queue's keys: it stays under the prefix itself.
+  const inbox = new JobInbox(prefix, connection, settings);
   const queuesOf = (name: QueueName): Queue[] => {
     const q = queues.get(name);
     if (!q) throw new Error(`unknown queue ${name}`);
@@ -78,6 +81,7 @@ export async function createProducers(
     add: (name, data, opts) => queueOf(name, data).add(name, data, { ...jobOptions(name, data, settings), ...opts }),
     inbox,
     reply: (inboxId, message) => deliverToInbox(connection, prefix, inboxId, message, replyTtlSeconds(settings)),
+    pushRender: (job) => pushRenderJob(connection, prefix, job),
     async close() {
       await inbox.close();
       await Promise.all([...queues.values()].flat().map((q) => q.close()));
@@ -85,60 +89,7 @@ export async function createProducers(
   };
 }
 
-/** No result came in time; the job may still run, or it failed without saying so (its worker lost Redis, or died). */
+/** No result came in time: the job was lost (its worker died, a failover) or its reply could not be sent (api/qrs/render-qr.ts). */
 export class JobTimeout extends Error {}
 /** The worker reported the job's own failure (the reply `failed`): running it again would fail the same way. */
 export class JobFailed extends Error {}
-
-/** A wait for one job's result, started before the job is added. */
-export interface JobWatch<R> {
-  result: Promise<R>;
-  /** Stops waiting (the job was never added); `result` then never settles. */
-  cancel(): void;
-}
-
-/**
- * Waits for the result of the job that will have id `id`, delivered to this process's inbox by the worker
- * (the job names the inbox in its payload): its result, JobFailed when the worker replied that the job itself
- * failed, or JobTimeout after `timeoutMs`. Start it *before* the add: a
- * reply for nobody is dropped, and a fast worker can reply before the add's own answer arrives. It cannot leave an unhandled rejection when
- * Redis drops mid-wait (that crashes the process). The job is read from Redis only at the timeout, as a
- * last look: one from before the inbox (a rolling deploy) answered in the job's result (kept a little
- * longer than the timeout), which `resultOfJob` reads. A job found failed there without a reply is still a
- * JobTimeout (issue #38): its failure never reached the inbox because Redis lost it (a failover broke the
- * worker's connection: "Connection is closed.") or its worker died, so it says nothing of the job itself.
- */
-export function watchJobResult<R>(
-  inbox: JobInbox,
-  queue: Queue,
-  id: string,
-  timeoutMs: number,
-  resultOfJob: (returnvalue: unknown) => R | undefined = () => undefined,
-): JobWatch<R> {
-  let cancel = (): void => undefined;
-  const result = new Promise<R>((resolve, reject) => {
-    const timer = setTimeout(() => {
-      Job.fromId(queue, id).then(
-        (fresh) =>
-          settle(() => {
-            const value = fresh?.finishedOn ? resultOfJob(fresh.returnvalue as unknown) : undefined;
-            if (value !== undefined) resolve(value);
-            else if (fresh?.failedReason) reject(new JobTimeout(`job ${id} failed without a reply within ${timeoutMs} ms: ${fresh.failedReason}`));
-            else reject(new JobTimeout(`job ${id} did not finish within ${timeoutMs} ms`));
-          }),
-        (err: unknown) => settle(() => reject(err instanceof Error ? err : new Error(String(err)))),
-      );
-    }, timeoutMs);
-    let settled = false;
-    function settle(fn: () => void): void {
-      if (settled) return;
-      settled = true;
-      clearTimeout(timer);
-      stop();
-      fn();
-    }
-    const stop = inbox.expect(id, (message) => settle(() => ('failed' in message ? reject(new JobFailed(message.failed)) : resolve(message.result as R))));
-    cancel = () => settle(() => undefined);
-  });
-  return { result, cancel };
-}

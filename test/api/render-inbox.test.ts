@@ -4,7 +4,7 @@ import { expect } from 'chai';
 import { pino } from 'pino';
 import { createApp } from '../../api/app.js';
 import type { BootstrapResult } from '../../cli/bootstrap.js';
-import { inboxKey } from '../../shared/platform/job-inbox.js';
+import { INBOX_TTL_S, inboxKey, legacyInboxKey } from '../../shared/platform/job-inbox.js';
 import { replyTtlSeconds } from '../../shared/platform/jobs.js';
 import { createProducers, type Producers } from '../../shared/platform/queues.js';
 import { decodeQrPng } from '../helpers/decode-qr.js';
@@ -40,23 +40,35 @@ describe('render results go to the API process that waits for them alone (issue 
       const answers = await Promise.all(Array.from({ length: 40 }, (_, i) => post(i % 2 === 0 ? harness().baseUrl : other.url)));
       expect(answers.map((a) => a.status)).to.deep.equal(Array(40).fill(201));
       for (const a of answers) expect(await decodeQrPng(Buffer.from(a.body.qr_base64.replace(/^data:image\/png;base64,/, ''), 'base64'))).to.equal(a.body.qr_content);
-      // Each process took its own replies: none is waiting in either inbox.
+      // Each process has its own inbox, a stream that lives while its process does (issue #40), and no reply went to a list.
       const prefix = harness().deps.config.queuePrefix;
-      for (const inbox of [harness().producers.inbox.id, other.producers.inbox.id]) expect(await harness().redis.llen(inboxKey(prefix, inbox))).to.equal(0);
       expect(harness().producers.inbox.id).to.not.equal(other.producers.inbox.id);
+      for (const inbox of [harness().producers.inbox.id, other.producers.inbox.id]) {
+        expect(await harness().redis.type(inboxKey(prefix, inbox))).to.equal('stream');
+        const ttl = await harness().redis.ttl(inboxKey(prefix, inbox));
+        expect(ttl).to.be.above(0);
+        expect(ttl).to.be.at.most(INBOX_TTL_S);
+        expect(await harness().redis.exists(legacyInboxKey(prefix, inbox))).to.equal(0);
+      }
     } finally {
       other.server.close();
       await other.producers.close();
     }
   });
 
-  it('the inbox of an API process that is gone expires by itself', async () => {
+  it('the inbox of an API process that is gone is removed, and a late reply to it leaves only a list that expires by itself', async () => {
     const gone = await secondApi();
+    await gone.producers.inbox.ready();
+    const prefix = harness().deps.config.queuePrefix;
+    expect(await harness().redis.exists(inboxKey(prefix, gone.producers.inbox.id))).to.equal(1);
     gone.server.close();
     await gone.producers.close();
-    // A worker finishing a job for the process after it stopped.
+    expect(await harness().redis.exists(inboxKey(prefix, gone.producers.inbox.id))).to.equal(0);
+    // A worker finishing a job for the process after it stopped: no stream to add to (NOMKSTREAM), so the reply
+    // goes to the list an API process from before issue #40 would read, which expires.
     await harness().producers.reply(gone.producers.inbox.id, { jobId: `render.${randomUUID()}`, result: { pngs: [] } });
-    const key = inboxKey(harness().deps.config.queuePrefix, gone.producers.inbox.id);
+    expect(await harness().redis.exists(inboxKey(prefix, gone.producers.inbox.id))).to.equal(0);
+    const key = legacyInboxKey(prefix, gone.producers.inbox.id);
     expect(await harness().redis.llen(key)).to.equal(1);
     const ttl = await harness().redis.ttl(key);
     expect(ttl).to.be.above(0);

@@ -1,7 +1,8 @@
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { expect } from 'chai';
-import { Queue, QueueEvents } from 'bullmq';
+import { Queue } from 'bullmq';
+import { Redis } from 'ioredis';
 import type { BootstrapResult } from '../../cli/bootstrap.js';
 import { BUYER } from '../helpers/buyer.js';
 import { freePort } from '../../chaos/free-port.js';
@@ -9,6 +10,7 @@ import { harness } from '../helpers/harness.js';
 import { procfileCommand, projectRoot } from '../helpers/procfile.js';
 import { removeKeysMatching } from '../helpers/redis-keys.js';
 import { qrBody } from '../helpers/qr-body.js';
+import { renderLaneKey } from '../../shared/platform/render-lane.js';
 
 interface Running {
   child: ChildProcess;
@@ -169,18 +171,15 @@ describe('graceful shutdown on SIGTERM, with real processes under load', functio
 
   it('a sale whose client gave up is still recorded before the API exits: SIGTERM waits for the handlers, not only the sockets', async () => {
     const port = await freePort();
-    const own = { ...env, PORT: String(port), RENDER_TIMEOUT_MS: '30000', SHUTDOWN_TIMEOUT_MS: '30000' };
-    const connection = { url: harness().deps.config.redisUrl };
-    const render = new Queue('render', { connection, prefix: env.QUEUE_PREFIX });
-    const renderEvents = new QueueEvents('render', { connection, prefix: env.QUEUE_PREFIX });
+    // Queues of its own: a worker the earlier cases left running would take the render job.
+    const own = { ...env, QUEUE_PREFIX: `${env.QUEUE_PREFIX!}hold`, PORT: String(port), RENDER_TIMEOUT_MS: '30000', SHUTDOWN_TIMEOUT_MS: '30000' };
+    // No worker yet: the test takes the POST's render job from the lane itself (issue #40) and hands it back later,
+    // so the POST's handler waits for its render while the test acts.
+    const lane = new Redis(harness().deps.config.redisUrl);
     try {
-      await renderEvents.waitUntilReady();
-      // The render queue held: the POST's handler waits for its render while the test acts.
-      await render.pause();
       const api = await start(procfileCommand('web'), own, 'api listening');
-      running.push(api, await start(procfileCommand('worker'), own, 'workers running'));
+      running.push(api);
       const body = qrBody(account.storeUid);
-      const queued = new Promise((resolve) => renderEvents.once('waiting', resolve));
       const client = new AbortController();
       const answer = fetch(`http://127.0.0.1:${port}/v1/qrs`, {
         method: 'POST',
@@ -188,7 +187,8 @@ describe('graceful shutdown on SIGTERM, with real processes under load', functio
         body: JSON.stringify(body),
         signal: client.signal,
       }).catch(() => undefined);
-      await queued;
+      const taken = await lane.brpop(renderLaneKey(own.QUEUE_PREFIX), 30);
+      expect(taken, 'the render job was queued').to.not.equal(null);
       client.abort();
       await answer;
       api.child.kill('SIGTERM');
@@ -201,15 +201,16 @@ describe('graceful shutdown on SIGTERM, with real processes under load', functio
         api.child.stdout!.on('data', seen);
         seen();
       });
-      await render.resume();
+      // The render goes on: the job back in the lane, and a worker to take it.
+      await lane.rpush(renderLaneKey(own.QUEUE_PREFIX), taken![1]);
+      running.push(await start(procfileCommand('worker'), own, 'workers running'));
       expect(await api.exited).to.equal(0);
       const sale = await harness().deps.db('qr_transactions').where({ sale_id: body.sale_id }).first('status');
       expect(sale?.status, 'the sale recorded').to.equal('PENDING');
       expect(api.output(), 'no error logged').to.not.match(/"level":5\d/);
     } finally {
-      await render.resume();
-      await render.close();
-      await renderEvents.close();
+      lane.disconnect();
+      await removeKeysMatching(harness().redis, `${own.QUEUE_PREFIX}:*`);
     }
   });
 

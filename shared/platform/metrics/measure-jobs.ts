@@ -1,5 +1,5 @@
 import type { Job, Worker } from 'bullmq';
-import type { QueueName } from '../jobs.js';
+import { QUEUES, type QueueName } from '../jobs.js';
 import { jobDuration } from './registry.js';
 
 function secondsRunning(job: Job): number {
@@ -16,4 +16,21 @@ export function measureJobs(worker: Worker, queue: QueueName): void {
     // BullMQ sets finishedOn only when the job failed for good; an attempt that will be retried has none.
     jobDuration.observe({ queue, job_name: job.name, outcome: job.finishedOn ? 'failed' : 'retrying' }, secondsRunning(job));
   });
+}
+
+/**
+ * Records one render lane job (issue #40: not a BullMQ job) in autofactura_job_duration_seconds, as a render job
+ * was: queue `render`, job `render-qr`, so the render's dashboards and alerts read on.
+ */
+export async function measureRenderLaneJob<T>(run: () => Promise<T>): Promise<T> {
+  const started = performance.now();
+  const labels = { queue: QUEUES.render, job_name: 'render-qr' };
+  try {
+    const result = await run();
+    jobDuration.observe({ ...labels, outcome: 'completed' }, (performance.now() - started) / 1000);
+    return result;
+  } catch (err) {
+    jobDuration.observe({ ...labels, outcome: 'failed' }, (performance.now() - started) / 1000);
+    throw err;
+  }
 }

@@ -1,0 +1,118 @@
+import type { RenderQrPayload } from './jobs.js';
+import { redisClient, type RedisClient, type RedisSettings } from './redis.js';
+
+/**
+ * The render lane (issue #40): a sale's QR images, rendered by a worker process, handed over in a plain Redis
+ * list instead of a BullMQ job. A BullMQ job cost about 30 commands (its add, fetch and finish scripts, their
+ * event stream entries, the worker's polling) for a render of a third of a millisecond, so a sale cost 20 to
+ * 40 commands whenever its render job carried few QRs (low traffic, several API processes). Here a job costs
+ * 4: the API's LPUSH, the worker's BRPOP, its reply's XADD and the API's XREAD (shared/platform/job-inbox.ts).
+ *
+ * What BullMQ gave a render job and what stands in for it: a job lost with its worker (killed) or with a
+ * failover (a list entry not yet replicated) was never run again in time anyway (BullMQ's stalled check runs
+ * every 30 s, the request waits RENDER_TIMEOUT_MS): its request answers 503 `qr_render_timeout` and the POS
+ * retries with its idempotency key, as before. A reply lost to Redis (issue #38) is sent again by the worker
+ * (deliverRenderReply), not rendered again. A job whose request has given up (its `deadline` passed: a worker
+ * that was down and comes back to a backlog) is dropped unrendered.
+ */
+export interface RenderLaneJob extends RenderQrPayload {
+  /** The reply's job id: the API names it before the push and waits for it in its inbox. */
+  id: string;
+  replyTo: string;
+  /** Epoch ms after which nobody waits for the images. */
+  deadline: number;
+}
+
+/** The list of render jobs waiting, under the queue prefix (beside BullMQ's `render` queue, which older API processes still add to). */
+export function renderLaneKey(prefix: string): string {
+  return `${prefix}:render-lane`;
+}
+
+/** One LPUSH. */
+export async function pushRenderJob(redis: RedisClient, prefix: string, job: RenderLaneJob): Promise<void> {
+  await redis.lpush(renderLaneKey(prefix), JSON.stringify(job));
+}
+
+/** Seconds one BRPOP blocks: an idle consumer costs one command per this many seconds. */
+const BLOCK_S = 5;
+/** A deadline read on another machine's clock: a job is dropped this long after it, not at it. */
+export const CLOCK_SLACK_MS = 1000;
+
+/** A reply lost to Redis (issue #38: a failover closed the connection) is sent again 250 ms later, then 500, capped at 1 s, until the job's deadline. */
+const REPLY_BACKOFF_MS = 250;
+const REPLY_BACKOFF_MAX_MS = 1000;
+
+/**
+ * Sends a render job's reply, again after a short wait while Redis does not take it (a failover): the images
+ * are in hand, so a lost reply costs a resend, not a render. Throws the last error when the deadline comes
+ * first; the request then answers 503 at its timeout and the POS retries.
+ */
+export async function deliverRenderReply(send: () => Promise<void>, deadline: number, wait = (ms: number) => new Promise((r) => setTimeout(r, ms))): Promise<void> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await send();
+    } catch (err) {
+      const backoff = Math.min(REPLY_BACKOFF_MAX_MS, REPLY_BACKOFF_MS * 2 ** (attempt - 1));
+      if (Date.now() + backoff > deadline) throw err;
+      await wait(backoff);
+    }
+  }
+}
+
+/** What a consumer does with each job it takes (workers/render-qr.ts: render and reply). */
+export type RenderLaneHandler = (job: RenderLaneJob) => Promise<void>;
+
+/**
+ * Takes the lane's jobs one at a time (BRPOP on a blocking connection of its own) and hands each to
+ * `handle`: a render is a fraction of a millisecond of CPU, so one loop per worker process keeps its core
+ * busy. Redis gives each job to one of the consumers blocked on the list, whatever their number.
+ */
+export class RenderLaneConsumer {
+  private readonly connection: RedisClient;
+  private readonly loop: Promise<void>;
+  private closed = false;
+
+  constructor(
+    private readonly prefix: string,
+    settings: RedisSettings | string,
+    private readonly handle: RenderLaneHandler,
+    /** An entry that is not a job (nothing to render, nobody to answer). */
+    private readonly onUnreadable: (err: unknown) => void = () => undefined,
+  ) {
+    this.connection = redisClient('blocking', settings);
+    this.connection.on('error', () => undefined);
+    this.loop = this.run();
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    // Disconnecting ends the BRPOP in flight; the loop sees `closed` and returns.
+    this.connection.disconnect();
+    await this.loop;
+  }
+
+  private async run(): Promise<void> {
+    const key = renderLaneKey(this.prefix);
+    while (!this.closed) {
+      let popped: [string, string] | null;
+      try {
+        popped = await this.connection.brpop(key, BLOCK_S);
+      } catch {
+        // Redis away: the blocking connection reconnects by itself; the jobs wait in the list.
+        if (!this.closed) await new Promise((resolve) => setTimeout(resolve, 200));
+        continue;
+      }
+      if (!popped) continue;
+      let job: RenderLaneJob;
+      try {
+        job = JSON.parse(popped[1]) as RenderLaneJob;
+      } catch (err) {
+        this.onUnreadable(err);
+        continue;
+      }
+      if (Date.now() > job.deadline + CLOCK_SLACK_MS) continue;
+      // The handler logs its own outcome (workers/log-job-outcomes.ts); a failure here ends this job only.
+      await this.handle(job).catch(() => undefined);
+    }
+  }
+}
