@@ -115,9 +115,15 @@ describe("the status page's view (api/admin/status-page-view.ts)", () => {
     expect(html).to.contain('<tr data-cfdi="I-cancelled"><td>I cancelled</td><td>MXN</td><td>1</td><td>100.00</td><td>0.00</td><td>16.00</td>');
     expect(html).to.contain('&#60;i&#62;Tienda&#60;/i&#62;').and.contain('Sale &#60;script&#62;alert(1)&#60;/script&#62;');
     expect(html).not.to.contain('<script').and.not.to.contain('<i>');
-    expect(html).to.contain('<input name="merchant" required maxlength="64" value="mer_1">').and.contain('value="2026-03"');
+    expect(html).to.contain('<input name="merchant" required maxlength="100" placeholder="name, store id, mer_… or RFC" value="mer_1">').and.contain('value="2026-03"');
     expect(page({ books: { merchant: '"><b>', month: '2026-03', problem: 'No merchant "><b>.' } }))
       .to.contain('value="&#34;&#62;&#60;b&#62;"')
       .and.contain('No merchant &#34;&#62;&#60;b&#62;.');
+    // Several stores matched (issue #39): each a link to its month, every text escaped.
+    const choices = page({
+      books: { merchant: 'tienda', month: '2026-03', choices: [{ id: 'mer_1', name: '<i>Tienda</i>', external_merchant_id: 'pos"1', rfc: 'EKU9003173C9' }], more: true },
+    });
+    expect(choices).to.contain('<li data-store="mer_1"><a href="/admin/status?merchant=mer_1&#38;month=2026-03">&#60;i&#62;Tienda&#60;/i&#62;</a>');
+    expect(choices).to.contain('pos&#34;1').and.contain('More stores match');
   });
 });
