@@ -16,6 +16,8 @@ export interface AppState extends DefaultState {
   accountId?: string;
   /** Set by multipartBody. */
   form?: MultipartForm;
+  /** Set by the router once the route's declared JSON body passed its validation (api/routing/api-router.ts). */
+  body?: unknown;
 }
 
 export type AppContext = RouterContext<AppState>;

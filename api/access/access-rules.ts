@@ -21,6 +21,8 @@ export interface AccessRule<G extends object> {
   readonly security: readonly SecurityRequirement[];
   /** The 401 every route it guards documents, unless the route says more precisely why. */
   readonly unauthorized?: string;
+  /** The limits it counts before the credential is checked, for the document's 429. */
+  readonly tooMany?: string;
   middleware(deps: ApiDeps): AccessMiddleware;
   /** Never set: carries `G` for the type checker. */
   readonly grants?: G;
@@ -45,11 +47,14 @@ export interface FormGrant {
 
 const API_KEY = [{ ApiKey: [] }] as const;
 const BEARER = [{ Bearer: [] }] as const;
+const MANAGEMENT_RATE = 'MANAGEMENT_RATE_PER_IP requests a minute from the address';
+const API_KEY_RATE = 'API_KEY_RATE_PER_MIN requests a minute for the key, API_KEY_FAILURES_PER_IP failed keys from the address';
 
 export const apiKeyRule: AccessRule<ApiKeyGrant> = {
   name: 'api-key',
   security: API_KEY,
   unauthorized: 'API key invalid or missing',
+  tooMany: API_KEY_RATE,
   middleware: (deps) => managementAccess(deps).apiKey,
 };
 
@@ -62,6 +67,7 @@ export const bearerRule: AccessRule<BearerGrant> = {
   name: 'bearer',
   security: BEARER,
   unauthorized: 'Token invalid',
+  tooMany: MANAGEMENT_RATE,
   middleware: (deps) => managementAccess(deps).bearer,
 };
 
@@ -69,6 +75,7 @@ export const apiKeyOrBearerRule: AccessRule<ApiKeyOrBearerGrant> = {
   name: 'api-key-or-bearer',
   security: [...API_KEY, ...BEARER],
   unauthorized: 'No valid API key or token',
+  tooMany: `${API_KEY_RATE}; with a bearer token, ${MANAGEMENT_RATE}`,
   middleware: (deps) => managementAccess(deps).apiKeyOrBearer,
 };
 
@@ -76,6 +83,7 @@ export const apiKeyOrBearerRule: AccessRule<ApiKeyOrBearerGrant> = {
 export const clientCredentialsRule: AccessRule<object> = {
   name: 'client-credentials',
   security: [],
+  tooMany: MANAGEMENT_RATE,
   middleware: (deps) => managementAccess(deps).clientCredentials,
 };
 
@@ -94,6 +102,7 @@ export function operatorRule(page: string, headers: Record<string, string>): Acc
     name: 'operator',
     security: [{ OperatorLogin: [] }],
     unauthorized: 'No or wrong operator login (WWW-Authenticate: Basic)',
+    tooMany: 'ADMIN_LOGIN_FAILURES_PER_IP failed logins from the address in 15 minutes',
     middleware: (deps) => operatorAccess(deps, page, headers),
   };
 }

@@ -6,18 +6,15 @@ import { cancellationView } from '../contract/invoices/cancellation-view.js';
 import { latestCancellation } from '../../shared/repositories/invoice-cancellations.js';
 import { findInvoiceByUuid, type InvoiceRow } from '../../shared/repositories/invoices.js';
 import type { StoredFile } from '../../shared/platform/storage/file-store.js';
-import { validator } from '../../shared/platform/validation/ajv.js';
 import { cancelInvoice } from '../invoices/cancel-invoice.js';
-import { jsonBody } from '../middleware/json-body.js';
 import type { AppContext } from '../context.js';
 import type { ApiDeps } from '../deps.js';
 import { apiKeyOrBearerRule, credentialsScope, publicRule, type ApiKeyOrBearerGrant } from '../access/access-rules.js';
 import { binary, errorResponse, json } from '../routing/openapi-parts.js';
+import { jsonRequest } from '../routing/request-body.js';
 import { defineRoute } from '../routing/route.js';
 
 const UUID = /^[0-9A-Fa-f]{8}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{12}$/;
-
-const validateCancel = validator(cancelInvoiceRequestSchema);
 
 function notReady(kind: InvoiceFileKind): AppError {
   return new AppError(503, 'file_not_ready', `The ${kind.toUpperCase()} is being generated; try again in a few seconds.`, { headers: { 'Retry-After': '2' } });
@@ -83,7 +80,7 @@ export const invoiceRoutes = [
     method: 'delete',
     path: '/v1/qrs/invoices/{uuid}',
     access: apiKeyOrBearerRule,
-    use: (deps) => [jsonBody(deps.config.jsonBodyLimit)],
+    body: jsonRequest(cancelInvoiceRequestSchema),
     operationId: 'cancelInvoice',
     summary: 'Cancel a stamped CFDI by fiscal UUID: says whether SAT cancels at once or asks the receptor, then sends it to the PAC',
     requestBody: { required: true, content: json('CancelInvoiceRequest') },
@@ -98,7 +95,7 @@ export const invoiceRoutes = [
       ),
     },
     handle: (deps) => async (ctx) => {
-      const request = validateCancel(ctx.request.body);
+      const request = ctx.state.body;
       const uuid = ctx.params.uuid;
       if (!UUID.test(uuid)) throw notFound(uuid);
       const answer = await cancelInvoice(deps, credentialsScope(ctx.state), uuid, request);

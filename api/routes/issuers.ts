@@ -9,14 +9,11 @@ import { groupBelongsTo, insertIssuer, listIssuers } from '../../shared/reposito
 import { synchronizeIssuer } from '../issuers/synchronize-issuer.js';
 import { updateIssuerFromForm } from '../issuers/update-issuer.js';
 import { LOGO_LIMITS } from '../../shared/images/normalize-logo.js';
-import { validator } from '../../shared/platform/validation/ajv.js';
-import { jsonBody } from '../middleware/json-body.js';
 import { bearerRule } from '../access/access-rules.js';
 import { formBody } from '../openapi-forms.js';
 import { errorResponse, json, pageQuery } from '../routing/openapi-parts.js';
+import { jsonRequest } from '../routing/request-body.js';
 import { defineRoute } from '../routing/route.js';
-
-const validateCreate = validator(createIssuerSchema);
 
 /** /v1/qrs/issuers: the taxpayers (RFC) an account invoices as, scoped to the bearer token's account. */
 export const issuerRoutes = [
@@ -24,7 +21,7 @@ export const issuerRoutes = [
     method: 'post',
     path: '/v1/qrs/issuers',
     access: bearerRule,
-    use: (deps) => [jsonBody(deps.config.jsonBodyLimit)],
+    body: jsonRequest(createIssuerSchema),
     operationId: 'createIssuer',
     summary: 'Create an issuer',
     requestBody: { required: true, content: json('CreateIssuerRequest') },
@@ -37,7 +34,7 @@ export const issuerRoutes = [
     },
     handle: (deps) => async (ctx) => {
       const accountId = ctx.state.accountId;
-      const request = validateCreate(ctx.request.body);
+      const request = ctx.state.body;
       const checked = checkIssuerTaxData(request, deps.catalogs, satToday());
       if ('details' in checked) throw new AppError(400, 'validation_failed', 'The issuer has invalid fields.', { details: checked.details });
       if (!(await groupBelongsTo(deps.db, accountId, request.groupId))) throw groupNotFound(request.groupId);

@@ -2,7 +2,7 @@ import { verifyExportDownloadUrl } from '../../shared/books/export-links.js';
 import { AppError } from '../../shared/platform/errors.js';
 import { invoiceExportById } from '../../shared/repositories/invoice-exports.js';
 import { publicRule } from '../access/access-rules.js';
-import { rateLimit } from '../middleware/rate-limit.js';
+import { exportDownloadRate } from '../access/rate-rules.js';
 import { binary, errorResponse } from '../routing/openapi-parts.js';
 import { defineRoute } from '../routing/route.js';
 
@@ -17,13 +17,7 @@ export const publicExportRoutes = [
     method: 'get',
     path: '/v1/public/exports/{file}',
     access: publicRule,
-    // A link needs no credentials, so whoever holds it could pull a large file without end (issue #39).
-    use: (deps) => [
-      rateLimit(deps.redis, [
-        { scope: 'ip', perMinute: deps.config.publicRatePerIp, key: (ctx) => ctx.ip },
-        { scope: 'export', perMinute: deps.config.exportDownloadsPerMinute, key: (ctx) => ctx.path.slice(-48) },
-      ]),
-    ],
+    rate: [exportDownloadRate],
     operationId: 'downloadInvoiceExport',
     summary: "An export's ZIP (`{exportId}.zip`) through its signed link (`download_url`)",
     parameters: [

@@ -3,18 +3,16 @@ import { newId } from '../../shared/platform/ids.js';
 import { AppError } from '../../shared/platform/errors.js';
 import { pageOf, parsePageRequest } from '../../shared/platform/pagination.js';
 import { createEndpoint, deleteEndpoint, findEndpoint, listDeliveries, listEndpoints } from '../../shared/repositories/webhooks.js';
-import { validator } from '../../shared/platform/validation/ajv.js';
 import { createEndpointRequestSchema } from '../contract/webhooks/endpoint-schema.js';
 import { checkEndpointUrl } from '../../shared/webhooks/check-endpoint-url.js';
 import { newWebhookSecret } from '../../shared/webhooks/sign-webhook.js';
 import { deliveryView, endpointView } from '../contract/webhooks/webhook-views.js';
 import type { ApiDeps } from '../deps.js';
-import { jsonBody } from '../middleware/json-body.js';
 import { bearerRule, type BearerGrant } from '../access/access-rules.js';
 import { errorResponse, json, pageQuery } from '../routing/openapi-parts.js';
+import { jsonRequest } from '../routing/request-body.js';
 import { defineRoute } from '../routing/route.js';
 
-const validateCreate = validator(createEndpointRequestSchema);
 const PATH = '/v1/webhooks/endpoints';
 const notFound = () => new AppError(404, 'webhook_endpoint_not_found', 'No such webhook endpoint in this account.');
 
@@ -30,7 +28,7 @@ export const webhookRoutes = [
     method: 'post',
     path: PATH,
     access: bearerRule,
-    use: (deps) => [jsonBody(deps.config.jsonBodyLimit)],
+    body: jsonRequest(createEndpointRequestSchema),
     operationId: 'createWebhookEndpoint',
     summary: "Register an endpoint for the account's events; the answer carries the signing secret, once",
     requestBody: { required: true, content: json('WebhookEndpointRequest') },
@@ -40,7 +38,7 @@ export const webhookRoutes = [
       401: errorResponse('Token invalid, expired or revoked'),
     },
     handle: (deps) => async (ctx) => {
-      const request = validateCreate(ctx.request.body);
+      const request = ctx.state.body;
       const refused = checkEndpointUrl(request.url, deps.config.env === 'production', deps.config.webhookAllowPrivate);
       if (refused) throw new AppError(400, 'validation_failed', 'The endpoint has invalid fields.', { details: [refused] });
       const secret = newWebhookSecret();
