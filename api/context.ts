@@ -18,6 +18,8 @@ export interface AppState extends DefaultState {
   form?: MultipartForm;
   /** Set by the router once the route's declared JSON body passed its validation (api/routing/api-router.ts). */
   body?: unknown;
+  /** Set by the router from the route's declared query (api/routing/api-router.ts). */
+  query?: unknown;
 }
 
 export type AppContext = RouterContext<AppState>;

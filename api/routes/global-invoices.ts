@@ -4,14 +4,15 @@ import { globalPeriod, globalPeriodEndingAt } from '../../shared/global-invoice/
 import { globalPeriodicityRequestSchema, reportGlobalRequestSchema } from '../contract/global-invoices/global-invoice-schema.js';
 import { reportPeriods } from '../../shared/global-invoice/report-periods.js';
 import { issuerView } from '../contract/issuers/issuer-view.js';
-import { pageOf, parsePageRequest } from '../../shared/platform/pagination.js';
+import { pageOf } from '../../shared/platform/pagination.js';
 import { globalInvoicesByIds, listGlobalInvoices, unreportedPeriods } from '../../shared/repositories/global-invoices.js';
 import { principalsChanged } from '../../shared/platform/principal-generation.js';
 import { setGlobalPeriodicity } from '../../shared/repositories/issuers.js';
 import { accountIssuer } from '../account-resources.js';
 import type { ApiDeps } from '../deps.js';
 import { bearerRule } from '../access/access-rules.js';
-import { errorResponse, json, pageQuery, ref } from '../routing/openapi-parts.js';
+import { errorResponse, json, ref } from '../routing/openapi-parts.js';
+import { pagedQuery } from '../routing/request-query.js';
 import { jsonRequest } from '../routing/request-body.js';
 import { defineRoute } from '../routing/route.js';
 
@@ -92,7 +93,7 @@ export const globalInvoiceRoutes = [
     access: bearerRule,
     operationId: 'listGlobalInvoices',
     summary: "The issuer's global invoices, newest period first (page envelope)",
-    parameters: pageQuery,
+    query: pagedQuery,
     responses: {
       200: { description: 'Page of global invoices', content: json('GlobalInvoicePage') },
       400: errorResponse('Bad paging'),
@@ -100,7 +101,7 @@ export const globalInvoiceRoutes = [
     },
     handle: (deps) => async (ctx) => {
       const issuer = await accountIssuer(deps, ctx);
-      const page = parsePageRequest(ctx.query);
+      const page = ctx.state.query;
       const { rows, total } = await listGlobalInvoices(deps.db, issuer.id, page);
       ctx.body = pageOf(
         rows.map((row) => globalInvoiceView(row, linksOf(deps))),

@@ -2,7 +2,7 @@ import { AppError } from '../../shared/platform/errors.js';
 import { checkIssuerTaxData } from '../../shared/issuers/check-issuer.js';
 import { createIssuerSchema } from '../contract/issuers/issuer-schema.js';
 import { issuerView } from '../contract/issuers/issuer-view.js';
-import { pageOf, parsePageRequest, queryText } from '../../shared/platform/pagination.js';
+import { pageOf, queryText } from '../../shared/platform/pagination.js';
 import { satToday } from '../../shared/domain/time-zone.js';
 import { accountIssuer, groupNotFound } from '../account-resources.js';
 import { groupBelongsTo, insertIssuer, listIssuers } from '../../shared/repositories/issuers.js';
@@ -11,7 +11,8 @@ import { updateIssuerFromForm } from '../issuers/update-issuer.js';
 import { LOGO_LIMITS } from '../../shared/images/normalize-logo.js';
 import { bearerRule } from '../access/access-rules.js';
 import { formBody } from '../openapi-forms.js';
-import { errorResponse, json, pageQuery } from '../routing/openapi-parts.js';
+import { errorResponse, json } from '../routing/openapi-parts.js';
+import { pagedQuery } from '../routing/request-query.js';
 import { jsonRequest } from '../routing/request-body.js';
 import { defineRoute } from '../routing/route.js';
 
@@ -62,12 +63,12 @@ export const issuerRoutes = [
     method: 'get',
     path: '/v1/qrs/issuers',
     access: bearerRule,
+    query: pagedQuery,
     operationId: 'listIssuers',
     summary: 'List issuers (page envelope)',
     parameters: [
       { name: 'groupId', in: 'query', schema: { type: 'string' } },
       { name: 'filter', in: 'query', schema: { type: 'string' }, description: 'part of the name, alias or RFC' },
-      ...pageQuery,
     ],
     responses: {
       200: { description: 'Page of Issuer', content: json('IssuerPage') },
@@ -76,7 +77,7 @@ export const issuerRoutes = [
     },
     handle: (deps) => async (ctx) => {
       const accountId = ctx.state.accountId;
-      const page = parsePageRequest(ctx.query);
+      const page = ctx.state.query;
       const groupId = queryText(ctx.query, 'groupId');
       const filter = queryText(ctx.query, 'filter');
       if (groupId && !(await groupBelongsTo(deps.db, accountId, groupId))) throw groupNotFound(groupId);

@@ -1,7 +1,7 @@
 import { AppError } from '../../shared/platform/errors.js';
 import { createMerchantSchema, updateMerchantSchema, type UpdateMerchantRequest } from '../contract/merchants/merchant-schema.js';
 import { merchantSummaryView, merchantView } from '../contract/merchants/merchant-view.js';
-import { pageOf, parsePageRequest, queryText } from '../../shared/platform/pagination.js';
+import { pageOf, queryText } from '../../shared/platform/pagination.js';
 import { accountMerchant, issuerNotFound, MERCHANT_REFUSALS, merchantNotFound } from '../account-resources.js';
 import { createApiKey, regenerateApiKey, type KeyMode } from '../../shared/repositories/api-keys.js';
 import { findIssuer } from '../../shared/repositories/issuers.js';
@@ -16,7 +16,8 @@ import { CSD_MAX_FILE_BYTES } from '../../shared/csd/check-csd.js';
 import { findCsdSummary } from '../../shared/repositories/merchant-csds.js';
 import { bearerRule } from '../access/access-rules.js';
 import { formBody } from '../openapi-forms.js';
-import { errorResponse, json, pageQuery } from '../routing/openapi-parts.js';
+import { errorResponse, json } from '../routing/openapi-parts.js';
+import { pagedQuery } from '../routing/request-query.js';
 import { jsonRequest } from '../routing/request-body.js';
 import { defineRoute } from '../routing/route.js';
 
@@ -116,9 +117,13 @@ export const merchantRoutes = [
     method: 'get',
     path: PATH,
     access: bearerRule,
+    query: pagedQuery,
     operationId: 'listMerchants',
     summary: 'List merchants of an issuer (page of MerchantSummary)',
-    parameters: [{ name: 'issuerId', in: 'query', required: true, schema: { type: 'string' } }, { name: 'filter', in: 'query', schema: { type: 'string' } }, ...pageQuery],
+    parameters: [
+      { name: 'issuerId', in: 'query', required: true, schema: { type: 'string' } },
+      { name: 'filter', in: 'query', schema: { type: 'string' } },
+    ],
     responses: {
       200: { description: 'Page envelope of MerchantSummary', content: json('MerchantSummaryPage') },
       400: errorResponse('issuerId missing or bad paging'),
@@ -126,7 +131,7 @@ export const merchantRoutes = [
     },
     handle: (deps) => async (ctx) => {
       const accountId = ctx.state.accountId;
-      const page = parsePageRequest(ctx.query);
+      const page = ctx.state.query;
       const issuerId = queryText(ctx.query, 'issuerId');
       if (!issuerId) {
         throw new AppError(400, 'validation_failed', 'issuerId is required.', { details: [{ field: 'issuerId', code: 'required', message: 'issuerId is required.' }] });

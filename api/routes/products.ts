@@ -1,5 +1,5 @@
 import { AppError, type ErrorDetail } from '../../shared/platform/errors.js';
-import { pageOf, parsePageRequest, queryText } from '../../shared/platform/pagination.js';
+import { pageOf, queryText } from '../../shared/platform/pagination.js';
 import { satToday } from '../../shared/domain/time-zone.js';
 import { checkProduct } from '../../shared/products/check-product.js';
 import { createMerchantProductSchema, updateMerchantProductSchema } from '../contract/products/product-schema.js';
@@ -7,7 +7,8 @@ import { productView } from '../contract/products/product-view.js';
 import { findProduct, insertProducts, listProducts, updateProduct } from '../../shared/repositories/products.js';
 import { accountMerchant, MERCHANT_REFUSALS } from '../account-resources.js';
 import { bearerRule } from '../access/access-rules.js';
-import { errorResponse, json, pageQuery } from '../routing/openapi-parts.js';
+import { errorResponse, json } from '../routing/openapi-parts.js';
+import { pagedQuery } from '../routing/request-query.js';
 import { jsonRequest } from '../routing/request-body.js';
 import { defineRoute } from '../routing/route.js';
 
@@ -57,13 +58,14 @@ export const productRoutes = [
     method: 'get',
     path: PATH,
     access: bearerRule,
+    query: pagedQuery,
     operationId: 'listProducts',
     summary: 'List products (page envelope), search by sku or description',
-    parameters: [{ name: 'search', in: 'query', schema: { type: 'string' } }, ...pageQuery],
+    parameters: [{ name: 'search', in: 'query', schema: { type: 'string' } }],
     responses: { 200: { description: 'Page of MerchantProductResponse', content: json('MerchantProductPage') }, ...MERCHANT_REFUSALS },
     handle: (deps) => async (ctx) => {
       const merchant = await accountMerchant(deps, ctx);
-      const page = parsePageRequest(ctx.query);
+      const page = ctx.state.query;
       const search = queryText(ctx.query, 'search');
       const { rows, total } = await listProducts(deps.db, merchant.id, search, page);
       ctx.body = pageOf(

@@ -1,7 +1,7 @@
 import { boundTo, encrypt, encryptionKeyring } from '../../shared/platform/crypto/encrypt-at-rest.js';
 import { newId } from '../../shared/platform/ids.js';
 import { AppError } from '../../shared/platform/errors.js';
-import { pageOf, parsePageRequest } from '../../shared/platform/pagination.js';
+import { pageOf } from '../../shared/platform/pagination.js';
 import { createEndpoint, deleteEndpoint, findEndpoint, listDeliveries, listEndpoints } from '../../shared/repositories/webhooks.js';
 import { createEndpointRequestSchema } from '../contract/webhooks/endpoint-schema.js';
 import { checkEndpointUrl } from '../../shared/webhooks/check-endpoint-url.js';
@@ -9,7 +9,8 @@ import { newWebhookSecret } from '../../shared/webhooks/sign-webhook.js';
 import { deliveryView, endpointView } from '../contract/webhooks/webhook-views.js';
 import type { ApiDeps } from '../deps.js';
 import { bearerRule, type BearerGrant } from '../access/access-rules.js';
-import { errorResponse, json, pageQuery } from '../routing/openapi-parts.js';
+import { errorResponse, json } from '../routing/openapi-parts.js';
+import { pagedQuery } from '../routing/request-query.js';
 import { jsonRequest } from '../routing/request-body.js';
 import { defineRoute } from '../routing/route.js';
 
@@ -98,7 +99,7 @@ export const webhookRoutes = [
     access: bearerRule,
     operationId: 'listWebhookDeliveries',
     summary: "The endpoint's delivery log, newest first (page envelope): event, status, attempts, last answer",
-    parameters: pageQuery,
+    query: pagedQuery,
     responses: {
       200: { description: 'Page of deliveries', content: json('WebhookDeliveryPage') },
       400: errorResponse('Bad paging'),
@@ -106,7 +107,7 @@ export const webhookRoutes = [
     },
     handle: (deps) => async (ctx) => {
       const endpoint = await endpointOf(deps, ctx);
-      const page = parsePageRequest(ctx.query);
+      const page = ctx.state.query;
       const { rows, total } = await listDeliveries(deps.db, endpoint.id, page);
       ctx.body = pageOf(rows.map(deliveryView), total, page);
     },

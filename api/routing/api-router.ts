@@ -5,6 +5,7 @@ import type { ApiDeps } from '../deps.js';
 import { jsonBody } from '../middleware/json-body.js';
 import { multipartBody } from '../middleware/multipart-body.js';
 import type { JsonRequest } from './request-body.js';
+import type { QueryRequest } from './request-query.js';
 import type { Route } from './route.js';
 
 /** The router path of an OpenAPI path template: '/v1/qrs/{qrId}' → '/v1/qrs/:qrId'. */
@@ -20,14 +21,23 @@ function validated(body: JsonRequest<unknown>): Middleware<AppState> {
   };
 }
 
+/** The declared query, parsed into `ctx.state.query`. */
+function parsedQuery(query: QueryRequest<unknown>): Middleware<AppState> {
+  return async (ctx, next) => {
+    ctx.state.query = query.parse(ctx.query);
+    await next();
+  };
+}
+
 /**
- * A declared route's middleware, in order: its access rule, the rate rules that read no body, the check
- * before the body, the body parser with its limit, the rate rules that count what the body says, the body's
+ * A declared route's middleware, in order: its access rule, the rate rules that read no body, its query's
+ * parser, the check before the body, the body parser with its limit, the rate rules that count what the body says, the body's
  * validation, the handler.
  */
 export function routeMiddleware(deps: ApiDeps, route: Route): Middleware<AppState>[] {
   const middleware: Middleware<AppState>[] = [route.access.middleware(deps)];
   middleware.push(...route.rate.filter((rule) => !rule.readsBody).map((rule) => rule.middleware(deps)));
+  if (route.query) middleware.push(parsedQuery(route.query));
   if (route.beforeBody) middleware.push(route.beforeBody(deps));
   if (route.body) middleware.push(jsonBody(route.body.limit ?? deps.config.jsonBodyLimit, { form: route.body.urlencoded }));
   if (route.form) middleware.push(multipartBody(route.form));

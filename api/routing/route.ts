@@ -4,6 +4,7 @@ import type { RateRule } from '../access/rate-rules.js';
 import type { AppContext, AppState } from '../context.js';
 import type { ApiDeps } from '../deps.js';
 import type { JsonRequest } from './request-body.js';
+import type { QueryRequest } from './request-query.js';
 
 export type Method = 'get' | 'post' | 'put' | 'patch' | 'delete';
 
@@ -42,11 +43,18 @@ export interface FormSpec {
 interface BodyGrant<B> {
   body: B;
 }
+/** The parsed query, when the route declares one. */
+interface QueryGrant<Q> {
+  query: Q;
+}
 
-/** The state a handler gets: its access rule's, the form or the validated body when the route declares one. */
-type StateOf<G extends object, F extends FormSpec | undefined, B> = G & (F extends FormSpec ? FormGrant : object) & ([B] extends [undefined] ? object : BodyGrant<B>);
+/** The state a handler gets: its access rule's, the form or the validated body, the parsed query, when the route declares them. */
+type StateOf<G extends object, F extends FormSpec | undefined, B, Q> = G &
+  (F extends FormSpec ? FormGrant : object) &
+  ([B] extends [undefined] ? object : BodyGrant<B>) &
+  ([Q] extends [undefined] ? object : QueryGrant<Q>);
 
-interface Declared<G extends object, P extends string, F extends FormSpec | undefined, B> {
+interface Declared<G extends object, P extends string, F extends FormSpec | undefined, B, Q> {
   method: Method;
   /** The OpenAPI path template ('/v1/qrs/{qrId}'): the router's path is derived from it. */
   path: P;
@@ -54,23 +62,26 @@ interface Declared<G extends object, P extends string, F extends FormSpec | unde
   access: AccessRule<G>;
   /** Counted after the access rule, before the body is read (or right after the parser for a rule that reads it); documented as the 429. */
   rate?: readonly RateRule[];
+  /** The query's parameters and their parser, run before the body is read, into `ctx.state.query`. */
+  query?: QueryRequest<Q>;
   /** A check that must refuse before a byte of the body is read (e.g. the link of an upload). */
   beforeBody?: (deps: ApiDeps) => Middleware<AppState>;
   /** A JSON body: parsed with its limit and validated before the handler, into `ctx.state.body`. */
   body?: JsonRequest<B>;
   /** A multipart body with its limits, parsed before the handler into `ctx.state.form`. */
   form?: F;
-  handle: (deps: ApiDeps) => (ctx: RouteContext<StateOf<G, F, B>, P>) => unknown;
+  handle: (deps: ApiDeps) => (ctx: RouteContext<StateOf<G, F, B, Q>, P>) => unknown;
 }
 
 /** A documented operation: the document's entry is built from this declaration alone. */
-export interface DocumentedRoute<G extends object, P extends string, F extends FormSpec | undefined = undefined, B = undefined> extends Declared<G, P, F, B>, OperationDocs {
+export interface DocumentedRoute<G extends object, P extends string, F extends FormSpec | undefined = undefined, B = undefined, Q = undefined>
+  extends Declared<G, P, F, B, Q>, OperationDocs {
   /** The method name a generated client gives its callers: a verb on a resource, camelCase. */
   operationId: string;
 }
 
 /** A route answered but left out of the document (an earlier spelling kept for links already printed). */
-export interface UndocumentedRoute<G extends object, P extends string, F extends FormSpec | undefined = undefined, B = undefined> extends Declared<G, P, F, B> {
+export interface UndocumentedRoute<G extends object, P extends string, F extends FormSpec | undefined = undefined, B = undefined, Q = undefined> extends Declared<G, P, F, B, Q> {
   /** Why it is not in the document. */
   undocumented: string;
 }
@@ -83,6 +94,7 @@ export interface Route {
   readonly operationId?: string;
   readonly docs?: OperationDocs;
   readonly rate: readonly RateRule[];
+  readonly query?: QueryRequest<unknown>;
   readonly beforeBody?: (deps: ApiDeps) => Middleware<AppState>;
   readonly body?: JsonRequest<unknown>;
   readonly form?: FormSpec;
@@ -94,16 +106,17 @@ export interface Route {
  * operationId. The handler's `ctx.state` holds what the access rule grants and the validated body (no `!`),
  * its `ctx.params` the path's parameters (no `?? ''`).
  */
-export function defineRoute<G extends object, const P extends string, F extends FormSpec | undefined = undefined, B = undefined>(
-  route: DocumentedRoute<G, P, F, B> | UndocumentedRoute<G, P, F, B>,
+export function defineRoute<G extends object, const P extends string, F extends FormSpec | undefined = undefined, B = undefined, Q = undefined>(
+  route: DocumentedRoute<G, P, F, B, Q> | UndocumentedRoute<G, P, F, B, Q>,
 ): Route {
-  const { method, path, access, rate = [], beforeBody, body, form, handle } = route;
+  const { method, path, access, rate = [], query, beforeBody, body, form, handle } = route;
   // The one cast: the access rule, the body's validation and the form parser run before the handler and set what its type says.
   const base = {
     method,
     path,
     access: access as AccessRule<object>,
     rate,
+    ...(query ? { query } : {}),
     ...(beforeBody ? { beforeBody } : {}),
     ...(body ? { body } : {}),
     ...(form ? { form } : {}),

@@ -12,6 +12,7 @@ import { openApiDocumentOf } from '../../api/openapi.js';
 import { declaredRoutes } from '../../api/route-catalog.js';
 import { routerOf } from '../../api/routing/api-router.js';
 import { jsonRequest } from '../../api/routing/request-body.js';
+import { pagedQuery } from '../../api/routing/request-query.js';
 import { defineRoute } from '../../api/routing/route.js';
 import { declaredOperations } from '../helpers/declared-operations.js';
 import { harness } from '../helpers/harness.js';
@@ -23,11 +24,11 @@ const noteSchema = {
   properties: { text: { type: 'string', minLength: 1 } },
 } as const;
 
-/** Two a minute per address, under a scope of this run alone. */
+/** Three a minute per address, under a scope of this run alone. */
 const noteRate: RateRule = {
   name: 'fixture-notes',
-  tooMany: 'FIXTURE_NOTES: two a minute from the address',
-  middleware: (deps) => rateLimit(deps.redis, [{ scope: `fixture-notes-${randomUUID()}`, perMinute: 2, key: (ctx) => ctx.ip }]),
+  tooMany: 'FIXTURE_NOTES: three a minute from the address',
+  middleware: (deps) => rateLimit(deps.redis, [{ scope: `fixture-notes-${randomUUID()}`, perMinute: 3, key: (ctx) => ctx.ip }]),
 };
 
 /** The fixture: one operation, declared once, as a new route would be. */
@@ -36,6 +37,7 @@ const addNote = defineRoute({
   path: '/v1/fixture/boards/{boardId}/notes',
   access: bearerRule,
   rate: [noteRate],
+  query: pagedQuery,
   body: jsonRequest(noteSchema),
   operationId: 'addFixtureNote',
   summary: 'Add a note to a board',
@@ -43,8 +45,8 @@ const addNote = defineRoute({
   responses: { 201: { description: 'The note', content: { 'application/json': { schema: { type: 'object' } } } } },
   handle: () => (ctx) => {
     ctx.status = 201;
-    // Typed from the declaration: the path's parameter, the access rule's state, the validated body.
-    ctx.body = { board: ctx.params.boardId, account: ctx.state.accountId, text: ctx.state.body.text };
+    // Typed from the declaration: the path's parameter, the access rule's state, the parsed query, the validated body.
+    ctx.body = { board: ctx.params.boardId, account: ctx.state.accountId, size: ctx.state.query.size, text: ctx.state.body.text };
   },
 });
 
@@ -62,29 +64,32 @@ describe('a route declared once (issue #42): the router, the document and the su
   });
   after(() => new Promise<void>((resolve) => server.close(() => resolve())));
 
-  const post = async (body: string, headers: Record<string, string> = {}) => {
-    const res = await fetch(`${base}/v1/fixture/boards/brd_1/notes`, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body });
+  const post = async (body: string, headers: Record<string, string> = {}, query = '') => {
+    const res = await fetch(`${base}/v1/fixture/boards/brd_1/notes${query}`, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body });
     return { status: res.status, body: (await res.json()) as { error?: { code: string; details: { field: string }[] } } & Record<string, unknown> };
   };
 
-  it('the router: its access rule first, its rate rule, its body validated before the handler, which gets the typed values', async () => {
+  it('the router: its access rule first, its rate rule, its query parsed and its body validated before the handler, which gets the typed values', async () => {
     const account = await harness().bootstrap();
     const bearer = { Authorization: `Bearer ${account.accessToken}` };
     expect((await post('{"text":"hola"}')).status).to.equal(401);
-    const invalid = await post('{"text":""}', bearer);
+    const invalid = await post('{"text":""}', bearer, '?size=0');
     expect(invalid.status).to.equal(400);
     expect(invalid.body.error?.code).to.equal('validation_failed');
-    expect(invalid.body.error?.details.map((d) => d.field)).to.deep.equal(['text']);
-    const added = await post('{"text":"hola"}', bearer);
+    // The query is parsed before the body is read: its refusal comes first.
+    expect(invalid.body.error?.details.map((d) => d.field)).to.deep.equal(['size']);
+    const invalidBody = await post('{"text":""}', bearer);
+    expect(invalidBody.body.error?.details.map((d) => d.field)).to.deep.equal(['text']);
+    const added = await post('{"text":"hola"}', bearer, '?size=5');
     expect(added.status, JSON.stringify(added.body)).to.equal(201);
-    expect(added.body).to.deep.equal({ board: 'brd_1', account: account.accountId, text: 'hola' });
-    // The third request of the minute from this address: the declared rate rule refuses it.
-    const third = await post('{"text":"otra"}', bearer);
-    expect(third.status).to.equal(429);
-    expect(third.body.error?.code).to.equal('rate_limited');
+    expect(added.body).to.deep.equal({ board: 'brd_1', account: account.accountId, size: 5, text: 'hola' });
+    // The fourth request of the minute from this address: the declared rate rule refuses it.
+    const fourth = await post('{"text":"otra"}', bearer);
+    expect(fourth.status).to.equal(429);
+    expect(fourth.body.error?.code).to.equal('rate_limited');
   });
 
-  it("the document: its path, operationId, the access rule's security and 401, the 429 of the access and rate rules, the path's parameter", () => {
+  it("the document: its path, operationId, the access rule's security and 401, the 429 of the access and rate rules, the path's and the query's parameters", () => {
     const document = openApiDocumentOf([...declaredRoutes(), addNote], 'https://factura.example.test');
     const operation = document.paths['/v1/fixture/boards/{boardId}/notes']?.post as {
       operationId: string;
@@ -94,7 +99,7 @@ describe('a route declared once (issue #42): the router, the document and the su
     };
     expect(operation.operationId).to.equal('addFixtureNote');
     expect(operation.security).to.deep.equal([{ Bearer: [] }]);
-    expect(operation.parameters.map((p) => `${p.in} ${p.name}`)).to.deep.equal(['path boardId']);
+    expect(operation.parameters.map((p) => `${p.in} ${p.name}`)).to.deep.equal(['path boardId', 'query page', 'query size']);
     expect(Object.keys(operation.responses)).to.have.members(['201', '401', '429']);
     expect(operation.responses['401']!.description).to.equal('Token invalid');
     expect(operation.responses['429']!.description).to.contain('MANAGEMENT_RATE_PER_IP').and.contain('FIXTURE_NOTES');
