@@ -20,6 +20,8 @@ export interface AppState extends DefaultState {
   body?: unknown;
   /** Set by the router from the route's declared query (api/routing/api-router.ts). */
   query?: unknown;
+  /** Set by the signed-link rule: what the link names. */
+  signedLink?: unknown;
 }
 
 export type AppContext = RouterContext<AppState>;

@@ -1,5 +1,7 @@
 import type { Middleware } from 'koa';
-import type { MultipartForm, AppState } from '../context.js';
+import { AppError } from '../../shared/platform/errors.js';
+import type { SignedLinkCheck } from '../../shared/platform/crypto/signed-expiry-link.js';
+import type { AppContext, MultipartForm, AppState } from '../context.js';
 import type { ApiDeps } from '../deps.js';
 import type { ApiKeyPrincipal } from '../../shared/repositories/api-keys.js';
 import { declareAccess, type AccessMiddleware } from './access.js';
@@ -23,6 +25,10 @@ export interface AccessRule<G extends object> {
   readonly unauthorized?: string;
   /** The limits it counts before the credential is checked, for the document's 429. */
   readonly tooMany?: string;
+  /** The 403 every route it guards documents: a credential it refuses as not valid rather than absent. */
+  readonly forbidden?: string;
+  /** The request's parameters it reads (after the route's own in the document). */
+  readonly parameters?: readonly Readonly<Record<string, unknown>>[];
   middleware(deps: ApiDeps): AccessMiddleware;
   /** Never set: carries `G` for the type checker. */
   readonly grants?: G;
@@ -40,6 +46,10 @@ export interface BearerGrant {
 }
 /** Either, told apart by `apiKey`. */
 export type ApiKeyOrBearerGrant = ApiKeyGrant | (BearerGrant & { apiKey?: undefined });
+/** The signed-link rule's state: what the link names, its signature and expiry checked. */
+export interface SignedLinkGrant<T> {
+  signedLink: T;
+}
 /** A route with a multipart body: its parsed form. */
 export interface FormGrant {
   form: MultipartForm;
@@ -95,6 +105,44 @@ export const metricsRule: AccessRule<object> = {
   unauthorized: 'No or wrong metrics token',
   middleware: (deps) => metricsAccess(deps),
 };
+
+/** A link signed by the service, how one route reads and checks it. */
+export interface SignedLink<T> {
+  /** What the path's parameters name, with the check of the link's `exp` and `sig`; undefined for a path no link names. */
+  verify(params: Record<string, string>, query: Record<string, unknown>, key: string): { subject: T; check: SignedLinkCheck } | undefined;
+  /** The 410 of a link past its `exp`. */
+  expired: () => AppError;
+  /** The 403's message: a link the service did not sign, or altered. */
+  invalid: string;
+}
+
+/**
+ * A link the service signed (URL_SIGNING_KEY) with its expiry, `exp` and `sig` in the query: the link is the
+ * credential. 403 `invalid_signature` for a forged or altered one, 410 past its `exp`; the handler gets
+ * what it names as `ctx.state.signedLink`.
+ */
+export function signedLinkRule<T>(link: SignedLink<T>): AccessRule<SignedLinkGrant<T>> {
+  return {
+    name: 'signed-link',
+    security: [],
+    forbidden: '`invalid_signature`: a link the service did not sign, or altered',
+    parameters: [
+      { name: 'exp', in: 'query', required: true, schema: { type: 'integer' }, description: 'Expiry (unix seconds), covered by the signature' },
+      { name: 'sig', in: 'query', required: true, schema: { type: 'string' } },
+    ],
+    middleware: (deps) =>
+      declareAccess('signed-link', async (ctx, next) => {
+        // An access rule runs on a route: the router has set its parameters.
+        const found = link.verify((ctx as AppContext).params, ctx.query, deps.config.urlSigningKey);
+        const check = found?.check ?? { ok: false, reason: 'bad_signature' };
+        if (!check.ok) {
+          throw check.reason === 'expired' ? link.expired() : new AppError(403, 'invalid_signature', link.invalid);
+        }
+        ctx.state.signedLink = found?.subject;
+        await next();
+      }),
+  };
+}
 
 /** The operator's login, `headers` on every answer (refusals included); `page` names what is off without a password. */
 export function operatorRule(page: string, headers: Record<string, string>): AccessRule<object> {

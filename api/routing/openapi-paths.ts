@@ -29,8 +29,8 @@ function tooMany(route: Route): OpenApiObject | undefined {
 
 /**
  * The document's paths, from the declarations alone: each operation as declared, its security the access
- * rule's, its 401 the access rule's unless the route says more, its 429 from the access and rate rules, its
- * path parameters from the path, its query's from its declared query.
+ * rule's, its 401 and 403 the access rule's unless the route says more, its 429 from the access and rate rules, its
+ * path parameters from the path, its query's from its declared query and its access rule.
  * Two declarations of one operation, or of one operationId, are an error here rather than a document that
  * says one of them.
  */
@@ -44,8 +44,8 @@ export function documentedPaths(routes: readonly Route[]): PathItems {
     if (item[route.method]) throw new Error(`${route.method.toUpperCase()} ${route.path} is declared twice`);
     if (ids.has(operationId)) throw new Error(`operationId ${operationId} is declared twice`);
     ids.add(operationId);
-    const parameters = [...pathParameters(route.path, docs.parameters ?? []), ...(docs.parameters ?? []), ...(route.query?.parameters ?? [])];
-    const unauthorized = route.access.unauthorized;
+    const parameters = [...pathParameters(route.path, docs.parameters ?? []), ...(docs.parameters ?? []), ...(route.query?.parameters ?? []), ...(route.access.parameters ?? [])];
+    const { unauthorized, forbidden } = route.access;
     const limited = tooMany(route);
     // JSON round trip: the document is mutated by its later passes (examples, titles), never the declaration.
     item[route.method] = JSON.parse(
@@ -56,6 +56,7 @@ export function documentedPaths(routes: readonly Route[]): PathItems {
         security: route.access.security,
         responses: {
           ...(unauthorized === undefined ? {} : { 401: errorAnswer(unauthorized) }),
+          ...(forbidden === undefined ? {} : { 403: errorAnswer(forbidden) }),
           ...docs.responses,
           ...(limited === undefined ? {} : { 429: limited }),
         },

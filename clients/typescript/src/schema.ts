@@ -8783,7 +8783,7 @@ export interface operations {
                     "application/pdf": string;
                 };
             };
-            /** @description Bad signature */
+            /** @description `invalid_signature`: a link the service did not sign, or altered */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -8793,7 +8793,7 @@ export interface operations {
                      * @example {
                      *       "error": {
                      *         "code": "invalid_signature",
-                     *         "message": "Bad signature",
+                     *         "message": "`invalid_signature`: a link the service did not sign, or altered",
                      *         "details": [],
                      *         "request_id": "req_gE6nb9tx31iXPSHS"
                      *       }
@@ -11611,6 +11611,7 @@ export interface operations {
     getQrImage: {
         parameters: {
             query: {
+                /** @description Expiry (unix seconds), covered by the signature */
                 exp: number;
                 sig: string;
             };
@@ -11631,7 +11632,7 @@ export interface operations {
                     "image/png": string;
                 };
             };
-            /** @description Signature does not match */
+            /** @description `invalid_signature`: a link the service did not sign, or altered */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -11641,7 +11642,7 @@ export interface operations {
                      * @example {
                      *       "error": {
                      *         "code": "invalid_signature",
-                     *         "message": "Signature does not match",
+                     *         "message": "`invalid_signature`: a link the service did not sign, or altered",
                      *         "details": [],
                      *         "request_id": "req_gE6nb9tx31iXPSHS"
                      *       }
@@ -13323,7 +13324,7 @@ export interface operations {
                     "application/zip": string;
                 };
             };
-            /** @description Bad signature */
+            /** @description `invalid_signature`: a link the service did not sign, or altered */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -13333,7 +13334,7 @@ export interface operations {
                      * @example {
                      *       "error": {
                      *         "code": "invalid_signature",
-                     *         "message": "Bad signature",
+                     *         "message": "`invalid_signature`: a link the service did not sign, or altered",
                      *         "details": [],
                      *         "request_id": "req_gE6nb9tx31iXPSHS"
                      *       }
