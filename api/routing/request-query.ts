@@ -1,12 +1,12 @@
 import { PAGE_DEFAULTS, parsePageRequest, type PageRequest } from '../../shared/platform/pagination.js';
-import type { OpenApiObject } from './route.js';
 
 /**
  * A route's query as the route declares it: the parameters the document lists (after the route's own) and
  * the parser routerOf runs before the handler, whose value the handler gets as `ctx.state.query`.
  */
 export interface QueryRequest<Q> {
-  readonly parameters: readonly OpenApiObject[];
+  /** OpenAPI parameter objects. */
+  readonly parameters: readonly Readonly<Record<string, unknown>>[];
   /** The value, or a 400 `validation_failed` with details. */
   readonly parse: (query: Record<string, unknown>) => Q;
 }
