@@ -16,6 +16,12 @@ export interface AppState extends DefaultState {
   accountId?: string;
   /** Set by multipartBody. */
   form?: MultipartForm;
+  /** Set by the router once the route's declared JSON body passed its validation (api/routing/api-router.ts). */
+  body?: unknown;
+  /** Set by the router from the route's declared query (api/routing/api-router.ts). */
+  query?: unknown;
+  /** Set by the signed-link rule: what the link names. */
+  signedLink?: unknown;
 }
 
 export type AppContext = RouterContext<AppState>;

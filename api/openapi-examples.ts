@@ -374,7 +374,7 @@ const periodSummary = {
   ],
 };
 
-/** An export as POST /v1/qrs/invoices/exports answers it: recorded, its job not started yet. */
+/** An export as its creation answers it: recorded, its job not started yet (its declaration in api/routes/books.ts names it). */
 export const PENDING_EXPORT_EXAMPLE = {
   export_id: 'exp_4Hs8Wd2Kz9Nc6Pt3Xb7Lm1',
   status: 'PENDING',

@@ -27,15 +27,12 @@ import { paymentComplementRoutes } from './routes/payment-complements.js';
 import { globalInvoiceRoutes } from './routes/global-invoices.js';
 import { legacyQrRoutes } from './routes/legacy-qrs.js';
 
-/** A group of declared routes (one router), or a router not declared yet (issue #42). */
-type Group = readonly Route[] | ((deps: ApiDeps) => Router<AppState>);
-
 /**
  * Every route of the API, one group per router, in matching order: the router and the OpenAPI document are
  * both built from this list. Management groups come before qrRoutes: its GET /v1/qrs/{qrId} would otherwise
  * claim /v1/qrs/issuers.
  */
-const GROUPS: readonly Group[] = [
+const GROUPS: readonly (readonly Route[])[] = [
   healthRoutes,
   metricsRoutes,
   statusPageRoutes,
@@ -63,12 +60,12 @@ const GROUPS: readonly Group[] = [
 
 /** Every declared route, in matching order. */
 export function declaredRoutes(): Route[] {
-  return GROUPS.filter((group) => typeof group !== 'function').flat();
+  return GROUPS.flat();
 }
 
 /** Every router, in matching order. */
 export function apiRouters(deps: ApiDeps): Router<AppState>[] {
-  return GROUPS.map((group) => (typeof group === 'function' ? group(deps) : routerOf(deps, group)));
+  return GROUPS.map((group) => routerOf(deps, group));
 }
 
 /** The document GET /openapi.json serves at `now` (its examples' dates are relative to it). */

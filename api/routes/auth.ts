@@ -2,13 +2,10 @@ import { tokenRequestSchema } from '../contract/auth/token-request-schema.js';
 import { AppError } from '../../shared/platform/errors.js';
 import { createAccessToken } from '../../shared/repositories/access-tokens.js';
 import { findAccountByClientCredentials } from '../../shared/repositories/accounts.js';
-import { validator } from '../../shared/platform/validation/ajv.js';
-import { jsonBody } from '../middleware/json-body.js';
 import { clientCredentialsRule } from '../access/access-rules.js';
 import { errorResponse, json } from '../routing/openapi-parts.js';
+import { jsonRequest } from '../routing/request-body.js';
 import { defineRoute } from '../routing/route.js';
-
-const validateTokenRequest = validator(tokenRequestSchema);
 
 /** client_secret_basic: `Authorization: Basic base64(client_id:client_secret)` (RFC 6749 §2.3.1). */
 function basicCredentials(header: string): { id: string; secret: string } | undefined {
@@ -43,7 +40,7 @@ export const authRoutes = [
     method: 'post',
     path: '/v1/auth/token',
     access: clientCredentialsRule,
-    use: (deps) => [jsonBody(deps.config.jsonBodyLimit, { form: true })],
+    body: jsonRequest(tokenRequestSchema, { urlencoded: true }),
     operationId: 'createAccessToken',
     summary: 'OAuth 2.0 client credentials: a bearer access token for the management API',
     requestBody: {
@@ -56,7 +53,7 @@ export const authRoutes = [
       401: errorResponse('Unknown client or wrong secret (invalid_client)'),
     },
     handle: (deps) => async (ctx) => {
-      const request = validateTokenRequest(ctx.request.body);
+      const request = ctx.state.body;
       if (request.grant_type !== 'client_credentials') {
         throw new AppError(400, 'unsupported_grant_type', 'Only grant_type=client_credentials is supported.', {
           details: [{ field: 'grant_type', code: 'invalid_value', message: 'Use client_credentials.' }],

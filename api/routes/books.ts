@@ -10,12 +10,12 @@ import type { ApiDeps } from '../deps.js';
 import { invoiceExportQuerySchema, invoiceListQuerySchema, invoiceSummaryQuerySchema, qrListQuerySchema, queryParameters } from '../contract/books/books-query-schema.js';
 import { PENDING_EXPORT_EXAMPLE } from '../openapi-examples.js';
 import { errorResponse, json, optionalIdempotencyKey, ref, text } from '../routing/openapi-parts.js';
+import { jsonParsedOnly } from '../routing/request-body.js';
 import { defineRoute } from '../routing/route.js';
 import { AppError } from '../../shared/platform/errors.js';
 import { findInvoiceExport, listInvoiceExports } from '../../shared/repositories/invoice-exports.js';
 import { exportReader, requestInvoiceExport } from '../books/request-invoice-export.js';
 import { invoiceExportView } from '../contract/books/export-view.js';
-import { jsonBody } from '../middleware/json-body.js';
 
 const linksOf = (deps: ApiDeps) => ({ publicBaseUrl: deps.config.publicBaseUrl, urlSigningKey: deps.config.urlSigningKey });
 const merchantNotInScope = errorResponse('`merchant_not_found`: `merchant_id` is not a merchant of these credentials');
@@ -123,7 +123,8 @@ export const bookRoutes = [
     method: 'post',
     path: '/v1/qrs/invoices/exports',
     access: apiKeyOrBearerRule,
-    use: (deps) => [jsonBody(deps.config.jsonBodyLimit)],
+    // Validated by requestInvoiceExport after its Idempotency-Key (api/books/request-invoice-export.ts).
+    body: jsonParsedOnly,
     operationId: 'createInvoiceExport',
     summary:
       "A period's CFDIs as one ZIP of their stamped XML (and PDF with `include_pdf`), named `<RFC emisor>_<serie><folio>_<UUID>.xml`: built by a job, kept 7 days; the same filters as the CSV export, in the body",
@@ -144,7 +145,7 @@ export const bookRoutes = [
       415: errorResponse('Content-Type is not application/json'),
     },
     handle: (deps) => async (ctx) => {
-      const row = await requestInvoiceExport(deps, ctx, ctx.request.body, ctx.get('Idempotency-Key') || undefined);
+      const row = await requestInvoiceExport(deps, ctx, ctx.state.body, ctx.get('Idempotency-Key') || undefined);
       ctx.status = 202;
       ctx.set('Location', `/v1/qrs/invoices/exports/${row.id}`);
       ctx.body = invoiceExportView(row, linksOf(deps));

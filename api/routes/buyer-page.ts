@@ -1,4 +1,3 @@
-import type { Router } from '@koa/router';
 import type { Context } from 'koa';
 import { AppError } from '../../shared/platform/errors.js';
 import { expeditionPlace, type Sale } from '../../shared/repositories/sales.js';
@@ -10,11 +9,11 @@ import { ensureInvoiceable, saleFromLink } from '../buyer/open-sale.js';
 import { isOfflineTicketLink, offlineTicketTarget, type ClosedTicket, type PendingTicket } from '../buyer/offline-ticket-link.js';
 import { reviewSale } from '../buyer/review-sale.js';
 import { qrLinkForShortCode } from '../buyer/short-code-link.js';
-import type { AppState } from '../context.js';
 import type { ApiDeps } from '../deps.js';
 import { rateLimit, shortCodeRateLimit } from '../middleware/rate-limit.js';
-import { PUBLIC_ACCESS } from '../access/public-access.js';
-import { apiRouter, routesWith } from '../routing/api-router.js';
+import { publicRule } from '../access/access-rules.js';
+import { errorResponse, qrLinkQuery, text } from '../routing/openapi-parts.js';
+import { defineRoute } from '../routing/route.js';
 
 // The page holds no secrets but its URL does (the QR token): never leak it to another origin, never cache it.
 const PAGE_HEADERS = {
@@ -84,88 +83,114 @@ function perLinkKey(query: Record<string, unknown>): string | undefined {
 /**
  * GET /q: the buyer's self-invoicing page (qr_content is a link to it). With v, t and m: the sale, or
  * the page of the state that stops the buyer. With `code`: the typed short code, redirected to its link.
- * Alone: where to type that code. Rate-limited like the buyer's API.
+ * Alone: where to type that code. Rate-limited like the buyer's API, inside the handler: which limit
+ * applies depends on the query, and a refusal is a page too (its 429 is declared with the page's answers).
  */
-export function buyerPageRoutes(deps: ApiDeps): Router<AppState> {
-  const router = apiRouter();
-  const routes = routesWith(router, PUBLIC_ACCESS);
-  const limited = rateLimit(deps.redis, [
-    { scope: 'ip', perMinute: deps.config.publicRatePerIp, key: (ctx) => ctx.ip },
-    { scope: 'qr', perMinute: deps.config.publicRatePerToken, key: (ctx) => perLinkKey(ctx.query) },
-  ]);
-
-  const codeLimited = shortCodeRateLimit(deps);
-
-  routes.get('/q', async (ctx) => {
-    let sale: Sale | undefined;
-    try {
-      if (ctx.query.code !== undefined) {
-        await codeLimited(ctx, async () => undefined);
-        const link = await qrLinkForShortCode(deps, ctx.query.code);
-        ctx.set(PAGE_HEADERS);
-        ctx.redirect(localPath(link));
-        ctx.status = 303;
-        return;
-      }
-      if (ctx.query.v === undefined && ctx.query.t === undefined && ctx.query.m === undefined) {
-        html(ctx, 200, renderCodePage());
-        return;
-      }
-      await limited(ctx, async () => undefined);
-      if (isOfflineTicketLink(ctx.query)) {
-        const target = await offlineTicketTarget(deps, ctx.query);
-        if ('pending' in target) {
-          // 404: not there yet (scanned again later, it may be).
-          html(ctx, 404, pendingPage(deps, target.pending));
-          return;
+export const buyerPageRoutes = [
+  defineRoute({
+    method: 'get',
+    path: '/q',
+    access: publicRule,
+    operationId: 'getBuyerPage',
+    summary:
+      "The buyer's self-invoicing page (HTML, Spanish): qr_content links here. With `v`, `t`, `m`: the sale, the tax-data form and the invoice; with `code`: the ticket's short code, 303 to its link; alone: where to type the code. States that stop the buyer have their own page and status (400 bad link, 404 unknown, 409 invoiced, 410 expired or cancelled, 422 store inactive, 429)",
+    parameters: [
+      ...qrLinkQuery.map((p) => ({ ...p, required: false })),
+      { name: 'code', in: 'query', required: false, schema: { type: 'string' }, description: 'Short code printed on the ticket' },
+    ],
+    responses: {
+      200: { description: 'The page', content: text('text/html') },
+      303: { description: 'To the sale of a short code' },
+      400: { description: 'text/html: bad link' },
+      404: { description: 'text/html: unknown QR or code' },
+      409: { description: "text/html: already invoiced: its date and UUID, and a form for the buyer's RFC that gives the files" },
+      410: { description: 'text/html: expired or cancelled' },
+      422: { description: 'text/html: store inactive' },
+      429: { description: 'text/html: too many attempts' },
+    },
+    handle: (deps) => {
+      const limited = rateLimit(deps.redis, [
+        { scope: 'ip', perMinute: deps.config.publicRatePerIp, key: (ctx) => ctx.ip },
+        { scope: 'qr', perMinute: deps.config.publicRatePerToken, key: (ctx) => perLinkKey(ctx.query) },
+      ]);
+      const codeLimited = shortCodeRateLimit(deps);
+      return async (ctx) => {
+        let sale: Sale | undefined;
+        try {
+          if (ctx.query.code !== undefined) {
+            await codeLimited(ctx, async () => undefined);
+            const link = await qrLinkForShortCode(deps, ctx.query.code);
+            ctx.set(PAGE_HEADERS);
+            ctx.redirect(localPath(link));
+            ctx.status = 303;
+            return;
+          }
+          if (ctx.query.v === undefined && ctx.query.t === undefined && ctx.query.m === undefined) {
+            html(ctx, 200, renderCodePage());
+            return;
+          }
+          await limited(ctx, async () => undefined);
+          if (isOfflineTicketLink(ctx.query)) {
+            const target = await offlineTicketTarget(deps, ctx.query);
+            if ('pending' in target) {
+              // 404: not there yet (scanned again later, it may be).
+              html(ctx, 404, pendingPage(deps, target.pending));
+              return;
+            }
+            if ('closed' in target) {
+              html(ctx, 410, closedPage(target.closed));
+              return;
+            }
+            ctx.set(PAGE_HEADERS);
+            ctx.redirect(localPath(target.saleLink));
+            ctx.status = 303;
+            return;
+          }
+          sale = await saleFromLink(deps, ctx.query);
+          await ensureInvoiceable(deps, sale);
+          const view = await reviewSale(deps, sale);
+          const link = { v: String(ctx.query.v), t: String(ctx.query.t), m: String(ctx.query.m) };
+          html(
+            ctx,
+            200,
+            renderSalePage(view, {
+              link,
+              catalogs: formCatalogs(deps.catalogs, sale.merchant.invoiceRules),
+              storeZip: expeditionPlace(sale),
+              support: supportOf(sale),
+              allowGenericRfc: sale.merchant.invoiceRules.allowGenericRfc,
+            }),
+          );
+        } catch (err) {
+          const kind = err instanceof AppError ? STATE_OF_ERROR[err.code] : undefined;
+          if (!kind || !(err instanceof AppError)) throw err;
+          if (err.headers['Retry-After']) ctx.set('Retry-After', err.headers['Retry-After']);
+          if (kind === 'invoice_cancelled') {
+            const cancelled = err.extra.invoice as { uuid: string; issued_at: string; cancelled_at: string };
+            html(ctx, err.status, renderStatePage(kind, { support: sale && supportOf(sale), cancelled }));
+            return;
+          }
+          const invoice = (err.extra.invoice ?? null) as { uuid: string; issued_at: string } | null;
+          const link = { v: String(ctx.query.v), t: String(ctx.query.t), m: String(ctx.query.m) };
+          html(ctx, err.status, renderStatePage(kind, { support: sale && supportOf(sale), invoice, link }));
         }
-        if ('closed' in target) {
-          html(ctx, 410, closedPage(target.closed));
-          return;
-        }
-        ctx.set(PAGE_HEADERS);
-        ctx.redirect(localPath(target.saleLink));
-        ctx.status = 303;
-        return;
-      }
-      sale = await saleFromLink(deps, ctx.query);
-      await ensureInvoiceable(deps, sale);
-      const view = await reviewSale(deps, sale);
-      const link = { v: String(ctx.query.v), t: String(ctx.query.t), m: String(ctx.query.m) };
-      html(
-        ctx,
-        200,
-        renderSalePage(view, {
-          link,
-          catalogs: formCatalogs(deps.catalogs, sale.merchant.invoiceRules),
-          storeZip: expeditionPlace(sale),
-          support: supportOf(sale),
-          allowGenericRfc: sale.merchant.invoiceRules.allowGenericRfc,
-        }),
-      );
-    } catch (err) {
-      const kind = err instanceof AppError ? STATE_OF_ERROR[err.code] : undefined;
-      if (!kind || !(err instanceof AppError)) throw err;
-      if (err.headers['Retry-After']) ctx.set('Retry-After', err.headers['Retry-After']);
-      if (kind === 'invoice_cancelled') {
-        const cancelled = err.extra.invoice as { uuid: string; issued_at: string; cancelled_at: string };
-        html(ctx, err.status, renderStatePage(kind, { support: sale && supportOf(sale), cancelled }));
-        return;
-      }
-      const invoice = (err.extra.invoice ?? null) as { uuid: string; issued_at: string } | null;
-      const link = { v: String(ctx.query.v), t: String(ctx.query.t), m: String(ctx.query.m) };
-      html(ctx, err.status, renderStatePage(kind, { support: sale && supportOf(sale), invoice, link }));
-    }
-  });
-
-  routes.get('/q/assets/:name', (ctx) => {
-    const asset = buyerAsset(ctx.params.name ?? '');
-    if (!asset) throw new AppError(404, 'not_found', 'No such asset.');
-    ctx.set('Cache-Control', ctx.query.h === asset.hash ? 'public, max-age=31536000, immutable' : 'no-cache');
-    ctx.set('X-Content-Type-Options', 'nosniff');
-    ctx.type = asset.type;
-    ctx.body = asset.body;
-  });
-
-  return router;
-}
+      };
+    },
+  }),
+  defineRoute({
+    method: 'get',
+    path: '/q/assets/{name}',
+    access: publicRule,
+    operationId: 'getBuyerPageAsset',
+    summary: "The page's stylesheet and script (immutable under their content hash `h`)",
+    responses: { 200: { description: 'The stylesheet or the script', content: { ...text('text/css'), ...text('text/javascript') } }, 404: errorResponse('No such asset') },
+    handle: () => (ctx) => {
+      const asset = buyerAsset(ctx.params.name);
+      if (!asset) throw new AppError(404, 'not_found', 'No such asset.');
+      ctx.set('Cache-Control', ctx.query.h === asset.hash ? 'public, max-age=31536000, immutable' : 'no-cache');
+      ctx.set('X-Content-Type-Options', 'nosniff');
+      ctx.type = asset.type;
+      ctx.body = asset.body;
+    },
+  }),
+];

@@ -2,15 +2,13 @@ import { createCreditNoteSchema } from '../contract/credit-notes/credit-note-sch
 import { creditNoteView } from '../contract/credit-notes/credit-note-view.js';
 import { AppError } from '../../shared/platform/errors.js';
 import { findCreditNote } from '../../shared/repositories/credit-notes.js';
-import { validator } from '../../shared/platform/validation/ajv.js';
 import type { ApiDeps } from '../deps.js';
 import { createCreditNote } from '../invoices/create-credit-note.js';
-import { jsonBody } from '../middleware/json-body.js';
 import { apiKeyOrBearerRule, credentialsScope } from '../access/access-rules.js';
 import { errorResponse, json } from '../routing/openapi-parts.js';
+import { jsonRequest } from '../routing/request-body.js';
 import { defineRoute } from '../routing/route.js';
 
-const validateCreate = validator(createCreditNoteSchema);
 const linksOf = (deps: ApiDeps) => ({ publicBaseUrl: deps.config.publicBaseUrl, urlSigningKey: deps.config.urlSigningKey });
 
 /** Credit notes (CFDI type E) for the merchant's API key or its account's Bearer token. */
@@ -19,7 +17,7 @@ export const creditNoteRoutes = [
     method: 'post',
     path: '/v1/qrs/invoices/credit-notes',
     access: apiKeyOrBearerRule,
-    use: (deps) => [jsonBody(deps.config.jsonBodyLimit)],
+    body: jsonRequest(createCreditNoteSchema),
     operationId: 'createCreditNote',
     summary: 'Issue a credit note (CFDI type E, TipoRelacion 01) for parts of stamped invoices; stamped by the worker',
     requestBody: { required: true, content: json('CreditNoteRequest') },
@@ -29,7 +27,7 @@ export const creditNoteRoutes = [
       422: errorResponse("credit_note_invalid: unknown or other merchant's invoice, not an invoice, different issuer/receptor/currency, more than is left to credit, form 99"),
     },
     handle: (deps) => async (ctx) => {
-      const request = validateCreate(ctx.request.body);
+      const request = ctx.state.body;
       const created = await createCreditNote(deps, credentialsScope(ctx.state), request);
       ctx.status = 202;
       ctx.set('Location', `/v1/qrs/invoices/credit-notes/${created.creditNote.id}`);

@@ -4,20 +4,17 @@ import { globalPeriod, globalPeriodEndingAt } from '../../shared/global-invoice/
 import { globalPeriodicityRequestSchema, reportGlobalRequestSchema } from '../contract/global-invoices/global-invoice-schema.js';
 import { reportPeriods } from '../../shared/global-invoice/report-periods.js';
 import { issuerView } from '../contract/issuers/issuer-view.js';
-import { pageOf, parsePageRequest } from '../../shared/platform/pagination.js';
+import { pageOf } from '../../shared/platform/pagination.js';
 import { globalInvoicesByIds, listGlobalInvoices, unreportedPeriods } from '../../shared/repositories/global-invoices.js';
 import { principalsChanged } from '../../shared/platform/principal-generation.js';
 import { setGlobalPeriodicity } from '../../shared/repositories/issuers.js';
-import { validator } from '../../shared/platform/validation/ajv.js';
 import { accountIssuer } from '../account-resources.js';
 import type { ApiDeps } from '../deps.js';
-import { jsonBody } from '../middleware/json-body.js';
 import { bearerRule } from '../access/access-rules.js';
-import { errorResponse, json, pageQuery, ref } from '../routing/openapi-parts.js';
+import { errorResponse, json, ref } from '../routing/openapi-parts.js';
+import { pagedQuery } from '../routing/request-query.js';
+import { jsonRequest } from '../routing/request-body.js';
 import { defineRoute } from '../routing/route.js';
-
-const validatePeriodicity = validator(globalPeriodicityRequestSchema);
-const validateReport = validator(reportGlobalRequestSchema);
 
 /** An issuer's global invoices for unclaimed sales: their periodicity, the manual trigger, the list (bearer token). */
 const PATH = '/v1/qrs/issuers/{issuerId}';
@@ -28,7 +25,7 @@ export const globalInvoiceRoutes = [
     method: 'put',
     path: `${PATH}/global-periodicity`,
     access: bearerRule,
-    use: (deps) => [jsonBody(deps.config.jsonBodyLimit)],
+    body: jsonRequest(globalPeriodicityRequestSchema),
     operationId: 'setGlobalPeriodicity',
     summary: "The c_Periodicidad of the issuer's global invoice for unclaimed sales (QRs created from now on)",
     requestBody: { required: true, content: json('GlobalPeriodicityRequest') },
@@ -39,7 +36,7 @@ export const globalInvoiceRoutes = [
     },
     handle: (deps) => async (ctx) => {
       const issuer = await accountIssuer(deps, ctx);
-      const { periodicity } = validatePeriodicity(ctx.request.body);
+      const { periodicity } = ctx.state.body;
       const row = await setGlobalPeriodicity(deps.db, issuer.id, periodicity);
       // Its merchants' API key principals carry the periodicity (each QR's expiry cap).
       await principalsChanged(deps.redis, ctx.state.log);
@@ -51,7 +48,7 @@ export const globalInvoiceRoutes = [
     method: 'post',
     path: `${PATH}/global-invoices`,
     access: bearerRule,
-    use: (deps) => [jsonBody(deps.config.jsonBodyLimit)],
+    body: jsonRequest(reportGlobalRequestSchema),
     operationId: 'reportGlobalInvoices',
     summary: 'Report now the unclaimed sales of closed periods (all, or the period of `date`) in global invoices',
     requestBody: { required: false, content: json('GlobalInvoiceRequest') },
@@ -64,7 +61,7 @@ export const globalInvoiceRoutes = [
     },
     handle: (deps) => async (ctx) => {
       const issuer = await accountIssuer(deps, ctx);
-      const request = validateReport(ctx.request.body);
+      const request = ctx.state.body;
       const now = new Date();
       let periods = await unreportedPeriods(deps.db, now, issuer.id);
       if (request.date) {
@@ -96,7 +93,7 @@ export const globalInvoiceRoutes = [
     access: bearerRule,
     operationId: 'listGlobalInvoices',
     summary: "The issuer's global invoices, newest period first (page envelope)",
-    parameters: pageQuery,
+    query: pagedQuery,
     responses: {
       200: { description: 'Page of global invoices', content: json('GlobalInvoicePage') },
       400: errorResponse('Bad paging'),
@@ -104,7 +101,7 @@ export const globalInvoiceRoutes = [
     },
     handle: (deps) => async (ctx) => {
       const issuer = await accountIssuer(deps, ctx);
-      const page = parsePageRequest(ctx.query);
+      const page = ctx.state.query;
       const { rows, total } = await listGlobalInvoices(deps.db, issuer.id, page);
       ctx.body = pageOf(
         rows.map((row) => globalInvoiceView(row, linksOf(deps))),

@@ -6,18 +6,15 @@ import { cancellationView } from '../contract/invoices/cancellation-view.js';
 import { latestCancellation } from '../../shared/repositories/invoice-cancellations.js';
 import { findInvoiceByUuid, type InvoiceRow } from '../../shared/repositories/invoices.js';
 import type { StoredFile } from '../../shared/platform/storage/file-store.js';
-import { validator } from '../../shared/platform/validation/ajv.js';
 import { cancelInvoice } from '../invoices/cancel-invoice.js';
-import { jsonBody } from '../middleware/json-body.js';
 import type { AppContext } from '../context.js';
 import type { ApiDeps } from '../deps.js';
-import { apiKeyOrBearerRule, credentialsScope, publicRule, type ApiKeyOrBearerGrant } from '../access/access-rules.js';
+import { apiKeyOrBearerRule, credentialsScope, signedLinkRule, type ApiKeyOrBearerGrant } from '../access/access-rules.js';
 import { binary, errorResponse, json } from '../routing/openapi-parts.js';
+import { jsonRequest } from '../routing/request-body.js';
 import { defineRoute } from '../routing/route.js';
 
 const UUID = /^[0-9A-Fa-f]{8}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{12}$/;
-
-const validateCancel = validator(cancelInvoiceRequestSchema);
 
 function notReady(kind: InvoiceFileKind): AppError {
   return new AppError(503, 'file_not_ready', `The ${kind.toUpperCase()} is being generated; try again in a few seconds.`, { headers: { 'Retry-After': '2' } });
@@ -83,7 +80,7 @@ export const invoiceRoutes = [
     method: 'delete',
     path: '/v1/qrs/invoices/{uuid}',
     access: apiKeyOrBearerRule,
-    use: (deps) => [jsonBody(deps.config.jsonBodyLimit)],
+    body: jsonRequest(cancelInvoiceRequestSchema),
     operationId: 'cancelInvoice',
     summary: 'Cancel a stamped CFDI by fiscal UUID: says whether SAT cancels at once or asks the receptor, then sends it to the PAC',
     requestBody: { required: true, content: json('CancelInvoiceRequest') },
@@ -98,7 +95,7 @@ export const invoiceRoutes = [
       ),
     },
     handle: (deps) => async (ctx) => {
-      const request = validateCancel(ctx.request.body);
+      const request = ctx.state.body;
       const uuid = ctx.params.uuid;
       if (!UUID.test(uuid)) throw notFound(uuid);
       const answer = await cancelInvoice(deps, credentialsScope(ctx.state), uuid, request);
@@ -144,29 +141,25 @@ export const invoiceRoutes = [
   defineRoute({
     method: 'get',
     path: '/v1/public/invoices/{file}',
-    access: publicRule,
+    access: signedLinkRule({
+      verify: (params, query, key) => {
+        const match = /^([0-9A-F-]{36})\.(xml|pdf)$/.exec(params.file ?? '');
+        if (!match) return undefined;
+        const file = { uuid: match[1]!, kind: match[2] as InvoiceFileKind };
+        return { subject: file, check: verifyInvoiceFileUrl(file.uuid, file.kind, query.exp, query.sig, key) };
+      },
+      expired: () => new AppError(410, 'link_expired', 'This invoice link has expired; open the page of your ticket (with your RFC) or the e-mail again for a new one.'),
+      invalid: 'This invoice link is not valid.',
+    }),
     operationId: 'downloadInvoiceFile',
     summary: 'Buyer: the invoice XML or PDF through its signed link (xml_url, pdf_url); `download=1` to save it',
-    parameters: [
-      { name: 'exp', in: 'query', required: true, schema: { type: 'integer' }, description: 'Expiry (unix seconds), covered by the signature' },
-      { name: 'sig', in: 'query', required: true, schema: { type: 'string' } },
-    ],
     responses: {
       200: { description: 'The XML or the PDF', content: binary('application/xml', 'application/pdf') },
-      403: errorResponse('Bad signature'),
       410: errorResponse('`link_expired`: past its `exp` (1 hour for links on a page or in an API answer, 7 days in the e-mail)'),
       503: errorResponse('PDF not rendered yet'),
     },
     handle: (deps) => async (ctx) => {
-      const match = /^([0-9A-F-]{36})\.(xml|pdf)$/.exec(ctx.params.file);
-      const uuid = match?.[1] ?? '';
-      const kind = (match?.[2] ?? 'xml') as InvoiceFileKind;
-      const check = match ? verifyInvoiceFileUrl(uuid, kind, ctx.query.exp, ctx.query.sig, deps.config.urlSigningKey) : ({ ok: false, reason: 'bad_signature' } as const);
-      if (!check.ok) {
-        throw check.reason === 'expired'
-          ? new AppError(410, 'link_expired', 'This invoice link has expired; open the page of your ticket (with your RFC) or the e-mail again for a new one.')
-          : new AppError(403, 'invalid_signature', 'This invoice link is not valid.');
-      }
+      const { uuid, kind } = ctx.state.signedLink;
       const invoice = (await deps.db('invoices').where({ uuid }).first()) as InvoiceRow | undefined;
       if (!invoice) throw new AppError(404, 'invoice_not_found', 'No such invoice.');
       const found = await invoiceFile(renderingOf(deps), invoice, kind);

@@ -2,21 +2,19 @@ import { AppError } from '../../shared/platform/errors.js';
 import { checkIssuerTaxData } from '../../shared/issuers/check-issuer.js';
 import { createIssuerSchema } from '../contract/issuers/issuer-schema.js';
 import { issuerView } from '../contract/issuers/issuer-view.js';
-import { pageOf, parsePageRequest, queryText } from '../../shared/platform/pagination.js';
+import { pageOf, queryText } from '../../shared/platform/pagination.js';
 import { satToday } from '../../shared/domain/time-zone.js';
 import { accountIssuer, groupNotFound } from '../account-resources.js';
 import { groupBelongsTo, insertIssuer, listIssuers } from '../../shared/repositories/issuers.js';
 import { synchronizeIssuer } from '../issuers/synchronize-issuer.js';
 import { updateIssuerFromForm } from '../issuers/update-issuer.js';
 import { LOGO_LIMITS } from '../../shared/images/normalize-logo.js';
-import { validator } from '../../shared/platform/validation/ajv.js';
-import { jsonBody } from '../middleware/json-body.js';
 import { bearerRule } from '../access/access-rules.js';
 import { formBody } from '../openapi-forms.js';
-import { errorResponse, json, pageQuery } from '../routing/openapi-parts.js';
+import { errorResponse, json } from '../routing/openapi-parts.js';
+import { pagedQuery } from '../routing/request-query.js';
+import { jsonRequest } from '../routing/request-body.js';
 import { defineRoute } from '../routing/route.js';
-
-const validateCreate = validator(createIssuerSchema);
 
 /** /v1/qrs/issuers: the taxpayers (RFC) an account invoices as, scoped to the bearer token's account. */
 export const issuerRoutes = [
@@ -24,7 +22,7 @@ export const issuerRoutes = [
     method: 'post',
     path: '/v1/qrs/issuers',
     access: bearerRule,
-    use: (deps) => [jsonBody(deps.config.jsonBodyLimit)],
+    body: jsonRequest(createIssuerSchema),
     operationId: 'createIssuer',
     summary: 'Create an issuer',
     requestBody: { required: true, content: json('CreateIssuerRequest') },
@@ -37,7 +35,7 @@ export const issuerRoutes = [
     },
     handle: (deps) => async (ctx) => {
       const accountId = ctx.state.accountId;
-      const request = validateCreate(ctx.request.body);
+      const request = ctx.state.body;
       const checked = checkIssuerTaxData(request, deps.catalogs, satToday());
       if ('details' in checked) throw new AppError(400, 'validation_failed', 'The issuer has invalid fields.', { details: checked.details });
       if (!(await groupBelongsTo(deps.db, accountId, request.groupId))) throw groupNotFound(request.groupId);
@@ -65,12 +63,12 @@ export const issuerRoutes = [
     method: 'get',
     path: '/v1/qrs/issuers',
     access: bearerRule,
+    query: pagedQuery,
     operationId: 'listIssuers',
     summary: 'List issuers (page envelope)',
     parameters: [
       { name: 'groupId', in: 'query', schema: { type: 'string' } },
       { name: 'filter', in: 'query', schema: { type: 'string' }, description: 'part of the name, alias or RFC' },
-      ...pageQuery,
     ],
     responses: {
       200: { description: 'Page of Issuer', content: json('IssuerPage') },
@@ -79,7 +77,7 @@ export const issuerRoutes = [
     },
     handle: (deps) => async (ctx) => {
       const accountId = ctx.state.accountId;
-      const page = parsePageRequest(ctx.query);
+      const page = ctx.state.query;
       const groupId = queryText(ctx.query, 'groupId');
       const filter = queryText(ctx.query, 'filter');
       if (groupId && !(await groupBelongsTo(deps.db, accountId, groupId))) throw groupNotFound(groupId);

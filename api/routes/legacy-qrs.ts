@@ -7,10 +7,10 @@ import { viewContext } from '../deps.js';
 import { createLegacyQr } from '../legacy/create-legacy-qr.js';
 import { idempotencyCacheReads } from '../qrs/create-qr.js';
 import { ownSaleFromLink } from '../legacy/own-sale-from-link.js';
-import { jsonBody } from '../middleware/json-body.js';
 import { legacyDeprecation } from '../middleware/legacy-deprecation.js';
 import { apiKeyPrefetchingRule, apiKeyRule, precededRule } from '../access/access-rules.js';
 import { errorResponse, json, qrLinkQuery } from '../routing/openapi-parts.js';
+import { jsonParsedOnly } from '../routing/request-body.js';
 import { defineRoute, type Route } from '../routing/route.js';
 
 export interface LegacyQrRoutesOptions {
@@ -35,7 +35,8 @@ export function legacyQrRoutes(options: LegacyQrRoutesOptions = {}): Route[] {
         (deps) => legacyDeprecation({ now, link: legacyLinkHeader(deps.config.publicBaseUrl, '/v1/qrs'), successor: 'POST /v1/qrs' }),
         apiKeyPrefetchingRule((ctx, keyId) => idempotencyCacheReads(ctx.get('Idempotency-Key'), keyId)),
       ),
-      use: (deps) => [jsonBody(deps.config.jsonBodyLimit)],
+      // Validated by createLegacyQr with its headers (api/legacy/to-qr-create-request.ts).
+      body: jsonParsedOnly,
       operationId: 'createLegacyQr',
       summary: `Earlier contract of POST /v1/qrs: the sale mapped onto it (payment method PUE, or PPD for form 99; type_of_receipt ${LEGACY_DEFAULTS.typeOfReceipt}; export_code ${LEGACY_DEFAULTS.exportCode}; sale_id legacy-<Idempotency-Key>). ${policy}`,
       deprecated: true,
@@ -55,7 +56,7 @@ export function legacyQrRoutes(options: LegacyQrRoutesOptions = {}): Route[] {
       },
       handle: (deps) => async (ctx) => {
         const result = await createLegacyQr(deps, ctx.state.apiKey, {
-          body: ctx.request.body,
+          body: ctx.state.body,
           idempotencyKey: ctx.get('Idempotency-Key'),
           timeZone: ctx.get('X-TIME-ZONE'),
           presentedKeyId: ctx.state.presentedKeyId,

@@ -1,15 +1,13 @@
 import { AppError } from '../../shared/platform/errors.js';
 import { createMerchantSchema, updateMerchantSchema, type UpdateMerchantRequest } from '../contract/merchants/merchant-schema.js';
 import { merchantSummaryView, merchantView } from '../contract/merchants/merchant-view.js';
-import { pageOf, parsePageRequest, queryText } from '../../shared/platform/pagination.js';
+import { pageOf, queryText } from '../../shared/platform/pagination.js';
 import { accountMerchant, issuerNotFound, MERCHANT_REFUSALS, merchantNotFound } from '../account-resources.js';
 import { createApiKey, regenerateApiKey, type KeyMode } from '../../shared/repositories/api-keys.js';
 import { findIssuer } from '../../shared/repositories/issuers.js';
 import { principalsChanged } from '../../shared/platform/principal-generation.js';
 import { insertMerchant, listMerchants, updateMerchant } from '../../shared/repositories/merchants.js';
-import { validator } from '../../shared/platform/validation/ajv.js';
 import type { ApiDeps } from '../deps.js';
-import { jsonBody } from '../middleware/json-body.js';
 import { invoiceModeView, saveInvoiceMode } from '../merchants/invoice-mode.js';
 import { uploadLogos } from '../merchants/upload-logos.js';
 import { checkInvoiceRules } from '../../shared/merchants/check-invoice-rules.js';
@@ -18,15 +16,23 @@ import { CSD_MAX_FILE_BYTES } from '../../shared/csd/check-csd.js';
 import { findCsdSummary } from '../../shared/repositories/merchant-csds.js';
 import { bearerRule } from '../access/access-rules.js';
 import { formBody } from '../openapi-forms.js';
-import { errorResponse, json, pageQuery } from '../routing/openapi-parts.js';
+import { errorResponse, json } from '../routing/openapi-parts.js';
+import { pagedQuery } from '../routing/request-query.js';
+import { jsonRequest } from '../routing/request-body.js';
 import { defineRoute } from '../routing/route.js';
-
-const validateCreate = validator(createMerchantSchema);
-const validateUpdate = validator(updateMerchantSchema);
 
 function refuseBadInvoiceRules(deps: ApiDeps, fields: UpdateMerchantRequest): void {
   const details = checkInvoiceRules(fields.invoiceRules, deps.catalogs);
   if (details.length > 0) throw new AppError(400, 'validation_failed', 'The invoicing rules name CFDI uses a sale cannot have.', { details });
+}
+
+/** issuerId is set at creation: said so, rather than the schema's `unknown_field`. */
+function refuseIssuerId(raw: unknown): void {
+  if (raw && typeof raw === 'object' && 'issuerId' in raw) {
+    throw new AppError(400, 'validation_failed', 'A merchant cannot move to another issuer.', {
+      details: [{ field: 'issuerId', code: 'not_updatable', message: 'issuerId is set at creation; create a new merchant under the other issuer.' }],
+    });
+  }
 }
 
 const PATH = '/v1/qrs/merchants';
@@ -83,7 +89,7 @@ export const merchantRoutes = [
     method: 'post',
     path: PATH,
     access: bearerRule,
-    use: (deps) => [jsonBody(deps.config.jsonBodyLimit)],
+    body: jsonRequest(createMerchantSchema),
     operationId: 'createMerchant',
     summary: 'Create a merchant (point of sale); the answer also carries its first development API key (`apiKey`), shown only here',
     requestBody: { required: true, content: json('CreateMerchantRequest') },
@@ -94,7 +100,7 @@ export const merchantRoutes = [
     },
     handle: (deps) => async (ctx) => {
       const accountId = ctx.state.accountId;
-      const { issuerId, ...fields } = validateCreate(ctx.request.body);
+      const { issuerId, ...fields } = ctx.state.body;
       refuseBadInvoiceRules(deps, fields);
       if (!(await findIssuer(deps.db, accountId, issuerId))) throw issuerNotFound(issuerId, 'issuerId');
       // A new point of sale can post QRs at once: its first (development) API key comes with it, shown once.
@@ -111,9 +117,13 @@ export const merchantRoutes = [
     method: 'get',
     path: PATH,
     access: bearerRule,
+    query: pagedQuery,
     operationId: 'listMerchants',
     summary: 'List merchants of an issuer (page of MerchantSummary)',
-    parameters: [{ name: 'issuerId', in: 'query', required: true, schema: { type: 'string' } }, { name: 'filter', in: 'query', schema: { type: 'string' } }, ...pageQuery],
+    parameters: [
+      { name: 'issuerId', in: 'query', required: true, schema: { type: 'string' } },
+      { name: 'filter', in: 'query', schema: { type: 'string' } },
+    ],
     responses: {
       200: { description: 'Page envelope of MerchantSummary', content: json('MerchantSummaryPage') },
       400: errorResponse('issuerId missing or bad paging'),
@@ -121,7 +131,7 @@ export const merchantRoutes = [
     },
     handle: (deps) => async (ctx) => {
       const accountId = ctx.state.accountId;
-      const page = parsePageRequest(ctx.query);
+      const page = ctx.state.query;
       const issuerId = queryText(ctx.query, 'issuerId');
       if (!issuerId) {
         throw new AppError(400, 'validation_failed', 'issuerId is required.', { details: [{ field: 'issuerId', code: 'required', message: 'issuerId is required.' }] });
@@ -147,19 +157,13 @@ export const merchantRoutes = [
     method: 'put',
     path: ONE,
     access: bearerRule,
-    use: (deps) => [jsonBody(deps.config.jsonBodyLimit)],
+    body: jsonRequest(updateMerchantSchema, { first: refuseIssuerId }),
     operationId: 'updateMerchant',
     summary: 'Update a merchant (partial; issuerId cannot change)',
     requestBody: { required: true, content: json('UpdateMerchantRequest') },
     responses: { 200: merchantAnswer, 400: errorResponse('Invalid fields, or issuerId'), ...MERCHANT_REFUSALS },
     handle: (deps) => async (ctx) => {
-      const raw = ctx.request.body as Record<string, unknown> | undefined;
-      if (raw && typeof raw === 'object' && 'issuerId' in raw) {
-        throw new AppError(400, 'validation_failed', 'A merchant cannot move to another issuer.', {
-          details: [{ field: 'issuerId', code: 'not_updatable', message: 'issuerId is set at creation; create a new merchant under the other issuer.' }],
-        });
-      }
-      const fields = validateUpdate(raw);
+      const fields = ctx.state.body;
       refuseBadInvoiceRules(deps, fields);
       const row = await updateMerchant(deps.db, ctx.state.accountId, ctx.params.merchantId, fields);
       if (!row) throw merchantNotFound(ctx.params.merchantId);

@@ -1,6 +1,5 @@
 import { AppError } from '../../shared/platform/errors.js';
 import { encryptionKeyring } from '../../shared/platform/crypto/encrypt-at-rest.js';
-import { validator } from '../../shared/platform/validation/ajv.js';
 import { newOfflineKey, offlineCredential } from '../../shared/offline/offline-key.js';
 import { findOfflineKey, insertOfflineKey, listOfflineKeys, revokeOfflineKey, type OfflineKeyRow } from '../../shared/repositories/offline-keys.js';
 import { createOfflineKeySchema, OFFLINE_CLAIM_LIST_MAX, OFFLINE_KEY_LIMITS, revokeOfflineKeySchema, type OfflineKeyCreated } from '../contract/offline/offline-key-schema.js';
@@ -8,15 +7,12 @@ import { offlineClaimSummaryView, offlineKeyView } from '../contract/offline/off
 import { listClaims } from '../../shared/repositories/offline-claims.js';
 import { accountMerchant, MERCHANT_REFUSALS } from '../account-resources.js';
 import { bearerRule } from '../access/access-rules.js';
-import { jsonBody } from '../middleware/json-body.js';
 import type { AppContext } from '../context.js';
 import type { ApiDeps } from '../deps.js';
 import { errorResponse, json } from '../routing/openapi-parts.js';
+import { jsonRequest } from '../routing/request-body.js';
 import { defineRoute } from '../routing/route.js';
 import type { Db } from '../../shared/platform/db.js';
-
-const validateCreate = validator(createOfflineKeySchema);
-const validateRevoke = validator(revokeOfflineKeySchema);
 
 const PATH = '/v1/qrs/merchants/{merchantId}/offline-keys';
 const created = { description: 'The key (`offlineKey`), shown once (Cache-Control: no-store), with the link base its tickets use', content: json('OfflineKeyCreated') };
@@ -56,14 +52,14 @@ export const offlineKeyRoutes = [
     method: 'post',
     path: PATH,
     access: bearerRule,
-    use: (deps) => [jsonBody(deps.config.jsonBodyLimit)],
+    body: jsonRequest(createOfflineKeySchema),
     operationId: 'createOfflineKey',
     summary: "Issue an offline key for the store's point of sale (signs tickets made while it cannot reach the service)",
     requestBody: { required: true, content: json('CreateOfflineKeyRequest') },
     responses: { 201: created, 400: errorResponse('Invalid fields'), ...MERCHANT_REFUSALS },
     handle: (deps) => async (ctx) => {
       const merchant = await accountMerchant(deps, ctx);
-      const { windowHours = OFFLINE_KEY_LIMITS.defaultWindowHours, currency = 'MXN' } = validateCreate(ctx.request.body);
+      const { windowHours = OFFLINE_KEY_LIMITS.defaultWindowHours, currency = 'MXN' } = ctx.state.body;
       if (deps.catalogs.currencyDecimals(currency) === undefined || currency === 'XXX') {
         throw new AppError(400, 'validation_failed', 'The request has invalid or missing fields.', {
           details: [{ field: 'currency', code: 'not_in_catalog', message: `${currency} is not a currency of SAT's c_Moneda a sale can be in.` }],
@@ -88,14 +84,14 @@ export const offlineKeyRoutes = [
     method: 'post',
     path: `${PATH}/{keyId}/rotate`,
     access: bearerRule,
-    use: (deps) => [jsonBody(deps.config.jsonBodyLimit)],
+    body: jsonRequest(revokeOfflineKeySchema),
     operationId: 'rotateOfflineKey',
     summary: 'Replace an offline key: the new one is shown once; the old one refuses tickets sold from now on at once, and older ones after `graceHours`',
     requestBody: revokeBody,
     responses: { 201: created, 400: errorResponse('Invalid fields'), ...KEY_REFUSALS },
     handle: (deps) => async (ctx) => {
       const merchant = await accountMerchant(deps, ctx);
-      const { graceHours = OFFLINE_KEY_LIMITS.defaultGraceHours } = validateRevoke(ctx.request.body);
+      const { graceHours = OFFLINE_KEY_LIMITS.defaultGraceHours } = ctx.state.body;
       const old = await liveKey(deps, ctx, merchant.id);
       const view = await deps.db.transaction(async (trx) => {
         const fresh = await createdKey(deps, trx, merchant.id, { windowHours: old.window_hours, currency: old.currency });
@@ -111,14 +107,14 @@ export const offlineKeyRoutes = [
     method: 'post',
     path: `${PATH}/{keyId}/revoke`,
     access: bearerRule,
-    use: (deps) => [jsonBody(deps.config.jsonBodyLimit)],
+    body: jsonRequest(revokeOfflineKeySchema),
     operationId: 'revokeOfflineKey',
     summary: 'Revoke an offline key: tickets sold from now on are refused at once, older ones after `graceHours` (0: at once)',
     requestBody: revokeBody,
     responses: { 200: { description: 'The revoked key with its terms', content: json('OfflineKey') }, 400: errorResponse('Invalid fields'), ...KEY_REFUSALS },
     handle: (deps) => async (ctx) => {
       const merchant = await accountMerchant(deps, ctx);
-      const { graceHours = OFFLINE_KEY_LIMITS.defaultGraceHours } = validateRevoke(ctx.request.body);
+      const { graceHours = OFFLINE_KEY_LIMITS.defaultGraceHours } = ctx.state.body;
       await liveKey(deps, ctx, merchant.id);
       const row = await revokeOfflineKey(deps.db, merchant.id, ctx.params.keyId, graceHours);
       if (!row) throw new AppError(409, 'offline_key_revoked', `The offline key ${ctx.params.keyId} was already revoked.`);

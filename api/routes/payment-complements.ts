@@ -2,16 +2,14 @@ import { AppError } from '../../shared/platform/errors.js';
 import { createPaymentComplementSchema } from '../contract/payment-complements/payment-complement-schema.js';
 import { paymentComplementView } from '../contract/payment-complements/payment-complement-view.js';
 import { findPaymentComplement } from '../../shared/repositories/payment-complements.js';
-import { validator } from '../../shared/platform/validation/ajv.js';
 import { createPaymentComplement } from '../invoices/create-payment-complement.js';
-import { jsonBody } from '../middleware/json-body.js';
 import { apiKeyOrBearerRule, credentialsScope } from '../access/access-rules.js';
 import { errorResponse, json, optionalIdempotencyKey } from '../routing/openapi-parts.js';
+import { jsonRequest } from '../routing/request-body.js';
 import { defineRoute } from '../routing/route.js';
 import type { ApiDeps } from '../deps.js';
 
 const PREFIX = '/v1/qrs/invoices/payment-complements';
-const validateCreate = validator(createPaymentComplementSchema);
 const linksOf = (deps: ApiDeps) => ({ publicBaseUrl: deps.config.publicBaseUrl, urlSigningKey: deps.config.urlSigningKey });
 
 /** Payment complements (CFDI type P, Pagos 2.0) for the merchant's API key or its account's Bearer token. */
@@ -20,7 +18,7 @@ export const paymentComplementRoutes = [
     method: 'post',
     path: PREFIX,
     access: apiKeyOrBearerRule,
-    use: (deps) => [jsonBody(deps.config.jsonBodyLimit)],
+    body: jsonRequest(createPaymentComplementSchema),
     operationId: 'createPaymentComplement',
     summary: 'Record a payment received for PPD invoices: a CFDI type P with Pagos 2.0 (installment and balances computed here); stamped by the worker',
     parameters: [optionalIdempotencyKey('Optional: the same key and body again answers the complement it recorded (Idempotent-Replayed: true)')],
@@ -34,7 +32,7 @@ export const paymentComplementRoutes = [
       ),
     },
     handle: (deps) => async (ctx) => {
-      const request = validateCreate(ctx.request.body);
+      const request = ctx.state.body;
       const scope = credentialsScope(ctx.state);
       const answer = await createPaymentComplement(deps, scope, request, ctx.get('Idempotency-Key') || undefined);
       const found = await findPaymentComplement(deps.db, answer.id, scope);

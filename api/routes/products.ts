@@ -1,19 +1,16 @@
 import { AppError, type ErrorDetail } from '../../shared/platform/errors.js';
-import { pageOf, parsePageRequest, queryText } from '../../shared/platform/pagination.js';
+import { pageOf, queryText } from '../../shared/platform/pagination.js';
 import { satToday } from '../../shared/domain/time-zone.js';
 import { checkProduct } from '../../shared/products/check-product.js';
 import { createMerchantProductSchema, updateMerchantProductSchema } from '../contract/products/product-schema.js';
 import { productView } from '../contract/products/product-view.js';
 import { findProduct, insertProducts, listProducts, updateProduct } from '../../shared/repositories/products.js';
-import { validator } from '../../shared/platform/validation/ajv.js';
-import { jsonBody } from '../middleware/json-body.js';
 import { accountMerchant, MERCHANT_REFUSALS } from '../account-resources.js';
 import { bearerRule } from '../access/access-rules.js';
-import { errorResponse, json, pageQuery } from '../routing/openapi-parts.js';
+import { errorResponse, json } from '../routing/openapi-parts.js';
+import { pagedQuery } from '../routing/request-query.js';
+import { jsonRequest } from '../routing/request-body.js';
 import { defineRoute } from '../routing/route.js';
-
-const validateCreate = validator(createMerchantProductSchema);
-const validateUpdate = validator(updateMerchantProductSchema);
 
 function skuTaken(skus: string[], field: (sku: string) => string): AppError {
   return new AppError(409, 'product_sku_exists', `The catalog already has ${skus.join(', ')}.`, {
@@ -30,7 +27,7 @@ export const productRoutes = [
     method: 'post',
     path: PATH,
     access: bearerRule,
-    use: (deps) => [jsonBody(deps.config.jsonBodyLimit)],
+    body: jsonRequest(createMerchantProductSchema),
     operationId: 'createProducts',
     summary: 'Add products to the catalog (all or none)',
     requestBody: { required: true, content: json('CreateMerchantProductRequest') },
@@ -42,7 +39,7 @@ export const productRoutes = [
     },
     handle: (deps) => async (ctx) => {
       const merchant = await accountMerchant(deps, ctx);
-      const products = validateCreate(ctx.request.body);
+      const products = ctx.state.body;
       const details: ErrorDetail[] = [];
       const seen = new Map<string, number>();
       products.forEach((p, i) => {
@@ -61,13 +58,14 @@ export const productRoutes = [
     method: 'get',
     path: PATH,
     access: bearerRule,
+    query: pagedQuery,
     operationId: 'listProducts',
     summary: 'List products (page envelope), search by sku or description',
-    parameters: [{ name: 'search', in: 'query', schema: { type: 'string' } }, ...pageQuery],
+    parameters: [{ name: 'search', in: 'query', schema: { type: 'string' } }],
     responses: { 200: { description: 'Page of MerchantProductResponse', content: json('MerchantProductPage') }, ...MERCHANT_REFUSALS },
     handle: (deps) => async (ctx) => {
       const merchant = await accountMerchant(deps, ctx);
-      const page = parsePageRequest(ctx.query);
+      const page = ctx.state.query;
       const search = queryText(ctx.query, 'search');
       const { rows, total } = await listProducts(deps.db, merchant.id, search, page);
       ctx.body = pageOf(
@@ -95,7 +93,7 @@ export const productRoutes = [
     method: 'put',
     path: `${PATH}/{productId}`,
     access: bearerRule,
-    use: (deps) => [jsonBody(deps.config.jsonBodyLimit)],
+    body: jsonRequest(updateMerchantProductSchema),
     operationId: 'updateProduct',
     summary: 'Update a product (any subset of fields)',
     requestBody: { required: true, content: json('UpdateMerchantProductRequest') },
@@ -109,7 +107,7 @@ export const productRoutes = [
       const merchant = await accountMerchant(deps, ctx);
       const existing = await findProduct(deps.db, merchant.id, ctx.params.productId);
       if (!existing) throw notFound(ctx.params.productId);
-      const fields = validateUpdate(ctx.request.body);
+      const fields = ctx.state.body;
       // The keys and taxes are checked as the product will be after the update.
       const details = checkProduct(
         {

@@ -1,8 +1,8 @@
 import { verifyExportDownloadUrl } from '../../shared/books/export-links.js';
 import { AppError } from '../../shared/platform/errors.js';
 import { invoiceExportById } from '../../shared/repositories/invoice-exports.js';
-import { publicRule } from '../access/access-rules.js';
-import { rateLimit } from '../middleware/rate-limit.js';
+import { signedLinkRule } from '../access/access-rules.js';
+import { exportDownloadRate } from '../access/rate-rules.js';
 import { binary, errorResponse } from '../routing/openapi-parts.js';
 import { defineRoute } from '../routing/route.js';
 
@@ -16,35 +16,23 @@ export const publicExportRoutes = [
   defineRoute({
     method: 'get',
     path: '/v1/public/exports/{file}',
-    access: publicRule,
-    // A link needs no credentials, so whoever holds it could pull a large file without end (issue #39).
-    use: (deps) => [
-      rateLimit(deps.redis, [
-        { scope: 'ip', perMinute: deps.config.publicRatePerIp, key: (ctx) => ctx.ip },
-        { scope: 'export', perMinute: deps.config.exportDownloadsPerMinute, key: (ctx) => ctx.path.slice(-48) },
-      ]),
-    ],
+    access: signedLinkRule({
+      verify: (params, query, key) => {
+        const exportId = /^(exp_[A-Za-z0-9_-]{22})\.zip$/.exec(params.file ?? '')?.[1];
+        return exportId === undefined ? undefined : { subject: exportId, check: verifyExportDownloadUrl(exportId, query.exp, query.sig, key) };
+      },
+      expired: () => new AppError(410, 'link_expired', 'This download link has expired; read the export again for a new one.'),
+      invalid: 'This download link is not valid.',
+    }),
+    rate: [exportDownloadRate],
     operationId: 'downloadInvoiceExport',
     summary: "An export's ZIP (`{exportId}.zip`) through its signed link (`download_url`)",
-    parameters: [
-      { name: 'exp', in: 'query', required: true, schema: { type: 'integer' }, description: 'Expiry (unix seconds), covered by the signature' },
-      { name: 'sig', in: 'query', required: true, schema: { type: 'string' } },
-    ],
     responses: {
       200: { description: 'The ZIP', content: binary('application/zip') },
-      403: errorResponse('Bad signature'),
       410: errorResponse('`link_expired`: past its `exp`; `export_removed`: the export was removed after its 7 days'),
     },
     handle: (deps) => async (ctx) => {
-      const exportId = /^(exp_[A-Za-z0-9_-]{22})\.zip$/.exec(ctx.params.file)?.[1];
-      const check = exportId ? verifyExportDownloadUrl(exportId, ctx.query.exp, ctx.query.sig, deps.config.urlSigningKey) : ({ ok: false, reason: 'bad_signature' } as const);
-      if (!check.ok) {
-        throw check.reason === 'expired'
-          ? new AppError(410, 'link_expired', 'This download link has expired; read the export again for a new one.')
-          : new AppError(403, 'invalid_signature', 'This download link is not valid.');
-      }
-      // A valid signature was made for an id the pattern matched.
-      const row = exportId ? await invoiceExportById(deps.db, exportId) : undefined;
+      const row = await invoiceExportById(deps.db, ctx.state.signedLink);
       const file = row?.file_key && row.expires_at > new Date() ? await deps.files.read(row.file_key) : undefined;
       if (!row || !file) throw new AppError(410, 'export_removed', 'This export was removed; request a new one.');
       ctx.set('Content-Disposition', `attachment; filename="cfdi-${row.created_at.toISOString().slice(0, 10)}-${row.id}.zip"`);

@@ -4,7 +4,7 @@ import { renderQrPng } from '../../shared/domain/qr-code/render-qr-png.js';
 import { verifyImageUrl } from '../../shared/qr/signed-image-url.js';
 import type { AppContext } from '../context.js';
 import type { ApiDeps } from '../deps.js';
-import { publicRule } from '../access/access-rules.js';
+import { signedLinkRule, type SignedLinkGrant } from '../access/access-rules.js';
 import { binary, errorResponse } from '../routing/openapi-parts.js';
 import { defineRoute } from '../routing/route.js';
 
@@ -13,15 +13,16 @@ export const QR_IMAGE_ROUTE = '/v1/public/qrs/images/{qrId}.png';
 /** Where qr_url pointed before: kept for QR images already printed or stored, left out of the OpenAPI document. */
 export const EARLIER_QR_IMAGE_ROUTE = '/v1/public/qrs/{qrId}/image.png';
 
+/** qr_url's signature and expiry, for its QR's id. */
+const imageLink = signedLinkRule({
+  verify: (params, query, key) => (params.qrId === undefined ? undefined : { subject: params.qrId, check: verifyImageUrl(params.qrId, query.exp, query.sig, key) }),
+  expired: () => new AppError(410, 'url_expired', 'This QR image URL has expired.'),
+  invalid: 'This QR image URL is not valid.',
+});
+
 /** qr_url: the QR PNG without credentials, for a signed, unexpired URL only. */
-const image = (deps: ApiDeps) => async (ctx: AppContext & { params: { qrId: string } }) => {
-  const qrId = ctx.params.qrId;
-  const check = verifyImageUrl(qrId, ctx.query.exp, ctx.query.sig, deps.config.urlSigningKey);
-  if (!check.ok) {
-    throw check.reason === 'expired'
-      ? new AppError(410, 'url_expired', 'This QR image URL has expired.')
-      : new AppError(403, 'invalid_signature', 'This QR image URL is not valid.');
-  }
+const image = (deps: ApiDeps) => async (ctx: AppContext & { state: SignedLinkGrant<string> }) => {
+  const qrId = ctx.state.signedLink;
   const row = (await deps.db('qr_transactions').where({ id: qrId }).first('qr_png', 'token', 'expires_at')) as
     { qr_png: Buffer | null; token: string; expires_at: Date } | undefined;
   if (!row) throw new AppError(404, 'not_found', 'No such QR image.');
@@ -36,16 +37,11 @@ export const publicQrImageRoutes = [
   defineRoute({
     method: 'get',
     path: QR_IMAGE_ROUTE,
-    access: publicRule,
+    access: imageLink,
     operationId: 'getQrImage',
     summary: 'The QR image, through a signed URL (qr_url). QR links printed before this path are still answered at /v1/public/qrs/{qrId}/image.png',
-    parameters: [
-      { name: 'exp', in: 'query', required: true, schema: { type: 'integer' } },
-      { name: 'sig', in: 'query', required: true, schema: { type: 'string' } },
-    ],
     responses: {
       200: { description: 'PNG', content: binary('image/png') },
-      403: errorResponse('Signature does not match'),
       404: errorResponse('No such QR'),
       410: errorResponse('URL expired'),
     },
@@ -54,7 +50,7 @@ export const publicQrImageRoutes = [
   defineRoute({
     method: 'get',
     path: EARLIER_QR_IMAGE_ROUTE,
-    access: publicRule,
+    access: imageLink,
     undocumented: 'ambiguous with /v1/public/qrs/code/{code} (issue #29); answered for QR images already printed or stored',
     handle: image,
   }),

@@ -3,18 +3,15 @@ import { qrTransactionView } from '../contract/qrs/qr-transaction-view.js';
 import { findInvoice, liveInvoice } from '../../shared/repositories/invoices.js';
 import { mayHaveStampedInvoice } from '../../shared/domain/qr-lifecycle.js';
 import { viewContext } from '../deps.js';
-import { jsonBody } from '../middleware/json-body.js';
 import { createQr, idempotencyCacheReads } from '../qrs/create-qr.js';
 import { findOwnQr, fixedViewCache } from '../qrs/stored-qr.js';
 import { invoiceQrs } from '../invoices/invoice-qrs.js';
 import { invoiceQrsRequestSchema } from '../contract/qrs/invoice-qrs-schema.js';
-import { validator } from '../../shared/platform/validation/ajv.js';
 import { apiKeyPrefetchingRule, apiKeyRule } from '../access/access-rules.js';
 import { errorResponse, json } from '../routing/openapi-parts.js';
+import { jsonParsedOnly, jsonRequest } from '../routing/request-body.js';
 import { defineRoute } from '../routing/route.js';
 import { bookRoutes } from './books.js';
-
-const validateInvoiceQrs = validator(invoiceQrsRequestSchema);
 
 /**
  * POST /v1/qrs, POST /v1/qrs/invoices and GET /v1/qrs/{qrId}, authenticated by X-API-Key; and, registered
@@ -26,7 +23,8 @@ export const qrRoutes = [
     path: '/v1/qrs',
     // The idempotency cache is read in the access rule's Redis round trip: one round trip before the insert.
     access: apiKeyPrefetchingRule((ctx, keyId) => idempotencyCacheReads(ctx.get('idempotency-key'), keyId)),
-    use: (deps) => [jsonBody(deps.config.jsonBodyLimit)],
+    // Validated by createQr with its headers (api/qrs/parse-qr-request.ts).
+    body: jsonParsedOnly,
     operationId: 'createQr',
     summary: 'Generate a self-invoicing QR for a sale',
     parameters: [
@@ -51,7 +49,7 @@ export const qrRoutes = [
     },
     handle: (deps) => async (ctx) => {
       const result = await createQr(deps, ctx.state.apiKey, {
-        body: ctx.request.body,
+        body: ctx.state.body,
         timeZone: ctx.get('X-TIME-ZONE'),
         idempotencyKey: ctx.get('idempotency-key'),
         presentedKeyId: ctx.state.presentedKeyId,
@@ -67,7 +65,7 @@ export const qrRoutes = [
     method: 'post',
     path: '/v1/qrs/invoices',
     access: apiKeyRule,
-    use: (deps) => [jsonBody(deps.config.jsonBodyLimit)],
+    body: jsonRequest(invoiceQrsRequestSchema),
     operationId: 'invoiceQrs',
     summary: 'Invoice several QR sales (or one) in one CFDI for a known customer; `dry_run` answers the totals and records nothing',
     requestBody: { required: true, content: json('InvoiceQrsRequest') },
@@ -84,7 +82,7 @@ export const qrRoutes = [
       422: errorResponse('`tickets_not_combinable` (one detail per QR: `qr_ids[i]`) or `customer_invalid`'),
     },
     handle: (deps) => async (ctx) => {
-      const result = await invoiceQrs(deps, ctx.state.apiKey, validateInvoiceQrs(ctx.request.body), ctx.state.log);
+      const result = await invoiceQrs(deps, ctx.state.apiKey, ctx.state.body, ctx.state.log);
       ctx.status = result.status;
       ctx.body = result.body;
     },

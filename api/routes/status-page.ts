@@ -37,7 +37,6 @@ export const statusPageRoutes = [
     responses: {
       200: { description: 'HTML', content: { 'text/html': { schema: { type: 'string' } } } },
       404: errorResponse('The status page is off: no ADMIN_PASSWORD_HASH configured'),
-      429: errorResponse('Too many failed logins from this address (Retry-After)'),
     },
     handle: (deps) => async (ctx) => {
       const now = new Date();

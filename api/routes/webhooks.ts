@@ -1,20 +1,19 @@
 import { boundTo, encrypt, encryptionKeyring } from '../../shared/platform/crypto/encrypt-at-rest.js';
 import { newId } from '../../shared/platform/ids.js';
 import { AppError } from '../../shared/platform/errors.js';
-import { pageOf, parsePageRequest } from '../../shared/platform/pagination.js';
+import { pageOf } from '../../shared/platform/pagination.js';
 import { createEndpoint, deleteEndpoint, findEndpoint, listDeliveries, listEndpoints } from '../../shared/repositories/webhooks.js';
-import { validator } from '../../shared/platform/validation/ajv.js';
 import { createEndpointRequestSchema } from '../contract/webhooks/endpoint-schema.js';
 import { checkEndpointUrl } from '../../shared/webhooks/check-endpoint-url.js';
 import { newWebhookSecret } from '../../shared/webhooks/sign-webhook.js';
 import { deliveryView, endpointView } from '../contract/webhooks/webhook-views.js';
 import type { ApiDeps } from '../deps.js';
-import { jsonBody } from '../middleware/json-body.js';
 import { bearerRule, type BearerGrant } from '../access/access-rules.js';
-import { errorResponse, json, pageQuery } from '../routing/openapi-parts.js';
+import { errorResponse, json } from '../routing/openapi-parts.js';
+import { pagedQuery } from '../routing/request-query.js';
+import { jsonRequest } from '../routing/request-body.js';
 import { defineRoute } from '../routing/route.js';
 
-const validateCreate = validator(createEndpointRequestSchema);
 const PATH = '/v1/webhooks/endpoints';
 const notFound = () => new AppError(404, 'webhook_endpoint_not_found', 'No such webhook endpoint in this account.');
 
@@ -30,7 +29,7 @@ export const webhookRoutes = [
     method: 'post',
     path: PATH,
     access: bearerRule,
-    use: (deps) => [jsonBody(deps.config.jsonBodyLimit)],
+    body: jsonRequest(createEndpointRequestSchema),
     operationId: 'createWebhookEndpoint',
     summary: "Register an endpoint for the account's events; the answer carries the signing secret, once",
     requestBody: { required: true, content: json('WebhookEndpointRequest') },
@@ -40,7 +39,7 @@ export const webhookRoutes = [
       401: errorResponse('Token invalid, expired or revoked'),
     },
     handle: (deps) => async (ctx) => {
-      const request = validateCreate(ctx.request.body);
+      const request = ctx.state.body;
       const refused = checkEndpointUrl(request.url, deps.config.env === 'production', deps.config.webhookAllowPrivate);
       if (refused) throw new AppError(400, 'validation_failed', 'The endpoint has invalid fields.', { details: [refused] });
       const secret = newWebhookSecret();
@@ -100,7 +99,7 @@ export const webhookRoutes = [
     access: bearerRule,
     operationId: 'listWebhookDeliveries',
     summary: "The endpoint's delivery log, newest first (page envelope): event, status, attempts, last answer",
-    parameters: pageQuery,
+    query: pagedQuery,
     responses: {
       200: { description: 'Page of deliveries', content: json('WebhookDeliveryPage') },
       400: errorResponse('Bad paging'),
@@ -108,7 +107,7 @@ export const webhookRoutes = [
     },
     handle: (deps) => async (ctx) => {
       const endpoint = await endpointOf(deps, ctx);
-      const page = parsePageRequest(ctx.query);
+      const page = ctx.state.query;
       const { rows, total } = await listDeliveries(deps.db, endpoint.id, page);
       ctx.body = pageOf(rows.map(deliveryView), total, page);
     },

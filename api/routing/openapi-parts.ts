@@ -24,12 +24,6 @@ export const optionalIdempotencyKey = (description: string) => ({
   description,
 });
 
-/** Offset paging of the page envelope lists. */
-export const pageQuery = [
-  { name: 'page', in: 'query', schema: { type: 'integer', minimum: 0, default: 0 } },
-  { name: 'size', in: 'query', schema: { type: 'integer', minimum: 1, maximum: 100, default: 20 } },
-];
-
 /** The three query parameters of a QR's link (qr_content), by which the buyer's routes find the sale. */
 export const qrLinkQuery = ['v', 't', 'm'].map((name) => ({
   name,

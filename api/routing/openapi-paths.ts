@@ -15,8 +15,22 @@ function pathParameters(path: string, declared: OpenApiObject[]): OpenApiObject[
 }
 
 /**
+ * The 429 of a route: what its access and rate rules count, after what the route itself refuses with a 429
+ * (its own description names that code first, which the example takes).
+ */
+function tooMany(route: Route): OpenApiObject | undefined {
+  const limits = [route.access.tooMany, ...route.rate.map((rule) => rule.tooMany)].filter((text): text is string => text !== undefined);
+  const own = route.docs?.responses[429];
+  if (limits.length === 0) return own;
+  const counted = `rate limited (Retry-After): ${limits.join('; ')}`;
+  if (own === undefined) return errorAnswer(counted.charAt(0).toUpperCase() + counted.slice(1));
+  return { ...own, description: typeof own.description === 'string' ? `${own.description}; or ${counted}` : counted };
+}
+
+/**
  * The document's paths, from the declarations alone: each operation as declared, its security the access
- * rule's, its 401 the access rule's unless the route says more, its path parameters from the path.
+ * rule's, its 401 and 403 the access rule's unless the route says more, its 429 from the access and rate rules, its
+ * path parameters from the path, its query's from its declared query and its access rule.
  * Two declarations of one operation, or of one operationId, are an error here rather than a document that
  * says one of them.
  */
@@ -30,8 +44,9 @@ export function documentedPaths(routes: readonly Route[]): PathItems {
     if (item[route.method]) throw new Error(`${route.method.toUpperCase()} ${route.path} is declared twice`);
     if (ids.has(operationId)) throw new Error(`operationId ${operationId} is declared twice`);
     ids.add(operationId);
-    const parameters = [...pathParameters(route.path, docs.parameters ?? []), ...(docs.parameters ?? [])];
-    const unauthorized = route.access.unauthorized;
+    const parameters = [...pathParameters(route.path, docs.parameters ?? []), ...(docs.parameters ?? []), ...(route.query?.parameters ?? []), ...(route.access.parameters ?? [])];
+    const { unauthorized, forbidden } = route.access;
+    const limited = tooMany(route);
     // JSON round trip: the document is mutated by its later passes (examples, titles), never the declaration.
     item[route.method] = JSON.parse(
       JSON.stringify({
@@ -39,21 +54,14 @@ export function documentedPaths(routes: readonly Route[]): PathItems {
         ...docs,
         ...(parameters.length > 0 ? { parameters } : {}),
         security: route.access.security,
-        responses: { ...(unauthorized === undefined ? {} : { 401: errorAnswer(unauthorized) }), ...docs.responses },
+        responses: {
+          ...(unauthorized === undefined ? {} : { 401: errorAnswer(unauthorized) }),
+          ...(forbidden === undefined ? {} : { 403: errorAnswer(forbidden) }),
+          ...docs.responses,
+          ...(limited === undefined ? {} : { 429: limited }),
+        },
       }),
     ) as OpenApiObject;
   }
   return paths;
-}
-
-/** The path table's operations and the declared ones together: while routes are migrated, each operation is in one of them. */
-export function mergedPaths(table: PathItems, declared: PathItems): PathItems {
-  const merged: PathItems = { ...table };
-  for (const [path, item] of Object.entries(declared)) {
-    for (const method of Object.keys(item)) {
-      if (merged[path]?.[method]) throw new Error(`${method.toUpperCase()} ${path} is both declared and in the path table`);
-    }
-    merged[path] = { ...merged[path], ...item };
-  }
-  return merged;
 }

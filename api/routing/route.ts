@@ -1,7 +1,10 @@
 import type { Middleware } from 'koa';
 import type { AccessRule, FormGrant } from '../access/access-rules.js';
+import type { RateRule } from '../access/rate-rules.js';
 import type { AppContext, AppState } from '../context.js';
 import type { ApiDeps } from '../deps.js';
+import type { JsonRequest } from './request-body.js';
+import type { QueryRequest } from './request-query.js';
 
 export type Method = 'get' | 'post' | 'put' | 'patch' | 'delete';
 
@@ -23,7 +26,10 @@ export interface OperationDocs {
   /** Header and query parameters, and path parameters that say more than their name; the others are derived from the path. */
   parameters?: OpenApiObject[];
   requestBody?: OpenApiObject;
-  /** By status; a 401 comes from the access rule unless given here. */
+  /**
+   * By status; the 401 comes from the access rule unless given here, the 429 from the access and rate rules
+   * (a 429 given here says what else the route itself refuses with it).
+   */
   responses: Record<number, OpenApiObject>;
 }
 
@@ -33,30 +39,49 @@ export interface FormSpec {
   maxFiles: number;
 }
 
-/** The state a handler gets: its access rule's, and the form when the route declares one. */
-type StateOf<G extends object, F extends FormSpec | undefined> = G & (F extends FormSpec ? FormGrant : object);
+/** The validated JSON body, when the route declares one. */
+interface BodyGrant<B> {
+  body: B;
+}
+/** The parsed query, when the route declares one. */
+interface QueryGrant<Q> {
+  query: Q;
+}
 
-interface Declared<G extends object, P extends string, F extends FormSpec | undefined> {
+/** The state a handler gets: its access rule's, the form or the validated body, the parsed query, when the route declares them. */
+type StateOf<G extends object, F extends FormSpec | undefined, B, Q> = G &
+  (F extends FormSpec ? FormGrant : object) &
+  ([B] extends [undefined] ? object : BodyGrant<B>) &
+  ([Q] extends [undefined] ? object : QueryGrant<Q>);
+
+interface Declared<G extends object, P extends string, F extends FormSpec | undefined, B, Q> {
   method: Method;
   /** The OpenAPI path template ('/v1/qrs/{qrId}'): the router's path is derived from it. */
   path: P;
-  /** Who may call it: enforced first, documented as the operation's security, and typing `ctx.state`. */
+  /** Who may call it: enforced first, documented as the operation's security (and 401, 429), and typing `ctx.state`. */
   access: AccessRule<G>;
-  /** Middleware between the access rule and the handler, in order: rate rules, the body parser with its limit. */
-  use?: (deps: ApiDeps) => Middleware<AppState>[];
-  /** A multipart body, parsed last before the handler into `ctx.state.form`. */
+  /** Counted after the access rule, before the body is read (or right after the parser for a rule that reads it); documented as the 429. */
+  rate?: readonly RateRule[];
+  /** The query's parameters and their parser, run before the body is read, into `ctx.state.query`. */
+  query?: QueryRequest<Q>;
+  /** A check that must refuse before a byte of the body is read (e.g. the link of an upload). */
+  beforeBody?: (deps: ApiDeps) => Middleware<AppState>;
+  /** A JSON body: parsed with its limit and validated before the handler, into `ctx.state.body`. */
+  body?: JsonRequest<B>;
+  /** A multipart body with its limits, parsed before the handler into `ctx.state.form`. */
   form?: F;
-  handle: (deps: ApiDeps) => (ctx: RouteContext<StateOf<G, F>, P>) => unknown;
+  handle: (deps: ApiDeps) => (ctx: RouteContext<StateOf<G, F, B, Q>, P>) => unknown;
 }
 
 /** A documented operation: the document's entry is built from this declaration alone. */
-export interface DocumentedRoute<G extends object, P extends string, F extends FormSpec | undefined = undefined> extends Declared<G, P, F>, OperationDocs {
+export interface DocumentedRoute<G extends object, P extends string, F extends FormSpec | undefined = undefined, B = undefined, Q = undefined>
+  extends Declared<G, P, F, B, Q>, OperationDocs {
   /** The method name a generated client gives its callers: a verb on a resource, camelCase. */
   operationId: string;
 }
 
 /** A route answered but left out of the document (an earlier spelling kept for links already printed). */
-export interface UndocumentedRoute<G extends object, P extends string, F extends FormSpec | undefined = undefined> extends Declared<G, P, F> {
+export interface UndocumentedRoute<G extends object, P extends string, F extends FormSpec | undefined = undefined, B = undefined, Q = undefined> extends Declared<G, P, F, B, Q> {
   /** Why it is not in the document. */
   undocumented: string;
 }
@@ -68,26 +93,32 @@ export interface Route {
   readonly access: AccessRule<object>;
   readonly operationId?: string;
   readonly docs?: OperationDocs;
+  readonly rate: readonly RateRule[];
+  readonly query?: QueryRequest<unknown>;
+  readonly beforeBody?: (deps: ApiDeps) => Middleware<AppState>;
+  readonly body?: JsonRequest<unknown>;
   readonly form?: FormSpec;
-  readonly use?: (deps: ApiDeps) => Middleware<AppState>[];
   readonly handle: (deps: ApiDeps) => Middleware<AppState>;
 }
 
 /**
- * One operation declared once, next to its handler: method, path, access rule, middleware, documentation,
- * operationId. The handler's `ctx.state` holds what the access rule grants (no `!`), its `ctx.params` the
- * path's parameters (no `?? ''`).
+ * One operation declared once, next to its handler: method, path, access and rate rules, body, documentation,
+ * operationId. The handler's `ctx.state` holds what the access rule grants and the validated body (no `!`),
+ * its `ctx.params` the path's parameters (no `?? ''`).
  */
-export function defineRoute<G extends object, const P extends string, F extends FormSpec | undefined = undefined>(
-  route: DocumentedRoute<G, P, F> | UndocumentedRoute<G, P, F>,
+export function defineRoute<G extends object, const P extends string, F extends FormSpec | undefined = undefined, B = undefined, Q = undefined>(
+  route: DocumentedRoute<G, P, F, B, Q> | UndocumentedRoute<G, P, F, B, Q>,
 ): Route {
-  const { method, path, access, use, form, handle } = route;
-  // The one cast: the access rule (and the form parser) run before the handler and set what its type says.
+  const { method, path, access, rate = [], query, beforeBody, body, form, handle } = route;
+  // The one cast: the access rule, the body's validation and the form parser run before the handler and set what its type says.
   const base = {
     method,
     path,
     access: access as AccessRule<object>,
-    ...(use ? { use } : {}),
+    rate,
+    ...(query ? { query } : {}),
+    ...(beforeBody ? { beforeBody } : {}),
+    ...(body ? { body } : {}),
     ...(form ? { form } : {}),
     handle: handle as unknown as (deps: ApiDeps) => Middleware<AppState>,
   };
