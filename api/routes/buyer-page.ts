@@ -6,7 +6,7 @@ import { buyerAsset } from '../../web/buyer-assets.js';
 import { localPath, renderCodePage, renderSalePage, renderStatePage, type StatePageKind, type Support } from '../../web/render-buyer-page.js';
 import { renderOfflinePendingPage } from '../../web/render-offline-page.js';
 import { formCatalogs } from '../buyer/form-catalogs.js';
-import { ensureInvoiceable, saleFromLink } from '../buyer/open-sale.js';
+import { ensureInvoiceable, saleToShow } from '../buyer/open-sale.js';
 import { isOfflineTicketLink, offlineTicketTarget, type ClosedTicket, type PendingTicket } from '../buyer/offline-ticket-link.js';
 import { reviewSale } from '../buyer/review-sale.js';
 import { qrLinkForShortCode } from '../buyer/short-code-link.js';
@@ -128,9 +128,10 @@ export function buyerPageRoutes(deps: ApiDeps): Router<AppState> {
         ctx.status = 303;
         return;
       }
-      sale = await saleFromLink(deps, ctx.query);
-      await ensureInvoiceable(deps, sale);
-      const view = await reviewSale(deps, sale);
+      const shown = await saleToShow(deps, ctx.query);
+      sale = shown.sale;
+      await ensureInvoiceable(deps, sale, shown.db);
+      const view = await reviewSale(deps, sale, shown.db);
       const link = { v: String(ctx.query.v), t: String(ctx.query.t), m: String(ctx.query.m) };
       html(
         ctx,

@@ -16,7 +16,7 @@ import { latestInvoice, liveInvoice, recordConfirmation } from '../../shared/rep
 import { expeditionPlace, type Sale } from '../../shared/repositories/sales.js';
 import { satToday } from '../../shared/domain/time-zone.js';
 import { validator } from '../../shared/platform/validation/ajv.js';
-import { ensureInvoiceable, saleFromLink } from '../buyer/open-sale.js';
+import { ensureInvoiceable, saleFromLink, saleToShow } from '../buyer/open-sale.js';
 import { reviewSale, saleParties } from '../buyer/review-sale.js';
 import type { AppState } from '../context.js';
 import type { ApiDeps } from '../deps.js';
@@ -61,11 +61,14 @@ interface BuyerReview {
   review_digest: string;
 }
 
-/** What preview and confirm both do first: invoiceable QRs, the buyer's data checked (422 per field), the review. */
-async function checkedConfirmation(deps: ApiDeps, request: PreviewRequest): Promise<CheckedConfirmation> {
-  const sale = await saleFromLink(deps, request);
-  await ensureInvoiceable(deps, sale);
-  const { record, sales: further } = await buyerTickets(deps, sale, request.additional_tickets);
+/**
+ * What preview and confirm both do first: invoiceable QRs, the buyer's data checked (422 per field), the review.
+ * Preview reads on the replica (saleToShow); confirm on the primary, whose review is the one compared.
+ */
+async function checkedConfirmation(deps: ApiDeps, request: PreviewRequest, reads: 'replica' | 'primary'): Promise<CheckedConfirmation> {
+  const { sale, db } = reads === 'replica' ? await saleToShow(deps, request) : { sale: await saleFromLink(deps, request), db: deps.db };
+  await ensureInvoiceable(deps, sale, db);
+  const { record, sales: further } = await buyerTickets(deps, sale, request.additional_tickets, db);
   const checked = checkCustomer(request.customer, { catalogs: deps.catalogs, expeditionPlace: expeditionPlace(sale), onDate: satToday(), rules: sale.merchant.invoiceRules });
   if (checked.findings.length > 0) throw new AppError(422, 'customer_invalid', 'Some tax data needs correcting.', { details: checked.findings });
   const totals = previewSale(record, checked.customer, saleParties(sale), deps.catalogs);
@@ -133,9 +136,9 @@ export function publicBuyerRoutes(deps: ApiDeps): Router<AppState> {
 
   /** Review. The first resolve moves PENDING to SCANNED. */
   routes.get('/resolve', limited, async (ctx) => {
-    const sale = await saleFromLink(deps, ctx.query);
-    await ensureInvoiceable(deps, sale);
-    ctx.body = await reviewSale(deps, sale);
+    const { sale, db } = await saleToShow(deps, ctx.query);
+    await ensureInvoiceable(deps, sale, db);
+    ctx.body = await reviewSale(deps, sale, db);
   });
 
   /**
@@ -144,15 +147,15 @@ export function publicBuyerRoutes(deps: ApiDeps): Router<AppState> {
    */
   routes.post('/tickets', limited, body, codeLookups, async (ctx) => {
     const request = validateTickets(ctx.request.body);
-    const sale = await saleFromLink(deps, request);
-    await ensureInvoiceable(deps, sale);
-    const { record, sales } = await buyerTickets(deps, sale, request.additional_tickets);
+    const { sale, db } = await saleToShow(deps, request);
+    await ensureInvoiceable(deps, sale, db);
+    const { record, sales } = await buyerTickets(deps, sale, request.additional_tickets, db);
     ctx.body = { tickets: [sale, ...sales].map(ticketSummaryView), totals: totalsView(previewSale(record, undefined, saleParties(sale), deps.catalogs)) };
   });
 
   /** Dry run of confirm: the same checks, and the totals for this buyer (withholdings may apply). */
   routes.post('/preview', limited, body, codeLookups, async (ctx) => {
-    const { review } = await checkedConfirmation(deps, validatePreview(ctx.request.body));
+    const { review } = await checkedConfirmation(deps, validatePreview(ctx.request.body), 'replica');
     // `warnings`: what the buyer should look at twice before confirming, though SAT may accept it.
     ctx.body = review;
   });
@@ -160,7 +163,7 @@ export function publicBuyerRoutes(deps: ApiDeps): Router<AppState> {
   /** The one confirming action, of what the preview showed (`review_digest`): 202 while the CFDI is stamped; poll GET /status. */
   routes.post('/confirm', limited, body, codeLookups, async (ctx) => {
     const { review_digest: digest, ...request } = validateConfirm(ctx.request.body);
-    const { sale, further, customer, review } = await checkedConfirmation(deps, request);
+    const { sale, further, customer, review } = await checkedConfirmation(deps, request, 'primary');
     ensureReviewed(review, digest);
 
     const invoiceId = newId('invoice');
