@@ -88,7 +88,9 @@ async function main(): Promise<void> {
         await waitHealthy(`http://127.0.0.1:${PORT}/health`);
         const made: string[] = [];
         const postCounts = await counted(api, async () => {
-          const res = await fetch(`${base}/v1/qrs`, { method: 'POST', headers: postHeaders(), body });
+          // A sale of its own each time: the same sale_id again is 409 `sale_has_qr`.
+          const sale = JSON.stringify(sampleSale(account.storeUid, new Date(Date.now() + 86_400_000), `counted-${randomUUID()}`));
+          const res = await fetch(`${base}/v1/qrs`, { method: 'POST', headers: postHeaders(), body: sale });
           if (res.status !== 201) throw new Error(`POST /v1/qrs answered ${res.status}`);
           made.push(((await res.json()) as { qr_id: string }).qr_id);
         });
