@@ -5,6 +5,7 @@ import knexFactory from 'knex';
 import pg from 'pg';
 import { bootstrapAccount, type BootstrapResult } from '../../cli/bootstrap.js';
 import { POSTGRES_BIN, startOwnPostgres, startStandby, type OwnPostgres } from '../../chaos/own-postgres.js';
+import { hashAdminPassword } from '../../shared/platform/crypto/admin-password.js';
 import { knexConfig, migrateLatest, type Db } from '../../shared/platform/db.js';
 import { harness } from '../helpers/harness.js';
 import { BUYER } from '../helpers/buyer.js';
@@ -18,6 +19,7 @@ import { configWith, startStackOn, type StackOnRedis } from '../helpers/stack-on
  * runPrepared take a connection from each handle's pool.
  */
 const DATABASE = 'af_replica_reads';
+const OPERATOR_PASSWORD = 'replica reads operator';
 
 interface Counted {
   count: number;
@@ -104,7 +106,8 @@ function countAcquisitions(db: Db): Counted {
     taken.replica = countAcquisitions(replicaDb);
     await caughtUp();
     workersDb = knexFactory(knexConfig(primary.url(DATABASE)));
-    stack = await startStackOn({ ...cfg, databaseReadUrl: standby.url(DATABASE) }, { db: primaryDb, readDb: replicaDb }, workersDb);
+    const operator = { adminUser: 'ops', adminPasswordHash: await hashAdminPassword(OPERATOR_PASSWORD) };
+    stack = await startStackOn({ ...cfg, ...operator, databaseReadUrl: standby.url(DATABASE) }, { db: primaryDb, readDb: replicaDb }, workersDb);
   });
 
   afterEach(async () => {
@@ -184,7 +187,7 @@ function countAcquisitions(db: Db): Counted {
     expect(status.body.confirmation, JSON.stringify(status.body)).to.not.equal(null);
   });
 
-  it("the books' summary and export, and a QR's GET once replayed, read on the replica alone", async () => {
+  it("the books' summary and export, and the status page, read on the replica alone", async () => {
     await caughtUp();
     const today = new Date().toISOString().slice(0, 10);
     const summary = await handlesUsedBy(() => request('GET', `/v1/qrs/invoices/summary?from=${today}&to=${today}`, { headers: apiKey() }));
@@ -193,6 +196,10 @@ function countAcquisitions(db: Db): Counted {
     const exported = await handlesUsedBy(() => request('GET', `/v1/qrs/invoices/export?format=csv&created_from=${today}&created_to=${today}`, { headers: apiKey() }));
     expect(exported.result.status).to.equal(200);
     expect({ primary: exported.primary, replica: exported.replica > 0 }).to.deep.equal({ primary: 0, replica: true });
+    const login = { Authorization: `Basic ${Buffer.from(`ops:${OPERATOR_PASSWORD}`).toString('base64')}` };
+    const page = await handlesUsedBy(() => request('GET', `/admin/status?merchant=${account.merchantId}`, { headers: login }));
+    expect(page.result.status).to.equal(200);
+    expect({ primary: page.primary, replica: page.replica > 0 }).to.deep.equal({ primary: 0, replica: true });
   });
 
   // Last: it ends the primary.
