@@ -2,6 +2,7 @@ import knexFactory, { type Knex } from 'knex';
 import pg from 'pg';
 import { config } from './config.js';
 import { migrationSource } from './migration-source.js';
+import { replicaMisses } from './metrics/registry.js';
 
 export type Db = Knex;
 export type Trx = Knex.Transaction;
@@ -59,7 +60,9 @@ export async function onReplicaOrPrimary<T>(handles: DbHandles, read: (database:
   if (onReplica !== undefined) return { found: onReplica, db: handles.readDb };
   if (handles.readDb === handles.db) return undefined;
   const onPrimary = await read(handles.db);
-  return onPrimary === undefined ? undefined : { found: onPrimary, db: handles.db };
+  if (onPrimary === undefined) return undefined;
+  replicaMisses.inc();
+  return { found: onPrimary, db: handles.db };
 }
 
 export async function closeDb(): Promise<void> {

@@ -7,6 +7,7 @@ import { bootstrapAccount, type BootstrapResult } from '../../cli/bootstrap.js';
 import { POSTGRES_BIN, startOwnPostgres, startStandby, type OwnPostgres } from '../../chaos/own-postgres.js';
 import { hashAdminPassword } from '../../shared/platform/crypto/admin-password.js';
 import { knexConfig, migrateLatest, type Db } from '../../shared/platform/db.js';
+import { replicaMisses } from '../../shared/platform/metrics/registry.js';
 import { harness } from '../helpers/harness.js';
 import { BUYER } from '../helpers/buyer.js';
 import { qrBody, qrHeaders } from '../helpers/qr-body.js';
@@ -83,6 +84,7 @@ function countAcquisitions(db: Db): Counted {
   }
 
   const apiKey = () => ({ 'X-API-Key': account.apiKey });
+  const replicaMissCount = async () => (await replicaMisses.get()).values[0]?.value ?? 0;
   const newSale = () => request('POST', '/v1/qrs', { headers: qrHeaders(account), body: qrBody(account.storeUid) });
   const listedIds = async () => ((await request('GET', '/v1/qrs?size=100', { headers: apiKey() })).body.content as { qr_id: string }[]).map((q) => q.qr_id);
   const linkOf = (created: { qr_content: string }) => Object.fromEntries(['v', 't', 'm'].map((p) => [p, new URL(created.qr_content).searchParams.get(p)!]));
@@ -139,6 +141,7 @@ function countAcquisitions(db: Db): Counted {
     await caughtUp();
     await pauseReplay();
 
+    const missesBefore = await replicaMissCount();
     const post = await handlesUsedBy(newSale);
     expect(post.result.status, JSON.stringify(post.result.body)).to.equal(201);
     expect(post.replica, 'POST /v1/qrs took a connection of the read handle').to.equal(0);
@@ -148,6 +151,7 @@ function countAcquisitions(db: Db): Counted {
     expect(get.result.status, JSON.stringify(get.result.body)).to.equal(200);
     expect(get.result.body).to.deep.equal(created);
     expect(get.replica, 'the replica was asked first').to.equal(1);
+    expect(await replicaMissCount()).to.equal(missesBefore + 1);
     expect(get.primary, 'then the primary').to.be.greaterThan(0);
 
     const list = await handlesUsedBy(listedIds);
