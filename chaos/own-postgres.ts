@@ -81,11 +81,22 @@ async function cluster(dir: string, port: number): Promise<OwnPostgres> {
   };
 }
 
-export async function startOwnPostgres(): Promise<OwnPostgres> {
+/** Fills a new temp dir with `make` and starts its cluster; a failure on the way stops and removes what was made. */
+async function madeCluster(make: (data: string) => Promise<unknown>): Promise<OwnPostgres> {
   const dir = await ownedTempDir();
-  const port = await freePort();
-  await asPostgres(`${BIN}/initdb`, ['-D', join(dir, 'data'), '-A', 'trust', '-U', 'postgres', '--no-sync', '-E', 'UTF8', '--locale', 'C']);
-  return cluster(dir, port);
+  try {
+    const port = await freePort();
+    await make(join(dir, 'data'));
+    return await cluster(dir, port);
+  } catch (err) {
+    await asPostgres(`${BIN}/pg_ctl`, ['-D', join(dir, 'data'), '-m', 'immediate', 'stop']).catch(() => undefined);
+    await rm(dir, { recursive: true, force: true });
+    throw err;
+  }
+}
+
+export async function startOwnPostgres(): Promise<OwnPostgres> {
+  return madeCluster((data) => asPostgres(`${BIN}/initdb`, ['-D', data, '-A', 'trust', '-U', 'postgres', '--no-sync', '-E', 'UTF8', '--locale', 'C']));
 }
 
 /**
@@ -94,22 +105,7 @@ export async function startOwnPostgres(): Promise<OwnPostgres> {
  * answers reads and refuses writes; `SELECT pg_wal_replay_pause()` on it holds it back (lag).
  */
 export async function startStandby(primary: OwnPostgres): Promise<OwnPostgres> {
-  const dir = await ownedTempDir();
-  const port = await freePort();
-  await asPostgres(`${BIN}/pg_basebackup`, [
-    '-h',
-    '127.0.0.1',
-    '-p',
-    String(primary.port),
-    '-U',
-    'postgres',
-    '-D',
-    join(dir, 'data'),
-    '-R',
-    '-X',
-    'stream',
-    '--checkpoint=fast',
-    '--no-sync',
-  ]);
-  return cluster(dir, port);
+  return madeCluster((data) =>
+    asPostgres(`${BIN}/pg_basebackup`, ['-h', '127.0.0.1', '-p', String(primary.port), '-U', 'postgres', '-D', data, '-R', '-X', 'stream', '--checkpoint=fast', '--no-sync']),
+  );
 }
