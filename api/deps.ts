@@ -11,7 +11,13 @@ import type { ViewContext } from './contract/qrs/qr-transaction-view.js';
 /** What the API needs from the outside world; tests build their own. */
 export interface ApiDeps {
   config: Readonly<Config>;
+  /** The primary: every write, and every read a write's checks or a client's next step rely on. */
   db: Db;
+  /**
+   * The replica (DATABASE_READ_URL) or `db` itself: what may lag a moment (the books, the status page), and through
+   * onReplicaOrPrimary what a client reads right after writing it (GET of a QR, the buyer's page, resolve, preview).
+   */
+  readDb: Db;
   redis: RedisClient;
   producers: Producers;
   catalogs: SatCatalogs;

@@ -52,20 +52,25 @@ export function startProcess(script: string, env: BenchEnv, extraEnv: BenchEnv =
   return fork(new URL(script, import.meta.url).pathname, [], { env: { ...env, ...extraEnv }, execArgv: ['--import', 'tsx', ...counting, ...profile], stdio: 'inherit' });
 }
 
-/** The PostgreSQL statements a process has sent so far, when BENCH_STATEMENTS=1 (else undefined). */
-export async function statementsOf(child: ChildProcess): Promise<number | undefined> {
+/** The PostgreSQL statements a process has sent so far, and how many of them PostgreSQL parsed, when BENCH_STATEMENTS=1 (else undefined). */
+export async function statementCountsOf(child: ChildProcess): Promise<{ statements: number; parsed: number } | undefined> {
   if (counting.length === 0 || !child.connected) return undefined;
-  const answer = new Promise<number>((resolve) => {
+  const answer = new Promise<{ statements: number; parsed: number }>((resolve) => {
     const listener = (message: unknown) => {
-      if (typeof message === 'object' && message !== null && 'statements' in message) {
+      if (typeof message === 'object' && message !== null && 'statements' in message && 'parsed' in message) {
         child.off('message', listener);
-        resolve(Number((message as { statements: unknown }).statements));
+        resolve({ statements: Number(message.statements), parsed: Number(message.parsed) });
       }
     };
     child.on('message', listener);
   });
   child.send('bench:statements');
   return answer;
+}
+
+/** The PostgreSQL statements a process has sent so far, when BENCH_STATEMENTS=1 (else undefined). */
+export async function statementsOf(child: ChildProcess): Promise<number | undefined> {
+  return (await statementCountsOf(child))?.statements;
 }
 
 /** A bench's process count from `variable` (BENCH_API_PROCESSES, BENCH_LEAN_PROCESSES): one per core unless set. */

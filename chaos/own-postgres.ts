@@ -7,13 +7,16 @@ import pg from 'pg';
 import { freePort } from './free-port.js';
 
 const run = promisify(execFile);
-const BIN = process.env.CHAOS_PG_BIN ?? '/usr/lib/postgresql/15/bin';
+/** Debian's PostgreSQL binaries (initdb, pg_ctl, pg_basebackup). */
+export const POSTGRES_BIN = process.env.CHAOS_PG_BIN ?? '/usr/lib/postgresql/15/bin';
+const BIN = POSTGRES_BIN;
 
 /**
  * A PostgreSQL cluster of the chaos run's own (initdb into a temp dir as the `postgres` OS user, trust
  * auth, loopback, random port): the one it may crash. The machine's shared PostgreSQL is never touched.
  */
 export interface OwnPostgres {
+  port: number;
   /** postgres://postgres@127.0.0.1:PORT/NAME */
   url(database: string): string;
   /** `pg_ctl stop -m immediate`: no checkpoint, clients cut, crash recovery at the next start. */
@@ -45,16 +48,19 @@ async function waitReady(port: number, timeoutMs = 20_000): Promise<void> {
   }
 }
 
-export async function startOwnPostgres(): Promise<OwnPostgres> {
+async function ownedTempDir(): Promise<string> {
   const dir = await mkdtemp(join(tmpdir(), 'afchaos-pg-'));
-  const data = join(dir, 'data');
   if (userInfo().uid === 0) {
     const { stdout } = await run('id', ['-u', 'postgres']);
     const { stdout: gid } = await run('id', ['-g', 'postgres']);
     await chown(dir, Number(stdout.trim()), Number(gid.trim()));
   }
-  const port = await freePort();
-  await asPostgres(`${BIN}/initdb`, ['-D', data, '-A', 'trust', '-U', 'postgres', '--no-sync', '-E', 'UTF8', '--locale', 'C']);
+  return dir;
+}
+
+/** Starts (and restarts) the cluster in `dir`/data on `port`, loopback only. */
+async function cluster(dir: string, port: number): Promise<OwnPostgres> {
+  const data = join(dir, 'data');
   const options = `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c fsync=off -c max_connections=200`;
   const start = async () => {
     await asPostgres(`${BIN}/pg_ctl`, ['-D', data, '-o', options, '-l', join(dir, 'log'), '-w', 'start']);
@@ -62,6 +68,7 @@ export async function startOwnPostgres(): Promise<OwnPostgres> {
   };
   await start();
   return {
+    port,
     url: (database) => `postgres://postgres@127.0.0.1:${port}/${database}`,
     async crash() {
       await asPostgres(`${BIN}/pg_ctl`, ['-D', data, '-m', 'immediate', 'stop']);
@@ -72,4 +79,33 @@ export async function startOwnPostgres(): Promise<OwnPostgres> {
       await rm(dir, { recursive: true, force: true });
     },
   };
+}
+
+/** Fills a new temp dir with `make` and starts its cluster; a failure on the way stops and removes what was made. */
+async function madeCluster(make: (data: string) => Promise<unknown>): Promise<OwnPostgres> {
+  const dir = await ownedTempDir();
+  try {
+    const port = await freePort();
+    await make(join(dir, 'data'));
+    return await cluster(dir, port);
+  } catch (err) {
+    await asPostgres(`${BIN}/pg_ctl`, ['-D', join(dir, 'data'), '-m', 'immediate', 'stop']).catch(() => undefined);
+    await rm(dir, { recursive: true, force: true });
+    throw err;
+  }
+}
+
+export async function startOwnPostgres(): Promise<OwnPostgres> {
+  return madeCluster((data) => asPostgres(`${BIN}/initdb`, ['-D', data, '-A', 'trust', '-U', 'postgres', '--no-sync', '-E', 'UTF8', '--locale', 'C']));
+}
+
+/**
+ * A hot standby of `primary`, streaming from it (`pg_basebackup -R`: a base backup of the running cluster, its
+ * WAL streamed alongside, and `standby.signal` with `primary_conninfo` written, so it starts as a replica). It
+ * answers reads and refuses writes; `SELECT pg_wal_replay_pause()` on it holds it back (lag).
+ */
+export async function startStandby(primary: OwnPostgres): Promise<OwnPostgres> {
+  return madeCluster((data) =>
+    asPostgres(`${BIN}/pg_basebackup`, ['-h', '127.0.0.1', '-p', String(primary.port), '-U', 'postgres', '-D', data, '-R', '-X', 'stream', '--checkpoint=fast', '--no-sync']),
+  );
 }

@@ -1,12 +1,34 @@
 import type { ApiKeyPrincipal } from '../../shared/repositories/api-keys.js';
 import { findQrTransaction, type StoredQr } from '../../shared/repositories/qr-transactions.js';
-import type { Db } from '../../shared/platform/db.js';
+import { findInvoice, liveInvoice, type InvoiceRow } from '../../shared/repositories/invoices.js';
+import { mayHaveStampedInvoice } from '../../shared/domain/qr-lifecycle.js';
+import { onReplicaOrPrimary, type Db, type DbHandles } from '../../shared/platform/db.js';
 import { fixedViewParts, type FixedViewParts, type ViewContext, type ViewedQr } from '../contract/qrs/qr-transaction-view.js';
 
 /** One of the principal's transactions as its view needs it; the names are the principal's (the same merchant's row). */
 export async function findOwnQr(db: Db, principal: ApiKeyPrincipal, qrId: string): Promise<ViewedQr | undefined> {
   const stored = await findQrTransaction(db, principal.merchantId, principal.mode, qrId);
   return stored && { ...stored, storeName: principal.merchantName, issuerRfc: principal.issuerRfc, issuerName: principal.issuerName };
+}
+
+export interface ReadQr {
+  record: ViewedQr;
+  invoice?: InvoiceRow;
+  globalInvoice?: InvoiceRow;
+}
+
+/**
+ * GET /v1/qrs/{qrId}'s reads, on the replica: a POS polling its QR may see a state change its lag late. A QR the
+ * replica has not replayed yet (the GET right after its POST) is read on the primary, and so are its invoices then.
+ */
+export async function readOwnQr(handles: DbHandles, principal: ApiKeyPrincipal, qrId: string): Promise<ReadQr | undefined> {
+  const read = await onReplicaOrPrimary(handles, (db) => findOwnQr(db, principal, qrId));
+  if (!read) return undefined;
+  const { found: record, db } = read;
+  const globalId = record.transaction.global_invoice_id;
+  // A pending or scanned QR has no stamped invoice: no query for it (the common read, a POS polling).
+  const invoice = mayHaveStampedInvoice(record.transaction.status) ? await liveInvoice(db, record.transaction.id) : undefined;
+  return { record, invoice, globalInvoice: globalId ? await findInvoice(db, globalId) : undefined };
 }
 
 interface Kept {

@@ -27,6 +27,8 @@ const merchantNotInScope = errorResponse('`merchant_not_found`: `merchant_id` is
  * (its merchant) or the account's bearer token (its merchants, or one by `merchant_id`). Pages by cursor.
  * POST /v1/qrs/invoices/exports asks for a ZIP of the CFDIs' XML (and PDF), built by a job; GET
  * /v1/qrs/invoices/exports lists the kept ones and GET /v1/qrs/invoices/exports/{exportId} follows one (an API key sees the exports it asked for, a bearer token its account's).
+ * The lists, the export and the summary read the replica (deps.readDb: a sale shows its lag late); the exports
+ * a client asked for, and the scope's merchants, the primary (followed right after their POST).
  */
 /** The exports GET /v1/qrs/invoices/exports lists: an account keeps at most EXPORTS_KEPT_PER_ACCOUNT (20 by default) anyway. */
 const EXPORT_LIST_MAX = 100;
@@ -48,7 +50,7 @@ export const bookRoutes = [
     handle: (deps) => async (ctx) => {
       const { query, filters, page } = qrListRequest(ctx.query, deps.config.urlSigningKey);
       const scope = await booksScope(deps, ctx, query.merchant_id);
-      const rows = await listQrs(deps.db, scope, filters, page.after, page.size + 1);
+      const rows = await listQrs(deps.readDb, scope, filters, page.after, page.size + 1);
       ctx.body = cursorPageOf(rows, page.size, qrSummaryView, { list: 'qrs', key: deps.config.urlSigningKey });
     },
   }),
@@ -69,7 +71,7 @@ export const bookRoutes = [
     handle: (deps) => async (ctx) => {
       const { query, filters, page } = invoiceListRequest(ctx.query, deps.config.urlSigningKey);
       const scope = await booksScope(deps, ctx, query.merchant_id);
-      const rows = await listInvoices(deps.db, scope, filters, page.after, page.size + 1);
+      const rows = await listInvoices(deps.readDb, scope, filters, page.after, page.size + 1);
       ctx.body = cursorPageOf(rows, page.size, invoiceSummaryView, { list: 'invoices', key: deps.config.urlSigningKey });
     },
   }),
@@ -95,7 +97,7 @@ export const bookRoutes = [
       ctx.type = EXPORT_CONTENT_TYPES[query.format];
       ctx.set('Content-Disposition', `attachment; filename="cfdi-${new Date().toISOString().slice(0, 10)}.${query.format}"`);
       ctx.set('Cache-Control', 'no-store');
-      ctx.body = invoiceExportStream(deps.db, scope, filters, query.format);
+      ctx.body = invoiceExportStream(deps.readDb, scope, filters, query.format);
     },
   }),
   defineRoute({
@@ -114,7 +116,7 @@ export const bookRoutes = [
     handle: (deps) => async (ctx) => {
       const { query, from, to, timeZone } = invoiceSummaryRequest(ctx.query);
       const scope = await booksScope(deps, ctx, query.merchant_id);
-      const merchants = await readPeriodSummary(deps.db, { ...scope, from, to, now: new Date() });
+      const merchants = await readPeriodSummary(deps.readDb, { ...scope, from, to, now: new Date() });
       ctx.set('Cache-Control', 'no-store');
       ctx.body = periodSummaryView({ from: query.from, to: query.to, timeZone }, merchants);
     },

@@ -5,7 +5,7 @@ import { buyerAsset } from '../../web/buyer-assets.js';
 import { localPath, renderCodePage, renderSalePage, renderStatePage, type StatePageKind, type Support } from '../../web/render-buyer-page.js';
 import { renderOfflinePendingPage } from '../../web/render-offline-page.js';
 import { formCatalogs } from '../buyer/form-catalogs.js';
-import { ensureInvoiceable, saleFromLink } from '../buyer/open-sale.js';
+import { ensureInvoiceable, saleToShow } from '../buyer/open-sale.js';
 import { isOfflineTicketLink, offlineTicketTarget, type ClosedTicket, type PendingTicket } from '../buyer/offline-ticket-link.js';
 import { reviewSale } from '../buyer/review-sale.js';
 import { qrLinkForShortCode } from '../buyer/short-code-link.js';
@@ -24,7 +24,7 @@ const PAGE_HEADERS = {
   'Cache-Control': 'no-store',
 };
 
-// The API's refusals as the page's states (same codes as ensureInvoiceable and saleFromLink).
+// The API's refusals as the page's states (same codes as ensureInvoiceable and saleToShow).
 const STATE_OF_ERROR: Record<string, StatePageKind> = {
   invalid_signature: 'bad_link',
   unsupported_version: 'bad_link',
@@ -146,9 +146,10 @@ export const buyerPageRoutes = [
             ctx.status = 303;
             return;
           }
-          sale = await saleFromLink(deps, ctx.query);
-          await ensureInvoiceable(deps, sale);
-          const view = await reviewSale(deps, sale);
+          const shown = await saleToShow(deps, ctx.query);
+          sale = shown.sale;
+          await ensureInvoiceable(deps, sale, shown.db);
+          const view = await reviewSale(deps, sale, shown.db);
           const link = { v: String(ctx.query.v), t: String(ctx.query.t), m: String(ctx.query.m) };
           html(
             ctx,

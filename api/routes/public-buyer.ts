@@ -14,7 +14,7 @@ import { countInvoiceEmail } from '../buyer/email-quota.js';
 import { latestInvoice, liveInvoice, recordConfirmation } from '../../shared/repositories/invoices.js';
 import { expeditionPlace, type Sale } from '../../shared/repositories/sales.js';
 import { satToday } from '../../shared/domain/time-zone.js';
-import { ensureInvoiceable, saleFromLink } from '../buyer/open-sale.js';
+import { ensureInvoiceable, saleFromLink, saleToShow } from '../buyer/open-sale.js';
 import { reviewSale, saleParties } from '../buyer/review-sale.js';
 import type { ApiDeps } from '../deps.js';
 import { CSF_MAX_BYTES, prefillFromCsf } from '../buyer/prefill-from-csf.js';
@@ -52,11 +52,14 @@ interface BuyerReview {
   review_digest: string;
 }
 
-/** What preview and confirm both do first: invoiceable QRs, the buyer's data checked (422 per field), the review. */
-async function checkedConfirmation(deps: ApiDeps, request: PreviewRequest): Promise<CheckedConfirmation> {
-  const sale = await saleFromLink(deps, request);
-  await ensureInvoiceable(deps, sale);
-  const { record, sales: further } = await buyerTickets(deps, sale, request.additional_tickets);
+/**
+ * What preview and confirm both do first: invoiceable QRs, the buyer's data checked (422 per field), the review.
+ * Preview reads on the replica (saleToShow); confirm on the primary, whose review is the one compared.
+ */
+async function checkedConfirmation(deps: ApiDeps, request: PreviewRequest, reads: 'replica' | 'primary'): Promise<CheckedConfirmation> {
+  const { sale, db } = reads === 'replica' ? await saleToShow(deps, request) : { sale: await saleFromLink(deps, request), db: deps.db };
+  await ensureInvoiceable(deps, sale, db);
+  const { record, sales: further } = await buyerTickets(deps, sale, request.additional_tickets, db);
   const checked = checkCustomer(request.customer, { catalogs: deps.catalogs, expeditionPlace: expeditionPlace(sale), onDate: satToday(), rules: sale.merchant.invoiceRules });
   if (checked.findings.length > 0) throw new AppError(422, 'customer_invalid', 'Some tax data needs correcting.', { details: checked.findings });
   const totals = previewSale(record, checked.customer, saleParties(sale), deps.catalogs);
@@ -115,9 +118,9 @@ export const publicBuyerRoutes = [
       422: errorResponse('`store_inactive`: the store or its issuer cannot invoice now'),
     },
     handle: (deps) => async (ctx) => {
-      const sale = await saleFromLink(deps, ctx.query);
-      await ensureInvoiceable(deps, sale);
-      ctx.body = await reviewSale(deps, sale);
+      const { sale, db } = await saleToShow(deps, ctx.query);
+      await ensureInvoiceable(deps, sale, db);
+      ctx.body = await reviewSale(deps, sale, db);
     },
   }),
   /**
@@ -142,9 +145,9 @@ export const publicBuyerRoutes = [
     },
     handle: (deps) => async (ctx) => {
       const request = ctx.state.body;
-      const sale = await saleFromLink(deps, request);
-      await ensureInvoiceable(deps, sale);
-      const { record, sales } = await buyerTickets(deps, sale, request.additional_tickets);
+      const { sale, db } = await saleToShow(deps, request);
+      await ensureInvoiceable(deps, sale, db);
+      const { record, sales } = await buyerTickets(deps, sale, request.additional_tickets, db);
       ctx.body = { tickets: [sale, ...sales].map(ticketSummaryView), totals: totalsView(previewSale(record, undefined, saleParties(sale), deps.catalogs)) };
     },
   }),
@@ -169,7 +172,7 @@ export const publicBuyerRoutes = [
       422: errorResponse('`customer_invalid`: tax data to correct, per field; or `tickets_not_combinable` for `additional_tickets`'),
     },
     handle: (deps) => async (ctx) => {
-      const { review } = await checkedConfirmation(deps, ctx.state.body);
+      const { review } = await checkedConfirmation(deps, ctx.state.body, 'replica');
       // `warnings`: what the buyer should look at twice before confirming, though SAT may accept it.
       ctx.body = review;
     },
@@ -195,7 +198,7 @@ export const publicBuyerRoutes = [
     },
     handle: (deps) => async (ctx) => {
       const { review_digest: digest, ...request } = ctx.state.body;
-      const { sale, further, customer, review } = await checkedConfirmation(deps, request);
+      const { sale, further, customer, review } = await checkedConfirmation(deps, request, 'primary');
       ensureReviewed(review, digest);
 
       const invoiceId = newId('invoice');

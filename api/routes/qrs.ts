@@ -1,10 +1,8 @@
 import { AppError } from '../../shared/platform/errors.js';
 import { qrTransactionView } from '../contract/qrs/qr-transaction-view.js';
-import { findInvoice, liveInvoice } from '../../shared/repositories/invoices.js';
-import { mayHaveStampedInvoice } from '../../shared/domain/qr-lifecycle.js';
 import { viewContext } from '../deps.js';
 import { createQr, idempotencyCacheReads } from '../qrs/create-qr.js';
-import { findOwnQr, fixedViewCache } from '../qrs/stored-qr.js';
+import { fixedViewCache, readOwnQr } from '../qrs/stored-qr.js';
 import { invoiceQrs } from '../invoices/invoice-qrs.js';
 import { invoiceQrsRequestSchema } from '../contract/qrs/invoice-qrs-schema.js';
 import { apiKeyPrefetchingRule, apiKeyRule } from '../access/access-rules.js';
@@ -99,13 +97,10 @@ export const qrRoutes = [
       404: errorResponse('Transaction not found'),
     },
     handle: (deps) => async (ctx) => {
-      const record = await findOwnQr(deps.db, ctx.state.apiKey, ctx.params.qrId);
-      if (!record) throw new AppError(404, 'transaction_not_found', `No QR transaction ${ctx.params.qrId} for this API key.`);
-      const globalId = record.transaction.global_invoice_id;
-      // A pending or scanned QR has no stamped invoice: no query for it (the common read, a POS polling).
-      const invoice = mayHaveStampedInvoice(record.transaction.status) ? await liveInvoice(deps.db, record.transaction.id) : undefined;
+      const read = await readOwnQr(deps, ctx.state.apiKey, ctx.params.qrId);
+      if (!read) throw new AppError(404, 'transaction_not_found', `No QR transaction ${ctx.params.qrId} for this API key.`);
       const view = viewContext(deps);
-      ctx.body = qrTransactionView(record, view, invoice, globalId ? await findInvoice(deps.db, globalId) : undefined, fixedViewCache.parts(record, view));
+      ctx.body = qrTransactionView(read.record, view, read.invoice, read.globalInvoice, fixedViewCache.parts(read.record, view));
     },
   }),
 ];

@@ -24,7 +24,8 @@ const SECURITY_HEADERS = {
 /**
  * GET /admin/status: the operator's status page (what needs attention, QRs per hour, stamp latency and failures, queue depths, and
  * with `merchant` (and `month`, YYYY-MM) that month of the merchant's books added up),
- * behind the queue dashboard's login; off (404) like it when no ADMIN_PASSWORD_HASH is configured.
+ * behind the queue dashboard's login; off (404) like it when no ADMIN_PASSWORD_HASH is configured. Its figures
+ * are read on the replica (deps.readDb): the page is for looking, and may show the replica's lag late.
  */
 export const statusPageRoutes = [
   defineRoute({
@@ -42,18 +43,18 @@ export const statusPageRoutes = [
       const now = new Date();
       // Redis down: the PostgreSQL figures still show; the page says the queues could not be read.
       const [figures, queues, books, pacCredentials, attention, offlineAndExports] = await Promise.all([
-        readStatusFigures(deps.db, now),
+        readStatusFigures(deps.readDb, now),
         readQueueDepths(deps.producers, now.getTime()).catch((err: unknown) => {
           ctx.state.log.warn({ err }, 'queue depths not read');
           return undefined;
         }),
-        booksPanel(deps.db, ctx.query, now),
+        booksPanel(deps.readDb, ctx.query, now),
         readPacCredentialsAlarm(deps.redis).catch(() => undefined),
-        readNeedsAttention(deps.db, ATTENTION_ROWS).catch((err: unknown) => {
+        readNeedsAttention(deps.readDb, ATTENTION_ROWS).catch((err: unknown) => {
           ctx.state.log.warn({ err }, 'needs-attention list not read');
           return undefined;
         }),
-        readOfflineAndExports(deps.db, now).catch((err: unknown) => {
+        readOfflineAndExports(deps.readDb, now).catch((err: unknown) => {
           ctx.state.log.warn({ err }, 'offline tickets and exports not read');
           return undefined;
         }),

@@ -1,3 +1,4 @@
+import pg from 'pg';
 import { ensureDatabase } from './db.js';
 import { redisClient, redisSettingsOf, type RedisSettings } from './redis.js';
 
@@ -36,6 +37,21 @@ export async function checkPostgres(databaseUrl: string): Promise<void> {
       `PostgreSQL is not reachable at ${where(databaseUrl)} (DATABASE_URL): ${reason}. ` +
         'Start it with: pg_ctlcluster --skip-systemctl-redirect $(ls /etc/postgresql) main start',
     );
+  }
+}
+
+/** DATABASE_READ_URL answers a statement (a replica is never created or migrated: its primary's database comes to it). */
+export async function checkReadReplica(databaseReadUrl: string): Promise<void> {
+  const client = new pg.Client({ connectionString: databaseReadUrl, connectionTimeoutMillis: 5000 });
+  client.on('error', () => undefined);
+  try {
+    await client.connect();
+    await client.query('SELECT 1');
+  } catch (err) {
+    const reason = err instanceof Error ? err.message : String(err);
+    throw new ServiceUnreachable(`PostgreSQL is not reachable at ${where(databaseReadUrl)} (DATABASE_READ_URL): ${reason}. Leave it empty to read from DATABASE_URL.`);
+  } finally {
+    await client.end().catch(() => undefined);
   }
 }
 

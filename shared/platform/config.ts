@@ -138,7 +138,12 @@ export const SETTINGS = {
     doc: 'PostgreSQL, the truth.',
     parse: text,
   }),
-  dbPoolMax: int('DB_POOL_MAX', 20, 'PostgreSQL connections per process.', 1),
+  databaseReadUrl: str(
+    'DATABASE_READ_URL',
+    '',
+    "A streaming replica (hot standby) of DATABASE_URL's database, for the reads that may lag it a moment: GET of a QR, the buyer's page, resolve and preview, the books' lists, export and summary, the status page. Empty = they read the primary. docs/deployment.md says which read goes where and how a GET right after its POST still finds the row.",
+  ),
+  dbPoolMax: int('DB_POOL_MAX', 20, 'PostgreSQL connections per process (and an API process as many again to DATABASE_READ_URL when set).', 1),
   redisUrl: str(
     'REDIS_URL',
     'redis://127.0.0.1:6379/0',

@@ -2,6 +2,7 @@ import knexFactory, { type Knex } from 'knex';
 import pg from 'pg';
 import { config } from './config.js';
 import { migrationSource } from './migration-source.js';
+import { replicaMisses } from './metrics/registry.js';
 
 export type Db = Knex;
 export type Trx = Knex.Transaction;
@@ -23,19 +24,52 @@ export function knexConfig(databaseUrl: string = config().databaseUrl): Knex.Con
 }
 
 let handle: Db | undefined;
+let readHandle: Db | undefined;
 
-/** The process-wide database handle. */
+/** The process-wide database handle: the primary, for every write and every read that must see the last commit. */
 export function db(): Db {
   handle ??= knexFactory(knexConfig());
   return handle;
 }
 
+/**
+ * The process-wide handle for reads that may lag the primary a moment: a pool of its own to the streaming
+ * replica at DATABASE_READ_URL, or the primary's handle itself when that is empty. Never written through
+ * (a hot standby refuses it); which reads come here is the caller's choice (docs/deployment.md).
+ */
+export function readDb(): Db {
+  const url = config().databaseReadUrl;
+  if (url === '') return db();
+  readHandle ??= knexFactory(knexConfig(url));
+  return readHandle;
+}
+
+/** The two handles a reader chooses from (a Runtime, the API's deps); one handle twice without a replica. */
+export interface DbHandles {
+  db: Db;
+  readDb: Db;
+}
+
+/**
+ * Read-your-writes for one row: read on the replica, and on the primary when the replica has not replayed it
+ * yet, so a GET right after its POST is never a 404 for the replica's lag. Answers the handle that found it:
+ * the reads that follow use it, to see the same moment or a later one. One read when both handles are one.
+ */
+export async function onReplicaOrPrimary<T>(handles: DbHandles, read: (database: Db) => Promise<T | undefined>): Promise<{ found: T; db: Db } | undefined> {
+  const onReplica = await read(handles.readDb);
+  if (onReplica !== undefined) return { found: onReplica, db: handles.readDb };
+  if (handles.readDb === handles.db) return undefined;
+  const onPrimary = await read(handles.db);
+  if (onPrimary === undefined) return undefined;
+  replicaMisses.inc();
+  return { found: onPrimary, db: handles.db };
+}
+
 export async function closeDb(): Promise<void> {
-  if (handle) {
-    const h = handle;
-    handle = undefined;
-    await h.destroy();
-  }
+  const open = [handle, readHandle].filter((h) => h !== undefined);
+  handle = undefined;
+  readHandle = undefined;
+  await Promise.all(open.map((h) => h.destroy()));
 }
 
 /** Creates the database named in the URL when it does not exist yet (development convenience). */

@@ -1,7 +1,7 @@
 import { armCrashAfterCommit } from './crash-after-commit.js';
 import type { Config } from './config.js';
-import { checkPostgres, checkRedis, StartupHint } from './check-services.js';
-import { closeDb, db, migrateLatest, type Db } from './db.js';
+import { checkPostgres, checkReadReplica, checkRedis, StartupHint } from './check-services.js';
+import { closeDb, db, migrateLatest, readDb, type Db } from './db.js';
 import { createLogger, type Logger } from './logger.js';
 import { createProducers, type Producers } from './queues.js';
 import { connectFailFast, serviceKeyPrefix, type RedisClient } from './redis.js';
@@ -10,6 +10,8 @@ import { connectFailFast, serviceKeyPrefix, type RedisClient } from './redis.js'
 export interface Runtime {
   config: Readonly<Config>;
   db: Db;
+  /** Reads that may lag a moment (shared/platform/db.ts's readDb): DATABASE_READ_URL's replica, else `db` itself. */
+  readDb: Db;
   /** The service's own keys, under serviceKeyPrefix (the queues have their own connection). */
   redis: RedisClient;
   producers: Producers;
@@ -22,6 +24,7 @@ export async function openRuntime(cfg: Readonly<Config>, options: { migrate: boo
   const logger = createLogger(cfg.logLevel, cfg.logFormat);
   armCrashAfterCommit(cfg.crashAfterCommit);
   await checkPostgres(cfg.databaseUrl);
+  if (cfg.databaseReadUrl !== '') await checkReadReplica(cfg.databaseReadUrl);
   await checkRedis(cfg);
   const database = db();
   if (options.migrate) {
@@ -34,6 +37,7 @@ export async function openRuntime(cfg: Readonly<Config>, options: { migrate: boo
   return {
     config: cfg,
     db: database,
+    readDb: readDb(),
     redis,
     producers,
     logger,

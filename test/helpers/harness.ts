@@ -5,7 +5,7 @@ import { createApp } from '../../api/app.js';
 import type { ApiDeps } from '../../api/deps.js';
 import { bootstrapAccount, type BootstrapResult } from '../../cli/bootstrap.js';
 import { config } from '../../shared/platform/config.js';
-import { closeDb, db, ensureDatabase, migrateLatest } from '../../shared/platform/db.js';
+import { closeDb, db, ensureDatabase, migrateLatest, readDb } from '../../shared/platform/db.js';
 import { createProducers, type Producers } from '../../shared/platform/queues.js';
 import { connectFailFast, serviceKeyPrefix, type RedisClient } from '../../shared/platform/redis.js';
 import { satCatalogs } from '../../shared/sat/catalogs.js';
@@ -87,6 +87,7 @@ export async function startHarness(): Promise<Harness> {
   const deps: ApiDeps = {
     config: cfg,
     db: db(),
+    readDb: readDb(),
     redis: serviceRedis,
     producers,
     catalogs: satCatalogs(),

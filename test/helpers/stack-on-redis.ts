@@ -7,6 +7,7 @@ import { smtpMailer } from '../../shared/adapters/email/smtp-mailer.js';
 import { swPacClient } from '../../shared/adapters/pac/sw-pac-client.js';
 import { loadConfig, type Config } from '../../shared/platform/config.js';
 import { checkRedis } from '../../shared/platform/check-services.js';
+import type { Db, DbHandles } from '../../shared/platform/db.js';
 import { QUEUES } from '../../shared/platform/jobs.js';
 import { createProducers, type Producers } from '../../shared/platform/queues.js';
 import { shardPrefixes } from '../../shared/platform/queue-shards.js';
@@ -18,7 +19,7 @@ import { removeKeysMatching } from './redis-keys.js';
 
 /**
  * A second API and its workers, wired as a process's composition root does, on another Redis (TLS, a
- * cluster) than the harness's: same database and fakes (CSF, PAC, SMTP), its own queue prefix.
+ * cluster) than the harness's, or another database: same fakes (CSF, PAC, SMTP), its own queue prefix.
  */
 export interface StackOnRedis {
   baseUrl: string;
@@ -35,7 +36,11 @@ export function configWith(env: Record<string, string>): Readonly<Config> {
   return loadConfig({ ...process.env, ...env });
 }
 
-export async function startStackOn(cfg: Readonly<Config>): Promise<StackOnRedis> {
+/**
+ * `databases`: the API's, the harness's by default; a test with a cluster of its own (a primary and its replica)
+ * passes them, and the workers' handle to that primary, its own pool as in a process of their own.
+ */
+export async function startStackOn(cfg: Readonly<Config>, databases: DbHandles = harness().deps, workersDb: Db = databases.db): Promise<StackOnRedis> {
   const h = harness();
   await checkRedis(cfg);
   const serviceRedis = await connectFailFast(cfg, { keyPrefix: serviceKeyPrefix(cfg.queuePrefix) });
@@ -46,7 +51,7 @@ export async function startStackOn(cfg: Readonly<Config>): Promise<StackOnRedis>
   const csf = httpCsfClient(h.csf.url, cfg.csfTimeoutMs);
   const workers = await startWorkers({
     config: cfg,
-    db: h.deps.db,
+    db: workersDb,
     logger,
     producers,
     csf,
@@ -54,7 +59,7 @@ export async function startStackOn(cfg: Readonly<Config>): Promise<StackOnRedis>
     mailer,
     files: h.deps.files,
   });
-  const deps: ApiDeps = { config: cfg, db: h.deps.db, redis: serviceRedis, producers, catalogs: satCatalogs(), logger, csf, files: h.deps.files };
+  const deps: ApiDeps = { config: cfg, db: databases.db, readDb: databases.readDb, redis: serviceRedis, producers, catalogs: satCatalogs(), logger, csf, files: h.deps.files };
   const server: Server = createApp(deps).listen(0, '127.0.0.1');
   await new Promise<void>((resolve) => server.once('listening', resolve));
   return {

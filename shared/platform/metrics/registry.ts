@@ -87,6 +87,13 @@ export const csfRequestDuration = new Histogram({
   registers: [registry],
 });
 
+/** shared/platform/db.ts's onReplicaOrPrimary: how often the replica's lag showed to a client (DATABASE_READ_URL). */
+export const replicaMisses = new Counter({
+  name: 'autofactura_replica_misses_total',
+  help: 'Rows a client read right after writing them (a QR, a sale) that the replica had not replayed yet and the primary answered.',
+  registers: [registry],
+});
+
 /** The QR lifecycle as it happens (shared/domain/qr-lifecycle.ts): created (PENDING), scanned, invoiced, expired. */
 export const qrTransitions = new Counter({
   name: 'autofactura_qr_transitions_total',
