@@ -48,8 +48,10 @@ export async function shardedSales(stack: StackOnRedis): Promise<ShardedSales> {
       const confirmed = await publicPost('/v1/public/qrs/confirm', { ...request, review_digest: preview.body.review_digest });
       expect(confirmed.status).to.equal(202);
       const invoiceId = ((await harness().deps.db('invoices').where({ transaction_id: qrId }).first('id')) as { id: string }).id;
-      const shard = shardOfJob('stamp-invoice', { invoiceId }, stack.config.queueShards);
-      const job = await stack.producers.queueOf('stamp-invoice', { invoiceId }).getJob(jobId.stampInvoice(invoiceId));
+      // Confirmed alone, so its stamp batch (issue #40) is its own: named after it, on the shard of that name.
+      const batch = { invoiceIds: [invoiceId] };
+      const shard = shardOfJob('stamp-invoices', batch, stack.config.queueShards);
+      const job = await stack.producers.queueOf('stamp-invoices', batch).getJob(jobId.stampInvoices(invoiceId));
       expect(job, `stamp job of ${invoiceId} on shard ${shard}`).to.not.equal(undefined);
       await job!.waitUntilFinished(stampEvents[shard]!, 60_000);
       const status = ((await harness().deps.db('qr_transactions').where({ id: qrId }).first('status')) as { status: string }).status;
