@@ -16,7 +16,8 @@
  */
 import type { Job } from 'bullmq';
 import { PacCredentialsRejected } from '../shared/adapters/pac/pac-client.js';
-import type { InvoicesPayload, StampInvoicesResult } from '../shared/platform/jobs.js';
+import { jobId, type InvoicesPayload, type StampInvoicesResult } from '../shared/platform/jobs.js';
+import type { Producers } from '../shared/platform/queues.js';
 import { findInvoicesToStamp, saveSealedDocuments, type InvoiceToStamp } from '../shared/repositories/invoices.js';
 import { enqueueBuyerEmail } from '../shared/invoices/enqueue-follow-ups.js';
 import { documentSource, outcomeWithoutStamp, salesOf, sealDocument, sendAndRecord, type DocumentSource, type StampDeps } from './stamp-invoice.js';
@@ -42,15 +43,19 @@ export async function stampInvoicesJob(deps: StampBatchDeps, job: Job<InvoicesPa
   const found = await findInvoicesToStamp(deps.db, ids);
   const outcomes = new Map<string, InvoiceOutcome>();
   const toStamp: InvoiceToStamp[] = [];
+  // A run after a pause (refused credentials) or a stall: the sweep may have queued some of its invoices on
+  // their own meanwhile; one whose own job waits or runs is left to it, so it is not sent twice at once.
+  const rerun = (job.attemptsStarted ?? 0) > 1;
   for (const invoiceId of ids) {
     const row = found.get(invoiceId);
     const settled = row ? outcomeWithoutStamp(row.invoice) : undefined;
     if (!row) outcomes.set(invoiceId, { invoiceId, outcome: 'not-found' });
     else if (settled) {
       outcomes.set(invoiceId, { invoiceId, ...settled });
-      // Recorded by an earlier run of this batch (its worker died before the e-mails were queued) or another job: a no-op if queued.
+      // Recorded by an earlier run of this batch (its worker died before the mails) or another job: queued once.
       if (settled.outcome === 'already-stamped') await enqueueBuyerEmail(deps.producers, row.invoice);
-    } else toStamp.push(row);
+    } else if (rerun && (await ownJobLives(deps.producers, invoiceId))) outcomes.set(invoiceId, { invoiceId, outcome: 'retrying', qrId: row.invoice.transaction_id });
+    else toStamp.push(row);
   }
 
   // Seal what needs a new document (one read for every sale), then save them all in one statement before any is sent.
@@ -103,6 +108,12 @@ export async function stampInvoicesJob(deps: StampBatchDeps, job: Job<InvoicesPa
   if (lost) throw lost.reason;
   if (refused.credentials) throw refused.credentials;
   return { invoices: ids.map((invoiceId) => ({ ...outcomes.get(invoiceId)!, ...(mails.has(invoiceId) ? { email: mails.get(invoiceId) } : {}) })) };
+}
+
+/** Whether the invoice's own stamp-invoice job is waiting or running (one command; only on a batch's re-run). */
+async function ownJobLives(producers: Producers, invoiceId: string): Promise<boolean> {
+  const state = await producers.queueOf('stamp-invoice', { invoiceId }).getJobState(jobId.stampInvoice(invoiceId));
+  return state !== 'completed' && state !== 'failed' && state !== 'unknown';
 }
 
 /**

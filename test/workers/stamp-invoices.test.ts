@@ -61,7 +61,9 @@ describe('stamp-invoices: a batch of confirmations', function () {
       pacBackoffMs: config.pacBackoffMs,
     };
   };
-  const batchJob = (invoiceIds: string[], attemptsMade = 0) => ({ id: jobId.stampInvoices(invoiceIds[0]!), data: { invoiceIds }, attemptsMade, opts: {} }) as Job<InvoicesPayload>;
+  /** The batch job as BullMQ hands it over; `attemptsStarted` above 1 on a run after a pause or a stall. */
+  const batchJob = (invoiceIds: string[], attemptsStarted = 1) =>
+    ({ id: jobId.stampInvoices(invoiceIds[0]!), data: { invoiceIds }, attemptsMade: 0, attemptsStarted, opts: {} }) as Job<InvoicesPayload>;
 
   /** `count` QRs confirmed (rows written, no job queued: the test runs the batch), their invoice ids in order. */
   async function confirmations(count: number): Promise<string[]> {
@@ -84,7 +86,7 @@ describe('stamp-invoices: a batch of confirmations', function () {
       .pac.calls.filter((c) => uuid !== null && c.uuid === uuid)
       .map((c) => c.outcome);
 
-  it('records each stamp on its own: a refusal and an unanswered call affect only their own invoice; one e-mail job for the stamped', async () => {
+  it("records each stamp on its own: a refusal and an unanswered call affect only their own invoice; the batch sends the stamped ones' mails", async () => {
     const [a, refused, unanswered, d] = await confirmations(4);
     harness().pac.scriptFor(refused!, { kind: 'refuse', code: 'CFDI40145', message: 'El nombre del receptor no coincide' });
     harness().pac.scriptFor(unanswered!, { kind: 'status', status: 502 });
@@ -169,8 +171,19 @@ describe('stamp-invoices: a batch of confirmations', function () {
     }
     // A third run (BullMQ's stalled re-run) sends nothing.
     const calls = harness().pac.calls.length;
-    expect((await stampInvoicesJob(deps(), batchJob(ids))).invoices.map((o) => o.outcome)).to.deep.equal(['already-stamped', 'already-stamped']);
+    expect((await stampInvoicesJob(deps(), batchJob(ids, 2))).invoices.map((o) => o.outcome)).to.deep.equal(['already-stamped', 'already-stamped']);
     expect(harness().pac.calls.length).to.equal(calls);
+  });
+
+  it('a batch run again after a pause or a stall leaves to its own job an invoice the sweep queued meanwhile', async () => {
+    const [swept, left] = await confirmations(2);
+    await enqueueStamp(producers, swept!);
+    const result = await stampInvoicesJob(deps(), batchJob([swept!, left!], 2));
+    expect(result.invoices.map((o) => o.outcome)).to.deep.equal(['retrying', 'stamped']);
+    expect((await rows([swept!]))[0]!.status).to.equal('STAMPING');
+    const own = (await producers.queue('stamp').getJob(jobId.stampInvoice(swept!)))!;
+    expect(await stampInvoiceJob(deps(), own as Job<InvoicePayload>)).to.include({ outcome: 'stamped' });
+    expect(pacCallsOf((await rows([swept!]))[0]!.uuid)).to.deep.equal(['stamped']);
   });
 
   it('the API gathers its confirmations: one job for those of one moment, a full batch at once', async () => {
