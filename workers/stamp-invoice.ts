@@ -1,6 +1,6 @@
 /**
- * stamp-invoice: one invoice (the steps are shared with the batch, workers/stamp-invoices.ts): seal (once, or again when the sealed document nears SAT's 72-hour window) and send
- * to the PAC. Retrying is safe: the same sealed bytes go again and the PAC answers with the stamp it
+ * stamp-invoice: one invoice (its steps, exported, are the batch's too: workers/stamp-invoices.ts). Seal (once,
+ * or again when the sealed document nears SAT's 72-hour window) and send to the PAC. Retrying is safe: the same sealed bytes go again and the PAC answers with the stamp it
  * already made; every document of one invoice goes under one `customId` (the invoice's id), so a re-sealed
  * document gets the stamp of an earlier one instead of a second CFDI. Timeouts, 5xx and the PAC's own
  * failures (SW's CO1000) are thrown for BullMQ to retry with backoff; a refusal is recorded for the buyer and

@@ -11,7 +11,7 @@ interface Waiter {
 
 /**
  * Gathers the confirmations one API process accepts within `windowMs` into one `stamp-invoices` job (issue #40):
- * a BullMQ job costs ~20 Redis commands whatever it carries, and the batch is read, sealed and saved in a few
+ * a BullMQ job costs ~64 Redis commands (its scripts' own counted) whatever it carries, and the batch is read, sealed and saved in a few
  * statements (workers/stamp-invoices.ts). The first confirmation of a batch starts its window; a full batch
  * leaves at once. Each caller's promise settles with its batch's add: a confirmation answers once its stamp is
  * queued, and one whose add failed is left to the sweep (STAMPING in PostgreSQL, as when any enqueue fails).
