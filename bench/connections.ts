@@ -21,7 +21,7 @@ export function sweepConnections(): number[] {
 export async function benchConnectionSweep(options: {
   url: string;
   headers: () => Record<string, string>;
-  body: string;
+  body: () => string;
   connections: number[];
   seconds: number;
 }): Promise<SweepPoint[]> {
@@ -32,7 +32,7 @@ export async function benchConnectionSweep(options: {
       method: 'POST',
       connections,
       duration: options.seconds,
-      requests: [{ method: 'POST', setupRequest: (req) => ({ ...req, headers: { ...options.headers(), 'content-type': 'application/json' }, body: options.body }) }],
+      requests: [{ method: 'POST', setupRequest: (req) => ({ ...req, headers: { ...options.headers(), 'content-type': 'application/json' }, body: options.body() }) }],
     });
     points.push({
       connections,

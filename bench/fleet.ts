@@ -6,7 +6,7 @@
 import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import autocannon from 'autocannon';
-import { sampleSale } from '../test/fixtures/sample-sale.js';
+import { saleBodies } from './sale-bodies.js';
 import { machine } from './figures.js';
 import { benchEnv, freshAccount, removeRunData, startProcess, waitHealthy } from './stack.js';
 
@@ -28,7 +28,7 @@ async function main(): Promise<void> {
   const api = startProcess('../bin/web.ts', env);
   try {
     await waitHealthy(`http://127.0.0.1:${PORT}/health`);
-    const body = JSON.stringify(sampleSale(account.storeUid, new Date(Date.now() + 86_400_000)));
+    const body = saleBodies(account.storeUid);
     const fleet = (seconds: number) =>
       autocannon({
         url: `http://127.0.0.1:${PORT}/v1/qrs`,
@@ -42,7 +42,7 @@ async function main(): Promise<void> {
             setupRequest: (req) => ({
               ...req,
               headers: { 'X-API-Key': account.apiKey, 'X-TIME-ZONE': 'America/Mexico_City', 'idempotency-key': randomUUID(), 'content-type': 'application/json' },
-              body,
+              body: body(),
             }),
           },
         ],

@@ -7,7 +7,7 @@
 import { randomUUID } from 'node:crypto';
 import autocannon from 'autocannon';
 import { loadConfig } from '../shared/platform/config.js';
-import { sampleSale } from '../test/fixtures/sample-sale.js';
+import { saleBodies } from './sale-bodies.js';
 import { cpuPerSale, cpuReader } from './lean/cpu.js';
 import { benchEnv, freshAccount, processCount, removeRunData, startApi, startProcess, stopProcesses, waitHealthy } from './stack.js';
 
@@ -26,8 +26,9 @@ async function main(): Promise<void> {
     await waitHealthy(`http://127.0.0.1:${PORT}/health`);
     const headers = { 'X-API-Key': account.apiKey, 'X-TIME-ZONE': 'America/Mexico_City' };
     const ids: string[] = [];
+    const bodies = saleBodies(account.storeUid);
     for (let i = 0; i < 100; i++) {
-      const body = JSON.stringify(sampleSale(account.storeUid, new Date(Date.now() + 86_400_000)));
+      const body = bodies();
       const res = await fetch(`http://127.0.0.1:${PORT}/v1/qrs`, {
         method: 'POST',
         headers: { ...headers, 'idempotency-key': randomUUID(), 'content-type': 'application/json' },

@@ -6,7 +6,7 @@ import autocannon from 'autocannon';
 import { randomUUID } from 'node:crypto';
 import pg from 'pg';
 import { FIND_QR } from '../shared/repositories/qr-transactions.js';
-import { sampleSale } from '../test/fixtures/sample-sale.js';
+import { saleBodies } from './sale-bodies.js';
 import { benchEnv, freshAccount, removeRunData, startProcess, waitHealthy } from './stack.js';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 8);
@@ -46,19 +46,19 @@ interface Figures {
   non2xx: number;
 }
 
-async function load(options: { path: () => string; method: 'GET' | 'POST'; headers: () => Record<string, string>; body?: string }): Promise<Figures> {
+async function load(options: { path: () => string; method: 'GET' | 'POST'; headers: () => Record<string, string>; body?: () => string }): Promise<Figures> {
   const result = await autocannon({
     url: `http://127.0.0.1:${PORT}`,
     connections: CONNECTIONS,
     duration: SECONDS,
-    requests: [{ method: options.method, setupRequest: (req) => ({ ...req, path: options.path(), headers: options.headers(), body: options.body }) }],
+    requests: [{ method: options.method, setupRequest: (req) => ({ ...req, path: options.path(), headers: options.headers(), body: options.body?.() }) }],
   });
   return { requestsPerSecond: Math.round(result.requests.average), p50: result.latency.p50, p99: result.latency.p99, non2xx: result.non2xx };
 }
 
 async function main(): Promise<void> {
   const account = await freshAccount(env);
-  const body = JSON.stringify(sampleSale(account.storeUid, new Date(Date.now() + 86_400_000)));
+  const body = saleBodies(account.storeUid);
   const postHeaders = () => ({ 'X-API-Key': account.apiKey, 'X-TIME-ZONE': 'America/Mexico_City', 'idempotency-key': randomUUID(), 'content-type': 'application/json' });
   const rows: string[] = [];
   try {

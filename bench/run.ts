@@ -7,7 +7,7 @@ import { writeFile } from 'node:fs/promises';
 import { loadConfig } from '../shared/platform/config.js';
 import knexFactory from 'knex';
 import { knexConfig } from '../shared/platform/db.js';
-import { sampleSale } from '../test/fixtures/sample-sale.js';
+import { saleBodies } from './sale-bodies.js';
 import { benchRenderQr } from './render-qr.js';
 import { benchCfdiSteps } from './cfdi-steps.js';
 import { benchStampEndToEnd } from './stamp-e2e.js';
@@ -49,13 +49,13 @@ const API_PROCESSES = processCount('BENCH_API_PROCESSES');
 const env = benchEnv(DATABASE_URL, PORT);
 const start = (script: string, extraEnv: BenchEnv = {}) => startProcess(script, env, extraEnv);
 
-const load = (url: string, headers: () => Record<string, string>, body: string, connections = CONNECTIONS) => postLoad(url, headers, body, connections, DURATION);
+const load = (url: string, headers: () => Record<string, string>, body: () => string, connections = CONNECTIONS) => postLoad(url, headers, body, connections, DURATION);
 
 async function main(): Promise<void> {
   const account = await freshAccount(env);
   if (process.env.BENCH_ONLY === 'stamping') return onlyStamping(account);
 
-  const body = JSON.stringify(sampleSale(account.storeUid, new Date(Date.now() + 86_400_000)));
+  const body = saleBodies(account.storeUid);
   const headers = () => ({ 'X-API-Key': account.apiKey, 'X-TIME-ZONE': 'America/Mexico_City', 'idempotency-key': randomUUID() });
   // Issue #31's yardstick: the same work done leanly, alone on the machine, under the load the project gets below.
   const counts = () => readCounts(loadConfig(env).redisUrl, env.DATABASE_URL);

@@ -6,7 +6,7 @@ import { randomUUID } from 'node:crypto';
 import type { Knex } from 'knex';
 import type { FakePacServer } from '../fakes/pac-server.js';
 import { BUYER } from '../test/helpers/buyer.js';
-import { sampleSale } from '../test/fixtures/sample-sale.js';
+import { saleBodies } from './sale-bodies.js';
 
 export interface StampFigures {
   latencyMs: number;
@@ -28,12 +28,12 @@ interface Link {
 }
 
 async function newLinks(baseUrl: string, apiKey: string, storeUid: string, count: number): Promise<Link[]> {
+  const body = saleBodies(storeUid);
   const links: Link[] = [];
   for (let i = 0; i < count; i++) {
     const res = await fetch(`${baseUrl}/v1/qrs`, {
       method: 'POST',
-      // A sale_id of its own: a sale gets one QR (issue #39, sale_has_qr).
-      body: JSON.stringify(sampleSale(storeUid, new Date(Date.now() + 86_400_000), `sale-${randomUUID()}`)),
+      body: body(),
       headers: { 'X-API-Key': apiKey, 'X-TIME-ZONE': 'America/Mexico_City', 'idempotency-key': randomUUID(), 'content-type': 'application/json' },
     });
     const created = (await res.json()) as { qr_id: string; qr_content: string };

@@ -26,7 +26,8 @@ export interface QrRouteLoad {
   baseUrl: string;
   /** Headers of every request; called once per request (a new idempotency-key each time). */
   headers: () => Record<string, string>;
-  body: string;
+  /** The body of each request (a sale_id of its own each time: bench/sale-bodies.ts). */
+  body: () => string;
   connections: number;
   seconds: number;
   /** QRs created before the GET run; each GET asks for a random one of them. */
@@ -48,19 +49,19 @@ function figures(result: autocannon.Result): LoadFigures {
   };
 }
 
-/** POSTs of one JSON body to `url` at `connections` for `seconds`, `headers()` per request. */
-function postJson(url: string, headers: () => Record<string, string>, body: string, connections: number, seconds: number): Promise<autocannon.Result> {
+/** POSTs of JSON bodies (`body()` per request) to `url` at `connections` for `seconds`, `headers()` per request. */
+function postJson(url: string, headers: () => Record<string, string>, body: () => string, connections: number, seconds: number): Promise<autocannon.Result> {
   return autocannon({
     url,
     method: 'POST',
     connections,
     duration: seconds,
-    requests: [{ method: 'POST', setupRequest: (req) => ({ ...req, headers: { ...headers(), 'content-type': 'application/json' }, body }) }],
+    requests: [{ method: 'POST', setupRequest: (req) => ({ ...req, headers: { ...headers(), 'content-type': 'application/json' }, body: body() }) }],
   });
 }
 
 /** The figures of one such run. */
-export async function postLoad(url: string, headers: () => Record<string, string>, body: string, connections: number, seconds: number): Promise<LoadFigures> {
+export async function postLoad(url: string, headers: () => Record<string, string>, body: () => string, connections: number, seconds: number): Promise<LoadFigures> {
   return figures(await postJson(url, headers, body, connections, seconds));
 }
 
@@ -72,7 +73,7 @@ function postRun(o: QrRouteLoad, seconds: number): Promise<autocannon.Result> {
 async function createTargets(o: QrRouteLoad, count: number): Promise<string[]> {
   const ids: string[] = [];
   const one = async (): Promise<void> => {
-    const res = await fetch(`${o.baseUrl}/v1/qrs`, { method: 'POST', headers: { ...o.headers(), 'content-type': 'application/json' }, body: o.body });
+    const res = await fetch(`${o.baseUrl}/v1/qrs`, { method: 'POST', headers: { ...o.headers(), 'content-type': 'application/json' }, body: o.body() });
     if (res.status !== 201) throw new Error(`POST ${o.baseUrl}/v1/qrs answered ${res.status}: ${await res.text()}`);
     ids.push(((await res.json()) as { qr_id: string }).qr_id);
   };

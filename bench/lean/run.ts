@@ -5,7 +5,7 @@
 import { randomUUID } from 'node:crypto';
 import { startFakePacServer } from '../../fakes/pac-server.js';
 import { loadConfig } from '../../shared/platform/config.js';
-import { sampleSale } from '../../test/fixtures/sample-sale.js';
+import { saleBodies } from '../sale-bodies.js';
 import { benchEnv, freshAccount, processCount, removeRunData, startApi, startProcess, stopProcesses, waitHealthy } from '../stack.js';
 import { readCounts } from './counters.js';
 import { cpuReader } from './cpu.js';
@@ -24,7 +24,7 @@ const PROCESSES = { lean: processCount('BENCH_LEAN_PROCESSES'), api: processCoun
 async function main(): Promise<void> {
   const env = benchEnv(DATABASE_URL, PORT);
   const account = await freshAccount(env);
-  const body = JSON.stringify(sampleSale(account.storeUid, new Date(Date.now() + 86_400_000)));
+  const body = saleBodies(account.storeUid);
   const headers = () => ({ 'X-API-Key': account.apiKey, 'X-TIME-ZONE': 'America/Mexico_City', 'idempotency-key': randomUUID() });
   const counts = () => readCounts(loadConfig(env).redisUrl, env.DATABASE_URL);
   const load = { headers, body, connections: CONNECTIONS, seconds: SECONDS, getTargets: GET_TARGETS, counts };
