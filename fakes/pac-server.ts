@@ -72,6 +72,8 @@ export interface FakePacServer {
   script(...answers: FakePacAnswer[]): void;
   /** The same for the next cancel calls. */
   scriptCancel(...answers: FakePacAnswer[]): void;
+  /** Answers for the next stamp calls under one customid (an invoice's, in a batch sent at once), before those of `script`. */
+  scriptFor(customId: string, ...answers: FakePacAnswer[]): void;
   /** Moves a stamped CFDI's FechaTimbrado `hours` back, so SAT's rule sees an older invoice (the receptor must then accept). */
   backdate(uuid: string, hours: number): void;
   /**
@@ -447,6 +449,7 @@ export async function startFakePacServer(
   const taxpayers = new Map(TAXPAYERS.map((t) => [t.rfc, t]));
   const scripts: FakePacAnswer[] = [];
   const cancelScripts: FakePacAnswer[] = [];
+  const customIdScripts = new Map<string, FakePacAnswer[]>();
   const journal = openPacJournal(options.journalFile);
   const notYetAtSat = new Set<string>();
   const statusExpressions: string[] = [];
@@ -669,7 +672,8 @@ export async function startFakePacServer(
       if (route === STATUS_PATH) return statusAnswer(body, res);
       const cancelling = route === CANCEL_PATH;
       const prefix = cancelling ? 'cancel ' : '';
-      const scripted = (cancelling ? cancelScripts : scripts).shift();
+      const ownScripted = cancelling || typeof req.headers.customid !== 'string' ? undefined : customIdScripts.get(req.headers.customid)?.shift();
+      const scripted = ownScripted ?? (cancelling ? cancelScripts : scripts).shift();
       switch (scripted?.kind) {
         case 'status':
           calls.push({ outcome: `${prefix}status ${scripted.status}` });
@@ -754,6 +758,7 @@ export async function startFakePacServer(
     validates: true,
     script: (...answers) => void scripts.push(...answers),
     scriptCancel: (...answers) => void cancelScripts.push(...answers),
+    scriptFor: (customId, ...answers) => void customIdScripts.set(customId, [...(customIdScripts.get(customId) ?? []), ...answers]),
     backdate: (uuid, hours) => {
       const cfdi = stampedCfdi(uuid);
       cfdi.stampedAt = new Date(cfdi.stampedAt.getTime() - hours * HOUR_MS);

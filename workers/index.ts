@@ -21,6 +21,7 @@ import { pacClientFromConfig } from '../shared/adapters/pac/pac-client-from-conf
 import type { FileStore } from '../shared/platform/storage/file-store.js';
 import { fileStoreFromConfig } from '../shared/platform/storage/file-store-from-config.js';
 import { stampInvoiceJob, type StampDeps } from './stamp-invoice.js';
+import { stampInvoicesJob } from './stamp-invoices.js';
 import { sweepStampingJob } from './sweep-stamping.js';
 import { settleOfflineClaimsJob } from './settle-offline-claims.js';
 import { emailOfflineClaimJob } from './email-offline-claim.js';
@@ -92,6 +93,7 @@ function jobHandlers(deps: WorkerDeps, { sync, stamp, email, cancel, webhooks }:
     'sync-issuer': (job) => syncIssuerJob(sync, job),
     'sweep-lost-syncs': () => sweepLostSyncsJob(deps.db, deps.producers),
     'stamp-invoice': (job) => stampInvoiceJob(stamp, job),
+    'stamp-invoices': (job) => stampInvoicesJob({ ...email, ...stamp, pacAttempts: deps.config.pacAttempts, pacBackoffMs: deps.config.pacBackoffMs }, job),
     'sweep-stamping': () => sweepStampingJob(deps.db, deps.producers, deps.config),
     'settle-offline-claims': (job) => settleOfflineClaimsJob({ db: deps.db, producers: deps.producers, catalogs: stamp.catalogs }, job.data),
     'sweep-invoice-follow-ups': () => sweepInvoiceFollowUpsJob(deps.db, deps.producers, deps.config),

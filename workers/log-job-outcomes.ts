@@ -7,7 +7,7 @@ import type { Logger } from '../shared/platform/logger.js';
  * `qr_id`. Only ids, outcomes and codes are logged, whitelisted from the job's payload and result: never an
  * address, a name, an RFC, a document or a secret. Periodic jobs (sweeps, polls, the dispatcher) log at debug.
  */
-const SALE_JOBS = new Set(['render-qr', 'stamp-invoice', 'email-invoice', 'email-cancellation', 'cancel-invoice', 'deliver-webhook', 'sync-issuer']);
+const SALE_JOBS = new Set(['render-qr', 'stamp-invoice', 'stamp-invoices', 'email-invoice', 'email-cancellation', 'cancel-invoice', 'deliver-webhook', 'sync-issuer']);
 
 /** Payload and result fields that may be logged, and their names in the log. */
 const LOGGED: Record<string, string> = {
@@ -23,6 +23,7 @@ const LOGGED: Record<string, string> = {
   expired: 'expired',
   event: 'event',
   recipient: 'recipient',
+  email: 'email',
   statusCode: 'status_code',
 };
 
@@ -42,6 +43,16 @@ const logged = new WeakSet<Error>();
 
 function isBatch(data: unknown): data is { qrs: { qrId: string }[] } {
   return typeof data === 'object' && data !== null && Array.isArray((data as { qrs?: unknown }).qrs);
+}
+
+function isInvoiceBatch(data: unknown): data is { invoiceIds: string[] } {
+  return typeof data === 'object' && data !== null && Array.isArray((data as { invoiceIds?: unknown }).invoiceIds);
+}
+
+/** A stamp batch's outcome of each invoice (its result's `invoices`), by invoice id. */
+function outcomesById(result: unknown): Map<unknown, unknown> {
+  const invoices = typeof result === 'object' && result !== null ? (result as { invoices?: unknown }).invoices : undefined;
+  return new Map(Array.isArray(invoices) ? invoices.map((o: unknown) => [(o as { invoiceId?: unknown }).invoiceId, o]) : []);
 }
 
 /** Failures no handler threw (a job stalled past its limit, a lock lost) still get their line. */
@@ -66,7 +77,9 @@ export function withOutcomeLog(queue: string, logger: Logger, processor: (job: J
       // A queue paused (workers/pause-on-pac-credentials.ts): the job waits again, nothing failed; the pause has its own line.
       if (err instanceof RateLimitError) throw err;
       const final = job.attemptsMade + 1 >= (job.opts.attempts ?? 1) || (err as Error).name === 'UnrecoverableError';
-      logger.warn({ ...base, ...jobLogFields(job.data), err, final }, final ? 'job failed' : 'job failed, will retry');
+      const data: unknown = job.data;
+      const lines = isInvoiceBatch(data) ? data.invoiceIds.map((invoiceId) => ({ invoice_id: invoiceId, batch: data.invoiceIds.length })) : [jobLogFields(data)];
+      for (const fields of lines) logger.warn({ ...base, ...fields, err, final }, final ? 'job failed' : 'job failed, will retry');
       if (err instanceof Error) logged.add(err);
       throw err;
     }
@@ -74,7 +87,12 @@ export function withOutcomeLog(queue: string, logger: Logger, processor: (job: J
     if (!SALE_JOBS.has(job.name)) logger.debug(line, 'job done');
     // A render job serves several sales: one line per QR, so each sale's trail has its own.
     else if (isBatch(job.data)) for (const qr of job.data.qrs) logger.info({ ...line, qr_id: qr.qrId, batch: job.data.qrs.length }, 'job done');
-    else logger.info(line, 'job done');
+    // A stamp batch (issue #40): one line per invoice, with its own outcome (and its buyer's mail's).
+    else if (isInvoiceBatch(job.data)) {
+      const { invoiceIds } = job.data;
+      const outcomes = outcomesById(result);
+      for (const invoiceId of invoiceIds) logger.info({ ...base, ...jobLogFields(outcomes.get(invoiceId)), invoice_id: invoiceId, batch: invoiceIds.length }, 'job done');
+    } else logger.info(line, 'job done');
     return result;
   };
 }

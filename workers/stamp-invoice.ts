@@ -1,6 +1,6 @@
 /**
- * stamp-invoice: seal (once, or again when the sealed document nears SAT's 72-hour window) and send
- * to the PAC. Retrying is safe: the same sealed bytes go again and the PAC answers with the stamp it
+ * stamp-invoice: one invoice (its steps, exported, are the batch's too: workers/stamp-invoices.ts). Seal (once,
+ * or again when the sealed document nears SAT's 72-hour window) and send to the PAC. Retrying is safe: the same sealed bytes go again and the PAC answers with the stamp it
  * already made; every document of one invoice goes under one `customId` (the invoice's id), so a re-sealed
  * document gets the stamp of an earlier one instead of a second CFDI. Timeouts, 5xx and the PAC's own
  * failures (SW's CO1000) are thrown for BullMQ to retry with backoff; a refusal is recorded for the buyer and
@@ -23,9 +23,9 @@ import { unbuildableRefusal } from '../shared/invoices/unbuildable-refusal.js';
 import type { InvoicePayload, StampInvoiceResult } from '../shared/platform/jobs.js';
 import { PacRefused, PacStampWithheld, type PacClient } from '../shared/adapters/pac/pac-client.js';
 import type { Producers } from '../shared/platform/queues.js';
-import { findInvoiceToStamp, markStampWithheld, recordRefusal, recordStamp, saveSealedDocument, type InvoiceToStamp } from '../shared/repositories/invoices.js';
+import { findInvoiceToStamp, markStampWithheld, recordRefusal, recordStamp, saveSealedDocument, type InvoiceRow, type InvoiceToStamp } from '../shared/repositories/invoices.js';
 import { loadCsdMaterial } from '../shared/repositories/merchant-csds.js';
-import { expeditionPlace, findSale } from '../shared/repositories/sales.js';
+import { expeditionPlace, findSales, type Sale } from '../shared/repositories/sales.js';
 import type { SatCatalogs } from '../shared/sat/catalogs.js';
 import type { FileStore } from '../shared/platform/storage/file-store.js';
 import { localDateTime } from '../shared/domain/time-zone.js';
@@ -74,14 +74,27 @@ function hoursBetweenLocal(earlier: string, later: string): number {
 
 type Numbering = { series?: string; folio: string; issuedLocal: string };
 
-/** What the document is built from: the QR sale for its buyer, or the stored document of a credit note, payment complement or global invoice. */
-async function documentSource(deps: StampDeps, { invoice, tickets }: InvoiceToStamp): Promise<{ timeZone: string; seal(numbering: Numbering, signer: CsdSigner): SealedSale }> {
+/** What an invoice's document is built from, with the time zone its Fecha is written in. */
+export interface DocumentSource {
+  timeZone: string;
+  seal(numbering: Numbering, signer: CsdSigner): SealedSale;
+}
+
+/** The sales a QR invoice's document is built from (one statement for any number of invoices); none for a CFDI without a QR sale. */
+export async function salesOf(deps: Pick<StampDeps, 'db'>, invoices: readonly InvoiceToStamp[]): Promise<Map<string, Sale>> {
+  return findSales(
+    deps.db,
+    invoices.filter((t) => t.invoice.transaction_id).flatMap((t) => t.tickets.map((ticket) => ticket.id)),
+  );
+}
+
+/** What the document is built from: the QR sale for its buyer (`sales`: read by salesOf), or the stored document of a credit note, payment complement or global invoice. */
+export function documentSource(deps: Pick<StampDeps, 'catalogs'>, { invoice, tickets }: InvoiceToStamp, sales: ReadonlyMap<string, Sale>): DocumentSource {
   if (!invoice.transaction_id) {
     const stored = storedDocument(invoice.document);
     return { timeZone: stored.timeZone, seal: (numbering, signer) => sealInput({ ...stored.input, ...numbering }, signer) };
   }
-  const sales = await Promise.all(tickets.map(({ id }) => findSale(deps.db, { id })));
-  const [sale, ...further] = sales;
+  const [sale, ...further] = tickets.map(({ id }) => sales.get(id));
   if (!sale || further.some((s) => s === undefined)) throw new UnrecoverableError(`a ticket of invoice ${invoice.id} is gone`);
   // Several tickets: every ticket's concepts under the first one's header (checked when confirmed).
   const record = combineTickets([sale.record, ...further.map((s) => s!.record)]);
@@ -103,16 +116,20 @@ async function documentSource(deps: StampDeps, { invoice, tickets }: InvoiceToSt
   };
 }
 
+/** A document to send: the stored one while fresh, one sealed now (to be saved before it is sent), or a refusal already recorded. */
+export type Sealing = { kind: 'stored'; xml: string } | { kind: 'sealed'; xml: string; issuedLocal: string } | { kind: 'refused' };
+
 /**
- * The sealed document to send: the stored one while fresh, else a newly built and sealed one. `after`: a
- * Fecha the new document must come after (waits for the clock to pass it: SAT refuses a Fecha ahead of
- * the stamp).
+ * The sealed document to send: the stored one while fresh, else a newly built and sealed one, not saved yet
+ * (the caller saves it: one statement for a whole batch). `after`: a Fecha the new document must come after
+ * (waits for the clock to pass it: SAT refuses a Fecha ahead of the stamp). A document that cannot be built
+ * or breaks Anexo 20's arithmetic is refused here (recorded).
  */
-async function sealedDocument(deps: StampDeps, toStamp: InvoiceToStamp, now: () => Date, after?: string): Promise<string | { refused: true }> {
+export async function sealDocument(deps: StampDeps, toStamp: InvoiceToStamp, source: DocumentSource, now: () => Date, after?: string): Promise<Sealing> {
   const { invoice } = toStamp;
-  const source = await documentSource(deps, toStamp);
   let nowLocal = localDateTime(now(), source.timeZone);
-  if (after === undefined && invoice.sealed_xml && invoice.issued_local && hoursBetweenLocal(invoice.issued_local, nowLocal) < RESEAL_AFTER_HOURS) return invoice.sealed_xml;
+  if (after === undefined && invoice.sealed_xml && invoice.issued_local && hoursBetweenLocal(invoice.issued_local, nowLocal) < RESEAL_AFTER_HOURS)
+    return { kind: 'stored', xml: invoice.sealed_xml };
   while (after !== undefined && nowLocal <= after) {
     await new Promise((resolve) => setTimeout(resolve, 100));
     nowLocal = localDateTime(now(), source.timeZone);
@@ -126,7 +143,7 @@ async function sealedDocument(deps: StampDeps, toStamp: InvoiceToStamp, now: () 
     const refusal = unbuildableRefusal(err);
     if (!refusal) throw err;
     await recordRefusal(deps.db, invoice.id, refusal);
-    return { refused: true };
+    return { kind: 'refused' };
   }
   if (!sealed.ok) {
     await recordRefusal(deps.db, invoice.id, {
@@ -134,10 +151,9 @@ async function sealedDocument(deps: StampDeps, toStamp: InvoiceToStamp, now: () 
       message: "The sale cannot be invoiced as recorded: its amounts break Anexo 20's rules.",
       details: sealed.findings.map((f) => ({ field: f.path, code: f.code, message: f.message, source: 'service' as const, pac_code: f.satCode })),
     });
-    return { refused: true };
+    return { kind: 'refused' };
   }
-  await saveSealedDocument(deps.db, invoice.id, sealed.xml, nowLocal);
-  return sealed.xml;
+  return { kind: 'sealed', xml: sealed.xml, issuedLocal: nowLocal };
 }
 
 /**
@@ -150,41 +166,55 @@ function customIdOf(invoiceId: string, twins: number): string {
   return twins === 0 ? invoiceId : `${invoiceId}.${twins}`;
 }
 
-export async function stampInvoiceJob(deps: StampDeps, job: Job<InvoicePayload>, now: () => Date = () => new Date()): Promise<StampInvoiceResult> {
-  const toStamp = await findInvoiceToStamp(deps.db, job.data.invoiceId);
-  if (!toStamp) throw new UnrecoverableError(`invoice ${job.data.invoiceId} does not exist`);
-  const { invoice } = toStamp;
-  if (invoice.status === 'ACTIVE') {
-    // Stamped by an earlier run whose e-mail job may not have been queued: queueing again is a no-op if it was.
-    await enqueueBuyerEmail(deps.producers, invoice);
-    return { outcome: 'already-stamped', uuid: invoice.uuid ?? undefined, qrId: invoice.transaction_id };
-  }
+/** A stamp's outcome read from the invoice's row alone, or undefined when it is to be stamped. */
+export function outcomeWithoutStamp(invoice: InvoiceRow): StampInvoiceResult | undefined {
+  if (invoice.status === 'ACTIVE') return { outcome: 'already-stamped', uuid: invoice.uuid ?? undefined, qrId: invoice.transaction_id };
   if (invoice.status !== 'STAMPING') return { outcome: 'not-stamping', qrId: invoice.transaction_id };
   if (invoice.stamp_withheld_at) return { outcome: 'withheld', qrId: invoice.transaction_id };
+  return undefined;
+}
 
+/** What sending an invoice's document ended in; `recorded`: this call recorded the stamp (its e-mail is to be queued). */
+export interface SendOutcome {
+  result: StampInvoiceResult;
+  recorded: boolean;
+}
+
+/**
+ * Sends the sealed (and saved) document to the PAC and records the answer in its own all-or-nothing statement:
+ * a stamp, a refusal, or (`lastAttempt`) a stamp withheld through every attempt. Throws what the PAC did not
+ * answer (a timeout, a 5xx, SW's own failures, refused credentials): the caller retries.
+ */
+export async function sendAndRecord(
+  deps: StampDeps,
+  toStamp: InvoiceToStamp,
+  source: DocumentSource,
+  firstDocument: string,
+  lastAttempt: boolean,
+  now: () => Date,
+): Promise<SendOutcome> {
+  const { invoice } = toStamp;
   // A document byte for byte like one already stamped (one RFC, one Serie, the same folio, second, buyer and
   // items: two points of sale of an issuer sharing a Serie, or the RFC under two accounts) gets that one's
   // stamp back as "previously stamped". Its UUID is not ours: seal again with a later Fecha. The twin is seen
   // by the unique UUID when recording (no read before: twins are rare, every stamp would pay for it); its
   // XML, stored just before, is removed again.
-  let resealAfter: string | undefined;
+  let sealed = firstDocument;
   for (let twins = 0; ; twins++) {
-    const sealed = await sealedDocument(deps, toStamp, now, resealAfter);
-    if (typeof sealed !== 'string') return { outcome: 'refused', qrId: invoice.transaction_id, code: 'service' };
     let stamp;
     try {
       stamp = await deps.pac.stamp(sealed, { customId: customIdOf(invoice.id, twins) });
     } catch (err) {
-      // Retried like any outage; on the job's last attempt, named instead: the CFDI exists and only a person
+      // Retried like any outage; on the last attempt, named instead: the CFDI exists and only a person
       // can get it (SW's support, SAT's portal). The sweep would otherwise re-queue it without end.
-      if (err instanceof PacStampWithheld && (job.attemptsMade ?? 0) + 1 >= (job.opts?.attempts ?? 1)) {
+      if (err instanceof PacStampWithheld && lastAttempt) {
         await markStampWithheld(deps.db, invoice.id, now());
         stampsWithheld.inc();
-        return { outcome: 'withheld', qrId: invoice.transaction_id };
+        return { result: { outcome: 'withheld', qrId: invoice.transaction_id }, recorded: false };
       }
       if (!(err instanceof PacRefused)) throw err;
       await recordRefusal(deps.db, invoice.id, refusalFromPac(err.pacCode, err.message));
-      return { outcome: 'refused', qrId: invoice.transaction_id, code: err.pacCode };
+      return { result: { outcome: 'refused', qrId: invoice.transaction_id, code: err.pacCode }, recorded: false };
     }
     const comprobante = parseXml(stamp.xml);
     // The stamp of an earlier document of this invoice (SW's answer to its customid): that document, with its
@@ -203,12 +233,34 @@ export async function stampInvoiceJob(deps: StampDeps, job: Job<InvoicePayload>,
     });
     if (recorded.outcome !== 'uuid-taken') {
       crashAfterCommit('invoice-stamped');
-      await enqueueBuyerEmail(deps.producers, invoice);
       if (recorded.outcome === 'recorded' && recorded.qrsInvoiced > 0) qrTransitions.inc({ status: 'INVOICED' }, recorded.qrsInvoiced);
-      return { outcome: 'stamped', uuid: stamp.uuid, qrId: invoice.transaction_id };
+      return { result: { outcome: 'stamped', uuid: stamp.uuid, qrId: invoice.transaction_id }, recorded: recorded.outcome === 'recorded' };
     }
     await deps.files.remove(xmlFileKey);
     if (twins >= 2) throw new Error(`the PAC answered invoice ${invoice.id} three times with the stamp of another invoice (${stamp.uuid})`);
-    resealAfter = attribute(parseXml(sealed), 'Fecha');
+    const resealed = await sealDocument(deps, toStamp, source, now, attribute(parseXml(sealed), 'Fecha'));
+    if (resealed.kind === 'refused') return { result: { outcome: 'refused', qrId: invoice.transaction_id, code: 'service' }, recorded: false };
+    if (resealed.kind === 'sealed') await saveSealedDocument(deps.db, invoice.id, resealed.xml, resealed.issuedLocal);
+    sealed = resealed.xml;
   }
+}
+
+export async function stampInvoiceJob(deps: StampDeps, job: Job<InvoicePayload>, now: () => Date = () => new Date()): Promise<StampInvoiceResult> {
+  const toStamp = await findInvoiceToStamp(deps.db, job.data.invoiceId);
+  if (!toStamp) throw new UnrecoverableError(`invoice ${job.data.invoiceId} does not exist`);
+  const { invoice } = toStamp;
+  const settled = outcomeWithoutStamp(invoice);
+  if (settled) {
+    // Stamped by an earlier run whose e-mail job may not have been queued: queueing again is a no-op if it was.
+    if (settled.outcome === 'already-stamped') await enqueueBuyerEmail(deps.producers, invoice);
+    return settled;
+  }
+  const source = documentSource(deps, toStamp, await salesOf(deps, [toStamp]));
+  const sealed = await sealDocument(deps, toStamp, source, now);
+  if (sealed.kind === 'refused') return { outcome: 'refused', qrId: invoice.transaction_id, code: 'service' };
+  if (sealed.kind === 'sealed') await saveSealedDocument(deps.db, invoice.id, sealed.xml, sealed.issuedLocal);
+  const lastAttempt = (job.attemptsMade ?? 0) + 1 >= (job.opts?.attempts ?? 1);
+  const { result } = await sendAndRecord(deps, toStamp, source, sealed.xml, lastAttempt, now);
+  if (result.outcome === 'stamped') await enqueueBuyerEmail(deps.producers, invoice);
+  return result;
 }

@@ -6,7 +6,7 @@ import { stallOrRequeue } from '../shared/repositories/stalled-invoices.js';
 
 /** What a stalled invoice's cause says: the job's own errors are in its log lines (`invoice_id`). */
 export const stallCause = (giveUpMs: number): string =>
-  `not stamped within ${giveUpMs >= 7_200_000 ? `${Math.round(giveUpMs / 3_600_000)} hours` : `${Math.round(giveUpMs / 60_000)} minutes`} (STAMP_GIVE_UP_MS): every attempt failed or did not end; see the stamp-invoice log lines of this invoice_id`;
+  `not stamped within ${giveUpMs >= 7_200_000 ? `${Math.round(giveUpMs / 3_600_000)} hours` : `${Math.round(giveUpMs / 60_000)} minutes`} (STAMP_GIVE_UP_MS): every attempt failed or did not end; see the stamp-invoices and stamp-invoice log lines of this invoice_id`;
 
 /**
  * sweep-stamping: PostgreSQL is the truth. A confirmation still STAMPING a while after its last change

@@ -7,7 +7,7 @@ import { AppError, type ErrorDetail } from '../../shared/platform/errors.js';
 import { newId } from '../../shared/platform/ids.js';
 import { confirmationView, ticketSummaryView } from '../contract/buyer/buyer-sale-view.js';
 import { checkCustomer, sameCustomer } from '../../shared/invoices/check-customer.js';
-import { enqueueStamp } from '../../shared/invoices/enqueue-stamp.js';
+import { queueConfirmedStamp } from '../../shared/invoices/stamp-batcher.js';
 import type { InvoiceQrsRequest } from '../contract/qrs/invoice-qrs-schema.js';
 import { previewSale } from '../../shared/invoices/seal-sale.js';
 import { saleReviewDigest } from '../../shared/invoices/review-digest.js';
@@ -102,6 +102,8 @@ export async function invoiceQrs(deps: ApiDeps, principal: ApiKeyPrincipal, requ
         throw ticketsTaken([{ index: 0, reason: outcome.reason }], qrIdField);
     }
   }
-  await enqueueStamp(deps.producers, invoiceId).catch((err: unknown) => log.warn({ err, invoice_id: invoiceId }, 'stamp job not queued; the sweep will'));
+  await queueConfirmedStamp(deps.producers, deps.config.stampBatchMs, invoiceId).catch((err: unknown) =>
+    log.warn({ err, invoice_id: invoiceId }, 'stamp job not queued; the sweep will'),
+  );
   return { status: 202, body: { ...summary, ...confirmationView(outcome.invoice, viewContext(deps)) } };
 }

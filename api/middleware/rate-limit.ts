@@ -28,6 +28,23 @@ export function rateLimit(redis: RedisClient, limits: RateLimit[]): Middleware<A
   };
 }
 
+/** Previous minutes' counts kept at most, per Redis connection (a few MB). */
+const KEPT_PREVIOUS_MAX = 50_000;
+
+/**
+ * Last minute's counts, read once per key and minute instead of on every request (issue #40: a buyer's preview
+ * and confirmation cost 4 commands each, 2 of them MGETs of counts that no longer change). Kept per Redis
+ * connection for the current minute only, and only a count at most half its limit: one that cannot refuse a
+ * request by itself, so an operator removing a lockout's keys is obeyed at once as before.
+ */
+const keptPrevious = new WeakMap<RedisClient, { window: number; counts: Map<string, number> }>();
+
+function previousCounts(redis: RedisClient, window: number): Map<string, number> {
+  let kept = keptPrevious.get(redis);
+  if (kept?.window !== window) keptPrevious.set(redis, (kept = { window, counts: new Map() }));
+  return kept.counts;
+}
+
 /**
  * The rate limits' check with `reads` (GETs of other keys) in the same pipeline: one Redis round trip for
  * the counters and whatever the request needs to know before its first PostgreSQL statement. Throws 429 when
@@ -49,9 +66,11 @@ export async function countAndRead(
   let values: (string | null | undefined)[] | undefined;
   if (keyed.length > 0 || reads.length > 0) {
     try {
-      // Counted limits: INCRBY this minute's key. Everything only read (last minute's counts, the current
-      // count of a cost-0 check, the route's keys) in one MGET: 1 command per counted limit + 1. The key's
-      // EXPIRE follows only when this INCRBY made it (issue #40: it was an EXPIRE on every request).
+      // Counted limits: INCRBY this minute's key. Everything only read (last minute's counts not kept, the
+      // current count of a cost-0 check, the route's keys) in one MGET, when there is any: 1 command per
+      // counted limit (+ 1). The key's EXPIRE follows only when this INCRBY made it (issue #40: it was an
+      // EXPIRE on every request).
+      const kept = previousCounts(redis, window);
       const pipeline = redis.pipeline();
       const mget: string[] = [];
       const at = keyed.map(({ limit, id }, i) => {
@@ -61,17 +80,29 @@ export async function countAndRead(
           current = { incr: pipeline.length };
           pipeline.incrby(key + window, costs[i]!);
         } else current = { read: mget.push(key + window) - 1 };
-        return { current, previous: mget.push(key + (window - 1)) - 1 };
+        const previousKey = key + (window - 1);
+        const known = kept.get(previousKey);
+        const previous: { known: number } | { read: number; key: string; perMinute: number } =
+          known === undefined ? { read: mget.push(previousKey) - 1, key: previousKey, perMinute: limit.perMinute } : { known };
+        return { current, previous };
       });
       const readAt = reads.map((key) => mget.push(key) - 1);
-      pipeline.mget(...mget);
+      if (mget.length > 0) pipeline.mget(...mget);
       const results = (await pipeline.exec()) ?? [];
-      const [mgetError, read] = results[results.length - 1] ?? [new Error('no answer'), undefined];
-      if (mgetError || !Array.isArray(read)) throw mgetError ?? new Error('no MGET answer');
-      const answered = read as (string | null)[];
+      let answered: (string | null)[] = [];
+      if (mget.length > 0) {
+        const [mgetError, read] = results[results.length - 1] ?? [new Error('no answer'), undefined];
+        if (mgetError || !Array.isArray(read)) throw mgetError ?? new Error('no MGET answer');
+        answered = read as (string | null)[];
+      }
+      const previousRead = (previous: { read: number; key: string; perMinute: number }): number => {
+        const count = Number(answered[previous.read] ?? 0);
+        if (count <= previous.perMinute / 2 && kept.size < KEPT_PREVIOUS_MAX) kept.set(previous.key, count);
+        return count;
+      };
       counts = at.map(({ current, previous }) => ({
         current: Number(('incr' in current ? results[current.incr]?.[1] : answered[current.read]) ?? 0),
-        previous: Number(answered[previous] ?? 0),
+        previous: 'known' in previous ? previous.known : previousRead(previous),
       }));
       expireNewCounters(redis, keyed, costs, counts, window, ctx.state.log);
       values = readAt.map((i) => answered[i] ?? null);

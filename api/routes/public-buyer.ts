@@ -7,7 +7,7 @@ import { confirmRequestSchema, emailRequestSchema, previewRequestSchema, tickets
 import type { Customer } from '../../shared/invoices/customer.js';
 import { previewSale } from '../../shared/invoices/seal-sale.js';
 import { saleReviewDigest } from '../../shared/invoices/review-digest.js';
-import { enqueueStamp } from '../../shared/invoices/enqueue-stamp.js';
+import { queueConfirmedStamp } from '../../shared/invoices/stamp-batcher.js';
 import { enqueueInvoiceEmail } from '../../shared/invoices/enqueue-follow-ups.js';
 import { invoiceEmailRecipient, maskedAddress } from '../../shared/invoices/email-recipient.js';
 import { countInvoiceEmail } from '../buyer/email-quota.js';
@@ -232,7 +232,9 @@ export const publicBuyerRoutes = [
       }
       // The invoice row is durable; if this enqueue is lost the stamping sweep picks it up.
       crashAfterCommit('qr-confirmed');
-      await enqueueStamp(deps.producers, invoiceId).catch((err: unknown) => ctx.state.log.warn({ err, invoice_id: invoiceId }, 'stamp job not queued; the sweep will'));
+      await queueConfirmedStamp(deps.producers, deps.config.stampBatchMs, invoiceId).catch((err: unknown) =>
+        ctx.state.log.warn({ err, invoice_id: invoiceId }, 'stamp job not queued; the sweep will'),
+      );
       ctx.status = 202;
       ctx.body = buyerConfirmationView(outcome.invoice);
     },

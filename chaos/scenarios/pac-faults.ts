@@ -81,7 +81,7 @@ export async function pacFaults(ctx: ChaosContext, options: PacFaultOptions): Pr
       const stampsPerUuid = new Map<string, number>();
       for (const c of ctx.pac.calls) if (c.outcome === 'stamped' && c.uuid && uuids.has(c.uuid)) stampsPerUuid.set(c.uuid, (stampsPerUuid.get(c.uuid) ?? 0) + 1);
       // A stamp job still running 10 s after every QR is INVOICED (the sweep's own run aside) would be a stuck one.
-      const stampsRunning = async () => (await stamp.getActive()).filter((j) => j.name === 'stamp-invoice').length;
+      const stampsRunning = async () => (await stamp.getActive()).filter((j) => j.name === 'stamp-invoice' || j.name === 'stamp-invoices').length;
       await waitFor(async () => (await stampsRunning()) === 0, 10_000);
       const active = await stampsRunning();
       counts.push(`${fault}: ${confirmed.length} confirmed, ${faultCalls.length} PAC calls during ${options.faultMs / 1000} s (≤ ${maxPerFolio} per invoice)`);

@@ -324,6 +324,12 @@ export const SETTINGS = {
   pacTimeoutMs: int('PAC_TIMEOUT_MS', 30_000, 'Timeout of one stamp call.'),
   pacAttempts: int('PAC_ATTEMPTS', 8, 'Attempts of a stamp job on timeouts and 5xx before it waits for the reconciliation sweep.', 1),
   pacBackoffMs: int('PAC_BACKOFF_MS', 2000, 'First retry delay of a stamp job; each next one doubles.'),
+  stampBatchMs: int(
+    'STAMP_BATCH_MS',
+    50,
+    "How long an API process gathers buyers' confirmations into one stamp batch job (at most 32 each; 0: only those of the same moment). A confirmation's answer waits for its batch's job to be queued.",
+    0,
+  ),
   stampSweepMs: int(
     'STAMP_SWEEP_MS',
     60_000,

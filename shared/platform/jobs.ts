@@ -59,6 +59,14 @@ export interface InvoicePayload {
   invoiceId: string;
 }
 
+/**
+ * The invoices of one stamp batch (issue #40): the confirmations one API process accepted within a few
+ * milliseconds (shared/invoices/stamp-batcher.ts). The first id names the job.
+ */
+export interface InvoicesPayload {
+  invoiceIds: string[];
+}
+
 export interface CancelInvoicePayload {
   cancellationId: string;
 }
@@ -90,7 +98,16 @@ export interface DeliverWebhookPayload {
 /** `qrId` and the refusal's `code` are for the job's log line (workers/log-job-outcomes.ts). */
 /** `withheld`: the PAC says it stamped the invoice and withheld the stamp through every attempt (markStampWithheld). */
 export type StampInvoiceResult = { outcome: 'stamped' | 'already-stamped' | 'refused' | 'not-stamping' | 'withheld'; uuid?: string; qrId?: string | null; code?: string };
-
+/** What became of a buyer's mail sent by a stamp batch: sent, `retrying` in an `email-invoice` job of its own (the server refused for now), refused for good. */
+export type BatchMailOutcome = 'sent' | 'retrying' | 'refused';
+/**
+ * A stamp batch's outcome per invoice, in the payload's order: a StampInvoiceResult, `retrying` when the PAC
+ * did not answer and the invoice went on to a `stamp-invoice` job of its own (its retries), `not-found` for an
+ * id without a row; `email`, for one it recorded, what became of its buyer's mail.
+ */
+export type StampInvoicesResult = {
+  invoices: (Omit<StampInvoiceResult, 'outcome'> & { invoiceId: string; outcome: StampInvoiceResult['outcome'] | 'retrying' | 'not-found'; email?: BatchMailOutcome })[];
+};
 export interface JobTypes {
   'render-qr': { queue: typeof QUEUES.render; data: RenderQrPayload; result: RenderQrJobResult };
   'expire-due-qrs': { queue: typeof QUEUES.expiry; data: ExpireDuePayload; result: { expired: number } };
@@ -99,10 +116,11 @@ export interface JobTypes {
   'sync-issuer': { queue: typeof QUEUES.csfSync; data: SyncIssuerPayload; result: SyncIssuerResult };
   'sweep-lost-syncs': { queue: typeof QUEUES.csfSync; data: Record<string, never>; result: { failed: number } };
   'stamp-invoice': { queue: typeof QUEUES.stamp; data: InvoicePayload; result: StampInvoiceResult };
+  'stamp-invoices': { queue: typeof QUEUES.stamp; data: InvoicesPayload; result: StampInvoicesResult };
   'sweep-stamping': { queue: typeof QUEUES.stamp; data: Record<string, never>; result: { requeued: number; stalled: number } };
   'settle-offline-claims': { queue: typeof QUEUES.stamp; data: { transactionId?: string }; result: { confirmed: number; refused: number } };
   'sweep-invoice-follow-ups': { queue: typeof QUEUES.email; data: Record<string, never>; result: { emails: number } };
-  'email-invoice': { queue: typeof QUEUES.email; data: InvoicePayload & { to?: string }; result: { messageId: string } };
+  'email-invoice': { queue: typeof QUEUES.email; data: InvoicePayload & { to?: string }; result: { messageId: string } | { outcome: 'already-sent' } };
   'email-cancellation': { queue: typeof QUEUES.email; data: InvoicePayload; result: { outcome: 'sent' | 'no-address' } };
   'email-offline-claim': { queue: typeof QUEUES.email; data: OfflineClaimPayload; result: { outcome: 'sent' | 'limited' } };
   'cancel-invoice': { queue: typeof QUEUES.cancel; data: CancelInvoicePayload; result: CancelInvoiceResult };
@@ -234,7 +252,18 @@ export const JOBS: { [N in JobName]: JobSpec<N> } = {
   },
   // Every minute: a synchronization whose job was lost ends FAILED instead of RUNNING forever.
   'sweep-lost-syncs': { queue: QUEUES.csfSync, id: () => jobId.sweepLostSyncs, options: sweepOptions, every: () => 60_000 },
+  // One invoice: the sweep, an operator's retry, credit notes, complements, global invoices, a batch's invoice the
+  // PAC did not answer, and jobs an older release queued for each confirmation.
   'stamp-invoice': { queue: QUEUES.stamp, id: (d) => jobId.stampInvoice(d.invoiceId), options: pacOptions },
+  // The confirmations of a few milliseconds (issue #40). An invoice the PAC does not answer goes on to its own
+  // stamp-invoice job (workers/stamp-invoices.ts), so a retry of the batch is only for what failed before any
+  // PAC call (PostgreSQL away); it skips what is recorded. A batch whose worker died runs again once (BullMQ's
+  // stalled check), then the sweep takes over.
+  'stamp-invoices': {
+    queue: QUEUES.stamp,
+    id: (d) => jobId.stampInvoices(d.invoiceIds[0] ?? 'empty'),
+    options: (s) => ({ attempts: 3, backoff: { type: 'exponential', delay: s.pacBackoffMs }, removeOnComplete: KEEP_DONE, removeOnFail: true }),
+  },
   'sweep-stamping': { queue: QUEUES.stamp, id: () => jobId.sweepStamping, options: sweepOptions, every: (s) => s.stampSweepMs },
   // By itself for every waiting claim; queued at once by the catch-up of a sale, for that sale.
   'settle-offline-claims': {
@@ -295,6 +324,8 @@ export const jobId = {
   sweepLostSyncs: 'sweep-lost-syncs',
   /** One stamp job per invoice: a re-enqueue while it waits or runs is a no-op. */
   stampInvoice: (invoiceId: string) => `stamp.${invoiceId}`,
+  /** A stamp batch, by its first invoice (each confirmation is in one batch: the id is unique). */
+  stampInvoices: (firstInvoiceId: string) => `stamps.${firstInvoiceId}`,
   sweepStamping: 'sweep-stamping',
   settleOfflineClaims: 'settle-offline-claims',
   settleOfflineClaimsOf: (transactionId: string) => `settle-offline-claims.${transactionId}`,

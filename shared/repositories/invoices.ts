@@ -2,6 +2,7 @@ import { qrTransitions } from '../platform/metrics/registry.js';
 import { runPrepared, type Db, type PreparedStatement, type Trx } from '../platform/db.js';
 import { invoiceEventData, qrEventData } from '../webhooks/event-data.js';
 import { emitEvents, endpointWants, outboxEvents } from '../webhooks/emit-event.js';
+import { newId } from '../platform/ids.js';
 import type { WebhookEventType } from '../webhooks/event-types.js';
 import type { Customer } from '../invoices/customer.js';
 import type { ErrorDetail } from '../platform/errors.js';
@@ -90,6 +91,87 @@ function ticketProblem(qr: LockedQr | undefined, now: Date): TicketProblem['reas
   return undefined;
 }
 
+// The confirmation of open QRs in one statement (issue #40: it was 8, BEGIN and COMMIT included), all or
+// nothing: the QRs locked in id order; claimable only if every one is still open, unconfirmed, not in a global
+// invoice and not expired; the folio of the first QR's refused attempt or the merchant's next one; the invoice,
+// its tickets, the QRs SCANNED and confirmed, the qr.scanned events of those that were PENDING. No row when not
+// claimable: recordConfirmation's transaction then says why.
+const CONFIRM_OPEN_QRS: PreparedStatement = {
+  name: 'confirm_open_qrs_v1',
+  text: `WITH locked AS (
+           SELECT id, merchant_id, status, expires_at, confirmed_at, sale_id, store_uid, global_invoice_id
+           FROM qr_transactions WHERE id = ANY($2::text[]) ORDER BY id FOR UPDATE),
+         claimable AS (
+           SELECT 1 FROM locked
+           HAVING count(*) = cardinality($2::text[])
+              AND bool_and(status IN ('PENDING', 'SCANNED') AND confirmed_at IS NULL AND global_invoice_id IS NULL AND expires_at > $5::timestamptz)),
+         refused AS (
+           SELECT series, folio FROM invoices
+           WHERE transaction_id = ($2::text[])[1] AND status = 'REFUSED' AND uuid IS NULL
+           ORDER BY created_at DESC LIMIT 1),
+         numbered AS (
+           INSERT INTO merchant_folios AS f (merchant_id, last_folio) SELECT $3, 1 FROM claimable WHERE NOT EXISTS (SELECT 1 FROM refused)
+           ON CONFLICT (merchant_id) DO UPDATE SET last_folio = f.last_folio + 1
+           RETURNING last_folio),
+         invoice AS (
+           INSERT INTO invoices (id, transaction_id, merchant_id, customer, status, series, folio)
+           SELECT $1, ($2::text[])[1], $3, $4::jsonb, 'STAMPING',
+                  CASE WHEN EXISTS (SELECT 1 FROM refused) THEN (SELECT series FROM refused)
+                       ELSE (SELECT serial_number_prefix FROM merchant_csds WHERE merchant_id = $3) END,
+                  COALESCE((SELECT folio FROM refused), (SELECT last_folio FROM numbered))
+           FROM claimable
+           RETURNING *),
+         tickets AS (
+           INSERT INTO invoice_tickets (invoice_id, position, transaction_id)
+           SELECT i.id, t.position::int - 1, t.id FROM invoice i, unnest($2::text[]) WITH ORDINALITY AS t(id, position)),
+         confirmed AS (
+           UPDATE qr_transactions q SET status = 'SCANNED', scanned_at = coalesce(q.scanned_at, now()), confirmed_at = now(), updated_at = now()
+           FROM invoice WHERE q.id = ANY($2::text[])),
+         events AS (
+           INSERT INTO webhook_events (id, account_id, type, payload, created_at)
+           SELECT e.id, m.account_id, 'qr.scanned',
+                  jsonb_build_object('id', e.id, 'type', 'qr.scanned', 'created_at', $7::text,
+                                     'data', jsonb_build_object('qr_id', l.id, 'sale_id', l.sale_id, 'store_uid', l.store_uid, 'status', 'SCANNED')),
+                  $7::timestamptz
+           FROM unnest($2::text[], $6::text[]) AS e(qr_id, id)
+           JOIN locked l ON l.id = e.qr_id AND l.status = 'PENDING'
+           JOIN merchants m ON m.id = l.merchant_id
+           WHERE EXISTS (SELECT 1 FROM invoice) AND ${endpointWants('m.account_id', "'qr.scanned'")})
+         SELECT invoice.*, (SELECT count(*) FROM locked WHERE status = 'PENDING')::int AS scanned_now FROM invoice`,
+};
+
+/**
+ * Accepts a buyer's (or a merchant's) confirmation: in one statement when its QRs are open (CONFIRM_OPEN_QRS),
+ * else in the transaction below, which finds why not (or claims them, changed meanwhile). A second
+ * confirmation of the same first QR meets the unique index: 'already_confirmed' with the live invoice.
+ */
+export async function recordConfirmation(
+  db: Db,
+  input: { invoiceId: string; transactionIds: readonly [string, ...string[]]; merchantId: string; customer: Customer },
+): Promise<ConfirmOutcome> {
+  const createdAt = new Date().toISOString();
+  let row: (InvoiceRow & { scanned_now: number }) | undefined;
+  try {
+    [row] = await runPrepared<InvoiceRow & { scanned_now: number }>(db, CONFIRM_OPEN_QRS, [
+      input.invoiceId,
+      input.transactionIds,
+      input.merchantId,
+      JSON.stringify(input.customer),
+      new Date(),
+      input.transactionIds.map(() => newId('webhookEvent')),
+      createdAt,
+    ]);
+  } catch (err) {
+    if ((err as { code?: string }).code === UNIQUE_VIOLATION) return { ok: false, reason: 'already_confirmed', invoice: await liveInvoice(db, input.transactionIds[0]) };
+    throw err;
+  }
+  if (!row) return recordConfirmationInTransaction(db, input);
+  const { scanned_now: scannedNow, ...invoice } = row;
+  // As below: tickets entering SCANNED here are counted once committed.
+  if (scannedNow > 0) qrTransitions.inc({ status: 'SCANNED' }, scannedNow);
+  return { ok: true, invoice };
+}
+
 /**
  * Accepts a buyer's confirmation in one transaction: locks the QRs (the first one and any further tickets
  * of the same invoice, in id order so two confirmations cannot deadlock), checks they are all still open,
@@ -98,7 +180,7 @@ function ticketProblem(qr: LockedQr | undefined, now: Date): TicketProblem['reas
  * while stamping). Two confirmations claiming one ticket at once: the row lock serializes them, the second
  * finds it confirmed; the unique index (one non-refused invoice per first ticket) is the final word.
  */
-export async function recordConfirmation(
+async function recordConfirmationInTransaction(
   db: Db,
   input: { invoiceId: string; transactionIds: readonly [string, ...string[]]; merchantId: string; customer: Customer },
 ): Promise<ConfirmOutcome> {
@@ -231,15 +313,15 @@ export async function findInvoice(db: Db, invoiceId: string): Promise<InvoiceRow
   return row;
 }
 
-const FIND_STAMPING: PreparedStatement = {
-  name: 'find_invoice_to_stamp_v1',
-  text: `SELECT i.*,
+const TO_STAMP_SELECT = `SELECT i.*,
            COALESCE((SELECT json_agg(json_build_object('id', q.id, 'merchant_id', q.merchant_id, 'sale_id', q.sale_id, 'store_uid', q.store_uid, 'position', t.position)
                      ORDER BY t.position)
                      FROM invoice_tickets t JOIN qr_transactions q ON q.id = t.transaction_id WHERE t.invoice_id = i.id), '[]') AS tickets,
            (SELECT c.updated_at FROM merchant_csds c WHERE c.merchant_id = i.merchant_id) AS csd_updated_at
-         FROM invoices i WHERE i.id = $1`,
-};
+         FROM invoices i`;
+const FIND_STAMPING: PreparedStatement = { name: 'find_invoice_to_stamp_v1', text: `${TO_STAMP_SELECT} WHERE i.id = $1` };
+// A stamp batch's invoices (issue #40): one statement for all of them.
+const FIND_STAMPING_BATCH: PreparedStatement = { name: 'find_invoices_to_stamp_v1', text: `${TO_STAMP_SELECT} WHERE i.id = ANY($1::text[])` };
 
 /** An invoice as its stamp job reads it (findInvoiceToStamp) and records it (recordStamp). */
 export interface InvoiceToStamp {
@@ -250,12 +332,22 @@ export interface InvoiceToStamp {
   csdUpdatedAt: Date | null;
 }
 
+type ToStampRow = InvoiceRow & { tickets: TicketSale[]; csd_updated_at: Date | null };
+
+function toStamp({ tickets, csd_updated_at, ...invoice }: ToStampRow): InvoiceToStamp {
+  return { invoice, tickets, csdUpdatedAt: csd_updated_at };
+}
+
 /** What a stamp job reads, in one round trip: the invoice, its tickets' QRs and its CSD's last change. */
 export async function findInvoiceToStamp(db: Db, invoiceId: string): Promise<InvoiceToStamp | undefined> {
-  const [row] = await runPrepared<InvoiceRow & { tickets: TicketSale[]; csd_updated_at: Date | null }>(db, FIND_STAMPING, [invoiceId]);
-  if (!row) return undefined;
-  const { tickets, csd_updated_at, ...invoice } = row;
-  return { invoice, tickets, csdUpdatedAt: csd_updated_at };
+  const [row] = await runPrepared<ToStampRow>(db, FIND_STAMPING, [invoiceId]);
+  return row && toStamp(row);
+}
+
+/** The same for a stamp batch's invoices, in one round trip, by id (an id without a row is missing). */
+export async function findInvoicesToStamp(db: Db, invoiceIds: readonly string[]): Promise<Map<string, InvoiceToStamp>> {
+  const rows = await runPrepared<ToStampRow>(db, FIND_STAMPING_BATCH, [invoiceIds]);
+  return new Map(rows.map((row) => [row.id, toStamp(row)]));
 }
 
 /** What every invoice's PDF and e-mail print of their store. */
@@ -271,19 +363,50 @@ const FIND_INVOICE_WITH_STORE: PreparedStatement = {
          FROM invoices i JOIN merchants m ON m.id = i.merchant_id WHERE i.id = $1`,
 };
 
-/** An invoice and what its PDF and e-mail print of its store, in one round trip (each of those jobs reads both). */
-export async function findInvoiceWithStore(db: Db, invoiceId: string): Promise<{ invoice: InvoiceRow; store: InvoiceStoreFacts } | undefined> {
-  const [row] = await runPrepared<InvoiceRow & { store_name: string; store_contact_email: string | null; store_invoice_logo_url: string | null }>(db, FIND_INVOICE_WITH_STORE, [
-    invoiceId,
-  ]);
-  if (!row) return undefined;
-  const { store_name, store_contact_email, store_invoice_logo_url, ...invoice } = row;
+const FIND_INVOICES_WITH_STORE: PreparedStatement = {
+  name: 'find_invoices_with_store_v1',
+  text: `SELECT i.*, m.name AS store_name, m.contact_email AS store_contact_email, m.invoice_logo_url AS store_invoice_logo_url
+         FROM invoices i JOIN merchants m ON m.id = i.merchant_id WHERE i.id = ANY($1::text[])`,
+};
+
+type WithStoreRow = InvoiceRow & { store_name: string; store_contact_email: string | null; store_invoice_logo_url: string | null };
+
+export interface InvoiceWithStore {
+  invoice: InvoiceRow;
+  store: InvoiceStoreFacts;
+}
+
+function withStore({ store_name, store_contact_email, store_invoice_logo_url, ...invoice }: WithStoreRow): InvoiceWithStore {
   return { invoice, store: { name: store_name, contactEmail: store_contact_email, invoiceLogoUrl: store_invoice_logo_url } };
+}
+
+/** An invoice and what its PDF and e-mail print of its store, in one round trip (each of those jobs reads both). */
+export async function findInvoiceWithStore(db: Db, invoiceId: string): Promise<InvoiceWithStore | undefined> {
+  const [row] = await runPrepared<WithStoreRow>(db, FIND_INVOICE_WITH_STORE, [invoiceId]);
+  return row && withStore(row);
+}
+
+/** The same for an e-mail batch's invoices, in one round trip (an id without a row is missing). */
+export async function findInvoicesWithStore(db: Db, invoiceIds: readonly string[]): Promise<InvoiceWithStore[]> {
+  return (await runPrepared<WithStoreRow>(db, FIND_INVOICES_WITH_STORE, [invoiceIds])).map(withStore);
 }
 
 /** Keeps the sealed document before it goes to the PAC, so every retry sends the very same bytes. */
 export async function saveSealedDocument(db: Db, invoiceId: string, sealedXml: string, issuedLocal: string): Promise<void> {
   await runPrepared(db, SAVE_SEALED, [invoiceId, sealedXml, issuedLocal]);
+}
+
+const SAVE_SEALED_BATCH: PreparedStatement = {
+  name: 'save_sealed_documents_v1',
+  text: `UPDATE invoices i SET sealed_xml = s.xml, issued_local = s.issued_local, updated_at = CURRENT_TIMESTAMP
+         FROM unnest($1::text[], $2::text[], $3::text[]) AS s(id, xml, issued_local)
+         WHERE i.id = s.id AND i.status = 'STAMPING'`,
+};
+
+/** saveSealedDocument for a stamp batch's documents, in one statement. */
+export async function saveSealedDocuments(db: Db, documents: readonly { invoiceId: string; sealedXml: string; issuedLocal: string }[]): Promise<void> {
+  if (documents.length === 0) return;
+  await runPrepared(db, SAVE_SEALED_BATCH, [documents.map((d) => d.invoiceId), documents.map((d) => d.sealedXml), documents.map((d) => d.issuedLocal)]);
 }
 
 /**
@@ -418,6 +541,16 @@ export async function attachPdf(db: Db, invoiceId: string, pdfFileKey: string): 
 
 export async function markEmailSent(db: Db, invoiceId: string): Promise<void> {
   await runPrepared(db, EMAIL_SENT, [invoiceId]);
+}
+
+const EMAILS_SENT: PreparedStatement = {
+  name: 'mark_emails_sent_v1',
+  text: 'UPDATE invoices SET email_sent_at = CURRENT_TIMESTAMP, updated_at = CURRENT_TIMESTAMP WHERE id = ANY($1::text[])',
+};
+
+/** markEmailSent for an e-mail batch's sent mails, in one statement. */
+export async function markEmailsSent(db: Db, invoiceIds: readonly string[]): Promise<void> {
+  if (invoiceIds.length > 0) await runPrepared(db, EMAILS_SENT, [invoiceIds]);
 }
 
 export async function markEmailRefused(db: Db, invoiceId: string): Promise<void> {

@@ -55,10 +55,23 @@ const SALE_SELECT = `SELECT t.*,
 const FIND_SALE_BY_ID: PreparedStatement = { name: 'find_sale_by_id_v1', text: `${SALE_SELECT} WHERE t.id = $1` };
 const FIND_SALE_BY_TOKEN: PreparedStatement = { name: 'find_sale_by_token_v1', text: `${SALE_SELECT} WHERE t.token = $1` };
 
+// A stamp batch's sales (issue #40): one statement for every ticket of every invoice it seals.
+const FIND_SALES_BY_ID: PreparedStatement = { name: 'find_sales_by_id_v1', text: `${SALE_SELECT} WHERE t.id = ANY($1::text[])` };
+
 /** By internal id (workers) or by the QR's token (the buyer's routes). */
 export async function findSale(db: Db, by: { id: string } | { token: string }): Promise<Sale | undefined> {
   const [row] = await runPrepared<SaleRow & ConceptsAndTaxesJson>(db, 'id' in by ? FIND_SALE_BY_ID : FIND_SALE_BY_TOKEN, ['id' in by ? by.id : by.token]);
-  if (!row) return undefined;
+  return row && saleOf(row);
+}
+
+/** Several sales by internal id, in one round trip, by id (an id without a row is missing). */
+export async function findSales(db: Db, ids: readonly string[]): Promise<Map<string, Sale>> {
+  if (ids.length === 0) return new Map();
+  const rows = await runPrepared<SaleRow & ConceptsAndTaxesJson>(db, FIND_SALES_BY_ID, [[...new Set(ids)]]);
+  return new Map(rows.map((row) => [row.id, saleOf(row)]));
+}
+
+function saleOf(row: SaleRow & ConceptsAndTaxesJson): Sale {
   const {
     m_name,
     m_status,

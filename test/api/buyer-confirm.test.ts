@@ -133,7 +133,8 @@ describe('buyer flow: resolve, confirm, stamp', function () {
       .deps.db('invoices')
       .where({ id: b.id })
       .update({ status: 'STAMPING', uuid: null, xml_file_key: null, stamped_at: null, sealed_xml: a.sealed_xml, issued_local: a.issued_local });
-    await (await harness().producers.queue('stamp').getJob(jobId.stampInvoice(b.id)))!.remove();
+    // Stamped by its batch (issue #40): no job of its own to remove, unless the PAC made it retry alone.
+    await (await harness().producers.queue('stamp').getJob(jobId.stampInvoice(b.id)))?.remove();
     await enqueueStamp(harness().producers, b.id);
     expect(await stamped(events, second.qrId)).to.include({ outcome: 'stamped' });
 

@@ -91,9 +91,9 @@ describe('GET /metrics', function () {
     ).to.equal(1);
   });
 
-  it('times a stamp at the PAC and counts the stamp job', async () => {
+  it('times a stamp at the PAC and counts the stamp batch job', async () => {
     const okStamp = { operation: 'stamp', outcome: 'ok' };
-    const stampJob = { queue: QUEUES.stamp, job_name: 'stamp-invoice', outcome: 'completed' };
+    const stampJob = { queue: QUEUES.stamp, job_name: 'stamp-invoices', outcome: 'completed' };
     const before = await metrics();
     const link = await newQrLink(account);
     expect((await confirmReviewed(link)).status).to.equal(202);

@@ -1,6 +1,6 @@
-import { QueueEvents } from 'bullmq';
+import { QueueEvents, type Job } from 'bullmq';
 import type { BootstrapResult } from '../../cli/bootstrap.js';
-import { jobId } from '../../shared/platform/jobs.js';
+import { jobId, type InvoicesPayload, type StampInvoicesResult } from '../../shared/platform/jobs.js';
 import type { Customer } from '../../shared/invoices/customer.js';
 import { harness } from './harness.js';
 import { call } from './http.js';
@@ -55,17 +55,50 @@ export async function confirmReviewed(link: QrLink, customer: Partial<Customer> 
   return call('POST', '/v1/public/qrs/confirm', { body: { ...buyerRequest(link, customer, extra), review_digest: digest } });
 }
 
-/** Waits for the stamp job of the transaction's latest confirmation to finish (it is kept for an hour). */
+/**
+ * The latest stamp job of `invoiceId`: its own (queued by the sweep, by hand, or by its batch when the PAC did
+ * not answer), else the batch it leads, else a batch listing it (a confirmation gathered with others: issue
+ * #40). Undefined when none exists.
+ */
+async function stampJobOf(invoiceId: string): Promise<Job | undefined> {
+  const q = harness().producers.queue('stamp');
+  const own = (await q.getJob(jobId.stampInvoice(invoiceId))) ?? (await q.getJob(jobId.stampInvoices(invoiceId)));
+  if (own) return own;
+  return (await q.getJobs(['active', 'waiting', 'delayed', 'prioritized', 'completed'])).find(
+    (job) => job.name === 'stamp-invoices' && (job.data as InvoicesPayload).invoiceIds.includes(invoiceId),
+  );
+}
+
+/**
+ * Waits for the stamp of the transaction's latest confirmation to finish (its jobs are kept for an hour) and
+ * answers its outcome: its batch's outcome for it, or, when the batch handed it on to its own stamp-invoice job
+ * (the PAC did not answer), that job's.
+ */
 export async function stamped(events: QueueEvents, qrId: string): Promise<unknown> {
   const invoice = await harness().deps.db('invoices').where({ transaction_id: qrId }).orderBy('created_at', 'desc').first('id');
   if (!invoice) throw new Error(`no confirmation for ${qrId}`);
-  const job = await harness()
-    .producers.queue('stamp')
-    .getJob(jobId.stampInvoice(invoice.id as string));
-  if (!job) throw new Error(`no stamp job for ${invoice.id}`);
+  const id = invoice.id as string;
+  const job = await stampJobOf(id);
+  if (!job) throw new Error(`no stamp job for ${id}`);
   // The job's own outcome ends the wait; this only bounds it: every attempt timing out, plus some.
   const { pacAttempts, pacTimeoutMs } = harness().deps.config;
-  return job.waitUntilFinished(events, pacAttempts * pacTimeoutMs + 10_000);
+  const bound = pacAttempts * pacTimeoutMs + 10_000;
+  const result = (await job.waitUntilFinished(events, bound)) as unknown;
+  if (job.name !== 'stamp-invoices') return result;
+  const own = (result as StampInvoicesResult).invoices.find((o) => o.invoiceId === id);
+  if (own?.outcome !== 'retrying') return own;
+  const single = await harness().producers.queue('stamp').getJob(jobId.stampInvoice(id));
+  if (!single) throw new Error(`stamp batch ${job.id} handed ${id} on, and it has no job`);
+  return single.waitUntilFinished(events, bound);
+}
+
+/**
+ * Waits for the buyer's e-mail of an invoice stamped (after stamped()): its stamp batch sent it itself (issue #40),
+ * unless the mail server refused for now, or the invoice was stamped alone: then its own e-mail job.
+ */
+export async function emailed(events: QueueEvents, invoiceId: string): Promise<void> {
+  const job = await harness().producers.queue('email').getJob(jobId.emailInvoice(invoiceId));
+  await job?.waitUntilFinished(events, 60_000);
 }
 
 export async function queueEvents(queue: string): Promise<QueueEvents> {

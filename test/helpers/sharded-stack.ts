@@ -1,7 +1,7 @@
-import { QueueEvents } from 'bullmq';
+import { QueueEvents, type Job } from 'bullmq';
 import { expect } from 'chai';
 import type { BootstrapResult } from '../../cli/bootstrap.js';
-import { jobId, type QueueName } from '../../shared/platform/jobs.js';
+import { jobId, type InvoicesPayload, type QueueName } from '../../shared/platform/jobs.js';
 import { shardOfJob } from '../../shared/platform/queues.js';
 import { shardPrefixes } from '../../shared/platform/queue-shards.js';
 import { bullmqConnection } from '../../shared/platform/redis.js';
@@ -14,7 +14,7 @@ import type { StackOnRedis } from './stack-on-redis.js';
 export interface ShardedSales {
   /** POST /v1/qrs: 201 with the QR. */
   sell(account: BootstrapResult): Promise<{ qrId: string; qrContent: string }>;
-  /** Preview and confirm; resolves with the sale's status once its stamp job finished, and the shard that job was on. */
+  /** Preview and confirm; resolves with the sale's status once its stamp batch finished, and the shard that job was on. */
   confirmAndStamp(sale: { qrId: string; qrContent: string }): Promise<{ status: string; shard: number }>;
   close(): Promise<void>;
 }
@@ -48,10 +48,24 @@ export async function shardedSales(stack: StackOnRedis): Promise<ShardedSales> {
       const confirmed = await publicPost('/v1/public/qrs/confirm', { ...request, review_digest: preview.body.review_digest });
       expect(confirmed.status).to.equal(202);
       const invoiceId = ((await harness().deps.db('invoices').where({ transaction_id: qrId }).first('id')) as { id: string }).id;
-      const shard = shardOfJob('stamp-invoice', { invoiceId }, stack.config.queueShards);
-      const job = await stack.producers.queueOf('stamp-invoice', { invoiceId }).getJob(jobId.stampInvoice(invoiceId));
-      expect(job, `stamp job of ${invoiceId} on shard ${shard}`).to.not.equal(undefined);
-      await job!.waitUntilFinished(stampEvents[shard]!, 60_000);
+      // Its stamp batch (issue #40), on the shard of its first invoice's name: the one it leads, else one listing it.
+      let found: { job: Job; shard: number } | undefined;
+      for (const [shard, queue] of stack.producers.queues('stamp').entries()) {
+        const led = await queue.getJob(jobId.stampInvoices(invoiceId));
+        const job =
+          led ??
+          (await queue.getJobs(['waiting', 'active', 'delayed', 'prioritized', 'completed'])).find(
+            (j) => j.name === 'stamp-invoices' && (j.data as InvoicesPayload).invoiceIds.includes(invoiceId),
+          );
+        if (job) {
+          expect(shard).to.equal(shardOfJob('stamp-invoices', job.data as InvoicesPayload, stack.config.queueShards));
+          found = { job, shard };
+          break;
+        }
+      }
+      expect(found, `stamp batch of ${invoiceId}`).to.not.equal(undefined);
+      const { job, shard } = found!;
+      await job.waitUntilFinished(stampEvents[shard]!, 60_000);
       const status = ((await harness().deps.db('qr_transactions').where({ id: qrId }).first('status')) as { status: string }).status;
       return { status, shard };
     },

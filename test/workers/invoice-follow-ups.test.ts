@@ -3,7 +3,7 @@ import type { QueueEvents } from 'bullmq';
 import type { BootstrapResult } from '../../cli/bootstrap.js';
 import { jobId } from '../../shared/platform/jobs.js';
 import { sweepInvoiceFollowUpsJob } from '../../workers/sweep-invoice-follow-ups.js';
-import { confirmReviewed, newQrLink, queueEventsOf, stamped } from '../helpers/buyer.js';
+import { confirmReviewed, emailed, newQrLink, queueEventsOf, stamped } from '../helpers/buyer.js';
 import { harness } from '../helpers/harness.js';
 
 /**
@@ -29,14 +29,14 @@ describe('sweep-invoice-follow-ups', function () {
 
   const job = (id: string) => harness().producers.queue('email').getJob(jobId.emailInvoice(id));
 
-  /** An invoice stamped and e-mailed, whose e-mail job is then gone from Redis. */
+  /** An invoice stamped and e-mailed by its batch (issue #40): no e-mail job of its own. */
   async function deliveredInvoice(email: string): Promise<string> {
     const link = await newQrLink(account);
     await confirmReviewed(link, { email });
     await stamped(events().stamp, link.qrId);
     const { id } = (await db()('invoices').where({ transaction_id: link.qrId, status: 'ACTIVE' }).first('id')) as { id: string };
-    await (await job(id))!.waitUntilFinished(events().email, 30_000);
-    await (await job(id))!.remove();
+    await emailed(events().email, id);
+    expect(await job(id)).to.equal(undefined);
     return id;
   }
 
@@ -72,18 +72,25 @@ describe('sweep-invoice-follow-ups', function () {
     await confirmReviewed(link, { email: address });
     await stamped(events().stamp, link.qrId);
     const { id } = (await db()('invoices').where({ transaction_id: link.qrId, status: 'ACTIVE' }).first('id')) as { id: string };
-    const mail = (await job(id))!;
-    await mail.waitUntilFinished(events().email, 30_000).catch(() => undefined);
-    expect(await mail.getState()).to.equal('failed');
+    // Refused for good in its batch: recorded, no job of its own.
+    await emailed(events().email, id);
     const row = await db()('invoices').where({ id }).first('email_sent_at', 'email_refused_at');
     expect(row.email_sent_at).to.equal(null);
     expect(row.email_refused_at).to.be.instanceOf(Date);
 
     await db()('invoices').where({ id }).update({ updated_at: longAgo() });
     await sweep();
-    expect(await mail.getState(), 'a refused address is not written to again').to.equal('failed');
+    expect(await job(id), 'a refused address is not written to again').to.equal(undefined);
 
+    // An operator clears the refusal: the sweep queues the invoice's own job, which the server refuses again.
+    harness().smtp.failNext(1, { code: 550 });
     await db()('invoices').where({ id }).update({ email_refused_at: null });
+    await sweep();
+    const mail = (await job(id))!;
+    await mail.waitUntilFinished(events().email, 30_000).catch(() => undefined);
+    expect(await mail.getState()).to.equal('failed');
+
+    await db()('invoices').where({ id }).update({ email_refused_at: null, updated_at: longAgo() });
     await sweep();
     expect(await mail.getState(), 'a job failed by its own error stays for ops').to.equal('failed');
 

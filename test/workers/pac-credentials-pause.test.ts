@@ -81,9 +81,9 @@ describe('the PAC refusing the credentials while buyers confirm: stamping pauses
       const page = await statusPage();
       expect(page).to.contain('PAC credentials rejected').and.contain('refuses PAC_USER and PAC_PASSWORD');
 
-      // Nothing failed or was refused, no stamp job spent an attempt, and the sweep adds no second job.
+      // Nothing failed or was refused, no stamp job spent an attempt (each confirmation's batch: issue #40), and the sweep adds no second job.
       const stampQueue = h.producers.queue('stamp');
-      const jobs = await Promise.all(invoices.map((i) => stampQueue.getJob(jobId.stampInvoice(i.id))));
+      const jobs = await Promise.all(invoices.map((i) => stampQueue.getJob(jobId.stampInvoices(i.id))));
       expect(jobs.map((j) => j?.attemptsMade)).to.deep.equal([0, 0, 0, 0]);
       expect(
         await h.deps
@@ -94,7 +94,9 @@ describe('the PAC refusing the credentials while buyers confirm: stamping pauses
           )
           .pluck('status'),
       ).to.deep.equal(['STAMPING', 'STAMPING', 'STAMPING', 'STAMPING']);
-      // What the stamping sweep does with a confirmation still STAMPING (workers/sweep-stamping.ts).
+      // What the stamping sweep does with a confirmation still STAMPING (workers/sweep-stamping.ts): each its own
+      // job, once (a second sweep adds nothing); its batch, run again after the pause, leaves it to that job.
+      for (const { id } of invoices) await enqueueStamp(h.producers, id);
       for (const { id } of invoices) await enqueueStamp(h.producers, id);
       const queued = (await stampQueue.getJobs(['waiting', 'active', 'delayed'])).filter((j) => invoices.some((i) => j.id === jobId.stampInvoice(i.id)));
       expect(queued).to.have.length(4);

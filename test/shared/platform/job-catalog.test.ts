@@ -12,6 +12,8 @@ describe('the job catalog (shared/platform/jobs.ts, issue #20)', () => {
       attempts: settings().pacAttempts,
       backoff: { type: 'exponential', delay: settings().pacBackoffMs },
     });
+    // A batch of confirmations (issue #40) by its first invoice; an invoice the PAC does not answer goes on to its own job, so the batch's retries are few.
+    expect(jobOptions('stamp-invoices', { invoiceIds: ['inv_1', 'inv_2'] }, settings())).to.deep.include({ jobId: jobId.stampInvoices('inv_1'), attempts: 3 });
     expect(jobOptions('email-invoice', { invoiceId: 'inv_1' }, settings()).jobId).to.equal(jobId.emailInvoice('inv_1'));
     expect(jobOptions('email-invoice', { invoiceId: 'inv_1', to: 'a@example.test' }, settings())).to.not.have.property('jobId');
     expect(jobOptions('expire-due-qrs', { dueAt: 1_000 }, settings(), 999_000)).to.include({ jobId: jobId.expireDue(1_000), delay: 1_000 });

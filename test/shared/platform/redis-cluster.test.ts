@@ -63,7 +63,8 @@ describe('issue #30: on a Redis Cluster (REDIS_CLUSTER_NODES)', function () {
     const confirmed = await publicPost('/v1/public/qrs/confirm', { ...request, review_digest: preview.body.review_digest });
     expect(confirmed.status).to.equal(202);
     const invoice = await harness().deps.db('invoices').where({ transaction_id: qrId }).first('id');
-    const job = await stack!.producers.queue('stamp').getJob(jobId.stampInvoice(invoice.id as string));
+    // Confirmed alone: its stamp batch (issue #40) is named after it.
+    const job = await stack!.producers.queue('stamp').getJob(jobId.stampInvoices(invoice.id as string));
     await job!.waitUntilFinished(stampEvents!, 60_000);
     return (await harness().deps.db('qr_transactions').where({ id: qrId }).first('status')).status as string;
   }
@@ -90,21 +91,15 @@ describe('issue #30: on a Redis Cluster (REDIS_CLUSTER_NODES)', function () {
 
   it("the invoice's e-mail with its PDF, and a QR's expiry at its time, run on the cluster's queues too", async () => {
     const events = Object.fromEntries(
-      (['email', 'expiry'] as const).map((q) => [q, new QueueEvents(q, { connection: bullmqConnection(stack!.config), prefix: stack!.config.queuePrefix })]),
-    ) as Record<'email' | 'expiry', QueueEvents>;
+      (['expiry'] as const).map((q) => [q, new QueueEvents(q, { connection: bullmqConnection(stack!.config), prefix: stack!.config.queuePrefix })]),
+    ) as Record<'expiry', QueueEvents>;
     try {
       await Promise.all(Object.values(events).map((e) => e.waitUntilReady()));
       const sale = await post(qrBody(account.storeUid));
       const email = `cluster-${sale.body.qr_id}@example.test`;
       expect(await confirmAndStamp(sale.body.qr_content, sale.body.qr_id, email)).to.equal('INVOICED');
       const invoice = await harness().deps.db('invoices').where({ transaction_id: sale.body.qr_id }).first('id', 'uuid');
-      // The stamp queues the e-mail right after recording it (INVOICED).
-      let mailJob = await stack!.producers.queue('email').getJob(jobId.emailInvoice(invoice.id as string));
-      for (let i = 0; !mailJob && i < 100; i++) {
-        await new Promise((resolve) => setTimeout(resolve, 100));
-        mailJob = await stack!.producers.queue('email').getJob(jobId.emailInvoice(invoice.id as string));
-      }
-      await mailJob!.waitUntilFinished(events.email, 30_000);
+      // The stamp batch sent the mail after recording the stamp, before it ended (issue #40).
       const mail = harness().smtp.messages.find((m) => m.to.includes(email));
       expect(mail!.attachment(`${invoice.uuid}.pdf`)!.subarray(0, 5).toString()).to.equal('%PDF-');
 
