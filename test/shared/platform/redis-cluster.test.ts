@@ -68,7 +68,7 @@ describe('issue #30: on a Redis Cluster (REDIS_CLUSTER_NODES)', function () {
     return (await harness().deps.db('qr_transactions').where({ id: qrId }).first('status')).status as string;
   }
 
-  it('hash-tags the queue prefix, so every key of a queue and every service key shares one slot', () => {
+  it('hash-tags the queue prefix, so every key of a queue shares one slot', () => {
     expect(stack!.config.queuePrefix).to.equal(`{${prefix}}`);
   });
 
@@ -79,12 +79,15 @@ describe('issue #30: on a Redis Cluster (REDIS_CLUSTER_NODES)', function () {
     expect(first.status).to.equal(201);
     expect(await harness().deps.db('qr_transactions').where({ id: first.body.qr_id })).to.have.length(1);
     expect(await post(body, key)).to.deep.equal(first);
-    const tagged = await Promise.all((stack!.redis as Cluster).nodes('master').map((node) => node.keys(`${stack!.config.queuePrefix}:*`)));
-    const all = tagged.flat();
-    expect(all.some((k) => k.startsWith(`{${prefix}}:rl:`))).to.equal(true);
-    expect(all.some((k) => k.startsWith(`{${prefix}}:idem:`))).to.equal(true);
-    // One slot: every key of the service and of its queues is on one master.
+    const masters = (stack!.redis as Cluster).nodes('master');
+    const tagged = await Promise.all(masters.map((node) => node.keys(`${stack!.config.queuePrefix}:*`)));
+    // One slot: every key of the queues is on one master.
     expect(tagged.filter((keysOfNode) => keysOfNode.length > 0)).to.have.length(1);
+    // The service's keys under the prefix without its tag (issue #40): each hashes on its own or its holder's group tag.
+    const service = (await Promise.all(masters.map((node) => node.keys(`${prefix}:*`)))).flat();
+    expect(service.some((k) => k.startsWith(`${prefix}:rl:api-key:`))).to.equal(true);
+    expect(service.some((k) => k.startsWith(`${prefix}:idem:`))).to.equal(true);
+    expect(service.some((k) => k.startsWith(`${prefix}:apikey-gen:{sg`))).to.equal(true);
     expect(await confirmAndStamp(first.body.qr_content, first.body.qr_id)).to.equal('INVOICED');
   });
 
