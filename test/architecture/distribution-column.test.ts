@@ -141,11 +141,6 @@ describe('issue #41: every hot statement names its distribution column (docs/dis
     }
     report['GET /v1/qrs (books)'] = await statementsOf([account.merchantId], () => call('GET', '/v1/qrs?size=10', { headers: { 'X-API-Key': account.apiKey } }));
     for (const [step, texts] of Object.entries(report)) expect(texts, `${step}: no statement captured`).to.not.be.empty;
-    for (const [step, texts] of Object.entries(report))
-      console.log(
-        step,
-        texts.map((t) => t.replace(/\s+/g, ' ').slice(0, 160)),
-      );
     const missing = Object.entries(report).flatMap(([step, texts]) => unrouted(texts).map((text) => `${step}: ${text.replace(/\s+/g, ' ').slice(0, 200)}`));
     expect(missing, missing.join('\n')).to.deep.equal([]);
   });
