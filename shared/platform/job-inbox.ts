@@ -79,12 +79,17 @@ export class JobInbox {
   /** The connection failed since the last renewal: the inbox may be gone with Redis's data. */
   private lost = false;
   private renewedAt = 0;
+  /** Settles at close(): an XREAD caught by a cluster failover may never settle once its connection is disconnected. */
+  private readonly closing: Promise<null>;
+  private stop: () => void = () => undefined;
 
   constructor(
     private readonly prefix: string,
     private readonly redis: RedisClient,
     private readonly settings?: RedisSettings | string,
-  ) {}
+  ) {
+    this.closing = new Promise((resolve) => (this.stop = () => resolve(null)));
+  }
 
   /** Resolves once the inbox exists (made at the first call): a job naming it may be added after that. */
   ready(): Promise<void> {
@@ -110,6 +115,7 @@ export class JobInbox {
 
   async close(): Promise<void> {
     this.closed = true;
+    this.stop();
     // Disconnecting ends the XREAD in flight; the loop sees `closed` and returns.
     this.connection?.disconnect();
     await this.loop;
@@ -138,7 +144,9 @@ export class JobInbox {
     while (!this.closed) {
       let read: [string, [string, string[]][]][] | null;
       try {
-        read = (await connection.xread('COUNT', 100, 'BLOCK', BLOCK_S * 1000, 'STREAMS', key, this.lastId)) as [string, [string, string[]][]][] | null;
+        const pending = connection.xread('COUNT', 100, 'BLOCK', BLOCK_S * 1000, 'STREAMS', key, this.lastId);
+        pending.catch(() => undefined);
+        read = (await Promise.race([pending, this.closing])) as [string, [string, string[]][]][] | null;
       } catch {
         // Redis away: the blocking connection reconnects by itself; the messages wait in the stream. A Redis
         // that comes back empty (restarted without its data) lost the inbox: it is checked, and made again, first.

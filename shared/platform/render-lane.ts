@@ -82,6 +82,12 @@ export class RenderLaneConsumer {
   private readonly connections: RedisClient[];
   private readonly loops: Promise<void>[];
   private closed = false;
+  /**
+   * Settles at close(): a BRPOP caught by a cluster failover (waiting in the client's redirection retries) may
+   * never settle once its connection is disconnected, so the loop stops waiting for it here.
+   */
+  private readonly closing: Promise<null>;
+  private stop: () => void = () => undefined;
 
   constructor(
     shardPrefixes: string | readonly string[],
@@ -90,6 +96,7 @@ export class RenderLaneConsumer {
     /** An entry that is not a job (nothing to render, nobody to answer). */
     private readonly onUnreadable: (err: unknown) => void = () => undefined,
   ) {
+    this.closing = new Promise((resolve) => (this.stop = () => resolve(null)));
     const lanes = (typeof shardPrefixes === 'string' ? [shardPrefixes] : shardPrefixes).map(renderLaneKey);
     this.connections = lanes.map(() => {
       const connection = redisClient('blocking', settings);
@@ -101,6 +108,7 @@ export class RenderLaneConsumer {
 
   async close(): Promise<void> {
     this.closed = true;
+    this.stop();
     // Disconnecting ends the BRPOP in flight; the loop sees `closed` and returns.
     for (const connection of this.connections) connection.disconnect();
     await Promise.all(this.loops);
@@ -110,7 +118,9 @@ export class RenderLaneConsumer {
     while (!this.closed) {
       let popped: [string, string] | null;
       try {
-        popped = await connection.brpop(key, BLOCK_S);
+        const pending = connection.brpop(key, BLOCK_S);
+        pending.catch(() => undefined);
+        popped = await Promise.race([pending, this.closing]);
       } catch {
         // Redis away: the blocking connection reconnects by itself; the jobs wait in the list.
         if (!this.closed) await new Promise((resolve) => setTimeout(resolve, 200));
