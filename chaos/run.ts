@@ -30,6 +30,7 @@ import { pacToken } from './scenarios/pac-token.js';
 import { commitKill } from './scenarios/commit-kill.js';
 import { csfFaults } from './scenarios/csf-faults.js';
 import { redisClusterFailover } from './scenarios/redis-cluster-failover.js';
+import { redisUnreplicatedJobs } from './scenarios/redis-unreplicated-jobs.js';
 import type { OwnPostgres } from './own-postgres.js';
 
 const LONG = process.env.CHAOS_LONG === '1';
@@ -59,6 +60,7 @@ const SCENARIOS: Record<string, Scenario> = {
       queueShards: Number(process.env.CHAOS_QUEUE_SHARDS ?? 3),
     }),
   ],
+  'redis-unreplicated': async (ctx) => [await redisUnreplicatedJobs(ctx, { sales: Number(process.env.CHAOS_SALES ?? 30) })],
   'commit-kill': async (ctx) => [await commitKill(ctx, { crashes: Number(process.env.CHAOS_COMMIT_KILLS ?? (LONG ? 100 : 30)) })],
 };
 

@@ -199,9 +199,13 @@ export async function startWorkers(deps: WorkerDeps): Promise<RunningWorkers> {
     });
   });
   await Promise.all(workers.map((w) => w.waitUntilReady()));
-  // The sales' renders (issue #40): a list of their own, not a BullMQ queue (shared/platform/render-lane.ts).
+  // The sales' renders (issue #40): a list per shard, not a BullMQ queue (shared/platform/render-lane.ts); this process takes those of its shards.
+  // With several shards, the consumers of shard 0 also take the lane of the prefix itself, where API processes
+  // from before the shards' lanes push (a rolling deploy).
+  const lanes = consumed.map((shard) => prefixes[shard]!);
+  if (prefixes.length > 1 && consumed.includes(0)) lanes.push(deps.config.queuePrefix);
   const renderLane = new RenderLaneConsumer(
-    deps.config.queuePrefix,
+    lanes,
     deps.config,
     (job) => withRenderLaneLog(deps.logger, job, () => measureRenderLaneJob(() => renderLaneJob(deps.producers, job))).then(() => undefined),
     (err) => deps.logger.warn({ err, queue: 'render-lane' }, 'render lane entry not a job'),

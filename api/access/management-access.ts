@@ -6,7 +6,7 @@ import { AppError } from '../../shared/platform/errors.js';
 import type { AppState } from '../context.js';
 import type { ApiDeps } from '../deps.js';
 import { countAndRead, countHit, rateLimit } from '../middleware/rate-limit.js';
-import { PRINCIPAL_GENERATION_KEY, startPrincipalGeneration } from '../../shared/platform/principal-generation.js';
+import { principalGenerationKey, startPrincipalGeneration } from '../../shared/platform/principal-generation.js';
 import { declareAccess, type AccessMiddleware } from './access.js';
 import { PrincipalCache } from './principal-cache.js';
 
@@ -31,7 +31,8 @@ function principalCache(deps: Deps): PrincipalCache {
  * is checked (a flood of bad credentials costs Redis counters, not PostgreSQL reads) and tied to the route,
  * not to a spelling of its path (issue #28).
  * - api-key: per presented key (`API_KEY_RATE_PER_MIN`, counted by a hash: Redis holds no secret), and
- *   failed keys per client IP (`API_KEY_FAILURES_PER_IP`): a key guesser is stopped before PostgreSQL is read.
+ *   failed keys per client IP (`API_KEY_FAILURES_PER_IP`), checked before a key is looked up in PostgreSQL
+ *   (not for a key this process already holds as good): a key guesser is stopped before PostgreSQL is read.
  *   The same pipeline reads the principal generation: a principal cached in this process under it is used
  *   without PostgreSQL (api/access/principal-cache.ts), and the route's own prefetch (`apiKeyPrefetching`);
  * - bearer and client-credentials: per client IP (`MANAGEMENT_RATE_PER_IP`), whatever else the request carries;
@@ -49,10 +50,8 @@ export interface ManagementAccess {
 
 export function managementAccess(deps: Deps): ManagementAccess {
   const perIp = rateLimit(deps.redis, [{ scope: 'mgmt-ip', perMinute: deps.config.managementRatePerIp, key: (ctx) => ctx.ip }]);
-  const perKey = [
-    { scope: 'api-key', perMinute: deps.config.apiKeyRatePerMin, key: (ctx: Ctx) => ctx.state.presentedKeyId },
-    { scope: 'key-fail-ip', perMinute: deps.config.apiKeyFailuresPerIp, key: (ctx: Ctx) => ctx.ip, cost: () => 0 },
-  ];
+  const perKey = [{ scope: 'api-key', perMinute: deps.config.apiKeyRatePerMin, key: (ctx: Ctx) => ctx.state.presentedKeyId }];
+  const failuresPerIp = [{ scope: 'key-fail-ip', perMinute: deps.config.apiKeyFailuresPerIp, key: (ctx: Ctx) => ctx.ip, cost: () => 0 }];
   const cache = principalCache(deps);
   const byKey =
     (prefetch?: Prefetch): Middleware<AppState> =>
@@ -62,15 +61,23 @@ export function managementAccess(deps: Deps): ManagementAccess {
       const keyId = keyHash?.slice(0, 22);
       ctx.state.presentedKeyId = keyId;
       const extra = keyId && prefetch ? prefetch(ctx, keyId) : [];
-      // One round trip: the counters, the principal generation, the route's reads.
-      const values = await countAndRead(deps.redis, perKey, ctx, [PRINCIPAL_GENERATION_KEY, ...extra]);
-      const generation = values?.[0];
-      if (generation === null) void startPrincipalGeneration(deps.redis);
+      const generationKey = keyId ? principalGenerationKey(keyId) : undefined;
+      // One round trip: the key's counters, its group's principal generation, the route's reads (all under the
+      // key's group tag: one MGET, on one master of a cluster).
+      const values = await countAndRead(deps.redis, perKey, ctx, generationKey ? [generationKey, ...extra] : extra);
+      const generation = generationKey ? values?.[0] : undefined;
+      if (generation === null && keyId) void startPrincipalGeneration(deps.redis, keyId);
       // Only a generation Redis answered validates a cached principal; without one, PostgreSQL answers.
       let principal = keyHash && typeof generation === 'string' ? cache.get(keyHash, generation) : undefined;
-      if (!principal && presented) {
-        principal = await findApiKeyPrincipal(deps.db, presented);
-        if (principal && keyHash && typeof generation === 'string') cache.set(keyHash, generation, principal);
+      if (!principal) {
+        // The failed keys of this client IP guard PostgreSQL's lookup (a key guesser's path), so they are read
+        // only before one, and a key this process holds as good costs no per-IP read (issue #40: a POS
+        // backend's few addresses made each request's IP counter a key every request read).
+        await countAndRead(deps.redis, failuresPerIp, ctx, []);
+        if (presented) {
+          principal = await findApiKeyPrincipal(deps.db, presented);
+          if (principal && keyHash && typeof generation === 'string') cache.set(keyHash, generation, principal);
+        }
       }
       if (!principal) {
         if (presented) await countHit(deps.redis, 'key-fail-ip', ctx.ip, ctx.state.log);
@@ -78,8 +85,9 @@ export function managementAccess(deps: Deps): ManagementAccess {
       }
       ctx.state.apiKey = principal;
       const prefetched = new Map<string, string | null>();
+      const offset = generationKey ? 1 : 0;
       for (const [i, key] of extra.entries()) {
-        const value = values?.[i + 1];
+        const value = values?.[i + offset];
         if (value !== undefined) prefetched.set(key, value);
       }
       ctx.state.prefetched = prefetched;

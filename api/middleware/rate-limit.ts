@@ -1,5 +1,6 @@
 import type { Middleware } from 'koa';
 import type { RedisClient } from '../../shared/platform/redis.js';
+import { groupBySlot, groupTag } from '../../shared/platform/service-key-groups.js';
 import { AppError } from '../../shared/platform/errors.js';
 import type { AppState } from '../context.js';
 import type { ApiDeps } from '../deps.js';
@@ -46,8 +47,9 @@ function previousCounts(redis: RedisClient, window: number): Map<string, number>
 }
 
 /**
- * The rate limits' check with `reads` (GETs of other keys) in the same pipeline: one Redis round trip for
- * the counters and whatever the request needs to know before its first PostgreSQL statement. Throws 429 when
+ * The rate limits' check with `reads` (GETs of other keys) in the same round trip: for the counters and
+ * whatever the request needs to know before its first PostgreSQL statement (on a cluster, one pipeline per
+ * slot, sent at once). Throws 429 when
  * a limit is over. Answers the values read, in order (null for a missing key), or undefined when Redis did not
  * answer (the request goes through uncounted).
  */
@@ -67,45 +69,33 @@ export async function countAndRead(
   if (keyed.length > 0 || reads.length > 0) {
     try {
       // Counted limits: INCRBY this minute's key. Everything only read (last minute's counts not kept, the
-      // current count of a cost-0 check, the route's keys) in one MGET, when there is any: 1 command per
-      // counted limit (+ 1). The key's EXPIRE follows only when this INCRBY made it (issue #40: it was an
-      // EXPIRE on every request).
+      // current count of a cost-0 check, the route's keys) in one MGET per slot: 1 command per counted limit
+      // + 1 per slot read (one Redis: one slot; a cluster: a holder's keys share its group's tag). The key's
+      // EXPIRE follows only when this INCRBY made it (issue #40: it was an EXPIRE on every request).
       const kept = previousCounts(redis, window);
-      const pipeline = redis.pipeline();
-      const mget: string[] = [];
+      const ops: { key: string; incr?: number }[] = [];
       const at = keyed.map(({ limit, id }, i) => {
         const key = counterKey(limit.scope, id);
-        let current: { incr: number } | { read: number };
-        if (costs[i]! > 0) {
-          current = { incr: pipeline.length };
-          pipeline.incrby(key + window, costs[i]!);
-        } else current = { read: mget.push(key + window) - 1 };
+        const current = ops.push(costs[i]! > 0 ? { key: key + window, incr: costs[i]! } : { key: key + window }) - 1;
         const previousKey = key + (window - 1);
         const known = kept.get(previousKey);
         const previous: { known: number } | { read: number; key: string; perMinute: number } =
-          known === undefined ? { read: mget.push(previousKey) - 1, key: previousKey, perMinute: limit.perMinute } : { known };
+          known === undefined ? { read: ops.push({ key: previousKey }) - 1, key: previousKey, perMinute: limit.perMinute } : { known };
         return { current, previous };
       });
-      const readAt = reads.map((key) => mget.push(key) - 1);
-      if (mget.length > 0) pipeline.mget(...mget);
-      const results = (await pipeline.exec()) ?? [];
-      let answered: (string | null)[] = [];
-      if (mget.length > 0) {
-        const [mgetError, read] = results[results.length - 1] ?? [new Error('no answer'), undefined];
-        if (mgetError || !Array.isArray(read)) throw mgetError ?? new Error('no MGET answer');
-        answered = read as (string | null)[];
-      }
+      const readAt = reads.map((key) => ops.push({ key }) - 1);
+      const answers = await runGrouped(redis, ops);
       const previousRead = (previous: { read: number; key: string; perMinute: number }): number => {
-        const count = Number(answered[previous.read] ?? 0);
+        const count = Number(answers[previous.read] ?? 0);
         if (count <= previous.perMinute / 2 && kept.size < KEPT_PREVIOUS_MAX) kept.set(previous.key, count);
         return count;
       };
       counts = at.map(({ current, previous }) => ({
-        current: Number(('incr' in current ? results[current.incr]?.[1] : answered[current.read]) ?? 0),
+        current: Number(answers[current] ?? 0),
         previous: 'known' in previous ? previous.known : previousRead(previous),
       }));
       expireNewCounters(redis, keyed, costs, counts, window, ctx.state.log);
-      values = readAt.map((i) => answered[i] ?? null);
+      values = readAt.map((i) => (answers[i] as string | null) ?? null);
     } catch (err) {
       ctx.state.log.warn({ err }, 'rate limit not counted');
     }
@@ -120,6 +110,35 @@ export async function countAndRead(
     });
   }
   return values;
+}
+
+/**
+ * One round trip: per slot (shared/platform/service-key-groups.ts, groupBySlot) a pipeline of its INCRBYs and one
+ * MGET of its reads, the pipelines sent at once. Answers each op's value in order (an INCRBY's new count, a
+ * read's value or null). Throws when any pipeline failed: the request then goes through uncounted.
+ */
+async function runGrouped(redis: RedisClient, ops: readonly { key: string; incr?: number }[]): Promise<(string | number | null)[]> {
+  const answers: (string | number | null)[] = new Array<string | number | null>(ops.length).fill(null);
+  const indexed = ops.map((op, i) => ({ ...op, i }));
+  await Promise.all(
+    groupBySlot(redis, indexed, (op) => op.key).map(async (group) => {
+      const pipeline = redis.pipeline();
+      const incrs = group.filter((op) => op.incr !== undefined);
+      const gets = group.filter((op) => op.incr === undefined);
+      for (const op of incrs) pipeline.incrby(op.key, op.incr!);
+      if (gets.length > 0) pipeline.mget(...gets.map((op) => op.key));
+      const results = (await pipeline.exec()) ?? [];
+      const failed = results.find(([err]) => err)?.[0];
+      if (failed || results.length !== incrs.length + (gets.length > 0 ? 1 : 0)) throw failed ?? new Error('rate limit pipeline not answered');
+      incrs.forEach((op, n) => (answers[op.i] = results[n]![1] as number));
+      if (gets.length > 0) {
+        const read = results[results.length - 1]![1];
+        if (!Array.isArray(read)) throw new Error('no MGET answer');
+        gets.forEach((op, n) => (answers[op.i] = (read[n] as string | null) ?? null));
+      }
+    }),
+  );
+  return answers;
 }
 
 /**
@@ -143,8 +162,9 @@ function expireNewCounters(
   });
 }
 
+/** A limit's counter of one holder, less its minute: the holder's group tag keeps its minutes in one slot with the holder's other keys. */
 function counterKey(scope: string, id: string): string {
-  return `rl:${scope}:${id}:`;
+  return `rl:${scope}:${id}:${groupTag(id)}`;
 }
 
 /**

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { hashTagged } from '../../shared/platform/config.js';
+import { shardPrefixes } from '../../shared/platform/queue-shards.js';
 import { confirmQr, postQr, saleBody, startServices, waitFor, type ChaosContext, type Services } from '../chaos-context.js';
 import type { Answer } from '../http-call.js';
 import { answerLabel, tally } from '../http-call.js';
@@ -12,14 +13,14 @@ export interface RedisClusterFailoverOptions {
   rate: number;
   /** QRs confirmed at the moment the master dies: their stamp jobs are in flight through the failover. */
   confirms: number;
-  /** QUEUE_SHARDS (issue #40): with 3, the killed master holds the service's keys and one shard of the queues. */
+  /** QUEUE_SHARDS (issue #40): with 3, the killed master holds shard 0 (its job schedulers), a third of the render lanes and of the service's key groups. */
   queueShards: number;
 }
 
 /**
  * An API and a worker process on a Redis Cluster of the run's own (3 masters, 3 replicas, loopback). Under a
- * stream of POST /v1/qrs, and with `confirms` confirmations just made, the master serving the service's
- * hash-tagged slot is killed with SIGKILL; its replica takes over. Afterwards: every 201 is in PostgreSQL
+ * stream of POST /v1/qrs, and with `confirms` confirmations just made, the master serving queue shard 0 (its
+ * job schedulers, and its share of the render lanes and of the service's keys) is killed with SIGKILL; its replica takes over. Afterwards: every 201 is in PostgreSQL
  * (a 201 carries the rendered QR: its render job ran), the other answers are 503 error objects and none is a
  * 500 (issue #38: a render job running when the master died lost its reply and answered 500
  * `qr_render_failed`; now it runs again, or its request answers 503), POSTs get 201 again with no restart,
@@ -33,7 +34,7 @@ export async function redisClusterFailover(ctx: ChaosContext, options: RedisClus
   try {
     services = await startServices(ctx, 'cluster', { REDIS_CLUSTER_NODES: cluster.seeds, QUEUE_SHARDS: String(options.queueShards) });
     const svc = services;
-    const tag = hashTagged(svc.queuePrefix);
+    const shard0 = shardPrefixes(hashTagged(svc.queuePrefix), options.queueShards)[0]!;
     const qrs: { id: string; content: string }[] = [];
     for (let i = 0; i < options.confirms; i++) {
       const res = await postQr(ctx, svc.baseUrl, saleBody(ctx), randomUUID());
@@ -48,7 +49,7 @@ export async function redisClusterFailover(ctx: ChaosContext, options: RedisClus
     let takeoverMs = 0;
     run = await postsThroughOutage(ctx, svc, options.rate, 0, {
       down: async () => {
-        killed = await cluster.masterOf(tag);
+        killed = await cluster.masterOf(shard0);
         confirming = Promise.all(qrs.map(async (qr) => confirmAnswers.push(await confirmQr(svc.baseUrl, qr.content))));
         await cluster.kill(killed);
       },
@@ -84,7 +85,7 @@ export async function redisClusterFailover(ctx: ChaosContext, options: RedisClus
     const { fired, posts, created, inDb, bad, refused, backMs } = run;
     const serverErrors = posts.filter((e) => e.answer.status === 500);
     return {
-      scenario: `Redis Cluster: kill -9 the service's master at ${options.rate} POST/s, ${options.confirms} stamps in flight`,
+      scenario: `Redis Cluster: kill -9 the master of queue shard 0 at ${options.rate} POST/s, ${options.confirms} stamps in flight`,
       counts: `${fired} POSTs (${tally(posts.map((e) => answerLabel(e.answer)))}); confirms ${tally(confirmAnswers.map(answerLabel))}, again ${retried.length ? tally(retried.map(answerLabel)) : 'none'}; ${stamps.length} PAC stamps`,
       checks: [
         check('replica took over the killed master', !(await cluster.masters()).includes(killed), `${(takeoverMs / 1000).toFixed(1)} s`),

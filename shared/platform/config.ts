@@ -373,7 +373,7 @@ export const SETTINGS = {
   apiKeyFailuresPerIp: int(
     'API_KEY_FAILURES_PER_IP',
     60,
-    'Wrong or revoked API keys per minute per client IP before its API-key requests get 429 (checked before the key is looked up).',
+    'Wrong or revoked API keys per minute per client IP before its API-key requests get 429 (checked before a key is looked up in PostgreSQL; a key the API process already holds as good is not refused).',
     1,
   ),
   managementRatePerIp: int('MANAGEMENT_RATE_PER_IP', 600, 'Requests per minute per client IP on the bearer-token routes and `POST /v1/auth/token`.', 1),

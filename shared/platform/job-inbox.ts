@@ -4,8 +4,18 @@ import { redisClient, type RedisClient, type RedisSettings } from './redis.js';
 /** A job's outcome, handed by the worker to the process that waits for it. */
 export type InboxMessage<R = unknown> = { jobId: string; result: R } | { jobId: string; failed: string };
 
-/** The Redis stream of one process's inbox, under the queue prefix (issue #40). */
+/**
+ * The Redis stream of one process's inbox, under the queue prefix (issue #40). On a cluster (a prefix with a
+ * hash tag) it hashes on its own id instead of on the prefix's tag: each API process's inbox on a master of its
+ * own choosing, not every process's on the queue prefix's master. On one Redis, `<prefix>:replies:<id>`.
+ */
 export function inboxKey(prefix: string, inboxId: string): string {
+  const tag = /\{([^}]+)\}/.exec(prefix);
+  return tag ? `${prefix.replace(tag[0], tag[1]!)}:replies:{${inboxId}}` : `${prefix}:replies:${inboxId}`;
+}
+
+/** Where an API process from before the inboxes' own tags reads on a cluster: in the prefix's slot. */
+function sharedSlotInboxKey(prefix: string, inboxId: string): string {
   return `${prefix}:replies:${inboxId}`;
 }
 
@@ -28,13 +38,17 @@ const BLOCK_S = 5;
 /**
  * Hands a job's outcome to the inbox `inboxId`: one XADD, which adds only to an inbox that exists (NOMKSTREAM),
  * so a reply to a process that is gone leaves nothing behind, and needs no EXPIRE of its own (issue #40: it
- * was RPUSH and EXPIRE in a MULTI, 4 commands). No stream: the process is gone, or it is from before issue #40
- * and reads a list (a rolling deploy): the reply goes to that list as before (RPUSH and EXPIRE of `ttlS`).
+ * was RPUSH and EXPIRE in a MULTI, 4 commands). No stream: the process is gone, or it is older (a rolling
+ * deploy): on a cluster its stream may be in the prefix's slot (before the inboxes' own tags); before issue #40
+ * it reads a list, and the reply goes there as before (RPUSH and EXPIRE of `ttlS`).
  */
 export async function deliverToInbox(redis: RedisClient, prefix: string, inboxId: string, message: InboxMessage, ttlS: number): Promise<void> {
   const raw = JSON.stringify(message);
-  const added = await redis.xadd(inboxKey(prefix, inboxId), 'NOMKSTREAM', 'MAXLEN', '~', INBOX_MAX_ENTRIES, '*', 'm', raw);
-  if (added !== null) return;
+  const add = (key: string) => redis.xadd(key, 'NOMKSTREAM', 'MAXLEN', '~', INBOX_MAX_ENTRIES, '*', 'm', raw);
+  if ((await add(inboxKey(prefix, inboxId))) !== null) return;
+  // A cluster's API process from before the inboxes' own tags (a rolling deploy): its stream in the prefix's slot.
+  const shared = sharedSlotInboxKey(prefix, inboxId);
+  if (shared !== inboxKey(prefix, inboxId) && (await add(shared)) !== null) return;
   const key = legacyInboxKey(prefix, inboxId);
   const replies = await redis.multi().rpush(key, raw).expire(key, ttlS).exec();
   const failed = replies?.find(([err]) => err)?.[0];
@@ -65,12 +79,17 @@ export class JobInbox {
   /** The connection failed since the last renewal: the inbox may be gone with Redis's data. */
   private lost = false;
   private renewedAt = 0;
+  /** Settles at close(): an XREAD caught by a cluster failover may never settle once its connection is disconnected. */
+  private readonly closing: Promise<null>;
+  private stop: () => void = () => undefined;
 
   constructor(
     private readonly prefix: string,
     private readonly redis: RedisClient,
     private readonly settings?: RedisSettings | string,
-  ) {}
+  ) {
+    this.closing = new Promise((resolve) => (this.stop = () => resolve(null)));
+  }
 
   /** Resolves once the inbox exists (made at the first call): a job naming it may be added after that. */
   ready(): Promise<void> {
@@ -96,6 +115,7 @@ export class JobInbox {
 
   async close(): Promise<void> {
     this.closed = true;
+    this.stop();
     // Disconnecting ends the XREAD in flight; the loop sees `closed` and returns.
     this.connection?.disconnect();
     await this.loop;
@@ -124,7 +144,9 @@ export class JobInbox {
     while (!this.closed) {
       let read: [string, [string, string[]][]][] | null;
       try {
-        read = (await connection.xread('COUNT', 100, 'BLOCK', BLOCK_S * 1000, 'STREAMS', key, this.lastId)) as [string, [string, string[]][]][] | null;
+        const pending = connection.xread('COUNT', 100, 'BLOCK', BLOCK_S * 1000, 'STREAMS', key, this.lastId);
+        pending.catch(() => undefined);
+        read = (await Promise.race([pending, this.closing])) as [string, [string, string[]][]][] | null;
       } catch {
         // Redis away: the blocking connection reconnects by itself; the messages wait in the stream. A Redis
         // that comes back empty (restarted without its data) lost the inbox: it is checked, and made again, first.

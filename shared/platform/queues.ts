@@ -28,7 +28,7 @@ export interface Producers {
   inbox: JobInbox;
   /** A worker hands a job's outcome to the inbox of the process that waits for it. */
   reply(inboxId: string, message: InboxMessage): Promise<void>;
-  /** Hands a render job to the workers on the render lane (shared/platform/render-lane.ts, issue #40). */
+  /** Hands a render job to the workers on its shard's render lane (shared/platform/render-lane.ts, issue #40). */
   pushRender(job: RenderLaneJob): Promise<void>;
   close(): Promise<void>;
 }
@@ -65,7 +65,7 @@ export async function createProducers(
       }),
     );
   }
-  // The inbox is one stream per process, never touched with a queue's keys: it stays under the prefix itself.
+  // The inbox is one stream per process, never touched with a queue's keys: under the prefix, with a tag of its own on a cluster.
   const inbox = new JobInbox(prefix, connection, settings);
   const queuesOf = (name: QueueName): Queue[] => {
     const q = queues.get(name);
@@ -81,7 +81,7 @@ export async function createProducers(
     add: (name, data, opts) => queueOf(name, data).add(name, data, { ...jobOptions(name, data, settings), ...opts }),
     inbox,
     reply: (inboxId, message) => deliverToInbox(connection, prefix, inboxId, message, replyTtlSeconds(settings)),
-    pushRender: (job) => pushRenderJob(connection, prefix, job),
+    pushRender: (job) => pushRenderJob(connection, prefixes, job),
     async close() {
       await inbox.close();
       await Promise.all([...queues.values()].flat().map((q) => q.close()));

@@ -116,12 +116,13 @@ export function bullmqConnection(target: RedisSettings | string = config()): Con
 /**
  * Where the service's own keys live (rate-limit counters, idempotency cache, e-mail quotas): under the queue
  * prefix, so environments sharing a Redis database share neither queues nor counters. BullMQ refuses a
- * connection with a key prefix (it prefixes its own keys), so they use a connection of their own. On a cluster
- * the prefix is hash-tagged (config.ts, hashTagged): every service key is in one slot, which the rate limiter's
- * pipeline of several keys needs.
+ * connection with a key prefix (it prefixes its own keys), so they use a connection of their own. The prefix's
+ * hash tag, if any, is dropped (`{af}` gives `af:`, as on one Redis): on a cluster each service key hashes on
+ * its own name, or on its holder's group tag where one round trip reads several (shared/platform/service-key-groups.ts,
+ * issue #40), instead of every key of every request on the prefix's one master.
  */
 export function serviceKeyPrefix(queuePrefix: string): string {
-  return `${queuePrefix}:`;
+  return `${queuePrefix.replace(/[{}]/g, '')}:`;
 }
 
 /** A fail-fast connection, connected. Errors are reported by the caller's health checks, not thrown at random. */

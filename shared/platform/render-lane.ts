@@ -1,4 +1,5 @@
 import type { RenderQrPayload } from './jobs.js';
+import { shardOf } from './queue-shards.js';
 import { redisClient, type RedisClient, type RedisSettings } from './redis.js';
 
 /**
@@ -23,14 +24,23 @@ export interface RenderLaneJob extends RenderQrPayload {
   deadline: number;
 }
 
-/** The list of render jobs waiting, under the queue prefix (beside BullMQ's `render` queue, which older API processes still add to). */
-export function renderLaneKey(prefix: string): string {
-  return `${prefix}:render-lane`;
+/**
+ * The list of render jobs waiting on one queue shard, under the shard's prefix (beside BullMQ's `render` queue,
+ * which older API processes still add to): with QUEUE_SHARDS on a cluster each shard's lane is on the shard's
+ * master, so the renders spread as the queues do (issue #40). One shard: `<prefix>:render-lane`, as before.
+ */
+export function renderLaneKey(shardPrefix: string): string {
+  return `${shardPrefix}:render-lane`;
 }
 
-/** One LPUSH. */
-export async function pushRenderJob(redis: RedisClient, prefix: string, job: RenderLaneJob): Promise<void> {
-  await redis.lpush(renderLaneKey(prefix), JSON.stringify(job));
+/** The lane a job goes to: its id's shard (shared/platform/queue-shards.ts, shardOf), the API's batches spread evenly. */
+export function laneOf(job: Pick<RenderLaneJob, 'id'>, shardPrefixes: readonly string[]): string {
+  return renderLaneKey(shardPrefixes[shardOf(job.id, shardPrefixes.length)]!);
+}
+
+/** One LPUSH, on the job's lane. */
+export async function pushRenderJob(redis: RedisClient, shardPrefixes: readonly string[], job: RenderLaneJob): Promise<void> {
+  await redis.lpush(laneOf(job, shardPrefixes), JSON.stringify(job));
 }
 
 /** Seconds one BRPOP blocks: an idle consumer costs one command per this many seconds. */
@@ -63,40 +73,54 @@ export async function deliverRenderReply(send: () => Promise<void>, deadline: nu
 export type RenderLaneHandler = (job: RenderLaneJob) => Promise<void>;
 
 /**
- * Takes the lane's jobs one at a time (BRPOP on a blocking connection of its own) and hands each to
- * `handle`: a render is a fraction of a millisecond of CPU, so one loop per worker process keeps its core
- * busy. Redis gives each job to one of the consumers blocked on the list, whatever their number.
+ * Takes the jobs of the lanes of `shardPrefixes` (the shards this worker consumes) one at a time per lane (a
+ * BRPOP loop per lane on a blocking connection of its own: on a cluster a BRPOP names keys of one slot) and
+ * hands each to `handle`: a render is a fraction of a millisecond of CPU, so a loop or a few per worker
+ * process keep its core busy. Redis gives each job to one of the consumers blocked on its list, whatever their number.
  */
 export class RenderLaneConsumer {
-  private readonly connection: RedisClient;
-  private readonly loop: Promise<void>;
+  private readonly connections: RedisClient[];
+  private readonly loops: Promise<void>[];
   private closed = false;
+  /**
+   * Settles at close(): a BRPOP caught by a cluster failover (waiting in the client's redirection retries) may
+   * never settle once its connection is disconnected, so the loop stops waiting for it here.
+   */
+  private readonly closing: Promise<null>;
+  private stop: () => void = () => undefined;
 
   constructor(
-    private readonly prefix: string,
+    shardPrefixes: string | readonly string[],
     settings: RedisSettings | string,
     private readonly handle: RenderLaneHandler,
     /** An entry that is not a job (nothing to render, nobody to answer). */
     private readonly onUnreadable: (err: unknown) => void = () => undefined,
   ) {
-    this.connection = redisClient('blocking', settings);
-    this.connection.on('error', () => undefined);
-    this.loop = this.run();
+    this.closing = new Promise((resolve) => (this.stop = () => resolve(null)));
+    const lanes = (typeof shardPrefixes === 'string' ? [shardPrefixes] : shardPrefixes).map(renderLaneKey);
+    this.connections = lanes.map(() => {
+      const connection = redisClient('blocking', settings);
+      connection.on('error', () => undefined);
+      return connection;
+    });
+    this.loops = lanes.map((lane, i) => this.run(this.connections[i]!, lane));
   }
 
   async close(): Promise<void> {
     this.closed = true;
+    this.stop();
     // Disconnecting ends the BRPOP in flight; the loop sees `closed` and returns.
-    this.connection.disconnect();
-    await this.loop;
+    for (const connection of this.connections) connection.disconnect();
+    await Promise.all(this.loops);
   }
 
-  private async run(): Promise<void> {
-    const key = renderLaneKey(this.prefix);
+  private async run(connection: RedisClient, key: string): Promise<void> {
     while (!this.closed) {
       let popped: [string, string] | null;
       try {
-        popped = await this.connection.brpop(key, BLOCK_S);
+        const pending = connection.brpop(key, BLOCK_S);
+        pending.catch(() => undefined);
+        popped = await Promise.race([pending, this.closing]);
       } catch {
         // Redis away: the blocking connection reconnects by itself; the jobs wait in the list.
         if (!this.closed) await new Promise((resolve) => setTimeout(resolve, 200));

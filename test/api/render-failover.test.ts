@@ -110,10 +110,13 @@ describe('issue #38: a render job whose Redis master dies under it (Redis Cluste
     expect(killedAt, 'the master died during this request').to.be.above(0);
     // 201 once the job ran again on the new master; on a loaded machine the retry may come after
     // RENDER_TIMEOUT_MS: then 503 qr_render_timeout with Retry-After, nothing written, and the POS retries
-    // with the same key, as docs/api.md tells it. Never 500.
+    // with the same key, as docs/api.md tells it. Since the inbox hashes on its own id (issue #40) the reply
+    // may go to a master that lives, and the worker kills the lane's master the moment it takes the job: the
+    // API's LPUSH answer can be lost with it, 503 service_unavailable ("not queued"), retried the same way.
+    // Never 500.
     expect(first.status, JSON.stringify(first.body)).to.be.oneOf([201, 503]);
     if (first.status === 503) {
-      expect(first.body.error?.code).to.equal('qr_render_timeout');
+      expect(first.body.error?.code).to.be.oneOf(['qr_render_timeout', 'service_unavailable']);
       expect(first.retryAfter).to.equal('1');
     }
     const res = first.status === 201 ? first : await post(key, body);

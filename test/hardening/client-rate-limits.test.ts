@@ -107,6 +107,18 @@ describe('rate limits per API key and per client IP (sliding window, 429 with Re
     ).to.deep.equal([404, 404, 404, 404, 404]);
   });
 
+  it('issue #40: the failed keys per IP guard the PostgreSQL lookup only: a key this API process holds as good is not refused, a key it must look up is', async () => {
+    api = await startApi({ apiKeyFailuresPerIp: 3 });
+    const [known, unknown] = [await harness().bootstrap(), await harness().bootstrap()];
+    const get = (key: string) => ({ path: '/v1/qrs/tra_unknown', headers: { 'X-API-Key': key } });
+    // The key is looked up and its principal cached (under its group's principal generation, which the first
+    // request of a fresh Redis sets); the guesser's requests then fill the count.
+    expect(await statuses(api.base, [get(known.apiKey), get(known.apiKey), ...times(4, (i) => get(`sk_test_guess${i}`))])).to.deep.equal([404, 404, 401, 401, 401, 429]);
+    // No per-IP read for the cached key: its requests pass (one Redis command fewer per request on a cluster's
+    // hot IP counter); a key that would be read from PostgreSQL waits, as the guesses do.
+    expect(await statuses(api.base, [get(known.apiKey), get(unknown.apiKey), get(known.apiKey)])).to.deep.equal([404, 429, 404]);
+  });
+
   it('issue #28: TRUST_PROXY=1 takes the address the proxy saw: 11 code lookups with rotating left-most X-Forwarded-For entries → 429', async () => {
     api = await startApi({ trustProxyHops: 1, publicCodeRatePerIp: 10 });
     const lookup = (forged: number, hop: string) => ({ path: '/v1/public/qrs/code/ZZZZ2222ZZ', headers: { 'X-Forwarded-For': `198.51.100.${forged}, ${hop}` } });

@@ -78,6 +78,8 @@ export async function startStackOn(cfg: Readonly<Config>, databases: DbHandles =
       for (const name of Object.values(QUEUES)) for (const queue of producers.queues(name)) await queue.obliterate({ force: true }).catch(() => undefined);
       await producers.close();
       for (const prefix of new Set([cfg.queuePrefix, ...shardPrefixes(cfg.queuePrefix, cfg.queueShards)])) await removeKeysMatching(redis, `${prefix}:*`).catch(() => undefined);
+      // The service's keys and the inboxes, under the prefix without its tag on a cluster.
+      await removeKeysMatching(redis, `${serviceKeyPrefix(cfg.queuePrefix)}*`).catch(() => undefined);
       redis.disconnect();
       serviceRedis.disconnect();
     },

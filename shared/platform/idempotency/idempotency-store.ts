@@ -1,5 +1,6 @@
 import type { RedisClient } from '../redis.js';
 import { runPrepared, type Db, type PreparedStatement } from '../db.js';
+import { groupTag } from '../service-key-groups.js';
 
 /**
  * Idempotency records: PostgreSQL is the truth, Redis a cache in front of it for replays. Losing Redis
@@ -30,8 +31,9 @@ export interface CacheScope {
   key: string;
 }
 
+/** Under the holder's group tag (shared/platform/service-key-groups.ts): read in one MGET with the holder's rate counters. */
 export function cacheKeyOf(s: CacheScope): string {
-  return `idem:${s.scope}:${s.holder}:${s.key}`;
+  return `idem:${s.scope}:${s.holder}:${groupTag(s.holder)}${s.key}`;
 }
 
 /** A cached value (as read from Redis) as a record; undefined for none or a malformed one. */

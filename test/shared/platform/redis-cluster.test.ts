@@ -6,8 +6,14 @@ import { startOwnRedisCluster, type OwnRedisCluster } from '../../../chaos/own-r
 import type { BootstrapResult } from '../../../cli/bootstrap.js';
 import { expiryBucket } from '../../../shared/domain/expiry-buckets.js';
 import { jobId } from '../../../shared/platform/jobs.js';
-import { bullmqConnection } from '../../../shared/platform/redis.js';
+import { countAndRead } from '../../../api/middleware/rate-limit.js';
+import { principalGenerationKey } from '../../../shared/platform/principal-generation.js';
+import { calculateSlot } from '../../../shared/platform/queue-shards.js';
+import { bullmqConnection, connectFailFast, serviceKeyPrefix } from '../../../shared/platform/redis.js';
+import { groupTag } from '../../../shared/platform/service-key-groups.js';
+import { AppError } from '../../../shared/platform/errors.js';
 import { BUYER } from '../../helpers/buyer.js';
+import { rejection } from '../../helpers/rejection.js';
 import { harness } from '../../helpers/harness.js';
 import { qrBody, qrHeaders } from '../../helpers/qr-body.js';
 import { configWith, startStackOn, type StackOnRedis } from '../../helpers/stack-on-redis.js';
@@ -15,7 +21,7 @@ import { configWith, startStackOn, type StackOnRedis } from '../../helpers/stack
 /**
  * A Redis Cluster of 3 masters and 3 replicas on loopback, an API and its workers on it (REDIS_CLUSTER_NODES):
  * the whole sale → confirm → stamp path, the idempotency cache and the rate limits there; then the master
- * serving the service's slot is killed and its replica takes over. The same failover under a stream of
+ * serving the queues' slot is killed and its replica takes over. The same failover under a stream of
  * POSTs is `npm run chaos -- redis-cluster`.
  */
 describe('issue #30: on a Redis Cluster (REDIS_CLUSTER_NODES)', function () {
@@ -69,7 +75,7 @@ describe('issue #30: on a Redis Cluster (REDIS_CLUSTER_NODES)', function () {
     return (await harness().deps.db('qr_transactions').where({ id: qrId }).first('status')).status as string;
   }
 
-  it('hash-tags the queue prefix, so every key of a queue and every service key shares one slot', () => {
+  it('hash-tags the queue prefix, so every key of a queue shares one slot', () => {
     expect(stack!.config.queuePrefix).to.equal(`{${prefix}}`);
   });
 
@@ -80,13 +86,39 @@ describe('issue #30: on a Redis Cluster (REDIS_CLUSTER_NODES)', function () {
     expect(first.status).to.equal(201);
     expect(await harness().deps.db('qr_transactions').where({ id: first.body.qr_id })).to.have.length(1);
     expect(await post(body, key)).to.deep.equal(first);
-    const tagged = await Promise.all((stack!.redis as Cluster).nodes('master').map((node) => node.keys(`${stack!.config.queuePrefix}:*`)));
-    const all = tagged.flat();
-    expect(all.some((k) => k.startsWith(`{${prefix}}:rl:`))).to.equal(true);
-    expect(all.some((k) => k.startsWith(`{${prefix}}:idem:`))).to.equal(true);
-    // One slot: every key of the service and of its queues is on one master.
+    const masters = (stack!.redis as Cluster).nodes('master');
+    const tagged = await Promise.all(masters.map((node) => node.keys(`${stack!.config.queuePrefix}:*`)));
+    // One slot: every key of the queues is on one master.
     expect(tagged.filter((keysOfNode) => keysOfNode.length > 0)).to.have.length(1);
+    // The service's keys under the prefix without its tag (issue #40): each hashes on its own or its holder's group tag.
+    const service = (await Promise.all(masters.map((node) => node.keys(`${prefix}:*`)))).flat();
+    expect(service.some((k) => k.startsWith(`${prefix}:rl:api-key:`))).to.equal(true);
+    expect(service.some((k) => k.startsWith(`${prefix}:idem:`))).to.equal(true);
+    expect(service.some((k) => k.startsWith(`${prefix}:apikey-gen:{sg`))).to.equal(true);
     expect(await confirmAndStamp(first.body.qr_content, first.body.qr_id)).to.equal('INVOICED');
+  });
+
+  it('issue #40: the limiter counts and reads keys of several holders (several slots) in one round trip, no error', async () => {
+    const service = await connectFailFast(stack!.config, { keyPrefix: serviceKeyPrefix(stack!.config.queuePrefix) });
+    try {
+      const [a, b] = ['holder-a', 'holder-b'];
+      expect(calculateSlot(groupTag(a))).to.not.equal(calculateSlot(groupTag(b)));
+      const warnings: unknown[] = [];
+      const ctx = { ip: '192.0.2.1', state: { log: { warn: (o: unknown) => warnings.push(o) } } } as unknown as Parameters<typeof countAndRead>[2];
+      const limits = [
+        { scope: 'cluster-a', perMinute: 10, key: () => a },
+        { scope: 'cluster-b', perMinute: 10, key: () => b, cost: () => 0 },
+      ];
+      await service.set(principalGenerationKey(a), 'gen-a');
+      const values = await countAndRead(service, limits, ctx, [principalGenerationKey(a), 'a-key-of-its-own']);
+      expect(warnings).to.deep.equal([]);
+      expect(values).to.deep.equal(['gen-a', null]);
+      // Counted: the second request sees the first's count (limit 1 would now refuse).
+      await countAndRead(service, limits, ctx, []);
+      expect((await rejection(countAndRead(service, [{ ...limits[0]!, perMinute: 2 }], ctx, []), AppError)).status).to.equal(429);
+    } finally {
+      service.disconnect();
+    }
   });
 
   it("the invoice's e-mail with its PDF, and a QR's expiry at its time, run on the cluster's queues too", async () => {
@@ -115,7 +147,7 @@ describe('issue #30: on a Redis Cluster (REDIS_CLUSTER_NODES)', function () {
     }
   });
 
-  it("kill -9 of the master serving the service's slot: its replica takes over and the API and workers go on by themselves", async () => {
+  it("kill -9 of the master serving the queues' slot: its replica takes over and the API and workers go on by themselves", async () => {
     const master = await cluster.masterOf(`{${prefix}}`);
     await cluster.kill(master);
     const tookMs = await cluster.waitTakeover(master);
