@@ -53,6 +53,11 @@ const EXCEPTIONS: { pattern: RegExp; why: string }[] = [
     why: "the confirmation's statements by sale id (recordConfirmation): the merchants are known (the tickets' sales), to be named when the confirmation becomes ~3 statements (issue #40); tickets of several stores of one issuer make a multi-shard transaction",
   },
   {
+    pattern:
+      /^(UPDATE invoices i SET sealed_xml = s\.xml, .* FROM unnest\(|SELECT i\.\*, m\.name AS store_name, .* WHERE i\.id = ANY\(\$1::text\[\]\)|UPDATE invoices SET email_sent_at = CURRENT_TIMESTAMP, updated_at = CURRENT_TIMESTAMP WHERE id = ANY\(\$1::text\[\]\))/s,
+    why: "a stamp batch (issue #40) gathers an API process's confirmations of any merchants: its read, its sealed documents' save and its mails' mark touch each merchant of the batch; distributed, the batch carries its merchants' ids (`merchant_id = ANY(…)` prunes to their nodes) or the batcher groups by merchant",
+  },
+  {
     pattern: /^UPDATE invoices SET sealed_xml = \$2, issued_local = \$3, updated_at = CURRENT_TIMESTAMP WHERE id = \$1/,
     why: 'the stamp job carries the invoice id alone: the batched stamp job (issue #40) carries the merchant with it',
   },
