@@ -41,7 +41,8 @@ export interface RegisteredTaxpayer {
 }
 
 export type FakePacAnswer =
-  | { kind: 'status'; status: number }
+  /** An HTTP status with SW's error envelope; `retryAfter`, a Retry-After header (SW's sources are silent on throttling: a 429 here is what an HTTP service says). */
+  | { kind: 'status'; status: number; retryAfter?: string }
   | { kind: 'garbage' }
   | { kind: 'hang' }
   /** Does the work (stamps, or cancels), then never answers: the client times out not knowing it succeeded. */
@@ -677,6 +678,7 @@ export async function startFakePacServer(
       switch (scripted?.kind) {
         case 'status':
           calls.push({ outcome: `${prefix}status ${scripted.status}` });
+          if (scripted.retryAfter !== undefined) res.setHeader('Retry-After', scripted.retryAfter);
           return json(scripted.status, { status: 'error', message: 'scripted' });
         case 'garbage':
           calls.push({ outcome: `${prefix}garbage` });

@@ -44,7 +44,7 @@ import { keepJobSchedulers } from './keep-job-schedulers.js';
 import { buildInvoiceExportJob, sweepInvoiceExportsJob } from './build-invoice-export.js';
 import { logOtherFailures, withOutcomeLog, withRenderLaneLog } from './log-job-outcomes.js';
 import { alarmedPacClient } from '../shared/adapters/pac/pac-credentials-alarm.js';
-import { PAUSABLE, pausingOnPacCredentials } from './pause-on-pac-credentials.js';
+import { PAUSABLE, pausingOnPac } from './pause-on-pac.js';
 
 export interface WorkerDeps {
   config: Readonly<Config>;
@@ -175,7 +175,8 @@ export async function startWorkers(deps: WorkerDeps): Promise<RunningWorkers> {
     keyring,
   };
   const handlers = jobHandlers(deps, { sync, stamp, email, cancel, webhooks });
-  // The queues whose jobs present the PAC's credentials pause, all at once, while the PAC refuses them.
+  // The queues whose jobs present the PAC's credentials pause, all at once, while the PAC refuses them or throttles the account.
+  const pacPauses = { credentialsMs: deps.config.pacAuthRetryMs, throttledMs: deps.config.pacBackoffMs };
   const pausable = new Set<QueueName>([QUEUES.stamp, QUEUES.cancel]);
   // One Worker per queue and shard this process consumes (WORKER_SHARDS, else all of QUEUE_SHARDS): a Worker
   // reads one queue of one prefix, and each shard's queues are under a prefix of their own.
@@ -184,7 +185,7 @@ export async function startWorkers(deps: WorkerDeps): Promise<RunningWorkers> {
   const workers = Object.values(QUEUES).flatMap((queue) => {
     const processor = processorFor(queue, handlers);
     return consumed.map((shard) => {
-      const paused = pausable.has(queue) ? pausingOnPacCredentials(deps.producers.queues(queue), deps.config.pacAuthRetryMs, processor) : processor;
+      const paused = pausable.has(queue) ? pausingOnPac(deps.producers.queues(queue), pacPauses, deps.logger, processor) : processor;
       const worker = new Worker(queue, withOutcomeLog(queue, deps.logger, paused), {
         connection,
         prefix: prefixes[shard]!,

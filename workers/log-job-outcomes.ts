@@ -74,7 +74,7 @@ export function withOutcomeLog(queue: string, logger: Logger, processor: (job: J
     try {
       result = await processor(job);
     } catch (err) {
-      // A queue paused (workers/pause-on-pac-credentials.ts): the job waits again, nothing failed; the pause has its own line.
+      // A queue paused (workers/pause-on-pac.ts): the job waits again, nothing failed; the pause has its own line.
       if (err instanceof RateLimitError) throw err;
       const final = job.attemptsMade + 1 >= (job.opts.attempts ?? 1) || (err as Error).name === 'UnrecoverableError';
       const data: unknown = job.data;

@@ -10,7 +10,7 @@
  * One invoice's trouble is its own: a refusal is recorded for it alone; an invoice the PAC does not answer
  * (timeout, 5xx, SW's own failure, a withheld stamp) goes on to a `stamp-invoice` job of its own with the
  * attempts left, the others are recorded and e-mailed. Refused credentials refuse every call: once the others
- * are done the batch waits again with its queue paused (workers/pause-on-pac-credentials.ts), and its next run
+ * are done the batch waits again with its queue paused (workers/pause-on-pac.ts), and its next run
  * skips what is recorded. Then the buyers' mails of what this run recorded go out from here
  * (workers/email-invoice.ts, mailStampedInvoices): no job of their own unless the mail server refuses for now.
  */

@@ -94,6 +94,21 @@ export class PacUnavailable extends Error {
 }
 
 /**
+ * The PAC throttled the account (HTTP 429): no call of this service's queue will do better until the PAC's
+ * window passes, so the queue pauses for `retryAfterMs` (its Retry-After, when it sends one) instead of each job
+ * spending attempts on it (workers/pause-on-pac.ts).
+ */
+export class PacThrottled extends PacUnavailable {
+  constructor(
+    message: string,
+    readonly retryAfterMs: number | undefined,
+  ) {
+    super(message);
+    this.name = 'PacThrottled';
+  }
+}
+
+/**
  * The PAC says it stamped this document (or this customId) before but did not hand the stamp over: retried
  * like any PacUnavailable, and a stamp job that still gets it on its last attempt stops and names it.
  */
@@ -131,7 +146,7 @@ export type PacCredentialsProblem = 'token rejected' | 'authentication refused';
  * The PAC refused the service's credentials (HTTP 401/403 on a call, after one renewal where the service
  * authenticates itself; or its user and password). Neither a refusal of the document nor an outage: nothing
  * succeeds until an operator fixes the credentials, so stamping and cancelling pause instead of spending
- * attempts (workers/pause-on-pac-credentials.ts). The message carries SW's code, never a token or password.
+ * attempts (workers/pause-on-pac.ts). The message carries SW's code, never a token or password.
  */
 export class PacCredentialsRejected extends Error {
   constructor(

@@ -46,7 +46,17 @@
  * checks the token before the document: nothing was done), then is PacCredentialsRejected.
  */
 import { verificationExpression } from '../../domain/cfdi/verification-expression.js';
-import { PacCredentialsRejected, PacRefused, PacStampWithheld, PacUnavailable, type PacCancelAnswer, type PacClient, type PacStamp, type SatQueryResult } from './pac-client.js';
+import {
+  PacCredentialsRejected,
+  PacRefused,
+  PacStampWithheld,
+  PacThrottled,
+  PacUnavailable,
+  type PacCancelAnswer,
+  type PacClient,
+  type PacStamp,
+  type SatQueryResult,
+} from './pac-client.js';
 import { swReason, swTokens, type SwCredentials } from './sw-token.js';
 import { textsByLocalName } from './xml-texts.js';
 
@@ -112,7 +122,7 @@ class CredentialsRefused extends PacUnavailable {
 
 /**
  * One HTTP call with a deadline. Whatever is not an answer of the service itself (no answer in time, no
- * connection, 5xx, a throttled account) is PacUnavailable, to be retried; a 401/403 is CredentialsRefused; the caller reads the rest.
+ * connection, 5xx) is PacUnavailable, to be retried; a 429 is PacThrottled (its Retry-After kept); a 401/403 is CredentialsRefused; the caller reads the rest.
  * Messages name the service and the HTTP status only: request bodies carry the CSD and its password.
  */
 async function send(service: string, url: string, init: RequestInit, timeoutMs: number): Promise<{ status: number; text: string }> {
@@ -126,8 +136,18 @@ async function send(service: string, url: string, init: RequestInit, timeoutMs: 
     throw new PacUnavailable(timedOut ? `no answer from ${service} within ${timeoutMs} ms` : `${service} unreachable: ${(err as Error).message}`);
   }
   if (res.status === 401 || res.status === 403) throw new CredentialsRefused(service, swReason(res.status, text));
-  if (res.status >= 500 || res.status === 429) throw new PacUnavailable(`${service} answered ${res.status}`);
+  if (res.status === 429) throw new PacThrottled(`${service} answered 429`, retryAfterMs(res.headers.get('retry-after')));
+  if (res.status >= 500) throw new PacUnavailable(`${service} answered ${res.status}`);
   return { status: res.status, text };
+}
+
+/** A Retry-After header (delta-seconds or an HTTP date) in milliseconds; undefined when absent or unreadable. */
+export function retryAfterMs(header: string | null, now = Date.now()): number | undefined {
+  if (header === null || header.trim() === '') return undefined;
+  const value = header.trim();
+  if (/^\d+$/.test(value)) return Number(value) * 1000;
+  const at = Date.parse(value);
+  return Number.isNaN(at) ? undefined : Math.max(0, at - now);
 }
 
 interface SwCall<Data> {
