@@ -29,20 +29,21 @@ export function rateLimit(redis: RedisClient, limits: RateLimit[]): Middleware<A
   };
 }
 
-/** Previous minutes' counts kept at most, per Redis connection (a few MB). */
+/** Previous minutes' counts kept at most, per set of limits (a few MB). */
 const KEPT_PREVIOUS_MAX = 50_000;
 
 /**
  * Last minute's counts, read once per key and minute instead of on every request (issue #40: a buyer's preview
- * and confirmation cost 4 commands each, 2 of them MGETs of counts that no longer change). Kept per Redis
- * connection for the current minute only, and only a count at most half its limit: one that cannot refuse a
+ * and confirmation cost 4 commands each, 2 of them MGETs of counts that no longer change). Kept per limiter (the
+ * limits one middleware or access rule was made with, so one API's settings never read another's) for the
+ * current minute only, and only a count at most half its limit: one that cannot refuse a
  * request by itself, so an operator removing a lockout's keys is obeyed at once as before.
  */
-const keptPrevious = new WeakMap<RedisClient, { window: number; counts: Map<string, number> }>();
+const keptPrevious = new WeakMap<readonly RateLimit[], { window: number; counts: Map<string, number> }>();
 
-function previousCounts(redis: RedisClient, window: number): Map<string, number> {
-  let kept = keptPrevious.get(redis);
-  if (kept?.window !== window) keptPrevious.set(redis, (kept = { window, counts: new Map() }));
+function previousCounts(limits: readonly RateLimit[], window: number): Map<string, number> {
+  let kept = keptPrevious.get(limits);
+  if (kept?.window !== window) keptPrevious.set(limits, (kept = { window, counts: new Map() }));
   return kept.counts;
 }
 
@@ -72,7 +73,7 @@ export async function countAndRead(
       // current count of a cost-0 check, the route's keys) in one MGET per slot: 1 command per counted limit
       // + 1 per slot read (one Redis: one slot; a cluster: a holder's keys share its group's tag). The key's
       // EXPIRE follows only when this INCRBY made it (issue #40: it was an EXPIRE on every request).
-      const kept = previousCounts(redis, window);
+      const kept = previousCounts(limits, window);
       const ops: { key: string; incr?: number }[] = [];
       const at = keyed.map(({ limit, id }, i) => {
         const key = counterKey(limit.scope, id);
