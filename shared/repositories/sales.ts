@@ -51,9 +51,13 @@ const SALE_SELECT = `SELECT t.*,
     JOIN merchants m ON m.id = t.merchant_id
     JOIN issuers i ON i.id = m.issuer_id`;
 
-// The buyer's every page and confirmation, and each stamp, read a sale: one prepared statement each way.
-const FIND_SALE_BY_ID: PreparedStatement = { name: 'find_sale_by_id_v1', text: `${SALE_SELECT} WHERE t.id = $1` };
-const FIND_SALE_BY_TOKEN: PreparedStatement = { name: 'find_sale_by_token_v1', text: `${SALE_SELECT} WHERE t.token = $1` };
+// The buyer's every page and confirmation, and each stamp, read a sale: one prepared statement each way, each
+// reading one month's partition, the one its key names (qr_created_at, qr_token_created_at: migration 20261128210000).
+const FIND_SALE_BY_ID: PreparedStatement = { name: 'find_sale_by_id_v2', text: `${SALE_SELECT} WHERE t.id = $1 AND t.created_at = qr_created_at($1)` };
+export const FIND_SALE_BY_TOKEN: PreparedStatement = {
+  name: 'find_sale_by_token_v2',
+  text: `${SALE_SELECT} WHERE t.token = $1 AND t.created_at = qr_token_created_at($1)`,
+};
 
 /** By internal id (workers) or by the QR's token (the buyer's routes). */
 export async function findSale(db: Db, by: { id: string } | { token: string }): Promise<Sale | undefined> {
