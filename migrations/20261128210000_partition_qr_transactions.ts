@@ -86,10 +86,11 @@ const FUNCTIONS = (cutover: string) => [
   // One open or invoiced QR per sale, across months: the sale's row in qr_live_sales follows its QR's status.
   `CREATE FUNCTION qr_transactions_live_sale() RETURNS trigger LANGUAGE plpgsql AS $$
    BEGIN
-     IF TG_OP = 'UPDATE' AND OLD.status IN ${LIVE} AND NEW.status NOT IN ${LIVE} THEN
-       DELETE FROM qr_live_sales WHERE merchant_id = NEW.merchant_id AND mode = NEW.mode AND sale_id = NEW.sale_id AND transaction_id = NEW.id;
+     IF TG_OP = 'DELETE' OR (TG_OP = 'UPDATE' AND OLD.status IN ${LIVE} AND NEW.status NOT IN ${LIVE}) THEN
+       -- Sales leave by their month's DROP (the keeper deletes its rows here first); a DELETE is a bench's or a test's.
+       DELETE FROM qr_live_sales WHERE merchant_id = OLD.merchant_id AND mode = OLD.mode AND sale_id = OLD.sale_id AND transaction_id = OLD.id;
      ELSIF NEW.status IN ${LIVE} AND (TG_OP = 'INSERT' OR OLD.status NOT IN ${LIVE}) THEN
-       -- A row moved to another month (an UPDATE of created_at) comes back as an INSERT: it keeps its own entry.
+       -- A row moved to another month (an UPDATE of created_at: a DELETE, then an INSERT) keeps its own entry.
        INSERT INTO qr_live_sales AS l (merchant_id, mode, sale_id, transaction_id, transaction_created_at)
        VALUES (NEW.merchant_id, NEW.mode, NEW.sale_id, NEW.id, NEW.created_at)
        ON CONFLICT (merchant_id, mode, sale_id) DO UPDATE SET transaction_created_at = EXCLUDED.transaction_created_at
@@ -250,7 +251,7 @@ export async function up(knex: Knex): Promise<void> {
     `CREATE TRIGGER qr_transactions_finished_png BEFORE INSERT OR UPDATE OF status ON qr_transactions
        FOR EACH ROW WHEN (NEW.status NOT IN ('PENDING', 'SCANNED') AND NEW.qr_png IS NOT NULL)
        EXECUTE FUNCTION qr_transactions_drop_finished_png()`,
-    `CREATE TRIGGER qr_transactions_live_sale AFTER INSERT OR UPDATE OF status ON qr_transactions
+    `CREATE TRIGGER qr_transactions_live_sale AFTER INSERT OR UPDATE OF status OR DELETE ON qr_transactions
        FOR EACH ROW EXECUTE FUNCTION qr_transactions_live_sale()`,
   );
   await createMonths(knex, 'qr_transactions', at, KEYS_CARRY_TIME);
