@@ -17,8 +17,8 @@ import type { Knex } from 'knex';
  * - id and token: new ones carry their creation millisecond (shared/platform/ids.ts, 48 bits then 80 random),
  *   and each month's partition CHECKs that the row's created_at is that instant, so two equal ids or tokens
  *   fall in one partition, where (id, created_at) and (token, created_at) are unique. Old ones stay in the
- *   legacy partition, unique there as before. A lookup computes the partition from the key
- *   (qr_created_at, qr_token_created_at below).
+ *   legacy partition, unique there as before. A lookup computes the partition from the key (qr_key_instant),
+ *   then, finding nothing, reads the legacy partition (shared/repositories/qr-transactions.ts, saleByKey).
  * - the short code, the sale's idempotency key and the offline ticket: one narrow unpartitioned row per sale in
  *   qr_sale_keys, written by POST /v1/qrs's statement, whose unique constraints carry the old indexes' names
  *   (so the API's conflict handling reads the same constraint names).
@@ -66,18 +66,12 @@ const FUNCTIONS = (cutover: string) => [
        + ('x' || encode(decode(translate(substr(k, 1, 8), '-_', '+/'), 'base64'), 'hex'))::bit(48)::bigint * interval '1 millisecond' END $$`,
   // Rows before this instant are the old table's (keys without an instant): the legacy partition.
   `CREATE FUNCTION qr_legacy_before() RETURNS timestamptz LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$ SELECT timestamptz '${cutover}' $$`,
-  // A sale's created_at from its id (the partition key of every by-id statement): its instant's partition, else the legacy one.
+  // A sale's created_at from its id: its instant's partition, else the legacy one (the ticket trigger's lookup).
   `CREATE FUNCTION qr_created_at(p_id text) RETURNS timestamptz LANGUAGE plpgsql STABLE AS $$
    BEGIN
      RETURN coalesce(
        (SELECT created_at FROM qr_transactions WHERE id = p_id AND created_at = qr_key_instant(substr(p_id, 5))),
        (SELECT created_at FROM qr_transactions WHERE id = p_id AND created_at < qr_legacy_before()));
-   END $$`,
-  `CREATE FUNCTION qr_token_created_at(p_token text) RETURNS timestamptz LANGUAGE plpgsql STABLE AS $$
-   BEGIN
-     RETURN coalesce(
-       (SELECT created_at FROM qr_transactions WHERE token = p_token AND created_at = qr_key_instant(p_token)),
-       (SELECT created_at FROM qr_transactions WHERE token = p_token AND created_at < qr_legacy_before()));
    END $$`,
   // A key as the service makes them, for rows written by SQL (benches, fixtures): the instant, then 80 random bits.
   `CREATE FUNCTION qr_key_at(at timestamptz) RETURNS text LANGUAGE sql VOLATILE AS $$

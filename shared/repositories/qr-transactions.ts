@@ -186,6 +186,21 @@ export const OFFLINE_TICKET_INDEX = 'qr_transactions_offline_ticket_key';
 export const SALE_QR_INDEX = 'qr_transactions_one_per_sale';
 
 /**
+ * The sale a key names, as a FROM item `t`: its id (`tra_` then the key) or its token, `param` the statement's
+ * parameter. The key carries its instant, which is the sale's created_at, so the first branch reads one month's
+ * partition (pruned before it runs); the old table's keys carry none, so only when that finds nothing the
+ * legacy partition is read (`LIMIT 1` stops the union at the first row: a new key never reaches it).
+ */
+export function saleByKey(column: 'id' | 'token', param: string): string {
+  const instant = column === 'id' ? `qr_key_instant(substr(${param}, 5))` : `qr_key_instant(${param})`;
+  return `((SELECT * FROM qr_transactions WHERE ${column} = ${param} AND created_at = ${instant})
+    UNION ALL (SELECT * FROM qr_transactions WHERE ${column} = ${param} AND created_at < qr_legacy_before()) LIMIT 1) t`;
+}
+
+/** The same for a by-id UPDATE (no LIMIT there): the id's month and the legacy partition, two probes. */
+export const BY_ID_PARTITIONS = '(created_at = qr_key_instant(substr(?, 5)) OR created_at < qr_legacy_before())';
+
+/**
  * `t.created_at` of the sale a side table's row names (`s.transaction_id`, `s.transaction_created_at`): the
  * join then reads one month's partition (pruned at run time).
  */
@@ -305,15 +320,15 @@ export interface StoredQr {
 /**
  * GET /v1/qrs/{qrId} and every replay read this: one prepared statement, the concepts and taxes folded in as
  * JSON (numerics as text, so they stay exact decimal strings like the columns read directly). The month's
- * partition is the id's (`qr_created_at`: the instant the id carries, else the legacy partition). No join: the
+ * partition is the id's (saleByKey: the instant the id carries, else the legacy partition). No join: the
  * store and issuer names come from the API key's principal, which names this same merchant.
  */
 export const FIND_QR: PreparedStatement = {
   name: 'find_qr_transaction_v3',
   text: `SELECT ${QR_VIEW_COLUMNS.map((c) => `t.${c}`).join(', ')},
       ${CONCEPTS_AND_TAXES_JSON}
-    FROM qr_transactions t
-    WHERE t.id = $1 AND t.created_at = qr_created_at($1) AND t.merchant_id = $2 AND t.mode = $3`,
+    FROM ${saleByKey('id', '$1')}
+    WHERE t.merchant_id = $2 AND t.mode = $3`,
 };
 
 /** One transaction of one merchant in one mode, or undefined (another merchant's is as unknown as a missing one). */
@@ -346,7 +361,7 @@ export async function dueExpirySeconds(db: Db, from: Date, to: Date): Promise<nu
  * the batch's created_at range limits those probes to its months' partitions (pruned when the UPDATE runs).
  */
 export async function expireQrTransactions(db: Db, options: { qrId?: string; limit?: number } = {}): Promise<string[]> {
-  const one = options.qrId ? 'AND id = :qrId AND created_at = qr_created_at(:qrId)' : '';
+  const one = options.qrId ? `AND id = :qrId AND ${BY_ID_PARTITIONS.replace('?', ':qrId')}` : '';
   return db.transaction(async (trx) => {
     const { rows } = await trx.raw<{ rows: { id: string; merchant_id: string; sale_id: string; store_uid: string; status: string }[] }>(
       `WITH due AS MATERIALIZED (
@@ -374,7 +389,7 @@ export async function markScanned(db: Db, qrId: string): Promise<{ status: 'SCAN
   const marked = await db.transaction(async (trx) => {
     const [scanned] = (await trx('qr_transactions')
       .where({ id: qrId, status: 'PENDING' })
-      .whereRaw('created_at = qr_created_at(?)', [qrId])
+      .whereRaw(BY_ID_PARTITIONS, [qrId])
       .update({ status: 'SCANNED', scanned_at: trx.fn.now(), updated_at: trx.fn.now() }, ['status', 'scanned_at', 'merchant_id', 'sale_id', 'store_uid', 'id'])) as {
       status: 'SCANNED';
       scanned_at: Date;

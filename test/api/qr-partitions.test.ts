@@ -7,6 +7,7 @@ import { monthlyPartitionName, utcMonth } from '../../shared/platform/monthly-pa
 import { newQrToken } from '../../shared/qr/qr-link.js';
 import {
   FIND_QR,
+  findQrTransaction,
   recordQrTransaction,
   SALE_KEY_INDEX,
   SALE_QR_INDEX,
@@ -108,9 +109,10 @@ describe('QR sales partitioned by month: keys, one-partition lookups and the rul
     expect(await partitionsRead(db(), FIND_QR.text, [sale.id, account.merchantId, 'development'], 'qr_transactions')).to.deep.equal([month]);
     expect(await tokenForShortCode(db(), sale.short_code)).to.equal(sale.token);
 
-    // A sale of the old table's range (its keys need not carry its instant) is found there.
+    // A sale of the old table's range (its keys need not carry its instant) is found there, once its key's month has none.
     await age(sale.id);
-    expect(await partitionsRead(db(), FIND_SALE_BY_TOKEN.text, [sale.token], 'qr_transactions')).to.deep.equal(['qr_transactions_legacy']);
+    expect(await partitionsRead(db(), FIND_SALE_BY_TOKEN.text, [sale.token], 'qr_transactions')).to.deep.equal([month, 'qr_transactions_legacy']);
+    expect((await findQrTransaction(db(), account.merchantId, 'development', sale.id))?.transaction.token).to.equal(sale.token);
     expect((await findSale(db(), { token: sale.token }))?.record.concepts).to.have.length.greaterThan(0);
     expect(await tokenForShortCode(db(), sale.short_code)).to.equal(sale.token);
   });
