@@ -98,22 +98,23 @@ export async function dropSaleMonth(db: Db, range: PartitionRange): Promise<void
   });
 }
 
-/** A partition of sales past its retention, kept for a CFDI inside its five years. */
+/** A partition of sales past its retention that the keeper's runs left in place. */
 export interface HeldSaleMonth {
   range: PartitionRange;
-  /** One such CFDI. */
-  invoiceId: string;
   /** When the retention would have dropped it. */
   since: Date;
 }
 
-/** The partitions of sales the keeper keeps past QR_RETENTION_MONTHS (needs attention: kind `sale-month`), oldest first. */
-export async function heldSaleMonths(db: Db, retentionMonths: number, now: Date, limit: number): Promise<HeldSaleMonth[]> {
-  const held: HeldSaleMonth[] = [];
-  for (const range of await expiredSaleMonths(db, retentionMonths, now)) {
-    if (held.length >= limit) break;
-    const invoiceId = await youngCfdiOf(db, range, now);
-    if (invoiceId) held.push({ range, invoiceId, since: utcMonth(new Date(range.to.getTime() - 1), retentionMonths) });
-  }
-  return held;
+/** Two hourly runs of keep-partitions: a month due longer than this was kept by the job, not yet reached. */
+export const HELD_AFTER_MS = 2 * 3_600_000;
+
+/**
+ * The partitions of sales kept past QR_RETENTION_MONTHS (needs attention: kind `sale-month`), oldest first:
+ * due for longer than two of the job's runs, so still attached because a CFDI holds them. From the catalog
+ * alone (the alarm reads this at every scrape); the CFDI that holds one is youngCfdiOf's to name.
+ */
+export async function heldSaleMonths(db: Db, retentionMonths: number, now: Date): Promise<HeldSaleMonth[]> {
+  return (await expiredSaleMonths(db, retentionMonths, now))
+    .map((range) => ({ range, since: utcMonth(new Date(range.to.getTime() - 1), retentionMonths) }))
+    .filter((m) => now.getTime() - m.since.getTime() > HELD_AFTER_MS);
 }

@@ -24,7 +24,7 @@ import { AUTOMATIC_REPORTS_PER_PERIOD, reportPeriods } from '../global-invoice/r
 import { giveUpCancellation, retryCancellation } from '../cancellation/attention-actions.js';
 import { countFailedDeliveries, giveUpFailedDelivery, listFailedDeliveries, reopenFailedDelivery } from '../repositories/webhooks.js';
 import { config } from '../platform/config.js';
-import { heldSaleMonths } from '../repositories/sale-months.js';
+import { heldSaleMonths, youngCfdiOf } from '../repositories/sale-months.js';
 
 /** What an action needs: the record and the queues. */
 export interface AttentionDeps {
@@ -187,19 +187,21 @@ export const ATTENTION_KINDS: readonly AttentionKind[] = [
   },
   {
     kind: 'sale-month',
-    what: 'months of QR sales past QR_RETENTION_MONTHS kept because a CFDI built from them is inside its five years (or not stamped yet): the keep-partitions job drops each once none is',
-    count: async (db) => (await heldSaleMonths(db, config().qrRetentionMonths, new Date(), Number.MAX_SAFE_INTEGER)).length,
-    list: async (db, limit) =>
-      (await heldSaleMonths(db, config().qrRetentionMonths, new Date(), limit)).map((m) => ({
-        id: m.range.name,
-        cause: `CFDI ${m.invoiceId} of these sales is inside its five years`,
-        since: m.since,
-      })),
+    what: 'months of QR sales past QR_RETENTION_MONTHS the keep-partitions job kept, a CFDI built from them being inside its five years (or not stamped yet): it drops each once none is',
+    count: async (db) => (await heldSaleMonths(db, config().qrRetentionMonths, new Date())).length,
+    async list(db, limit) {
+      const held = (await heldSaleMonths(db, config().qrRetentionMonths, new Date())).slice(0, limit);
+      return Promise.all(
+        held.map(async (m) => {
+          const cfdi = await youngCfdiOf(db, m.range, new Date());
+          return { id: m.range.name, cause: cfdi ? `CFDI ${cfdi} of these sales is inside its five years` : 'no CFDI holds it now: the next run drops it', since: m.since };
+        }),
+      );
+    },
     // Nothing to do by hand: the hourly run drops the month once no CFDI holds it.
     async retry({ db }, id) {
-      const month = (await heldSaleMonths(db, config().qrRetentionMonths, new Date(), Number.MAX_SAFE_INTEGER)).find((m) => m.range.name === id);
-      if (!month) return false;
-      return { refused: `CFDI ${month.invoiceId} of these sales is still inside its five years; the month leaves on its own once none is` };
+      const month = (await heldSaleMonths(db, config().qrRetentionMonths, new Date())).find((m) => m.range.name === id);
+      return month ? { refused: 'a CFDI of these sales is inside its five years; the month leaves on its own once none is' } : false;
     },
     giveUp: () => Promise.resolve({ refused: 'a CFDI inside its five years is kept with the sales it was built from (CFF art. 30)' }),
   },
