@@ -339,6 +339,14 @@ export async function findQrTransaction(db: Db, merchantId: string, mode: KeyMod
   return { transaction, concepts: concepts_json, taxes: taxes_json };
 }
 
+/** What the public image URL serves: the stored PNG (null once the QR is finished), the token to render it again, the expiry. */
+export async function qrImageOf(db: Db, qrId: string): Promise<{ qr_png: Buffer | null; token: string; expires_at: Date } | undefined> {
+  const { rows } = await db.raw<{ rows: { qr_png: Buffer | null; token: string; expires_at: Date }[] }>(`SELECT t.qr_png, t.token, t.expires_at FROM ${saleByKey('id', ':qrId')}`, {
+    qrId,
+  });
+  return rows[0];
+}
+
 /** The epoch seconds in (from, to] in which some open QR falls due: the expiry buckets to schedule. */
 export async function dueExpirySeconds(db: Db, from: Date, to: Date): Promise<number[]> {
   const rows = (await db('qr_transactions')
