@@ -2,7 +2,7 @@ import type { Knex } from 'knex';
 
 /**
  * qr_transactions, qr_concepts and qr_concept_taxes become range-partitioned by calendar month (issue #41,
- * docs/data-growth.md "The QR tables"): a month of sales leaves by DROP of its partitions once every CFDI
+ * docs/data-growth.md "Done: `qr_transactions`, `qr_concepts`, `qr_concept_taxes`"): a month of sales leaves by DROP of its partitions once every CFDI
  * built from it is past its five years (workers/keep-partitions.ts), never by a mass DELETE.
  *
  * No copy of the sales: the existing table becomes the partition `qr_transactions_legacy`, FOR VALUES FROM

@@ -2,7 +2,7 @@ import type { Db } from '../platform/db.js';
 import { createMonthlyPartitions, partitionRanges, utcMonth, type PartitionRange } from '../platform/monthly-partitions.js';
 
 /**
- * The months of sales (issue #41, docs/data-growth.md "The QR tables"): qr_transactions and its lines
+ * The months of sales (issue #41, docs/data-growth.md "Done: `qr_transactions`, `qr_concepts`, `qr_concept_taxes`"): qr_transactions and its lines
  * partitioned alike by month, made ahead and dropped whole once every CFDI built from a month's sales is past
  * its five years. The lines' partitions go first (their foreign keys point at the sale).
  */
