@@ -36,8 +36,8 @@ describe("the global-invoice check's unreported periods on a table whose predica
         `INSERT INTO qr_transactions (id, merchant_id, mode, store_uid, sale_id, idempotency_key, operation, amount, subtotal, currency,
           sat_payment_method, sat_payment_form, type_of_receipt, export_code, status, token, short_code, time_zone, issued_local,
           created_at, updated_at, expires_at, expired_at, global_periodicity, global_period_end, global_invoice_id)
-        SELECT 'tra_plan_' || :run || '_' || n, :merchant, 'development', 'store-1', 'P-' || :run || '-' || n, md5(:run || 'k' || n),
-          'INVOICE', 116, 100, 'MXN', 'PUE', '04', 'I', '01', s.status, md5(:run || 't' || n) || md5(:run || 'u' || n),
+        SELECT 'tra_' || qr_key_at(e.at - interval '2 days'), :merchant, 'development', 'store-1', 'P-' || :run || '-' || n, md5(:run || 'k' || n),
+          'INVOICE', 116, 100, 'MXN', 'PUE', '04', 'I', '01', s.status, qr_key_at(e.at - interval '2 days'),
           upper(substr(md5(:run || 's' || n), 1, 10)), 'America/Mexico_City', '2026-01-01T12:00:00',
           e.at - interval '2 days', e.at - interval '2 days', e.at - interval '1 minute', e.at - interval '1 minute', '01', e.at,
           CASE WHEN n > 20 AND s.status = 'EXPIRED' THEN 'cfd_plan_' || :run END
@@ -51,7 +51,7 @@ describe("the global-invoice check's unreported periods on a table whose predica
       const explained = await trx.raw<{ rows: { 'QUERY PLAN': [{ Plan: { Plans?: unknown[] } }] }[] }>(`EXPLAIN (FORMAT JSON) ${UNREPORTED_PERIODS}`, bindings);
       plan = planNodes(explained.rows[0]!['QUERY PLAN'][0].Plan);
       periods = (await trx.raw<{ rows: { merchant_id: string; global_period_end: Date }[] }>(UNREPORTED_PERIODS, bindings)).rows;
-      holding = (await trx.raw<{ rows: { name: string }[] }>(`SELECT tableoid::regclass::text AS name FROM qr_transactions WHERE id = ?`, [`tra_plan_${run}_1`])).rows[0]!.name;
+      holding = (await trx.raw<{ rows: { name: string }[] }>(`SELECT tableoid::regclass::text AS name FROM qr_transactions WHERE sale_id = ?`, [`P-${run}-1`])).rows[0]!.name;
       periodIndexes = (
         await trx.raw<{ rows: { name: string }[] }>(
           `SELECT c.relname AS name FROM pg_inherits i JOIN pg_class c ON c.oid = i.inhrelid WHERE i.inhparent = 'qr_transactions_unreported_period_idx'::regclass`,
