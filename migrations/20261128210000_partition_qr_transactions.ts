@@ -241,8 +241,6 @@ export async function up(knex: Knex): Promise<void> {
   await raw(
     knex,
     ...SALE_INDEXES.map(([name, definition]) => `CREATE INDEX ${name} ON qr_transactions ${definition}`),
-    // The offline claims find their sale by ticket (shared/repositories/offline-claims.ts); unique in qr_sale_keys.
-    'CREATE INDEX qr_transactions_offline_ticket_idx ON qr_transactions (offline_key_id, sale_id) WHERE offline_key_id IS NOT NULL',
     `CREATE TRIGGER qr_transactions_finished_png BEFORE INSERT OR UPDATE OF status ON qr_transactions
        FOR EACH ROW WHEN (NEW.status NOT IN ('PENDING', 'SCANNED') AND NEW.qr_png IS NOT NULL)
        EXECUTE FUNCTION qr_transactions_drop_finished_png()`,

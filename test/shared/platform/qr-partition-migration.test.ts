@@ -112,23 +112,14 @@ describe('migration 20261128210000: qr_transactions and its lines partitioned by
       const held = await db.raw<{ rows: { n: number }[] }>(`SELECT count(*)::int AS n FROM ONLY ${table}_legacy`);
       expect(held.rows[0]?.n, table).to.equal(table === 'qr_transactions' ? SALES : 2 * SALES);
     }
-    // The old table's indexes became the partition's as they were, none built twice (the offline tickets' is new).
+    // The old table's indexes became the partition's as they were, none built twice.
     const indexes = await db.raw<{ rows: { name: string }[] }>(
       `SELECT indexrelid::regclass::text AS name FROM pg_index WHERE indrelid = 'qr_transactions_legacy'::regclass ORDER BY 1`,
     );
     expect(indexes.rows.map((r) => r.name)).to.deep.equal(
-      [
-        'created_at_idx',
-        'expired_at_idx',
-        'global_invoice_idx',
-        'merchant_created_idx',
-        'offline_key_id_sale_id_idx',
-        'open_expiry_idx',
-        'pkey',
-        'scanned_at_idx',
-        'token_key',
-        'unreported_period_idx',
-      ].map((suffix) => `qr_transactions_legacy_${suffix}`),
+      ['created_at_idx', 'expired_at_idx', 'global_invoice_idx', 'merchant_created_idx', 'open_expiry_idx', 'pkey', 'scanned_at_idx', 'token_key', 'unreported_period_idx'].map(
+        (suffix) => `qr_transactions_legacy_${suffix}`,
+      ),
     );
     for (const n of [1, 30, 1_000, 2_999]) {
       const sale = await oldSale(n);
