@@ -3,7 +3,7 @@ import type { Db } from '../shared/platform/db.js';
 import type { Logger } from '../shared/platform/logger.js';
 import { createDailyPartitions, dropDailyPartitionsBefore, utcDay } from '../shared/platform/daily-partitions.js';
 import { utcMonth } from '../shared/platform/monthly-partitions.js';
-import { createSaleMonths, dropSaleMonth, expiredSaleMonths, youngCfdiOf } from '../shared/repositories/sale-months.js';
+import { createSaleMonths, dropSaleMonth, expiredSaleMonths, forgetDroppedSales, youngCfdiOf } from '../shared/repositories/sale-months.js';
 
 /** Days of partitions kept ready ahead: a week of this job not running before an INSERT finds no partition. */
 export const PARTITIONS_AHEAD_DAYS = 7;
@@ -31,7 +31,8 @@ export interface KeepPartitionsResult {
 
 /**
  * keep-partitions (hourly): creates each partitioned table's days (months for the sales) ahead and drops the
- * ones past their retention (DETACH and DROP of whole partitions, no DELETE of their rows). A month of sales
+ * ones past their retention (DETACH and DROP of whole partitions, no DELETE of their rows; the narrow side
+ * tables of the sales lose the rows of sales no partition holds, in batches). A month of sales
  * with a CFDI inside its five years is kept, whatever the setting says, and logged (it stays on the
  * needs-attention list, kind `sale-month`, until it can go). Idempotent: a second run, or two workers at once,
  * change nothing (CREATE … IF NOT EXISTS; a partition already dropped is no longer listed).
@@ -55,5 +56,6 @@ export async function keepPartitionsJob(db: Db, config: Readonly<RetentionConfig
     await dropSaleMonth(db, month);
     saleMonths.dropped += 1;
   }
+  await forgetDroppedSales(db);
   return { created, dropped, saleMonths };
 }

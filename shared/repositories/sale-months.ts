@@ -73,21 +73,11 @@ export async function youngCfdiOf(db: Db, range: PartitionRange, now: Date): Pro
 }
 
 /**
- * Drops one partition of sales and its lines' partitions: first the month's rows of the side tables (batches
- * of SIDE_BATCH, by their sale instant), then DETACH and DROP of the lines' and the sales' partitions in one
- * transaction with a short lock timeout (a busy table makes the run give up; the next one tries again).
+ * Drops one partition of sales and its lines' partitions: DETACH and DROP of the taxes', the concepts' and the
+ * sales' partitions, in that order, in one transaction with a short lock timeout (a busy table makes the run
+ * give up, and the next one try again).
  */
 export async function dropSaleMonth(db: Db, range: PartitionRange): Promise<void> {
-  const from = lowerBound(range);
-  for (const table of SIDE_TABLES) {
-    for (;;) {
-      const gone = await db.raw<{ rowCount: number }>(
-        `DELETE FROM ?? WHERE ctid = ANY(ARRAY(SELECT ctid FROM ?? WHERE transaction_created_at >= ? AND transaction_created_at < ? LIMIT ${SIDE_BATCH}))`,
-        [table, table, from, range.to],
-      );
-      if (gone.rowCount < SIDE_BATCH) break;
-    }
-  }
   const suffix = range.name.slice(SALES.length);
   await db.transaction(async (trx) => {
     await trx.raw(`SET LOCAL lock_timeout = '5s'`);
@@ -96,6 +86,36 @@ export async function dropSaleMonth(db: Db, range: PartitionRange): Promise<void
       await trx.raw('DROP TABLE ??', [`${table}${suffix}`]);
     }
   });
+}
+
+/**
+ * Deletes the side tables' rows of sales no partition holds any more (before the first partition, and in the
+ * holes a dropped month left between held ones), SIDE_BATCH rows a statement: after the drops, so a rule
+ * unique across months never lets go of a sale still kept, and every run, so rows a failed run left go with the
+ * next. Answers the rows deleted.
+ */
+export async function forgetDroppedSales(db: Db): Promise<number> {
+  const ranges = await partitionRanges(db, SALES);
+  const gaps: [from: Date | string, to: Date][] = [];
+  if (ranges[0]?.from) gaps.push(['-infinity', ranges[0].from]);
+  for (let i = 1; i < ranges.length; i++) {
+    const from = ranges[i]!.from;
+    if (from && from.getTime() > ranges[i - 1]!.to.getTime()) gaps.push([ranges[i - 1]!.to, from]);
+  }
+  let deleted = 0;
+  for (const [from, to] of gaps) {
+    for (const table of SIDE_TABLES) {
+      for (;;) {
+        const gone = await db.raw<{ rowCount: number }>(
+          `DELETE FROM ?? WHERE ctid = ANY(ARRAY(SELECT ctid FROM ?? WHERE transaction_created_at >= ? AND transaction_created_at < ? LIMIT ${SIDE_BATCH}))`,
+          [table, table, from, to],
+        );
+        deleted += gone.rowCount;
+        if (gone.rowCount < SIDE_BATCH) break;
+      }
+    }
+  }
+  return deleted;
 }
 
 /** A partition of sales past its retention that the keeper's runs left in place. */
