@@ -14,6 +14,8 @@ import { Redis } from 'ioredis';
 import { bootstrapAccount } from '../cli/bootstrap.js';
 import { loadConfig } from '../shared/platform/config.js';
 import { ensureDatabase, knexConfig } from '../shared/platform/db.js';
+import { newQrId } from '../shared/platform/ids.js';
+import { newQrToken } from '../shared/qr/qr-link.js';
 import { globalPeriod } from '../shared/global-invoice/global-period.js';
 import { createProducers, type Producers } from '../shared/platform/queues.js';
 import { redisOptions } from '../shared/platform/redis.js';
@@ -63,8 +65,10 @@ async function seed(db: Knex, merchantId: string, from: number, to: number, clos
   const status = `CASE WHEN n > ${CURRENT} THEN (CASE WHEN n % 20 = 0 THEN 'INVOICED' ELSE 'EXPIRED' END)
       WHEN n <= ${dueEnd} THEN 'PENDING' WHEN n <= ${dueEnd + UNCLAIMED} THEN 'EXPIRED'
       WHEN n % 10 = 0 THEN 'INVOICED' WHEN n % 10 IN (1, 2) THEN 'EXPIRED' WHEN n % 10 = 3 THEN 'SCANNED' ELSE 'PENDING' END`;
-  const created = `CASE WHEN n > ${CURRENT} THEN now() - interval '2 days' - ((n * 7919) % (363 * ${DAY_S})) * interval '1 second'
-      ELSE now() - (n % ${DAY_S - 60}) * interval '1 second' END`;
+  // Before the sales' partitioning migration's instant (qr_legacy_before()): the history is the legacy partition's,
+  // whose ids carry no instant (a month's partition CHECKs its ids carry theirs: the bench's are made from n).
+  const created = `least(CASE WHEN n > ${CURRENT} THEN now() - interval '2 days' - ((n * 7919) % (363 * ${DAY_S})) * interval '1 second'
+      ELSE now() - (n % ${DAY_S - 60}) * interval '1 second' END, qr_legacy_before() - interval '1 millisecond')`;
   await db.transaction(async (trx) => {
     // Bulk history: the foreign keys are known good (one merchant, invoices written below), so their per-row checks are skipped.
     await trx.raw('SET LOCAL session_replication_role = replica');
@@ -85,13 +89,13 @@ async function seed(db: Knex, merchantId: string, from: number, to: number, clos
       [merchantId, closedPeriodEnd, closedPeriodEnd, from + 1, to],
     );
     await trx.raw(
-      `INSERT INTO qr_concepts (transaction_id, position, description, amount, quantity, unit_price, sat_unit_key, sat_product_service_key, sat_tax_object_key)
-      SELECT ${txId('n')}, 0, 'Gasolina regular', 262, 12.186, 21.5, 'LTR', '15101514', '02' FROM generate_series(?::bigint, ?::bigint) AS n`,
+      `INSERT INTO qr_concepts (transaction_id, transaction_created_at, position, description, amount, quantity, unit_price, sat_unit_key, sat_product_service_key, sat_tax_object_key)
+      SELECT ${txId('n')}, ${created}, 0, 'Gasolina regular', 262, 12.186, 21.5, 'LTR', '15101514', '02' FROM generate_series(?::bigint, ?::bigint) AS n`,
       [from + 1, to],
     );
     await trx.raw(
-      `INSERT INTO qr_concept_taxes (transaction_id, concept_position, position, type, tax, factor, rate, taxable_base, amount)
-      SELECT ${txId('n')}, 0, 0, 'Traslado', '002', 'Tasa', '0.160000', 262, 41.92 FROM generate_series(?::bigint, ?::bigint) AS n`,
+      `INSERT INTO qr_concept_taxes (transaction_id, transaction_created_at, concept_position, position, type, tax, factor, rate, taxable_base, amount)
+      SELECT ${txId('n')}, ${created}, 0, 0, 'Traslado', '002', 'Tasa', '0.160000', 262, 41.92 FROM generate_series(?::bigint, ?::bigint) AS n`,
       [from + 1, to],
     );
     const invoiced = `n % (CASE WHEN n > ${CURRENT} THEN 20 ELSE 10 END) = 0 AND n > ${EXPIRE_REPS * 1000 + UNCLAIMED}`;
@@ -104,7 +108,8 @@ async function seed(db: Knex, merchantId: string, from: number, to: number, clos
       [merchantId, from + 1, to],
     );
     await trx.raw(
-      `INSERT INTO invoice_tickets (invoice_id, position, transaction_id) SELECT ${invoiceId('n')}, 0, ${txId('n')} FROM generate_series(?::bigint, ?::bigint) AS n WHERE ${invoiced}`,
+      `INSERT INTO invoice_tickets (invoice_id, position, transaction_id, transaction_created_at)
+      SELECT ${invoiceId('n')}, 0, ${txId('n')}, ${created} FROM generate_series(?::bigint, ?::bigint) AS n WHERE ${invoiced}`,
       [from + 1, to],
     );
   });
@@ -127,8 +132,9 @@ const one = async (db: Knex, sql: string) => ((await db.raw(sql)) as { rows: { v
 
 let created = 0;
 function newSale(ctx: Context): NewQrTransaction {
-  const id = `tra_bench_${process.pid}_${++created}`;
   const now = new Date();
+  const id = newQrId(now);
+  created += 1;
   return {
     transaction: {
       id,
@@ -150,7 +156,7 @@ function newSale(ctx: Context): NewQrTransaction {
       related_cfdis: null,
       global_info: null,
       metadata: null,
-      token: `bench${process.pid}t${created}`,
+      token: newQrToken(now),
       short_code: `BENCH${process.pid}X${created}`,
       time_zone: 'America/Mexico_City',
       issued_local: '2026-11-01T12:00:00',

@@ -34,26 +34,29 @@ async function seedSales(db: Knex, merchantId: string, periodEnd: Date): Promise
     `
     INSERT INTO qr_transactions (id, merchant_id, mode, store_uid, sale_id, idempotency_key, operation, amount, subtotal, currency,
       sat_payment_method, sat_payment_form, type_of_receipt, export_code, status, token, time_zone, issued_local, qr_png,
-      expires_at, global_periodicity, global_period_end)
-    SELECT '${tag}_' || n, ?, 'development', 'bench', 'T-' || lpad(n::text, 6, '0'), '${tag}-' || n, 'INVOICE', 302.32, 262, 'MXN',
-      'PUE', CASE WHEN n % 2 = 0 THEN '04' ELSE '01' END, 'I', '01', 'EXPIRED', '${tag}t' || n, 'America/Mexico_City', '2026-10-15T12:00:00', '\\x00',
-      ?::timestamptz - interval '1 minute', '04', ?
-    FROM generate_series(1, ?) AS n`,
+      created_at, updated_at, expires_at, global_periodicity, global_period_end)
+    SELECT 'tra_' || qr_key_at(a.at), ?, 'development', 'bench', 'T-' || lpad(n::text, 6, '0'), '${tag}-' || n, 'INVOICE', 302.32, 262, 'MXN',
+      'PUE', CASE WHEN n % 2 = 0 THEN '04' ELSE '01' END, 'I', '01', 'EXPIRED', qr_key_at(a.at), 'America/Mexico_City', '2026-10-15T12:00:00', '\\x00',
+      a.at, a.at, ?::timestamptz - interval '1 minute', '04', ?
+    FROM generate_series(1, ?) AS n, LATERAL (SELECT date_trunc('milliseconds', clock_timestamp()) AS at) a`,
     [merchantId, periodEnd, periodEnd, SALES],
   );
+  // Each sale's id carries its created_at (its month's partition checks it): the lines find their sale by its key.
   await db.raw(
     `
-    INSERT INTO qr_concepts (transaction_id, position, description, amount, quantity, unit_price, sat_unit_key, sat_product_service_key, sat_tax_object_key)
-    SELECT '${tag}_' || n, c.position, c.description, c.amount, c.quantity, c.unit_price, c.unit, c.product, c.object
-    FROM generate_series(1, ?) AS n, (VALUES (0, 'Gasolina regular', 215, 10, 21.5, 'LTR', '15101514', '02'), (1, 'Agua', 37, 2, 18.5, 'H87', '50202301', '02'),
-      (2, 'Lavado', 10, 1, 10, 'E48', '01010101', '01')) AS c(position, description, amount, quantity, unit_price, unit, product, object)`,
+    INSERT INTO qr_concepts (transaction_id, transaction_created_at, position, description, amount, quantity, unit_price, sat_unit_key, sat_product_service_key, sat_tax_object_key)
+    SELECT t.id, t.created_at, c.position, c.description, c.amount, c.quantity, c.unit_price, c.unit, c.product, c.object
+    FROM qr_transactions t, generate_series(1, ?) AS n, (VALUES (0, 'Gasolina regular', 215, 10, 21.5, 'LTR', '15101514', '02'), (1, 'Agua', 37, 2, 18.5, 'H87', '50202301', '02'),
+      (2, 'Lavado', 10, 1, 10, 'E48', '01010101', '01')) AS c(position, description, amount, quantity, unit_price, unit, product, object)
+    WHERE t.idempotency_key = '${tag}-' || n`,
     [SALES],
   );
   await db.raw(
     `
-    INSERT INTO qr_concept_taxes (transaction_id, concept_position, position, type, tax, factor, rate, taxable_base, amount)
-    SELECT '${tag}_' || n, x.concept_position, 0, 'Traslado', '002', 'Tasa', '0.160000', x.base, x.amount
-    FROM generate_series(1, ?) AS n, (VALUES (0, 215, 34.4), (1, 37, 5.92)) AS x(concept_position, base, amount)`,
+    INSERT INTO qr_concept_taxes (transaction_id, transaction_created_at, concept_position, position, type, tax, factor, rate, taxable_base, amount)
+    SELECT t.id, t.created_at, x.concept_position, 0, 'Traslado', '002', 'Tasa', '0.160000', x.base, x.amount
+    FROM qr_transactions t, generate_series(1, ?) AS n, (VALUES (0, 215, 34.4), (1, 37, 5.92)) AS x(concept_position, base, amount)
+    WHERE t.idempotency_key = '${tag}-' || n`,
     [SALES],
   );
 }

@@ -34,11 +34,14 @@ async function seedSales(db: Knex, merchantIds: string[], count: number): Promis
   for (const merchantId of merchantIds) {
     const tag = `c${randomUUID().slice(0, 8)}`;
     const { rows } = (await db.raw(
+      // Ids and tokens carry their instant (the month's partition checks it), as the service makes them.
       `INSERT INTO qr_transactions (id, merchant_id, mode, store_uid, sale_id, idempotency_key, operation, amount, subtotal, currency,
-         sat_payment_method, sat_payment_form, type_of_receipt, export_code, status, token, time_zone, issued_local, qr_png, expires_at)
-       SELECT '${tag}_' || n, ?, 'development', 'bench', '${tag}-' || n, '${tag}-' || n, 'INVOICE', 302.32, 262, 'MXN',
-         'PUE', '01', 'I', '01', 'PENDING', '${tag}t' || n, 'America/Mexico_City', '2026-10-15T12:00:00', '\\x00', now() + interval '1 day'
-       FROM generate_series(1, ?) AS n RETURNING id`,
+         sat_payment_method, sat_payment_form, type_of_receipt, export_code, status, token, time_zone, issued_local, qr_png,
+         created_at, updated_at, expires_at)
+       SELECT 'tra_' || qr_key_at(a.at), ?, 'development', 'bench', '${tag}-' || n, '${tag}-' || n, 'INVOICE', 302.32, 262, 'MXN',
+         'PUE', '01', 'I', '01', 'PENDING', qr_key_at(a.at), 'America/Mexico_City', '2026-10-15T12:00:00', '\\x00',
+         a.at, a.at, now() + interval '1 day'
+       FROM generate_series(1, ?) AS n, LATERAL (SELECT date_trunc('milliseconds', clock_timestamp()) AS at) a RETURNING id`,
       [merchantId, count],
     )) as { rows: { id: string }[] };
     bySale.set(

@@ -8,7 +8,7 @@
 import autocannon from 'autocannon';
 import type { Knex } from 'knex';
 import { Redis } from 'ioredis';
-import { newId } from '../shared/platform/ids.js';
+import { newQrId } from '../shared/platform/ids.js';
 import { QUEUES } from '../shared/platform/jobs.js';
 import { createProducers } from '../shared/platform/queues.js';
 import type { Config } from '../shared/platform/config.js';
@@ -67,31 +67,32 @@ async function usedMemory(redis: Redis): Promise<number> {
   return Number(match[1]);
 }
 
-async function seedPending(db: Knex, merchantId: string, ids: string[]): Promise<void> {
+/** `at`: the sales' created_at, which their ids and tokens carry (each month's partition checks it). */
+async function seedPending(db: Knex, merchantId: string, ids: string[], at: Date): Promise<void> {
   await db.raw(
     `
     INSERT INTO qr_transactions (id, merchant_id, mode, store_uid, sale_id, idempotency_key, operation, amount, subtotal, currency,
-      sat_payment_method, sat_payment_form, type_of_receipt, export_code, status, token, time_zone, issued_local, qr_png, expires_at)
+      sat_payment_method, sat_payment_form, type_of_receipt, export_code, status, token, time_zone, issued_local, qr_png, created_at, updated_at, expires_at)
     SELECT u.id, ?, 'development', '${STORE_UID}', 'P-' || lpad(u.n::text, 6, '0'), gen_random_uuid()::text, 'INVOICE', 302.32, 262, 'MXN',
-      'PUE', '04', 'I', '01', 'PENDING', md5(u.id) || md5(u.id || 't'), 'America/Mexico_City', to_char(now(), 'YYYY-MM-DD"T"HH24:MI:SS'),
-      decode(repeat('00', 1300), 'hex'), now() + ((u.n % 20) + 1) * interval '1 day'
+      'PUE', '04', 'I', '01', 'PENDING', qr_key_at(?::timestamptz), 'America/Mexico_City', to_char(now(), 'YYYY-MM-DD"T"HH24:MI:SS'),
+      decode(repeat('00', 1300), 'hex'), ?::timestamptz, ?::timestamptz, now() + ((u.n % 20) + 1) * interval '1 day'
     FROM unnest(?::text[]) WITH ORDINALITY AS u(id, n)`,
-    [merchantId, ids],
+    [merchantId, at, at, at, ids],
   );
   await db.raw(
     `
-    INSERT INTO qr_concepts (transaction_id, position, description, amount, quantity, unit_price, sat_unit_key, sat_product_service_key, sat_tax_object_key)
-    SELECT u.id, c.position, c.description, c.amount, c.quantity, c.unit_price, c.unit, c.product, c.object
+    INSERT INTO qr_concepts (transaction_id, transaction_created_at, position, description, amount, quantity, unit_price, sat_unit_key, sat_product_service_key, sat_tax_object_key)
+    SELECT u.id, ?::timestamptz, c.position, c.description, c.amount, c.quantity, c.unit_price, c.unit, c.product, c.object
     FROM unnest(?::text[]) AS u(id), (VALUES (0, 'Gasolina regular', 215, 10, 21.5, 'LTR', '15101514', '02'), (1, 'Agua', 37, 2, 18.5, 'H87', '50202301', '02'),
       (2, 'Lavado', 10, 1, 10, 'E48', '01010101', '01')) AS c(position, description, amount, quantity, unit_price, unit, product, object)`,
-    [ids],
+    [at, ids],
   );
   await db.raw(
     `
-    INSERT INTO qr_concept_taxes (transaction_id, concept_position, position, type, tax, factor, rate, taxable_base, amount)
-    SELECT u.id, x.concept_position, 0, 'Traslado', '002', 'Tasa', '0.160000', x.base, x.amount
+    INSERT INTO qr_concept_taxes (transaction_id, transaction_created_at, concept_position, position, type, tax, factor, rate, taxable_base, amount)
+    SELECT u.id, ?::timestamptz, x.concept_position, 0, 'Traslado', '002', 'Tasa', '0.160000', x.base, x.amount
     FROM unnest(?::text[]) AS u(id), (VALUES (0, 215, 34.4), (1, 37, 5.92)) AS x(concept_position, base, amount)`,
-    [ids],
+    [at, ids],
   );
   await db.raw('ANALYZE qr_transactions, qr_concepts, qr_concept_taxes');
 }
@@ -136,9 +137,10 @@ async function timeGets(options: PendingQrOptions, ids: string[], connections: n
 
 export async function benchPendingQrs(options: PendingQrOptions): Promise<PendingQrFigures> {
   const { count } = options;
-  const ids = Array.from({ length: count }, () => newId('transaction'));
+  const at = new Date();
+  const ids = Array.from({ length: count }, () => newQrId(at));
   let start = performance.now();
-  await seedPending(options.db, options.merchantId, ids);
+  await seedPending(options.db, options.merchantId, ids, at);
   const seedMs = Math.round(performance.now() - start);
 
   const redis = new Redis(redisOptions('blocking', options.redisUrl));

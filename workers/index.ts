@@ -106,7 +106,7 @@ function jobHandlers(deps: WorkerDeps, { sync, stamp, email, cancel, webhooks }:
     'deliver-webhook': (job) => deliverWebhookJob(webhooks, job),
     'issue-global-invoices': () => issueGlobalInvoicesJob(deps.db, deps.producers, deps.config),
     'announce-expiring-csds': async () => ({ announced: await announceExpiringCsds(deps.db) }),
-    'keep-partitions': () => keepPartitionsJob(deps.db, deps.config),
+    'keep-partitions': () => keepPartitionsJob(deps.db, deps.config, new Date(), deps.logger),
     'build-invoice-export': (job) => buildInvoiceExportJob(email, job),
     'sweep-invoice-exports': () => sweepInvoiceExportsJob(email, deps.producers),
   };

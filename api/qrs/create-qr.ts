@@ -1,6 +1,6 @@
 import { qrTransitions } from '../../shared/platform/metrics/registry.js';
 import { AppError, type ErrorDetail } from '../../shared/platform/errors.js';
-import { newId } from '../../shared/platform/ids.js';
+import { newQrId } from '../../shared/platform/ids.js';
 import { requestFingerprint } from '../../shared/platform/idempotency/request-fingerprint.js';
 import {
   cacheKeyOf,
@@ -189,8 +189,9 @@ async function createNew(
   }
   const offline = await offlineBinding(deps, principal, draft, now);
 
-  const qrId = newId('transaction');
-  const token = newQrToken();
+  // Both carry the sale's created_at (`now`): its month partition (docs/data-growth.md).
+  const qrId = newQrId(now);
+  const token = newQrToken(now);
   const content = qrContent(deps.config.publicBaseUrl, signQrToken(token, deps.config.qrHmacKey));
   const png = await renderQr(deps, qrId, content);
 

@@ -2,6 +2,7 @@ import { AppError } from '../../shared/platform/errors.js';
 import { qrContent, signQrToken } from '../../shared/qr/qr-link.js';
 import { renderQrPng } from '../../shared/domain/qr-code/render-qr-png.js';
 import { verifyImageUrl } from '../../shared/qr/signed-image-url.js';
+import { qrImageOf } from '../../shared/repositories/qr-transactions.js';
 import type { AppContext } from '../context.js';
 import type { ApiDeps } from '../deps.js';
 import { signedLinkRule, type SignedLinkGrant } from '../access/access-rules.js';
@@ -23,8 +24,7 @@ const imageLink = signedLinkRule({
 /** qr_url: the QR PNG without credentials, for a signed, unexpired URL only. */
 const image = (deps: ApiDeps) => async (ctx: AppContext & { state: SignedLinkGrant<string> }) => {
   const qrId = ctx.state.signedLink;
-  const row = (await deps.db('qr_transactions').where({ id: qrId }).first('qr_png', 'token', 'expires_at')) as
-    { qr_png: Buffer | null; token: string; expires_at: Date } | undefined;
+  const row = await qrImageOf(deps.db, qrId);
   if (!row) throw new AppError(404, 'not_found', 'No such QR image.');
   const maxAge = Math.max(0, Math.floor((row.expires_at.getTime() - Date.now()) / 1000));
   ctx.set('Cache-Control', `private, max-age=${Math.min(maxAge, 86_400)}`);

@@ -197,6 +197,12 @@ export const SETTINGS = {
     "Days PostgreSQL keeps an idempotency record (a key's window: the same key after it makes a new resource). Older days are dropped a partition at a time.",
     2,
   ),
+  qrRetentionMonths: int(
+    'QR_RETENTION_MONTHS',
+    63,
+    "Months a month of QR sales (with their concepts and taxes) is kept from the month's start: 63, five years from a CFDI stamped up to three months after its sale. A month holding a CFDI inside its five years is kept whatever this says (the keep-partitions job raises it as needing attention).",
+    2,
+  ),
   queuePrefix: setting({
     name: 'QUEUE_PREFIX',
     fallback: (mode) => (mode === 'test' ? 'aftest' : 'af'),

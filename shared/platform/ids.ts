@@ -24,3 +24,21 @@ export type IdKind = keyof typeof ID_PREFIX;
 export function newId(kind: IdKind): string {
   return ID_PREFIX[kind] + randomBytes(16).toString('base64url');
 }
+
+/**
+ * 48 bits of `at`'s millisecond, then 80 random bits, as Base64URL: 22 characters like newId's, as opaque to
+ * a client. The QR tables are partitioned by month of created_at, and a sale's id and token carry its
+ * created_at this way (issue #41, docs/data-growth.md): a lookup computes the partition from the key, and two
+ * equal keys fall in one partition, where its unique index refuses the second. 80 random bits are what a
+ * guesser of one millisecond's keys faces.
+ */
+export function timedKey(at: Date): string {
+  const bytes = randomBytes(16);
+  bytes.writeUIntBE(at.getTime(), 0, 6);
+  return bytes.toString('base64url');
+}
+
+/** A QR transaction's id; `at` is the row's created_at (to the millisecond, as a Date holds it). */
+export function newQrId(at: Date): string {
+  return ID_PREFIX.transaction + timedKey(at);
+}

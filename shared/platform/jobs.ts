@@ -129,7 +129,11 @@ export interface JobTypes {
   'deliver-webhook': { queue: typeof QUEUES.webhooks; data: DeliverWebhookPayload; result: { status: 'delivered' | 'skipped' } };
   'issue-global-invoices': { queue: typeof QUEUES.globalInvoice; data: Record<string, never>; result: { invoices: number } };
   'announce-expiring-csds': { queue: typeof QUEUES.webhooks; data: Record<string, never>; result: { announced: number } };
-  'keep-partitions': { queue: typeof QUEUES.webhooks; data: Record<string, never>; result: { created: number; dropped: number } };
+  'keep-partitions': {
+    queue: typeof QUEUES.webhooks;
+    data: Record<string, never>;
+    result: { created: number; dropped: number; saleMonths: { created: number; dropped: number; held: number } };
+  };
   'build-invoice-export': { queue: typeof QUEUES.exports; data: InvoiceExportPayload; result: BuildInvoiceExportResult };
   'sweep-invoice-exports': { queue: typeof QUEUES.exports; data: Record<string, never>; result: { removed: number; failed: number } };
 }

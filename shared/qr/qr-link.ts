@@ -1,9 +1,11 @@
-import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
+import { createHmac, timingSafeEqual } from 'node:crypto';
 import { hmacKey } from '../platform/crypto/hmac-key.js';
+import { timedKey } from '../platform/ids.js';
 
 /**
  * The deep link printed in the QR: `{base}/q?v=1&t=<token>&m=<mac>`.
- * `t` is 128 random bits (it says nothing about the merchant or the amount); `m` is
+ * `t` is 128 bits, the sale's creation millisecond then 80 random bits (timedKey: it names the month partition
+ * the sale is in, nothing about the merchant or the amount); `m` is
  * HMAC-SHA256(key, "v1." + t) truncated to 128 bits. Short values keep the QR symbol small.
  */
 export const QR_LINK_VERSION = '1';
@@ -15,8 +17,9 @@ export interface QrLinkParams {
   m: string;
 }
 
-export function newQrToken(): string {
-  return randomBytes(16).toString('base64url');
+/** `at`: the sale's created_at, which the token carries. */
+export function newQrToken(at: Date = new Date()): string {
+  return timedKey(at);
 }
 
 function mac(token: string, version: string, key: string): Buffer {

@@ -268,6 +268,7 @@ export async function periodDifferences(db: Db, scope: SummaryScope): Promise<(D
       'invoice_sale_not_invoiced',
       `q.id AS qr_id, q.sale_id, x.id AS invoice_id, x.uuid, NULL::int AS expected, NULL::int AS actual, NULL::text AS detail`,
       `FROM invoices x JOIN invoice_tickets it ON it.invoice_id = x.id JOIN qr_transactions q ON q.id = it.transaction_id
+         AND q.created_at = it.transaction_created_at -- the ticket's sale's month only (issue #41)
        WHERE ${invoices.sql} AND x.cfdi_type = 'I' AND x.status IN ${LIVE_STAMPED} AND q.status <> 'INVOICED'`,
       invoices.bindings,
     ),

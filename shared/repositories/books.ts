@@ -190,11 +190,14 @@ export async function listQrs(db: Db, scope: BooksScope, filters: QrFilters, aft
   }));
 }
 
+/** A ticket's sale, by its id and its instant: one month's partition of the sales read (issue #41). */
+const TICKET_SALE = 'JOIN qr_transactions q ON q.id = it.transaction_id AND q.created_at = it.transaction_created_at';
+
 /** The sales a CFDI covers match a sale filter: a ticket invoice's tickets, a global invoice's reported sales. */
 function coveredSale(value: string | undefined): Fragment | undefined {
   return when(
     value,
-    `(EXISTS (SELECT 1 FROM invoice_tickets it JOIN qr_transactions q ON q.id = it.transaction_id WHERE it.invoice_id = x.id AND q.sale_id = ?)
+    `(EXISTS (SELECT 1 FROM invoice_tickets it ${TICKET_SALE} WHERE it.invoice_id = x.id AND q.sale_id = ?)
       OR EXISTS (SELECT 1 FROM qr_transactions q WHERE q.global_invoice_id = x.id AND q.merchant_id = x.merchant_id AND q.sale_id = ?))`,
     (v) => [v, v],
   );
@@ -218,11 +221,11 @@ const INVOICE_COLUMNS = `x.id, x.merchant_id, x.cfdi_type, x.status, x.uuid, x.s
   x.customer->>'rfc' AS receptor_rfc, x.customer->>'name' AS receptor_name, x.subtotal, x.discount, x.total, x.created_at, x.stamped_at,
   (SELECT g.tickets FROM global_invoices g WHERE g.invoice_id = x.id) AS global_tickets,
   COALESCE((SELECT json_agg(json_build_object('qr_id', q.id, 'store_uid', q.store_uid, 'sale_id', q.sale_id) ORDER BY it.position)
-    FROM invoice_tickets it JOIN qr_transactions q ON q.id = it.transaction_id WHERE it.invoice_id = x.id), '[]'::json) AS sales`;
+    FROM invoice_tickets it ${TICKET_SALE} WHERE it.invoice_id = x.id), '[]'::json) AS sales`;
 
 const EXPORT_COLUMNS = `${INVOICE_COLUMNS}, x.sealed_xml,
   (SELECT max(c.resolved_at) FROM invoice_cancellations c WHERE c.invoice_id = x.id AND c.status = 'CANCELLED') AS cancelled_at,
-  ARRAY(SELECT q.sale_id FROM invoice_tickets it JOIN qr_transactions q ON q.id = it.transaction_id WHERE it.invoice_id = x.id ORDER BY it.position) AS sale_ids,
+  ARRAY(SELECT q.sale_id FROM invoice_tickets it ${TICKET_SALE} WHERE it.invoice_id = x.id ORDER BY it.position) AS sale_ids,
   COALESCE((SELECT t.time_zone FROM qr_transactions t WHERE t.id = x.transaction_id), x.document->>'time_zone') AS time_zone`;
 
 type RawInvoice = Omit<InvoiceListRow, 'key' | 'kind'>;

@@ -117,9 +117,13 @@ export interface ArrivedClaim {
 
 /** Waiting claims whose sale has arrived (of one sale, or any), oldest first. */
 export async function arrivedClaims(db: Db, limit: number, transactionId?: string): Promise<ArrivedClaim[]> {
+  // The ticket's sale by qr_sale_keys (one per ticket), then its month's partition (issue #41).
   const q = db('offline_claims as c')
+    .join('qr_sale_keys as s', function () {
+      this.on('s.offline_key_id', 'c.key_id').andOn('s.offline_sale_id', 'c.sale_id');
+    })
     .join('qr_transactions as t', function () {
-      this.on('t.offline_key_id', 'c.key_id').andOn('t.sale_id', 'c.sale_id');
+      this.on('t.id', 's.transaction_id').andOn('t.created_at', 's.transaction_created_at');
     })
     .where('c.status', 'WAITING')
     .orderBy('c.created_at')
@@ -136,7 +140,7 @@ export async function closedClaims(db: Db, now: Date, limit: number): Promise<Of
     .where('c.status', 'WAITING')
     .where('c.closes_at', '<=', now)
     .whereNotExists(function () {
-      this.select(1).from('qr_transactions as t').whereRaw('t.offline_key_id = c.key_id AND t.sale_id = c.sale_id');
+      this.select(1).from('qr_sale_keys as s').whereRaw('s.offline_key_id = c.key_id AND s.offline_sale_id = c.sale_id');
     })
     .orderBy('c.closes_at')
     .limit(limit)

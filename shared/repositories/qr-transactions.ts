@@ -138,45 +138,73 @@ const CONCEPTS = `$${FIRST + TRANSACTION_COLUMNS.length}`;
 const TAXES = `$${FIRST + TRANSACTION_COLUMNS.length + 1}`;
 
 /**
- * Claims the idempotency key and writes the transaction, its concepts and their taxes in one
- * statement (one round trip, atomic). When the key is taken, nothing is written; a concurrent
+ * Claims the idempotency key and writes the transaction, its keys unique across months (qr_sale_keys), its
+ * concepts and their taxes in one statement (one round trip, atomic); qr_live_sales gets its row from the
+ * sale's trigger. When the key is taken, nothing is written; a concurrent
  * holder of the key makes the statement wait until it commits or rolls back.
  */
 const RECORD_QR: PreparedStatement = {
-  name: 'qr_record_v5',
+  name: 'qr_record_v6',
   text: `WITH claim AS (${CLAIM_KEY_SQL}),
   t AS (
     INSERT INTO qr_transactions (${TRANSACTION_COLUMNS.join(', ')})
-    SELECT ${placeholders} FROM claim RETURNING id
+    SELECT ${placeholders} FROM claim RETURNING id, created_at, merchant_id, idempotency_key, short_code, offline_key_id, sale_id
+  ),
+  k AS (
+    INSERT INTO qr_sale_keys (transaction_id, transaction_created_at, merchant_id, idempotency_key, short_code, offline_key_id, offline_sale_id)
+    SELECT id, created_at, merchant_id, idempotency_key, short_code, offline_key_id, CASE WHEN offline_key_id IS NOT NULL THEN sale_id END FROM t
   ),
   c AS (
-    INSERT INTO qr_concepts (transaction_id, position, sku, description, amount, quantity, discount, unit_price,
+    INSERT INTO qr_concepts (transaction_id, transaction_created_at, position, sku, description, amount, quantity, discount, unit_price,
       sat_unit_key, sat_product_service_key, sat_tax_object_key)
-    SELECT t.id, x.position, x.sku, x.description, x.amount, x.quantity, x.discount, x.unit_price,
+    SELECT t.id, t.created_at, x.position, x.sku, x.description, x.amount, x.quantity, x.discount, x.unit_price,
       x.sat_unit_key, x.sat_product_service_key, x.sat_tax_object_key
     FROM t, jsonb_to_recordset(${CONCEPTS}::jsonb) AS x(position int, sku text, description text, amount numeric,
       quantity numeric, discount numeric, unit_price numeric, sat_unit_key text, sat_product_service_key text, sat_tax_object_key text)
   ),
   ct AS (
-    INSERT INTO qr_concept_taxes (transaction_id, concept_position, position, type, tax, factor, rate, taxable_base, amount)
-    SELECT t.id, x.concept_position, x.position, x.type, x.tax, x.factor, x.rate, x.taxable_base, x.amount
+    INSERT INTO qr_concept_taxes (transaction_id, transaction_created_at, concept_position, position, type, tax, factor, rate, taxable_base, amount)
+    SELECT t.id, t.created_at, x.concept_position, x.position, x.type, x.tax, x.factor, x.rate, x.taxable_base, x.amount
     FROM t, jsonb_to_recordset(${TAXES}::jsonb) AS x(concept_position int, position int, type text, tax text, factor text,
       rate text, taxable_base numeric, amount numeric)
   )
   SELECT count(*)::int AS created FROM t`,
 };
 
-/**
- * The unique index of a sale's idempotency key: a sale keeps its key for good, its idempotency record only
- * IDEMPOTENCY_RETENTION_DAYS, so a key presented again after its record left meets this index.
+/*
+ * The rules unique across the sales' months are constraints of two narrow unpartitioned tables (migration
+ * 20261128210000): qr_sale_keys (written with the sale) and qr_live_sales (kept by the sale's status trigger).
+ * They carry the names the sales' own unique indexes had, which the API's conflict handling reads.
  */
+/** A sale keeps its key for good, its idempotency record only IDEMPOTENCY_RETENTION_DAYS: a key presented again after its record left meets this. */
 export const SALE_KEY_INDEX = 'qr_transactions_merchant_id_idempotency_key_unique';
-/** The unique index that keeps one sale per short code (see the short codes migration). */
+/** One sale per short code. */
 export const SHORT_CODE_INDEX = 'qr_transactions_short_code_key';
-/** The unique index that binds an offline ticket (key, POS sale id) to one sale (issue #33). */
+/** An offline ticket (key, POS sale id) is bound to one sale (issue #33). */
 export const OFFLINE_TICKET_INDEX = 'qr_transactions_offline_ticket_key';
-/** The unique index that keeps one open or invoiced QR per sale_id of a merchant and mode (issue #39). */
+/** One open or invoiced QR per sale_id of a merchant and mode (issue #39). */
 export const SALE_QR_INDEX = 'qr_transactions_one_per_sale';
+
+/**
+ * The sale a key names, as a FROM item `t`: its id (`tra_` then the key) or its token, `param` the statement's
+ * parameter. The key carries its instant, which is the sale's created_at, so the first branch reads one month's
+ * partition (pruned before it runs); the old table's keys carry none, so only when that finds nothing the
+ * legacy partition is read (`LIMIT 1` stops the union at the first row: a new key never reaches it).
+ */
+export function saleByKey(column: 'id' | 'token', param: string): string {
+  const instant = column === 'id' ? `qr_key_instant(substr(${param}, 5))` : `qr_key_instant(${param})`;
+  return `((SELECT * FROM qr_transactions WHERE ${column} = ${param} AND created_at = ${instant})
+    UNION ALL (SELECT * FROM qr_transactions WHERE ${column} = ${param} AND created_at < qr_legacy_before()) LIMIT 1) t`;
+}
+
+/** The same for a by-id UPDATE (no LIMIT there): the id's month and the legacy partition, two probes. */
+export const BY_ID_PARTITIONS = '(created_at = qr_key_instant(substr(?, 5)) OR created_at < qr_legacy_before())';
+
+/**
+ * `t.created_at` of the sale a side table's row names (`s.transaction_id`, `s.transaction_created_at`): the
+ * join then reads one month's partition (pruned at run time).
+ */
+const SALE_OF = 'JOIN qr_transactions t ON t.id = s.transaction_id AND t.created_at = s.transaction_created_at';
 
 /** The QR that holds a sale_id (open or invoiced: SALE_QR_INDEX), if any. */
 export async function qrHoldingSale(
@@ -185,22 +213,26 @@ export async function qrHoldingSale(
   mode: string,
   saleId: string,
 ): Promise<{ id: string; status: string; created_at: Date; expires_at: Date } | undefined> {
-  return (await db('qr_transactions')
-    .where({ merchant_id: merchantId, mode, sale_id: saleId })
-    .whereIn('status', ['PENDING', 'SCANNED', 'INVOICED'])
-    .first('id', 'status', 'created_at', 'expires_at')) as { id: string; status: string; created_at: Date; expires_at: Date } | undefined;
+  const { rows } = await db.raw<{ rows: { id: string; status: string; created_at: Date; expires_at: Date }[] }>(
+    `SELECT t.id, t.status, t.created_at, t.expires_at FROM qr_live_sales s ${SALE_OF} WHERE s.merchant_id = ? AND s.mode = ? AND s.sale_id = ?`,
+    [merchantId, mode, saleId],
+  );
+  return rows[0];
 }
 
 /** The signed-link token of the transaction a short code names, in any state; undefined when none does. */
 export async function tokenForShortCode(db: Db, shortCode: string): Promise<string | undefined> {
-  const row = (await db('qr_transactions').where({ short_code: shortCode }).first('token')) as { token: string } | undefined;
-  return row?.token;
+  const { rows } = await db.raw<{ rows: { token: string }[] }>(`SELECT t.token FROM qr_sale_keys s ${SALE_OF} WHERE s.short_code = ?`, [shortCode]);
+  return rows[0]?.token;
 }
 
 /** The signed-link token of the sale that caught up an offline ticket (key, POS sale id); undefined before it arrived. */
 export async function tokenForOfflineTicket(db: Db, offlineKeyId: string, saleId: string): Promise<string | undefined> {
-  const row = (await db('qr_transactions').where({ offline_key_id: offlineKeyId, sale_id: saleId }).first('token')) as { token: string } | undefined;
-  return row?.token;
+  const { rows } = await db.raw<{ rows: { token: string }[] }>(`SELECT t.token FROM qr_sale_keys s ${SALE_OF} WHERE s.offline_key_id = ? AND s.offline_sale_id = ?`, [
+    offlineKeyId,
+    saleId,
+  ]);
+  return rows[0]?.token;
 }
 
 export type NewQrTransaction = Omit<QrTransactionRecord, 'storeName' | 'issuerRfc' | 'issuerName'>;
@@ -222,16 +254,16 @@ export async function recordQrTransaction(db: Db, record: NewQrTransaction, clai
   return row?.created === 1;
 }
 
-/** A transaction's concepts and taxes as two JSON columns (`t` is the transaction), for one-statement reads. */
+/** A transaction's concepts and taxes as two JSON columns (`t` is the transaction, its created_at their partition), for one-statement reads. */
 export const CONCEPTS_AND_TAXES_JSON = `(SELECT coalesce(json_agg(json_build_object(
           'transaction_id', c.transaction_id, 'position', c.position, 'sku', c.sku, 'description', c.description,
           'amount', c.amount::text, 'quantity', c.quantity::text, 'discount', c.discount::text, 'unit_price', c.unit_price::text,
           'sat_unit_key', c.sat_unit_key, 'sat_product_service_key', c.sat_product_service_key, 'sat_tax_object_key', c.sat_tax_object_key
-        ) ORDER BY c.position), '[]'::json) FROM qr_concepts c WHERE c.transaction_id = t.id) AS concepts_json,
+        ) ORDER BY c.position), '[]'::json) FROM qr_concepts c WHERE c.transaction_id = t.id AND c.transaction_created_at = t.created_at) AS concepts_json,
       (SELECT coalesce(json_agg(json_build_object(
           'transaction_id', x.transaction_id, 'concept_position', x.concept_position, 'position', x.position, 'type', x.type,
           'tax', x.tax, 'factor', x.factor, 'rate', x.rate, 'taxable_base', x.taxable_base::text, 'amount', x.amount::text
-        ) ORDER BY x.concept_position, x.position), '[]'::json) FROM qr_concept_taxes x WHERE x.transaction_id = t.id) AS taxes_json`;
+        ) ORDER BY x.concept_position, x.position), '[]'::json) FROM qr_concept_taxes x WHERE x.transaction_id = t.id AND x.transaction_created_at = t.created_at) AS taxes_json`;
 
 /** The two columns of CONCEPTS_AND_TAXES_JSON as a row holds them. */
 export interface ConceptsAndTaxesJson {
@@ -287,15 +319,16 @@ export interface StoredQr {
 
 /**
  * GET /v1/qrs/{qrId} and every replay read this: one prepared statement, the concepts and taxes folded in as
- * JSON (numerics as text, so they stay exact decimal strings like the columns read directly). No join: the
+ * JSON (numerics as text, so they stay exact decimal strings like the columns read directly). The month's
+ * partition is the id's (saleByKey: the instant the id carries, else the legacy partition). No join: the
  * store and issuer names come from the API key's principal, which names this same merchant.
  */
 export const FIND_QR: PreparedStatement = {
-  name: 'find_qr_transaction_v2',
+  name: 'find_qr_transaction_v3',
   text: `SELECT ${QR_VIEW_COLUMNS.map((c) => `t.${c}`).join(', ')},
       ${CONCEPTS_AND_TAXES_JSON}
-    FROM qr_transactions t
-    WHERE t.id = $1 AND t.merchant_id = $2 AND t.mode = $3`,
+    FROM ${saleByKey('id', '$1')}
+    WHERE t.merchant_id = $2 AND t.mode = $3`,
 };
 
 /** One transaction of one merchant in one mode, or undefined (another merchant's is as unknown as a missing one). */
@@ -304,6 +337,14 @@ export async function findQrTransaction(db: Db, merchantId: string, mode: KeyMod
   if (!row) return undefined;
   const { concepts_json, taxes_json, ...transaction } = row;
   return { transaction, concepts: concepts_json, taxes: taxes_json };
+}
+
+/** What the public image URL serves: the stored PNG (null once the QR is finished), the token to render it again, the expiry. */
+export async function qrImageOf(db: Db, qrId: string): Promise<{ qr_png: Buffer | null; token: string; expires_at: Date } | undefined> {
+  const { rows } = await db.raw<{ rows: { qr_png: Buffer | null; token: string; expires_at: Date }[] }>(`SELECT t.qr_png, t.token, t.expires_at FROM ${saleByKey('id', ':qrId')}`, {
+    qrId,
+  });
+  return rows[0];
 }
 
 /** The epoch seconds in (from, to] in which some open QR falls due: the expiry buckets to schedule. */
@@ -324,30 +365,24 @@ export async function dueExpirySeconds(db: Db, from: Date, to: Date): Promise<nu
  * planner multiplies "open" by "expiry past" and expects many more due rows than there are, so a plain
  * `LIMIT` made it scan the table (or bitmap-read every due row) and join the ids back by a sequential scan.
  * `ORDER BY expires_at` makes the batch a walk of the open-expiry index that stops at its LIMIT (the most
- * overdue first), and `id = ANY(ARRAY(…))` makes the ids an array computed once and probed by primary key.
+ * overdue first), and `id = ANY(ARRAY(…))` makes the ids an array computed once and probed by primary key;
+ * the batch's created_at range limits those probes to its months' partitions (pruned when the UPDATE runs).
  */
 export async function expireQrTransactions(db: Db, options: { qrId?: string; limit?: number } = {}): Promise<string[]> {
-  const open = db('qr_transactions')
-    .select('id')
-    .whereIn('status', OPEN_QR_STATUSES)
-    .where('expires_at', '<=', db.fn.now())
-    // A QR whose confirmation is being stamped does not expire under the buyer (see invoices migration).
-    .whereNull('confirmed_at')
-    .orderBy('expires_at')
-    .limit(options.limit ?? 1000)
-    .forUpdate()
-    .skipLocked();
-  if (options.qrId) open.where({ id: options.qrId });
+  const one = options.qrId ? `AND id = :qrId AND ${BY_ID_PARTITIONS.replace('?', ':qrId')}` : '';
   return db.transaction(async (trx) => {
-    const rows = (await trx('qr_transactions')
-      .whereRaw('id = ANY(ARRAY(?))', [open])
-      .update({ status: 'EXPIRED', expired_at: trx.fn.now(), updated_at: trx.fn.now() }, ['id', 'merchant_id', 'sale_id', 'store_uid', 'status'])) as {
-      id: string;
-      merchant_id: string;
-      sale_id: string;
-      store_uid: string;
-      status: string;
-    }[];
+    const { rows } = await trx.raw<{ rows: { id: string; merchant_id: string; sale_id: string; store_uid: string; status: string }[] }>(
+      `WITH due AS MATERIALIZED (
+         SELECT id, created_at FROM qr_transactions
+         -- confirmed_at: a QR whose confirmation is being stamped does not expire under the buyer (see invoices migration).
+         WHERE status IN (${OPEN_QR_STATUSES.map((status) => `'${status}'`).join(', ')}) AND expires_at <= now() AND confirmed_at IS NULL ${one}
+         ORDER BY expires_at LIMIT :limit FOR UPDATE SKIP LOCKED)
+       UPDATE qr_transactions SET status = 'EXPIRED', expired_at = now(), updated_at = now()
+       WHERE id = ANY(ARRAY(SELECT id FROM due))
+         AND created_at >= (SELECT min(created_at) FROM due) AND created_at <= (SELECT max(created_at) FROM due)
+       RETURNING id, merchant_id, sale_id, store_uid, status`,
+      { limit: options.limit ?? 1000, ...(options.qrId ? { qrId: options.qrId } : {}) },
+    );
     await emitEvents(
       trx,
       'qr.expired',
@@ -362,6 +397,7 @@ export async function markScanned(db: Db, qrId: string): Promise<{ status: 'SCAN
   const marked = await db.transaction(async (trx) => {
     const [scanned] = (await trx('qr_transactions')
       .where({ id: qrId, status: 'PENDING' })
+      .whereRaw(BY_ID_PARTITIONS, [qrId])
       .update({ status: 'SCANNED', scanned_at: trx.fn.now(), updated_at: trx.fn.now() }, ['status', 'scanned_at', 'merchant_id', 'sale_id', 'store_uid', 'id'])) as {
       status: 'SCANNED';
       scanned_at: Date;

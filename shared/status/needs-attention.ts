@@ -23,6 +23,8 @@ import { heldBackPeriods, type HeldBackPeriod } from '../repositories/global-inv
 import { AUTOMATIC_REPORTS_PER_PERIOD, reportPeriods } from '../global-invoice/report-periods.js';
 import { giveUpCancellation, retryCancellation } from '../cancellation/attention-actions.js';
 import { countFailedDeliveries, giveUpFailedDelivery, listFailedDeliveries, reopenFailedDelivery } from '../repositories/webhooks.js';
+import { config } from '../platform/config.js';
+import { heldSaleMonths, youngCfdiOf } from '../repositories/sale-months.js';
 
 /** What an action needs: the record and the queues. */
 export interface AttentionDeps {
@@ -182,6 +184,26 @@ export const ATTENTION_KINDS: readonly AttentionKind[] = [
       return true;
     },
     giveUp: ({ db }, id) => giveUpFailedDelivery(db, id),
+  },
+  {
+    kind: 'sale-month',
+    what: 'months of QR sales past QR_RETENTION_MONTHS the keep-partitions job kept, a CFDI built from them being inside its five years (or not stamped yet): it drops each once none is',
+    count: async (db) => (await heldSaleMonths(db, config().qrRetentionMonths, new Date())).length,
+    async list(db, limit) {
+      const held = (await heldSaleMonths(db, config().qrRetentionMonths, new Date())).slice(0, limit);
+      return Promise.all(
+        held.map(async (m) => {
+          const cfdi = await youngCfdiOf(db, m.range, new Date());
+          return { id: m.range.name, cause: cfdi ? `CFDI ${cfdi} of these sales is inside its five years` : 'no CFDI holds it now: the next run drops it', since: m.since };
+        }),
+      );
+    },
+    // Nothing to do by hand: the hourly run drops the month once no CFDI holds it.
+    async retry({ db }, id) {
+      const month = (await heldSaleMonths(db, config().qrRetentionMonths, new Date())).find((m) => m.range.name === id);
+      return month ? { refused: 'a CFDI of these sales is inside its five years; the month leaves on its own once none is' } : false;
+    },
+    giveUp: () => Promise.resolve({ refused: 'a CFDI inside its five years is kept with the sales it was built from (CFF art. 30)' }),
   },
 ];
 

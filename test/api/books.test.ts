@@ -3,7 +3,8 @@ import { expect } from 'chai';
 import type { QueueEvents } from 'bullmq';
 import type { BootstrapResult } from '../../cli/bootstrap.js';
 import { jobId } from '../../shared/platform/jobs.js';
-import { newId } from '../../shared/platform/ids.js';
+import { newId, newQrId } from '../../shared/platform/ids.js';
+import { newQrToken } from '../../shared/qr/qr-link.js';
 import { encodeCursor } from '../../shared/platform/keyset-cursor.js';
 import { localDateTime } from '../../shared/domain/time-zone.js';
 import { parseXml } from '../../shared/domain/cfdi/parse-xml.js';
@@ -116,8 +117,10 @@ describe("the merchant's books: GET /v1/qrs, GET /v1/qrs/invoices and the export
     const otherId = newId('merchant');
     await db()('merchants').insert({ ...merchant, id: otherId, external_merchant_id: `ext-${randomUUID().slice(0, 8)}` });
     const sale = await db()('qr_transactions').where({ id: mine }).first();
-    const otherQr = newId('transaction');
-    await db()('qr_transactions').insert({ ...sale, id: otherQr, merchant_id: otherId, token: randomUUID(), short_code: null, created_at: new Date() });
+    // A sale's id and token carry its created_at (its month's partition checks it).
+    const at = new Date();
+    const otherQr = newQrId(at);
+    await db()('qr_transactions').insert({ ...sale, id: otherQr, merchant_id: otherId, token: newQrToken(at), short_code: null, created_at: at });
 
     const all = qrIds(await get('/v1/qrs?size=100', bearer(a)));
     expect(all.slice(0, 2)).to.deep.equal([otherQr, mine]);
@@ -134,10 +137,11 @@ describe("the merchant's books: GET /v1/qrs, GET /v1/qrs/invoices and the export
     const c = await harness().bootstrap();
     const seeded: string[] = [];
     for (let i = 0; i < 7; i++) seeded.push(await newQr(c));
-    // Four of them share one instant: the id breaks the tie.
+    // Four of them share one instant: the id breaks the tie. (An instant of the table's range from before its
+    // months: a month's partition holds only rows whose ids carry their own created_at.)
     await db()('qr_transactions')
       .whereIn('id', seeded.slice(2, 6))
-      .update({ created_at: db()('qr_transactions').where({ id: seeded[2] }).select('created_at') });
+      .update({ created_at: db().raw(`qr_legacy_before() - interval '1 hour'`) });
     const expected = qrIds(await get('/v1/qrs?size=100', key(c)));
     expect([...expected].sort()).to.deep.equal([...seeded].sort());
 

@@ -71,25 +71,41 @@ export async function makeTraffic(account: BootstrapResult, counts: { created: n
 /**
  * Moves sales into the past, as if they happened at `at` (keep it early in its hour: each step is minutes
  * after it): created then; scanned 2 minutes later; confirmed after 5; stamped (or refused) `stampSeconds`
- * after the confirmation; expired after 50.
+ * after the confirmation; expired after 50. A sale's id and token carry its created_at (its month's partition
+ * checks it, issue #41), so a moved sale gets keys of its new instant, and what names it follows: answers the
+ * sales' new ids, in the order given.
  */
-export async function moveSales(qrIds: string[], at: Date, stampSeconds: number): Promise<void> {
+export async function moveSales(qrIds: string[], at: Date, stampSeconds: number): Promise<string[]> {
   const db = harness().deps.db;
   const later = (minutes: number) => new Date(at.getTime() + minutes * MINUTE_MS);
   const confirmedAt = later(5);
   const stampedAt = new Date(confirmedAt.getTime() + stampSeconds * 1000);
-  await db('qr_transactions')
-    .whereIn('id', qrIds)
-    .update({
-      created_at: at,
-      scanned_at: db.raw('CASE WHEN scanned_at IS NULL THEN NULL ELSE ?::timestamptz END', [later(2)]),
-      expired_at: db.raw('CASE WHEN expired_at IS NULL THEN NULL ELSE ?::timestamptz END', [later(50)]),
-    });
+  const moved: string[] = [];
+  for (const old of qrIds) {
+    const { rows } = await db.raw<{ rows: { id: string; token: string }[] }>(`SELECT 'tra_' || qr_key_at(:at) AS id, qr_key_at(:at) AS token`, { at });
+    const { id, token } = rows[0]!;
+    // The concepts and taxes follow by their foreign keys' ON UPDATE CASCADE; the rest is named here.
+    await db('qr_transactions')
+      .where({ id: old })
+      .update({
+        id,
+        token,
+        created_at: at,
+        scanned_at: db.raw('CASE WHEN scanned_at IS NULL THEN NULL ELSE ?::timestamptz END', [later(2)]),
+        expired_at: db.raw('CASE WHEN expired_at IS NULL THEN NULL ELSE ?::timestamptz END', [later(50)]),
+      });
+    await db('invoices').where({ transaction_id: old }).update({ transaction_id: id });
+    await db('invoice_tickets').where({ transaction_id: old }).update({ transaction_id: id });
+    await db('qr_sale_keys').where({ transaction_id: old }).update({ transaction_id: id, transaction_created_at: at });
+    await db('qr_live_sales').where({ transaction_id: old }).update({ transaction_id: id, transaction_created_at: at });
+    moved.push(id);
+  }
   await db('invoices')
-    .whereIn('transaction_id', qrIds)
+    .whereIn('transaction_id', moved)
     .update({
       created_at: confirmedAt,
       updated_at: stampedAt,
       stamped_at: db.raw('CASE WHEN stamped_at IS NULL THEN NULL ELSE ?::timestamptz END', [stampedAt]),
     });
+  return moved;
 }

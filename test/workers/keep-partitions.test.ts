@@ -8,7 +8,7 @@ import { runJob } from '../helpers/run-job.js';
 
 const DAY_MS = 86_400_000;
 const TABLE = 'webhook_deliveries';
-const RETENTION = { webhookDeliveryRetentionDays: 30, webhookEventRetentionDays: 31, idempotencyRetentionDays: 35 };
+const RETENTION = { webhookDeliveryRetentionDays: 30, webhookEventRetentionDays: 31, idempotencyRetentionDays: 35, qrRetentionMonths: 63 };
 
 /** An event of the account and one delivery of it to a (fake) endpoint, written `daysAgo` days ago. */
 async function deliveryOf(accountId: string, daysAgo: number): Promise<string> {
@@ -50,13 +50,13 @@ describe('time-partitioned webhook deliveries and the keep-partitions job (issue
     };
     expect(rows[0]?.n).to.equal(0);
 
-    expect(await keepPartitionsJob(db(), RETENTION, later)).to.deep.equal({ created: 0, dropped: 0 });
+    expect(await keepPartitionsJob(db(), RETENTION, later)).to.deep.equal({ created: 0, dropped: 0, saleMonths: { created: 0, dropped: 0, held: 0 } });
   });
 
   it('runs as the workers run it: a keep-partitions job on the webhooks queue answers what it did', async () => {
     const events = await queueEvents('webhooks');
     try {
-      expect(await runJob('keep-partitions', {}, events)).to.have.keys(['created', 'dropped']);
+      expect(await runJob('keep-partitions', {}, events)).to.have.keys(['created', 'dropped', 'saleMonths']);
     } finally {
       await events.close();
     }

@@ -7,7 +7,7 @@ import { keepPartitionsJob, PARTITIONS_AHEAD_DAYS, type RetentionConfig } from '
 
 const DAY_MS = 86_400_000;
 const PER_DAY = 50;
-const RETENTION: RetentionConfig = { webhookDeliveryRetentionDays: 30, webhookEventRetentionDays: 31, idempotencyRetentionDays: 35 };
+const RETENTION: RetentionConfig = { webhookDeliveryRetentionDays: 30, webhookEventRetentionDays: 31, idempotencyRetentionDays: 35, qrRetentionMonths: 63 };
 const TABLES = ['webhook_deliveries', 'webhook_events', 'idempotency_keys'] as const;
 
 /**
