@@ -329,7 +329,11 @@ export const SETTINGS = {
   ),
   pacTimeoutMs: int('PAC_TIMEOUT_MS', 30_000, 'Timeout of one stamp call.'),
   pacAttempts: int('PAC_ATTEMPTS', 8, 'Attempts of a stamp job on timeouts and 5xx before it waits for the reconciliation sweep.', 1),
-  pacBackoffMs: int('PAC_BACKOFF_MS', 2000, 'First retry delay of a stamp job; each next one doubles. Also how long the stamp and cancel queues pause when the PAC throttles (429) without a Retry-After.'),
+  pacBackoffMs: int(
+    'PAC_BACKOFF_MS',
+    2000,
+    'First retry delay of a stamp job; each next one doubles. Also how long the stamp and cancel queues pause when the PAC throttles (429) without a Retry-After.',
+  ),
   stampBatchMs: int(
     'STAMP_BATCH_MS',
     50,
