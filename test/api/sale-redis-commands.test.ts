@@ -1,19 +1,10 @@
 import { randomUUID } from 'node:crypto';
-import type { ChildProcess } from 'node:child_process';
 import { expect } from 'chai';
-import { Redis } from 'ioredis';
-import { freePort } from '../../chaos/free-port.js';
-import { startRedisServer, stopProcess } from '../../chaos/redis-server-process.js';
 import type { BootstrapResult } from '../../cli/bootstrap.js';
 import { harness } from '../helpers/harness.js';
 import { qrBody, qrHeaders } from '../helpers/qr-body.js';
-import { configWith, startStackOn, type StackOnRedis } from '../helpers/stack-on-redis.js';
-
-/** Every command the server has run so far, by name (those BullMQ's scripts run included). */
-async function commandCounts(redis: Redis): Promise<Record<string, number>> {
-  const stats = await redis.info('commandstats');
-  return Object.fromEntries([...stats.matchAll(/^cmdstat_([^:]+):calls=(\d+)/gm)].map((m) => [m[1]!, Number(m[2])]));
-}
+import { startCountedRedisStack, type CountedRedisStack } from '../helpers/counted-redis-stack.js';
+import type { StackOnRedis } from '../helpers/stack-on-redis.js';
 
 /**
  * Issue #40: Redis commands per sale, counted by a redis-server of the test's own (INFO commandstats), with one
@@ -26,35 +17,18 @@ describe('Redis commands per sale stay within the bound (issue #40)', function (
   this.timeout(120_000);
   /** 7 expected at one sale at a time (3 before the insert and the cache write, 4 for the render); 1 of margin for the workers' idle waits. */
   const BOUND = 8;
-  let server: ChildProcess;
+  let redisStack: CountedRedisStack;
   let stack: StackOnRedis;
-  let counter: Redis;
   let account: BootstrapResult;
 
   before(async () => {
     account = await harness().bootstrap();
-    const port = await freePort();
-    server = await startRedisServer(['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no']);
-    const url = `redis://127.0.0.1:${port}/0`;
-    const hour = '3600000';
-    stack = await startStackOn(
-      configWith({
-        REDIS_URL: url,
-        QUEUE_PREFIX: `${process.env.QUEUE_PREFIX ?? 'aftest'}cmds`,
-        WEBHOOK_DISPATCH_MS: hour,
-        STAMP_SWEEP_MS: hour,
-        EXPIRY_SWEEP_MS: hour,
-        CANCELLATION_POLL_MS: hour,
-        GLOBAL_INVOICE_CHECK_MS: hour,
-      }),
-    );
-    counter = new Redis(url);
+    redisStack = await startCountedRedisStack('cmds');
+    stack = redisStack.stack;
   });
 
   after(async () => {
-    counter?.disconnect();
-    await stack?.close();
-    await stopProcess(server);
+    await redisStack?.close();
   });
 
   async function sales(count: number, concurrency: number): Promise<void> {
@@ -76,10 +50,10 @@ describe('Redis commands per sale stay within the bound (issue #40)', function (
 
   /** Commands per sale over `count` sales, and the commands by name (for the message when the bound is broken). */
   async function perSale(count: number, concurrency: number): Promise<{ total: number; byCommand: Record<string, number> }> {
-    await counter.config('RESETSTAT');
-    const before = await commandCounts(counter);
+    await redisStack.resetStats();
+    const before = await redisStack.commandCounts();
     await sales(count, concurrency);
-    const after = await commandCounts(counter);
+    const after = await redisStack.commandCounts();
     const byCommand = Object.fromEntries(Object.entries(after).map(([name, n]) => [name, Math.round(((n - (before[name] ?? 0)) / count) * 100) / 100]));
     // This measurement's own INFO and CONFIG are left out.
     for (const own of ['info', 'config|resetstat', 'config']) delete byCommand[own];

@@ -1,20 +1,11 @@
-import type { ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { expect } from 'chai';
-import { Redis } from 'ioredis';
-import { freePort } from '../../chaos/free-port.js';
-import { startRedisServer, stopProcess } from '../../chaos/redis-server-process.js';
 import type { BootstrapResult } from '../../cli/bootstrap.js';
 import { BUYER } from '../helpers/buyer.js';
 import { harness } from '../helpers/harness.js';
 import { qrBody, qrHeaders } from '../helpers/qr-body.js';
-import { configWith, startStackOn, type StackOnRedis } from '../helpers/stack-on-redis.js';
-
-/** Every command the server has run so far, by name (those BullMQ's scripts run included). */
-async function commandCounts(redis: Redis): Promise<Record<string, number>> {
-  const stats = await redis.info('commandstats');
-  return Object.fromEntries([...stats.matchAll(/^cmdstat_([^:]+):calls=(\d+)/gm)].map((m) => [m[1]!, Number(m[2])]));
-}
+import { startCountedRedisStack, type CountedRedisStack } from '../helpers/counted-redis-stack.js';
+import type { StackOnRedis } from '../helpers/stack-on-redis.js';
 
 /**
  * Issue #40: Redis commands per CFDI, from the buyer's preview to the e-mail sent, counted by a redis-server of
@@ -25,30 +16,15 @@ async function commandCounts(redis: Redis): Promise<Record<string, number>> {
 describe('Redis commands per CFDI stay within the bound (issue #40)', function () {
   this.timeout(180_000);
   const BOUND = 30;
-  let server: ChildProcess;
+  let redisStack: CountedRedisStack;
   let stack: StackOnRedis;
-  let counter: Redis;
   let account: BootstrapResult;
   let validated: boolean;
 
   before(async () => {
     account = await harness().bootstrap();
-    const port = await freePort();
-    server = await startRedisServer(['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no']);
-    const url = `redis://127.0.0.1:${port}/0`;
-    const hour = '3600000';
-    stack = await startStackOn(
-      configWith({
-        REDIS_URL: url,
-        QUEUE_PREFIX: `${process.env.QUEUE_PREFIX ?? 'aftest'}cfdicmds`,
-        WEBHOOK_DISPATCH_MS: hour,
-        STAMP_SWEEP_MS: hour,
-        EXPIRY_SWEEP_MS: hour,
-        CANCELLATION_POLL_MS: hour,
-        GLOBAL_INVOICE_CHECK_MS: hour,
-      }),
-    );
-    counter = new Redis(url);
+    redisStack = await startCountedRedisStack('cfdicmds');
+    stack = redisStack.stack;
     // Our side of stamping: the fake PAC's XSD check (xmllint, seconds under load) is not what is counted.
     validated = harness().pac.validates;
     harness().pac.validates = false;
@@ -56,9 +32,7 @@ describe('Redis commands per CFDI stay within the bound (issue #40)', function (
 
   after(async () => {
     harness().pac.validates = validated;
-    counter?.disconnect();
-    await stack?.close();
-    await stopProcess(server);
+    await redisStack?.close();
   });
 
   const post = async (path: string, body: unknown, headers: Record<string, string> = {}) => {
@@ -112,10 +86,10 @@ describe('Redis commands per CFDI stay within the bound (issue #40)', function (
   async function perCfdi(count: number, concurrency: number): Promise<{ total: number; byCommand: Record<string, number> }> {
     let before: Record<string, number> = {};
     await confirmAndWait(count, concurrency, async () => {
-      await counter.config('RESETSTAT');
-      before = await commandCounts(counter);
+      await redisStack.resetStats();
+      before = await redisStack.commandCounts();
     });
-    const after = await commandCounts(counter);
+    const after = await redisStack.commandCounts();
     const byCommand = Object.fromEntries(Object.entries(after).map(([name, n]) => [name, Math.round(((n - (before[name] ?? 0)) / count) * 100) / 100]));
     // This measurement's own INFO and CONFIG are left out.
     for (const own of ['info', 'config|resetstat', 'config']) delete byCommand[own];
