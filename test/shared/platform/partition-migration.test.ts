@@ -1,9 +1,9 @@
 import { expect } from 'chai';
-import knexFactory, { type Knex } from 'knex';
+import type { Knex } from 'knex';
 import { config } from '../../../shared/platform/config.js';
 import { partitionName, partitionsOf, utcDay } from '../../../shared/platform/daily-partitions.js';
-import { ensureDatabase, knexConfig } from '../../../shared/platform/db.js';
 import { keepPartitionsJob } from '../../../workers/keep-partitions.js';
+import { databaseBeforeMigration } from '../../helpers/database-before-migration.js';
 
 const MIGRATION = '20261128200000_partition_idempotency_and_events.ts';
 const DAY_MS = 86_400_000;
@@ -21,15 +21,7 @@ describe('migration 20261128200000: idempotency_keys and webhook_events partitio
   let db: Knex;
 
   before(async () => {
-    await ensureDatabase(url);
-    db = knexFactory(knexConfig(url));
-    await db.raw('DROP SCHEMA IF EXISTS public CASCADE; CREATE SCHEMA public;');
-    for (;;) {
-      const [, pending] = (await db.migrate.list()) as [unknown[], (string | { file: string })[]];
-      const next = pending[0];
-      if (next === undefined || (typeof next === 'string' ? next : next.file) === MIGRATION) break;
-      await db.migrate.up();
-    }
+    db = await databaseBeforeMigration(url, MIGRATION);
     // The old schema's rows, written as PostgreSQL writes a bench's (generate_series), foreign keys unchecked:
     // the merchants and accounts they name do not matter to the move.
     await db.transaction(async (trx) => {

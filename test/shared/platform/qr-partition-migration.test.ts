@@ -1,8 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { expect } from 'chai';
-import knexFactory, { type Knex } from 'knex';
+import type { Knex } from 'knex';
 import { config } from '../../../shared/platform/config.js';
-import { ensureDatabase, knexConfig } from '../../../shared/platform/db.js';
 import { newQrId } from '../../../shared/platform/ids.js';
 import { monthlyPartitionName, partitionRanges, utcMonth } from '../../../shared/platform/monthly-partitions.js';
 import { newQrToken } from '../../../shared/qr/qr-link.js';
@@ -17,6 +16,7 @@ import {
 } from '../../../shared/repositories/qr-transactions.js';
 import { findSale } from '../../../shared/repositories/sales.js';
 import { keepPartitionsJob } from '../../../workers/keep-partitions.js';
+import { databaseBeforeMigration } from '../../helpers/database-before-migration.js';
 
 const MIGRATION = '20261128210000_partition_qr_transactions.ts';
 const SALES = 3_000;
@@ -33,15 +33,7 @@ describe('migration 20261128210000: qr_transactions and its lines partitioned by
   let db: Knex;
 
   before(async () => {
-    await ensureDatabase(url);
-    db = knexFactory(knexConfig(url));
-    await db.raw('DROP SCHEMA IF EXISTS public CASCADE; CREATE SCHEMA public;');
-    for (;;) {
-      const [, pending] = (await db.migrate.list()) as [unknown[], (string | { file: string })[]];
-      const next = pending[0];
-      if (next === undefined || (typeof next === 'string' ? next : next.file) === MIGRATION) break;
-      await db.migrate.up();
-    }
+    db = await databaseBeforeMigration(url, MIGRATION);
     // One real merchant (a new sale after the migration is checked against it), and the old rows written as
     // PostgreSQL writes a bench's.
     await db.raw(`INSERT INTO accounts (id, name, client_id, client_secret_hash) VALUES ('acc_qrmig', 'qrmig', 'cli_qrmig', '\\x00')`);
