@@ -7,7 +7,7 @@
 // is "the same day on a table 100× older". Its own database, dropped at the end.
 //   npm run bench:data            (BENCH_DATA_ROWS=100000,10000000 by default; BENCH_DATA_KEEP=1 keeps the database)
 import { randomUUID } from 'node:crypto';
-import { writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import pg from 'pg';
 import knexFactory, { type Knex } from 'knex';
 import { Redis } from 'ioredis';
@@ -17,6 +17,9 @@ import { ensureDatabase, knexConfig } from '../shared/platform/db.js';
 import { newQrId } from '../shared/platform/ids.js';
 import { newQrToken } from '../shared/qr/qr-link.js';
 import { globalPeriod } from '../shared/global-invoice/global-period.js';
+import { createDailyPartitions, utcDay } from '../shared/platform/daily-partitions.js';
+import { partitionRanges, utcMonth } from '../shared/platform/monthly-partitions.js';
+import { createSaleMonths, dropSaleMonth } from '../shared/repositories/sale-months.js';
 import { createProducers, type Producers } from '../shared/platform/queues.js';
 import { redisOptions } from '../shared/platform/redis.js';
 import {
@@ -49,77 +52,192 @@ const DAY_S = 86_400;
 
 // --- what PostgreSQL writes ------------------------------------------------------------------------
 
-const txId = (n: string) => `'tra_' || substr(md5('q' || ${n}), 1, 22)`;
-const token = (n: string) => `md5(${n} || 't') || md5(${n} || 'u')`;
+const MERCHANTS = Number(process.env.BENCH_DATA_MERCHANTS ?? 8);
+/** The history's months: the deployment is taken to have moved to monthly partitions before them. */
+const HISTORY_DAYS = 365;
+const IDEMPOTENCY_DAYS = 35;
+const EVENT_DAYS = 31;
+const DUE_END = EXPIRE_REPS * 1000;
+/** Today's rows of the first merchant: the due ones, then a closed period's unclaimed sales. */
+const FIRST_MERCHANT_END = DUE_END + UNCLAIMED;
+
+// Keys as the service makes them (shared/platform/ids.ts: 48 bits of the row's millisecond, then 80 bits),
+// the 80 bits made from n so a lookup can name any row: bench_* functions, made below.
+const txId = (n: string) => `'tra_' || bench_key(bench_created(${n}), 'q' || ${n})`;
+const token = (n: string) => `bench_key(bench_created(${n}), 't' || ${n})`;
 const shortCode = (n: string) => `upper(substr(md5('s' || ${n}), 1, 6) || to_hex(${n}))`;
 const invoiceId = (n: string) => `'cfd_' || substr(md5('i' || ${n}), 1, 22)`;
 const HISTORY_GLOBAL = 'cfd_history_global';
 
 /**
- * Rows (from, to]. Today's block (n ≤ CURRENT): created in the last 24 hours; n ≤ 5,000 due now, then the
- * closed period's unclaimed sales, 10 % invoiced, 20 % expired, 10 % scanned, the rest pending. History
- * (n > CURRENT): 2 to 365 days old, 5 % invoiced, the rest expired and reported in a global invoice.
+ * The row number's instant, merchant and account, and the key, as SQL functions (IMMUTABLE: inlined).
+ * Today's block (n ≤ CURRENT) spans the last 24 hours before `base`; the history (n > CURRENT) spans
+ * 365 to 2 days before it, in n's order, so the rows go in as production writes them: in time order.
  */
-async function seed(db: Knex, merchantId: string, from: number, to: number, closedPeriodEnd: Date): Promise<void> {
-  const dueEnd = EXPIRE_REPS * 1000;
+async function installRowFunctions(db: Knex, base: Date, max: number, merchants: string[], accounts: string[]): Promise<void> {
+  const history = Math.max(1, max - CURRENT);
+  const text = (values: string[]) => `ARRAY[${values.map((v) => `'${v}'`).join(',')}]`;
+  await db.raw(`CREATE FUNCTION bench_created(n bigint) RETURNS timestamptz LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$
+    SELECT date_trunc('milliseconds', CASE WHEN n > ${CURRENT}
+      THEN timestamptz '${base.toISOString()}' - interval '${HISTORY_DAYS} days' + ((n - ${CURRENT})::float8 / ${history} * ${(HISTORY_DAYS - 2) * DAY_S}) * interval '1 second'
+      ELSE timestamptz '${base.toISOString()}' - ((${CURRENT} - n)::float8 / ${CURRENT} * ${DAY_S - 60} + 60) * interval '1 second' END) $$`);
+  await db.raw(`CREATE FUNCTION bench_key(at timestamptz, salt text) RETURNS text LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$
+    SELECT rtrim(translate(encode(substr(int8send((extract(epoch FROM at) * 1000)::bigint), 3, 6)
+      || substr(decode(md5(salt), 'hex'), 1, 10), 'base64'), '+/', '-_'), '=') $$`);
+  const index = `CASE WHEN n <= ${FIRST_MERCHANT_END} THEN 1 ELSE 1 + n % ${merchants.length} END`;
+  await db.raw(`CREATE FUNCTION bench_merchant(n bigint) RETURNS text LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$ SELECT (${text(merchants)})[${index}] $$`);
+  await db.raw(`CREATE FUNCTION bench_account(n bigint) RETURNS text LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$ SELECT (${text(accounts)})[${index}] $$`);
+}
+
+/**
+ * A deployment that moved to monthly partitions before its history: the migration's own partitions (from
+ * its instant, empty here) give way to a legacy partition ending before the history and a partition per
+ * month; the daily tables get a partition per day of their windows.
+ */
+async function partitionHistory(db: Knex, base: Date): Promise<void> {
+  const legacyBefore = utcMonth(base, -13);
+  for (const range of await partitionRanges(db, 'qr_transactions')) await dropSaleMonth(db, range);
+  for (const table of ['qr_transactions', 'qr_concepts', 'qr_concept_taxes']) {
+    await db.raw(`CREATE TABLE ?? PARTITION OF ?? FOR VALUES FROM (MINVALUE) TO ('${legacyBefore.toISOString()}')`, [`${table}_legacy`, table]);
+  }
+  await db.raw(
+    `CREATE OR REPLACE FUNCTION qr_legacy_before() RETURNS timestamptz LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$ SELECT timestamptz '${legacyBefore.toISOString()}' $$`,
+  );
+  await createSaleMonths(db, legacyBefore, utcMonth(base, 2));
+  for (const table of ['idempotency_keys', 'webhook_events']) {
+    for (const { name } of await partitionRanges(db, table)) await db.raw('DROP TABLE ??', [name]);
+    await createDailyPartitions(db, table, utcDay(base, -Math.max(IDEMPOTENCY_DAYS, EVENT_DAYS) - 1), utcDay(base, 7));
+  }
+}
+
+/** The stamped XML a stored file holds: the sample CFDI with the row's UUID (its size and its compressibility). */
+const SAMPLE_XML = readFileSync(new URL('../test/fixtures/cfdi/stamped-sample.xml', import.meta.url), 'utf8').replace(/UUID="[^"]+"/, 'UUID="@UUID@"');
+
+/** The tables a sale writes to, and what the size report sums. */
+const SALE_TABLES = [
+  'qr_transactions',
+  'qr_concepts',
+  'qr_concept_taxes',
+  'qr_sale_keys',
+  'qr_live_sales',
+  'idempotency_keys',
+  'webhook_events',
+  'invoices',
+  'invoice_tickets',
+  'stored_files',
+];
+
+/**
+ * Rows (from, to]. Today's block (n ≤ CURRENT): n ≤ 5,000 due now, then the closed period's unclaimed
+ * sales, 10 % invoiced, 20 % expired, 10 % scanned, the rest pending. History (n > CURRENT): 5 % invoiced,
+ * the rest expired and reported in a global invoice. Each sale: 3 concepts (two taxed with IVA, one not an
+ * object of tax: 2 tax rows), its side rows; inside their windows its idempotency record and a webhook
+ * event; each invoice its ticket and its stored XML. Merchant and account by n (today's first 6,000: the
+ * first merchant's).
+ */
+async function seed(db: Knex, base: Date, from: number, to: number, closedPeriodEnd: Date): Promise<void> {
   const status = `CASE WHEN n > ${CURRENT} THEN (CASE WHEN n % 20 = 0 THEN 'INVOICED' ELSE 'EXPIRED' END)
-      WHEN n <= ${dueEnd} THEN 'PENDING' WHEN n <= ${dueEnd + UNCLAIMED} THEN 'EXPIRED'
+      WHEN n <= ${DUE_END} THEN 'PENDING' WHEN n <= ${FIRST_MERCHANT_END} THEN 'EXPIRED'
       WHEN n % 10 = 0 THEN 'INVOICED' WHEN n % 10 IN (1, 2) THEN 'EXPIRED' WHEN n % 10 = 3 THEN 'SCANNED' ELSE 'PENDING' END`;
-  // Before the sales' partitioning migration's instant (qr_legacy_before()): the history is the legacy partition's,
-  // whose ids carry no instant (a month's partition CHECKs its ids carry theirs: the bench's are made from n).
-  const created = `least(CASE WHEN n > ${CURRENT} THEN now() - interval '2 days' - ((n * 7919) % (363 * ${DAY_S})) * interval '1 second'
-      ELSE now() - (n % ${DAY_S - 60}) * interval '1 second' END, qr_legacy_before() - interval '1 millisecond')`;
+  const rows = `generate_series(?::bigint, ?::bigint) AS n, LATERAL (SELECT ${status} AS status, bench_created(n) AS at) s`;
+  const range = [from + 1, to];
+  const invoiced = `s.status = 'INVOICED' AND n > ${FIRST_MERCHANT_END}`;
+  const baseAt = `timestamptz '${base.toISOString()}'`;
   await db.transaction(async (trx) => {
-    // Bulk history: the foreign keys are known good (one merchant, invoices written below), so their per-row checks are skipped.
+    // Bulk history: the foreign keys are known good and the triggers' rows are written here, so the per-row
+    // checks and triggers are skipped.
     await trx.raw('SET LOCAL session_replication_role = replica');
     await trx.raw(
       `INSERT INTO qr_transactions (id, merchant_id, mode, store_uid, sale_id, idempotency_key, operation, amount, subtotal, currency,
         sat_payment_method, sat_payment_form, type_of_receipt, export_code, status, token, short_code, time_zone, issued_local, qr_png,
         created_at, updated_at, scanned_at, expires_at, expired_at, global_periodicity, global_period_end, global_invoice_id)
-      SELECT ${txId('n')}, ?, 'development', 'store-' || (n % 50), 'S-' || n, md5('k' || n), 'INVOICE', 302.32, 262, 'MXN',
+      SELECT ${txId('n')}, bench_merchant(n), 'development', 'store-' || (n % 50), 'S-' || n, md5('k' || n)::uuid::text, 'INVOICE', 300.40, 262, 'MXN',
         'PUE', '04', 'I', '01', s.status, ${token('n')}, ${shortCode('n')}, 'America/Mexico_City', '2026-11-01T12:00:00',
         CASE WHEN s.status IN ('PENDING', 'SCANNED') THEN decode(repeat('00', 1300), 'hex') END,
-        c.at, c.at, CASE WHEN s.status = 'SCANNED' THEN c.at + interval '1 minute' END,
-        CASE WHEN n <= ${dueEnd} THEN now() - interval '1 minute' WHEN n <= ${dueEnd + UNCLAIMED} THEN ?::timestamptz - interval '1 minute'
-          WHEN s.status IN ('PENDING', 'SCANNED') THEN now() + ((n % 20) + 1) * interval '1 day' ELSE c.at + interval '1 day' END,
-        CASE WHEN s.status = 'EXPIRED' THEN least(now(), c.at + interval '1 day') END,
-        '04', CASE WHEN n > ${dueEnd} AND n <= ${dueEnd + UNCLAIMED} THEN ?::timestamptz ELSE c.at + interval '30 days' END,
+        s.at, s.at, CASE WHEN s.status = 'SCANNED' THEN s.at + interval '1 minute' END,
+        CASE WHEN n <= ${DUE_END} THEN ${baseAt} - interval '1 minute' WHEN n <= ${FIRST_MERCHANT_END} THEN ?::timestamptz - interval '1 minute'
+          WHEN s.status IN ('PENDING', 'SCANNED') THEN ${baseAt} + ((n % 20) + 1) * interval '1 day' ELSE s.at + interval '1 day' END,
+        CASE WHEN s.status = 'EXPIRED' THEN least(${baseAt}, s.at + interval '1 day') END,
+        '04', CASE WHEN n > ${DUE_END} AND n <= ${FIRST_MERCHANT_END} THEN ?::timestamptz ELSE s.at + interval '30 days' END,
         CASE WHEN n > ${CURRENT} AND s.status = 'EXPIRED' THEN '${HISTORY_GLOBAL}' END
-      FROM generate_series(?::bigint, ?::bigint) AS n, LATERAL (SELECT ${status} AS status) s, LATERAL (SELECT ${created} AS at) c`,
-      [merchantId, closedPeriodEnd, closedPeriodEnd, from + 1, to],
+      FROM ${rows}`,
+      [closedPeriodEnd, closedPeriodEnd, ...range],
     );
     await trx.raw(
       `INSERT INTO qr_concepts (transaction_id, transaction_created_at, position, description, amount, quantity, unit_price, sat_unit_key, sat_product_service_key, sat_tax_object_key)
-      SELECT ${txId('n')}, ${created}, 0, 'Gasolina regular', 262, 12.186, 21.5, 'LTR', '15101514', '02' FROM generate_series(?::bigint, ?::bigint) AS n`,
-      [from + 1, to],
+      SELECT ${txId('n')}, s.at, c.position, c.description, c.amount, c.quantity, c.unit_price, c.unit, c.product, c.object
+      FROM ${rows}, (VALUES (0, 'Gasolina regular', 200, 10, 20, 'LTR', '15101514', '02'), (1, 'Aceite para motor 1 L', 40, 2, 20, 'H87', '15121501', '02'),
+        (2, 'Propina', 22, 1, 22, 'E48', '90101500', '01')) AS c (position, description, amount, quantity, unit_price, unit, product, object)`,
+      range,
     );
     await trx.raw(
       `INSERT INTO qr_concept_taxes (transaction_id, transaction_created_at, concept_position, position, type, tax, factor, rate, taxable_base, amount)
-      SELECT ${txId('n')}, ${created}, 0, 0, 'Traslado', '002', 'Tasa', '0.160000', 262, 41.92 FROM generate_series(?::bigint, ?::bigint) AS n`,
-      [from + 1, to],
+      SELECT ${txId('n')}, s.at, x.concept, 0, 'Traslado', '002', 'Tasa', '0.160000', x.base, x.amount
+      FROM ${rows}, (VALUES (0, 200, 32), (1, 40, 6.4)) AS x (concept, base, amount)`,
+      range,
     );
-    const invoiced = `n % (CASE WHEN n > ${CURRENT} THEN 20 ELSE 10 END) = 0 AND n > ${EXPIRE_REPS * 1000 + UNCLAIMED}`;
+    // What the sale's statement and its trigger write beside it (qr_sale_keys, qr_live_sales).
     await trx.raw(
-      `INSERT INTO invoices (id, transaction_id, merchant_id, status, folio, customer, uuid, stamped_at, subtotal, total, xml_file_key, pdf_file_key,
-        email_sent_at, created_at, updated_at)
-      SELECT ${invoiceId('n')}, ${txId('n')}, ?, 'ACTIVE', n, '{"rfc":"XAXX010101000"}', md5('u' || n)::uuid::text, c.at + interval '20 seconds', 262, 302.32,
-        'xml/' || n, 'pdf/' || n, c.at + interval '1 minute', c.at, c.at + interval '20 seconds'
-      FROM generate_series(?::bigint, ?::bigint) AS n, LATERAL (SELECT ${created} + interval '5 minutes' AS at) c WHERE ${invoiced}`,
-      [merchantId, from + 1, to],
+      `INSERT INTO qr_sale_keys (transaction_id, transaction_created_at, merchant_id, idempotency_key, short_code)
+      SELECT ${txId('n')}, s.at, bench_merchant(n), md5('k' || n)::uuid::text, ${shortCode('n')} FROM ${rows}`,
+      range,
+    );
+    await trx.raw(
+      `INSERT INTO qr_live_sales (merchant_id, mode, sale_id, transaction_id, transaction_created_at)
+      SELECT bench_merchant(n), 'development', 'S-' || n, ${txId('n')}, s.at FROM ${rows} WHERE s.status IN ('PENDING', 'SCANNED', 'INVOICED')`,
+      range,
+    );
+    await trx.raw(
+      `INSERT INTO idempotency_keys (merchant_id, scope, key, fingerprint, resource_id, created_at)
+      SELECT bench_merchant(n), 'POST /v1/qrs', md5('k' || n)::uuid, md5('f' || n), ${txId('n')}, s.at
+      FROM ${rows} WHERE s.at >= ${baseAt} - interval '${IDEMPOTENCY_DAYS} days'`,
+      range,
+    );
+    // One announced transition per sale (qr.expired, invoice.stamped, …) for accounts with an endpoint: all here.
+    await trx.raw(
+      `INSERT INTO webhook_events (id, account_id, type, payload, created_at, dispatched_at)
+      SELECT 'evt_' || substr(md5('e' || n), 1, 22), bench_account(n), CASE s.status WHEN 'INVOICED' THEN 'invoice.stamped' WHEN 'EXPIRED' THEN 'qr.expired' ELSE 'qr.created' END,
+        jsonb_build_object('qr_id', ${txId('n')}, 'sale_id', 'S-' || n, 'store_uid', 'store-' || (n % 50), 'status', s.status, 'amount', '300.40', 'currency', 'MXN', 'at', s.at),
+        s.at, s.at + interval '2 seconds'
+      FROM ${rows} WHERE s.at >= ${baseAt} - interval '${EVENT_DAYS} days'`,
+      range,
+    );
+    await trx.raw(
+      `INSERT INTO invoices (id, transaction_id, merchant_id, status, folio, customer, uuid, stamped_at, subtotal, total, xml_file_key,
+        email_sent_at, created_at, updated_at, document)
+      SELECT ${invoiceId('n')}, ${txId('n')}, bench_merchant(n), 'ACTIVE', n, jsonb_build_object('rfc', 'XAXX010101000', 'name', 'PUBLICO EN GENERAL', 'email', 'buyer' || n || '@example.com'),
+        md5('u' || n)::uuid::text, s.at + interval '5 minutes 20 seconds', 262, 300.40, 'xml/' || n,
+        s.at + interval '6 minutes', s.at + interval '5 minutes', s.at + interval '5 minutes 20 seconds',
+        jsonb_build_object('concepts', jsonb_build_array(
+          jsonb_build_object('description', 'Gasolina regular', 'quantity', '10', 'unit_price', '20', 'amount', '200', 'taxes', jsonb_build_array(jsonb_build_object('tax', '002', 'rate', '0.160000', 'amount', '32'))),
+          jsonb_build_object('description', 'Aceite para motor 1 L', 'quantity', '2', 'unit_price', '20', 'amount', '40', 'taxes', jsonb_build_array(jsonb_build_object('tax', '002', 'rate', '0.160000', 'amount', '6.4'))),
+          jsonb_build_object('description', 'Propina', 'quantity', '1', 'unit_price', '22', 'amount', '22', 'taxes', '[]'::jsonb)),
+          'subtotal', '262', 'total', '300.40', 'payment_form', '04', 'payment_method', 'PUE', 'use', 'S01')
+      FROM ${rows} WHERE ${invoiced}`,
+      range,
     );
     await trx.raw(
       `INSERT INTO invoice_tickets (invoice_id, position, transaction_id, transaction_created_at)
-      SELECT ${invoiceId('n')}, 0, ${txId('n')}, ${created} FROM generate_series(?::bigint, ?::bigint) AS n WHERE ${invoiced}`,
-      [from + 1, to],
+      SELECT ${invoiceId('n')}, 0, ${txId('n')}, s.at FROM ${rows} WHERE ${invoiced}`,
+      range,
+    );
+    await trx.raw(
+      `INSERT INTO stored_files (key, content_type, data, created_at)
+      SELECT 'xml/' || n, 'application/xml', convert_to(replace(?, '@UUID@', upper(md5('u' || n)::uuid::text)), 'UTF8'), s.at + interval '5 minutes 20 seconds'
+      FROM ${rows} WHERE ${invoiced}`,
+      [SAMPLE_XML, ...range],
     );
   });
-  await db.raw('ANALYZE qr_transactions, qr_concepts, qr_concept_taxes, invoices, invoice_tickets');
 }
 
 // --- the statements --------------------------------------------------------------------------------
 
 interface Context {
+  /** The first merchant: today's due and unclaimed sales, the books. */
   merchantId: string;
+  merchants: string[];
+  /** The seed's now: today's rows are the 24 hours before it. */
+  base: Date;
   producers: Producers;
   closedPeriodEnd: Date;
   /** Rows written so far: lookups pick among all of them. */
@@ -138,13 +256,13 @@ function newSale(ctx: Context): NewQrTransaction {
   return {
     transaction: {
       id,
-      merchant_id: ctx.merchantId,
+      merchant_id: ctx.merchants[created % ctx.merchants.length]!,
       mode: 'development',
       store_uid: 'store-1',
       sale_id: `B-${created}`,
       idempotency_key: randomUUID(),
       operation: 'INVOICE',
-      amount: '302.32',
+      amount: '300.40',
       subtotal: '262',
       currency: 'MXN',
       exchange_rate: null,
@@ -173,29 +291,36 @@ function newSale(ctx: Context): NewQrTransaction {
       offline_key_id: null,
       sold_at: null,
     },
-    concepts: [0, 1, 2].map((position) => ({
+    concepts: [
+      ['Gasolina regular', '200', '10', '20', 'LTR', '15101514', '02'],
+      ['Aceite para motor 1 L', '40', '2', '20', 'H87', '15121501', '02'],
+      ['Propina', '22', '1', '22', 'E48', '90101500', '01'],
+    ].map(([description, amount, quantity, unitPrice, unit, product, object], position) => ({
       transaction_id: id,
       position,
       sku: null,
-      description: 'Gasolina regular',
-      amount: '87.333333',
-      quantity: '1',
+      description: description!,
+      amount: amount!,
+      quantity: quantity!,
       discount: null,
-      unit_price: '87.333333',
-      sat_unit_key: 'LTR',
-      sat_product_service_key: '15101514',
-      sat_tax_object_key: '02',
+      unit_price: unitPrice!,
+      sat_unit_key: unit!,
+      sat_product_service_key: product!,
+      sat_tax_object_key: object!,
     })),
-    taxes: [0, 1, 2].map((concept_position) => ({
+    taxes: [
+      [0, '200', '32'],
+      [1, '40', '6.4'],
+    ].map(([conceptPosition, base, amount]) => ({
       transaction_id: id,
-      concept_position,
+      concept_position: conceptPosition as number,
       position: 0,
       type: 'Traslado' as const,
       tax: '002',
       factor: 'Tasa' as const,
       rate: '0.160000',
-      taxable_base: '87.333333',
-      amount: '13.973333',
+      taxable_base: base as string,
+      amount: amount as string,
     })),
   };
 }
@@ -205,18 +330,21 @@ interface Statement {
   /** Fewer repetitions for the statements that change many rows. */
   reps?: number;
   /** Before the timed repetitions (e.g. make QRs due again). */
-  prepare?: (db: Knex) => Promise<void>;
+  prepare?: (db: Knex, ctx: Context) => Promise<void>;
   /** The id, token or code a lookup asks for, read before the clock starts. */
   input?: (db: Knex, ctx: Context, i: number) => Promise<string>;
   run: (db: Knex, ctx: Context, input: string) => Promise<unknown>;
 }
 
 const STATEMENTS: Statement[] = [
-  { name: 'create (POST /v1/qrs: claim + sale + 3 concepts + 3 taxes)', run: (db, ctx) => recordQrTransaction(db, newSale(ctx), { scope: 'POST /v1/qrs', fingerprint: 'bench' }) },
+  {
+    name: 'create (POST /v1/qrs: claim + sale + 3 concepts + 2 taxes + side rows)',
+    run: (db, ctx) => recordQrTransaction(db, newSale(ctx), { scope: 'POST /v1/qrs', fingerprint: 'bench' }),
+  },
   {
     name: 'GET /v1/qrs/{id}',
-    input: (db, ctx, i) => one(db, `SELECT ${txId(String(pick(ctx, i)))} AS v`),
-    run: (db, ctx, id) => findQrTransaction(db, ctx.merchantId, 'development', id),
+    input: (db, ctx, i) => one(db, `SELECT bench_merchant(${pick(ctx, i)}) || ' ' || ${txId(String(pick(ctx, i)))} AS v`),
+    run: (db, _ctx, input) => findQrTransaction(db, input.split(' ')[0]!, 'development', input.split(' ')[1]!),
   },
   {
     name: 'resolve by token (buyer page: findSale)',
@@ -232,9 +360,10 @@ const STATEMENTS: Statement[] = [
   {
     name: 'expire due QRs (1,000 per UPDATE; the expiry sweep runs the same)',
     reps: EXPIRE_REPS,
-    prepare: async (db) => {
+    prepare: async (db, ctx) => {
       await db.raw(`UPDATE qr_transactions SET status = 'PENDING', expired_at = NULL WHERE id IN (SELECT ${txId('n')} FROM generate_series(1, ${EXPIRE_REPS * 1000}) n)`);
-      await db.raw('DELETE FROM webhook_events'); // none: the bench account has no endpoint
+      // None: the bench's accounts have no endpoint (the seeded events are all from before the run).
+      await db.raw('DELETE FROM webhook_events WHERE created_at > ?', [ctx.base]);
     },
     run: (db) => expireQrTransactions(db, { limit: 1000 }),
   },
@@ -257,8 +386,9 @@ const STATEMENTS: Statement[] = [
   // The merchant's books (issue #32): a page is an index range after the cursor, at any depth.
   {
     name: 'books: a page of 20 QRs after a cursor anywhere in the history',
-    input: (db, ctx, i) => one(db, `SELECT ${KEYSET_OF} AS v FROM qr_transactions WHERE id = ${txId(String(pick(ctx, i)))}`),
-    run: (db, ctx, key) => listQrs(db, { merchantIds: [ctx.merchantId], mode: 'development' }, {}, JSON.parse(key) as Keyset, 21),
+    input: (db, ctx, i) => one(db, `SELECT merchant_id || ' ' || ${KEYSET_OF} AS v FROM qr_transactions WHERE id = ${txId(String(pick(ctx, i)))}`),
+    run: (db, _ctx, input) =>
+      listQrs(db, { merchantIds: [input.slice(0, input.indexOf(' '))], mode: 'development' }, {}, JSON.parse(input.slice(input.indexOf(' ') + 1)) as Keyset, 21),
   },
   { name: 'books: the first page of 20 CFDIs', run: (db, ctx) => listInvoices(db, { merchantIds: [ctx.merchantId] }, {}, undefined, 21) },
   {
@@ -288,14 +418,14 @@ clientPrototype.query = function (this: pg.Client, ...args: unknown[]) {
     const [first, second] = args;
     const text = typeof first === 'string' ? first : (first as { text?: string } | undefined)?.text;
     const values = Array.isArray(second) ? second : ((first as { values?: unknown[] } | undefined)?.values ?? []);
-    if (text && !/^\s*(BEGIN|COMMIT|ROLLBACK|SAVEPOINT|RELEASE|SET|EXPLAIN|SELECT 'tra_|SELECT md5|SELECT upper)/i.test(text)) capture.push({ text, values });
+    if (text && !/^\s*(BEGIN|COMMIT|ROLLBACK|SAVEPOINT|RELEASE|SET|EXPLAIN|SELECT bench_|SELECT merchant_id \|\|)/i.test(text)) capture.push({ text, values });
   }
   return originalQuery.apply(this, args);
 };
 
 async function plansOf(db: Knex, statement: Statement, ctx: Context): Promise<string[]> {
   const sent: Sent[] = [];
-  await statement.prepare?.(db);
+  await statement.prepare?.(db, ctx);
   await db
     .transaction(async (trx) => {
       capture = sent;
@@ -314,9 +444,13 @@ async function plansOf(db: Knex, statement: Statement, ctx: Context): Promise<st
   await client.connect();
   try {
     for (const s of sent) {
-      await client.query('BEGIN');
-      const { rows } = await client.query<{ 'QUERY PLAN': string }>({ text: `EXPLAIN (ANALYZE, BUFFERS) ${s.text}`, values: s.values });
-      await client.query('ROLLBACK');
+      // Twice, the second kept: a new connection's first plan reads the catalog (its planning time and buffers).
+      let rows: { 'QUERY PLAN': string }[] = [];
+      for (let run = 0; run < 2; run++) {
+        await client.query('BEGIN');
+        rows = (await client.query<{ 'QUERY PLAN': string }>({ text: `EXPLAIN (ANALYZE, BUFFERS) ${s.text}`, values: s.values })).rows;
+        await client.query('ROLLBACK');
+      }
       plans.push(`-- ${s.text.replace(/\s+/g, ' ').slice(0, 160)}\n${rows.map((r) => r['QUERY PLAN']).join('\n')}`);
     }
   } finally {
@@ -330,12 +464,15 @@ async function plansOf(db: Knex, statement: Statement, ctx: Context): Promise<st
 interface Timing {
   median: number;
   p95: number;
+  /** WAL a run writes (the database's, over the runs: autovacuum's too, if it ran). */
+  walBytes: number;
 }
 
 async function time(db: Knex, statement: Statement, ctx: Context): Promise<Timing> {
-  await statement.prepare?.(db);
+  await statement.prepare?.(db, ctx);
   const reps = statement.reps ?? REPS;
   const ms: number[] = [];
+  const wal = await walPosition(db);
   for (let i = 0; i < reps; i++) {
     const input = (await statement.input?.(db, ctx, i)) ?? '';
     const start = performance.now();
@@ -344,14 +481,17 @@ async function time(db: Knex, statement: Statement, ctx: Context): Promise<Timin
   }
   ms.sort((a, b) => a - b);
   const at = (q: number) => Math.round(ms[Math.min(ms.length - 1, Math.floor(q * ms.length))]! * 100) / 100;
-  return { median: at(0.5), p95: at(0.95) };
+  return { median: at(0.5), p95: at(0.95), walBytes: Math.round((await walSince(db, wal)) / reps) };
 }
 
-/** A plan's shape: its nodes (with their index), one line. */
+/**
+ * A plan's shape: the nodes that ran (with their index), one line; a month's partition named `_pYYYYMM`, and
+ * the same node on N months once, `×N`.
+ */
 function shape(plan: string): string {
-  return plan
+  const nodes = plan
     .split('\n')
-    .filter((line) => !line.startsWith('--') && /^\s*(->\s*)?[A-Z][A-Za-z ]+( {2}|\(| on | using )/.test(line))
+    .filter((line) => !line.startsWith('--') && !line.includes('(never executed)') && /^\s*(->\s*)?[A-Z][A-Za-z ]+( {2}|\(| on | using )/.test(line))
     .map((line) =>
       line
         .replace(/^\s*(->\s*)?/, '')
@@ -360,9 +500,19 @@ function shape(plan: string): string {
     )
     .filter(
       (line) =>
-        !/^(Planning|Execution|Buffers|Sort Key|Group Key|Filter|Index Cond|Recheck|Heap Blocks|Rows Removed|Output|Hash Cond|Join Filter|Sort Method|Worker|Batches)/.test(line),
+        !/^(Planning|Execution|Buffers|Sort Key|Group Key|Filter|Index Cond|Recheck|Heap Blocks|Rows Removed|Output|Hash Cond|Join Filter|Sort Method|Worker|Batches|Subplans Removed)/.test(
+          line,
+        ),
     )
-    .join(' › ');
+    .map((line) => line.replace(/_p\d{6}\b/g, '_pYYYYMM').replace(/ (\w+)_\d+$/, ' $1'));
+  const folded: string[] = [];
+  let repeats = 1;
+  nodes.forEach((node, i) => {
+    if (node === nodes[i + 1]) return void (repeats += 1);
+    folded.push(repeats > 1 ? `${node} ×${repeats}` : node);
+    repeats = 1;
+  });
+  return folded.join(' › ');
 }
 
 const figure = (plans: string[], what: RegExp) =>
@@ -371,34 +521,91 @@ const figure = (plans: string[], what: RegExp) =>
     .filter((v): v is string => v !== undefined)
     .join(' + ');
 
+interface Slice {
+  sales: number;
+  seconds: number;
+  rows: number;
+  walBytes: number;
+}
+
+/** Every table's bytes (its partitions', indexes and TOAST included) and rows, as the catalog counts them. */
+async function tableSizes(db: Knex): Promise<{ table: string; bytes: number; rows: number }[]> {
+  const sizes = [];
+  for (const table of SALE_TABLES) {
+    const { rows } = (await db.raw(
+      // pg_partition_tree has no rows for a table that is not partitioned.
+      `WITH leaves AS (SELECT relid FROM pg_partition_tree(?::regclass) WHERE isleaf)
+       SELECT coalesce(sum(pg_total_relation_size(c.oid)), 0)::bigint AS bytes, coalesce(sum(greatest(c.reltuples, 0)), 0)::bigint AS rows
+       FROM pg_class c WHERE c.oid IN (SELECT relid FROM leaves) OR (c.oid = ?::regclass AND NOT EXISTS (SELECT 1 FROM leaves))`,
+      [table, table],
+    )) as { rows: { bytes: string; rows: string }[] };
+    sizes.push({ table, bytes: Number(rows[0]!.bytes), rows: Number(rows[0]!.rows) });
+  }
+  return sizes;
+}
+
+const walPosition = async (db: Knex) => one(db, 'SELECT pg_current_wal_insert_lsn()::text AS v');
+const walSince = async (db: Knex, from: string) => Number(await one(db, `SELECT pg_wal_lsn_diff(pg_current_wal_insert_lsn(), '${from}')::bigint AS v`));
+const rowCount = async (db: Knex) => (await tableSizes(db)).reduce((sum, t) => sum + t.rows, 0);
+const mb = (bytes: number) => `${(bytes / 1048576).toLocaleString('en', { maximumFractionDigits: 0 })} MB`;
+
+/** A new database: the schema, the merchants, the row functions and the partitions of a year of history. */
+async function freshContext(db: Knex, producers: Producers): Promise<Context> {
+  await db.raw('DROP SCHEMA IF EXISTS public CASCADE; CREATE SCHEMA public;');
+  await db.migrate.latest();
+  const base = new Date(Math.floor(Date.now() / 1000) * 1000);
+  const accounts = [];
+  for (let m = 0; m < MERCHANTS; m++) accounts.push(await bootstrapAccount(db, loadConfig(), `bench-data-${m}`));
+  const merchants = accounts.map((a) => a.merchantId);
+  const accountIds = [];
+  for (const merchantId of merchants) accountIds.push(await one(db, `SELECT account_id AS v FROM merchants WHERE id = '${merchantId}'`));
+  await installRowFunctions(db, base, SIZES.at(-1)!, merchants, accountIds);
+  await partitionHistory(db, base);
+  const closedPeriodEnd = globalPeriod(new Date(base.getTime() - 40 * DAY_S * 1000), '04').end;
+  await db.raw(`INSERT INTO invoices (id, merchant_id, status, folio, customer, document) VALUES ('${HISTORY_GLOBAL}', ?, 'ACTIVE', 0, '{}', '{}')`, [merchants[0]!]);
+  return { merchantId: merchants[0]!, merchants, base, producers, closedPeriodEnd, rows: 0 };
+}
+
+/** A kept run's database, as freshContext made it (its row functions name its merchants and its instant). */
+async function reusedContext(db: Knex, producers: Producers): Promise<Context> {
+  const merchants = (
+    (await db.raw(`SELECT DISTINCT bench_merchant(n) AS id FROM generate_series(${FIRST_MERCHANT_END + 1}, ${FIRST_MERCHANT_END + MERCHANTS}) n`)) as { rows: { id: string }[] }
+  ).rows.map((r) => r.id);
+  const base = new Date(await one(db, `SELECT (bench_created(${CURRENT}) + interval '60 seconds')::text AS v`));
+  const closedPeriodEnd = globalPeriod(new Date(base.getTime() - 40 * DAY_S * 1000), '04').end;
+  return { merchantId: await one(db, 'SELECT bench_merchant(1) AS v'), merchants, base, producers, closedPeriodEnd, rows: SIZES.at(-1)! };
+}
+
 async function main(): Promise<void> {
   await ensureDatabase(DATABASE_URL);
   const db = knexFactory(knexConfig(DATABASE_URL));
   const redis = new Redis(redisOptions('blocking', loadConfig().redisUrl));
   const producers = await createProducers(redis, loadConfig(), QUEUE_PREFIX);
-  const keep = process.env.BENCH_DATA_KEEP === '1';
+  // BENCH_DATA_REUSE=1: the statements again on a database a kept run (BENCH_DATA_KEEP=1, same BENCH_DATA_ROWS) wrote.
+  const reuse = process.env.BENCH_DATA_REUSE === '1';
+  const keep = reuse || process.env.BENCH_DATA_KEEP === '1';
   const report: string[] = [];
   try {
-    await db.raw('DROP SCHEMA IF EXISTS public CASCADE; CREATE SCHEMA public;');
-    await db.migrate.latest();
-    const account = await bootstrapAccount(db, loadConfig(), 'bench-data');
-    const closedPeriodEnd = globalPeriod(new Date(Date.now() - 40 * DAY_S * 1000), '04').end;
-    await db.raw(`INSERT INTO invoices (id, merchant_id, status, folio, customer, document) VALUES ('${HISTORY_GLOBAL}', ?, 'ACTIVE', 0, '{}', '{}')`, [account.merchantId]);
-    const ctx: Context = { merchantId: account.merchantId, producers, closedPeriodEnd, rows: 0 };
-    const results: { size: number; seedS: number; bytes: string; timings: Timing[]; plans: string[][] }[] = [];
-    for (const size of SIZES) {
+    const ctx = reuse ? await reusedContext(db, producers) : await freshContext(db, producers);
+    const results: { size: number; seedS: number; slices: Slice[]; sizes: { table: string; bytes: number; rows: number }[]; timings: Timing[]; plans: string[][] }[] = [];
+    for (const size of reuse ? SIZES.slice(-1) : SIZES) {
       const start = performance.now();
-      // In slices, so one statement's memory and WAL stay bounded.
-      for (let from = ctx.rows; from < size; from += 1_000_000) await seed(db, ctx.merchantId, from, Math.min(size, from + 1_000_000), closedPeriodEnd);
-      await db.raw('VACUUM ANALYZE qr_transactions');
+      const slices: Slice[] = [];
+      // In slices, so one statement's memory and WAL stay bounded; each slice's rate is the ingest figure.
+      for (let from = ctx.rows; from < size; from += 1_000_000) {
+        const to = Math.min(size, from + 1_000_000);
+        const [wal, rowsBefore, sliceStart] = [await walPosition(db), await rowCount(db), performance.now()];
+        await seed(db, ctx.base, from, to, ctx.closedPeriodEnd);
+        const seconds = (performance.now() - sliceStart) / 1000;
+        await db.raw(`ANALYZE ${SALE_TABLES.join(', ')}`);
+        slices.push({ sales: to - from, seconds, rows: (await rowCount(db)) - rowsBefore, walBytes: await walSince(db, wal) });
+        console.error(`  sales ${from}–${to}: ${Math.round(seconds)} s, ${Math.round(slices.at(-1)!.rows / seconds)} rows/s`);
+      }
+      await db.raw(`VACUUM ANALYZE ${SALE_TABLES.join(', ')}`);
       ctx.rows = size;
       const seedS = Math.round((performance.now() - start) / 1000);
-      const bytes = await one(
-        db,
-        `SELECT pg_size_pretty(pg_total_relation_size('qr_transactions') + pg_total_relation_size('qr_concepts') + pg_total_relation_size('qr_concept_taxes')
-          + pg_total_relation_size('invoices') + pg_total_relation_size('invoice_tickets')) AS v`,
-      );
-      console.error(`${size} rows written in ${seedS} s (${bytes})`);
+      const sizes = await tableSizes(db);
+      console.error(`${size} sales written in ${seedS} s (${mb(sizes.reduce((sum, t) => sum + t.bytes, 0))})`);
       const timings: Timing[] = [];
       const plans: string[][] = [];
       for (const statement of STATEMENTS) {
@@ -406,19 +613,39 @@ async function main(): Promise<void> {
         plans.push(await plansOf(db, statement, ctx));
         console.error(`  ${statement.name}: ${JSON.stringify(timings.at(-1))}`);
       }
-      results.push({ size, seedS, bytes, timings, plans });
+      results.push({ size, seedS, slices, sizes, timings, plans });
     }
     report.push(
-      `| statement | ${results.map((r) => `${r.size.toLocaleString('en')} rows: median / p95 ms`).join(' | ')} | buffers at ${results.at(-1)!.size.toLocaleString('en')} | plan at ${results.at(-1)!.size.toLocaleString('en')} |`,
+      `| statement | ${results.map((r) => `${r.size.toLocaleString('en')} rows: median / p95 ms`).join(' | ')} | buffers at ${results.at(-1)!.size.toLocaleString('en')} | planning ms at ${results.at(-1)!.size.toLocaleString('en')} | WAL bytes a run at ${results.at(-1)!.size.toLocaleString('en')} | plan at ${results.at(-1)!.size.toLocaleString('en')} |`,
     );
-    report.push(`|---|${results.map(() => '---|').join('')}---|---|`);
+    report.push(`|---|${results.map(() => '---|').join('')}---|---|---:|---|`);
     STATEMENTS.forEach((statement, s) => {
       const last = results.at(-1)!.plans[s]!;
       report.push(
-        `| ${statement.name} | ${results.map((r) => `${r.timings[s]!.median} / ${r.timings[s]!.p95}`).join(' | ')} | ${figure(last, /^\s*Buffers: (shared [^\n]*)/m) || '—'} | ${last.map(shape).join(' ; ')} |`,
+        `| ${statement.name} | ${results.map((r) => `${r.timings[s]!.median} / ${r.timings[s]!.p95}`).join(' | ')} | ${figure(last, /^\s*Buffers: (shared [^\n]*)/m) || '—'} | ${figure(last, /^Planning Time: ([\d.]+) ms/m) || '—'} | ${results.at(-1)!.timings[s]!.walBytes.toLocaleString('en')} | ${last.map(shape).join(' ; ')} |`,
       );
     });
-    report.push('', ...results.map((r) => `- ${r.size.toLocaleString('en')} rows: written in ${r.seedS} s, ${r.bytes} (QR tables, invoices, tickets)`));
+    const last = results.at(-1)!;
+    report.push(
+      '',
+      `| table | ${results.map((r) => `bytes at ${r.size.toLocaleString('en')} sales`).join(' | ')} | rows at ${last.size.toLocaleString('en')} | bytes per sale at ${last.size.toLocaleString('en')} |`,
+    );
+    report.push(`|---|${results.map(() => '---:|').join('')}---:|---:|`);
+    last.sizes.forEach(({ table, bytes, rows }, t) =>
+      report.push(
+        `| \`${table}\` | ${results.map((r) => mb(r.sizes[t]!.bytes)).join(' | ')} | ${rows.toLocaleString('en')} | ${Math.round(bytes / last.size).toLocaleString('en')} |`,
+      ),
+    );
+    const total = (r: (typeof results)[number]) => r.sizes.reduce((sum, t) => sum + t.bytes, 0);
+    report.push(`| all | ${results.map((r) => mb(total(r))).join(' | ')} | | ${Math.round(total(last) / last.size).toLocaleString('en')} |`);
+    report.push('', '| sales written (ingest, one slice per INSERT … SELECT round) | seconds | rows/s (every table) | sales/s | WAL bytes per sale |', '|---|---:|---:|---:|---:|');
+    let written = 0;
+    for (const slice of results.flatMap((r) => r.slices)) {
+      report.push(
+        `| ${written.toLocaleString('en')}–${(written + slice.sales).toLocaleString('en')} | ${Math.round(slice.seconds)} | ${Math.round(slice.rows / slice.seconds).toLocaleString('en')} | ${Math.round(slice.sales / slice.seconds).toLocaleString('en')} | ${Math.round(slice.walBytes / slice.sales).toLocaleString('en')} |`,
+      );
+      written += slice.sales;
+    }
     const full = results.flatMap((r) => STATEMENTS.flatMap((statement, s) => [`\n## ${statement.name} at ${r.size} rows\n`, ...r.plans[s]!]));
     const out = process.env.BENCH_DATA_OUT ?? `/tmp/bench-data-growth-${process.pid}.md`;
     writeFileSync(out, `${report.join('\n')}\n\n# Plans\n${full.join('\n')}\n`);

@@ -38,6 +38,16 @@ export function timedKey(at: Date): string {
   return bytes.toString('base64url');
 }
 
+/**
+ * The instant a timedKey carries (its first 8 characters: 48 bits of milliseconds), as SQL's qr_key_instant
+ * reads it; undefined when they are not Base64URL. A key made before keys carried one decodes to some
+ * meaningless instant: callers also look in the legacy partition.
+ */
+export function timedKeyInstant(key: string): Date | undefined {
+  if (!/^[A-Za-z0-9_-]{8}/.test(key)) return undefined;
+  return new Date(Buffer.from(key.slice(0, 8), 'base64url').readUIntBE(0, 6));
+}
+
 /** A QR transaction's id; `at` is the row's created_at (to the millisecond, as a Date holds it). */
 export function newQrId(at: Date): string {
   return ID_PREFIX.transaction + timedKey(at);

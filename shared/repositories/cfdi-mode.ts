@@ -4,10 +4,12 @@ import type { Knex } from 'knex';
  * The mode (an API key's development or production) of a CFDI, which has none of its own (issue #39): a ticket
  * invoice has its first ticket's, a global invoice its sales', a credit note or payment complement that of the
  * first invoice it relates to. An API key's books read only the CFDIs of its mode, as its QR lists do.
- * Each lookup is one primary-key or index probe (qr_transactions_global_invoice_idx, the allocations' keys).
+ * Each lookup is one primary-key or index probe (qr_transactions_global_invoice_idx, the allocations' keys); a
+ * ticket's sale in the month its id names, or the legacy partition (pruned at run time: two probes, not one a month).
  */
 const salesMode = (invoice: string): string =>
-  `COALESCE((SELECT q.mode FROM qr_transactions q WHERE q.id = ${invoice}.transaction_id),
+  `COALESCE((SELECT q.mode FROM qr_transactions q WHERE q.id = ${invoice}.transaction_id
+      AND (q.created_at = qr_key_instant(substr(${invoice}.transaction_id, 5)) OR q.created_at < qr_legacy_before())),
     (SELECT q.mode FROM qr_transactions q WHERE q.global_invoice_id = ${invoice}.id AND q.merchant_id = ${invoice}.merchant_id LIMIT 1))`;
 
 const cfdiMode = (x: string): string =>

@@ -91,24 +91,30 @@ export async function lockUnclaimedSales(
   merchantId: string,
   periodEnd: Date,
 ): Promise<{ sales: UnclaimedSaleRow[]; concepts: QrConceptRow[]; taxes: QrConceptTaxRow[] }> {
-  const sales = (await trx('qr_transactions as t')
+  const locked = (await trx('qr_transactions as t')
     .where('t.merchant_id', merchantId)
     .where('t.global_period_end', periodEnd)
     .whereRaw(UNCLAIMED)
     .forUpdate()
-    .select('t.id', 't.sale_id', 't.sat_payment_form', 't.sat_payment_method', 't.currency', 't.exchange_rate')) as UnclaimedSaleRow[];
-  if (sales.length === 0) return { sales, concepts: [], taxes: [] };
-  // One array parameter, however many sales (a period can hold tens of thousands).
-  const ids = sales.map((r) => r.id);
-  const [concepts, taxes] = await Promise.all([
-    trx('qr_concepts')
-      .whereRaw('transaction_id = ANY(?::text[])', [ids])
-      .orderBy([{ column: 'transaction_id' }, { column: 'position' }]) as Promise<QrConceptRow[]>,
-    trx('qr_concept_taxes')
-      .whereRaw('transaction_id = ANY(?::text[])', [ids])
-      .orderBy([{ column: 'transaction_id' }, { column: 'concept_position' }, { column: 'position' }]) as Promise<QrConceptTaxRow[]>,
-  ]);
-  return { sales, concepts, taxes };
+    .select('t.id', 't.created_at', 't.sale_id', 't.sat_payment_form', 't.sat_payment_method', 't.currency', 't.exchange_rate')) as (UnclaimedSaleRow & {
+    created_at: Date;
+  })[];
+  if (locked.length === 0) return { sales: [], concepts: [], taxes: [] };
+  // The lines by their partition key too, so each sale's month is the one probed (not every month of five
+  // years: issue #41), bounded by the period's first and last sale for the planner; one array parameter
+  // each, however many sales (a period can hold tens of thousands).
+  const instants = locked.map((r) => r.created_at.getTime());
+  const bounds = [new Date(Math.min(...instants)), new Date(Math.max(...instants))];
+  const keys = [locked.map((r) => r.id), locked.map((r) => r.created_at), ...bounds];
+  const ofSales = (table: string) =>
+    `SELECT l.* FROM unnest(?::text[], ?::timestamptz[]) AS s (id, at)
+     JOIN ${table} l ON l.transaction_id = s.id AND l.transaction_created_at = s.at
+     WHERE l.transaction_created_at BETWEEN ? AND ?`;
+  // One after the other: a transaction is one connection (pg refuses queries queued on a busy client from v9).
+  const concepts = (await trx.raw(`${ofSales('qr_concepts')} ORDER BY l.transaction_id, l.position`, keys)) as { rows: QrConceptRow[] };
+  const taxes = (await trx.raw(`${ofSales('qr_concept_taxes')} ORDER BY l.transaction_id, l.concept_position, l.position`, keys)) as { rows: QrConceptTaxRow[] };
+  const sales = locked.map(({ created_at: _at, ...sale }) => sale);
+  return { sales, concepts: concepts.rows, taxes: taxes.rows };
 }
 
 /** The last part already recorded for the period, per payment form and method. */

@@ -3,6 +3,7 @@ import { runPrepared, type Db, type PreparedStatement, type Trx } from '../platf
 import { invoiceEventData, qrEventData } from '../webhooks/event-data.js';
 import { emitEvents, endpointWants, outboxEvents } from '../webhooks/emit-event.js';
 import { newId } from '../platform/ids.js';
+import { idsMonths, instantsOfIds } from './qr-transactions.js';
 import type { WebhookEventType } from '../webhooks/event-types.js';
 import type { Customer } from '../invoices/customer.js';
 import type { ErrorDetail } from '../platform/errors.js';
@@ -96,11 +97,11 @@ function ticketProblem(qr: LockedQr | undefined, now: Date): TicketProblem['reas
 // invoice and not expired; the folio of the first QR's refused attempt or the merchant's next one; the invoice,
 // its tickets, the QRs SCANNED and confirmed, the qr.scanned events of those that were PENDING. No row when not
 // claimable: recordConfirmation's transaction then says why.
-const CONFIRM_OPEN_QRS: PreparedStatement = {
-  name: 'confirm_open_qrs_v1',
+export const CONFIRM_OPEN_QRS: PreparedStatement = {
+  name: 'confirm_open_qrs_v2',
   text: `WITH locked AS (
            SELECT id, merchant_id, status, expires_at, confirmed_at, sale_id, store_uid, global_invoice_id
-           FROM qr_transactions WHERE id = ANY($2::text[]) ORDER BY id FOR UPDATE),
+           FROM qr_transactions WHERE id = ANY($2::text[]) AND ${idsMonths('created_at', '$8')} ORDER BY id FOR UPDATE),
          claimable AS (
            SELECT 1 FROM locked
            HAVING count(*) = cardinality($2::text[])
@@ -126,7 +127,7 @@ const CONFIRM_OPEN_QRS: PreparedStatement = {
            SELECT i.id, t.position::int - 1, t.id FROM invoice i, unnest($2::text[]) WITH ORDINALITY AS t(id, position)),
          confirmed AS (
            UPDATE qr_transactions q SET status = 'SCANNED', scanned_at = coalesce(q.scanned_at, now()), confirmed_at = now(), updated_at = now()
-           FROM invoice WHERE q.id = ANY($2::text[])),
+           FROM invoice WHERE q.id = ANY($2::text[]) AND ${idsMonths('q.created_at', '$8')}),
          events AS (
            INSERT INTO webhook_events (id, account_id, type, payload, created_at)
            SELECT e.id, m.account_id, 'qr.scanned',
@@ -160,6 +161,7 @@ export async function recordConfirmation(
       new Date(),
       input.transactionIds.map(() => newId('webhookEvent')),
       createdAt,
+      instantsOfIds(input.transactionIds),
     ]);
   } catch (err) {
     if ((err as { code?: string }).code === UNIQUE_VIOLATION) return { ok: false, reason: 'already_confirmed', invoice: await liveInvoice(db, input.transactionIds[0]) };
@@ -316,12 +318,13 @@ export async function findInvoice(db: Db, invoiceId: string): Promise<InvoiceRow
 const TO_STAMP_SELECT = `SELECT i.*,
            COALESCE((SELECT json_agg(json_build_object('id', q.id, 'merchant_id', q.merchant_id, 'sale_id', q.sale_id, 'store_uid', q.store_uid, 'position', t.position)
                      ORDER BY t.position)
-                     FROM invoice_tickets t JOIN qr_transactions q ON q.id = t.transaction_id WHERE t.invoice_id = i.id), '[]') AS tickets,
+                     FROM invoice_tickets t JOIN qr_transactions q ON q.id = t.transaction_id AND q.created_at = t.transaction_created_at
+                     WHERE t.invoice_id = i.id), '[]') AS tickets,
            (SELECT c.updated_at FROM merchant_csds c WHERE c.merchant_id = i.merchant_id) AS csd_updated_at
          FROM invoices i`;
-const FIND_STAMPING: PreparedStatement = { name: 'find_invoice_to_stamp_v1', text: `${TO_STAMP_SELECT} WHERE i.id = $1` };
+const FIND_STAMPING: PreparedStatement = { name: 'find_invoice_to_stamp_v2', text: `${TO_STAMP_SELECT} WHERE i.id = $1` };
 // A stamp batch's invoices (issue #40): one statement for all of them.
-const FIND_STAMPING_BATCH: PreparedStatement = { name: 'find_invoices_to_stamp_v1', text: `${TO_STAMP_SELECT} WHERE i.id = ANY($1::text[])` };
+const FIND_STAMPING_BATCH: PreparedStatement = { name: 'find_invoices_to_stamp_v2', text: `${TO_STAMP_SELECT} WHERE i.id = ANY($1::text[])` };
 
 /** An invoice as its stamp job reads it (findInvoiceToStamp) and records it (recordStamp). */
 export interface InvoiceToStamp {
@@ -452,6 +455,7 @@ export async function recordStamp(
       type,
       createdAt,
       JSON.stringify(events),
+      instantsOfIds(tickets.map((t) => t.id)),
     ]);
     if (!row || row.stamped === 0) return { outcome: 'not-stamping' };
     return { outcome: 'recorded', qrsInvoiced: row.invoiced };
@@ -466,15 +470,16 @@ export async function recordStamp(
 type TicketSale = { id: string; merchant_id: string; sale_id: string; store_uid: string; position: number };
 
 // Data-modifying CTEs all run, in one snapshot: the QRs and events only where the invoice's update matched.
-const RECORD_STAMP: PreparedStatement = {
-  name: 'record_stamp_v1',
+export const RECORD_STAMP: PreparedStatement = {
+  name: 'record_stamp_v2',
   text: `WITH stamped AS (
            UPDATE invoices SET status = 'ACTIVE', uuid = $2, stamped_at = $3, xml_file_key = $4, subtotal = $5, discount = $6, total = $7,
                   updated_at = CURRENT_TIMESTAMP
            WHERE id = $1 AND status = 'STAMPING' RETURNING id),
          invoiced AS (
            UPDATE qr_transactions q SET status = 'INVOICED', updated_at = CURRENT_TIMESTAMP FROM invoice_tickets t, stamped s
-           WHERE t.invoice_id = s.id AND q.id = t.transaction_id RETURNING q.id),
+           WHERE t.invoice_id = s.id AND q.id = t.transaction_id AND q.created_at = t.transaction_created_at AND ${idsMonths('q.created_at', '$11')}
+           RETURNING q.id),
          events AS (
            INSERT INTO webhook_events (id, account_id, type, payload, created_at)
            SELECT v.id, m.account_id, $8, v.payload, $9

@@ -1,6 +1,15 @@
 import { runPrepared, type Db, type PreparedStatement } from '../platform/db.js';
 import type { Address, InvoiceRules } from '../merchants/merchant.js';
-import { CONCEPTS_AND_TAXES_JSON, saleByKey, type ConceptsAndTaxesJson, type QrTransactionRecord, type QrTransactionRow } from './qr-transactions.js';
+import {
+  conceptsAndTaxesJson,
+  idsMonths,
+  instantsOfIds,
+  keyMonths,
+  saleByKey,
+  type ConceptsAndTaxesJson,
+  type QrTransactionRecord,
+  type QrTransactionRow,
+} from './qr-transactions.js';
 
 /** A transaction with what invoicing it needs: its merchant (point of sale) and issuer as they are now. */
 export interface Sale {
@@ -40,29 +49,30 @@ interface SaleRow extends QrTransactionRow {
   i_status: string;
 }
 
-const saleSelect = (sale: string) => `SELECT t.*,
+const saleSelect = (sale: string, months: (column: string) => string) => `SELECT t.*,
       m.name AS m_name, m.status AS m_status, m.address AS m_address, m.app_logo_url AS m_app_logo_url,
       m.invoice_logo_url AS m_invoice_logo_url, m.contact_email AS m_contact_email, m.contact_phone_number AS m_contact_phone,
       m.logo_animation AS m_logo_animation, m.allow_generic_rfc AS m_allow_generic_rfc, m.allowed_cfdi_uses AS m_allowed_cfdi_uses,
       m.resico_withholding AS m_resico_withholding,
       i.id AS i_id, i.rfc AS i_rfc, i.business_name AS i_name, i.tax_regime_code AS i_regime, i.zip AS i_zip, i.status AS i_status,
-      ${CONCEPTS_AND_TAXES_JSON}
+      ${conceptsAndTaxesJson(months)}
     FROM ${sale}
     JOIN merchants m ON m.id = t.merchant_id
     JOIN issuers i ON i.id = m.issuer_id`;
 
 // The buyer's every page and confirmation, and each stamp, read a sale: one prepared statement each way, each
 // reading one month's partition, the one its key names (saleByKey).
-const FIND_SALE_BY_ID: PreparedStatement = { name: 'find_sale_by_id_v2', text: saleSelect(saleByKey('id', '$1')) };
-export const FIND_SALE_BY_TOKEN: PreparedStatement = { name: 'find_sale_by_token_v2', text: saleSelect(saleByKey('token', '$1')) };
+const FIND_SALE_BY_ID: PreparedStatement = { name: 'find_sale_by_id_v3', text: saleSelect(saleByKey('id', '$1'), keyMonths('id', '$1')) };
+export const FIND_SALE_BY_TOKEN: PreparedStatement = { name: 'find_sale_by_token_v3', text: saleSelect(saleByKey('token', '$1'), keyMonths('token', '$1')) };
 
 // A stamp batch's sales (issue #40): one statement for every ticket of every invoice it seals, in their ids'
-// months (and the legacy partition, as saleByKey).
-const FIND_SALES_BY_ID: PreparedStatement = {
-  name: 'find_sales_by_id_v2',
-  text: `${saleSelect('qr_transactions t')}
-    WHERE t.id = ANY($1::text[])
-      AND (t.created_at = ANY(ARRAY(SELECT qr_key_instant(substr(k, 5)) FROM unnest($1::text[]) AS k)) OR t.created_at < qr_legacy_before())`,
+// months (and the legacy partition, as saleByKey). The instants are a parameter ($2, read from the ids here),
+// so the planner prunes the sales and their lines to those months (issue #41).
+const batchMonths = (column: string) => idsMonths(column, '$2');
+export const FIND_SALES_BY_ID: PreparedStatement = {
+  name: 'find_sales_by_id_v3',
+  text: `${saleSelect('qr_transactions t', batchMonths)}
+    WHERE t.id = ANY($1::text[]) AND ${batchMonths('t.created_at')}`,
 };
 
 /** By internal id (workers) or by the QR's token (the buyer's routes). */
@@ -74,7 +84,8 @@ export async function findSale(db: Db, by: { id: string } | { token: string }): 
 /** Several sales by internal id, in one round trip, by id (an id without a row is missing). */
 export async function findSales(db: Db, ids: readonly string[]): Promise<Map<string, Sale>> {
   if (ids.length === 0) return new Map();
-  const rows = await runPrepared<SaleRow & ConceptsAndTaxesJson>(db, FIND_SALES_BY_ID, [[...new Set(ids)]]);
+  const unique = [...new Set(ids)];
+  const rows = await runPrepared<SaleRow & ConceptsAndTaxesJson>(db, FIND_SALES_BY_ID, [unique, instantsOfIds(unique)]);
   return new Map(rows.map((row) => [row.id, saleOf(row)]));
 }
 

@@ -15,7 +15,8 @@ import {
   tokenForShortCode,
   type NewQrTransaction,
 } from '../../shared/repositories/qr-transactions.js';
-import { FIND_SALE_BY_TOKEN, findSale } from '../../shared/repositories/sales.js';
+import { FIND_SALE_BY_TOKEN, FIND_SALES_BY_ID, findSale, findSales } from '../../shared/repositories/sales.js';
+import { CONFIRM_OPEN_QRS, RECORD_STAMP } from '../../shared/repositories/invoices.js';
 import { harness } from '../helpers/harness.js';
 import { expectError } from '../helpers/http.js';
 import { postQr, qrBody } from '../helpers/qr-body.js';
@@ -31,6 +32,14 @@ async function partitionsRead(db: Knex, text: string, values: unknown[], table: 
     (n) => typeof n['Relation Name'] === 'string' && (n['Relation Name'] as string).startsWith(`${table}_`) && Number(n['Actual Loops']) > 0,
   );
   return [...new Set(read.map((n) => n['Relation Name'] as string))];
+}
+
+/** The partitions of `table` the planner kept for a statement (EXPLAIN without ANALYZE, the values bound as a client binds them). */
+async function partitionsPlanned(db: Knex, text: string, values: unknown[], table: string): Promise<string[]> {
+  const positional = [...text.matchAll(/\$(\d+)/g)].map((m) => values[Number(m[1]) - 1] as Knex.RawBinding);
+  const { rows } = await db.raw<{ rows: { 'QUERY PLAN': [{ Plan: PlanNode }] }[] }>(`EXPLAIN (FORMAT JSON) ${text.replace(/\$\d+/g, '?')}`, positional);
+  const planned = nodes(rows[0]!['QUERY PLAN'][0].Plan).filter((n) => typeof n['Relation Name'] === 'string' && (n['Relation Name'] as string).startsWith(`${table}_`));
+  return [...new Set(planned.map((n) => n['Relation Name'] as string))].sort();
 }
 
 /**
@@ -115,6 +124,25 @@ describe('QR sales partitioned by month: keys, one-partition lookups and the rul
     expect((await findQrTransaction(db(), account.merchantId, 'development', sale.id))?.transaction.token).to.equal(sale.token);
     expect((await findSale(db(), { token: sale.token }))?.record.concepts).to.have.length.greaterThan(0);
     expect(await tokenForShortCode(db(), sale.short_code)).to.equal(sale.token);
+  });
+
+  it("plans only the months a statement's keys name, and the legacy partition: GET, the buyer's page, a stamp batch, the confirmation, the stamp's record (planning cost)", async () => {
+    const sale = await newSale();
+    const sales = (await findSales(db(), [sale.id])).get(sale.id);
+    expect(sales?.record.concepts).to.have.length.greaterThan(0);
+    for (const table of ['qr_concepts', 'qr_concept_taxes']) {
+      const kept = [monthlyPartitionName(table, utcMonth(sale.created_at)), `${table}_legacy`].sort();
+      expect(await partitionsPlanned(db(), FIND_QR.text, [sale.id, account.merchantId, 'development'], table), `GET's ${table}`).to.deep.equal(kept);
+      expect(await partitionsPlanned(db(), FIND_SALE_BY_TOKEN.text, [sale.token], table), `the buyer's ${table}`).to.deep.equal(kept);
+      expect(await partitionsPlanned(db(), FIND_SALES_BY_ID.text, [[sale.id], [sale.created_at]], table), `a stamp batch's ${table}`).to.deep.equal(kept);
+    }
+    const months = [monthlyPartitionName('qr_transactions', utcMonth(sale.created_at)), 'qr_transactions_legacy'].sort();
+    expect(await partitionsPlanned(db(), FIND_SALES_BY_ID.text, [[sale.id], [sale.created_at]], 'qr_transactions')).to.deep.equal(months);
+    // The confirmation and the stamp's record name their sales by id: their months too (EXPLAIN alone: nothing is written).
+    const confirm = ['cfd_x', [sale.id], account.merchantId, '{}', new Date(), ['evt_x'], new Date().toISOString(), [sale.created_at]];
+    expect(await partitionsPlanned(db(), CONFIRM_OPEN_QRS.text, confirm, 'qr_transactions'), 'the confirmation').to.deep.equal(months);
+    const stamp = ['cfd_x', 'uuid', new Date(), 'xml', '1', '0', '1.16', 'invoice.stamped', new Date().toISOString(), '[]', [sale.created_at]];
+    expect(await partitionsPlanned(db(), RECORD_STAMP.text, stamp, 'qr_transactions'), "the stamp's record").to.deep.equal(months);
   });
 
   it("refuses an id or token in a month that is not its instant's (the month's CHECK), and a second one at that instant (the month's index)", async () => {
