@@ -259,7 +259,7 @@ function newSale(ctx: Context): NewQrTransaction {
       merchant_id: ctx.merchants[created % ctx.merchants.length]!,
       mode: 'development',
       store_uid: 'store-1',
-      sale_id: `B-${created}`,
+      sale_id: `B-${process.pid}-${created}`,
       idempotency_key: randomUUID(),
       operation: 'INVOICE',
       amount: '300.40',
