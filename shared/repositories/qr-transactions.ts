@@ -215,7 +215,14 @@ async function saleOfSideRow<T>(db: Db, side: string, where: string, bindings: r
   );
   const key = keys[0];
   if (!key) return undefined;
-  const { rows } = await db.raw<{ rows: T[] }>(`SELECT ${columns} FROM qr_transactions WHERE id = ? AND created_at = ?`, [key.transaction_id, key.transaction_created_at]);
+  // The instant's millisecond, not the instant: a Date holds milliseconds, and the old table's rows (the
+  // legacy partition) have microseconds.
+  const at = key.transaction_created_at;
+  const { rows } = await db.raw<{ rows: T[] }>(`SELECT ${columns} FROM qr_transactions WHERE id = ? AND created_at >= ? AND created_at < ?`, [
+    key.transaction_id,
+    at,
+    new Date(at.getTime() + 1),
+  ]);
   return rows[0];
 }
 

@@ -15,6 +15,7 @@ import {
   type NewQrTransaction,
 } from '../../../shared/repositories/qr-transactions.js';
 import { findSale } from '../../../shared/repositories/sales.js';
+import { lockUnclaimedSales } from '../../../shared/repositories/global-invoices.js';
 import { keepPartitionsJob } from '../../../workers/keep-partitions.js';
 import { databaseBeforeMigration } from '../../helpers/database-before-migration.js';
 
@@ -122,6 +123,15 @@ describe('migration 20261128210000: qr_transactions and its lines partitioned by
       expect(found?.record.taxes).to.have.length(2);
       expect(await tokenForShortCode(db, sale.short_code), `short code ${n}`).to.equal(sale.token);
     }
+    // A period's unclaimed old sales (instants to the microsecond, the legacy partition) are read with their lines.
+    const unclaimed = await Promise.all([4, 5, 7].map(async (n) => (await oldSale(n)).id));
+    const periodEnd = new Date(Date.now() - 3_600_000);
+    await db('qr_transactions').whereIn('id', unclaimed).update({ global_period_end: periodEnd, global_periodicity: '04' });
+    const period = await db.transaction((trx) => lockUnclaimedSales(trx, MERCHANT, periodEnd));
+    expect(period.sales.map((s) => s.id).sort()).to.deep.equal([...unclaimed].sort());
+    expect(period.concepts.map((c) => c.transaction_id).sort()).to.deep.equal([...unclaimed, ...unclaimed].sort());
+    expect(period.taxes).to.have.length(6);
+    await db('qr_transactions').whereIn('id', unclaimed).update({ global_period_end: null, global_periodicity: null });
     // An open and an invoiced sale hold their sale_id; an expired one does not.
     expect((await qrHoldingSale(db, MERCHANT, 'development', 'M-3'))?.id).to.equal((await oldSale(3)).id);
     expect((await qrHoldingSale(db, MERCHANT, 'development', 'M-10'))?.id).to.equal((await oldSale(10)).id);
