@@ -34,6 +34,7 @@ import { findSale } from '../shared/repositories/sales.js';
 import { lockUnclaimedSales, unreportedPeriods } from '../shared/repositories/global-invoices.js';
 import { readStatusFigures } from '../shared/status/status-figures.js';
 import { sweepStampingJob } from '../workers/sweep-stamping.js';
+import { partitionedTables } from '../workers/keep-partitions.js';
 import { exportInvoices, listInvoices, listQrs } from '../shared/repositories/books.js';
 import type { Keyset } from '../shared/platform/keyset-cursor.js';
 import { removeKeysMatching } from '../test/helpers/redis-keys.js';
@@ -104,9 +105,10 @@ async function partitionHistory(db: Knex, base: Date): Promise<void> {
     `CREATE OR REPLACE FUNCTION qr_legacy_before() RETURNS timestamptz LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$ SELECT timestamptz '${legacyBefore.toISOString()}' $$`,
   );
   await createSaleMonths(db, legacyBefore, utcMonth(base, 2));
-  for (const table of ['idempotency_keys', 'webhook_events']) {
+  // The spans the keeper makes (idempotency records by the week).
+  for (const { table, spanDays } of partitionedTables(loadConfig()).filter((t) => t.table !== 'webhook_deliveries')) {
     for (const { name } of await partitionRanges(db, table)) await db.raw('DROP TABLE ??', [name]);
-    await createDailyPartitions(db, table, utcDay(base, -Math.max(IDEMPOTENCY_DAYS, EVENT_DAYS) - 1), utcDay(base, 7));
+    await createDailyPartitions(db, table, utcDay(base, -Math.max(IDEMPOTENCY_DAYS, EVENT_DAYS) - 1), utcDay(base, 7), spanDays);
   }
 }
 

@@ -1,7 +1,9 @@
 import type { Db } from './db.js';
+import { partitionRanges } from './monthly-partitions.js';
 
 /**
- * Tables range-partitioned by day on `created_at` (UTC), one partition per day named `<table>_pYYYYMMDD`:
+ * Tables range-partitioned by day on `created_at` (UTC), one partition per day (or per span of days) named
+ * `<table>_pYYYYMMDD` after its first day:
  * old days leave by DROP of their partition (no mass DELETE, no dead rows, no vacuum debt), new days are
  * created ahead by a job (workers/keep-partitions.ts). There is no default partition: a row for a day
  * without one fails its INSERT loudly, rather than landing where a later partition could not be created.
@@ -19,28 +21,43 @@ export function partitionName(table: string, day: Date): string {
   return `${table}_p${stamp(day)}`;
 }
 
-/** Creates the partitions of the days in [from, to] that do not exist yet; answers the ones it created. */
-export async function createDailyPartitions(db: Db, table: string, from: Date, to: Date): Promise<string[]> {
-  const existing = new Set(await partitionsOf(db, table));
+/**
+ * Creates partitions for the days in [from, to] that no partition covers yet; answers the ones it created.
+ * `spanDays` > 1 makes a partition hold that many days, aligned on multiples of the span since the epoch (7:
+ * Thursday to Wednesday), each cut short where an existing partition begins or ends, so a table moves from
+ * daily to longer partitions as the job runs, without overlap or a migration; a partition is named after its
+ * first day either way.
+ */
+export async function createDailyPartitions(db: Db, table: string, from: Date, to: Date, spanDays = 1): Promise<string[]> {
+  const ranges = await partitionRanges(db, table);
+  const covered = (day: Date) => ranges.some((r) => (r.from === null || r.from.getTime() <= day.getTime()) && r.to.getTime() > day.getTime());
   const created: string[] = [];
   for (let day = utcDay(from); day.getTime() <= to.getTime(); day = utcDay(day, 1)) {
+    if (covered(day)) continue;
+    const spanEnd = utcDay(new Date(Math.floor(day.getTime() / (spanDays * DAY_MS)) * spanDays * DAY_MS), spanDays);
+    const nextStart = ranges.map((r) => r.from?.getTime() ?? -Infinity).filter((t) => t > day.getTime());
+    const end = new Date(Math.min(spanEnd.getTime(), ...nextStart));
     const name = partitionName(table, day);
-    if (existing.has(name)) continue;
     // DDL takes no bind parameters: the bounds are ISO timestamps made here.
-    await db.raw(`CREATE TABLE IF NOT EXISTS ?? PARTITION OF ?? FOR VALUES FROM ('${day.toISOString()}') TO ('${utcDay(day, 1).toISOString()}')`, [name, table]);
+    await db.raw(`CREATE TABLE IF NOT EXISTS ?? PARTITION OF ?? FOR VALUES FROM ('${day.toISOString()}') TO ('${end.toISOString()}')`, [name, table]);
+    ranges.push({ name, from: day, to: end });
     created.push(name);
   }
   return created;
 }
 
 /**
- * Detaches and drops each partition whose whole day is before `before` (midnight UTC). One transaction per
- * partition, with a short lock timeout: DETACH takes a brief exclusive lock on the parent, and a busy
- * table makes this run give up (and the next one try again) rather than queue every writer behind it.
+ * Detaches and drops each partition whose days are all before `before` (its upper bound at or before it). One
+ * transaction per partition, with a short lock timeout: DETACH takes a brief exclusive lock on the parent, and
+ * a busy table makes this run give up (and the next one try again) rather than queue every writer behind it.
  */
 export async function dropDailyPartitionsBefore(db: Db, table: string, before: Date): Promise<string[]> {
-  const cutoff = partitionName(table, utcDay(before));
-  const expired = (await partitionsOf(db, table)).filter((name) => name < cutoff).sort();
+  const cutoff = utcDay(before).getTime();
+  const daily = new Set(await partitionsOf(db, table));
+  const expired = (await partitionRanges(db, table))
+    .filter((r) => daily.has(r.name) && r.to.getTime() <= cutoff)
+    .map((r) => r.name)
+    .sort();
   for (const name of expired) {
     await db.transaction(async (trx) => {
       await trx.raw(`SET LOCAL lock_timeout = '5s'`);
