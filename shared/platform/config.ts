@@ -194,7 +194,7 @@ export const SETTINGS = {
   idempotencyRetentionDays: int(
     'IDEMPOTENCY_RETENTION_DAYS',
     35,
-    "Days PostgreSQL keeps an idempotency record (a key's window: the same key after it makes a new resource). Older days are dropped a partition at a time.",
+    "Days PostgreSQL keeps an idempotency record (a key's window: the same key after it makes a new resource). Older records are dropped a partition (a week) at a time: a record may stay up to a week longer.",
     2,
   ),
   qrRetentionMonths: int(
