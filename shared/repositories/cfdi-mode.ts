@@ -1,4 +1,5 @@
 import type { Knex } from 'knex';
+import { keyMonths } from './qr-transactions.js';
 
 /**
  * The mode (an API key's development or production) of a CFDI, which has none of its own (issue #39): a ticket
@@ -9,7 +10,7 @@ import type { Knex } from 'knex';
  */
 const salesMode = (invoice: string): string =>
   `COALESCE((SELECT q.mode FROM qr_transactions q WHERE q.id = ${invoice}.transaction_id
-      AND (q.created_at = qr_key_instant(substr(${invoice}.transaction_id, 5)) OR q.created_at < qr_legacy_before())),
+      AND ${keyMonths('id', `${invoice}.transaction_id`)('q.created_at')}),
     (SELECT q.mode FROM qr_transactions q WHERE q.global_invoice_id = ${invoice}.id AND q.merchant_id = ${invoice}.merchant_id LIMIT 1))`;
 
 const cfdiMode = (x: string): string =>

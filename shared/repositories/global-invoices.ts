@@ -101,14 +101,14 @@ export async function lockUnclaimedSales(
   })[];
   if (locked.length === 0) return { sales: [], concepts: [], taxes: [] };
   // The lines by their partition key too, so each sale's month is the one probed (not every month of five
-  // years: issue #41), bounded by the period's first and last sale for the planner; one array parameter
-  // each, however many sales (a period can hold tens of thousands).
-  // Each instant's millisecond (a Date holds milliseconds; the old table's rows have microseconds).
+  // years: issue #41), bounded by the period's first and last sale for the planner; one array parameter each,
+  // however many sales (a period can hold tens of thousands). An instant is matched to its millisecond (a Date
+  // holds milliseconds; the old table's rows have microseconds). A probe per sale (OFFSET 0 keeps the subquery
+  // a nested loop): joined, the planner took a parallel scan of the month's lines for 1,000 sales of a
+  // 100,000-sale month (78 ms), where the probes take 5.
   const instants = locked.map((r) => r.created_at.getTime());
   const bounds = [new Date(Math.min(...instants)), new Date(Math.max(...instants) + 1)];
   const keys = [locked.map((r) => r.id), locked.map((r) => r.created_at), ...bounds];
-  // A probe per sale (OFFSET 0 keeps the subquery a nested loop): joined, the planner took a parallel scan of the
-  // month's lines for 1,000 sales of a 100,000-sale month (78 ms), where the probes take 5.
   const ofSales = (table: string) =>
     `SELECT l.* FROM unnest(?::text[], ?::timestamptz[]) AS s (id, at)
      CROSS JOIN LATERAL (SELECT * FROM ${table} x WHERE x.transaction_id = s.id

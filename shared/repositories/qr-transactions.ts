@@ -193,13 +193,20 @@ export const SALE_QR_INDEX = 'qr_transactions_one_per_sale';
  * legacy partition is read (`LIMIT 1` stops the union at the first row: a new key never reaches it).
  */
 export function saleByKey(column: 'id' | 'token', param: string): string {
-  const instant = column === 'id' ? `qr_key_instant(substr(${param}, 5))` : `qr_key_instant(${param})`;
-  return `((SELECT * FROM qr_transactions WHERE ${column} = ${param} AND created_at = ${instant})
+  return `((SELECT * FROM qr_transactions WHERE ${column} = ${param} AND created_at = ${keyInstant(column, param)})
     UNION ALL (SELECT * FROM qr_transactions WHERE ${column} = ${param} AND created_at < qr_legacy_before()) LIMIT 1) t`;
 }
 
+/** The instant a key carries, in SQL: an id's after its `tra_`, a token's from its start. */
+const keyInstant = (keyColumn: 'id' | 'token', param: string) => (keyColumn === 'id' ? `qr_key_instant(substr(${param}, 5))` : `qr_key_instant(${param})`);
+
+/** The months a key names, as a condition on `column`: the key's instant (saleByKey's), or the legacy partition. */
+export function keyMonths(keyColumn: 'id' | 'token', param: string): (column: string) => string {
+  return (column) => `(${column} = ${keyInstant(keyColumn, param)} OR ${column} < qr_legacy_before())`;
+}
+
 /** The same for a by-id UPDATE (no LIMIT there): the id's month and the legacy partition, two probes. */
-export const BY_ID_PARTITIONS = '(created_at = qr_key_instant(substr(?, 5)) OR created_at < qr_legacy_before())';
+export const BY_ID_PARTITIONS = keyMonths('id', '?')('created_at');
 
 /**
  * Columns of the sale a side table's row names (`transaction_id`, `transaction_created_at`), in two statements:
@@ -268,9 +275,9 @@ export async function recordQrTransaction(db: Db, record: NewQrTransaction, clai
 /**
  * A transaction's concepts and taxes as two JSON columns (`t` is the transaction, its created_at their
  * partition), for one-statement reads. `months(column)`: a condition on the lines' instant column made of the
- * statement's parameters only (the key's instant, or the legacy partition), so the planner prunes the lines
- * to those partitions; `t.created_at` alone is known only at run time, and every month's partition of both
- * tables would be planned (about 0.9 ms more per statement at 17 months, issue #41).
+ * statement's parameters only (the key's instant, or the legacy partition), so the lines are pruned to those
+ * partitions before the statement runs (when planned, or when a generic plan starts); `t.created_at` alone is
+ * known only at run time, and every month's partition of both tables would be planned and opened (issue #41).
  */
 export function conceptsAndTaxesJson(months: (column: string) => string): string {
   return `(SELECT coalesce(json_agg(json_build_object(
@@ -298,12 +305,6 @@ export function idsMonths(column: string, param: string): string {
 /** The instants sales' ids carry, for idsMonths' parameter. */
 export function instantsOfIds(ids: readonly string[]): Date[] {
   return ids.map((id) => timedKeyInstant(id.slice(ID_PREFIX.transaction.length))).filter((at): at is Date => at !== undefined);
-}
-
-/** The months a key names, as a condition on `column`: the key's instant (saleByKey's), or the legacy partition. */
-export function keyMonths(keyColumn: 'id' | 'token', param: string): (column: string) => string {
-  const instant = keyColumn === 'id' ? `qr_key_instant(substr(${param}, 5))` : `qr_key_instant(${param})`;
-  return (column) => `(${column} = ${instant} OR ${column} < qr_legacy_before())`;
 }
 
 /** The two columns of conceptsAndTaxesJson as a row holds them. */
