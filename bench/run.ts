@@ -20,7 +20,7 @@ import { machine, printFigures } from './figures.js';
 import { benchEnv, freshAccount, processCount, removeRunData, startApi, startBenchParties, startProcess, stopProcesses, waitHealthy, type BenchEnv } from './stack.js';
 import { readCounts } from './lean/counters.js';
 import { measureQrRoutes, postLoad } from './lean/load.js';
-import { cpuReader } from './lean/cpu.js';
+import { cpuReader, observerDatabaseUrl } from './lean/cpu.js';
 import { measureLean } from './lean/measure.js';
 import { leanEncoder } from './lean/render.js';
 import { leanComparisonLines } from './lean/table.js';
@@ -89,7 +89,7 @@ async function main(): Promise<void> {
     // Latency below saturation: 10 connections (autocannon's fixed-rate mode sends in bursts).
     const light = await load(`http://127.0.0.1:${PORT}/v1/qrs`, headers, body, 10);
     const sweep = await benchConnectionSweep({ url: `http://127.0.0.1:${PORT}/v1/qrs`, headers, body, connections: sweepConnections(), seconds: SWEEP_SECONDS });
-    const stampDb = knexFactory(knexConfig(DATABASE_URL));
+    const stampDb = knexFactory(knexConfig(observerDatabaseUrl(DATABASE_URL)));
     const stampRun = (latencyMs: number, count: number, validates = true, concurrency = STAMP_CONCURRENCY) =>
       benchStampEndToEnd({
         baseUrl: `http://127.0.0.1:${PORT}`,
@@ -184,7 +184,7 @@ async function onlyStamping(account: Awaited<ReturnType<typeof freshAccount>>): 
   const { pac } = parties;
   const workers = start('../bin/worker.ts', parties.env);
   const api = start('../bin/web.ts', parties.env);
-  const db = knexFactory(knexConfig(DATABASE_URL));
+  const db = knexFactory(knexConfig(observerDatabaseUrl(DATABASE_URL)));
   try {
     await waitHealthy(`http://127.0.0.1:${PORT}/health`);
     const { redisUrl } = loadConfig(env);

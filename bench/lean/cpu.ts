@@ -1,8 +1,9 @@
 // CPU milliseconds by process around a run (issue #31: CPU per sale by process, for the capacity plan):
 // utime + stime of /proc/<pid>/stat, for each role's processes and their descendants (node:cluster's
 // workers, tsx's esbuild), Redis's server process (INFO server's process_id) and PostgreSQL's backends
-// serving the run's database (pg_stat_activity). PostgreSQL's shared background processes (WAL writer,
-// checkpointer…) are left out: on a shared machine they work for every database. Linux only.
+// serving the run's database (pg_stat_activity), but not the bench's own connections (observerDatabaseUrl:
+// its polls for INVOICED were up to a third of "PostgreSQL per CFDI"). PostgreSQL's shared background processes
+// (WAL writer, checkpointer…) are left out: on a shared machine they work for every database. Linux only.
 import { readdirSync, readFileSync } from 'node:fs';
 import { Redis } from 'ioredis';
 import pg from 'pg';
@@ -10,6 +11,16 @@ import pg from 'pg';
 /** Cumulative CPU ms per role, and per PostgreSQL backend (a backend that ends mid-run keeps its last reading). */
 export interface CpuReading {
   roles: Record<string, number>;
+}
+
+/** The application_name of the bench's own connections, whose backends' CPU is not the service's. */
+const OBSERVER = 'bench-observer';
+
+/** `databaseUrl` for the bench's own connections (its polls and checks), left out of the PostgreSQL readings. */
+export function observerDatabaseUrl(databaseUrl: string): string {
+  const url = new URL(databaseUrl);
+  url.searchParams.set('application_name', OBSERVER);
+  return url.toString();
 }
 
 const TICK_MS = 1000 / 100; // USER_HZ is 100 on Linux
@@ -69,7 +80,10 @@ export function cpuReader(roles: Record<string, number[]>, redisUrl: string, dat
       const redisPid = Number(/^process_id:(\d+)/m.exec(await redis.info('server'))?.[1] ?? 0);
       out.Redis = redisPid ? cpuMsOf(redisPid) : 0;
       await client.connect();
-      const { rows } = await client.query<{ pid: number }>('SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()');
+      const { rows } = await client.query<{ pid: number }>(
+        'SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid() AND application_name IS DISTINCT FROM $1',
+        [OBSERVER],
+      );
       for (const { pid } of rows) {
         const ms = cpuMsOf(pid);
         if (ms > 0) backends.set(pid, ms);
