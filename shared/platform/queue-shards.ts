@@ -44,6 +44,14 @@ export function shardOf(key: string, shards: number): number {
   return hash % shards;
 }
 
+/**
+ * The shard of a render job and of its reply, by the job's id (shared/platform/render-lane.ts and job-inbox.ts):
+ * the lane it waits on and the inbox stream its images come back to are on one shard, so on one master.
+ */
+export function shardPrefixOfId(id: string, shardPrefixes: readonly string[]): string {
+  return shardPrefixes[shardOf(id, shardPrefixes.length)]!;
+}
+
 /** Redis Cluster's slot of a key: CRC16 (XMODEM) of its hash tag, the first non-empty `{…}`, or of the whole key. */
 export function calculateSlot(key: string): number {
   const open = key.indexOf('{');

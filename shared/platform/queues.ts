@@ -1,6 +1,6 @@
 import { Queue, type JobsOptions } from 'bullmq';
 import { deliverToInbox, JobInbox, type InboxMessage } from './job-inbox.js';
-import { shardOf, shardPrefixes } from './queue-shards.js';
+import { shardOf, shardPrefixes, shardPrefixOfId } from './queue-shards.js';
 import { JOBS, QUEUES, replyTtlSeconds, shardKeyOf, type JobName, type JobSettings, type JobTypes, type QueueName } from './jobs.js';
 import type { RedisClient, RedisSettings } from './redis.js';
 import { pushRenderJob, type RenderLaneJob } from './render-lane.js';
@@ -65,8 +65,8 @@ export async function createProducers(
       }),
     );
   }
-  // The inbox is one stream per process, never touched with a queue's keys: under the prefix, with a tag of its own on a cluster.
-  const inbox = new JobInbox(prefix, connection, settings);
+  // The inbox is one stream per shard and process, beside the shard's render lane (its replies' job ids pick the shard).
+  const inbox = new JobInbox(prefixes, connection, settings);
   const queuesOf = (name: QueueName): Queue[] => {
     const q = queues.get(name);
     if (!q) throw new Error(`unknown queue ${name}`);
@@ -80,7 +80,7 @@ export async function createProducers(
     queueOf,
     add: (name, data, opts) => queueOf(name, data).add(name, data, { ...jobOptions(name, data, settings), ...opts }),
     inbox,
-    reply: (inboxId, message) => deliverToInbox(connection, prefix, inboxId, message, replyTtlSeconds(settings)),
+    reply: (inboxId, message) => deliverToInbox(connection, shardPrefixOfId(message.jobId, prefixes), prefix, inboxId, message, replyTtlSeconds(settings)),
     pushRender: (job) => pushRenderJob(connection, prefixes, job),
     async close() {
       await inbox.close();

@@ -1,5 +1,5 @@
 import type { RenderQrPayload } from './jobs.js';
-import { shardOf } from './queue-shards.js';
+import { shardPrefixOfId } from './queue-shards.js';
 import { redisClient, type RedisClient, type RedisSettings } from './redis.js';
 
 /**
@@ -7,7 +7,8 @@ import { redisClient, type RedisClient, type RedisSettings } from './redis.js';
  * list instead of a BullMQ job. A BullMQ job cost about 30 commands (its add, fetch and finish scripts, their
  * event stream entries, the worker's polling) for a render of a third of a millisecond, so a sale cost 20 to
  * 40 commands whenever its render job carried few QRs (low traffic, several API processes). Here a job costs
- * 4: the API's LPUSH, the worker's BRPOP, its reply's XADD and the API's XREAD (shared/platform/job-inbox.ts).
+ * 4: the API's LPUSH, the worker's BRPOP, its reply's XADD and the API's XREAD (shared/platform/job-inbox.ts),
+ * all on the job's shard.
  *
  * What BullMQ gave a render job and what stands in for it: a job lost with its worker (killed) or with a
  * failover (a list entry not yet replicated) was never run again in time anyway (BullMQ's stalled check runs
@@ -33,9 +34,9 @@ export function renderLaneKey(shardPrefix: string): string {
   return `${shardPrefix}:render-lane`;
 }
 
-/** The lane a job goes to: its id's shard (shared/platform/queue-shards.ts, shardOf), the API's batches spread evenly. */
+/** The lane a job goes to: its id's shard (shared/platform/queue-shards.ts, shardPrefixOfId), the API's batches spread evenly; its reply comes back on that shard. */
 export function laneOf(job: Pick<RenderLaneJob, 'id'>, shardPrefixes: readonly string[]): string {
-  return renderLaneKey(shardPrefixes[shardOf(job.id, shardPrefixes.length)]!);
+  return renderLaneKey(shardPrefixOfId(job.id, shardPrefixes));
 }
 
 /** One LPUSH, on the job's lane. */

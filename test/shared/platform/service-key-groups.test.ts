@@ -3,7 +3,7 @@ import { expect } from 'chai';
 import { cacheKeyOf } from '../../../shared/platform/idempotency/idempotency-store.js';
 import { inboxKey } from '../../../shared/platform/job-inbox.js';
 import { principalGenerationKey } from '../../../shared/platform/principal-generation.js';
-import { calculateSlot, CLUSTER_SLOTS, shardPrefixes } from '../../../shared/platform/queue-shards.js';
+import { calculateSlot, CLUSTER_SLOTS, shardPrefixes, shardPrefixOfId } from '../../../shared/platform/queue-shards.js';
 import { serviceKeyPrefix } from '../../../shared/platform/redis.js';
 import { laneOf, renderLaneKey } from '../../../shared/platform/render-lane.js';
 import { allGroupTags, groupOf, groupTag, KEY_GROUPS } from '../../../shared/platform/service-key-groups.js';
@@ -60,10 +60,15 @@ describe('issue #40: service keys, render lanes and inboxes spread over a Redis 
     prefixes.forEach((p, i) => expect(masterOf(calculateSlot(renderLaneKey(p)), 3)).to.equal(i));
   });
 
-  it("an inbox hashes on its own id on a cluster (not on the prefix's tag); on one Redis it keeps its name", () => {
+  it("an inbox has a stream on each shard, in the slot of that shard's render lane; on one Redis it keeps its name", () => {
     const id = randomUUID();
     expect(inboxKey('af', id)).to.equal(`af:replies:${id}`);
-    expect(inboxKey('{af}', id)).to.equal(`af:replies:{${id}}`);
-    expect(calculateSlot(inboxKey('{af}', id))).to.equal(calculateSlot(id));
+    const prefixes = shardPrefixes('{af}', 3);
+    for (const p of prefixes) expect(calculateSlot(inboxKey(p, id))).to.equal(calculateSlot(renderLaneKey(p)));
+    // A render job and its reply go to one shard: the one its id picks.
+    for (let i = 0; i < 100; i++) {
+      const jobId = `render.tx_${randomUUID()}`;
+      expect(renderLaneKey(shardPrefixOfId(jobId, prefixes))).to.equal(laneOf({ id: jobId }, prefixes));
+    }
   });
 });
