@@ -2,6 +2,7 @@ import { qrTransitions } from '../platform/metrics/registry.js';
 import { runPrepared, type Db, type PreparedStatement } from '../platform/db.js';
 import { CLAIM_KEY_SQL } from '../platform/idempotency/idempotency-store.js';
 import { ID_PREFIX, timedKeyInstant } from '../platform/ids.js';
+import { firstInPartitions, partitionOf, perPartition, salePartitionsOf, type SalePartition } from './sale-partition.js';
 import type { KeyMode } from './api-keys.js';
 import type { GlobalInfo, RelatedCfdis, TaxFactor, TaxType } from '../qr/qr-request.js';
 import { qrEventData } from '../webhooks/event-data.js';
@@ -278,19 +279,22 @@ export async function recordQrTransaction(db: Db, record: NewQrTransaction, clai
  * statement's parameters only (the key's instant, or the legacy partition), so the lines are pruned to those
  * partitions before the statement runs (when planned, or when a generic plan starts); `t.created_at` alone is
  * known only at run time, and every month's partition of both tables would be planned and opened (issue #41).
+ * Or the one partition of the sale's (shared/repositories/sale-partition.ts), read alone.
  */
-export function conceptsAndTaxesJson(months: (column: string) => string): string {
+export function conceptsAndTaxesJson(months: ((column: string) => string) | { partition: SalePartition }): string {
+  const source = (table: 'qr_concepts' | 'qr_concept_taxes', alias: string) =>
+    typeof months === 'function'
+      ? `${table} ${alias} WHERE ${alias}.transaction_id = t.id AND ${alias}.transaction_created_at = t.created_at AND ${months(`${alias}.transaction_created_at`)}`
+      : `${partitionOf(table, months.partition)} ${alias} WHERE ${alias}.transaction_id = t.id AND ${alias}.transaction_created_at = t.created_at`;
   return `(SELECT coalesce(json_agg(json_build_object(
           'transaction_id', c.transaction_id, 'position', c.position, 'sku', c.sku, 'description', c.description,
           'amount', c.amount::text, 'quantity', c.quantity::text, 'discount', c.discount::text, 'unit_price', c.unit_price::text,
           'sat_unit_key', c.sat_unit_key, 'sat_product_service_key', c.sat_product_service_key, 'sat_tax_object_key', c.sat_tax_object_key
-        ) ORDER BY c.position), '[]'::json) FROM qr_concepts c
-        WHERE c.transaction_id = t.id AND c.transaction_created_at = t.created_at AND ${months('c.transaction_created_at')}) AS concepts_json,
+        ) ORDER BY c.position), '[]'::json) FROM ${source('qr_concepts', 'c')}) AS concepts_json,
       (SELECT coalesce(json_agg(json_build_object(
           'transaction_id', x.transaction_id, 'concept_position', x.concept_position, 'position', x.position, 'type', x.type,
           'tax', x.tax, 'factor', x.factor, 'rate', x.rate, 'taxable_base', x.taxable_base::text, 'amount', x.amount::text
-        ) ORDER BY x.concept_position, x.position), '[]'::json) FROM qr_concept_taxes x
-        WHERE x.transaction_id = t.id AND x.transaction_created_at = t.created_at AND ${months('x.transaction_created_at')}) AS taxes_json`;
+        ) ORDER BY x.concept_position, x.position), '[]'::json) FROM ${source('qr_concept_taxes', 'x')}) AS taxes_json`;
 }
 
 /**
@@ -365,17 +369,18 @@ export interface StoredQr {
  * partition is the id's (saleByKey: the instant the id carries, else the legacy partition). No join: the
  * store and issuer names come from the API key's principal, which names this same merchant.
  */
-export const FIND_QR: PreparedStatement = {
-  name: 'find_qr_transaction_v4',
-  text: `SELECT ${QR_VIEW_COLUMNS.map((c) => `t.${c}`).join(', ')},
-      ${conceptsAndTaxesJson(keyMonths('id', '$1'))}
-    FROM ${saleByKey('id', '$1')}
-    WHERE t.merchant_id = $2 AND t.mode = $3`,
-};
+/** GET /v1/qrs/{qrId}'s read, on one partition of the sale's (sale-partition.ts): no month but that one is locked. */
+export const findQrIn = perPartition(
+  'find_qr_transaction_v5',
+  (partition) => `SELECT ${QR_VIEW_COLUMNS.map((c) => `t.${c}`).join(', ')},
+      ${conceptsAndTaxesJson({ partition })}
+    FROM ${partitionOf('qr_transactions', partition)} t
+    WHERE t.id = $1 AND t.merchant_id = $2 AND t.mode = $3`,
+);
 
 /** One transaction of one merchant in one mode, or undefined (another merchant's is as unknown as a missing one). */
 export async function findQrTransaction(db: Db, merchantId: string, mode: KeyMode, qrId: string): Promise<StoredQr | undefined> {
-  const [row] = await runPrepared<QrViewRow & ConceptsAndTaxesJson>(db, FIND_QR, [qrId, merchantId, mode]);
+  const row = await firstInPartitions<QrViewRow & ConceptsAndTaxesJson>(db, salePartitionsOf('id', qrId), findQrIn, [qrId, merchantId, mode]);
   if (!row) return undefined;
   const { concepts_json, taxes_json, ...transaction } = row;
   return { transaction, concepts: concepts_json, taxes: taxes_json };

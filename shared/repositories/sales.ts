@@ -1,15 +1,7 @@
 import { runPrepared, type Db, type PreparedStatement } from '../platform/db.js';
 import type { Address, InvoiceRules } from '../merchants/merchant.js';
-import {
-  conceptsAndTaxesJson,
-  idsMonths,
-  instantsOfIds,
-  keyMonths,
-  saleByKey,
-  type ConceptsAndTaxesJson,
-  type QrTransactionRecord,
-  type QrTransactionRow,
-} from './qr-transactions.js';
+import { conceptsAndTaxesJson, idsMonths, instantsOfIds, type ConceptsAndTaxesJson, type QrTransactionRecord, type QrTransactionRow } from './qr-transactions.js';
+import { firstInPartitions, partitionOf, perPartition, salePartitionsOf, type SalePartition } from './sale-partition.js';
 
 /** A transaction with what invoicing it needs: its merchant (point of sale) and issuer as they are now. */
 export interface Sale {
@@ -49,7 +41,7 @@ interface SaleRow extends QrTransactionRow {
   i_status: string;
 }
 
-const saleSelect = (sale: string, months: (column: string) => string) => `SELECT t.*,
+const saleSelect = (sale: string, months: Parameters<typeof conceptsAndTaxesJson>[0]) => `SELECT t.*,
       m.name AS m_name, m.status AS m_status, m.address AS m_address, m.app_logo_url AS m_app_logo_url,
       m.invoice_logo_url AS m_invoice_logo_url, m.contact_email AS m_contact_email, m.contact_phone_number AS m_contact_phone,
       m.logo_animation AS m_logo_animation, m.allow_generic_rfc AS m_allow_generic_rfc, m.allowed_cfdi_uses AS m_allowed_cfdi_uses,
@@ -60,10 +52,13 @@ const saleSelect = (sale: string, months: (column: string) => string) => `SELECT
     JOIN merchants m ON m.id = t.merchant_id
     JOIN issuers i ON i.id = m.issuer_id`;
 
-// The buyer's every page and confirmation, and each stamp, read a sale: one prepared statement each way, each
-// reading one month's partition, the one its key names (saleByKey).
-const FIND_SALE_BY_ID: PreparedStatement = { name: 'find_sale_by_id_v3', text: saleSelect(saleByKey('id', '$1'), keyMonths('id', '$1')) };
-export const FIND_SALE_BY_TOKEN: PreparedStatement = { name: 'find_sale_by_token_v3', text: saleSelect(saleByKey('token', '$1'), keyMonths('token', '$1')) };
+// The buyer's every page and confirmation, and each stamp, read a sale: one prepared statement each way and
+// partition, reading the partition its key names, then the legacy one (shared/repositories/sale-partition.ts).
+const onePartition = (column: 'id' | 'token') => (partition: SalePartition) =>
+  `${saleSelect(`${partitionOf('qr_transactions', partition)} t`, { partition })}
+    WHERE t.${column} = $1`;
+const findSaleByIdIn = perPartition('find_sale_by_id_v4', onePartition('id'));
+export const findSaleByTokenIn = perPartition('find_sale_by_token_v4', onePartition('token'));
 
 // A stamp batch's sales (issue #40): one statement for every ticket of every invoice it seals, in their ids'
 // months (and the legacy partition, as saleByKey). The instants are a parameter ($2, read from the ids here),
@@ -77,7 +72,10 @@ export const FIND_SALES_BY_ID: PreparedStatement = {
 
 /** By internal id (workers) or by the QR's token (the buyer's routes). */
 export async function findSale(db: Db, by: { id: string } | { token: string }): Promise<Sale | undefined> {
-  const [row] = await runPrepared<SaleRow & ConceptsAndTaxesJson>(db, 'id' in by ? FIND_SALE_BY_ID : FIND_SALE_BY_TOKEN, ['id' in by ? by.id : by.token]);
+  const row =
+    'id' in by
+      ? await firstInPartitions<SaleRow & ConceptsAndTaxesJson>(db, salePartitionsOf('id', by.id), findSaleByIdIn, [by.id])
+      : await firstInPartitions<SaleRow & ConceptsAndTaxesJson>(db, salePartitionsOf('token', by.token), findSaleByTokenIn, [by.token]);
   return row && saleOf(row);
 }
 

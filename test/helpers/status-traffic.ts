@@ -84,7 +84,7 @@ export async function moveSales(qrIds: string[], at: Date, stampSeconds: number)
   for (const old of qrIds) {
     const { rows } = await db.raw<{ rows: { id: string; token: string }[] }>(`SELECT 'tra_' || qr_key_at(:at) AS id, qr_key_at(:at) AS token`, { at });
     const { id, token } = rows[0]!;
-    // The concepts and taxes follow by their foreign keys' ON UPDATE CASCADE; the rest is named here.
+    // The sale and everything that names it (its lines, keys, invoices) move to the new id and instant.
     await db('qr_transactions')
       .where({ id: old })
       .update({
@@ -96,7 +96,8 @@ export async function moveSales(qrIds: string[], at: Date, stampSeconds: number)
       });
     await db('invoices').where({ transaction_id: old }).update({ transaction_id: id });
     await db('invoice_tickets').where({ transaction_id: old }).update({ transaction_id: id });
-    await db('qr_sale_keys').where({ transaction_id: old }).update({ transaction_id: id, transaction_created_at: at });
+    for (const lines of ['qr_concepts', 'qr_concept_taxes', 'qr_sale_keys'])
+      await db(lines).where({ transaction_id: old }).update({ transaction_id: id, transaction_created_at: at });
     await db('qr_live_sales').where({ transaction_id: old }).update({ transaction_id: id, transaction_created_at: at });
     moved.push(id);
   }
