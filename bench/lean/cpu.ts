@@ -2,7 +2,9 @@
 // utime + stime of /proc/<pid>/stat, for each role's processes and their descendants (node:cluster's
 // workers, tsx's esbuild), Redis's server process (INFO server's process_id) and PostgreSQL's backends
 // serving the run's database (pg_stat_activity), but not the bench's own connections (observerDatabaseUrl:
-// its polls for INVOICED were up to a third of "PostgreSQL per CFDI"). PostgreSQL's shared background processes
+// its polls for INVOICED were up to a third of "PostgreSQL per CFDI"). Autovacuum workers of the database are
+// a role of their own: they follow the rows written before, not the requests measured (and one that starts and
+// ends between two readings is not seen). PostgreSQL's shared background processes
 // (WAL writer, checkpointer…) are left out: on a shared machine they work for every database. Linux only.
 import { readdirSync, readFileSync } from 'node:fs';
 import { Redis } from 'ioredis';
@@ -70,7 +72,7 @@ function withDescendants(roots: number[]): number[] {
  * PostgreSQL are found from their URLs. Deltas of two readings are the run's CPU.
  */
 export function cpuReader(roles: Record<string, number[]>, redisUrl: string, databaseUrl: string): () => Promise<CpuReading> {
-  const backends = new Map<number, number>();
+  const backends = new Map<number, { ms: number; autovacuum: boolean }>();
   return async () => {
     const out: Record<string, number> = {};
     for (const [role, roots] of Object.entries(roles)) out[role] = withDescendants(roots).reduce((sum, pid) => sum + cpuMsOf(pid), 0);
@@ -80,15 +82,17 @@ export function cpuReader(roles: Record<string, number[]>, redisUrl: string, dat
       const redisPid = Number(/^process_id:(\d+)/m.exec(await redis.info('server'))?.[1] ?? 0);
       out.Redis = redisPid ? cpuMsOf(redisPid) : 0;
       await client.connect();
-      const { rows } = await client.query<{ pid: number }>(
-        'SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid() AND application_name IS DISTINCT FROM $1',
+      const { rows } = await client.query<{ pid: number; backend_type: string }>(
+        'SELECT pid, backend_type FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid() AND application_name IS DISTINCT FROM $1',
         [OBSERVER],
       );
-      for (const { pid } of rows) {
+      for (const { pid, backend_type } of rows) {
         const ms = cpuMsOf(pid);
-        if (ms > 0) backends.set(pid, ms);
+        if (ms > 0) backends.set(pid, { ms, autovacuum: backend_type === 'autovacuum worker' });
       }
-      out.PostgreSQL = [...backends.values()].reduce((sum, ms) => sum + ms, 0);
+      const sum = (autovacuum: boolean) => [...backends.values()].filter((b) => b.autovacuum === autovacuum).reduce((n, b) => n + b.ms, 0);
+      out.PostgreSQL = sum(false);
+      out['PostgreSQL autovacuum'] = sum(true);
     } finally {
       redis.disconnect();
       await client.end();
