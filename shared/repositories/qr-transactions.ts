@@ -2,7 +2,7 @@ import { qrTransitions } from '../platform/metrics/registry.js';
 import { runPrepared, type Db, type PreparedStatement } from '../platform/db.js';
 import { CLAIM_KEY_SQL } from '../platform/idempotency/idempotency-store.js';
 import { ID_PREFIX, timedKeyInstant } from '../platform/ids.js';
-import { firstInPartitions, partitionOf, perPartition, salePartitionsOf, type SalePartition } from './sale-partition.js';
+import { firstInPartitions, keyInstant, onKeyInstant, partitionOf, perPartition, salePartitionsOf, type SalePartition } from './sale-partition.js';
 import type { KeyMode } from './api-keys.js';
 import type { GlobalInfo, RelatedCfdis, TaxFactor, TaxType } from '../qr/qr-request.js';
 import { qrEventData } from '../webhooks/event-data.js';
@@ -198,9 +198,6 @@ export function saleByKey(column: 'id' | 'token', param: string): string {
     UNION ALL (SELECT * FROM qr_transactions WHERE ${column} = ${param} AND created_at < qr_legacy_before()) LIMIT 1) t`;
 }
 
-/** The instant a key carries, in SQL: an id's after its `tra_`, a token's from its start. */
-const keyInstant = (keyColumn: 'id' | 'token', param: string) => (keyColumn === 'id' ? `qr_key_instant(substr(${param}, 5))` : `qr_key_instant(${param})`);
-
 /** The months a key names, as a condition on `column`: the key's instant (saleByKey's), or the legacy partition. */
 export function keyMonths(keyColumn: 'id' | 'token', param: string): (column: string) => string {
   return (column) => `(${column} = ${keyInstant(keyColumn, param)} OR ${column} < qr_legacy_before())`;
@@ -375,7 +372,7 @@ export const findQrIn = perPartition(
   (partition) => `SELECT ${QR_VIEW_COLUMNS.map((c) => `t.${c}`).join(', ')},
       ${conceptsAndTaxesJson({ partition })}
     FROM ${partitionOf('qr_transactions', partition)} t
-    WHERE t.id = $1 AND t.merchant_id = $2 AND t.mode = $3`,
+    WHERE t.id = $1${onKeyInstant('id', partition)} AND t.merchant_id = $2 AND t.mode = $3`,
 );
 
 /** One transaction of one merchant in one mode, or undefined (another merchant's is as unknown as a missing one). */

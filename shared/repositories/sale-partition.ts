@@ -39,6 +39,19 @@ export function partitionOf(table: 'qr_transactions' | 'qr_concepts' | 'qr_conce
   return `${table}_${partition}`;
 }
 
+/**
+ * On a month's partition, the key's row named by its whole unique key: `created_at` is the instant the key
+ * carries (the partition's CHECK), so `(id, created_at)` or `(token, created_at)` is one row for the planner
+ * whatever the statistics say. With `id = $1` alone, a partition not analyzed yet (a new month, the bench's
+ * fresh database) got a generic plan through the merchant's index, reading every sale of the merchant.
+ */
+export function onKeyInstant(column: 'id' | 'token', partition: SalePartition): string {
+  return partition === 'legacy' ? '' : ` AND t.created_at = ${keyInstant(column, '$1')}`;
+}
+
+/** The instant a key carries, in SQL: an id's after its `tra_`, a token's from its start. */
+export const keyInstant = (keyColumn: 'id' | 'token', param: string) => (keyColumn === 'id' ? `qr_key_instant(substr(${param}, 5))` : `qr_key_instant(${param})`);
+
 /** A statement per partition, made once per partition and process (named `<name>_<partition>`). */
 export function perPartition(name: string, text: (partition: SalePartition) => string): (partition: SalePartition) => PreparedStatement {
   const made = new Map<SalePartition, PreparedStatement>();

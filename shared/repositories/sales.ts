@@ -1,7 +1,7 @@
 import { runPrepared, type Db, type PreparedStatement } from '../platform/db.js';
 import type { Address, InvoiceRules } from '../merchants/merchant.js';
 import { conceptsAndTaxesJson, idsMonths, instantsOfIds, type ConceptsAndTaxesJson, type QrTransactionRecord, type QrTransactionRow } from './qr-transactions.js';
-import { firstInPartitions, partitionOf, perPartition, salePartitionsOf, type SalePartition } from './sale-partition.js';
+import { firstInPartitions, onKeyInstant, partitionOf, perPartition, salePartitionsOf, type SalePartition } from './sale-partition.js';
 
 /** A transaction with what invoicing it needs: its merchant (point of sale) and issuer as they are now. */
 export interface Sale {
@@ -56,7 +56,7 @@ const saleSelect = (sale: string, months: Parameters<typeof conceptsAndTaxesJson
 // partition, reading the partition its key names, then the legacy one (shared/repositories/sale-partition.ts).
 const onePartition = (column: 'id' | 'token') => (partition: SalePartition) =>
   `${saleSelect(`${partitionOf('qr_transactions', partition)} t`, { partition })}
-    WHERE t.${column} = $1`;
+    WHERE t.${column} = $1${onKeyInstant(column, partition)}`;
 const findSaleByIdIn = perPartition('find_sale_by_id_v4', onePartition('id'));
 export const findSaleByTokenIn = perPartition('find_sale_by_token_v4', onePartition('token'));
 
