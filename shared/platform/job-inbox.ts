@@ -78,12 +78,12 @@ export class JobInbox {
   private stop: () => void = () => undefined;
 
   constructor(
-    shardPrefixes: string | readonly string[],
+    shardPrefixes: readonly string[],
     private readonly redis: RedisClient,
     private readonly settings?: RedisSettings | string,
   ) {
     this.closing = new Promise((resolve) => (this.stop = () => resolve(null)));
-    this.streams = (typeof shardPrefixes === 'string' ? [shardPrefixes] : shardPrefixes).map((p) => new InboxStream(inboxKey(p, this.id)));
+    this.streams = shardPrefixes.map((p) => new InboxStream(inboxKey(p, this.id)));
   }
 
   /** Resolves once the inbox exists on every shard (made at the first call): a job naming it may be added after that. */

@@ -361,12 +361,11 @@ export interface StoredQr {
 }
 
 /**
- * GET /v1/qrs/{qrId} and every replay read this: one prepared statement, the concepts and taxes folded in as
- * JSON (numerics as text, so they stay exact decimal strings like the columns read directly). The month's
- * partition is the id's (saleByKey: the instant the id carries, else the legacy partition). No join: the
- * store and issuer names come from the API key's principal, which names this same merchant.
+ * GET /v1/qrs/{qrId} and every replay read this: one prepared statement per partition, the concepts and taxes
+ * folded in as JSON (numerics as text, so they stay exact decimal strings like the columns read directly), on
+ * the month's partition the id names, then the legacy one (sale-partition.ts): no other month is locked. No
+ * join: the store and issuer names come from the API key's principal, which names this same merchant.
  */
-/** GET /v1/qrs/{qrId}'s read, on one partition of the sale's (sale-partition.ts): no month but that one is locked. */
 export const findQrIn = perPartition(
   'find_qr_transaction_v5',
   (partition) => `SELECT ${QR_VIEW_COLUMNS.map((c) => `t.${c}`).join(', ')},
