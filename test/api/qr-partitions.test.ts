@@ -19,6 +19,7 @@ import { FIND_SALES_BY_ID, findSale, findSaleByTokenIn, findSales } from '../../
 import { salePartitionsOf, type SalePartition } from '../../shared/repositories/sale-partition.js';
 import { CONFIRM_OPEN_QRS, RECORD_STAMP } from '../../shared/repositories/invoices.js';
 import { harness } from '../helpers/harness.js';
+import { moveToLegacyPartition } from '../helpers/legacy-sale.js';
 import { expectError } from '../helpers/http.js';
 import { postQr, qrBody } from '../helpers/qr-body.js';
 
@@ -68,13 +69,7 @@ describe('QR sales partitioned by month: keys, one-partition lookups and the rul
     };
   };
 
-  /** The sale moved to the table's range from before its months (as a sale of an older month is), its keys' row with it. */
-  const age = async (id: string) => {
-    const before = db().raw(`qr_legacy_before() - interval '1 day'`);
-    await db()('qr_transactions').where({ id }).update({ created_at: before });
-    // The lines carry their sale's instant (no foreign key moves them since issue #40).
-    for (const lines of ['qr_concepts', 'qr_concept_taxes', 'qr_sale_keys']) await db()(lines).where({ transaction_id: id }).update({ transaction_created_at: before });
-  };
+  const age = (id: string) => moveToLegacyPartition(db(), id);
 
   /** Another sale like `id`'s, made at `at`, with fresh keys unless told. */
   const copyOf = async (

@@ -7,6 +7,7 @@ import { newId } from '../../../shared/platform/ids.js';
 import { recordConfirmation } from '../../../shared/repositories/invoices.js';
 import { BUYER, newQrLink } from '../../helpers/buyer.js';
 import { harness } from '../../helpers/harness.js';
+import { moveToLegacyPartition } from '../../helpers/legacy-sale.js';
 
 /**
  * Issue #40: a confirmation of open QRs is one statement (it was 8: BEGIN, the lock, the refused folio, the
@@ -107,10 +108,7 @@ describe('recordConfirmation: one statement for open QRs (issue #40)', function 
     // A sale moved to the legacy partition (an older sale's place): the partition's statement finds nothing, the transaction claims it.
     const old = await newQrLink(account);
     const { db } = harness().deps;
-    const before = db.raw(`qr_legacy_before() - interval '1 day'`);
-    await db('qr_transactions').where({ id: old.qrId }).update({ created_at: before });
-    for (const lines of ['qr_concepts', 'qr_concept_taxes', 'qr_sale_keys', 'qr_live_sales'])
-      await db(lines).where({ transaction_id: old.qrId }).update({ transaction_created_at: before });
+    await moveToLegacyPartition(db, old.qrId);
     const { result, statements } = await confirm([old.qrId]);
     expect(result.ok).to.equal(true);
     expect(statements).to.be.greaterThan(1);
