@@ -23,7 +23,16 @@ import { unbuildableRefusal } from '../shared/invoices/unbuildable-refusal.js';
 import type { InvoicePayload, StampInvoiceResult } from '../shared/platform/jobs.js';
 import { PacRefused, PacStampWithheld, type PacClient } from '../shared/adapters/pac/pac-client.js';
 import type { Producers } from '../shared/platform/queues.js';
-import { findInvoiceToStamp, markStampWithheld, recordRefusal, recordStamp, saveSealedDocument, type InvoiceRow, type InvoiceToStamp } from '../shared/repositories/invoices.js';
+import {
+  findInvoiceToStamp,
+  markStampWithheld,
+  recordRefusal,
+  recordStamp,
+  saveSealedDocument,
+  saveTwinReseal,
+  type InvoiceRow,
+  type InvoiceToStamp,
+} from '../shared/repositories/invoices.js';
 import { loadCsdMaterial } from '../shared/repositories/merchant-csds.js';
 import { expeditionPlace, findSales, type Sale } from '../shared/repositories/sales.js';
 import type { SatCatalogs } from '../shared/sat/catalogs.js';
@@ -159,8 +168,9 @@ export async function sealDocument(deps: StampDeps, toStamp: InvoiceToStamp, sou
 /**
  * The invoice's customid at the PAC. A stamp made under it may end up another invoice's (a twin sent at the same
  * moment got the same stamp and recorded it first): the PAC would answer that stamp under this customid for
- * 72 hours, so each re-seal for a twin goes under the next one. Derived, not stored: a later run walks the same
- * ones in the same order, meeting each one's stamp (taken, or its own) again.
+ * 72 hours, so each re-seal for a twin goes under the next one. The count of those that ended with another
+ * invoice's stamp is stored with the re-sealed document (`stamp_twins`): a later run starts at the first one
+ * whose answer is not known to be another's (it may hold this invoice's own stamp: a lost answer).
  */
 function customIdOf(invoiceId: string, twins: number): string {
   return twins === 0 ? invoiceId : `${invoiceId}.${twins}`;
@@ -200,7 +210,7 @@ export async function sendAndRecord(
   // by the unique UUID when recording (no read before: twins are rare, every stamp would pay for it); its
   // XML, stored just before, is removed again.
   let sealed = firstDocument;
-  for (let twins = 0; ; twins++) {
+  for (let twins = invoice.stamp_twins; ; twins++) {
     let stamp;
     try {
       stamp = await deps.pac.stamp(sealed, { customId: customIdOf(invoice.id, twins) });
@@ -237,11 +247,14 @@ export async function sendAndRecord(
       return { result: { outcome: 'stamped', uuid: stamp.uuid, qrId: invoice.transaction_id }, recorded: recorded.outcome === 'recorded' };
     }
     await deps.files.remove(xmlFileKey);
-    if (twins >= 2) throw new Error(`the PAC answered invoice ${invoice.id} three times with the stamp of another invoice (${stamp.uuid})`);
     const resealed = await sealDocument(deps, toStamp, source, now, attribute(parseXml(sealed), 'Fecha'));
     if (resealed.kind === 'refused') return { result: { outcome: 'refused', qrId: invoice.transaction_id, code: 'service' }, recorded: false };
-    if (resealed.kind === 'sealed') await saveSealedDocument(deps.db, invoice.id, resealed.xml, resealed.issuedLocal);
+    if (resealed.kind === 'sealed') await saveTwinReseal(deps.db, invoice.id, resealed.xml, resealed.issuedLocal, twins + 1);
     sealed = resealed.xml;
+    // Each re-seal waits for the clock's next second: a run stops after three, the next attempt goes on from there.
+    if (twins + 1 - invoice.stamp_twins >= 3) {
+      throw new Error(`the PAC answered invoice ${invoice.id} three times with the stamp of another invoice (${stamp.uuid}); sealed again for the next attempt`);
+    }
   }
 }
 

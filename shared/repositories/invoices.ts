@@ -54,6 +54,8 @@ export interface InvoiceRow {
   email_refused_at: Date | null;
   /** The PAC said it stamped this invoice but withheld the stamp through a stamp job's every attempt: waits for an operator. */
   stamp_withheld_at: Date | null;
+  /** How many of its `customid`s at the PAC ended with another invoice's stamp: its next stamp goes under the one after (saveTwinReseal). */
+  stamp_twins: number;
   created_at: Date;
   updated_at: Date;
 }
@@ -416,6 +418,19 @@ export async function findInvoicesWithStore(db: Db, invoiceIds: readonly string[
 /** Keeps the sealed document before it goes to the PAC, so every retry sends the very same bytes. */
 export async function saveSealedDocument(db: Db, invoiceId: string, sealedXml: string, issuedLocal: string): Promise<void> {
   await runPrepared(db, SAVE_SEALED, [invoiceId, sealedXml, issuedLocal]);
+}
+
+const SAVE_TWIN_RESEAL: PreparedStatement = {
+  name: 'save_twin_reseal_v1',
+  text: "UPDATE invoices SET sealed_xml = $2, issued_local = $3, stamp_twins = $4, updated_at = CURRENT_TIMESTAMP WHERE id = $1 AND status = 'STAMPING'",
+};
+
+/**
+ * The document sealed again after `twins` customids ended with other invoices' stamps, with that count: one
+ * statement, so a later run sends this document under the next customid and never walks those again.
+ */
+export async function saveTwinReseal(db: Db, invoiceId: string, sealedXml: string, issuedLocal: string, twins: number): Promise<void> {
+  await runPrepared(db, SAVE_TWIN_RESEAL, [invoiceId, sealedXml, issuedLocal, twins]);
 }
 
 const SAVE_SEALED_BATCH: PreparedStatement = {

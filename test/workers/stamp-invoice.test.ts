@@ -10,11 +10,11 @@ import { encryptionKeyring } from '../../shared/platform/crypto/encrypt-at-rest.
 import { newId } from '../../shared/platform/ids.js';
 import { QUEUES, type InvoicePayload } from '../../shared/platform/jobs.js';
 import { createProducers, type Producers } from '../../shared/platform/queues.js';
-import { recordConfirmation } from '../../shared/repositories/invoices.js';
+import { findInvoiceToStamp, recordConfirmation } from '../../shared/repositories/invoices.js';
 import { ATTENTION_KINDS } from '../../shared/status/needs-attention.js';
 import { retryWithheldStamp } from '../../shared/invoices/retry-withheld-stamp.js';
 import { satCatalogs } from '../../shared/sat/catalogs.js';
-import { RESEAL_AFTER_HOURS, stampInvoiceJob, type StampDeps } from '../../workers/stamp-invoice.js';
+import { RESEAL_AFTER_HOURS, documentSource, salesOf, sealDocument, stampInvoiceJob, type StampDeps } from '../../workers/stamp-invoice.js';
 import { sweepStampingJob } from '../../workers/sweep-stamping.js';
 import { BUYER, confirmReviewed, linkQuery, newQrLink, queueEvents, stamped } from '../helpers/buyer.js';
 import { harness } from '../helpers/harness.js';
@@ -141,6 +141,64 @@ describe('stamp-invoice and what SW answers', function () {
       const detail = (await call('GET', `/v1/qrs/${link.qrId}`, { headers: { 'X-API-Key': account.apiKey } })).body;
       expect(detail.status).to.equal('INVOICED');
       expect(detail.invoice.uuid).to.equal(row.uuid);
+    } finally {
+      for (const queue of Object.values(QUEUES)) await producers.queue(queue).obliterate({ force: true });
+      await producers.close();
+    }
+  });
+
+  // Eight stores of one RFC numbering alike (`npm run bench`'s cluster run) made twins of twins: an invoice whose
+  // first three customids had each ended with another invoice's stamp met those three again at every attempt.
+  it("an invoice whose first three customids ended with other invoices' stamps: its next attempt goes on under the fourth and is stamped", async () => {
+    const { config, db, files } = harness().deps;
+    const link = await newQrLink(account);
+    const invoiceId = newId('invoice');
+    expect((await recordConfirmation(db, { invoiceId, transactionIds: [link.qrId], merchantId: account.merchantId, customer: BUYER })).ok).to.equal(true);
+    const producers = await createProducers(harness().redis, config, `${config.queuePrefix}twins3`);
+    const deps: StampDeps = {
+      db,
+      producers,
+      files,
+      catalogs: satCatalogs(),
+      keyring: encryptionKeyring(config),
+      pac: swPacClient(harness().pac.url, harness().pac.token, 2000, `${harness().pac.url}/ConsultaCFDIService.svc`),
+    };
+    // A clock a second further at each reading: each re-seal's later Fecha without waiting for it.
+    let at = Date.now();
+    const clock = () => new Date((at += 1000));
+    try {
+      // Under each of its first three customids, a document of its own stamped, and that stamp recorded by
+      // another invoice (the twin that recorded first; three stamped invoices take their UUIDs).
+      const toStamp = (await findInvoiceToStamp(db, invoiceId))!;
+      const source = documentSource(deps, toStamp, await salesOf(deps, [toStamp]));
+      const taken: string[] = [];
+      for (const customId of [invoiceId, `${invoiceId}.1`, `${invoiceId}.2`]) {
+        const sealing = await sealDocument(deps, toStamp, source, clock);
+        if (sealing.kind === 'refused') throw new Error('not sealed');
+        taken.push((await deps.pac.stamp(sealing.xml, { customId })).uuid.toUpperCase());
+      }
+      for (const uuid of taken) {
+        const twin = await newQrLink(account);
+        expect((await confirmReviewed(twin)).status).to.equal(202);
+        await stamped(events, twin.qrId);
+        await db('invoices').where({ transaction_id: twin.qrId }).update({ uuid });
+      }
+      const job = { data: { invoiceId } } as Job<InvoicePayload>;
+      const from = harness().pac.calls.length;
+      const err = await rejection(stampInvoiceJob(deps, job, clock), Error);
+      expect(err.message).to.match(/three times with the stamp of another invoice/);
+      expect(callsSince(from)).to.deep.equal(['customid stamped before', 'customid stamped before', 'customid stamped before']);
+      const [waiting] = await invoices(link.qrId);
+      expect(waiting).to.include({ status: 'STAMPING', stamp_twins: 3 });
+
+      // The next attempt (a retry, the sweep's job): one call, under the fourth customid.
+      const retried = harness().pac.calls.length;
+      expect(await stampInvoiceJob(deps, job, clock)).to.include({ outcome: 'stamped' });
+      expect(callsSince(retried)).to.deep.equal(['stamped']);
+      const [row] = await invoices(link.qrId);
+      expect(row.status).to.equal('ACTIVE');
+      expect(taken).to.not.include(row.uuid);
+      expect(attribute(parseXml(row.sealed_xml), 'Fecha')).to.equal(row.issued_local);
     } finally {
       for (const queue of Object.values(QUEUES)) await producers.queue(queue).obliterate({ force: true });
       await producers.close();
