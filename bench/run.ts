@@ -26,6 +26,7 @@ import { leanEncoder } from './lean/render.js';
 import { leanComparisonLines } from './lean/table.js';
 import { measureStamping, stampingLine } from './stamping.js';
 import { benchSaleCommands, saleCommandLines } from './sale-commands.js';
+import { benchClusterShares, clusterShareLines } from './cluster-shares.js';
 
 const DURATION = Number(process.env.BENCH_SECONDS ?? 10);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 50);
@@ -54,6 +55,8 @@ const load = (url: string, headers: () => Record<string, string>, body: () => st
 async function main(): Promise<void> {
   const account = await freshAccount(env);
   if (process.env.BENCH_ONLY === 'stamping') return onlyStamping(account);
+  if (process.env.BENCH_ONLY === 'routes') return onlyRoutes(account);
+  if (process.env.BENCH_ONLY === 'cluster') return onlyCluster(account);
 
   const body = saleBodies(account.storeUid);
   const headers = () => ({ 'X-API-Key': account.apiKey, 'X-TIME-ZONE': 'America/Mexico_City', 'idempotency-key': randomUUID() });
@@ -103,10 +106,23 @@ async function main(): Promise<void> {
         validates,
       });
     await stampRun(0, 10); // warm-up: the worker's CSD, the PAC's schema cache, JIT
-    const stampFast = await stampRun(0, STAMP_COUNT);
+    // Each with its CPU, statements (BENCH_STATEMENTS=1) and Redis commands per CFDI (bench/stamping.ts).
+    const { redisUrl } = loadConfig(env);
+    const measured = {
+      baseUrl: `http://127.0.0.1:${PORT}`,
+      db: stampDb,
+      pac,
+      apiKey: account.apiKey,
+      storeUid: account.storeUid,
+      redisUrl,
+      databaseUrl: DATABASE_URL,
+      processes: { API: api, worker: workers },
+      cpu,
+    };
+    const stampFast = await measureStamping(measured, 0, STAMP_COUNT, true, STAMP_CONCURRENCY);
     // Our side of stamping alone: a PAC that answers at once without its checks, then one taking 300 ms.
-    const stampBare = await stampRun(0, BARE_STAMP_COUNT, false, BARE_STAMP_CONCURRENCY);
-    const stampSlow = await stampRun(300, BARE_STAMP_COUNT, false, BARE_STAMP_CONCURRENCY);
+    const stampBare = await measureStamping(measured, 0, BARE_STAMP_COUNT, false, BARE_STAMP_CONCURRENCY);
+    const stampSlow = await measureStamping(measured, 300, BARE_STAMP_COUNT, false, BARE_STAMP_CONCURRENCY);
     pac.latencyMs = 0;
     pac.validates = true;
     const cancels = await benchCancelEndToEnd({ baseUrl: `http://127.0.0.1:${PORT}`, db: stampDb, apiKey: account.apiKey, count: STAMP_COUNT, concurrency: STAMP_CONCURRENCY });
@@ -127,6 +143,8 @@ async function main(): Promise<void> {
     workers.kill('SIGTERM');
     // Redis commands per sale by process layout and concurrency, on a Redis of their own (issue #40).
     const saleCommands = await benchSaleCommands(env, account);
+    // The same sales spread over a Redis Cluster's three masters (issue #40): each one's share.
+    const clusterShares = await benchClusterShares({ ...env, ...parties.env }, account);
     const render = await benchRenderQr({ seconds: 3 });
     const cfdi = await benchCfdiSteps();
     const global = await benchGlobalInvoice(DATABASE_URL);
@@ -146,11 +164,7 @@ async function main(): Promise<void> {
     process.stdout.write(
       `CFDI steps per document (ms): build ${cfdi.buildMs}, cadena ${cfdi.cadenaMs}, seal ${cfdi.sealMs}, fake PAC ${cfdi.pacMs} (with 300 ms latency: ${cfdi.pacSlowMs}), PDF ${cfdi.pdfMs} (${cfdi.pdfPerSecond} PDF/s)\n`,
     );
-    for (const s of [stampFast, stampBare, stampSlow]) {
-      process.stdout.write(
-        `Stamping end to end, fake PAC ${s.validates ? 'validating' : 'not validating'} +${s.latencyMs} ms: ${s.invoices} confirmations → INVOICED in ${s.seconds} s = ${s.perSecond} CFDI/s (confirm to INVOICED p50 ${s.p50Ms} ms, p99 ${s.p99Ms} ms)\n`,
-      );
-    }
+    for (const s of [stampFast, stampBare, stampSlow]) process.stdout.write(`${stampingLine(s)}\n`);
     process.stdout.write(
       `Cancellation end to end: ${cancels.invoices} DELETEs → CANCELLED in ${cancels.seconds} s = ${cancels.perSecond}/s (p50 ${cancels.p50Ms} ms, p99 ${cancels.p99Ms} ms)\n`,
     );
@@ -168,11 +182,56 @@ async function main(): Promise<void> {
     printFigures({ connections: CONNECTIONS, ceiling, qrs, ratioPercent: ratio, render, stampFast, stampBare, stampSlow, cfdi, pending, sweep, chart: CHART });
     process.stdout.write(`${leanComparisonLines(leanComparison).join('\n')}\n\n`);
     process.stdout.write(`${saleCommands.flatMap((l) => saleCommandLines(`${l.apis} API + ${l.workers} worker`, l.runs)).join('\n')}\n\n`);
+    process.stdout.write(`${clusterShareLines(clusterShares).join('\n')}\n\n`);
     process.stdout.write(
-      `${JSON.stringify({ machine: host, ceiling, qrs, light, ratioPercent: ratio, lean: leanComparison, saleCommands, render, cfdi, stampFast, stampBare, stampSlow, cancels, global, sweep, pending })}\n`,
+      `${JSON.stringify({ machine: host, ceiling, qrs, light, ratioPercent: ratio, lean: leanComparison, saleCommands, clusterShares, render, cfdi, stampFast, stampBare, stampSlow, cancels, global, sweep, pending })}\n`,
     );
   } finally {
     await stopProcesses(api, workers);
+    await parties.close();
+    await removeRunData(env);
+  }
+}
+
+/** BENCH_ONLY=routes: the lean server, then the project, on `POST /v1/qrs` and `GET /v1/qrs/{qrId}` alone (the comparison's table). */
+async function onlyRoutes(account: Awaited<ReturnType<typeof freshAccount>>): Promise<void> {
+  const body = saleBodies(account.storeUid);
+  const headers = () => ({ 'X-API-Key': account.apiKey, 'X-TIME-ZONE': 'America/Mexico_City', 'idempotency-key': randomUUID() });
+  const counts = () => readCounts(loadConfig(env).redisUrl, env.DATABASE_URL);
+  const routeLoad = { headers, body, connections: CONNECTIONS, seconds: DURATION, getTargets: LEAN_GET_TARGETS, counts };
+  const lean = await measureLean(env, PORT + 2, routeLoad);
+  const parties = await startBenchParties();
+  const workers = start('../bin/worker.ts', parties.env);
+  const api = startApi(env, API_PROCESSES, parties.env);
+  try {
+    await waitHealthy(`http://127.0.0.1:${PORT}/health`);
+    const cpu = cpuReader({ API: [api.pid ?? 0], worker: [workers.pid ?? 0] }, loadConfig(env).redisUrl, env.DATABASE_URL);
+    const project = await measureQrRoutes({ ...routeLoad, cpu, baseUrl: `http://127.0.0.1:${PORT}` });
+    const comparison = {
+      connections: CONNECTIONS,
+      seconds: DURATION,
+      encoder: leanEncoder(process.env.BENCH_LEAN_QR),
+      processes: { lean: processCount('BENCH_LEAN_PROCESSES'), api: API_PROCESSES, worker: 1 },
+      lean,
+      project,
+    };
+    process.stdout.write(
+      `\n${new Date().toISOString()}, load average ${machine().loadAtStart.join(' ')}\n${leanComparisonLines(comparison).join('\n')}\n${JSON.stringify(comparison)}\n`,
+    );
+  } finally {
+    await stopProcesses(api, workers);
+    await parties.close();
+    await removeRunData(env);
+  }
+}
+
+/** BENCH_ONLY=cluster: the per-master shares on a Redis Cluster of the run's own (bench/cluster-shares.ts). */
+async function onlyCluster(account: Awaited<ReturnType<typeof freshAccount>>): Promise<void> {
+  const parties = await startBenchParties();
+  try {
+    const shares = await benchClusterShares({ ...env, ...parties.env }, account);
+    process.stdout.write(`\n${new Date().toISOString()}, load average ${machine().loadAtStart.join(' ')}\n${clusterShareLines(shares).join('\n')}\n${JSON.stringify(shares)}\n`);
+  } finally {
     await parties.close();
     await removeRunData(env);
   }
