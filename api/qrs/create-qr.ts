@@ -32,7 +32,7 @@ import { parseQrCreateRequest } from './parse-qr-request.js';
 import { newShortCode } from '../../shared/domain/qr-code/short-code.js';
 import { resolveConceptKeys, skusToResolve } from '../../shared/qr/resolve-concept-keys.js';
 import { productKeysBySku } from '../../shared/repositories/products.js';
-import { qrTransactionView, type QrTransactionView } from '../contract/qrs/qr-transaction-view.js';
+import { fixedViewParts, qrTransactionView, type QrTransactionView } from '../contract/qrs/qr-transaction-view.js';
 import { findOwnQr, fixedViewCache } from './stored-qr.js';
 import { isIanaTimeZone, localDateTime } from '../../shared/domain/time-zone.js';
 import { viewContext, type ApiDeps } from '../deps.js';
@@ -119,7 +119,7 @@ async function answerReplay(deps: ApiDeps, principal: ApiKeyPrincipal, record: I
   const stored = await findOwnQr(deps.db, principal, record.resourceId);
   if (!stored) throw new AppError(409, 'idempotency_key_reused', 'This idempotency-key belongs to a transaction of another environment.');
   const view = viewContext(deps);
-  return { view: qrTransactionView(stored, view, undefined, undefined, fixedViewCache.parts(stored, view)), replayed: true };
+  return { view: qrTransactionView(stored, view, fixedViewCache.parts(stored, view)), replayed: true };
 }
 
 function checkMerchant(principal: ApiKeyPrincipal, storeUid: string, now: Date): void {
@@ -215,10 +215,9 @@ async function createNew(
   await cacheRecord(deps.redis, cacheScope, { fingerprint, resourceId: qrId }, deps.config.idempotencyCacheSeconds);
   await scheduleExpiry(deps, qrId, record.transaction.expires_at, now);
   if (offline) await settleClaimOf(deps, qrId);
-  return {
-    view: qrTransactionView({ ...record, storeName: principal.merchantName, issuerRfc: principal.issuerRfc, issuerName: principal.issuerName }, viewContext(deps)),
-    replayed: false,
-  };
+  const viewed = { ...record, storeName: principal.merchantName, issuerRfc: principal.issuerRfc, issuerName: principal.issuerName };
+  const view = viewContext(deps);
+  return { view: qrTransactionView(viewed, view, fixedViewParts(viewed, view)), replayed: false };
 }
 
 /**

@@ -1,7 +1,7 @@
 import { legacyCreatedView, legacyResolvedView } from '../contract/legacy/legacy-qr-views.js';
 import { LEGACY_SUNSET_AT, legacyLinkHeader } from '../legacy/legacy-sunset.js';
 import { LEGACY_DEFAULTS } from '../legacy/to-qr-create-request.js';
-import { qrTransactionView } from '../contract/qrs/qr-transaction-view.js';
+import { fixedViewParts, qrTransactionView } from '../contract/qrs/qr-transaction-view.js';
 import { ensureInvoiceable } from '../buyer/open-sale.js';
 import { viewContext } from '../deps.js';
 import { createLegacyQr } from '../legacy/create-legacy-qr.js';
@@ -88,7 +88,8 @@ export function legacyQrRoutes(options: LegacyQrRoutesOptions = {}): Route[] {
         const sale = await ownSaleFromLink(deps, ctx.state.apiKey, ctx.query);
         ctx.set('Link', legacyLinkHeader(deps.config.publicBaseUrl, `/v1/qrs/${sale.record.transaction.id}`));
         await ensureInvoiceable(deps, sale);
-        ctx.body = legacyResolvedView(qrTransactionView(sale.record, viewContext(deps)));
+        const view = viewContext(deps);
+        ctx.body = legacyResolvedView(qrTransactionView(sale.record, view, fixedViewParts(sale.record, view)));
       },
     }),
   ];

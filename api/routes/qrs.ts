@@ -2,7 +2,7 @@ import { AppError } from '../../shared/platform/errors.js';
 import { qrTransactionView } from '../contract/qrs/qr-transaction-view.js';
 import { viewContext } from '../deps.js';
 import { createQr, idempotencyCacheReads } from '../qrs/create-qr.js';
-import { fixedViewCache, readOwnQr } from '../qrs/stored-qr.js';
+import { readOwnQr } from '../qrs/stored-qr.js';
 import { invoiceQrs } from '../invoices/invoice-qrs.js';
 import { invoiceQrsRequestSchema } from '../contract/qrs/invoice-qrs-schema.js';
 import { apiKeyPrefetchingRule, apiKeyRule } from '../access/access-rules.js';
@@ -97,10 +97,10 @@ export const qrRoutes = [
       404: errorResponse('Transaction not found'),
     },
     handle: (deps) => async (ctx) => {
-      const read = await readOwnQr(deps, ctx.state.apiKey, ctx.params.qrId);
-      if (!read) throw new AppError(404, 'transaction_not_found', `No QR transaction ${ctx.params.qrId} for this API key.`);
       const view = viewContext(deps);
-      ctx.body = qrTransactionView(read.record, view, read.invoice, read.globalInvoice, fixedViewCache.parts(read.record, view));
+      const read = await readOwnQr(deps, ctx.state.apiKey, ctx.params.qrId, view);
+      if (!read) throw new AppError(404, 'transaction_not_found', `No QR transaction ${ctx.params.qrId} for this API key.`);
+      ctx.body = qrTransactionView(read.record, view, read.fixed, read.invoice, read.globalInvoice);
     },
   }),
 ];

@@ -366,13 +366,14 @@ export interface StoredQr {
  * the month's partition the id names, then the legacy one (sale-partition.ts): no other month is locked. No
  * join: the store and issuer names come from the API key's principal, which names this same merchant.
  */
-export const findQrIn = perPartition(
-  'find_qr_transaction_v5',
-  (partition) => `SELECT ${QR_VIEW_COLUMNS.map((c) => `t.${c}`).join(', ')},
-      ${conceptsAndTaxesJson({ partition })}
+export const findQrIn = perPartition('find_qr_transaction_v5', (partition) => qrViewRead(partition, true));
+
+/** The read of one sale's view on one partition, with its concepts and taxes or without. */
+function qrViewRead(partition: SalePartition, lines: boolean): string {
+  return `SELECT ${QR_VIEW_COLUMNS.map((c) => `t.${c}`).join(', ')}${lines ? `,\n      ${conceptsAndTaxesJson({ partition })}` : ''}
     FROM ${partitionOf('qr_transactions', partition)} t
-    WHERE t.id = $1${onKeyInstant('id', partition)} AND t.merchant_id = $2 AND t.mode = $3`,
-);
+    WHERE t.id = $1${onKeyInstant('id', partition)} AND t.merchant_id = $2 AND t.mode = $3`;
+}
 
 /** One transaction of one merchant in one mode, or undefined (another merchant's is as unknown as a missing one). */
 export async function findQrTransaction(db: Db, merchantId: string, mode: KeyMode, qrId: string): Promise<StoredQr | undefined> {
@@ -380,6 +381,18 @@ export async function findQrTransaction(db: Db, merchantId: string, mode: KeyMod
   if (!row) return undefined;
   const { concepts_json, taxes_json, ...transaction } = row;
   return { transaction, concepts: concepts_json, taxes: taxes_json };
+}
+
+/**
+ * findQrIn without the concepts and taxes: for a reader that keeps what follows from them (they are never
+ * changed after the insert; api/qrs/stored-qr.ts). Their two JSON subqueries were ~40 % of the read's
+ * PostgreSQL CPU (0.089 → 0.054 ms a run).
+ */
+export const findQrHeadIn = perPartition('find_qr_head_v1', (partition) => qrViewRead(partition, false));
+
+/** A transaction's own row as its view shows it, without its concepts and taxes; same scope as findQrTransaction. */
+export async function findQrHead(db: Db, merchantId: string, mode: KeyMode, qrId: string): Promise<QrViewRow | undefined> {
+  return firstInPartitions<QrViewRow>(db, salePartitionsOf('id', qrId), findQrHeadIn, [qrId, merchantId, mode]);
 }
 
 /** What the public image URL serves: the stored PNG (null once the QR is finished), the token to render it again, the expiry. */

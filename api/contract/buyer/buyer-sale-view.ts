@@ -2,7 +2,7 @@ import { toJsonNumber } from '../../../shared/domain/money.js';
 import { formatShortCode } from '../../../shared/domain/qr-code/short-code.js';
 import type { DocumentTotals } from '../../../shared/domain/cfdi/anexo20-amounts.js';
 import { totalsView } from '../invoices/totals-view.js';
-import { qrTransactionView, type ViewContext } from '../qrs/qr-transaction-view.js';
+import { fixedViewParts, qrTransactionView, type ViewContext } from '../qrs/qr-transaction-view.js';
 import { isStamped, type InvoiceRow } from '../../../shared/repositories/invoices.js';
 import type { Sale } from '../../../shared/repositories/sales.js';
 import { invoiceView } from '../invoices/invoice-view.js';
@@ -49,7 +49,7 @@ export function buyerConfirmationView(invoice: InvoiceRow | undefined) {
  * currency and expiry. Nothing else of the merchant's (no metadata, keys, sale or store ids).
  */
 export function buyerSaleView(sale: Sale, totals: DocumentTotals, latest: InvoiceRow | undefined, ctx: ViewContext) {
-  const full = qrTransactionView(sale.record, ctx);
+  const full = qrTransactionView(sale.record, ctx, fixedViewParts(sale.record, ctx));
   return {
     status: full.status,
     expires_at: full.expires_at,

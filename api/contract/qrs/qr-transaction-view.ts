@@ -22,8 +22,9 @@ function num(value: string | null): number | null {
   return value === null ? null : toJsonNumber(value);
 }
 
-/** A stored transaction with the names its view shows. */
-export type ViewedQr = StoredQr & { storeName: string; issuerRfc: string; issuerName: string };
+/** A stored transaction's row with the names its view shows; ViewedQr adds its concepts and taxes (fixedViewParts reads them). */
+export type ViewedQrHead = Pick<StoredQr, 'transaction'> & { storeName: string; issuerRfc: string; issuerName: string };
+export type ViewedQr = StoredQr & ViewedQrHead;
 
 /**
  * The parts of a transaction's view that follow from its immutable data alone: the signed link (from the
@@ -67,8 +68,11 @@ export function fixedViewParts(record: StoredQr, ctx: ViewContext) {
 
 export type FixedViewParts = ReturnType<typeof fixedViewParts>;
 
-/** The spec's QR transaction, identical for POST /v1/qrs (and its replays) and GET /v1/qrs/{qrId}. */
-export function qrTransactionView(record: ViewedQr, ctx: ViewContext, invoice?: InvoiceRow, globalInvoice?: InvoiceRow, fixed: FixedViewParts = fixedViewParts(record, ctx)) {
+/**
+ * The spec's QR transaction, identical for POST /v1/qrs (and its replays) and GET /v1/qrs/{qrId}; `fixed` is
+ * fixedViewParts of its ViewedQr, made for it or kept (api/qrs/stored-qr.ts).
+ */
+export function qrTransactionView(record: ViewedQrHead, ctx: ViewContext, fixed: FixedViewParts, invoice?: InvoiceRow, globalInvoice?: InvoiceRow) {
   const stamped = isStamped(invoice) ? invoice : undefined;
   const t = record.transaction;
   const desc = ctx.catalogs.description.bind(ctx.catalogs);
