@@ -2,10 +2,12 @@
 // as in production), against the bare ceiling of a Koa route that only parses and validates the same
 // body and, with GET /v1/qrs/{qrId}, against the lean same-work server (bench/lean/, issue #31); plus the
 // QR render alone. Uses its own database and queue prefix; prints a table and JSON.
+import type { ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { writeFile } from 'node:fs/promises';
 import { loadConfig } from '../shared/platform/config.js';
-import knexFactory from 'knex';
+import knexFactory, { type Knex } from 'knex';
+import type { FakePacServer } from '../fakes/pac-server.js';
 import { knexConfig } from '../shared/platform/db.js';
 import { saleBodies } from './sale-bodies.js';
 import { benchRenderQr } from './render-qr.js';
@@ -24,7 +26,7 @@ import { cpuReader, observerDatabaseUrl } from './lean/cpu.js';
 import { measureLean } from './lean/measure.js';
 import { leanEncoder } from './lean/render.js';
 import { leanComparisonLines } from './lean/table.js';
-import { measureStamping, stampingLine } from './stamping.js';
+import { measureStamping, stampingLine, type StampingRun } from './stamping.js';
 import { benchSaleCommands, saleCommandLines } from './sale-commands.js';
 import { benchClusterShares, clusterShareLines } from './cluster-shares.js';
 
@@ -58,11 +60,9 @@ async function main(): Promise<void> {
   if (process.env.BENCH_ONLY === 'routes') return onlyRoutes(account);
   if (process.env.BENCH_ONLY === 'cluster') return onlyCluster(account);
 
-  const body = saleBodies(account.storeUid);
-  const headers = () => ({ 'X-API-Key': account.apiKey, 'X-TIME-ZONE': 'America/Mexico_City', 'idempotency-key': randomUUID() });
+  const routeLoad = routeLoadOf(account);
+  const { headers, body } = routeLoad;
   // Issue #31's yardstick: the same work done leanly, alone on the machine, under the load the project gets below.
-  const counts = () => readCounts(loadConfig(env).redisUrl, env.DATABASE_URL);
-  const routeLoad = { headers, body, connections: CONNECTIONS, seconds: DURATION, getTargets: LEAN_GET_TARGETS, counts };
   const lean = await measureLean(env, PORT + 2, routeLoad);
 
   const bare = start('./bare-server.ts', { PORT: String(PORT + 1) });
@@ -77,18 +77,8 @@ async function main(): Promise<void> {
   const api = startApi(env, API_PROCESSES, parties.env);
   try {
     await waitHealthy(`http://127.0.0.1:${PORT}/health`);
-    // Warm-up (JIT, pools, catalogs), POST and GET exactly as the lean server was measured.
-    const cpu = cpuReader({ API: [api.pid ?? 0], worker: [workers.pid ?? 0] }, loadConfig(env).redisUrl, env.DATABASE_URL);
-    const project = await measureQrRoutes({ ...routeLoad, cpu, baseUrl: `http://127.0.0.1:${PORT}` });
-    const qrs = project.post;
-    const leanComparison = {
-      connections: CONNECTIONS,
-      seconds: DURATION,
-      encoder: leanEncoder(process.env.BENCH_LEAN_QR),
-      processes: { lean: processCount('BENCH_LEAN_PROCESSES'), api: API_PROCESSES, worker: 1 },
-      lean,
-      project,
-    };
+    const { cpu, comparison: leanComparison } = await compareWithLean(routeLoad, lean, api, workers);
+    const qrs = leanComparison.project.post;
     // Latency below saturation: 10 connections (autocannon's fixed-rate mode sends in bursts).
     const light = await load(`http://127.0.0.1:${PORT}/v1/qrs`, headers, body, 10);
     const sweep = await benchConnectionSweep({ url: `http://127.0.0.1:${PORT}/v1/qrs`, headers, body, connections: sweepConnections(), seconds: SWEEP_SECONDS });
@@ -107,18 +97,7 @@ async function main(): Promise<void> {
       });
     await stampRun(0, 10); // warm-up: the worker's CSD, the PAC's schema cache, JIT
     // Each with its CPU, statements (BENCH_STATEMENTS=1) and Redis commands per CFDI (bench/stamping.ts).
-    const { redisUrl } = loadConfig(env);
-    const measured = {
-      baseUrl: `http://127.0.0.1:${PORT}`,
-      db: stampDb,
-      pac,
-      apiKey: account.apiKey,
-      storeUid: account.storeUid,
-      redisUrl,
-      databaseUrl: DATABASE_URL,
-      processes: { API: api, worker: workers },
-      cpu,
-    };
+    const measured = stampingRun(account, stampDb, pac, api, workers, cpu);
     const stampFast = await measureStamping(measured, 0, STAMP_COUNT, true, STAMP_CONCURRENCY);
     // Our side of stamping alone: a PAC that answers at once without its checks, then one taking 300 ms.
     const stampBare = await measureStamping(measured, 0, BARE_STAMP_COUNT, false, BARE_STAMP_CONCURRENCY);
@@ -193,28 +172,39 @@ async function main(): Promise<void> {
   }
 }
 
-/** BENCH_ONLY=routes: the lean server, then the project, on `POST /v1/qrs` and `GET /v1/qrs/{qrId}` alone (the comparison's table). */
-async function onlyRoutes(account: Awaited<ReturnType<typeof freshAccount>>): Promise<void> {
+/** The sales both servers get in issue #31's comparison: the account's, CONNECTIONS at once for DURATION seconds. */
+function routeLoadOf(account: Awaited<ReturnType<typeof freshAccount>>) {
   const body = saleBodies(account.storeUid);
   const headers = () => ({ 'X-API-Key': account.apiKey, 'X-TIME-ZONE': 'America/Mexico_City', 'idempotency-key': randomUUID() });
   const counts = () => readCounts(loadConfig(env).redisUrl, env.DATABASE_URL);
-  const routeLoad = { headers, body, connections: CONNECTIONS, seconds: DURATION, getTargets: LEAN_GET_TARGETS, counts };
+  return { headers, body, connections: CONNECTIONS, seconds: DURATION, getTargets: LEAN_GET_TARGETS, counts };
+}
+
+/** The project's POST and GET (warm-up, JIT, pools, catalogs first) measured exactly as the lean server was, with its CPU reader. */
+async function compareWithLean(routeLoad: ReturnType<typeof routeLoadOf>, lean: Awaited<ReturnType<typeof measureLean>>, api: ChildProcess, workers: ChildProcess) {
+  const cpu = cpuReader({ API: [api.pid ?? 0], worker: [workers.pid ?? 0] }, loadConfig(env).redisUrl, env.DATABASE_URL);
+  const project = await measureQrRoutes({ ...routeLoad, cpu, baseUrl: `http://127.0.0.1:${PORT}` });
+  const comparison = {
+    connections: CONNECTIONS,
+    seconds: DURATION,
+    encoder: leanEncoder(process.env.BENCH_LEAN_QR),
+    processes: { lean: processCount('BENCH_LEAN_PROCESSES'), api: API_PROCESSES, worker: 1 },
+    lean,
+    project,
+  };
+  return { cpu, comparison };
+}
+
+/** BENCH_ONLY=routes: the lean server, then the project, on `POST /v1/qrs` and `GET /v1/qrs/{qrId}` alone (the comparison's table). */
+async function onlyRoutes(account: Awaited<ReturnType<typeof freshAccount>>): Promise<void> {
+  const routeLoad = routeLoadOf(account);
   const lean = await measureLean(env, PORT + 2, routeLoad);
   const parties = await startBenchParties();
   const workers = start('../bin/worker.ts', parties.env);
   const api = startApi(env, API_PROCESSES, parties.env);
   try {
     await waitHealthy(`http://127.0.0.1:${PORT}/health`);
-    const cpu = cpuReader({ API: [api.pid ?? 0], worker: [workers.pid ?? 0] }, loadConfig(env).redisUrl, env.DATABASE_URL);
-    const project = await measureQrRoutes({ ...routeLoad, cpu, baseUrl: `http://127.0.0.1:${PORT}` });
-    const comparison = {
-      connections: CONNECTIONS,
-      seconds: DURATION,
-      encoder: leanEncoder(process.env.BENCH_LEAN_QR),
-      processes: { lean: processCount('BENCH_LEAN_PROCESSES'), api: API_PROCESSES, worker: 1 },
-      lean,
-      project,
-    };
+    const { comparison } = await compareWithLean(routeLoad, lean, api, workers);
     process.stdout.write(
       `\n${new Date().toISOString()}, load average ${machine().loadAtStart.join(' ')}\n${leanComparisonLines(comparison).join('\n')}\n${JSON.stringify(comparison)}\n`,
     );
@@ -237,6 +227,29 @@ async function onlyCluster(account: Awaited<ReturnType<typeof freshAccount>>): P
   }
 }
 
+/** What measureStamping needs of the run: the account's sales through the API on PORT, its processes' CPU. */
+function stampingRun(
+  account: Awaited<ReturnType<typeof freshAccount>>,
+  db: Knex,
+  pac: FakePacServer,
+  api: ChildProcess,
+  workers: ChildProcess,
+  cpu: StampingRun['cpu'],
+): StampingRun {
+  const { redisUrl } = loadConfig(env);
+  return {
+    baseUrl: `http://127.0.0.1:${PORT}`,
+    db,
+    pac,
+    apiKey: account.apiKey,
+    storeUid: account.storeUid,
+    redisUrl,
+    databaseUrl: DATABASE_URL,
+    processes: { API: api, worker: workers },
+    cpu,
+  };
+}
+
 /** BENCH_ONLY=stamping: the stamping runs alone, with CPU, statements and Redis commands per CFDI. */
 async function onlyStamping(account: Awaited<ReturnType<typeof freshAccount>>): Promise<void> {
   const parties = await startBenchParties();
@@ -246,18 +259,7 @@ async function onlyStamping(account: Awaited<ReturnType<typeof freshAccount>>): 
   const db = knexFactory(knexConfig(observerDatabaseUrl(DATABASE_URL)));
   try {
     await waitHealthy(`http://127.0.0.1:${PORT}/health`);
-    const { redisUrl } = loadConfig(env);
-    const run = {
-      baseUrl: `http://127.0.0.1:${PORT}`,
-      db,
-      pac,
-      apiKey: account.apiKey,
-      storeUid: account.storeUid,
-      redisUrl,
-      databaseUrl: DATABASE_URL,
-      processes: { API: api, worker: workers },
-      cpu: cpuReader({ API: [api.pid ?? 0], worker: [workers.pid ?? 0] }, redisUrl, DATABASE_URL),
-    };
+    const run = stampingRun(account, db, pac, api, workers, cpuReader({ API: [api.pid ?? 0], worker: [workers.pid ?? 0] }, loadConfig(env).redisUrl, DATABASE_URL));
     await measureStamping(run, 0, 20, true, STAMP_CONCURRENCY); // warm-up: the worker's CSD, JIT
     const runs = [
       await measureStamping(run, 0, BARE_STAMP_COUNT, false, BARE_STAMP_CONCURRENCY),

@@ -34,6 +34,30 @@ describe('stamp-invoice and what SW answers', function () {
   after(() => events.close());
 
   const invoices = (qrId: string) => harness().deps.db('invoices').where({ transaction_id: qrId }).orderBy('created_at');
+  /**
+   * A sale confirmed without its stamp job (the test runs the job itself) and the job's dependencies; its e-mail
+   * job goes to queues of `queues` that no worker serves, removed by close(): nothing of the test runs after it.
+   */
+  const confirmedWithoutJob = async (queues: string) => {
+    const { config, db, files } = harness().deps;
+    const link = await newQrLink(account);
+    const invoiceId = newId('invoice');
+    expect((await recordConfirmation(db, { invoiceId, transactionIds: [link.qrId], merchantId: account.merchantId, customer: BUYER })).ok).to.equal(true);
+    const producers = await createProducers(harness().redis, config, `${config.queuePrefix}${queues}`);
+    const deps: StampDeps = {
+      db,
+      producers,
+      files,
+      catalogs: satCatalogs(),
+      keyring: encryptionKeyring(config),
+      pac: swPacClient(harness().pac.url, harness().pac.token, 2000, `${harness().pac.url}/ConsultaCFDIService.svc`),
+    };
+    const close = async () => {
+      for (const queue of Object.values(QUEUES)) await producers.queue(queue).obliterate({ force: true });
+      await producers.close();
+    };
+    return { link, invoiceId, deps, close };
+  };
   /** The fake PAC's calls from `from` on: the outcome of each. */
   const callsSince = (from: number) =>
     harness()
@@ -90,21 +114,9 @@ describe('stamp-invoice and what SW answers', function () {
   });
 
   it(`re-sealed after ${RESEAL_AFTER_HOURS} hours while the first stamp's answer was lost: one CFDI, the first, recorded with its own Fecha`, async () => {
-    const { config, db, files } = harness().deps;
-    const link = await newQrLink(account);
+    const { files } = harness().deps;
     // A confirmation without its job: this test runs the job itself, at the hours it chooses.
-    const invoiceId = newId('invoice');
-    expect((await recordConfirmation(db, { invoiceId, transactionIds: [link.qrId], merchantId: account.merchantId, customer: BUYER })).ok).to.equal(true);
-    // Its e-mail job goes to queues no worker serves: nothing of this test runs after it.
-    const producers = await createProducers(harness().redis, config, `${config.queuePrefix}reseal`);
-    const deps: StampDeps = {
-      db,
-      producers,
-      files,
-      catalogs: satCatalogs(),
-      keyring: encryptionKeyring(config),
-      pac: swPacClient(harness().pac.url, harness().pac.token, 2000, `${harness().pac.url}/ConsultaCFDIService.svc`),
-    };
+    const { link, invoiceId, deps, close } = await confirmedWithoutJob('reseal');
     const job = { data: { invoiceId } } as Job<InvoicePayload>;
     const from = harness().pac.calls.length;
     const start = new Date();
@@ -142,27 +154,15 @@ describe('stamp-invoice and what SW answers', function () {
       expect(detail.status).to.equal('INVOICED');
       expect(detail.invoice.uuid).to.equal(row.uuid);
     } finally {
-      for (const queue of Object.values(QUEUES)) await producers.queue(queue).obliterate({ force: true });
-      await producers.close();
+      await close();
     }
   });
 
   // Eight stores of one RFC numbering alike (`npm run bench`'s cluster run) made twins of twins: an invoice whose
   // first three customids had each ended with another invoice's stamp met those three again at every attempt.
   it("an invoice whose first three customids ended with other invoices' stamps: its next attempt goes on under the fourth and is stamped", async () => {
-    const { config, db, files } = harness().deps;
-    const link = await newQrLink(account);
-    const invoiceId = newId('invoice');
-    expect((await recordConfirmation(db, { invoiceId, transactionIds: [link.qrId], merchantId: account.merchantId, customer: BUYER })).ok).to.equal(true);
-    const producers = await createProducers(harness().redis, config, `${config.queuePrefix}twins3`);
-    const deps: StampDeps = {
-      db,
-      producers,
-      files,
-      catalogs: satCatalogs(),
-      keyring: encryptionKeyring(config),
-      pac: swPacClient(harness().pac.url, harness().pac.token, 2000, `${harness().pac.url}/ConsultaCFDIService.svc`),
-    };
+    const { db } = harness().deps;
+    const { link, invoiceId, deps, close } = await confirmedWithoutJob('twins3');
     // A clock a second further at each reading: each re-seal's later Fecha without waiting for it.
     let at = Date.now();
     const clock = () => new Date((at += 1000));
@@ -200,8 +200,7 @@ describe('stamp-invoice and what SW answers', function () {
       expect(taken).to.not.include(row.uuid);
       expect(attribute(parseXml(row.sealed_xml), 'Fecha')).to.equal(row.issued_local);
     } finally {
-      for (const queue of Object.values(QUEUES)) await producers.queue(queue).obliterate({ force: true });
-      await producers.close();
+      await close();
     }
   });
 });
