@@ -78,13 +78,16 @@ async function sellAndConfirm(apis: string[], accounts: SaleAccount[], count: nu
   const one = async (): Promise<void> => {
     while (next < count) {
       const i = next++;
-      const account = accounts[i % accounts.length]!;
+      const store = i % accounts.length;
+      const account = accounts[store]!;
       const api = apis[i % apis.length]!;
-      const sale = await post(`${api}/v1/qrs`, saleHeaders(account), saleBody(account), 201);
+      // Behind one load balancer (TRUST_PROXY=1): each store's POS from an address of its own, each buyer from
+      // another, as in service (one address for all would put every buyer's per-IP counter on one master).
+      const sale = await post(`${api}/v1/qrs`, { ...saleHeaders(account), 'x-forwarded-for': `192.0.2.${store + 1}` }, saleBody(account), 201);
       if (Math.floor(i / accounts.length) % CONFIRM_EVERY !== 0) continue;
       const link = new URL(String(sale.qr_content));
       const request = { v: link.searchParams.get('v'), t: link.searchParams.get('t'), m: link.searchParams.get('m'), customer: BUYER };
-      const json = { 'content-type': 'application/json' };
+      const json = { 'content-type': 'application/json', 'x-forwarded-for': `10.${(i >> 16) & 255}.${(i >> 8) & 255}.${i & 255}` };
       const preview = await post(`${api}/v1/public/qrs/preview`, json, JSON.stringify(request), 200);
       await post(`${api}/v1/public/qrs/confirm`, json, JSON.stringify({ ...request, review_digest: preview.review_digest }), 202);
       confirmed.push(String(sale.qr_id));
@@ -108,6 +111,7 @@ export async function benchClusterShares(env: ServiceEnv, account: SaleAccount):
     QUEUE_PREFIX: `${env.QUEUE_PREFIX}cl`,
     // The production period (a test's shorter one would weigh on shard 0's idle rate).
     WEBHOOK_DISPATCH_MS: '1000',
+    TRUST_PROXY: '1',
   };
   let nodes: { port: number; redis: Redis }[] = [];
   try {
