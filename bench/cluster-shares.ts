@@ -14,7 +14,7 @@ import { loadConfig } from '../shared/platform/config.js';
 import { knexConfig } from '../shared/platform/db.js';
 import { BUYER } from '../test/helpers/buyer.js';
 import { observerDatabaseUrl } from './lean/cpu.js';
-import { saleBody, saleHeaders, startLayout, type SaleAccount } from './sale-commands.js';
+import { redisUse, saleBody, saleHeaders, startLayout, type SaleAccount } from './sale-commands.js';
 import type { ServiceEnv } from './stack.js';
 
 const STORES = Number(process.env.BENCH_CLUSTER_STORES ?? 8);
@@ -46,17 +46,6 @@ export interface ClusterShares {
   /** Every master's commands over the sales (a quarter of them stamped), their idle rate taken away. */
   ownCommandsPerSale: number;
   masters: MasterShare[];
-}
-
-interface Reading {
-  commands: number;
-  byCommand: [string, number][];
-}
-
-async function readingOf(node: Redis): Promise<Reading> {
-  const info = await node.info('commandstats');
-  const byCommand = [...info.matchAll(/^cmdstat_([^:]+):calls=(\d+)/gm)].map((m) => [m[1]!, Number(m[2])] as [string, number]);
-  return { commands: byCommand.reduce((sum, [, n]) => sum + n, 0), byCommand };
 }
 
 async function usedMemoryMb(node: Redis): Promise<number> {
@@ -132,20 +121,21 @@ export async function benchClusterShares(env: ServiceEnv, account: SaleAccount):
       // A sale of every store first: API keys' principals cached, the workers' CSDs read, as in a running service.
       await untilInvoiced(db, await sellAndConfirm(layout.apis, accounts, accounts.length));
       await Promise.all(nodes.map((n) => n.redis.config('RESETSTAT')));
-      const idleFrom = await Promise.all(nodes.map((n) => readingOf(n.redis)));
+      const idleFrom = await Promise.all(nodes.map((n) => redisUse(n.redis)));
       await new Promise((resolve) => setTimeout(resolve, IDLE_SECONDS * 1000));
-      const idleTo = await Promise.all(nodes.map((n) => readingOf(n.redis)));
+      const idleTo = await Promise.all(nodes.map((n) => redisUse(n.redis)));
       const started = performance.now();
       const confirmed = await sellAndConfirm(layout.apis, accounts, SALES);
       await untilInvoiced(db, confirmed);
       const seconds = (performance.now() - started) / 1000;
-      const after = await Promise.all(nodes.map((n) => readingOf(n.redis)));
+      const after = await Promise.all(nodes.map((n) => redisUse(n.redis)));
       const rows = await Promise.all(
         nodes.map(async (n, i) => {
-          // Each INFO of the readings is a command of its own, counted in the next one.
-          const idlePerSecond = Math.max(0, idleTo[i]!.commands - idleFrom[i]!.commands - 1) / IDLE_SECONDS;
+          // A reading's two INFOs are commands of their own, counted in the next one.
+          const idlePerSecond = Math.max(0, idleTo[i]!.commands - idleFrom[i]!.commands - 2) / IDLE_SECONDS;
           const commands = after[i]!.commands - idleTo[i]!.commands;
-          const top = after[i]!.byCommand.sort((a, b) => b[1] - a[1])
+          const top = Object.entries(after[i]!.byCommand)
+            .sort((a, b) => b[1] - a[1])
             .slice(0, 5)
             .map(([name, calls]) => `${name} ${calls}`)
             .join(', ');
